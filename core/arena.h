@@ -1,0 +1,27 @@
+/* arena.h — bump allocator for data that lives exactly as long as its owner
+ * (a session, a package listing, a routing result).
+ *
+ * Ownership: everything returned by arena_* belongs to the arena and is freed
+ * all at once by arena_release(). Never free() a pointer from an arena.
+ * Errors: allocation failure aborts the process with a message (an arena is
+ * only used for bounded, already-validated data; callers cap sizes first). */
+#ifndef AOTIDBG_ARENA_H
+#define AOTIDBG_ARENA_H
+#include <stddef.h>
+
+typedef struct arena_block arena_block;
+typedef struct arena {
+    arena_block *head;
+    size_t total;          /* bytes handed out, for memory accounting */
+} arena;
+
+#define ARENA_INIT {0, 0}
+
+void *arena_alloc(arena *a, size_t n);                 /* zeroed, 16-byte aligned */
+void *arena_memdup(arena *a, const void *p, size_t n);
+char *arena_strdup(arena *a, const char *s);           /* NULL in, NULL out */
+char *arena_strndup(arena *a, const char *s, size_t n);
+char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void arena_release(arena *a);                          /* frees all; arena reusable */
+
+#endif

@@ -1,0 +1,4 @@
+/* PLACEHOLDER until its owner lands the real command: remove this line when replacing. */
+#include <stdio.h>
+#include "commands.h"
+int cmd_replay_dump(int argc, char **argv) { fputs("aotidbg: 'replay' is not built yet\n", stderr); return EXIT_USAGE; }

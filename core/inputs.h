@@ -1,0 +1,29 @@
+/* inputs.h — the inputs spec (YAML) and materialising inputs for the runner.
+ *
+ * Spec format (see man/aotidbg.1, INPUTS):
+ *   inputs:
+ *     - {shape: [4, 8], dtype: float32, device: cpu, fill: randn, seed: 0}
+ *     - {shape: [3], dtype: int64, fill: arange}
+ *     - {shape: [2, 2], dtype: float32, fill: file, file: x.npy}
+ *     - {shape: [2, 2], dtype: float32, fill: file, file: w.safetensors, key: w}
+ * Errors name file:line:col (1-based) and what was expected.
+ * Ownership: specs are allocated in the session's arena (s->inputs). */
+#ifndef AOTIDBG_INPUTS_H
+#define AOTIDBG_INPUTS_H
+#include "model.h"
+#include "strbuf.h"
+
+/* Parses the spec file into s->inputs / s->ninputs. 0 ok, -1 with err. */
+int inputs_load(session *s, const char *path, strbuf *err);
+/* Parses from memory; `name` is used in messages. */
+int inputs_parse(session *s, const char *name, const char *text, size_t len, strbuf *err);
+/* Size in bytes of one element of a canonical dtype name; 0 if unknown. */
+size_t dtype_size(const char *dtype);
+/* Canonical dtype name for "float32", "torch.float32", "f32", "float"...; NULL if unknown. */
+const char *dtype_canonical(const char *name);
+/* For FILL_FILE: reads the .npy / .safetensors tensor, checks dtype and shape
+ * against the spec, and writes its raw little-endian row-major bytes to a new
+ * file in dir. *raw_path is malloc'd (caller frees). */
+int inputs_materialize_file(const input_spec *in, int index, const char *dir, char **raw_path, strbuf *err);
+
+#endif

@@ -1,0 +1,159 @@
+#include "model.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+session *session_new(void)
+{
+    session *s = calloc(1, sizeof *s);
+    if (!s) {
+        fputs("aotidbg: out of memory\n", stderr);
+        abort();
+    }
+    s->format_major = SESSION_FORMAT_MAJOR;
+    s->format_minor = SESSION_FORMAT_MINOR;
+    s->printer_level = -1;
+    return s;
+}
+
+void session_free(session *s)
+{
+    if (!s)
+        return;
+    free(s->events);
+    free(s->kernels);
+    free(s->bookmarks);
+    free(s->notes);
+    free(s->warnings);
+    arena_release(&s->arena);
+    free(s);
+}
+
+/* Grows a malloc'd array of elem-sized items to hold one more. */
+static void *grow(void *p, size_t *cap, size_t len, size_t elem)
+{
+    if (len < *cap)
+        return p;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *q = realloc(p, ncap * elem);
+    if (!q) {
+        fputs("aotidbg: out of memory\n", stderr);
+        abort();
+    }
+    *cap = ncap;
+    return q;
+}
+
+event *session_add_event(session *s, event_kind kind)
+{
+    event *e = arena_alloc(&s->arena, sizeof *e);
+    e->kind = kind;
+    e->t_ms = -1;
+    if (kind == EV_KERNEL) {
+        e->u.kernel.duration_us = -1;
+        e->u.kernel.index = (int64_t)s->nkernels;
+        s->kernels = grow(s->kernels, &s->cap_kernels, s->nkernels, sizeof *s->kernels);
+        s->kernels[s->nkernels++] = e;
+    } else if (kind == EV_ERROR) {
+        e->u.error.kernel_index = -1;
+    }
+    s->events = grow(s->events, &s->cap_events, s->nevents, sizeof *s->events);
+    s->events[s->nevents++] = e;
+    return e;
+}
+
+void session_add_warning(session *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    s->warnings = grow(s->warnings, &s->cap_warnings, s->nwarnings, sizeof *s->warnings);
+    s->warnings[s->nwarnings++] = arena_strdup(&s->arena, buf);
+}
+
+void session_add_note(session *s, const char *text)
+{
+    s->notes = grow(s->notes, &s->cap_notes, s->nnotes, sizeof *s->notes);
+    s->notes[s->nnotes++] = arena_strdup(&s->arena, text);
+}
+
+void session_add_bookmark(session *s, int64_t event_index, const char *note)
+{
+    s->bookmarks = grow(s->bookmarks, &s->cap_bookmarks, s->nbookmarks, sizeof *s->bookmarks);
+    bookmark *b = &s->bookmarks[s->nbookmarks++];
+    b->event_index = event_index;
+    b->note = arena_strdup(&s->arena, note ? note : "");
+}
+
+void session_set_flag(session *s, const char *key, const char *value)
+{
+    for (size_t i = 0; i < s->nflags; i++)
+        if (!strcmp(s->flags[i].key, key)) {
+            s->flags[i].value = arena_strdup(&s->arena, value);
+            return;
+        }
+    /* Flags are few and set once: copy into a fresh arena array. */
+    kv_pair *n = arena_alloc(&s->arena, (s->nflags + 1) * sizeof *n);
+    if (s->nflags)
+        memcpy(n, s->flags, s->nflags * sizeof *n);
+    n[s->nflags].key = arena_strdup(&s->arena, key);
+    n[s->nflags].value = arena_strdup(&s->arena, value);
+    s->flags = n;
+    s->nflags++;
+}
+
+static int name_index(const char *const *names, int n, const char *s)
+{
+    if (!s)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (names[i] && !strcmp(names[i], s))
+            return i;
+    return -1;
+}
+
+#define NAMES(fn_name, fn_from, type, ...)                                  \
+    static const char *const fn_name##_table[] = {__VA_ARGS__};             \
+    enum { fn_name##_n = sizeof fn_name##_table / sizeof *fn_name##_table }; \
+    const char *fn_name(type v)                                             \
+    {                                                                       \
+        return (int)v >= 0 && (int)v < fn_name##_n ? fn_name##_table[v] : "?"; \
+    }                                                                       \
+    int fn_from(const char *s) { return name_index(fn_name##_table, fn_name##_n, s); }
+
+NAMES(event_kind_name, event_kind_from_name, event_kind, "kernel", "error", "output", "runner-exit", "log")
+NAMES(kernel_type_name, kernel_type_from_name, kernel_type, "unknown", "triton", "cpp", "extern")
+NAMES(kernel_status_name, kernel_status_from_name, kernel_status, "pending", "ok", "nan", "error")
+NAMES(phase_name, phase_from_name, tensor_phase, "before", "after", "output")
+NAMES(check_status_name, check_status_from_name, check_status, "PASS", "WARN", "FAIL", "INFO")
+NAMES(fill_kind_name, fill_kind_from_name, fill_kind, "randn", "zeros", "ones", "arange", "full", "file")
+
+kernel_type kernel_type_guess(const char *name)
+{
+    if (!name)
+        return KTYPE_UNKNOWN;
+    if (!strncmp(name, "triton_", 7) || !strncmp(name, "call_triton_", 12))
+        return KTYPE_TRITON;
+    if (!strncmp(name, "cpp_", 4))
+        return KTYPE_CPP;
+    if (!strncmp(name, "aoti_torch_", 11))
+        return KTYPE_EXTERN;
+    return KTYPE_UNKNOWN;
+}
+
+const event *session_kernel_event(const session *s, int64_t i)
+{
+    if (i < 0)
+        return NULL;
+    if ((size_t)i < s->nkernels && s->kernels[i]->u.kernel.index == i)
+        return s->kernels[i];
+    for (size_t k = 0; k < s->nkernels; k++)
+        if (s->kernels[k]->u.kernel.index == i)
+            return s->kernels[k];
+    return NULL;
+}
+
+int64_t session_kernel_count(const session *s) { return (int64_t)s->nkernels; }

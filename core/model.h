@@ -1,0 +1,222 @@
+/* model.h — the in-memory debugging session, the one model behind every view.
+ *
+ * A live run (runner_client.c) appends events to it as they arrive; a replay
+ * (session_read.c) builds the same structure from a YAML file; the panes and
+ * `replay --dump` read it. Nothing here knows about curses, YAML or torch.
+ *
+ * Ownership: a session owns everything reachable from it. All strings and
+ * arrays inside are allocated from s->arena (see arena.h) and freed together
+ * by session_free(). Callers never free parts and never keep pointers past
+ * session_free(). Strings are UTF-8, NUL-terminated, never NULL unless the
+ * field comment says "may be NULL".
+ *
+ * Thread safety: none. One thread owns a session. */
+#ifndef AOTIDBG_MODEL_H
+#define AOTIDBG_MODEL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "arena.h"
+
+#define SESSION_FORMAT_MAJOR 1
+#define SESSION_FORMAT_MINOR 0
+#define AOTIDBG_VERSION "0.1.0"
+#define TENSOR_MAX_DIMS 16
+
+typedef struct { const char *key, *value; } kv_pair;
+
+typedef enum { PHASE_BEFORE = 0, PHASE_AFTER = 1, PHASE_OUTPUT = 2 } tensor_phase;
+
+/* One pass over a tensor gives all of these (runner/stats.c). std is the
+ * unbiased (n-1) standard deviation, as torch.std computes by default; min,
+ * max, mean and std skip NaN and ±Inf (the counts report those). When every
+ * element is non-finite, or numel is 0, finite == 0 and min..std are NaN. */
+typedef struct {
+    uint64_t numel, finite;
+    uint64_t nan, posinf, neginf, zeros, subnormal;
+    double min, max, mean, std;
+} tensor_stats;
+
+typedef struct {
+    const char *name;          /* "buf0", "arg4_1", "output0" */
+    tensor_phase phase;
+    int ndim;                  /* 0..TENSOR_MAX_DIMS */
+    int64_t *shape, *strides;  /* ndim entries each; NULL when ndim == 0 */
+    const char *dtype;         /* "float32", "bfloat16", "int64", "bool", ... */
+    const char *device;        /* "cpu", "cuda:0" */
+    int has_stats;
+    tensor_stats stats;
+    size_t nvalues;            /* sample of values in logical (row-major) order */
+    double *values;            /* may be NULL when nvalues == 0 */
+    int values_complete;       /* 1 when values holds every element */
+} tensor_rec;
+
+typedef enum {
+    EV_KERNEL = 0,
+    EV_ERROR,
+    EV_OUTPUT,
+    EV_RUNNER_EXIT,
+    EV_LOG,                    /* captured runner stdout/stderr text */
+    EV__COUNT
+} event_kind;
+
+/* Kernel kind, under the YAML key `type`. */
+typedef enum { KTYPE_UNKNOWN = 0, KTYPE_TRITON, KTYPE_CPP, KTYPE_EXTERN } kernel_type;
+
+/* Kernel status. */
+typedef enum {
+    KSTAT_PENDING = 0,         /* seen "before" only (running or stopped at) */
+    KSTAT_OK,
+    KSTAT_NAN,                 /* an after-tensor holds NaN or Inf */
+    KSTAT_ERROR,               /* the first failing kernel (blocking mode) */
+} kernel_status;
+
+typedef struct {
+    int64_t index;             /* 0-based launch order */
+    const char *name;
+    kernel_type type;
+    kernel_status status;
+    double duration_us;        /* before→after hook, -1 when unknown */
+    const char *source;        /* how it was seen: "printer", "interpose", "reinstrument"; may be NULL */
+    size_t ntensors;
+    tensor_rec *tensors;       /* before tensors, then after tensors */
+} kernel_event;
+
+typedef struct {
+    const char *text;          /* the error text as received */
+    const char *route;         /* route id, "unknown" when not routed; may be NULL */
+    int64_t kernel_index;      /* kernel it is attributed to, -1 if none */
+    size_t nfields;
+    kv_pair *fields;
+} error_event;
+
+typedef struct {
+    size_t ntensors;
+    tensor_rec *tensors;       /* phase PHASE_OUTPUT */
+} output_event;
+
+typedef struct {
+    const char *how;           /* "exited", "signal", "timeout", "killed", "lost" */
+    int exit_code;             /* when how == "exited" */
+    int signal;                /* when how == "signal" */
+    const char *stderr_tail;   /* may be NULL */
+} runner_exit_event;
+
+typedef struct {
+    const char *stream;        /* "stdout" or "stderr" */
+    const char *text;
+} log_event;
+
+typedef struct event {
+    event_kind kind;
+    double t_ms;               /* ms since the run started, -1 if unknown */
+    union {
+        kernel_event kernel;
+        error_event error;
+        output_event output;
+        runner_exit_event exit;
+        log_event log;
+    } u;
+} event;
+
+typedef enum { CHECK_PASS = 0, CHECK_WARN, CHECK_FAIL, CHECK_INFO } check_status;
+
+typedef struct {
+    const char *id;            /* stable: "device.compile-vs-load", "input.0.dtype", ... */
+    check_status status;
+    const char *subject;       /* what was checked, one line */
+    const char *expected;      /* may be NULL */
+    const char *got;           /* may be NULL */
+    const char *source;        /* evidence: "metadata AOTI_DEVICE_KEY", "wrapper.cpp:789" */
+    const char *fix;           /* one line; may be NULL on PASS */
+} check_row;
+
+typedef enum {
+    FILL_RANDN = 0, FILL_ZEROS, FILL_ONES, FILL_ARANGE, FILL_FULL, FILL_FILE
+} fill_kind;
+
+/* One model input as the user asked for it (inputs spec YAML, see inputs.h). */
+typedef struct {
+    int ndim;
+    int64_t shape[TENSOR_MAX_DIMS];
+    const char *dtype;         /* canonical name: "float32", ... */
+    const char *device;        /* "cpu", "cuda", "cuda:N" */
+    fill_kind fill;
+    uint64_t seed;
+    double value;              /* for FILL_FULL */
+    const char *file;          /* for FILL_FILE; may be NULL */
+    const char *key;           /* safetensors key; may be NULL */
+} input_spec;
+
+typedef struct {
+    int64_t event_index;       /* index into events, -1 for none */
+    const char *note;
+} bookmark;
+
+typedef struct {
+    const char *text;          /* what the learner reads */
+    const char *pane;          /* "router", "checklist", "kernels", "inspector"; may be NULL */
+    int64_t event_index;       /* event it points at, -1 for none */
+    const char *action;        /* action name the learner is asked to do; may be NULL */
+    const char *expect;        /* text the screen must show after the action; may be NULL */
+} narration_step;
+
+typedef struct {
+    const char *path, *sha256;
+    const char *model;         /* model name inside the archive, "model" by default */
+    const char *device_key;    /* AOTI_DEVICE_KEY; may be NULL (bare .so) */
+    const char *compute_capability, *cpu_isa;   /* may be NULL */
+} package_info;
+
+/* Growable arrays are plain (ptr, len, cap) triples grown by model.c. */
+typedef struct session {
+    arena arena;
+    int format_major, format_minor;
+    const char *tool_version, *torch_version, *host, *gpu;   /* may be NULL */
+    const char *title;         /* walkthroughs; may be NULL */
+    package_info package;
+    const char *device;        /* requested device; may be NULL */
+    int printer_level;         /* compiled-in printer level, -1 unknown */
+    const char *mode;          /* "printer", "interpose", "reinstrument"; may be NULL */
+    size_t nflags;   kv_pair *flags;          /* env flags in effect, "0"/"1"/value */
+    size_t ninputs;  input_spec *inputs;
+    size_t nchecks;  check_row *checks;
+    size_t nevents, cap_events;   event **events;
+    size_t nkernels, cap_kernels; event **kernels;   /* the EV_KERNEL events, in order */
+    size_t nbookmarks, cap_bookmarks; bookmark *bookmarks;
+    size_t nnotes, cap_notes; const char **notes;
+    size_t nnarration; narration_step *narration;
+    size_t nwarnings, cap_warnings; const char **warnings;  /* reader warnings (unknown keys, ...) */
+    int truncated;             /* the file ended mid-event: the tail was cut off */
+    const char *end_state;     /* "complete", "running", "cut-off"; may be NULL */
+} session;
+
+session *session_new(void);
+void session_free(session *s);           /* NULL is fine */
+
+/* Appends a zeroed event of the given kind, owned by s; never NULL. */
+event *session_add_event(session *s, event_kind kind);
+void session_add_warning(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void session_add_note(session *s, const char *text);
+void session_add_bookmark(session *s, int64_t event_index, const char *note);
+void session_set_flag(session *s, const char *key, const char *value);
+
+/* Names, for YAML, dumps and the UI. The *_from_name functions return -1 for unknown names. */
+const char *event_kind_name(event_kind k);       /* "kernel", "error", "output", "runner-exit", "log" */
+int event_kind_from_name(const char *s);
+const char *kernel_type_name(kernel_type t);     /* "triton", "cpp", "extern", "unknown" */
+int kernel_type_from_name(const char *s);
+kernel_type kernel_type_guess(const char *kernel_name); /* from the name AOTI gives it */
+const char *kernel_status_name(kernel_status s); /* "pending", "ok", "nan", "error" */
+int kernel_status_from_name(const char *s);
+const char *phase_name(tensor_phase p);          /* "before", "after", "output" */
+int phase_from_name(const char *s);
+const char *check_status_name(check_status s);   /* "PASS", "WARN", "FAIL", "INFO" */
+int check_status_from_name(const char *s);
+const char *fill_kind_name(fill_kind f);         /* "randn", "zeros", "ones", "arange", "full", "file" */
+int fill_kind_from_name(const char *s);
+
+/* Lookups used by panes and hunts; NULL / -1 when absent. */
+const event *session_kernel_event(const session *s, int64_t kernel_index);
+int64_t session_kernel_count(const session *s);
+
+#endif

@@ -1,0 +1,57 @@
+/* package.h — reading a .pt2 package (a zip) or a bare AOTI model .so.
+ *
+ * Owner: the package reader (core/package.c). A package_t owns its arena, its
+ * extraction folder (a private mkdtemp folder, removed by package_close()),
+ * and every string it hands out. Errors: functions return 0 / -1 and append
+ * a message naming the file and the entry to `err`.
+ *
+ * Untrusted input: entry names with "..", absolute paths, symlinks, duplicate
+ * names, sizes over the caps and truncated archives are refused before
+ * anything is extracted, and nothing is ever written outside the folder. */
+#ifndef AOTIDBG_PACKAGE_H
+#define AOTIDBG_PACKAGE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "arena.h"
+#include "strbuf.h"
+
+#define PACKAGE_MAX_ENTRY_BYTES  (8ULL << 30)   /* one entry, uncompressed */
+#define PACKAGE_MAX_TOTAL_BYTES  (32ULL << 30)  /* all entries */
+#define PACKAGE_MAX_ENTRIES      100000
+#define PACKAGE_MAX_RATIO        1000           /* uncompressed / compressed, per entry */
+
+typedef struct {
+    const char *name;              /* model folder name under data/aotinductor/, "model" by default */
+    const char *so_entry;          /* archive entry of <key>.wrapper.so; NULL if missing */
+    const char *wrapper_cpp_entry, *kernel_cpp_entry, *metadata_entry, *proxy_json_entry; /* may be NULL */
+    size_t ncubins;  const char **cubin_entries;
+    size_t nweights; const char **weight_entries;
+    /* from <key>.wrapper_metadata.json; NULL when absent */
+    const char *device_key, *compute_capability, *cpu_isa, *platform, *machine;
+    /* filled by package_extract(): absolute paths in the extraction folder */
+    const char *so_path, *wrapper_cpp_path, *model_dir;  /* model_dir is the cubin_dir for the runner */
+} package_model;
+
+typedef struct package_t {
+    arena arena;
+    const char *path;              /* as the user gave it */
+    int is_bare_so;                /* 1 for a deprecated torch._export.aot_compile .so */
+    const char *root;              /* archive root folder ("mlp/") */
+    size_t nentries;
+    size_t nmodels;
+    package_model *models;
+    char *extract_dir;             /* NULL until extracted */
+    char sha256[65];
+} package_t;
+
+/* Opens and validates the archive (or bare .so); reads metadata. Extracts nothing. */
+int package_open(package_t **out, const char *path, strbuf *err);
+/* Model by name (NULL: the only or the "model" one). NULL with a message if absent. */
+package_model *package_find_model(package_t *p, const char *name, strbuf *err);
+/* Extracts one model's folder to a private temp folder; fills *_path fields. */
+int package_extract(package_t *p, package_model *m, strbuf *err);
+/* Reads an archive entry fully (capped at max bytes) into sb. */
+int package_read_entry(package_t *p, const char *entry, size_t max, strbuf *sb, strbuf *err);
+void package_close(package_t *p);  /* removes the extraction folder; NULL is fine */
+
+#endif

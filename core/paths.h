@@ -1,0 +1,16 @@
+/* paths.h — where aotidbg finds its own files.
+ * Returned strings are static or malloc'd as noted; errors return NULL. */
+#ifndef AOTIDBG_PATHS_H
+#define AOTIDBG_PATHS_H
+
+/* Directory holding routes.yaml, themes/, sessions/: $AOTIDBG_DATA_DIR, else
+ * <exe>/../share/aotidbg, else the source tree the binary was built from.
+ * Static storage; never NULL (falls back to the source dir). */
+const char *aotidbg_data_dir(void);
+/* Path of aotidbg-runner: $AOTIDBG_RUNNER, else beside the running executable,
+ * else on PATH. Static storage; never NULL. */
+const char *aotidbg_runner_path(void);
+/* Joins a and b with one '/'; malloc'd, caller frees. */
+char *path_join(const char *a, const char *b);
+
+#endif

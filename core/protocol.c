@@ -1,0 +1,1 @@
+/* PLACEHOLDER: the runner protocol lands with the runner. */

@@ -1,0 +1,2 @@
+/* PLACEHOLDER: the runner lands here. */
+int main(void) { return 2; }

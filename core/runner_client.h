@@ -1,0 +1,63 @@
+/* runner_client.h — the front end's side of the runner: spawn aotidbg-runner,
+ * speak the protocol (protocol.h), turn what arrives into session events.
+ *
+ * Never blocks the UI: runner_client_fd() is for poll(); runner_client_pump()
+ * reads what is there and returns. When the runner dies (signal, abort,
+ * device-side assert, hang past the timeout) the client records a
+ * runner-exit event with how it ended and the stderr tail, and stays usable:
+ * runner_client_restart() starts a fresh runner with the same options.
+ * Ownership: the client borrows the session (events are appended to it) and
+ * owns the child process; runner_client_free() kills and reaps it. */
+#ifndef AOTIDBG_RUNNER_CLIENT_H
+#define AOTIDBG_RUNNER_CLIENT_H
+#include <stdint.h>
+#include "model.h"
+#include "strbuf.h"
+
+typedef enum {
+    RUNNER_STARTING = 0,   /* spawned, loading the model */
+    RUNNER_STOPPED,        /* the model thread waits at a kernel boundary */
+    RUNNER_RUNNING,
+    RUNNER_FINISHED,       /* the model returned (ok or with an error) */
+    RUNNER_DEAD,           /* the process ended abnormally */
+} runner_state;
+
+enum {                     /* break flags */
+    BREAK_EACH_KERNEL = 1, /* stop before every kernel (stepping) */
+    BREAK_ON_ERROR = 2,
+    BREAK_ON_NAN = 4,
+};
+
+typedef struct {
+    const char *so_path;       /* the model .so */
+    const char *cubin_dir;     /* extracted model folder; may be NULL */
+    const char *device;        /* "cpu", "cuda", "cuda:N" */
+    const char *runner_path;   /* NULL: aotidbg_runner_path() */
+    int blocking;              /* sync + error check at every kernel boundary */
+    int deterministic;         /* CUDA_LAUNCH_BLOCKING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1 AOTI_RUNTIME_CHECK_INPUTS=1 */
+    double timeout_s;          /* a kernel (or load) taking longer kills the runner; 0 = none */
+    int break_flags;
+    const char *break_kernel;  /* stop before the first kernel with this name; may be NULL */
+    int64_t break_index;       /* stop before kernel N; -1 none */
+    size_t max_values;         /* values kept per tensor for the grid (0 = none) */
+} runner_options;
+
+typedef struct runner_client runner_client;
+
+int runner_client_start(runner_client **out, const runner_options *o, session *s, strbuf *err);
+int runner_client_fd(const runner_client *rc);        /* -1 when no runner */
+/* Reads and applies pending messages, waiting at most timeout_ms (0: no wait).
+ * Returns the number of new events appended, -1 on a protocol error (err). */
+int runner_client_pump(runner_client *rc, int timeout_ms, strbuf *err);
+runner_state runner_client_state(const runner_client *rc);
+int64_t runner_client_current_kernel(const runner_client *rc);  /* -1 none */
+
+int runner_client_step(runner_client *rc);                 /* run to the next kernel boundary */
+int runner_client_continue(runner_client *rc);             /* run to the end or a break */
+int runner_client_run_to_index(runner_client *rc, int64_t n);
+int runner_client_run_to_name(runner_client *rc, const char *name);
+int runner_client_set_breaks(runner_client *rc, int flags);
+int runner_client_restart(runner_client *rc, strbuf *err);  /* fresh process, same options */
+void runner_client_free(runner_client *rc);
+
+#endif

@@ -1,0 +1,55 @@
+"""Shared pytest fixtures: paths to the built tools and the real AOTI packages.
+
+`package(name)` builds tests/models/ packages on first use (cached across runs
+in build/test-models, keyed by the model file's hash and the torch version).
+"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build"))
+MODELS_DIR = os.path.join(BUILD, "test-models")
+sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+
+
+def tool(name):
+    path = os.path.join(BUILD, name)
+    if not os.path.exists(path):
+        pytest.fail(f"{path} is not built: run cmake --build {BUILD}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def aotidbg():
+    return tool("aotidbg")
+
+
+@pytest.fixture(scope="session")
+def runner():
+    return tool("aotidbg-runner")
+
+
+@pytest.fixture(scope="session")
+def package():
+    import make_models
+    models = make_models.registry()
+    built = {}
+
+    def get(name):
+        if name not in built:
+            builder, src_hash = models[name]
+            os.makedirs(MODELS_DIR, exist_ok=True)
+            built[name] = make_models.build(MODELS_DIR, name, builder, src_hash)
+        return built[name]
+    return get
+
+
+def run(cmd, **kw):
+    """Runs a command, returns CompletedProcess with text output; never raises on exit code."""
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("timeout", 300)
+    return subprocess.run(cmd, **kw)

@@ -1,0 +1,78 @@
+"""Builds the real AOTI packages the tests run (torch CPU, AOTI).
+
+Every tests/models/model_*.py module defines MODELS: a dict name -> builder,
+where builder() returns a dict:
+    module:   a torch.nn.Module (eval mode)
+    inputs:   a tuple of example tensors
+    dynamic:  dynamic_shapes for torch.export.export, or None
+    configs:  extra inductor_configs (merged over printer level 1), optional
+The package is written to OUTDIR/<name>.pt2, with OUTDIR/<name>.inputs.pt
+(the example inputs) and OUTDIR/<name>.expected.pt (eager outputs) beside it.
+A package is rebuilt only when the builder's module source changes
+(OUTDIR/<name>.stamp holds the hash).
+
+usage: python3 tests/models/make_models.py OUTDIR [NAME ...]
+"""
+import glob
+import hashlib
+import importlib.util
+import os
+import sys
+
+
+def registry():
+    models = {}
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in sorted(glob.glob(os.path.join(here, "model_*.py"))):
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for name, builder in mod.MODELS.items():
+            if name in models:
+                raise SystemExit(f"{path}: model {name!r} is defined twice")
+            with open(path, "rb") as f:
+                src_hash = hashlib.sha256(f.read()).hexdigest()
+            models[name] = (builder, src_hash)
+    return models
+
+
+def build(outdir, name, builder, src_hash):
+    import torch
+    stamp_path = os.path.join(outdir, name + ".stamp")
+    pkg = os.path.join(outdir, name + ".pt2")
+    stamp = f"{src_hash} {torch.__version__}"
+    if os.path.exists(pkg) and os.path.exists(stamp_path) and open(stamp_path).read() == stamp:
+        return pkg
+    spec = builder()
+    module, inputs = spec["module"], spec["inputs"]
+    configs = {"aot_inductor.debug_intermediate_value_printer": "1"}
+    configs.update(spec.get("configs") or {})
+    with torch.no_grad():
+        expected = module(*inputs)
+    ep = torch.export.export(module, inputs, dynamic_shapes=spec.get("dynamic"))
+    tmp = pkg + ".tmp.pt2"
+    torch._inductor.aoti_compile_and_package(ep, package_path=tmp, inductor_configs=configs)
+    torch.save(tuple(inputs), os.path.join(outdir, name + ".inputs.pt"))
+    torch.save(expected, os.path.join(outdir, name + ".expected.pt"))
+    os.replace(tmp, pkg)
+    with open(stamp_path, "w") as f:
+        f.write(stamp)
+    return pkg
+
+
+def main(argv):
+    if len(argv) < 2:
+        raise SystemExit(__doc__)
+    outdir = argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    models = registry()
+    names = argv[2:] or sorted(models)
+    for name in names:
+        if name not in models:
+            raise SystemExit(f"unknown model {name!r}; known: {', '.join(sorted(models))}")
+        builder, src_hash = models[name]
+        print(build(outdir, name, builder, src_hash), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
