@@ -1,0 +1,102 @@
+/* protocol.h — the runner protocol, version 1: how aotidbg (the front end)
+ * and aotidbg-runner talk over a socketpair (the runner's fd 3).
+ *
+ * Framing: every message is one frame:
+ *   u32 length (little-endian; bytes after this field, at most PROTO_MAX_FRAME)
+ *   u8  type   (proto_type)
+ *   fields, in the order given per message below, encoded as:
+ *     u8/u32/u64/i64: little-endian; f64: IEEE-754 binary64 little-endian
+ *     str: u32 byte length + bytes (no NUL; at most PROTO_MAX_STR)
+ *     i64[]: u32 count + items (count at most TENSOR_MAX_DIMS for shapes)
+ *     f64[]: u32 count + items (at most PROTO_MAX_VALUES)
+ * A frame whose fields do not exactly fill its length is malformed.
+ *
+ * Conversation: the runner sends HELLO; the front end sends LOAD, then one
+ * INPUT per model input, then CONTROL (what to run to / break on) and RUN.
+ * The runner answers LOADED (or ERROR + DONE), then streams KERNEL/TENSOR
+ * events; when it stops at a kernel boundary it sends STOPPED and blocks
+ * until the next CONTROL. It ends with OUTPUT messages and DONE. QUIT ends it
+ * at any stop. Version mismatches are refused at HELLO.
+ *
+ * Untrusted bytes: proto_decode() never reads past len, caps every count and
+ * string, and reports what was malformed; it is fuzzed (tests/fuzz).
+ * Ownership: decoded strings and arrays live in the caller's arena. */
+#ifndef AOTIDBG_PROTOCOL_H
+#define AOTIDBG_PROTOCOL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "arena.h"
+#include "model.h"
+#include "strbuf.h"
+
+#define PROTO_VERSION     1
+#define PROTO_FD          3              /* the runner's end of the socketpair */
+#define PROTO_MAX_FRAME   (64U << 20)
+#define PROTO_MAX_STR     (1U << 20)
+#define PROTO_MAX_VALUES  (4U << 20)
+
+typedef enum {
+    /* runner -> front end */
+    PROTO_HELLO = 1,     /* u32 version, str runner_version, str torch_version, i64 pid,
+                            i64 cuda_device_count, str gpu_name, str gpu_cc */
+    PROTO_LOADED = 2,    /* u32 n_inputs, u32 n_outputs, str[] input_names (u32 count + strs) */
+    PROTO_KERNEL = 3,    /* i64 index, str name, u8 phase (0 before, 1 after), u8 status
+                            (kernel_status), f64 t_us (since RUN), f64 duration_us (after; -1 else) */
+    PROTO_TENSOR = 4,    /* i64 kernel_index (-1 for outputs), u8 phase, tensor (below) */
+    PROTO_STOPPED = 5,   /* i64 kernel_index, u8 phase, u8 reason (proto_stop_reason) */
+    PROTO_ERROR = 6,     /* i64 kernel_index (-1 none), str text */
+    PROTO_DONE = 7,      /* i64 status (0 the model ran, 1 it failed) */
+    /* front end -> runner */
+    PROTO_LOAD = 16,     /* str so_path, str cubin_dir, str device, u32 flags (PROTO_LOAD_*),
+                            u64 max_values */
+    PROTO_INPUT = 17,    /* u32 index, str dtype, str device, i64[] shape, u8 fill (fill_kind),
+                            u64 seed, f64 value, str raw_path (FILL_FILE: raw bytes, row-major) */
+    PROTO_CONTROL = 18,  /* u8 cmd (proto_cmd), i64 arg (kernel index), str name, u32 break_flags */
+    PROTO_RUN = 19,      /* no fields */
+    PROTO_QUIT = 20,     /* no fields */
+} proto_type;
+
+/* tensor encoding: str name, str dtype, str device, i64[] shape, i64[] strides,
+ * u8 has_stats, then if has_stats: u64 numel, finite, nan, posinf, neginf,
+ * zeros, subnormal, f64 min, max, mean, std; then f64[] values, u8 values_complete. */
+
+enum { PROTO_LOAD_BLOCKING = 1 };
+
+typedef enum {
+    PROTO_CMD_STEP = 0,       /* run to the next kernel boundary */
+    PROTO_CMD_CONTINUE = 1,   /* run until a break or the end */
+    PROTO_CMD_RUN_TO_INDEX = 2,
+    PROTO_CMD_RUN_TO_NAME = 3,
+} proto_cmd;
+
+typedef enum {
+    PROTO_STOP_STEP = 0, PROTO_STOP_BREAK_INDEX, PROTO_STOP_BREAK_NAME,
+    PROTO_STOP_NAN, PROTO_STOP_ERROR, PROTO_STOP_START,
+} proto_stop_reason;
+
+typedef struct {
+    proto_type type;
+    union {
+        struct { uint32_t version; const char *runner_version, *torch_version; int64_t pid;
+                 int64_t cuda_device_count; const char *gpu_name, *gpu_cc; } hello;
+        struct { uint32_t n_inputs, n_outputs, n_names; const char **input_names; } loaded;
+        struct { int64_t index; const char *name; uint8_t phase, status; double t_us, duration_us; } kernel;
+        struct { int64_t kernel_index; tensor_rec t; } tensor;  /* t.phase carries the phase */
+        struct { int64_t kernel_index; uint8_t phase, reason; } stopped;
+        struct { int64_t kernel_index; const char *text; } error;
+        struct { int64_t status; } done;
+        struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values; } load;
+        struct { uint32_t index; input_spec spec; const char *raw_path; } input;
+        struct { uint8_t cmd; int64_t arg; const char *name; uint32_t break_flags; } control;
+    } u;
+} proto_msg;
+
+/* Appends one encoded frame to out. Returns 0, or -1 if a field is over a cap (err). */
+int proto_encode(strbuf *out, const proto_msg *m, strbuf *err);
+/* Decodes the frame at buf[0..len). Returns bytes consumed (> 0), 0 when buf
+ * holds less than one whole frame, -1 when malformed (err says what and at
+ * which byte offset of the frame). Strings and arrays are allocated in a. */
+long proto_decode(const unsigned char *buf, size_t len, proto_msg *m, arena *a, strbuf *err);
+const char *proto_type_name(proto_type t);
+
+#endif
