@@ -1,7 +1,7 @@
 """Shared pytest fixtures: paths to the built tools and the real AOTI packages.
 
 `package(name)` builds tests/models/ packages on first use (cached across runs
-in build/test-models, keyed by the model file's hash and the torch version).
+in build/test-models (or $AOTIDBG_MODELS_DIR), keyed by the model file's hash and the torch version).
 """
 import os
 import subprocess
@@ -11,7 +11,8 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build"))
-MODELS_DIR = os.path.join(BUILD, "test-models")
+# Packages are shared by the plain and the sanitizer passes: compile once.
+MODELS_DIR = os.environ.get("AOTIDBG_MODELS_DIR", os.path.join(ROOT, "build", "test-models"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
 
 

@@ -50,13 +50,17 @@ def build(outdir, name, builder, src_hash):
     with torch.no_grad():
         expected = module(*inputs)
     ep = torch.export.export(module, inputs, dynamic_shapes=spec.get("dynamic"))
-    tmp = pkg + ".tmp.pt2"
-    torch._inductor.aoti_compile_and_package(ep, package_path=tmp, inductor_configs=configs)
-    torch.save(tuple(inputs), os.path.join(outdir, name + ".inputs.pt"))
-    torch.save(expected, os.path.join(outdir, name + ".expected.pt"))
-    os.replace(tmp, pkg)
-    with open(stamp_path, "w") as f:
+    # Several test processes may build the same model at once: write privately, rename into place.
+    tag = f".{os.getpid()}.tmp"
+    torch._inductor.aoti_compile_and_package(ep, package_path=pkg + tag + ".pt2", inductor_configs=configs)
+    torch.save(tuple(inputs), os.path.join(outdir, name + ".inputs.pt" + tag))
+    torch.save(expected, os.path.join(outdir, name + ".expected.pt" + tag))
+    with open(stamp_path + tag, "w") as f:
         f.write(stamp)
+    for suffix in (".inputs.pt", ".expected.pt"):
+        os.replace(os.path.join(outdir, name + suffix + tag), os.path.join(outdir, name + suffix))
+    os.replace(pkg + tag + ".pt2", pkg)
+    os.replace(stamp_path + tag, stamp_path)
     return pkg
 
 

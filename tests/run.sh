@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds aotidbg and runs the whole test suite:
+#   1. the C unit tests (ctest) and the integration tests (pytest: real AOTI
+#      packages compiled on CPU, run through the real runner and libtorch);
+#   2. the same unit tests plus the fault/parser integration tests again under
+#      AddressSanitizer + UBSan (skip with AOTIDBG_NO_SANITIZE=1).
+# Exit status is nonzero when any test fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+JOBS=$(nproc 2>/dev/null || echo 2)
+status=0
+
+build() {  # build DIR [cmake args...]
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
+  cmake --build "$dir" -j "$JOBS" 2>&1 | tail -n 3
+  return "${PIPESTATUS[0]}"
+}
+
+echo "== build (RelWithDebInfo)"
+build build || exit 1
+echo "== unit tests"
+(cd build && ctest --output-on-failure -j "$JOBS") || status=1
+echo "== integration tests (real AOTI packages on CPU)"
+AOTIDBG_BUILD_DIR=$ROOT/build python3 -m pytest -q -p no:cacheprovider tests/integration || status=1
+
+if [ "${AOTIDBG_NO_SANITIZE:-0}" != 1 ]; then
+  echo "== AddressSanitizer + UBSan build"
+  build build-asan -DAOTIDBG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug || exit 1
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  echo "== unit tests under ASan+UBSan"
+  (cd build-asan && ctest --output-on-failure -j "$JOBS") || status=1
+  echo "== integration tests under ASan+UBSan (front end; the runner hosts libtorch and is not instrumented)"
+  AOTIDBG_BUILD_DIR=$ROOT/build-asan AOTIDBG_RUNNER=$ROOT/build/aotidbg-runner \
+    python3 -m pytest -q -p no:cacheprovider -m "not slow" tests/integration || status=1
+fi
+exit $status
