@@ -1,0 +1,1002 @@
+/* inputs.c — the inputs spec (YAML) and tensor files (.npy, .safetensors).
+ *
+ * The spec is read with libyaml's event parser into a small node tree with
+ * our own caps (file size, depth, node count, scalar length); anchors, aliases
+ * and duplicate keys are refused. The tree is then checked field by field so
+ * every message names file:line:col (1-based), what was found and what was
+ * expected. Tensor files are untrusted: every header length, offset and size
+ * is checked against the file before a byte of data is copied.
+ *
+ * Errors: 0 / -1 with a message appended to err. Specs live in s->arena. */
+#include "inputs.h"
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+#include "paths.h"
+
+#define SPEC_MAX_BYTES    (1U << 20)
+#define SPEC_MAX_DEPTH    16
+#define SPEC_MAX_NODES    200000
+#define SPEC_MAX_INPUTS   4096
+#define SPEC_MAX_SCALAR   4096
+#define MAX_NUMEL         (1ULL << 40)
+#define NPY_MAX_HEADER    (1U << 20)
+#define ST_MAX_HEADER     (100U << 20)
+
+/* ---- dtypes ------------------------------------------------------------ */
+
+static const struct { const char *name; size_t size; } dtypes[] = {
+    {"float32", 4}, {"float16", 2}, {"bfloat16", 2}, {"float64", 8}, {"int64", 8},
+    {"int32", 4},   {"int16", 2},   {"int8", 1},     {"uint8", 1},   {"bool", 1},
+};
+static const struct { const char *alias, *name; } dtype_aliases[] = {
+    {"float", "float32"}, {"f32", "float32"}, {"fp32", "float32"},
+    {"half", "float16"},  {"f16", "float16"}, {"fp16", "float16"},
+    {"bf16", "bfloat16"}, {"double", "float64"}, {"f64", "float64"}, {"fp64", "float64"},
+    {"long", "int64"},    {"i64", "int64"},   {"int", "int32"},     {"i32", "int32"},
+    {"short", "int16"},   {"i16", "int16"},   {"i8", "int8"},       {"u8", "uint8"},
+};
+#define NELEM(a) (sizeof(a) / sizeof *(a))
+#define DTYPE_LIST "float32, float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool"
+
+const char *dtype_canonical(const char *name)
+{
+    if (!name)
+        return NULL;
+    if (!strncmp(name, "torch.", 6))
+        name += 6;
+    for (size_t i = 0; i < NELEM(dtypes); i++)
+        if (!strcmp(name, dtypes[i].name))
+            return dtypes[i].name;
+    for (size_t i = 0; i < NELEM(dtype_aliases); i++)
+        if (!strcmp(name, dtype_aliases[i].alias))
+            return dtype_aliases[i].name;
+    return NULL;
+}
+
+size_t dtype_size(const char *dtype)
+{
+    for (size_t i = 0; dtype && i < NELEM(dtypes); i++)
+        if (!strcmp(dtype, dtypes[i].name))
+            return dtypes[i].size;
+    return 0;
+}
+
+/* ---- YAML to a node tree ------------------------------------------------ */
+
+typedef enum { N_SCALAR, N_SEQ, N_MAP } node_kind;
+typedef struct node {
+    node_kind kind;
+    int line, col;             /* 1-based */
+    const char *text;          /* N_SCALAR */
+    int plain;                 /* unquoted scalar */
+    size_t n;                  /* N_SEQ items, N_MAP pairs (2n children) */
+    struct node **kids;
+} node;
+
+typedef struct {
+    const char *name;
+    arena *a;
+    strbuf *err;
+    yaml_parser_t p;
+    size_t nodes;
+} ytree;
+
+static const char *event_what(const yaml_event_t *e)
+{
+    switch (e->type) {
+    case YAML_SCALAR_EVENT: return "a scalar";
+    case YAML_SEQUENCE_START_EVENT: return "a list";
+    case YAML_MAPPING_START_EVENT: return "a mapping";
+    case YAML_ALIAS_EVENT: return "an alias";
+    case YAML_DOCUMENT_START_EVENT: return "a second document";
+    default: return "something else";
+    }
+}
+
+static int yfail(ytree *t, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int yfail(ytree *t, int line, int col, const char *fmt, ...)
+{
+    strbuf_addf(t->err, "%s:%d:%d: ", t->name, line, col);
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(t->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int next_event(ytree *t, yaml_event_t *e)
+{
+    if (!yaml_parser_parse(&t->p, e)) {
+        const char *prob = t->p.problem ? t->p.problem : "malformed YAML";
+        return yfail(t, (int)t->p.problem_mark.line + 1, (int)t->p.problem_mark.column + 1,
+                     "%s%s%s; fix the YAML syntax", prob, t->p.context ? " " : "",
+                     t->p.context ? t->p.context : "");
+    }
+    return 0;
+}
+
+/* Builds one node from event e (already read); consumes its children. */
+static node *build_node(ytree *t, yaml_event_t *e, int depth)
+{
+    int line = (int)e->start_mark.line + 1, col = (int)e->start_mark.column + 1;
+    if (++t->nodes > SPEC_MAX_NODES) {
+        yfail(t, line, col, "more than %d YAML nodes; an inputs spec is small", SPEC_MAX_NODES);
+        return NULL;
+    }
+    if (e->type == YAML_ALIAS_EVENT) {
+        yfail(t, line, col, "found an alias (*%s), expected plain values: anchors and aliases are not allowed",
+              (const char *)e->data.alias.anchor);
+        return NULL;
+    }
+    const yaml_char_t *anchor = e->type == YAML_SCALAR_EVENT ? e->data.scalar.anchor
+                              : e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor
+                              : e->type == YAML_MAPPING_START_EVENT ? e->data.mapping_start.anchor : NULL;
+    if (anchor) {
+        yfail(t, line, col, "found an anchor (&%s), expected plain values: anchors and aliases are not allowed",
+              (const char *)anchor);
+        return NULL;
+    }
+    node *nd = arena_alloc(t->a, sizeof *nd);
+    nd->line = line;
+    nd->col = col;
+    if (e->type == YAML_SCALAR_EVENT) {
+        if (e->data.scalar.length > SPEC_MAX_SCALAR) {
+            yfail(t, line, col, "a value of %zu bytes, expected at most %d", e->data.scalar.length, SPEC_MAX_SCALAR);
+            return NULL;
+        }
+        if (memchr(e->data.scalar.value, 0, e->data.scalar.length)) {
+            yfail(t, line, col, "found a NUL byte in a value, expected text");
+            return NULL;
+        }
+        nd->kind = N_SCALAR;
+        nd->text = arena_strndup(t->a, (const char *)e->data.scalar.value, e->data.scalar.length);
+        nd->plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        return nd;
+    }
+    if (e->type != YAML_SEQUENCE_START_EVENT && e->type != YAML_MAPPING_START_EVENT) {
+        yfail(t, line, col, "found %s, expected a value", event_what(e));
+        return NULL;
+    }
+    if (depth >= SPEC_MAX_DEPTH) {
+        yfail(t, line, col, "nesting deeper than %d levels; an inputs spec needs 4", SPEC_MAX_DEPTH);
+        return NULL;
+    }
+    int is_map = e->type == YAML_MAPPING_START_EVENT;
+    nd->kind = is_map ? N_MAP : N_SEQ;
+    yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
+    size_t cap = 0, cnt = 0;
+    node **kids = NULL;
+    for (;;) {
+        yaml_event_t ce;
+        if (next_event(t, &ce) < 0)
+            return NULL;
+        if (ce.type == end) {
+            yaml_event_delete(&ce);
+            break;
+        }
+        node *kid = build_node(t, &ce, depth + 1);
+        yaml_event_delete(&ce);
+        if (!kid)
+            return NULL;
+        if (is_map && cnt % 2 == 0) {
+            if (kid->kind != N_SCALAR)
+                return yfail(t, kid->line, kid->col, "found a %s as a key, expected a plain key",
+                             kid->kind == N_MAP ? "mapping" : "list"), NULL;
+            for (size_t k = 0; k < cnt; k += 2)
+                if (!strcmp(kids[k]->text, kid->text))
+                    return yfail(t, kid->line, kid->col, "duplicate key '%s' (first at line %d)",
+                                 kid->text, kids[k]->line), NULL;
+        }
+        if (cnt == cap) {   /* arena growth: the old array is dropped, bounded by SPEC_MAX_NODES */
+            size_t ncap = cap ? cap * 2 : 8;
+            node **nk = arena_alloc(t->a, ncap * sizeof *nk);
+            if (cnt)
+                memcpy(nk, kids, cnt * sizeof *nk);
+            kids = nk;
+            cap = ncap;
+        }
+        kids[cnt++] = kid;
+    }
+    nd->kids = kids;
+    nd->n = is_map ? cnt / 2 : cnt;
+    return nd;
+}
+
+/* Parses the single document into a tree; NULL root for an empty document. */
+static int build_tree(ytree *t, const char *text, size_t len, node **root)
+{
+    *root = NULL;
+    yaml_parser_set_input_string(&t->p, (const unsigned char *)text, len);
+    yaml_event_t e;
+    int rc = -1, seen_doc = 0;
+    for (;;) {
+        if (next_event(t, &e) < 0)
+            return -1;
+        yaml_event_type_t ty = e.type;
+        if (ty == YAML_STREAM_END_EVENT) {
+            yaml_event_delete(&e);
+            rc = 0;
+            break;
+        }
+        if (ty == YAML_DOCUMENT_START_EVENT) {
+            if (seen_doc) {
+                yfail(t, (int)e.start_mark.line + 1, (int)e.start_mark.column + 1,
+                      "found a second YAML document, expected one");
+                yaml_event_delete(&e);
+                break;
+            }
+            seen_doc = 1;
+        } else if (ty == YAML_SEQUENCE_START_EVENT || ty == YAML_MAPPING_START_EVENT ||
+                   ty == YAML_SCALAR_EVENT || ty == YAML_ALIAS_EVENT) {
+            *root = build_node(t, &e, 0);
+            if (!*root) {
+                yaml_event_delete(&e);
+                break;
+            }
+        }
+        yaml_event_delete(&e);
+    }
+    return rc;
+}
+
+/* ---- checking the tree --------------------------------------------------- */
+
+static const char *kind_what(const node *n)
+{
+    return n->kind == N_MAP ? "a mapping" : n->kind == N_SEQ ? "a list" : "a scalar";
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    if (!*s)
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 0);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_f64(const char *s, double *out)
+{
+    if (!strcmp(s, ".nan") || !strcmp(s, ".NaN") || !strcmp(s, "nan")) {
+        *out = __builtin_nan("");
+        return 0;
+    }
+    if (!strcmp(s, ".inf") || !strcmp(s, "inf") || !strcmp(s, "+.inf")) {
+        *out = __builtin_inf();
+        return 0;
+    }
+    if (!strcmp(s, "-.inf") || !strcmp(s, "-inf")) {
+        *out = -__builtin_inf();
+        return 0;
+    }
+    if (!*s)
+        return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno == ERANGE && (v == 0 || v > 1 || v < -1))
+        return -1;
+    if (*end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int device_ok(const char *d)
+{
+    if (!strcmp(d, "cpu") || !strcmp(d, "cuda"))
+        return 1;
+    if (strncmp(d, "cuda:", 5) || !d[5])
+        return 0;
+    size_t n = strlen(d + 5);
+    if (n > 4)
+        return 0;
+    for (const char *p = d + 5; *p; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+static int check_item(ytree *t, session *s, const node *it, int idx, const char *specdir, input_spec *in)
+{
+    if (it->kind != N_MAP)
+        return yfail(t, it->line, it->col, "input %d: found %s, expected a mapping like "
+                     "{shape: [2, 3], dtype: float32, fill: randn}", idx, kind_what(it));
+    memset(in, 0, sizeof *in);
+    in->ndim = -1;
+    in->device = "cpu";
+    in->fill = FILL_RANDN;
+    in->seed = (uint64_t)idx;
+    const node *value_node = NULL, *file_node = NULL, *key_node = NULL, *fill_node = NULL;
+    for (size_t i = 0; i < it->n; i++) {
+        const node *k = it->kids[2 * i], *v = it->kids[2 * i + 1];
+        const char *key = k->text;
+        if (!strcmp(key, "shape")) {
+            if (v->kind != N_SEQ)
+                return yfail(t, v->line, v->col, "input %d: shape: found %s, expected a list of sizes like [2, 3]",
+                             idx, kind_what(v));
+            if (v->n > TENSOR_MAX_DIMS)
+                return yfail(t, v->line, v->col, "input %d: shape has %zu dims, expected at most %d",
+                             idx, v->n, TENSOR_MAX_DIMS);
+            uint64_t numel = 1;
+            for (size_t d = 0; d < v->n; d++) {
+                const node *dn = v->kids[d];
+                int64_t x;
+                if (dn->kind != N_SCALAR || parse_i64(dn->text, &x) < 0 || x < 0)
+                    return yfail(t, dn->line, dn->col, "input %d: shape[%zu]: found %s%s%s, expected a "
+                                 "non-negative integer", idx, d, dn->kind == N_SCALAR ? "'" : kind_what(dn),
+                                 dn->kind == N_SCALAR ? dn->text : "", dn->kind == N_SCALAR ? "'" : "");
+                if ((uint64_t)x > MAX_NUMEL || (x && numel > MAX_NUMEL / (uint64_t)x))
+                    return yfail(t, dn->line, dn->col, "input %d: shape has more than 2^40 elements; "
+                                 "expected a tensor that fits in memory", idx);
+                numel *= (uint64_t)x;
+                in->shape[d] = x;
+            }
+            in->ndim = (int)v->n;
+        } else if (!strcmp(key, "dtype")) {
+            const char *c = v->kind == N_SCALAR ? dtype_canonical(v->text) : NULL;
+            if (!c)
+                return yfail(t, v->line, v->col, "input %d: dtype: found %s%s%s, expected one of " DTYPE_LIST,
+                             idx, v->kind == N_SCALAR ? "'" : kind_what(v), v->kind == N_SCALAR ? v->text : "",
+                             v->kind == N_SCALAR ? "'" : "");
+            in->dtype = c;
+        } else if (!strcmp(key, "device")) {
+            if (v->kind != N_SCALAR || !device_ok(v->text))
+                return yfail(t, v->line, v->col, "input %d: device: found %s%s%s, expected cpu, cuda or cuda:N",
+                             idx, v->kind == N_SCALAR ? "'" : kind_what(v), v->kind == N_SCALAR ? v->text : "",
+                             v->kind == N_SCALAR ? "'" : "");
+            in->device = arena_strdup(&s->arena, v->text);
+        } else if (!strcmp(key, "fill")) {
+            int f = v->kind == N_SCALAR ? fill_kind_from_name(v->text) : -1;
+            if (f < 0)
+                return yfail(t, v->line, v->col, "input %d: fill: found %s%s%s, expected one of randn, zeros, "
+                             "ones, arange, full, file", idx, v->kind == N_SCALAR ? "'" : kind_what(v),
+                             v->kind == N_SCALAR ? v->text : "", v->kind == N_SCALAR ? "'" : "");
+            in->fill = (fill_kind)f;
+            fill_node = v;
+        } else if (!strcmp(key, "seed")) {
+            int64_t x;
+            if (v->kind != N_SCALAR || parse_i64(v->text, &x) < 0 || x < 0)
+                return yfail(t, v->line, v->col, "input %d: seed: found %s%s%s, expected a non-negative integer",
+                             idx, v->kind == N_SCALAR ? "'" : kind_what(v), v->kind == N_SCALAR ? v->text : "",
+                             v->kind == N_SCALAR ? "'" : "");
+            in->seed = (uint64_t)x;
+        } else if (!strcmp(key, "value")) {
+            if (v->kind != N_SCALAR || parse_f64(v->text, &in->value) < 0)
+                return yfail(t, v->line, v->col, "input %d: value: found %s%s%s, expected a number",
+                             idx, v->kind == N_SCALAR ? "'" : kind_what(v), v->kind == N_SCALAR ? v->text : "",
+                             v->kind == N_SCALAR ? "'" : "");
+            value_node = v;
+        } else if (!strcmp(key, "file")) {
+            if (v->kind != N_SCALAR || !v->text[0])
+                return yfail(t, v->line, v->col, "input %d: file: found %s, expected a path to a .npy or "
+                             ".safetensors file", idx, kind_what(v));
+            if (v->text[0] == '/') {
+                in->file = arena_strdup(&s->arena, v->text);
+            } else {   /* relative to the spec's folder, not the working directory */
+                char *p = path_join(specdir, v->text);
+                in->file = arena_strdup(&s->arena, p);
+                free(p);
+            }
+            file_node = v;
+        } else if (!strcmp(key, "key")) {
+            if (v->kind != N_SCALAR)
+                return yfail(t, v->line, v->col, "input %d: key: found %s, expected a tensor name", idx,
+                             kind_what(v));
+            in->key = arena_strdup(&s->arena, v->text);
+            key_node = v;
+        } else {
+            return yfail(t, k->line, k->col, "input %d: unknown field '%s', expected one of shape, dtype, "
+                         "device, fill, seed, value, file, key", idx, key);
+        }
+    }
+    if (in->ndim < 0)
+        return yfail(t, it->line, it->col, "input %d: missing 'shape', expected a list of sizes like [2, 3]", idx);
+    if (!in->dtype)
+        return yfail(t, it->line, it->col, "input %d: missing 'dtype', expected one of " DTYPE_LIST, idx);
+    if (in->fill == FILL_FULL && !value_node)
+        return yfail(t, fill_node->line, fill_node->col, "input %d: fill: full needs 'value: N'", idx);
+    if (in->fill != FILL_FULL && value_node)
+        return yfail(t, value_node->line, value_node->col, "input %d: 'value' is only used with fill: full "
+                     "(this input has fill: %s)", idx, fill_kind_name(in->fill));
+    if (in->fill == FILL_FILE && !file_node)
+        return yfail(t, fill_node->line, fill_node->col, "input %d: fill: file needs 'file: PATH' (.npy or "
+                     ".safetensors)", idx);
+    if (in->fill != FILL_FILE && (file_node || key_node)) {
+        const node *n = file_node ? file_node : key_node;
+        return yfail(t, n->line, n->col, "input %d: '%s' is only used with fill: file", idx,
+                     file_node ? "file" : "key");
+    }
+    return 0;
+}
+
+int inputs_parse(session *s, const char *name, const char *text, size_t len, strbuf *err)
+{
+    if (len > SPEC_MAX_BYTES) {
+        strbuf_addf(err, "%s: %zu bytes; an inputs spec is at most %u bytes", name, len, SPEC_MAX_BYTES);
+        return -1;
+    }
+    arena tmp = ARENA_INIT;
+    ytree t = {.name = name, .a = &tmp, .err = err};
+    if (!yaml_parser_initialize(&t.p)) {
+        strbuf_addf(err, "%s: cannot start the YAML parser (out of memory)", name);
+        return -1;
+    }
+    node *root = NULL;
+    int rc = -1;
+    char *specdir = dir_of(name);
+    if (build_tree(&t, text, len, &root) < 0)
+        goto out;
+    if (!root || root->kind != N_MAP) {
+        yfail(&t, root ? root->line : 1, root ? root->col : 1, "found %s, expected a mapping with "
+              "'inputs:' (a list of {shape, dtype, device, fill})", root ? kind_what(root) : "an empty file");
+        goto out;
+    }
+    const node *list = NULL;
+    for (size_t i = 0; i < root->n; i++) {
+        const node *k = root->kids[2 * i];
+        if (strcmp(k->text, "inputs")) {
+            yfail(&t, k->line, k->col, "unknown top-level key '%s', expected 'inputs'", k->text);
+            goto out;
+        }
+        list = root->kids[2 * i + 1];
+    }
+    if (!list) {
+        yfail(&t, root->line, root->col, "missing 'inputs:', expected a list of {shape, dtype, device, fill}");
+        goto out;
+    }
+    if (list->kind != N_SEQ) {
+        /* `inputs:` with nothing after it is an empty plain scalar: a model with no inputs */
+        if (!(list->kind == N_SCALAR && list->plain && !list->text[0])) {
+            yfail(&t, list->line, list->col, "inputs: found %s, expected a list of {shape, dtype, device, fill}",
+                  kind_what(list));
+            goto out;
+        }
+    }
+    size_t n = list->kind == N_SEQ ? list->n : 0;
+    if (n > SPEC_MAX_INPUTS) {
+        yfail(&t, list->line, list->col, "%zu inputs, expected at most %d", n, SPEC_MAX_INPUTS);
+        goto out;
+    }
+    input_spec *ins = n ? arena_alloc(&s->arena, n * sizeof *ins) : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (check_item(&t, s, list->kids[i], (int)i, specdir, &ins[i]) < 0)
+            goto out;
+    s->inputs = ins;
+    s->ninputs = n;
+    rc = 0;
+out:
+    free(specdir);
+    yaml_parser_delete(&t.p);
+    arena_release(&tmp);
+    return rc;
+}
+
+int inputs_load(session *s, const char *path, strbuf *err)
+{
+    strbuf sb = STRBUF_INIT;
+    if (strbuf_read_file(&sb, path, SPEC_MAX_BYTES, err) < 0) {
+        strbuf_release(&sb);
+        return -1;
+    }
+    int rc = inputs_parse(s, path, sb.buf, sb.len, err);
+    strbuf_release(&sb);
+    return rc;
+}
+
+/* ---- tensor files --------------------------------------------------------- */
+
+typedef struct {
+    const char *dtype;         /* canonical */
+    int ndim;
+    int64_t shape[TENSOR_MAX_DIMS];
+    uint64_t offset, nbytes;   /* where the row-major data sits in the file */
+} file_tensor;
+
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+static int numel_of(const int64_t *shape, int ndim, uint64_t *out)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0 || (uint64_t)shape[i] > MAX_NUMEL || (shape[i] && n > MAX_NUMEL / (uint64_t)shape[i]))
+            return -1;
+        n *= (uint64_t)shape[i];
+    }
+    *out = n;
+    return 0;
+}
+
+/* npy header dict text, e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } */
+typedef struct { const char *p, *end, *start; } lex;
+
+static void skip_ws(lex *l)
+{
+    while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' || *l->p == '\r'))
+        l->p++;
+}
+
+static int lex_char(lex *l, char c)
+{
+    skip_ws(l);
+    if (l->p < l->end && *l->p == c) {
+        l->p++;
+        return 0;
+    }
+    return -1;
+}
+
+static int lex_str(lex *l, char *out, size_t cap)
+{
+    skip_ws(l);
+    if (l->p >= l->end || (*l->p != '\'' && *l->p != '"'))
+        return -1;
+    char q = *l->p++;
+    size_t n = 0;
+    while (l->p < l->end && *l->p != q) {
+        if (n + 1 >= cap)
+            return -1;
+        out[n++] = *l->p++;
+    }
+    if (l->p >= l->end)
+        return -1;
+    l->p++;
+    out[n] = 0;
+    return 0;
+}
+
+static int lex_word(lex *l, const char *w)
+{
+    skip_ws(l);
+    size_t n = strlen(w);
+    if ((size_t)(l->end - l->p) >= n && !memcmp(l->p, w, n)) {
+        l->p += n;
+        return 0;
+    }
+    return -1;
+}
+
+static int npy_fail(strbuf *err, const char *file, const lex *l, const char *what)
+{
+    strbuf_addf(err, "%s: bad .npy header at byte %ld of the header dict: %s; re-save it with numpy.save",
+                file, (long)(l->p - l->start), what);
+    return -1;
+}
+
+static int npy_descr(const char *d, const char **dtype)
+{
+    static const struct { const char *code, *name; } map[] = {
+        {"f4", "float32"}, {"f2", "float16"}, {"f8", "float64"}, {"i8", "int64"}, {"i4", "int32"},
+        {"i2", "int16"},   {"i1", "int8"},    {"u1", "uint8"},   {"b1", "bool"},
+    };
+    char order = d[0];
+    if (order != '<' && order != '|' && order != '=')
+        return -1;
+    for (size_t i = 0; i < NELEM(map); i++)
+        if (!strcmp(d + 1, map[i].code)) {
+            if (order == '|' && map[i].code[1] != '1')
+                return -1;   /* '|' is "not applicable": only for 1-byte types */
+            *dtype = map[i].name;
+            return 0;
+        }
+    return -1;
+}
+
+static int npy_read(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err)
+{
+    unsigned char pre[12];
+    if (fsize < 10 || read_at(fd, pre, 10, 0) < 0 || memcmp(pre, "\x93NUMPY", 6)) {
+        strbuf_addf(err, "%s: not a .npy file (no \\x93NUMPY magic)", file);
+        return -1;
+    }
+    unsigned major = pre[6];
+    uint64_t hlen, hstart;
+    if (major == 1) {
+        hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
+        hstart = 10;
+    } else if (major == 2 || major == 3) {
+        if (fsize < 12 || read_at(fd, pre, 12, 0) < 0) {
+            strbuf_addf(err, "%s: .npy file cut off in its preamble", file);
+            return -1;
+        }
+        hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
+        hstart = 12;
+    } else {
+        strbuf_addf(err, "%s: .npy format version %u.%u, expected 1.x, 2.x or 3.x", file, major, pre[7]);
+        return -1;
+    }
+    if (hlen > NPY_MAX_HEADER || hstart + hlen > fsize) {
+        strbuf_addf(err, "%s: .npy header length %" PRIu64 " runs past the file (%" PRIu64 " bytes) or over %u",
+                    file, hlen, fsize, NPY_MAX_HEADER);
+        return -1;
+    }
+    char *h = malloc(hlen + 1);
+    if (!h)
+        abort();
+    if (read_at(fd, h, hlen, hstart) < 0) {
+        free(h);
+        strbuf_addf(err, "%s: cannot read the .npy header", file);
+        return -1;
+    }
+    h[hlen] = 0;
+    lex l = {h, h + hlen, h};
+    int rc = -1, have_descr = 0, have_order = 0, have_shape = 0, fortran = 0;
+    char key[64], val[64];
+    if (lex_char(&l, '{') < 0) {
+        npy_fail(err, file, &l, "expected '{'");
+        goto out;
+    }
+    for (;;) {
+        if (lex_char(&l, '}') == 0)
+            break;
+        if (lex_str(&l, key, sizeof key) < 0) {
+            npy_fail(err, file, &l, "expected a quoted key");
+            goto out;
+        }
+        if (lex_char(&l, ':') < 0) {
+            npy_fail(err, file, &l, "expected ':'");
+            goto out;
+        }
+        if (!strcmp(key, "descr")) {
+            if (lex_str(&l, val, sizeof val) < 0) {
+                npy_fail(err, file, &l, "descr: expected a string like '<f4' (structured dtypes are not supported)");
+                goto out;
+            }
+            if (npy_descr(val, &ft->dtype) < 0) {
+                strbuf_addf(err, "%s: .npy dtype '%s' is not supported; expected little-endian "
+                            "f4 f2 f8 i8 i4 i2 i1 u1 b1 (convert with arr.astype('<f4') or similar)", file, val);
+                goto out;
+            }
+            have_descr = 1;
+        } else if (!strcmp(key, "fortran_order")) {
+            if (lex_word(&l, "False") == 0)
+                fortran = 0;
+            else if (lex_word(&l, "True") == 0)
+                fortran = 1;
+            else {
+                npy_fail(err, file, &l, "fortran_order: expected True or False");
+                goto out;
+            }
+            have_order = 1;
+        } else if (!strcmp(key, "shape")) {
+            if (lex_char(&l, '(') < 0) {
+                npy_fail(err, file, &l, "shape: expected a tuple");
+                goto out;
+            }
+            ft->ndim = 0;
+            for (;;) {
+                if (lex_char(&l, ')') == 0)
+                    break;
+                skip_ws(&l);
+                if (l.p >= l.end || *l.p < '0' || *l.p > '9') {
+                    npy_fail(err, file, &l, "shape: expected a non-negative integer");
+                    goto out;
+                }
+                uint64_t v = 0;
+                while (l.p < l.end && *l.p >= '0' && *l.p <= '9') {
+                    v = v * 10 + (uint64_t)(*l.p++ - '0');
+                    if (v > MAX_NUMEL) {
+                        npy_fail(err, file, &l, "shape: a dimension over 2^40");
+                        goto out;
+                    }
+                }
+                skip_ws(&l);
+                if (l.p < l.end && *l.p == 'L')   /* Python 2 longs */
+                    l.p++;
+                if (ft->ndim >= TENSOR_MAX_DIMS) {
+                    npy_fail(err, file, &l, "shape: more than 16 dimensions");
+                    goto out;
+                }
+                ft->shape[ft->ndim++] = (int64_t)v;
+                if (lex_char(&l, ',') < 0) {
+                    if (lex_char(&l, ')') == 0)
+                        break;
+                    npy_fail(err, file, &l, "shape: expected ',' or ')'");
+                    goto out;
+                }
+            }
+            have_shape = 1;
+        } else {
+            char msg[128];
+            snprintf(msg, sizeof msg, "unexpected key '%s'", key);
+            npy_fail(err, file, &l, msg);
+            goto out;
+        }
+        if (lex_char(&l, ',') < 0) {
+            if (lex_char(&l, '}') == 0)
+                break;
+            npy_fail(err, file, &l, "expected ',' or '}'");
+            goto out;
+        }
+    }
+    if (!have_descr || !have_order || !have_shape) {
+        strbuf_addf(err, "%s: .npy header lacks %s; re-save it with numpy.save", file,
+                    !have_descr ? "'descr'" : !have_order ? "'fortran_order'" : "'shape'");
+        goto out;
+    }
+    uint64_t numel;
+    if (numel_of(ft->shape, ft->ndim, &numel) < 0) {
+        strbuf_addf(err, "%s: .npy shape has more than 2^40 elements", file);
+        goto out;
+    }
+    if (fortran && ft->ndim > 1) {
+        strbuf_addf(err, "%s: .npy array is in Fortran (column-major) order; save it with "
+                    "numpy.save(path, numpy.ascontiguousarray(arr))", file);
+        goto out;
+    }
+    ft->offset = hstart + hlen;
+    ft->nbytes = numel * dtype_size(ft->dtype);
+    if (ft->offset + ft->nbytes > fsize) {
+        strbuf_addf(err, "%s: .npy data is cut off: the header promises %" PRIu64 " bytes of data, the file has %"
+                    PRIu64, file, ft->nbytes, fsize - ft->offset);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(h);
+    return rc;
+}
+
+static const char *st_dtype(const char *s)
+{
+    static const struct { const char *code, *name; } map[] = {
+        {"F32", "float32"}, {"F16", "float16"}, {"BF16", "bfloat16"}, {"F64", "float64"}, {"I64", "int64"},
+        {"I32", "int32"},   {"I16", "int16"},   {"I8", "int8"},       {"U8", "uint8"},    {"BOOL", "bool"},
+    };
+    for (size_t i = 0; i < NELEM(map); i++)
+        if (!strcmp(s, map[i].code))
+            return map[i].name;
+    return NULL;
+}
+
+static int st_read(int fd, uint64_t fsize, const char *file, const char *want_key, file_tensor *ft, strbuf *err)
+{
+    unsigned char pre[8];
+    if (fsize < 8 || read_at(fd, pre, 8, 0) < 0) {
+        strbuf_addf(err, "%s: not a .safetensors file (shorter than its 8-byte header length)", file);
+        return -1;
+    }
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--)
+        hlen = hlen << 8 | pre[i];
+    if (hlen > ST_MAX_HEADER || hlen > fsize - 8) {
+        strbuf_addf(err, "%s: .safetensors header length %" PRIu64 " runs past the file (%" PRIu64
+                    " bytes) or over %u", file, hlen, fsize, ST_MAX_HEADER);
+        return -1;
+    }
+    char *h = malloc(hlen + 1);
+    if (!h)
+        abort();
+    if (read_at(fd, h, hlen, 8) < 0) {
+        free(h);
+        strbuf_addf(err, "%s: cannot read the .safetensors header", file);
+        return -1;
+    }
+    h[hlen] = 0;
+    int rc = -1;
+    cJSON *root = cJSON_ParseWithLength(h, hlen);
+    if (!root || !cJSON_IsObject(root)) {
+        const char *at = cJSON_GetErrorPtr();
+        strbuf_addf(err, "%s: the .safetensors header is not a JSON object%s%ld)", file,
+                    at && at >= h && at <= h + hlen ? " (near byte " : " (", at && at >= h ? (long)(at - h) + 8 : 8L);
+        goto out;
+    }
+    const cJSON *ent = NULL, *it;
+    int ntensors = 0;
+    strbuf names = STRBUF_INIT;
+    cJSON_ArrayForEach(it, root) {
+        if (!it->string || !strcmp(it->string, "__metadata__"))
+            continue;
+        ntensors++;
+        if (names.len < 300)
+            strbuf_addf(&names, "%s%s", names.len ? ", " : "", it->string);
+        if (want_key && !strcmp(it->string, want_key))
+            ent = it;
+    }
+    if (!want_key) {
+        if (ntensors != 1) {
+            strbuf_addf(err, "%s holds %d tensors (%s); add 'key: NAME' to pick one", file, ntensors, names.buf);
+            strbuf_release(&names);
+            goto out;
+        }
+        cJSON_ArrayForEach(it, root) if (it->string && strcmp(it->string, "__metadata__")) ent = it;
+    } else if (!ent) {
+        strbuf_addf(err, "%s has no tensor '%s'; it holds: %s", file, want_key, ntensors ? names.buf : "nothing");
+        strbuf_release(&names);
+        goto out;
+    }
+    strbuf_release(&names);
+    const char *name = ent->string;
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(ent, "dtype");
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(ent, "shape");
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(ent, "data_offsets");
+    if (!cJSON_IsString(dt) || !(ft->dtype = st_dtype(dt->valuestring))) {
+        strbuf_addf(err, "%s: tensor '%s': dtype %s%s%s is not supported; expected F32 F16 BF16 F64 I64 I32 I16 "
+                    "I8 U8 BOOL", file, name, cJSON_IsString(dt) ? "'" : "", cJSON_IsString(dt) ? dt->valuestring
+                    : "(missing)", cJSON_IsString(dt) ? "'" : "");
+        goto out;
+    }
+    int nd = cJSON_IsArray(sh) ? cJSON_GetArraySize(sh) : -1;
+    if (nd < 0 || nd > TENSOR_MAX_DIMS) {
+        strbuf_addf(err, "%s: tensor '%s': shape must be a list of at most %d sizes", file, name, TENSOR_MAX_DIMS);
+        goto out;
+    }
+    ft->ndim = 0;
+    cJSON_ArrayForEach(it, sh) {
+        double v = it->valuedouble;
+        if (!cJSON_IsNumber(it) || v < 0 || v > (double)MAX_NUMEL || v != (double)(int64_t)v) {
+            strbuf_addf(err, "%s: tensor '%s': shape[%d] is not a non-negative integer", file, name, ft->ndim);
+            goto out;
+        }
+        ft->shape[ft->ndim++] = (int64_t)v;
+    }
+    if (!cJSON_IsArray(off) || cJSON_GetArraySize(off) != 2 || !cJSON_IsNumber(cJSON_GetArrayItem(off, 0)) ||
+        !cJSON_IsNumber(cJSON_GetArrayItem(off, 1))) {
+        strbuf_addf(err, "%s: tensor '%s': data_offsets must be [begin, end]", file, name);
+        goto out;
+    }
+    double b = cJSON_GetArrayItem(off, 0)->valuedouble, e = cJSON_GetArrayItem(off, 1)->valuedouble;
+    uint64_t data_len = fsize - 8 - hlen, numel = 0;
+    if (b < 0 || e < b || e > (double)data_len || b != (double)(uint64_t)b || e != (double)(uint64_t)e) {
+        strbuf_addf(err, "%s: tensor '%s': data_offsets [%.0f, %.0f] fall outside the %" PRIu64
+                    "-byte data section", file, name, b, e, data_len);
+        goto out;
+    }
+    if (numel_of(ft->shape, ft->ndim, &numel) < 0 || (uint64_t)(e - b) != numel * dtype_size(ft->dtype)) {
+        strbuf_addf(err, "%s: tensor '%s': data_offsets span %.0f bytes, but shape and dtype need %" PRIu64,
+                    file, name, e - b, numel * dtype_size(ft->dtype));
+        goto out;
+    }
+    ft->offset = 8 + hlen + (uint64_t)b;
+    ft->nbytes = (uint64_t)(e - b);
+    rc = 0;
+out:
+    cJSON_Delete(root);
+    free(h);
+    return rc;
+}
+
+static void shape_str(strbuf *sb, const int64_t *shape, int ndim)
+{
+    strbuf_addch(sb, '[');
+    for (int i = 0; i < ndim; i++)
+        strbuf_addf(sb, "%s%" PRId64, i ? ", " : "", shape[i]);
+    strbuf_addch(sb, ']');
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+int inputs_materialize_file(const input_spec *in, int index, const char *dir, char **raw_path, strbuf *err)
+{
+    *raw_path = NULL;
+    if (!in->file) {
+        strbuf_addf(err, "input %d: fill: file without a file", index);
+        return -1;
+    }
+    int fd = open(in->file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        strbuf_addf(err, "input %d: cannot open %s: %s", index, in->file, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        strbuf_addf(err, "input %d: %s is not a regular file", index, in->file);
+        close(fd);
+        return -1;
+    }
+    uint64_t fsize = (uint64_t)st.st_size;
+    unsigned char magic[6] = {0};
+    int is_npy = fsize >= 6 && read_at(fd, magic, 6, 0) == 0 && !memcmp(magic, "\x93NUMPY", 6);
+    file_tensor ft = {0};
+    int rc = -1, out = -1;
+    char *path = NULL;
+    strbuf tmp = STRBUF_INIT;
+    if (is_npy || ends_with(in->file, ".npy")) {
+        if (in->key)
+            strbuf_addf(err, "input %d: 'key' is for .safetensors files, and %s is a .npy file", index, in->file);
+        else if (npy_read(fd, fsize, in->file, &ft, err) == 0)
+            rc = 0;
+    } else if (ends_with(in->file, ".safetensors")) {
+        rc = st_read(fd, fsize, in->file, in->key, &ft, err);
+    } else {
+        strbuf_addf(err, "input %d: %s is neither a .npy file nor named *.safetensors", index, in->file);
+    }
+    if (rc < 0)
+        goto done;
+    rc = -1;
+    if (strcmp(ft.dtype, in->dtype ? in->dtype : "")) {
+        strbuf_addf(err, "input %d: %s holds %s, the spec says dtype %s; fix the spec or convert the file",
+                    index, in->file, ft.dtype, in->dtype ? in->dtype : "(none)");
+        goto done;
+    }
+    if (ft.ndim != in->ndim || memcmp(ft.shape, in->shape, (size_t)ft.ndim * sizeof *ft.shape)) {
+        strbuf_addf(err, "input %d: %s has shape ", index, in->file);
+        shape_str(err, ft.shape, ft.ndim);
+        strbuf_addstr(err, ", the spec says ");
+        shape_str(err, in->shape, in->ndim);
+        goto done;
+    }
+    strbuf_addf(&tmp, "input%d.raw", index);
+    path = path_join(dir, tmp.buf);
+    out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (out < 0) {
+        strbuf_addf(err, "input %d: cannot write %s: %s", index, path, strerror(errno));
+        goto done;
+    }
+    static char buf[1 << 16];
+    for (uint64_t done = 0; done < ft.nbytes;) {
+        size_t n = ft.nbytes - done < sizeof buf ? (size_t)(ft.nbytes - done) : sizeof buf;
+        if (read_at(fd, buf, n, ft.offset + done) < 0) {
+            strbuf_addf(err, "input %d: %s: read failed at byte %" PRIu64, index, in->file, ft.offset + done);
+            goto done;
+        }
+        for (size_t w = 0; w < n;) {
+            ssize_t r = write(out, buf + w, n - w);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                strbuf_addf(err, "input %d: writing %s failed: %s", index, path, strerror(errno));
+                goto done;
+            }
+            w += (size_t)r;
+        }
+        done += n;
+    }
+    if (close(out) < 0) {
+        out = -1;
+        strbuf_addf(err, "input %d: writing %s failed: %s", index, path, strerror(errno));
+        goto done;
+    }
+    out = -1;
+    *raw_path = path;
+    path = NULL;
+    rc = 0;
+done:
+    if (out >= 0)
+        close(out);
+    if (path && rc < 0)
+        unlink(path);
+    free(path);
+    strbuf_release(&tmp);
+    close(fd);
+    return rc;
+}
