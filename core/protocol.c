@@ -1,1 +1,486 @@
-/* PLACEHOLDER: the runner protocol lands with the runner. */
+/* protocol.c — encoder and decoder of the runner protocol (protocol.h).
+ *
+ * The decoder is the only code that reads bytes from the other process, so it
+ * trusts nothing: a cursor with a hard end, every count and string capped
+ * before anything is allocated, enums range-checked, and a frame must be
+ * filled exactly by its fields. Errors: encode/decode return -1 and append
+ * "protocol: <message> at byte N of a <TYPE> frame" to err. */
+#include "protocol.h"
+#include <stdio.h>
+#include <string.h>
+
+/* ---- encoding ---------------------------------------------------------- */
+
+static void put_u8(strbuf *o, uint8_t v) { strbuf_addch(o, (char)v); }
+
+static void put_u32(strbuf *o, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    strbuf_add(o, b, 4);
+}
+
+static void put_u64(strbuf *o, uint64_t v)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
+    strbuf_add(o, b, 8);
+}
+
+static void put_i64(strbuf *o, int64_t v) { put_u64(o, (uint64_t)v); }
+
+static void put_f64(strbuf *o, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    put_u64(o, v);
+}
+
+/* NULL encodes as the empty string. */
+static int put_str(strbuf *o, const char *s, const char *what, strbuf *err)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n > PROTO_MAX_STR) {
+        strbuf_addf(err, "protocol: %s is %zu bytes, over the %u-byte limit", what, n, PROTO_MAX_STR);
+        return -1;
+    }
+    put_u32(o, (uint32_t)n);
+    strbuf_add(o, s ? s : "", n);
+    return 0;
+}
+
+static int put_dims(strbuf *o, const int64_t *d, int n, const char *what, strbuf *err)
+{
+    if (n < 0 || n > TENSOR_MAX_DIMS || (n > 0 && !d)) {
+        strbuf_addf(err, "protocol: %s has %d dims (at most %d)", what, n, TENSOR_MAX_DIMS);
+        return -1;
+    }
+    put_u32(o, (uint32_t)n);
+    for (int i = 0; i < n; i++) put_i64(o, d[i]);
+    return 0;
+}
+
+static int put_tensor(strbuf *o, const tensor_rec *t, strbuf *err)
+{
+    if (put_str(o, t->name, "tensor name", err) || put_str(o, t->dtype, "tensor dtype", err) ||
+        put_str(o, t->device, "tensor device", err) ||
+        put_dims(o, t->shape, t->ndim, "tensor shape", err) ||
+        put_dims(o, t->strides, t->ndim, "tensor strides", err))
+        return -1;
+    put_u8(o, t->has_stats ? 1 : 0);
+    if (t->has_stats) {
+        const tensor_stats *s = &t->stats;
+        put_u64(o, s->numel); put_u64(o, s->finite); put_u64(o, s->nan); put_u64(o, s->posinf);
+        put_u64(o, s->neginf); put_u64(o, s->zeros); put_u64(o, s->subnormal);
+        put_f64(o, s->min); put_f64(o, s->max); put_f64(o, s->mean); put_f64(o, s->std);
+    }
+    if (t->nvalues > PROTO_MAX_VALUES || (t->nvalues && !t->values)) {
+        strbuf_addf(err, "protocol: tensor %s carries %zu values (at most %u)",
+                    t->name ? t->name : "?", t->nvalues, PROTO_MAX_VALUES);
+        return -1;
+    }
+    put_u32(o, (uint32_t)t->nvalues);
+    for (size_t i = 0; i < t->nvalues; i++) put_f64(o, t->values[i]);
+    put_u8(o, t->values_complete ? 1 : 0);
+    return 0;
+}
+
+static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
+{
+    switch (m->type) {
+    case PROTO_HELLO:
+        put_u32(o, m->u.hello.version);
+        if (put_str(o, m->u.hello.runner_version, "runner version", err) ||
+            put_str(o, m->u.hello.torch_version, "torch version", err))
+            return -1;
+        put_i64(o, m->u.hello.pid);
+        put_i64(o, m->u.hello.cuda_device_count);
+        return put_str(o, m->u.hello.gpu_name, "gpu name", err) ||
+               put_str(o, m->u.hello.gpu_cc, "gpu compute capability", err) ? -1 : 0;
+    case PROTO_LOADED:
+        if (m->u.loaded.n_names > PROTO_MAX_NAMES || (m->u.loaded.n_names && !m->u.loaded.input_names)) {
+            strbuf_addf(err, "protocol: %u input names (at most %u)", m->u.loaded.n_names, PROTO_MAX_NAMES);
+            return -1;
+        }
+        put_u32(o, m->u.loaded.n_inputs);
+        put_u32(o, m->u.loaded.n_outputs);
+        put_u32(o, m->u.loaded.n_names);
+        for (uint32_t i = 0; i < m->u.loaded.n_names; i++)
+            if (put_str(o, m->u.loaded.input_names[i], "input name", err)) return -1;
+        return 0;
+    case PROTO_KERNEL:
+        put_i64(o, m->u.kernel.index);
+        if (put_str(o, m->u.kernel.name, "kernel name", err)) return -1;
+        put_u8(o, m->u.kernel.phase);
+        put_u8(o, m->u.kernel.status);
+        put_f64(o, m->u.kernel.t_us);
+        put_f64(o, m->u.kernel.duration_us);
+        return 0;
+    case PROTO_TENSOR:
+        put_i64(o, m->u.tensor.kernel_index);
+        put_u8(o, (uint8_t)m->u.tensor.t.phase);
+        return put_tensor(o, &m->u.tensor.t, err);
+    case PROTO_STOPPED:
+        put_i64(o, m->u.stopped.kernel_index);
+        put_u8(o, m->u.stopped.phase);
+        put_u8(o, m->u.stopped.reason);
+        return 0;
+    case PROTO_ERROR:
+        put_i64(o, m->u.error.kernel_index);
+        return put_str(o, m->u.error.text, "error text", err);
+    case PROTO_DONE:
+        put_i64(o, m->u.done.status);
+        return 0;
+    case PROTO_LOAD:
+        if (put_str(o, m->u.load.so_path, "so path", err) ||
+            put_str(o, m->u.load.cubin_dir, "cubin dir", err) ||
+            put_str(o, m->u.load.device, "device", err))
+            return -1;
+        put_u32(o, m->u.load.flags);
+        put_u64(o, m->u.load.max_values);
+        return 0;
+    case PROTO_INPUT: {
+        const input_spec *s = &m->u.input.spec;
+        put_u32(o, m->u.input.index);
+        if (put_str(o, s->dtype, "input dtype", err) || put_str(o, s->device, "input device", err) ||
+            put_dims(o, s->shape, s->ndim, "input shape", err))
+            return -1;
+        put_u8(o, (uint8_t)s->fill);
+        put_u64(o, s->seed);
+        put_f64(o, s->value);
+        return put_str(o, m->u.input.raw_path, "input raw path", err);
+    }
+    case PROTO_CONTROL:
+        put_u8(o, m->u.control.cmd);
+        put_i64(o, m->u.control.arg);
+        if (put_str(o, m->u.control.name, "control kernel name", err)) return -1;
+        put_u32(o, m->u.control.break_flags);
+        return 0;
+    case PROTO_RUN:
+    case PROTO_QUIT:
+        return 0;
+    }
+    strbuf_addf(err, "protocol: cannot encode unknown message type %d", (int)m->type);
+    return -1;
+}
+
+int proto_encode(strbuf *out, const proto_msg *m, strbuf *err)
+{
+    size_t start = out->len;
+    put_u32(out, 0);                     /* length, patched below */
+    put_u8(out, (uint8_t)m->type);
+    if (encode_body(out, m, err)) {
+        strbuf_setlen(out, start);
+        return -1;
+    }
+    size_t n = out->len - start - 4;
+    if (n > PROTO_MAX_FRAME) {
+        strbuf_setlen(out, start);
+        strbuf_addf(err, "protocol: %s frame is %zu bytes, over the %u-byte limit",
+                    proto_type_name(m->type), n, PROTO_MAX_FRAME);
+        return -1;
+    }
+    unsigned char *p = (unsigned char *)out->buf + start;
+    p[0] = (unsigned char)n; p[1] = (unsigned char)(n >> 8);
+    p[2] = (unsigned char)(n >> 16); p[3] = (unsigned char)(n >> 24);
+    return 0;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+typedef struct {
+    const unsigned char *p;   /* frame start (the length field) */
+    size_t pos, end;          /* cursor and hard end, offsets from p */
+    arena *a;
+    strbuf *err;
+    proto_type type;
+    int failed;
+} cursor;
+
+static void fail(cursor *c, const char *what)
+{
+    if (c->failed) return;
+    c->failed = 1;
+    strbuf_addf(c->err, "protocol: %s at byte %zu of a %s frame", what, c->pos,
+                proto_type_name(c->type));
+}
+
+static int need(cursor *c, size_t n, const char *what)
+{
+    if (c->failed) return -1;
+    if (n > c->end - c->pos) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s runs past the end of the frame", what);
+        fail(c, msg);
+        return -1;
+    }
+    return 0;
+}
+
+static uint64_t rd_le(const unsigned char *b, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = (v << 8) | b[i];
+    return v;
+}
+
+static uint8_t get_u8(cursor *c, const char *what)
+{
+    if (need(c, 1, what)) return 0;
+    return c->p[c->pos++];
+}
+
+static uint32_t get_u32(cursor *c, const char *what)
+{
+    if (need(c, 4, what)) return 0;
+    uint32_t v = (uint32_t)rd_le(c->p + c->pos, 4);
+    c->pos += 4;
+    return v;
+}
+
+static uint64_t get_u64(cursor *c, const char *what)
+{
+    if (need(c, 8, what)) return 0;
+    uint64_t v = rd_le(c->p + c->pos, 8);
+    c->pos += 8;
+    return v;
+}
+
+static int64_t get_i64(cursor *c, const char *what) { return (int64_t)get_u64(c, what); }
+
+static double get_f64(cursor *c, const char *what)
+{
+    uint64_t v = get_u64(c, what);
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+/* Strings come back NUL-terminated in the arena, never NULL ("" when empty). */
+static const char *get_str(cursor *c, const char *what)
+{
+    size_t at = c->pos;
+    uint32_t n = get_u32(c, what);
+    if (c->failed) return "";
+    if (n > PROTO_MAX_STR) {
+        c->pos = at;
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s length %u is over the %u-byte limit", what, n, PROTO_MAX_STR);
+        fail(c, msg);
+        return "";
+    }
+    if (need(c, n, what)) return "";
+    if (memchr(c->p + c->pos, 0, n)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s holds a NUL byte", what);
+        fail(c, msg);
+        return "";
+    }
+    char *s = arena_strndup(c->a, (const char *)c->p + c->pos, n);
+    c->pos += n;
+    return s;
+}
+
+/* Reads a dims array; returns its count (or -1) and the items in *out (arena). */
+static int get_dims(cursor *c, int64_t **out, int64_t *fixed, const char *what)
+{
+    size_t at = c->pos;
+    uint32_t n = get_u32(c, what);
+    if (c->failed) return -1;
+    if (n > TENSOR_MAX_DIMS) {
+        c->pos = at;
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s has %u dims (at most %d)", what, n, TENSOR_MAX_DIMS);
+        fail(c, msg);
+        return -1;
+    }
+    if (need(c, (size_t)n * 8, what)) return -1;
+    int64_t *d = fixed;
+    if (!d) d = n ? arena_alloc(c->a, n * sizeof *d) : NULL;
+    for (uint32_t i = 0; i < n; i++) d[i] = get_i64(c, what);
+    if (out) *out = d;
+    return (int)n;
+}
+
+static uint8_t get_enum(cursor *c, unsigned max, const char *what)
+{
+    size_t at = c->pos;
+    uint8_t v = get_u8(c, what);
+    if (!c->failed && v > max) {
+        c->pos = at;
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s %u is out of range (0..%u)", what, v, max);
+        fail(c, msg);
+    }
+    return v;
+}
+
+static void get_tensor(cursor *c, tensor_rec *t)
+{
+    t->name = get_str(c, "tensor name");
+    t->dtype = get_str(c, "tensor dtype");
+    t->device = get_str(c, "tensor device");
+    int nd = get_dims(c, &t->shape, NULL, "tensor shape");
+    size_t at = c->pos;
+    int ns = get_dims(c, &t->strides, NULL, "tensor strides");
+    if (c->failed) return;
+    if (nd != ns) {
+        c->pos = at;
+        fail(c, "tensor strides count differs from its shape's");
+        return;
+    }
+    t->ndim = nd;
+    t->has_stats = get_enum(c, 1, "has_stats flag");
+    if (t->has_stats) {
+        tensor_stats *s = &t->stats;
+        s->numel = get_u64(c, "stats"); s->finite = get_u64(c, "stats"); s->nan = get_u64(c, "stats");
+        s->posinf = get_u64(c, "stats"); s->neginf = get_u64(c, "stats"); s->zeros = get_u64(c, "stats");
+        s->subnormal = get_u64(c, "stats");
+        s->min = get_f64(c, "stats"); s->max = get_f64(c, "stats");
+        s->mean = get_f64(c, "stats"); s->std = get_f64(c, "stats");
+    }
+    at = c->pos;
+    uint32_t nv = get_u32(c, "values count");
+    if (c->failed) return;
+    if (nv > PROTO_MAX_VALUES) {
+        c->pos = at;
+        fail(c, "values count is over the limit");
+        return;
+    }
+    if (need(c, (size_t)nv * 8, "values")) return;
+    t->nvalues = nv;
+    t->values = nv ? arena_alloc(c->a, (size_t)nv * sizeof(double)) : NULL;
+    for (uint32_t i = 0; i < nv; i++) t->values[i] = get_f64(c, "values");
+    t->values_complete = get_enum(c, 1, "values_complete flag");
+}
+
+static void decode_body(cursor *c, proto_msg *m)
+{
+    switch (m->type) {
+    case PROTO_HELLO:
+        m->u.hello.version = get_u32(c, "version");
+        m->u.hello.runner_version = get_str(c, "runner version");
+        m->u.hello.torch_version = get_str(c, "torch version");
+        m->u.hello.pid = get_i64(c, "pid");
+        m->u.hello.cuda_device_count = get_i64(c, "cuda device count");
+        m->u.hello.gpu_name = get_str(c, "gpu name");
+        m->u.hello.gpu_cc = get_str(c, "gpu compute capability");
+        return;
+    case PROTO_LOADED: {
+        m->u.loaded.n_inputs = get_u32(c, "n_inputs");
+        m->u.loaded.n_outputs = get_u32(c, "n_outputs");
+        size_t at = c->pos;
+        uint32_t n = get_u32(c, "input name count");
+        if (c->failed) return;
+        /* each name needs at least its 4-byte length: refuse counts the frame cannot hold */
+        if (n > PROTO_MAX_NAMES || (size_t)n * 4 > c->end - c->pos) {
+            c->pos = at;
+            fail(c, "input name count is over the limit or larger than the frame");
+            return;
+        }
+        m->u.loaded.n_names = n;
+        m->u.loaded.input_names = n ? arena_alloc(c->a, n * sizeof(char *)) : NULL;
+        for (uint32_t i = 0; i < n && !c->failed; i++)
+            m->u.loaded.input_names[i] = get_str(c, "input name");
+        return;
+    }
+    case PROTO_KERNEL:
+        m->u.kernel.index = get_i64(c, "kernel index");
+        m->u.kernel.name = get_str(c, "kernel name");
+        m->u.kernel.phase = get_enum(c, 1, "kernel phase");
+        m->u.kernel.status = get_enum(c, KSTAT_ERROR, "kernel status");
+        m->u.kernel.t_us = get_f64(c, "t_us");
+        m->u.kernel.duration_us = get_f64(c, "duration_us");
+        return;
+    case PROTO_TENSOR:
+        m->u.tensor.kernel_index = get_i64(c, "kernel index");
+        m->u.tensor.t.phase = (tensor_phase)get_enum(c, PHASE_OUTPUT, "tensor phase");
+        get_tensor(c, &m->u.tensor.t);
+        return;
+    case PROTO_STOPPED:
+        m->u.stopped.kernel_index = get_i64(c, "kernel index");
+        m->u.stopped.phase = get_enum(c, 1, "stop phase");
+        m->u.stopped.reason = get_enum(c, PROTO_STOP_START, "stop reason");
+        return;
+    case PROTO_ERROR:
+        m->u.error.kernel_index = get_i64(c, "kernel index");
+        m->u.error.text = get_str(c, "error text");
+        return;
+    case PROTO_DONE:
+        m->u.done.status = get_i64(c, "status");
+        return;
+    case PROTO_LOAD:
+        m->u.load.so_path = get_str(c, "so path");
+        m->u.load.cubin_dir = get_str(c, "cubin dir");
+        m->u.load.device = get_str(c, "device");
+        m->u.load.flags = get_u32(c, "flags");
+        m->u.load.max_values = get_u64(c, "max_values");
+        return;
+    case PROTO_INPUT: {
+        input_spec *s = &m->u.input.spec;
+        m->u.input.index = get_u32(c, "input index");
+        s->dtype = get_str(c, "input dtype");
+        s->device = get_str(c, "input device");
+        int nd = get_dims(c, NULL, s->shape, "input shape");
+        s->ndim = nd < 0 ? 0 : nd;
+        s->fill = (fill_kind)get_enum(c, FILL_FILE, "fill kind");
+        s->seed = get_u64(c, "seed");
+        s->value = get_f64(c, "value");
+        m->u.input.raw_path = get_str(c, "raw path");
+        s->file = m->u.input.raw_path;
+        return;
+    }
+    case PROTO_CONTROL:
+        m->u.control.cmd = get_enum(c, PROTO_CMD_RUN_TO_NAME, "control command");
+        m->u.control.arg = get_i64(c, "control argument");
+        m->u.control.name = get_str(c, "control kernel name");
+        m->u.control.break_flags = get_u32(c, "break flags");
+        return;
+    case PROTO_RUN:
+    case PROTO_QUIT:
+        return;
+    }
+    c->pos = 4;
+    fail(c, "unknown message type");
+}
+
+long proto_decode(const unsigned char *buf, size_t len, proto_msg *m, arena *a, strbuf *err)
+{
+    memset(m, 0, sizeof *m);
+    if (len < 4) return 0;
+    uint32_t n = (uint32_t)rd_le(buf, 4);
+    if (n == 0 || n > PROTO_MAX_FRAME) {
+        strbuf_addf(err, "protocol: frame length %u is %s (the stream is corrupt or not aotidbg's)", n,
+                    n == 0 ? "empty" : "over the 64 MiB limit");
+        return -1;
+    }
+    if (len - 4 < n) return 0;
+    cursor c = {buf, 5, (size_t)n + 4, a, err, (proto_type)buf[4], 0};
+    m->type = c.type;
+    decode_body(&c, m);
+    if (!c.failed && c.pos != c.end) fail(&c, "trailing bytes after the last field");
+    if (c.failed) {
+        memset(m, 0, sizeof *m);
+        return -1;
+    }
+    return (long)c.end;
+}
+
+const char *proto_type_name(proto_type t)
+{
+    switch (t) {
+    case PROTO_HELLO: return "HELLO";
+    case PROTO_LOADED: return "LOADED";
+    case PROTO_KERNEL: return "KERNEL";
+    case PROTO_TENSOR: return "TENSOR";
+    case PROTO_STOPPED: return "STOPPED";
+    case PROTO_ERROR: return "ERROR";
+    case PROTO_DONE: return "DONE";
+    case PROTO_LOAD: return "LOAD";
+    case PROTO_INPUT: return "INPUT";
+    case PROTO_CONTROL: return "CONTROL";
+    case PROTO_RUN: return "RUN";
+    case PROTO_QUIT: return "QUIT";
+    }
+    return "unknown";
+}

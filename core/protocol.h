@@ -20,7 +20,11 @@
  *
  * Untrusted bytes: proto_decode() never reads past len, caps every count and
  * string, and reports what was malformed; it is fuzzed (tests/fuzz).
- * Ownership: decoded strings and arrays live in the caller's arena. */
+ * Ownership: decoded strings and arrays live in the caller's arena.
+ * Strings: encoding treats NULL as ""; decoded strings are never NULL ("" when
+ * empty) and may not hold NUL bytes. Enums (phase, status, reason, fill, cmd,
+ * flags bytes) are range-checked; TENSOR shape and strides counts must match.
+ * Decoding INPUT also sets u.input.spec.file = u.input.raw_path. */
 #ifndef AOTIDBG_PROTOCOL_H
 #define AOTIDBG_PROTOCOL_H
 #include <stddef.h>
@@ -34,6 +38,7 @@
 #define PROTO_MAX_FRAME   (64U << 20)
 #define PROTO_MAX_STR     (1U << 20)
 #define PROTO_MAX_VALUES  (4U << 20)
+#define PROTO_MAX_NAMES   (1U << 16)     /* input names in LOADED */
 
 typedef enum {
     /* runner -> front end */

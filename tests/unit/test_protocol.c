@@ -1,0 +1,433 @@
+/* test_protocol.c — the runner protocol codec: every message round-trips,
+ * every truncated prefix asks for more bytes, corrupt frames are refused with
+ * a message, and the caps hold on both the encoding and the decoding side. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "check.h"
+#include "protocol.h"
+
+static int64_t shape3[3] = {4, 8, 2}, strides3[3] = {16, 2, 1};
+static double vals[5] = {1.5, -2.25, 0.0, 1e300, -1e-310};
+static const char *names2[2] = {"arg0_1", "arg1_1"};
+
+/* One filled example of every message type. */
+static int sample_msgs(proto_msg *out)
+{
+    int n = 0;
+    proto_msg m;
+    memset(&m, 0, sizeof m); m.type = PROTO_HELLO;
+    m.u.hello.version = PROTO_VERSION; m.u.hello.runner_version = "0.1.0";
+    m.u.hello.torch_version = "2.13.0"; m.u.hello.pid = 4242; m.u.hello.cuda_device_count = 2;
+    m.u.hello.gpu_name = "NVIDIA H200"; m.u.hello.gpu_cc = "9.0";
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_LOADED;
+    m.u.loaded.n_inputs = 2; m.u.loaded.n_outputs = 1; m.u.loaded.n_names = 2;
+    m.u.loaded.input_names = names2;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_KERNEL;
+    m.u.kernel.index = 7; m.u.kernel.name = "triton_poi_fused_add_0"; m.u.kernel.phase = 1;
+    m.u.kernel.status = KSTAT_NAN; m.u.kernel.t_us = 123.5; m.u.kernel.duration_us = 4.25;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;
+    m.u.tensor.kernel_index = 3;
+    m.u.tensor.t.name = "buf0"; m.u.tensor.t.phase = PHASE_AFTER; m.u.tensor.t.ndim = 3;
+    m.u.tensor.t.shape = shape3; m.u.tensor.t.strides = strides3;
+    m.u.tensor.t.dtype = "bfloat16"; m.u.tensor.t.device = "cuda:0"; m.u.tensor.t.has_stats = 1;
+    m.u.tensor.t.stats = (tensor_stats){64, 60, 2, 1, 1, 5, 3, -1.5, 2.5, 0.125, NAN};
+    m.u.tensor.t.nvalues = 5; m.u.tensor.t.values = vals; m.u.tensor.t.values_complete = 0;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;   /* scalar output, no stats, no values */
+    m.u.tensor.kernel_index = -1; m.u.tensor.t.name = "output0"; m.u.tensor.t.phase = PHASE_OUTPUT;
+    m.u.tensor.t.dtype = "int64"; m.u.tensor.t.device = "cpu"; m.u.tensor.t.values_complete = 1;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_STOPPED;
+    m.u.stopped.kernel_index = 2; m.u.stopped.phase = 0; m.u.stopped.reason = PROTO_STOP_BREAK_NAME;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_ERROR;
+    m.u.error.kernel_index = -1; m.u.error.text = "CUDA error: device-side assert triggered\nline 2";
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_DONE; m.u.done.status = 1;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_LOAD;
+    m.u.load.so_path = "/tmp/x/model.wrapper.so"; m.u.load.cubin_dir = "/tmp/x";
+    m.u.load.device = "cuda:1"; m.u.load.flags = PROTO_LOAD_BLOCKING; m.u.load.max_values = 1ULL << 40;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_INPUT;
+    m.u.input.index = 1; m.u.input.spec.dtype = "float16"; m.u.input.spec.device = "cpu";
+    m.u.input.spec.ndim = 2; m.u.input.spec.shape[0] = 0; m.u.input.spec.shape[1] = INT64_MAX;
+    m.u.input.spec.fill = FILL_FILE; m.u.input.spec.seed = UINT64_MAX; m.u.input.spec.value = -0.5;
+    m.u.input.raw_path = "/tmp/in1.raw";
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_CONTROL;
+    m.u.control.cmd = PROTO_CMD_RUN_TO_NAME; m.u.control.arg = -1; m.u.control.name = "cpp_fused_mul_1";
+    m.u.control.break_flags = 6;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_RUN; out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_QUIT; out[n++] = m;
+    return n;
+}
+
+static int same_f64(double a, double b) { return memcmp(&a, &b, 8) == 0; }
+
+static int same_tensor(const tensor_rec *a, const tensor_rec *b)
+{
+    if (strcmp(a->name, b->name) || strcmp(a->dtype, b->dtype) || strcmp(a->device, b->device)) return 0;
+    if (a->phase != b->phase || a->ndim != b->ndim || a->has_stats != b->has_stats) return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i]) return 0;
+    if (a->has_stats) {
+        const tensor_stats *x = &a->stats, *y = &b->stats;
+        if (x->numel != y->numel || x->finite != y->finite || x->nan != y->nan || x->posinf != y->posinf ||
+            x->neginf != y->neginf || x->zeros != y->zeros || x->subnormal != y->subnormal)
+            return 0;
+        if (!same_f64(x->min, y->min) || !same_f64(x->max, y->max) || !same_f64(x->mean, y->mean) ||
+            !same_f64(x->std, y->std))
+            return 0;
+    }
+    if (a->nvalues != b->nvalues || a->values_complete != b->values_complete) return 0;
+    for (size_t i = 0; i < a->nvalues; i++)
+        if (!same_f64(a->values[i], b->values[i])) return 0;
+    return 1;
+}
+
+static int same_msg(const proto_msg *a, const proto_msg *b)
+{
+    if (a->type != b->type) return 0;
+    switch (a->type) {
+    case PROTO_HELLO:
+        return a->u.hello.version == b->u.hello.version && a->u.hello.pid == b->u.hello.pid &&
+               a->u.hello.cuda_device_count == b->u.hello.cuda_device_count &&
+               !strcmp(a->u.hello.runner_version, b->u.hello.runner_version) &&
+               !strcmp(a->u.hello.torch_version, b->u.hello.torch_version) &&
+               !strcmp(a->u.hello.gpu_name, b->u.hello.gpu_name) && !strcmp(a->u.hello.gpu_cc, b->u.hello.gpu_cc);
+    case PROTO_LOADED:
+        if (a->u.loaded.n_inputs != b->u.loaded.n_inputs || a->u.loaded.n_outputs != b->u.loaded.n_outputs ||
+            a->u.loaded.n_names != b->u.loaded.n_names)
+            return 0;
+        for (uint32_t i = 0; i < a->u.loaded.n_names; i++)
+            if (strcmp(a->u.loaded.input_names[i], b->u.loaded.input_names[i])) return 0;
+        return 1;
+    case PROTO_KERNEL:
+        return a->u.kernel.index == b->u.kernel.index && !strcmp(a->u.kernel.name, b->u.kernel.name) &&
+               a->u.kernel.phase == b->u.kernel.phase && a->u.kernel.status == b->u.kernel.status &&
+               same_f64(a->u.kernel.t_us, b->u.kernel.t_us) &&
+               same_f64(a->u.kernel.duration_us, b->u.kernel.duration_us);
+    case PROTO_TENSOR:
+        return a->u.tensor.kernel_index == b->u.tensor.kernel_index && same_tensor(&a->u.tensor.t, &b->u.tensor.t);
+    case PROTO_STOPPED:
+        return a->u.stopped.kernel_index == b->u.stopped.kernel_index && a->u.stopped.phase == b->u.stopped.phase &&
+               a->u.stopped.reason == b->u.stopped.reason;
+    case PROTO_ERROR:
+        return a->u.error.kernel_index == b->u.error.kernel_index && !strcmp(a->u.error.text, b->u.error.text);
+    case PROTO_DONE:
+        return a->u.done.status == b->u.done.status;
+    case PROTO_LOAD:
+        return !strcmp(a->u.load.so_path, b->u.load.so_path) && !strcmp(a->u.load.cubin_dir, b->u.load.cubin_dir) &&
+               !strcmp(a->u.load.device, b->u.load.device) && a->u.load.flags == b->u.load.flags &&
+               a->u.load.max_values == b->u.load.max_values;
+    case PROTO_INPUT: {
+        const input_spec *x = &a->u.input.spec, *y = &b->u.input.spec;
+        if (a->u.input.index != b->u.input.index || strcmp(x->dtype, y->dtype) || strcmp(x->device, y->device) ||
+            x->ndim != y->ndim || x->fill != y->fill || x->seed != y->seed || !same_f64(x->value, y->value) ||
+            strcmp(a->u.input.raw_path, b->u.input.raw_path))
+            return 0;
+        for (int i = 0; i < x->ndim; i++)
+            if (x->shape[i] != y->shape[i]) return 0;
+        return 1;
+    }
+    case PROTO_CONTROL:
+        return a->u.control.cmd == b->u.control.cmd && a->u.control.arg == b->u.control.arg &&
+               !strcmp(a->u.control.name, b->u.control.name) &&
+               a->u.control.break_flags == b->u.control.break_flags;
+    case PROTO_RUN:
+    case PROTO_QUIT:
+        return 1;
+    }
+    return 0;
+}
+
+static void test_round_trip_every_message(void)
+{
+    proto_msg msgs[32];
+    int n = sample_msgs(msgs);
+    CHECK(n == 13);
+    strbuf all = STRBUF_INIT, err = STRBUF_INIT;
+    for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
+    CHECK(err.len == 0);
+    /* decode the concatenated stream back, message by message */
+    arena a = ARENA_INIT;
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        proto_msg d;
+        long used = proto_decode((unsigned char *)all.buf + off, all.len - off, &d, &a, &err);
+        CHECK(used > 0);
+        if (used <= 0) { fprintf(stderr, "msg %d: %s\n", i, err.buf); break; }
+        if (!same_msg(&msgs[i], &d)) fprintf(stderr, "message %d (%s) differs\n", i, proto_type_name(msgs[i].type));
+        CHECK(same_msg(&msgs[i], &d));
+        off += (size_t)used;
+    }
+    CHECK(off == all.len);
+    arena_release(&a);
+    strbuf_release(&all);
+    strbuf_release(&err);
+}
+
+static void test_null_strings_and_input_file(void)
+{
+    proto_msg m, d;
+    memset(&m, 0, sizeof m);
+    m.type = PROTO_LOAD;             /* every string NULL */
+    strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+    arena a = ARENA_INIT;
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
+    CHECK_STR(d.u.load.so_path, "");
+    CHECK_STR(d.u.load.cubin_dir, "");
+    memset(&m, 0, sizeof m);
+    m.type = PROTO_INPUT; m.u.input.raw_path = "/x.raw";
+    strbuf_reset(&b);
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
+    CHECK_STR(d.u.input.spec.file, "/x.raw");
+    arena_release(&a);
+    strbuf_release(&b);
+    strbuf_release(&err);
+}
+
+static void test_every_truncation_wants_more(void)
+{
+    proto_msg msgs[32];
+    int n = sample_msgs(msgs);
+    strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+    arena a = ARENA_INIT;
+    for (int i = 0; i < n; i++) {
+        strbuf_reset(&b);
+        CHECK(proto_encode(&b, &msgs[i], &err) == 0);
+        for (size_t cut = 0; cut < b.len; cut++) {
+            proto_msg d;
+            long r = proto_decode((unsigned char *)b.buf, cut, &d, &a, &err);
+            if (r != 0) fprintf(stderr, "%s cut at %zu gave %ld\n", proto_type_name(msgs[i].type), cut, r);
+            CHECK(r == 0);
+        }
+    }
+    CHECK(err.len == 0);
+    arena_release(&a);
+    strbuf_release(&b);
+    strbuf_release(&err);
+}
+
+/* Shrinking or growing the frame length (and padding the buffer so the frame
+ * is "complete") must make every message malformed: fields must fill a frame
+ * exactly. */
+static void test_corrupted_lengths_refused(void)
+{
+    proto_msg msgs[32];
+    int n = sample_msgs(msgs);
+    strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+    arena a = ARENA_INIT;
+    for (int i = 0; i < n; i++) {
+        strbuf_reset(&b);
+        CHECK(proto_encode(&b, &msgs[i], &err) == 0);
+        uint32_t len = (uint32_t)(b.len - 4);
+        strbuf_add(&b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);   /* slack for longer lengths */
+        int deltas[] = {-3, -1, 1, 2, 9};
+        for (size_t k = 0; k < sizeof deltas / sizeof *deltas; k++) {
+            long nl = (long)len + deltas[k];
+            if (nl < 1) continue;
+            unsigned char *p = (unsigned char *)b.buf;
+            p[0] = (unsigned char)nl; p[1] = (unsigned char)(nl >> 8);
+            p[2] = (unsigned char)(nl >> 16); p[3] = (unsigned char)(nl >> 24);
+            proto_msg d;
+            strbuf_reset(&err);
+            long r = proto_decode(p, b.len, &d, &a, &err);
+            if (r != -1) fprintf(stderr, "%s length %+d gave %ld\n", proto_type_name(msgs[i].type), deltas[k], r);
+            CHECK(r == -1);
+            CHECK_CONTAINS(err.buf, "protocol:");
+        }
+    }
+    /* zero and oversized lengths are refused from the header alone */
+    unsigned char zero[5] = {0, 0, 0, 0, PROTO_RUN};
+    proto_msg d;
+    strbuf_reset(&err);
+    CHECK(proto_decode(zero, 5, &d, &a, &err) == -1);
+    unsigned char huge[4] = {0xff, 0xff, 0xff, 0x7f};
+    strbuf_reset(&err);
+    CHECK(proto_decode(huge, 4, &d, &a, &err) == -1);
+    CHECK_CONTAINS(err.buf, "limit");
+    arena_release(&a);
+    strbuf_release(&b);
+    strbuf_release(&err);
+}
+
+static void patch_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+static void test_corrupted_fields_refused(void)
+{
+    strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+    arena a = ARENA_INIT;
+    proto_msg m, d;
+    /* unknown type */
+    unsigned char unk[5] = {1, 0, 0, 0, 99};
+    CHECK(proto_decode(unk, 5, &d, &a, &err) == -1);
+    CHECK_CONTAINS(err.buf, "unknown message type");
+    /* string length larger than the frame: ERROR is i64 then str at offset 13 */
+    memset(&m, 0, sizeof m); m.type = PROTO_ERROR; m.u.error.text = "boom";
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    patch_u32((unsigned char *)b.buf + 13, 1000);
+    strbuf_reset(&err);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == -1);
+    CHECK_CONTAINS(err.buf, "error text runs past the end");
+    CHECK_CONTAINS(err.buf, "ERROR frame");
+    patch_u32((unsigned char *)b.buf + 13, PROTO_MAX_STR + 1);
+    strbuf_reset(&err);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == -1);
+    CHECK_CONTAINS(err.buf, "limit");
+    /* NUL inside a string */
+    patch_u32((unsigned char *)b.buf + 13, 4);
+    b.buf[18] = 0;
+    strbuf_reset(&err);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == -1);
+    CHECK_CONTAINS(err.buf, "NUL");
+    /* out-of-range enum: STOPPED reason */
+    memset(&m, 0, sizeof m); m.type = PROTO_STOPPED; m.u.stopped.reason = PROTO_STOP_START;
+    strbuf_reset(&b);
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    b.buf[b.len - 1] = 17;
+    strbuf_reset(&err);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == -1);
+    CHECK_CONTAINS(err.buf, "stop reason 17 is out of range");
+    /* too many dims in an INPUT shape: u32 index, str dtype(""), str device(""), then the count at 5+4+4+4 */
+    memset(&m, 0, sizeof m); m.type = PROTO_INPUT;
+    strbuf_reset(&b);
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    patch_u32((unsigned char *)b.buf + 17, TENSOR_MAX_DIMS + 1);
+    strbuf_reset(&err);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == -1);
+    CHECK_CONTAINS(err.buf, "dims");
+    /* LOADED claiming a million names in a tiny frame */
+    memset(&m, 0, sizeof m); m.type = PROTO_LOADED;
+    strbuf_reset(&b);
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    patch_u32((unsigned char *)b.buf + 13, 1000000);
+    strbuf_reset(&err);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == -1);
+    arena_release(&a);
+    strbuf_release(&b);
+    strbuf_release(&err);
+}
+
+static void test_encode_caps(void)
+{
+    strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+    proto_msg m;
+    /* a string over PROTO_MAX_STR */
+    char *big = malloc(PROTO_MAX_STR + 2);
+    memset(big, 'x', PROTO_MAX_STR + 1);
+    big[PROTO_MAX_STR + 1] = 0;
+    memset(&m, 0, sizeof m); m.type = PROTO_ERROR; m.u.error.text = big;
+    CHECK(proto_encode(&b, &m, &err) == -1);
+    CHECK(b.len == 0);                       /* nothing half-written */
+    CHECK_CONTAINS(err.buf, "error text");
+    /* exactly at the cap is fine */
+    big[PROTO_MAX_STR] = 0;
+    strbuf_reset(&err);
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    free(big);
+    /* too many dims */
+    int64_t dims[TENSOR_MAX_DIMS + 1] = {0};
+    memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;
+    m.u.tensor.t.ndim = TENSOR_MAX_DIMS + 1; m.u.tensor.t.shape = dims; m.u.tensor.t.strides = dims;
+    size_t before = b.len;
+    strbuf_reset(&err);
+    CHECK(proto_encode(&b, &m, &err) == -1);
+    CHECK(b.len == before);
+    /* too many values */
+    memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;
+    static double one;
+    m.u.tensor.t.nvalues = (size_t)PROTO_MAX_VALUES + 1; m.u.tensor.t.values = &one;
+    strbuf_reset(&err);
+    CHECK(proto_encode(&b, &m, &err) == -1);
+    CHECK_CONTAINS(err.buf, "values");
+    /* unknown type */
+    memset(&m, 0, sizeof m); m.type = (proto_type)77;
+    strbuf_reset(&err);
+    CHECK(proto_encode(&b, &m, &err) == -1);
+    CHECK(b.len == before);
+    strbuf_release(&b);
+    strbuf_release(&err);
+}
+
+/* The largest legal TENSOR (PROTO_MAX_VALUES values) encodes and decodes. */
+static void test_max_values_round_trip(void)
+{
+    strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+    arena a = ARENA_INIT;
+    double *v = malloc(sizeof(double) * PROTO_MAX_VALUES);
+    for (uint32_t i = 0; i < PROTO_MAX_VALUES; i++) v[i] = i * 0.5;
+    proto_msg m, d;
+    memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;
+    m.u.tensor.t.nvalues = PROTO_MAX_VALUES; m.u.tensor.t.values = v;
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
+    CHECK(d.u.tensor.t.nvalues == PROTO_MAX_VALUES);
+    CHECK(d.u.tensor.t.values[PROTO_MAX_VALUES - 1] == (PROTO_MAX_VALUES - 1) * 0.5);
+    free(v);
+    arena_release(&a);
+    strbuf_release(&b);
+    strbuf_release(&err);
+}
+
+/* Random bytes and random single-byte flips never crash, never claim more
+ * bytes than given, and always either decode or explain. */
+static void test_random_garbage(void)
+{
+    proto_msg msgs[32];
+    int n = sample_msgs(msgs);
+    strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+    arena a = ARENA_INIT;
+    uint64_t x = 88172645463325252ULL;
+    for (int round = 0; round < 20000; round++) {
+        strbuf_reset(&b);
+        CHECK(proto_encode(&b, &msgs[round % n], &err) == 0);
+        for (int k = 0; k < 3; k++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            size_t at = (size_t)(x % b.len);
+            b.buf[at] = (char)(x >> 32);
+        }
+        proto_msg d;
+        strbuf_reset(&err);
+        long r = proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err);
+        CHECK(r == -1 || r == 0 || (r > 0 && (size_t)r <= b.len));
+        if (r == -1) CHECK(err.len > 0);
+        if (round % 1000 == 999) arena_release(&a);
+    }
+    arena_release(&a);
+    strbuf_release(&b);
+    strbuf_release(&err);
+}
+
+static void test_type_names(void)
+{
+    CHECK_STR(proto_type_name(PROTO_HELLO), "HELLO");
+    CHECK_STR(proto_type_name(PROTO_QUIT), "QUIT");
+    CHECK_STR(proto_type_name((proto_type)99), "unknown");
+}
+
+int main(void)
+{
+    RUN(test_round_trip_every_message);
+    RUN(test_null_strings_and_input_file);
+    RUN(test_every_truncation_wants_more);
+    RUN(test_corrupted_lengths_refused);
+    RUN(test_corrupted_fields_refused);
+    RUN(test_encode_caps);
+    RUN(test_max_values_round_trip);
+    RUN(test_random_garbage);
+    RUN(test_type_names);
+    return CHECK_DONE();
+}
