@@ -145,6 +145,8 @@ typedef struct {
     double value;              /* for FILL_FULL */
     const char *file;          /* for FILL_FILE; may be NULL */
     const char *key;           /* safetensors key; may be NULL */
+    int has_strides;           /* 0: contiguous (row-major) strides from shape */
+    int64_t strides[TENSOR_MAX_DIMS];   /* element strides when has_strides */
 } input_spec;
 
 typedef struct {
