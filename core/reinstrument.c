@@ -1,0 +1,965 @@
+/* reinstrument.c — rebuild an instrumented copy of a package's model .so.
+ * See reinstrument.h for the approach and the error convention. */
+#define _GNU_SOURCE 1   /* memmem */
+#include "reinstrument.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RUN_IMPL_START "void AOTInductorModel::run_impl("
+#define RUN_IMPL_END "} // AOTInductorModel::run_impl"
+#define MAX_ARGS 4096
+#define ALIGN_BYTES 64   /* torch/_inductor/codecache.py ALIGN_BYTES */
+#define MMAP_ALIGN 16384 /* model_base.h: weights_offset aligned to 16K */
+
+/* ---------- small text helpers ---------- */
+
+static int is_ident(int c) { return isalnum((unsigned char)c) || c == '_'; }
+
+static int starts_with(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* Splits the top-level, comma-separated arguments of the call whose '(' is
+ * at open; fills starts/lens (at most max). Returns the count, or -1 when
+ * the parentheses never close inside [open, end). String and char literals
+ * are skipped so a ',' or ')' inside them does not count. */
+static int split_args(const char *open, const char *end, const char **starts, size_t *lens, int max)
+{
+    int depth = 0, n = 0;
+    const char *p = open, *arg = open + 1;
+    for (; p < end; p++) {
+        char c = *p;
+        if (c == '"' || c == '\'') {
+            for (p++; p < end && *p != c; p++)
+                if (*p == '\\' && p + 1 < end) p++;
+            if (p >= end) return -1;
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{') depth++;
+        else if (c == ')' || c == ']' || c == '}') {
+            if (--depth == 0) {
+                const char *a = arg, *b = p;
+                while (a < b && isspace((unsigned char)*a)) a++;
+                while (b > a && isspace((unsigned char)b[-1])) b--;
+                if (b > a && n < max) { starts[n] = a; lens[n] = (size_t)(b - a); n++; }
+                return n;
+            }
+        } else if (c == ',' && depth == 1) {
+            const char *a = arg, *b = p;
+            while (a < b && isspace((unsigned char)*a)) a++;
+            while (b > a && isspace((unsigned char)b[-1])) b--;
+            if (n < max) { starts[n] = a; lens[n] = (size_t)(b - a); n++; }
+            arg = p + 1;
+        }
+    }
+    return -1;
+}
+
+/* 1 when s[0..n) is one C identifier. */
+static int plain_ident(const char *s, size_t n)
+{
+    if (n == 0 || isdigit((unsigned char)s[0])) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!is_ident(s[i])) return 0;
+    return 1;
+}
+
+/* The printer keeps, for cpp and extern kernels, only arguments named
+ * buf* / arg* (debug_utils.py set_printer_args). */
+static int printer_name(const char *s, size_t n)
+{
+    return (n > 3 && (starts_with(s, "buf") || starts_with(s, "arg")));
+}
+
+typedef struct { const char *s; size_t n; } span;
+
+/* ---------- Triton call wrappers: which parameters are tensors ---------- */
+
+/* In AOT mode every call_triton_<k> is defined in the wrapper as
+ *   static __attribute__((noinline)) void call_triton_<k>(
+ *       const in_ptr0_type_& in_ptr0, ..., int64_t xnumel, int32_t device_idx_, ...
+ * and tensor parameters are exactly the templated `<name>_type_&` ones
+ * (cpp_wrapper_gpu.py _get_cpp_param_type). Fills is_tensor[i]; returns the
+ * parameter count, or -1 when the definition is not in the file. */
+static int triton_tensor_params(const char *src, size_t len, const char *fn, size_t fnlen,
+                                unsigned char *is_tensor, int max)
+{
+    const char *end = src + len;
+    char pat[512];
+    if (fnlen + 40 > sizeof pat) return -1;
+    snprintf(pat, sizeof pat, "void %.*s(", (int)fnlen, fn);
+    const char *d = memmem(src, len, pat, strlen(pat));
+    if (!d) return -1;
+    const char *open = d + strlen(pat) - 1;
+    const char *st[MAX_ARGS]; size_t ln[MAX_ARGS];
+    int n = split_args(open, end, st, ln, max < MAX_ARGS ? max : MAX_ARGS);
+    if (n < 0) return -1;
+    for (int i = 0; i < n; i++) {
+        span a = {st[i], ln[i]};
+        int tensor = 0;
+        const char *q = memmem(a.s, a.n, "_type_&", 7);
+        if (q && !(a.n >= 13 && memmem(a.s, a.n, "kernels_type_", 13))) tensor = 1;
+        is_tensor[i] = (unsigned char)tensor;
+    }
+    return n;
+}
+
+/* ---------- the instrumentation pass ---------- */
+
+typedef enum { L_NONE = 0, L_CPP, L_EXTERN, L_TRITON } launch_kind;
+
+/* Classifies the statement that starts at p (first non-blank of a line).
+ * Sets name/open (the '(' of the launch call). */
+static launch_kind classify(const char *p, const char *end, span *name, const char **open)
+{
+    const char *q = p;
+    launch_kind k = L_NONE;
+    if (starts_with(p, "AOTI_TORCH_ERROR_CODE_CHECK(")) {
+        q = p + strlen("AOTI_TORCH_ERROR_CODE_CHECK(");
+        while (q < end && *q == ' ') q++;
+        /* Extern fallback ops are device shims aoti_torch_<dev>_<op>; allocation
+         * and view helpers (aoti_torch_empty_strided, aoti_torch__reinterpret_tensor)
+         * carry no device and are not launches. */
+        static const char *devs[] = {"aoti_torch_cpu_", "aoti_torch_cuda_", "aoti_torch_xpu_",
+                                     "aoti_torch_mps_", NULL};
+        for (int i = 0; devs[i]; i++)
+            if (starts_with(q, devs[i])) k = L_EXTERN;
+        if (!k) return L_NONE;
+    } else if (starts_with(p, "cpp_")) {
+        k = L_CPP;
+    } else if (starts_with(p, "call_triton_")) {
+        k = L_TRITON;
+    } else {
+        return L_NONE;
+    }
+    const char *e = q;
+    while (e < end && is_ident(*e)) e++;
+    if (e >= end || *e != '(') return L_NONE;
+    name->s = q; name->n = (size_t)(e - q);
+    *open = e;
+    return k;
+}
+
+static void emit_hook(strbuf *out, const char *indent, size_t indent_len, span arg,
+                      const char *phase, span kernel)
+{
+    strbuf_add(out, indent, indent_len);
+    strbuf_addf(out, "aoti_torch_save_tensor_handle(%.*s, \"%.*s\", \"%s\", \"%.*s\");\n",
+                (int)arg.n, arg.s, (int)arg.n, arg.s, phase, (int)kernel.n, kernel.s);
+}
+
+int reinstrument_find_cmd(const char *src, size_t len, const char *which, strbuf *cmd, strbuf *err)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "// %s\n// ", which);
+    const char *hit = NULL, *p = src, *end = src + len;
+    size_t pl = strlen(pat);
+    while (p < end) {   /* the last occurrence: the trailer AOTI appended */
+        const char *h = memmem(p, (size_t)(end - p), pat, pl);
+        if (!h) break;
+        hit = h; p = h + 1;
+    }
+    if (!hit) {
+        strbuf_addf(err, "no \"// %s\" trailer: this source was not written by AOTInductor's "
+                    "package compiler (torch >= 2.6 appends it)", which);
+        return -1;
+    }
+    const char *s = hit + pl, *e = memchr(s, '\n', (size_t)(end - s));
+    if (!e) e = end;
+    if ((size_t)(e - s) > REINSTRUMENT_MAX_CMD) {
+        strbuf_addf(err, "the %s line is %zu bytes (cap %u)", which, (size_t)(e - s), REINSTRUMENT_MAX_CMD);
+        return -1;
+    }
+    strbuf_reset(cmd);
+    strbuf_add(cmd, s, (size_t)(e - s));
+    return 0;
+}
+
+int reinstrument_source(const char *src, size_t len, strbuf *out, reinstrument_stats *st, strbuf *err)
+{
+    reinstrument_stats local = {0};
+    const char *end = src + len;
+    const char *ri = memmem(src, len, RUN_IMPL_START, strlen(RUN_IMPL_START));
+    if (!ri) {
+        strbuf_addstr(err, "wrapper.cpp has no \"" RUN_IMPL_START "\": not an AOTI wrapper "
+                      "this version of aotidbg understands");
+        return -1;
+    }
+    const char *re = memmem(ri, (size_t)(end - ri), RUN_IMPL_END, strlen(RUN_IMPL_END));
+    if (!re) {
+        strbuf_addstr(err, "wrapper.cpp: run_impl has no closing \"" RUN_IMPL_END "\" (truncated file?)");
+        return -1;
+    }
+    if (memmem(ri, (size_t)(re - ri), "aoti_torch_save_tensor_handle(", 30)) {
+        strbuf_addstr(err, "wrapper.cpp already calls aoti_torch_save_tensor_handle: the package was "
+                      "built with the printer at level 1; run it as it is");
+        return -1;
+    }
+    strbuf_grow(out, len + len / 4);
+    strbuf_add(out, src, (size_t)(ri - src));
+    const char *p = ri;
+    while (p < re) {
+        const char *eol = memchr(p, '\n', (size_t)(re - p));
+        const char *line_end = eol ? eol + 1 : re;
+        const char *q = p;
+        while (q < line_end && (*q == ' ' || *q == '\t')) q++;
+        span name; const char *open = NULL;
+        launch_kind k = classify(q, re, &name, &open);
+        if (!k) { strbuf_add(out, p, (size_t)(line_end - p)); p = line_end; continue; }
+        /* The statement may span lines: it ends at the ';' after the call closes. */
+        const char *st_[MAX_ARGS]; size_t ln_[MAX_ARGS];
+        const char *lim = re - open > REINSTRUMENT_MAX_STATEMENT ? open + REINSTRUMENT_MAX_STATEMENT : re;
+        int n = split_args(open, lim, st_, ln_, MAX_ARGS);
+        if (n < 0) {
+            size_t lineno = 1;
+            for (const char *c = src; c < p; c++) lineno += *c == '\n';
+            strbuf_addf(err, "wrapper.cpp:%zu: the call to %.*s never closes (or is over %u bytes)",
+                        lineno, (int)name.n, name.s, REINSTRUMENT_MAX_STATEMENT);
+            return -1;
+        }
+        const char *close = st_[n ? n - 1 : 0];
+        /* find the statement's ';' after the matching ')' */
+        {
+            int depth = 0;
+            const char *c = open;
+            for (; c < lim; c++) {
+                if (*c == '"' || *c == '\'') { char qc = *c; for (c++; c < lim && *c != qc; c++) if (*c == '\\') c++; continue; }
+                if (*c == '(') depth++;
+                else if (*c == ')' && --depth == 0) break;
+            }
+            close = c;
+        }
+        const char *semi = close;
+        while (semi < lim && *semi != ';') semi++;
+        const char *stmt_end = memchr(semi, '\n', (size_t)(re - semi));
+        stmt_end = stmt_end ? stmt_end + 1 : re;
+
+        span kernel = name;
+        if (k == L_TRITON) { kernel.s += 5; kernel.n -= 5; }   /* printer names drop "call_" */
+        span args[MAX_ARGS]; int na = 0;
+        unsigned char tensor_param[MAX_ARGS];
+        int np = k == L_TRITON ? triton_tensor_params(src, len, name.s, name.n, tensor_param, MAX_ARGS) : -1;
+        for (int i = 0; i < n; i++) {
+            span a = {st_[i], ln_[i]};
+            if (k == L_CPP) {
+                /* (float*)(buf2.data_ptr()) -> buf2 */
+                const char *dp = memmem(a.s, a.n, ".data_ptr()", 11);
+                if (!dp) continue;
+                const char *b = dp;
+                while (b > a.s && is_ident(b[-1])) b--;
+                span id = {b, (size_t)(dp - b)};
+                if (printer_name(id.s, id.n)) args[na++] = id;
+            } else if (k == L_EXTERN) {
+                if (plain_ident(a.s, a.n) && printer_name(a.s, a.n)) args[na++] = a;
+            } else {
+                int tensor = np >= 0 ? (i < np && tensor_param[i]) : printer_name(a.s, a.n);
+                if (tensor && plain_ident(a.s, a.n)) args[na++] = a;
+            }
+        }
+        size_t indent_len = (size_t)(q - p);
+        for (int i = 0; i < na; i++) emit_hook(out, p, indent_len, args[i], "before_launch", kernel);
+        strbuf_add(out, p, (size_t)(stmt_end - p));
+        for (int i = 0; i < na; i++) emit_hook(out, p, indent_len, args[i], "after_launch", kernel);
+        local.launches++;
+        local.hooks += 2 * (size_t)na;
+        if (k == L_CPP) local.cpp++;
+        else if (k == L_EXTERN) local.extern_ops++;
+        else local.triton++;
+        p = stmt_end;
+    }
+    strbuf_add(out, re, (size_t)(end - re));
+    if (st) *st = local;
+    return 0;
+}
+
+/* ---------- constants blob ---------- */
+
+int reinstrument_read_consts(const char *so_path, strbuf *blob, const char **section,
+                             size_t *mmap_tail, strbuf *err)
+{
+    int rc = -1;
+    Elf *elf = NULL;
+    *mmap_tail = 0;
+    *section = ".lrodata";
+    if (elf_version(EV_CURRENT) == EV_NONE) { strbuf_addstr(err, "libelf init failed"); return -1; }
+    int fd = open(so_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { strbuf_addf(err, "%s: %s", so_path, strerror(errno)); return -1; }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) { strbuf_addf(err, "%s: %s", so_path, strerror(errno)); goto out; }
+    elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (!elf || elf_kind(elf) != ELF_K_ELF) {
+        strbuf_addf(err, "%s: not an ELF file (%s)", so_path, elf_errmsg(-1));
+        goto out;
+    }
+    GElf_Addr start = 0, stop = 0; int have_start = 0, have_stop = 0;
+    Elf_Scn *scn = NULL;
+    /* .dynsym first (survives strip), then .symtab */
+    for (int pass = 0; pass < 2 && !(have_start && have_stop); pass++) {
+        scn = NULL;
+        while ((scn = elf_nextscn(elf, scn))) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh)) continue;
+            if (sh.sh_type != (pass == 0 ? SHT_DYNSYM : SHT_SYMTAB) || sh.sh_entsize == 0) continue;
+            Elf_Data *d = elf_getdata(scn, NULL);
+            if (!d) continue;
+            size_t nsym = sh.sh_size / sh.sh_entsize;
+            for (size_t i = 0; i < nsym; i++) {
+                GElf_Sym sym;
+                if (!gelf_getsym(d, (int)i, &sym)) break;
+                const char *nm = elf_strptr(elf, sh.sh_link, sym.st_name);
+                if (!nm) continue;
+                if (!strcmp(nm, "_binary_constants_bin_start")) { start = sym.st_value; have_start = 1; }
+                else if (!strcmp(nm, "_binary_constants_bin_end")) { stop = sym.st_value; have_stop = 1; }
+            }
+        }
+    }
+    if (!have_start || !have_stop || stop < start) {
+        strbuf_addf(err, "%s: no _binary_constants_bin_start/_end symbols: cannot recover the "
+                    "model's weights (not an AOTI model .so, or one built with external weights)", so_path);
+        goto out;
+    }
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0) { strbuf_addf(err, "%s: no section names", so_path); goto out; }
+    scn = NULL;
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC)) continue;
+        if (start < sh.sh_addr || start >= sh.sh_addr + sh.sh_size + (sh.sh_size == 0)) continue;
+        if (stop > sh.sh_addr + sh.sh_size) continue;
+        const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
+        *section = (nm && !strcmp(nm, ".ldata")) ? ".ldata" : ".lrodata";
+        size_t n = (size_t)(stop - start);
+        if (sh.sh_type == SHT_NOBITS) { strbuf_grow(blob, n); memset(blob->buf + blob->len, 0, n); strbuf_setlen(blob, blob->len + n); rc = 0; break; }
+        uint64_t off = sh.sh_offset + (start - sh.sh_addr);
+        if (off > (uint64_t)sb.st_size || n > (uint64_t)sb.st_size - off) {
+            strbuf_addf(err, "%s: constants run past the end of the file (truncated .so?)", so_path);
+            goto out;
+        }
+        strbuf_grow(blob, n);
+        size_t got = 0;
+        while (got < n) {
+            ssize_t r = pread(fd, blob->buf + blob->len + got, n - got, (off_t)(off + got));
+            if (r <= 0) { strbuf_addf(err, "%s: read failed: %s", so_path, r ? strerror(errno) : "short file"); goto out; }
+            got += (size_t)r;
+        }
+        strbuf_setlen(blob, blob->len + n);
+        rc = 0;
+        break;
+    }
+    if (rc != 0 && !err->len)
+        strbuf_addf(err, "%s: the constants symbols are in no section of the file", so_path);
+    if (rc == 0 && blob->len == 16) {
+        /* mmap'd weights: the blob is {u64 size incl. magic, u64 magic} and
+         * the weights + magic sit at the end of the .so file (codecache.py). */
+        uint64_t wsize, magic, tailmagic;
+        memcpy(&wsize, blob->buf, 8); memcpy(&magic, blob->buf + 8, 8);
+        if (wsize >= 8 && wsize < (uint64_t)sb.st_size &&
+            pread(fd, &tailmagic, 8, (off_t)(sb.st_size - 8)) == 8 && tailmagic == magic)
+            *mmap_tail = (size_t)wsize;
+    }
+out:
+    if (elf) elf_end(elf);
+    close(fd);
+    return rc;
+}
+
+/* ---------- files and processes ---------- */
+
+static int write_file(const char *path, const char *data, size_t n, strbuf *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) { strbuf_addf(err, "%s: %s", path, strerror(errno)); return -1; }
+    if (n && fwrite(data, 1, n, f) != n) { fclose(f); strbuf_addf(err, "%s: write failed", path); return -1; }
+    if (fclose(f) != 0) { strbuf_addf(err, "%s: %s", path, strerror(errno)); return -1; }
+    return 0;
+}
+
+static int mkdir_p(const char *path, strbuf *err)
+{
+    char tmp[PATH_MAX];
+    if (strlen(path) >= sizeof tmp) { strbuf_addf(err, "path too long: %s", path); return -1; }
+    strcpy(tmp, path);
+    for (char *s = tmp + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = 0;
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) { strbuf_addf(err, "mkdir %s: %s", tmp, strerror(errno)); return -1; }
+        *s = '/';
+    }
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) { strbuf_addf(err, "mkdir %s: %s", tmp, strerror(errno)); return -1; }
+    return 0;
+}
+
+static void rm_rf(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            char sub[PATH_MAX];
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            struct stat sb;
+            if (lstat(sub, &sb) == 0 && S_ISDIR(sb.st_mode)) rm_rf(sub);
+            else unlink(sub);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+char *reinstrument_cache_root(strbuf *err)
+{
+    strbuf sb = STRBUF_INIT;
+    const char *v = getenv("AOTIDBG_CACHE_DIR");
+    if (v && *v == '/') { strbuf_addstr(&sb, v); return strbuf_detach(&sb, NULL); }
+    v = getenv("XDG_CACHE_HOME");
+    if (v && *v == '/') { strbuf_addf(&sb, "%s/aotidbg/reinstrument", v); return strbuf_detach(&sb, NULL); }
+    v = getenv("HOME");
+    if (v && *v == '/') { strbuf_addf(&sb, "%s/.cache/aotidbg/reinstrument", v); return strbuf_detach(&sb, NULL); }
+    strbuf_addstr(err, "no cache folder: set AOTIDBG_CACHE_DIR, XDG_CACHE_HOME or HOME to an absolute path");
+    return NULL;
+}
+
+/* The program exists on PATH (or is an executable absolute path). */
+static int find_program(const char *prog, char *out, size_t outsz)
+{
+    if (strchr(prog, '/')) {
+        if (access(prog, X_OK) != 0) return -1;
+        snprintf(out, outsz, "%s", prog);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/bin:/bin";
+    while (*path) {
+        const char *c = strchr(path, ':');
+        size_t n = c ? (size_t)(c - path) : strlen(path);
+        if (n && n + strlen(prog) + 2 < outsz) {
+            snprintf(out, outsz, "%.*s/%s", (int)n, path, prog);
+            if (access(out, X_OK) == 0) return 0;
+        }
+        path += n + (c ? 1 : 0);
+    }
+    return -1;
+}
+
+/* Local torch: $TORCH_DIR, else the torch of python3, found without
+ * importing it (an import takes seconds; the cache hit must not). Static storage. */
+static const char *torch_root(void)
+{
+    static char root[PATH_MAX];
+    static int done;
+    if (done) return root[0] ? root : NULL;
+    done = 1;
+    const char *v = getenv("TORCH_DIR");
+    if (v && *v) {
+        snprintf(root, sizeof root, "%s", v);
+    } else {
+        FILE *p = popen("python3 -c 'import importlib.util as u; "
+                        "print(u.find_spec(\"torch\").submodule_search_locations[0])' 2>/dev/null", "r");
+        if (p) {
+            if (!fgets(root, sizeof root, p)) root[0] = 0;
+            pclose(p);
+            root[strcspn(root, "\n")] = 0;
+        }
+    }
+    char probe[PATH_MAX + 64];
+    snprintf(probe, sizeof probe, "%s/include/torch/csrc/inductor/aoti_runtime/model.h", root);
+    if (!root[0] || access(probe, R_OK) != 0) root[0] = 0;
+    return root[0] ? root : NULL;
+}
+
+static void torch_version(const char *root, char *out, size_t outsz)
+{
+    snprintf(out, outsz, "unknown");
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/version.py", root);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (!starts_with(line, "__version__")) continue;
+        char *a = strchr(line, '\''), *b = a ? strchr(a + 1, '\'') : NULL;
+        if (a && b) snprintf(out, outsz, "%.*s", (int)(b - a - 1), a + 1);
+        break;
+    }
+    fclose(f);
+}
+
+typedef struct { char *argv[MAX_ARGS + 1]; int argc; } cmdline;
+
+static void cmd_free(cmdline *c)
+{
+    for (int i = 0; i < c->argc; i++) free(c->argv[i]);
+    c->argc = 0;
+}
+
+static void cmd_push(cmdline *c, const char *s, size_t n)
+{
+    if (c->argc >= MAX_ARGS) return;
+    char *a = malloc(n + 1);
+    if (!a) abort();
+    memcpy(a, s, n); a[n] = 0;
+    c->argv[c->argc++] = a;
+    c->argv[c->argc] = NULL;
+}
+
+static void cmd_text(const cmdline *c, strbuf *out)
+{
+    for (int i = 0; i < c->argc; i++) strbuf_addf(out, "%s%s", i ? " " : "", c->argv[i]);
+}
+
+/* Spawns argv with stdout+stderr to log; returns the pid or -1. */
+static pid_t spawn(cmdline *c, const char *log, const char *cwd, strbuf *err)
+{
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) { strbuf_addf(err, "%s: %s", log, strerror(errno)); return -1; }
+    pid_t pid = fork();
+    if (pid < 0) { close(fd); strbuf_addf(err, "fork: %s", strerror(errno)); return -1; }
+    if (pid == 0) {
+        dup2(fd, 1); dup2(fd, 2);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0) dup2(nul, 0);
+        if (cwd && chdir(cwd) != 0) _exit(127);
+        execv(c->argv[0], c->argv);
+        dprintf(2, "cannot run %s: %s\n", c->argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fd);
+    return pid;
+}
+
+static void log_tail(const char *log, strbuf *err, size_t max_lines)
+{
+    strbuf sb = STRBUF_INIT, e2 = STRBUF_INIT;
+    if (strbuf_read_file(&sb, log, 16U << 20, &e2) == 0 && sb.len) {
+        size_t lines = 0; const char *s = sb.buf + sb.len;
+        while (s > sb.buf && lines <= max_lines) { s--; if (*s == '\n') lines++; }
+        if (*s == '\n') s++;
+        strbuf_addf(err, "\n--- %s (tail) ---\n%s", log, s);
+    }
+    strbuf_release(&sb); strbuf_release(&e2);
+}
+
+static int wait_ok(pid_t pid, const char *what, const cmdline *c, const char *log,
+                   const char *hint, strbuf *err)
+{
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) { strbuf_addf(err, "waitpid: %s", strerror(errno)); return -1; }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    strbuf_addf(err, "%s failed (%s %d): ", what, WIFEXITED(st) ? "exit" : "signal",
+                WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+    cmd_text(c, err);
+    if (hint && *hint) strbuf_addf(err, "\n%s", hint);
+    log_tail(log, err, 20);
+    return -1;
+}
+
+/* ---------- command rewriting ---------- */
+
+typedef struct {
+    const char *cache;          /* build folder */
+    const char *wrapper_src;    /* our instrumented copy */
+    const char *kernel_src;     /* the package's kernel.cpp; may be NULL */
+    const char *torch;          /* local torch root */
+    const char *compiler;       /* resolved absolute path (set by the first command) */
+    char orig_torch[PATH_MAX];  /* torch include folder named by the command */
+} rewrite_ctx;
+
+static const char *allowed_compilers[] = {"g++", "c++", "gcc", "cc", "clang++", "clang", NULL};
+
+static int compiler_allowed(const char *tok)
+{
+    const char *b = strrchr(tok, '/');
+    b = b ? b + 1 : tok;
+    for (int i = 0; allowed_compilers[i]; i++) {
+        size_t n = strlen(allowed_compilers[i]);
+        /* g++, g++-13, x86_64-linux-gnu-g++-13 */
+        const char *h = strstr(b, allowed_compilers[i]);
+        if (h && (h[n] == 0 || h[n] == '-') && (h == b || h[-1] == '-')) return 1;
+    }
+    return 0;
+}
+
+/* Rewrites one AOTI command (compile or link) into argv for this machine. */
+static int rewrite_cmd(const char *cmd, rewrite_ctx *rc, cmdline *out, strbuf *err)
+{
+    const char *p = cmd;
+    int first = 1;
+    cmd_free(out);
+    while (*p) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p) break;
+        const char *s = p;
+        while (*p && *p != ' ' && *p != '\t') p++;
+        size_t n = (size_t)(p - s);
+        char tok[PATH_MAX * 2];
+        if (n >= sizeof tok) { strbuf_addf(err, "command token over %zu bytes", sizeof tok); return -1; }
+        memcpy(tok, s, n); tok[n] = 0;
+        if (strchr(tok, '"') || strchr(tok, '\'') || strchr(tok, '`') || strchr(tok, '$')) {
+            strbuf_addf(err, "refusing command token with quotes or shell syntax: %s", tok);
+            return -1;
+        }
+        if (first) {
+            first = 0;
+            if (!compiler_allowed(tok)) {
+                strbuf_addf(err, "refusing to run \"%s\": expected a C++ compiler (g++, clang++)", tok);
+                return -1;
+            }
+            if (!rc->compiler) {
+                static char resolved[PATH_MAX];
+                const char *over = getenv("AOTIDBG_CXX");
+                if (find_program(over && *over ? over : tok, resolved, sizeof resolved) != 0) {
+                    strbuf_addf(err, "the package was compiled with \"%s\", which is not installed here: "
+                                "install it (Debian: apt-get install g++) or set AOTIDBG_CXX to a compatible "
+                                "C++ compiler", over && *over ? over : tok);
+                    return -1;
+                }
+                rc->compiler = resolved;
+            }
+            cmd_push(out, rc->compiler, strlen(rc->compiler));
+            continue;
+        }
+        /* flags that would run other programs or write other files */
+        static const char *bad[] = {"-fplugin", "-wrapper", "-B", "-specs", "--specs", "-M", "@",
+                                    "-save-temps", "-fdump", "-Wl,--plugin", "-Xlinker", NULL};
+        for (int i = 0; bad[i]; i++)
+            if (starts_with(tok, bad[i])) {
+                strbuf_addf(err, "refusing command flag %s (it could run or write something else)", tok);
+                return -1;
+            }
+        if (!strcmp(tok, "-include")) {
+            /* AOTI's precompiled header: a speed-up only; the wrapper includes
+             * what it needs itself. Drop it and its argument. */
+            while (*p == ' ' || *p == '\t') p++;
+            while (*p && *p != ' ' && *p != '\t') p++;
+            continue;
+        }
+        if (starts_with(tok, "-I") || starts_with(tok, "-L")) {
+            const char *dir = tok + 2;
+            const char *t = strstr(dir, "/torch/include");
+            const char *l = strstr(dir, "/torch/lib");
+            char buf[PATH_MAX * 2];
+            if (t) {
+                if (!rc->orig_torch[0]) snprintf(rc->orig_torch, sizeof rc->orig_torch, "%.*s", (int)(t - dir + 6), dir);
+                snprintf(buf, sizeof buf, "%.2s%s/include%s", tok, rc->torch, t + strlen("/torch/include"));
+                cmd_push(out, buf, strlen(buf));
+            } else if (l && (l[10] == 0 || l[10] == '/')) {
+                snprintf(buf, sizeof buf, "%.2s%s/lib%s", tok, rc->torch, l + strlen("/torch/lib"));
+                cmd_push(out, buf, strlen(buf));
+            } else if (access(dir, R_OK) == 0) {
+                cmd_push(out, tok, n);   /* e.g. the CUDA toolkit here */
+            }   /* else: the build machine's Python include/lib: not needed in AOT mode */
+            continue;
+        }
+        if (tok[0] == '/') {
+            const char *b = strrchr(tok, '/') + 1;
+            char buf[PATH_MAX * 2];
+            if (ends_with(b, ".wrapper.cpp")) {
+                cmd_push(out, rc->wrapper_src, strlen(rc->wrapper_src));
+            } else if (ends_with(b, ".kernel.cpp")) {
+                if (!rc->kernel_src) { strbuf_addf(err, "the command compiles %s, which the package does not carry", b); return -1; }
+                cmd_push(out, rc->kernel_src, strlen(rc->kernel_src));
+            } else if (ends_with(b, ".wrapper.o") || ends_with(b, ".kernel.o") || ends_with(b, ".weights.o") ||
+                       ends_with(b, ".wrapper.so")) {
+                snprintf(buf, sizeof buf, "%s/%s", rc->cache, b);
+                cmd_push(out, buf, strlen(buf));
+            } else if (ends_with(b, ".o") || ends_with(b, ".a") || ends_with(b, ".cubin") || ends_with(b, ".so")) {
+                strbuf_addf(err, "the link command needs %s, which the package does not carry (kernels "
+                            "embedded as objects, e.g. embed_kernel_binary or CUTLASS kernels): "
+                            "re-instrumentation cannot rebuild this package; rebuild it from the exported "
+                            "program with core/prepare/aotidbg_prepare.py --printer 1", tok);
+                return -1;
+            } else if (access(tok, R_OK) == 0) {
+                cmd_push(out, tok, n);
+            } else {
+                strbuf_addf(err, "the command names %s, which does not exist here", tok);
+                return -1;
+            }
+            continue;
+        }
+        cmd_push(out, tok, n);
+    }
+    if (first) { strbuf_addstr(err, "empty command"); return -1; }
+    return 0;
+}
+
+/* ---------- the build ---------- */
+
+static int is_hex_sha(const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (!isxdigit((unsigned char)s[n])) return 0;
+    return n >= 8 && n <= 128;
+}
+
+/* Finds the one file in dir ending with suffix; malloc'd path or NULL. */
+static char *find_one(const char *dir, const char *suffix, int *count)
+{
+    DIR *d = opendir(dir);
+    char *hit = NULL;
+    *count = 0;
+    if (!d) return NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!ends_with(e->d_name, suffix)) continue;
+        (*count)++;
+        if (!hit) {
+            strbuf sb = STRBUF_INIT;
+            strbuf_addf(&sb, "%s/%s", dir, e->d_name);
+            hit = strbuf_detach(&sb, NULL);
+        }
+    }
+    closedir(d);
+    return hit;
+}
+
+static void progress(reinstrument_progress_fn fn, void *ctx, const char *stage, double f)
+{
+    if (fn) fn(stage, f, ctx);
+}
+
+static int append_mmap_tail(const char *orig_so, const char *new_so, size_t tail, strbuf *err)
+{
+    int rc = -1;
+    int in = open(orig_so, O_RDONLY | O_CLOEXEC), out = open(new_so, O_WRONLY | O_APPEND | O_CLOEXEC);
+    struct stat a, b;
+    if (in < 0 || out < 0 || fstat(in, &a) || fstat(out, &b)) { strbuf_addf(err, "mmap weights: %s", strerror(errno)); goto done; }
+    size_t pad = MMAP_ALIGN - (size_t)b.st_size % MMAP_ALIGN;   /* as codecache.py: always pads */
+    char spaces[4096];
+    memset(spaces, ' ', sizeof spaces);
+    while (pad) { size_t k = pad < sizeof spaces ? pad : sizeof spaces; if (write(out, spaces, k) != (ssize_t)k) goto ioerr; pad -= k; }
+    off_t off = a.st_size - (off_t)tail;
+    char buf[1 << 16];
+    while (off < a.st_size) {
+        ssize_t r = pread(in, buf, sizeof buf, off);
+        if (r <= 0 || write(out, buf, (size_t)r) != r) goto ioerr;
+        off += r;
+    }
+    rc = 0;
+    goto done;
+ioerr:
+    strbuf_addf(err, "mmap weights: copying %zu bytes from %s failed", tail, orig_so);
+done:
+    if (in >= 0) close(in);
+    if (out >= 0) close(out);
+    return rc;
+}
+
+int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_progress_fn pfn,
+                       void *pctx, char **out_so_path, strbuf *err)
+{
+    int rc = -1, count;
+    char *wrapper = NULL, *kernel = NULL, *so = NULL, *root = NULL;
+    strbuf src = STRBUF_INIT, inst = STRBUF_INIT, kcmd_s = STRBUF_INIT, wcmd_s = STRBUF_INIT,
+           lcmd_s = STRBUF_INIT, ksrc = STRBUF_INIT, blob = STRBUF_INIT, path = STRBUF_INIT,
+           stamp = STRBUF_INIT, e2 = STRBUF_INIT, dir = STRBUF_INIT, tmpdir = STRBUF_INIT;
+    cmdline wc = {0}, kc = {0}, lc = {0}, ac = {0};
+    *out_so_path = NULL;
+
+    if (!sha256 || !is_hex_sha(sha256)) { strbuf_addstr(err, "reinstrument: the package hash must be hex (the cache key)"); goto out; }
+    wrapper = find_one(model_dir, ".wrapper.cpp", &count);
+    if (!wrapper || count != 1) {
+        strbuf_addf(err, "%s: %s *.wrapper.cpp: re-instrumentation needs the wrapper source the package carries",
+                    model_dir, count ? "more than one" : "no");
+        goto out;
+    }
+    so = find_one(model_dir, ".wrapper.so", &count);
+    if (!so || count != 1) { strbuf_addf(err, "%s: %s *.wrapper.so", model_dir, count ? "more than one" : "no"); goto out; }
+    kernel = find_one(model_dir, ".kernel.cpp", &count);
+    if (count > 1) { strbuf_addf(err, "%s: more than one *.kernel.cpp", model_dir); goto out; }
+
+    const char *troot = torch_root();
+    if (!troot) {
+        strbuf_addstr(err, "torch headers not found here: re-instrumentation compiles the package's wrapper "
+                      "against torch's C++ headers (include/torch/csrc/inductor/aoti_runtime/model.h). "
+                      "Install the torch the package was built with for python3, or set TORCH_DIR to a "
+                      "torch install holding include/ and lib/");
+        goto out;
+    }
+    char tver[64];
+    torch_version(troot, tver, sizeof tver);
+
+    root = reinstrument_cache_root(err);
+    if (!root) goto out;
+    strbuf_addf(&dir, "%s/%s", root, sha256);
+    const char *so_base = strrchr(so, '/') + 1;
+    strbuf_addf(&stamp, "aotidbg-reinstrument %d\ntorch %s\ntorch_dir %s\n", REINSTRUMENT_VERSION, tver, troot);
+
+    /* cache hit: the stamp matches and the .so is there */
+    {
+        strbuf have = STRBUF_INIT;
+        strbuf_addf(&path, "%s/stamp", dir.buf);
+        int ok = strbuf_read_file(&have, path.buf, 1 << 16, &e2) == 0 && !strcmp(have.buf, stamp.buf);
+        strbuf_release(&have);
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/%s", dir.buf, so_base);
+        if (ok && access(path.buf, R_OK) == 0) {
+            progress(pfn, pctx, "cached", 1.0);
+            *out_so_path = strbuf_detach(&path, NULL);
+            rc = 0;
+            goto out;
+        }
+    }
+
+    /* build in a private folder, renamed into place at the end */
+    if (mkdir_p(root, err)) goto out;
+    strbuf_addf(&tmpdir, "%s/%s.tmp.%ld", root, sha256, (long)getpid());
+    rm_rf(tmpdir.buf);
+    if (mkdir(tmpdir.buf, 0755) != 0) { strbuf_addf(err, "mkdir %s: %s", tmpdir.buf, strerror(errno)); goto out; }
+
+    progress(pfn, pctx, "instrument", 0.0);
+    if (strbuf_read_file(&src, wrapper, REINSTRUMENT_MAX_SOURCE, err)) goto out;
+    reinstrument_stats st;
+    if (reinstrument_source(src.buf, src.len, &inst, &st, err)) { strbuf_addf(err, " (%s)", wrapper); goto out; }
+    if (st.launches == 0) {
+        strbuf_addf(err, "%s: found no kernel launch in run_impl (cpp_*, call_triton_*, aoti_torch_<device>_*): "
+                    "nothing to instrument", wrapper);
+        goto out;
+    }
+    if (reinstrument_find_cmd(src.buf, src.len, "Compile cmd", &wcmd_s, err) ||
+        reinstrument_find_cmd(src.buf, src.len, "Link cmd", &lcmd_s, err)) {
+        strbuf_addf(err, " (%s)", wrapper);
+        goto out;
+    }
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/%s", tmpdir.buf, strrchr(wrapper, '/') + 1);
+    char *wsrc = strbuf_detach(&path, NULL);
+    int wfail = write_file(wsrc, inst.buf, inst.len, err);
+    if (kernel) {
+        if (strbuf_read_file(&ksrc, kernel, REINSTRUMENT_MAX_SOURCE, err) ||
+            reinstrument_find_cmd(ksrc.buf, ksrc.len, "Compile cmd", &kcmd_s, err)) {
+            strbuf_addf(err, " (%s)", kernel);
+            free(wsrc);
+            goto out;
+        }
+    }
+    rewrite_ctx rx = {.cache = tmpdir.buf, .wrapper_src = wsrc, .kernel_src = kernel, .torch = troot};
+    if (wfail || rewrite_cmd(wcmd_s.buf, &rx, &wc, err) ||
+        (kernel && rewrite_cmd(kcmd_s.buf, &rx, &kc, err)) || rewrite_cmd(lcmd_s.buf, &rx, &lc, err)) {
+        strbuf_addf(err, " (%s)", wrapper);
+        free(wsrc);
+        goto out;
+    }
+    free(wsrc);
+
+    /* weights: the blob from the shipped .so, assembled back into an object */
+    progress(pfn, pctx, "weights", 0.05);
+    const char *section; size_t mmap_tail;
+    if (reinstrument_read_consts(so, &blob, &section, &mmap_tail, err)) goto out;
+    const char *weights_o = NULL;
+    for (int i = 1; i < lc.argc; i++)
+        if (ends_with(lc.argv[i], ".weights.o")) weights_o = lc.argv[i];
+    if (!weights_o) { strbuf_addf(err, "%s: the link command names no *.weights.o", wrapper); goto out; }
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/consts.bin", tmpdir.buf);
+    if (write_file(path.buf, blob.buf, blob.len, err)) goto out;
+    {
+        strbuf s = STRBUF_INIT;
+        strbuf_addf(&s, "\t.section\t%s, \"%s\"\n\t.balign %d\n\t.globl\t_binary_constants_bin_start\n"
+                    "_binary_constants_bin_start:\n\t.incbin \"%s\"\n%s\t.globl\t_binary_constants_bin_end\n"
+                    "_binary_constants_bin_end:\n\t.section\t.note.GNU-stack,\"\",@progbits\n",
+                    section, strcmp(section, ".ldata") ? "a" : "aw", ALIGN_BYTES, path.buf,
+                    blob.len ? "" : "\t.space 1\n");
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/weights.S", tmpdir.buf);
+        int f = write_file(path.buf, s.buf, s.len, err);
+        strbuf_release(&s);
+        if (f) goto out;
+    }
+    const char *av[] = {rx.compiler, "-c", path.buf, "-o", weights_o};
+    for (size_t i = 0; i < sizeof av / sizeof *av; i++) cmd_push(&ac, av[i], strlen(av[i]));
+
+    /* compile the wrapper and the kernels in parallel (2 cores on CI) */
+    progress(pfn, pctx, "compile", 0.1);
+    char wlog[PATH_MAX], klog[PATH_MAX], alog[PATH_MAX], llog[PATH_MAX];
+    snprintf(wlog, sizeof wlog, "%s/compile_wrapper.log", tmpdir.buf);
+    snprintf(klog, sizeof klog, "%s/compile_kernel.log", tmpdir.buf);
+    snprintf(alog, sizeof alog, "%s/weights.log", tmpdir.buf);
+    snprintf(llog, sizeof llog, "%s/link.log", tmpdir.buf);
+    char hint[PATH_MAX * 3];
+    snprintf(hint, sizeof hint, "The package was compiled against the torch headers in %s; here it is torch %s "
+             "in %s. If those versions differ the generated code may use functions this torch lacks: "
+             "install the torch the package was built with (or set TORCH_DIR to it).",
+             rx.orig_torch[0] ? rx.orig_torch : "(unknown)", tver, troot);
+    pid_t pw = spawn(&wc, wlog, tmpdir.buf, err);
+    pid_t pk = kernel ? spawn(&kc, klog, tmpdir.buf, err) : 0;
+    pid_t pa = spawn(&ac, alog, tmpdir.buf, err);
+    int bad = 0;
+    if (pw < 0 || pk < 0 || pa < 0) bad = 1;
+    if (pw > 0 && wait_ok(pw, "compiling the instrumented wrapper", &wc, wlog, hint, err)) bad = 1;
+    progress(pfn, pctx, "compile", 0.75);
+    if (pk > 0 && wait_ok(pk, "compiling the package's kernels", &kc, klog, hint, err)) bad = 1;
+    if (pa > 0 && wait_ok(pa, "assembling the weights object", &ac, alog, NULL, err)) bad = 1;
+    if (bad) goto out;
+
+    progress(pfn, pctx, "link", 0.85);
+    pid_t pl = spawn(&lc, llog, tmpdir.buf, err);
+    if (pl < 0 || wait_ok(pl, "linking the instrumented model", &lc, llog, hint, err)) goto out;
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/%s", tmpdir.buf, so_base);
+    if (access(path.buf, R_OK) != 0) { strbuf_addf(err, "the link command did not write %s", path.buf); goto out; }
+    if (mmap_tail && append_mmap_tail(so, path.buf, mmap_tail, err)) goto out;
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/stamp", tmpdir.buf);
+    if (write_file(path.buf, stamp.buf, stamp.len, err)) goto out;
+    {   /* a summary for humans and for the front end's notes */
+        strbuf s = STRBUF_INIT;
+        strbuf_addf(&s, "model_dir %s\nlaunches %zu\nhooks %zu\ncpp %zu\nextern %zu\ntriton %zu\n",
+                    model_dir, st.launches, st.hooks, st.cpp, st.extern_ops, st.triton);
+        strbuf_reset(&path);
+        strbuf_addf(&path, "%s/summary.txt", tmpdir.buf);
+        write_file(path.buf, s.buf, s.len, &e2);
+        strbuf_release(&s);
+    }
+    /* the objects are not needed any more */
+    for (int i = 1; i < lc.argc; i++)
+        if (ends_with(lc.argv[i], ".o") && starts_with(lc.argv[i], tmpdir.buf)) unlink(lc.argv[i]);
+
+    rm_rf(dir.buf);
+    if (rename(tmpdir.buf, dir.buf) != 0) { strbuf_addf(err, "rename %s: %s", dir.buf, strerror(errno)); goto out; }
+    strbuf_reset(&path);
+    strbuf_addf(&path, "%s/%s", dir.buf, so_base);
+    progress(pfn, pctx, "done", 1.0);
+    *out_so_path = strbuf_detach(&path, NULL);
+    rc = 0;
+out:
+    if (rc != 0 && tmpdir.len) {
+        /* keep the logs of a failed build for the user, under <sha>.failed */
+        strbuf f = STRBUF_INIT;
+        strbuf_addf(&f, "%s/%s.failed", root, sha256);
+        rm_rf(f.buf);
+        if (rename(tmpdir.buf, f.buf) != 0) rm_rf(tmpdir.buf);
+        else strbuf_addf(err, "\n(build folder kept in %s)", f.buf);
+        strbuf_release(&f);
+    }
+    cmd_free(&wc); cmd_free(&kc); cmd_free(&lc); cmd_free(&ac);
+    free(wrapper); free(kernel); free(so); free(root);
+    strbuf_release(&src); strbuf_release(&inst); strbuf_release(&kcmd_s); strbuf_release(&wcmd_s);
+    strbuf_release(&lcmd_s); strbuf_release(&ksrc); strbuf_release(&blob); strbuf_release(&path);
+    strbuf_release(&stamp); strbuf_release(&e2); strbuf_release(&dir); strbuf_release(&tmpdir);
+    return rc;
+}

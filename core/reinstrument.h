@@ -1,0 +1,77 @@
+/* reinstrument.h — rebuild a private, instrumented copy of a package's model
+ * .so from the sources the package carries (issue 10), so a package built
+ * without the intermediate-value printer still gives kernel-by-kernel events.
+ *
+ * How (DESIGN.md §4, §5): the package's <key>.wrapper.cpp and <key>.kernel.cpp
+ * end with the exact `// Compile cmd` / `// Link cmd` AOTI ran. We copy the
+ * wrapper, insert around every kernel launch in run_impl the same calls the
+ * printer at level 1 emits
+ *     aoti_torch_save_tensor_handle(buf0, "buf0", "before_launch", "<kernel>");
+ * (and "after_launch"), rewrite the commands' /tmp/torchinductor_* and torch
+ * paths to our cache folder and this machine's torch, and run them (no shell).
+ * The weights object (<hash>.weights.o) is not in the package: AOTI embeds the
+ * constants blob between the symbols _binary_constants_bin_start/_end of the
+ * .so (section .lrodata, or .ldata when buffers mutate); we copy those bytes
+ * out of the shipped .so with libelf and assemble a replacement weights.o
+ * with `.incbin`. Weights that AOTI appended to the end of the .so (mmap'd
+ * weights, > 2 GB) are copied behind the rebuilt .so the same way.
+ *
+ * The user's package is never modified. The result lives in
+ * $AOTIDBG_CACHE_DIR, else $XDG_CACHE_HOME/aotidbg/reinstrument, else
+ * ~/.cache/aotidbg/reinstrument, under <sha256 of the package>/; a second call
+ * with the same sha256 and the same local torch returns the cached .so.
+ *
+ * Errors: functions return 0 / -1 and append a message to `err` that names
+ * the file and says what is missing (compiler, torch headers, an object the
+ * package does not carry) and what to do. Untrusted input: sizes are capped,
+ * the commands' programs and flags are checked before anything runs. */
+#ifndef AOTIDBG_REINSTRUMENT_H
+#define AOTIDBG_REINSTRUMENT_H
+#include <stddef.h>
+#include "strbuf.h"
+
+#define REINSTRUMENT_VERSION       1
+#define REINSTRUMENT_MAX_SOURCE    (512U << 20)   /* wrapper.cpp / kernel.cpp */
+#define REINSTRUMENT_MAX_CMD       (256U << 10)   /* one command line */
+#define REINSTRUMENT_MAX_STATEMENT (1U << 20)     /* one kernel-launch statement */
+
+/* Progress: stage is a short name ("instrument", "weights", "compile",
+ * "link", "cached", "done"); fraction runs 0..1 over the whole build. */
+typedef void (*reinstrument_progress_fn)(const char *stage, double fraction, void *ctx);
+
+typedef struct {
+    size_t launches;        /* kernel launches instrumented */
+    size_t hooks;           /* save calls inserted (before + after) */
+    size_t cpp, extern_ops, triton;
+} reinstrument_stats;
+
+/* Builds (or finds in the cache) the instrumented copy of the model in
+ * model_dir (an extracted data/aotinductor/<model>/ folder). sha256 is the
+ * package's hash (hex, 64 chars): the cache key. On success *out_so_path is
+ * a malloc'd absolute path (caller frees). progress may be NULL. */
+int reinstrument_build(const char *model_dir, const char *sha256,
+                       reinstrument_progress_fn progress, void *ctx,
+                       char **out_so_path, strbuf *err);
+
+/* The text step alone: copies src (a wrapper.cpp) to out with the hooks
+ * inserted around every kernel launch in run_impl. -1 when run_impl is not
+ * found, when the wrapper already carries printer-level-1 saves, or when a
+ * statement is over the caps. st may be NULL. */
+int reinstrument_source(const char *src, size_t len, strbuf *out,
+                        reinstrument_stats *st, strbuf *err);
+
+/* Reads the command that follows `// <which>\n// ` at the end of a
+ * generated source (which: "Compile cmd" or "Link cmd") into cmd. */
+int reinstrument_find_cmd(const char *src, size_t len, const char *which,
+                          strbuf *cmd, strbuf *err);
+
+/* Copies the constants blob (_binary_constants_bin_start.._end) out of an
+ * AOTI model .so into blob; *section gets ".lrodata" or ".ldata" (static).
+ * *mmap_tail gets the size of weights appended to the file's end (0 if none). */
+int reinstrument_read_consts(const char *so_path, strbuf *blob, const char **section,
+                             size_t *mmap_tail, strbuf *err);
+
+/* Cache folder root (see above); malloc'd, caller frees; NULL with err. */
+char *reinstrument_cache_root(strbuf *err);
+
+#endif

@@ -1,0 +1,201 @@
+/* test_reinstrument.c — unit tests of core/reinstrument.c, and (with
+ * arguments) the driver the integration test and the benchmark use:
+ *
+ *   test_reinstrument                        the unit tests (no torch needed)
+ *   test_reinstrument --build MODEL_DIR SHA  rebuild; prints progress lines
+ *                                            "progress <stage> <fraction>" and
+ *                                            finally "so <path>"; exit 1 on error
+ *   test_reinstrument --instrument WRAPPER   prints the instrumented source
+ *
+ * The unit tests feed source text shaped like AOTI's (copied patterns from
+ * torch 2.13's cpp_wrapper_cpu.py / cpp_wrapper_gpu.py output) and check the
+ * inserted calls match what the printer at level 1 writes. The real-package
+ * checks (same kernels, same order, same values as a printer-level-1 build)
+ * are in tests/integration/test_reinstrument.py. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "reinstrument.h"
+
+static const char *WRAP_HEAD =
+    "#include <torch/csrc/inductor/aoti_include/cpu.h>\n"
+    "void AOTInductorModel::run_impl(\n"
+    "    AtenTensorHandle* input_handles, AtenTensorHandle* output_handles,\n"
+    "    DeviceStreamType stream, AOTIProxyExecutorHandle proxy_executor) {\n";
+static const char *WRAP_TAIL =
+    "} // AOTInductorModel::run_impl\n"
+    "} // namespace torch::aot_inductor\n\n"
+    "// Compile cmd\n// g++ /tmp/torchinductor_u/ab/k.wrapper.cpp -O1 -c -o /tmp/torchinductor_u/ab/k.wrapper.o\n"
+    "// Link cmd\n// g++ /tmp/torchinductor_u/ab/k.wrapper.o -shared -o /tmp/torchinductor_u/ab/k.wrapper.so\n";
+
+static char *instrument(const char *body, reinstrument_stats *st, strbuf *err)
+{
+    strbuf in = STRBUF_INIT, out = STRBUF_INIT;
+    strbuf_addf(&in, "%s%s%s", WRAP_HEAD, body, WRAP_TAIL);
+    int rc = reinstrument_source(in.buf, in.len, &out, st, err);
+    strbuf_release(&in);
+    if (rc) { strbuf_release(&out); return NULL; }
+    return strbuf_detach(&out, NULL);
+}
+
+static void test_cpp_kernel(void)
+{
+    strbuf err = STRBUF_INIT;
+    reinstrument_stats st;
+    char *o = instrument(
+        "    cpp_fused_mul_0((float*)(buf2.data_ptr()), (const float*)(n_weight.data_ptr()), "
+        "(const int64_t*)(arg5_1.data_ptr()), s77);\n", &st, &err);
+    CHECK(o);
+    CHECK_CONTAINS(o,
+        "    aoti_torch_save_tensor_handle(buf2, \"buf2\", \"before_launch\", \"cpp_fused_mul_0\");\n"
+        "    aoti_torch_save_tensor_handle(arg5_1, \"arg5_1\", \"before_launch\", \"cpp_fused_mul_0\");\n"
+        "    cpp_fused_mul_0(");
+    CHECK_CONTAINS(o, "s77);\n"
+        "    aoti_torch_save_tensor_handle(buf2, \"buf2\", \"after_launch\", \"cpp_fused_mul_0\");\n"
+        "    aoti_torch_save_tensor_handle(arg5_1, \"arg5_1\", \"after_launch\", \"cpp_fused_mul_0\");\n");
+    CHECK(!strstr(o, "n_weight, \"n_weight\""));   /* constants are not saved by the printer */
+    CHECK(st.launches == 1 && st.hooks == 4 && st.cpp == 1);
+    free(o);
+    strbuf_release(&err);
+}
+
+static void test_extern_kernel(void)
+{
+    strbuf err = STRBUF_INIT;
+    reinstrument_stats st;
+    char *o = instrument(
+        "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(2, a, b, d, c, 0, &buf0_handle));\n"
+        "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(buf0, l_bias, arg4_1, "
+        "wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf9, 2, x, y, 0L)), 1L, 1L));\n",
+        &st, &err);
+    CHECK(o);
+    CHECK_CONTAINS(o, "aoti_torch_save_tensor_handle(buf0, \"buf0\", \"before_launch\", \"aoti_torch_cpu_addmm_out\");\n"
+                      "    aoti_torch_save_tensor_handle(arg4_1, \"arg4_1\", \"before_launch\", \"aoti_torch_cpu_addmm_out\");\n"
+                      "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(");
+    CHECK(!strstr(o, "\"aoti_torch_empty_strided\""));   /* allocation is not a launch */
+    CHECK(!strstr(o, "buf9, \"buf9\""));                  /* nested expressions are skipped, as the printer does */
+    CHECK(st.launches == 1 && st.extern_ops == 1 && st.hooks == 4);
+    free(o);
+    strbuf_release(&err);
+}
+
+static void test_triton_kernel(void)
+{
+    strbuf err = STRBUF_INIT, in = STRBUF_INIT, out = STRBUF_INIT;
+    reinstrument_stats st;
+    strbuf_addstr(&in,
+        "template <typename in_ptr0_type_, typename out_ptr0_type_, typename kernels_type_>\n"
+        "static __attribute__((noinline)) void call_triton_poi_fused_0(\n"
+        "    const in_ptr0_type_& in_ptr0,\n    const out_ptr0_type_& out_ptr0,\n    int64_t xnumel,\n"
+        "    int32_t device_idx_,\n    cudaStream_t stream_,\n    kernels_type_& kernels_,\n"
+        "    const std::optional<std::string>& cubin_dir_ = std::nullopt\n){\n}\n");
+    strbuf_addstr(&in, WRAP_HEAD);
+    strbuf_addstr(&in, "    call_triton_poi_fused_0(arg0_1, buf1, s0,\n        this->device_idx_, stream, kernels, this->cubin_dir_);\n");
+    strbuf_addstr(&in, WRAP_TAIL);
+    CHECK(reinstrument_source(in.buf, in.len, &out, &st, &err) == 0);
+    CHECK_CONTAINS(out.buf,
+        "    aoti_torch_save_tensor_handle(arg0_1, \"arg0_1\", \"before_launch\", \"triton_poi_fused_0\");\n"
+        "    aoti_torch_save_tensor_handle(buf1, \"buf1\", \"before_launch\", \"triton_poi_fused_0\");\n"
+        "    call_triton_poi_fused_0(arg0_1, buf1, s0,\n        this->device_idx_, stream, kernels, this->cubin_dir_);\n"
+        "    aoti_torch_save_tensor_handle(arg0_1, \"arg0_1\", \"after_launch\", \"triton_poi_fused_0\");\n");
+    CHECK(!strstr(out.buf, "s0, \"s0\""));
+    CHECK(st.triton == 1 && st.hooks == 4);
+    strbuf_release(&in); strbuf_release(&out); strbuf_release(&err);
+}
+
+static void test_refusals(void)
+{
+    strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+    const char *no_run = "int main() { cpp_fused_0((float*)(buf0.data_ptr())); }\n";
+    CHECK(reinstrument_source(no_run, strlen(no_run), &out, NULL, &err) == -1);
+    CHECK_CONTAINS(err.buf, "run_impl");
+    strbuf_reset(&err);
+    char *o = instrument("    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"before_launch\", \"k\");\n", NULL, &err);
+    CHECK(!o);
+    CHECK_CONTAINS(err.buf, "printer at level 1");
+    strbuf_reset(&err);
+    o = instrument("    cpp_fused_0((float*)(buf0.data_ptr()),\n", NULL, &err);   /* never closes */
+    CHECK(!o);
+    CHECK_CONTAINS(err.buf, "never closes");
+    strbuf_reset(&err);
+    /* a truncated run_impl */
+    const char *trunc = "void AOTInductorModel::run_impl(\n  cpp_fused_0();\n";
+    CHECK(reinstrument_source(trunc, strlen(trunc), &out, NULL, &err) == -1);
+    CHECK_CONTAINS(err.buf, "closing");
+    strbuf_release(&out); strbuf_release(&err);
+}
+
+static void test_find_cmd(void)
+{
+    strbuf err = STRBUF_INIT, cmd = STRBUF_INIT;
+    char *o = instrument("", NULL, &err);
+    CHECK(o);
+    CHECK(reinstrument_find_cmd(o, strlen(o), "Compile cmd", &cmd, &err) == 0);
+    CHECK_STR(cmd.buf, "g++ /tmp/torchinductor_u/ab/k.wrapper.cpp -O1 -c -o /tmp/torchinductor_u/ab/k.wrapper.o");
+    CHECK(reinstrument_find_cmd(o, strlen(o), "Link cmd", &cmd, &err) == 0);
+    CHECK_CONTAINS(cmd.buf, "-shared");
+    CHECK(reinstrument_find_cmd("x", 1, "Link cmd", &cmd, &err) == -1);
+    CHECK_CONTAINS(err.buf, "Link cmd");
+    free(o);
+    strbuf_release(&cmd); strbuf_release(&err);
+}
+
+static void test_build_refuses_bad_input(void)
+{
+    strbuf err = STRBUF_INIT;
+    char *so = NULL;
+    CHECK(reinstrument_build("/nonexistent-dir", "../../etc", NULL, NULL, &so, &err) == -1);
+    CHECK_CONTAINS(err.buf, "hex");
+    strbuf_reset(&err);
+    CHECK(reinstrument_build("/nonexistent-dir", "abcdef0123456789", NULL, NULL, &so, &err) == -1);
+    CHECK_CONTAINS(err.buf, "wrapper.cpp");
+    CHECK(so == NULL);
+    strbuf_reset(&err);
+    const char *section; size_t tail;
+    strbuf blob = STRBUF_INIT;
+    CHECK(reinstrument_read_consts(AOTIDBG_SOURCE_DIR "/CMakeLists.txt", &blob, &section, &tail, &err) == -1);
+    CHECK_CONTAINS(err.buf, "not an ELF");
+    strbuf_release(&blob); strbuf_release(&err);
+}
+
+static void on_progress(const char *stage, double f, void *ctx)
+{
+    (void)ctx;
+    printf("progress %s %.2f\n", stage, f);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && !strcmp(argv[1], "--build")) {
+        strbuf err = STRBUF_INIT;
+        char *so = NULL;
+        if (reinstrument_build(argv[2], argv[3], on_progress, NULL, &so, &err)) {
+            fprintf(stderr, "reinstrument: %s\n", err.buf);
+            strbuf_release(&err);
+            return 1;
+        }
+        printf("so %s\n", so);
+        free(so);
+        return 0;
+    }
+    if (argc == 3 && !strcmp(argv[1], "--instrument")) {
+        strbuf src = STRBUF_INIT, out = STRBUF_INIT, err = STRBUF_INIT;
+        reinstrument_stats st;
+        if (strbuf_read_file(&src, argv[2], REINSTRUMENT_MAX_SOURCE, &err) ||
+            reinstrument_source(src.buf, src.len, &out, &st, &err)) {
+            fprintf(stderr, "reinstrument: %s\n", err.buf);
+            return 1;
+        }
+        fwrite(out.buf, 1, out.len, stdout);
+        fprintf(stderr, "launches %zu hooks %zu\n", st.launches, st.hooks);
+        return 0;
+    }
+    RUN(test_cpp_kernel);
+    RUN(test_extern_kernel);
+    RUN(test_triton_kernel);
+    RUN(test_refusals);
+    RUN(test_find_cmd);
+    RUN(test_build_refuses_bad_input);
+    return CHECK_DONE();
+}
