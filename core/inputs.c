@@ -330,7 +330,7 @@ static int check_item(ytree *t, session *s, const node *it, int idx, const char 
     in->device = "cpu";
     in->fill = FILL_RANDN;
     in->seed = (uint64_t)idx;
-    const node *value_node = NULL, *file_node = NULL, *key_node = NULL, *fill_node = NULL;
+    const node *value_node = NULL, *file_node = NULL, *key_node = NULL, *fill_node = NULL, *strides_node = NULL;
     for (size_t i = 0; i < it->n; i++) {
         const node *k = it->kids[2 * i], *v = it->kids[2 * i + 1];
         const char *key = k->text;
@@ -356,6 +356,21 @@ static int check_item(ytree *t, session *s, const node *it, int idx, const char 
                 in->shape[d] = x;
             }
             in->ndim = (int)v->n;
+        } else if (!strcmp(key, "strides")) {
+            if (v->kind != N_SEQ || v->n > TENSOR_MAX_DIMS)
+                return yfail(t, v->line, v->col, "input %d: strides: found %s, expected a list of at most %d "
+                             "element strides like [3, 1]", idx, kind_what(v), TENSOR_MAX_DIMS);
+            for (size_t d = 0; d < v->n; d++) {
+                const node *dn = v->kids[d];
+                int64_t x;
+                if (dn->kind != N_SCALAR || parse_i64(dn->text, &x) < 0 || x < 0 || (uint64_t)x > MAX_NUMEL)
+                    return yfail(t, dn->line, dn->col, "input %d: strides[%zu]: found %s%s%s, expected a "
+                                 "non-negative integer", idx, d, dn->kind == N_SCALAR ? "'" : kind_what(dn),
+                                 dn->kind == N_SCALAR ? dn->text : "", dn->kind == N_SCALAR ? "'" : "");
+                in->strides[d] = x;
+            }
+            in->has_strides = (int)v->n + 1;   /* fixed up below, once shape is known */
+            strides_node = v;
         } else if (!strcmp(key, "dtype")) {
             const char *c = v->kind == N_SCALAR ? dtype_canonical(v->text) : NULL;
             if (!c)
@@ -410,13 +425,19 @@ static int check_item(ytree *t, session *s, const node *it, int idx, const char 
             key_node = v;
         } else {
             return yfail(t, k->line, k->col, "input %d: unknown field '%s', expected one of shape, dtype, "
-                         "device, fill, seed, value, file, key", idx, key);
+                         "strides, device, fill, seed, value, file, key", idx, key);
         }
     }
     if (in->ndim < 0)
         return yfail(t, it->line, it->col, "input %d: missing 'shape', expected a list of sizes like [2, 3]", idx);
     if (!in->dtype)
         return yfail(t, it->line, it->col, "input %d: missing 'dtype', expected one of " DTYPE_LIST, idx);
+    if (strides_node) {
+        if ((int)strides_node->n != in->ndim)
+            return yfail(t, strides_node->line, strides_node->col, "input %d: strides has %zu entries, the shape "
+                         "has %d dims; expected one stride per dim", idx, strides_node->n, in->ndim);
+        in->has_strides = 1;
+    }
     if (in->fill == FILL_FULL && !value_node)
         return yfail(t, fill_node->line, fill_node->col, "input %d: fill: full needs 'value: N'", idx);
     if (in->fill != FILL_FULL && value_node)

@@ -38,7 +38,7 @@ static void test_good_spec(void)
     const char *e;
     int rc = parse(&s, "inputs:\n"
                        "  - {shape: [4, 8], dtype: float32, device: cpu, fill: randn, seed: 7}\n"
-                       "  - {shape: [3], dtype: torch.int64, fill: arange}\n"
+                       "  - {shape: [3, 2], strides: [1, 3], dtype: torch.int64, fill: arange}\n"
                        "  - {shape: [], dtype: half, fill: full, value: -2.5, device: 'cuda:1'}\n"
                        "  - shape: [2, 2]\n"
                        "    dtype: f64\n"
@@ -51,6 +51,8 @@ static void test_good_spec(void)
         CHECK_STR(s->inputs[0].dtype, "float32");
         CHECK(s->inputs[0].seed == 7 && s->inputs[0].fill == FILL_RANDN);
         CHECK_STR(s->inputs[1].dtype, "int64");
+        CHECK(s->inputs[1].has_strides && s->inputs[1].strides[0] == 1 && s->inputs[1].strides[1] == 3);
+        CHECK(!s->inputs[0].has_strides);
         CHECK(s->inputs[1].fill == FILL_ARANGE);
         CHECK_STR(s->inputs[1].device, "cpu");   /* default */
         CHECK(s->inputs[2].ndim == 0);
@@ -81,6 +83,7 @@ static void test_errors(void)
         {"inputs:\n  - {shape: [1], dtype: float32, dtype: int8}\n", "2:34: duplicate key 'dtype'"},
         {"inputs:\n  - &a {shape: [1], dtype: float32}\n  - *a\n", "anchor (&a)"},
         {"inputs:\n  - {shape: [1], dtype: float32, seed: 1.5}\n", "seed: found '1.5', expected a non-negative"},
+        {"inputs:\n  - {shape: [2, 2], strides: [1], dtype: float32}\n", "strides has 1 entries, the shape has 2"},
         {"inputs: 3\n", "1:9: inputs: found a scalar, expected a list"},
         {"outputs: []\n", "1:1: unknown top-level key 'outputs', expected 'inputs'"},
         {"", "found an empty file"},
