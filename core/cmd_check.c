@@ -1,4 +1,120 @@
-/* PLACEHOLDER until its owner lands the real command: remove this line when replacing. */
+/* cmd_check.c — `aotidbg check PKG [--inputs SPEC] [--device DEV] [--format text|yaml]`.
+ * Prints the checklist (checklist.h). Exit: 0 nothing failed, 1 a row failed,
+ * 2 bad usage or an unreadable package/spec (the message says which). */
 #include <stdio.h>
+#include <string.h>
+#include "checklist.h"
 #include "commands.h"
-int cmd_check(int argc, char **argv) { fputs("aotidbg: 'check' is not built yet\n", stderr); return EXIT_USAGE; }
+#include "inputs.h"
+#include "package.h"
+
+static const char usage[] =
+    "usage: aotidbg check PKG [--inputs SPEC] [--device DEV] [--format text|yaml]\n"
+    "                         [--model NAME] [--torch-lib DIR|none]\n"
+    "Checks, before anything runs, that PKG (a .pt2 package or a bare model .so) fits\n"
+    "this machine and the inputs: compile vs load device, CUDA driver, GPU index and\n"
+    "compute capability, CPU ISA, every input's dtype/device/rank/dims/strides against\n"
+    "what the package was compiled for, package integrity (.so, cubins, weights,\n"
+    "custom ops, libtorch symbols) and the debug flags in effect.\n"
+    "  --inputs SPEC    inputs spec YAML (see man aotidbg, INPUTS)\n"
+    "  --device DEV     load device: cpu, cuda, cuda:N (default: the package's)\n"
+    "  --format F       text (default) or yaml\n"
+    "  --model NAME     model inside the package (default: the only one, or 'model')\n"
+    "  --torch-lib DIR  libtorch folder for the symbol check; 'none' skips it\n"
+    "                   (default: $TORCH_DIR, else python3's torch)\n"
+    "Exit codes: 0 nothing failed, 1 a check failed, 2 bad usage or bad input.\n";
+
+int cmd_check(int argc, char **argv)
+{
+    const char *pkg = NULL, *spec = NULL, *device = NULL, *format = "text", *model = NULL, *torch_lib = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **dst = !strcmp(a, "--inputs") ? &spec : !strcmp(a, "--device") ? &device
+                           : !strcmp(a, "--format") ? &format : !strcmp(a, "--model") ? &model
+                           : !strcmp(a, "--torch-lib") ? &torch_lib : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        if (dst) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "aotidbg check: %s needs a value\n%s", a, usage);
+                return EXIT_USAGE;
+            }
+            *dst = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "aotidbg check: unknown option '%s'\n%s", a, usage);
+            return EXIT_USAGE;
+        } else if (!pkg) {
+            pkg = a;
+        } else {
+            fprintf(stderr, "aotidbg check: one package only (got '%s' and '%s')\n%s", pkg, a, usage);
+            return EXIT_USAGE;
+        }
+    }
+    if (!pkg) {
+        fprintf(stderr, "aotidbg check: no package given\n%s", usage);
+        return EXIT_USAGE;
+    }
+    if (strcmp(format, "text") && strcmp(format, "yaml")) {
+        fprintf(stderr, "aotidbg check: --format is text or yaml, not '%s'\n", format);
+        return EXIT_USAGE;
+    }
+    if (device) {
+        const char *c = strchr(device, ':');
+        size_t n = c ? (size_t)(c - device) : strlen(device);
+        int ok = (n == 3 && !strncmp(device, "cpu", 3) && !c) || (n == 4 && !strncmp(device, "cuda", 4));
+        if (ok && c) {
+            const char *d = c + 1;
+            ok = *d != 0 && strlen(d) <= 4;
+            for (; *d && ok; d++)
+                ok = *d >= '0' && *d <= '9';
+        }
+        if (!ok) {
+            fprintf(stderr, "aotidbg check: --device is cpu, cuda or cuda:N, not '%s'\n", device);
+            return EXIT_USAGE;
+        }
+    }
+    strbuf err = STRBUF_INIT;
+    session *s = session_new();
+    package_t *p = NULL;
+    int rc = EXIT_USAGE;
+    if (spec && inputs_load(s, spec, &err) < 0) {
+        fprintf(stderr, "aotidbg check: %s\n", err.buf);
+        goto out;
+    }
+    if (package_open(&p, pkg, &err) < 0) {
+        fprintf(stderr, "aotidbg check: %s\n", err.buf);
+        goto out;
+    }
+    checklist cl;
+    checklist_init(&cl);
+    checklist_opts o = {.device = device, .model = model, .inputs = spec ? s->inputs : NULL,
+                        .ninputs = spec ? s->ninputs : 0, .torch_lib = torch_lib};
+    if (checklist_run(&cl, p, &o, &err) < 0) {
+        fprintf(stderr, "aotidbg check: %s\n", err.buf);
+        checklist_free(&cl);
+        goto out;
+    }
+    strbuf outb = STRBUF_INIT;
+    if (!strcmp(format, "yaml")) {
+        strbuf_addstr(&outb, "package: ");
+        strbuf_add_yaml_quoted(&outb, pkg);
+        strbuf_addf(&outb, "\nsha256: \"%s\"\ndevice: ", p->sha256);
+        strbuf_add_yaml_quoted(&outb, cl.device ? cl.device : "");
+        strbuf_addch(&outb, '\n');
+        checklist_format_yaml(&cl, &outb);
+    } else {
+        strbuf_addf(&outb, "aotidbg check %s (device %s)\n", pkg, cl.device ? cl.device : "?");
+        checklist_format_text(&cl, &outb);
+    }
+    fwrite(outb.buf, 1, outb.len, stdout);
+    strbuf_release(&outb);
+    rc = checklist_has_fail(&cl) ? EXIT_FAILED : EXIT_OK;
+    checklist_free(&cl);
+out:
+    package_close(p);
+    session_free(s);
+    strbuf_release(&err);
+    return rc;
+}

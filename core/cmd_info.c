@@ -1,4 +1,164 @@
-/* PLACEHOLDER until its owner lands the real command: remove this line when replacing. */
+/* cmd_info.c — `aotidbg info PKG [--model NAME]`: what the package holds.
+ * Prints the root, models, device metadata, the .so, wrapper.cpp, cubins,
+ * weights, and from the wrapper.cpp the compiled inputs (name, dtype, shape
+ * with dynamic bounds), printer level and kernel count.
+ * Exit: 0 shown, 2 bad usage or a package that cannot be read (message says why). */
 #include <stdio.h>
+#include <string.h>
 #include "commands.h"
-int cmd_info(int argc, char **argv) { fputs("aotidbg: 'info' is not built yet\n", stderr); return EXIT_USAGE; }
+#include "package.h"
+#include "wrapper_scan.h"
+
+static const char usage[] =
+    "usage: aotidbg info PKG [--model NAME]\n"
+    "Shows what a .pt2 package (or a bare model .so) holds: models, compile device,\n"
+    "compute capability, CPU ISA, the .so, wrapper.cpp, cubins, weights, and the\n"
+    "compiled inputs (dtype, shape with dynamic bounds), printer level and kernels.\n"
+    "Exit codes: 0 shown, 2 bad usage or an unreadable package.\n";
+
+static const char *or_none(const char *s) { return s && *s ? s : "(none)"; }
+
+static void print_shape(const ws_input *in)
+{
+    if (in->ndim < 0) {
+        fputs("?", stdout);
+        return;
+    }
+    putchar('[');
+    for (int d = 0; d < in->ndim; d++) {
+        if (d)
+            fputs(", ", stdout);
+        int dyn = in->dims[d] == WS_UNKNOWN || in->dim_min[d] != WS_UNKNOWN || in->dim_max[d] != WS_UNKNOWN;
+        if (!dyn) {
+            printf("%lld", (long long)in->dims[d]);
+            continue;
+        }
+        if (in->dim_sym[d])
+            printf("%s:", in->dim_sym[d]);
+        if (in->dim_min[d] != WS_UNKNOWN)
+            printf("%lld", (long long)in->dim_min[d]);
+        fputs("..", stdout);
+        if (in->dim_max[d] != WS_UNKNOWN)
+            printf("%lld", (long long)in->dim_max[d]);
+    }
+    putchar(']');
+}
+
+static void show_model(package_t *p, package_model *m)
+{
+    printf("model %s\n", m->name);
+    printf("  device key:          %s\n", or_none(m->device_key));
+    printf("  compute capability:  %s\n", or_none(m->compute_capability));
+    printf("  cpu isa:             %s\n", or_none(m->cpu_isa));
+    if (m->platform || m->machine)
+        printf("  platform:            %s %s\n", or_none(m->platform), or_none(m->machine));
+    printf("  so:                  %s\n", m->so_entry ? m->so_entry : "MISSING");
+    printf("  wrapper.cpp:         %s\n", or_none(m->wrapper_cpp_entry));
+    if (m->kernel_cpp_entry)
+        printf("  kernel.cpp:          %s\n", m->kernel_cpp_entry);
+    printf("  metadata:            %s\n", m->metadata_entry ? m->metadata_entry : p->is_bare_so ? "(none: bare .so)" : "MISSING");
+    if (m->proxy_json_entry)
+        printf("  custom ops:          %s\n", m->proxy_json_entry);
+    printf("  cubins:              %zu\n", m->ncubins);
+    for (size_t i = 0; i < m->ncubins; i++)
+        printf("    %s\n", m->cubin_entries[i]);
+    printf("  weights:             %zu\n", m->nweights);
+    for (size_t i = 0; i < m->nweights; i++)
+        printf("    %s\n", m->weight_entries[i]);
+    if (!m->wrapper_cpp_entry)
+        return;
+    strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+    wrapper_scan ws;
+    memset(&ws, 0, sizeof ws);
+    if (package_read_entry(p, m->wrapper_cpp_entry, WS_MAX_BYTES, &text, &err) < 0 ||
+        wrapper_scan_text(&ws, text.buf, text.len, &err) < 0) {
+        printf("  wrapper.cpp unreadable: %s\n", err.buf);
+        wrapper_scan_free(&ws);
+    } else {
+        printf("  inputs:              %zu%s\n", ws.ninputs,
+               ws.has_input_checks ? "" : " (no generated input checks: dtype/shape partly unknown)");
+        for (size_t i = 0; i < ws.ninputs; i++) {
+            const ws_input *in = &ws.inputs[i];
+            printf("    %zu %-10s %-9s %-5s ", i, or_none(in->name), in->dtype ? in->dtype : "?",
+                   in->device ? in->device : "?");
+            print_shape(in);
+            putchar('\n');
+        }
+        printf("  outputs:             %zu\n", ws.noutputs);
+        printf("  printer level:       %d%s\n", ws.printer_level,
+               ws.printer_level == 0 ? " (no kernel stepping: rebuild with debug_intermediate_value_printer=1)" : "");
+        printf("  nan asserts:         %s\n", ws.nan_asserts ? "yes" : "no");
+        printf("  kernels:             %zu (from %s)\n", ws.nkernels, ws.kernels_source);
+        printf("  constants:           %zu%s\n", ws.nconstants,
+               ws.include_weights == 1 ? " (in the .so)" : ws.include_weights == 0 ? " (outside the .so)" : "");
+        if (ws.ncubins || ws.nembedded_kernels)
+            printf("  cubins loaded:       %zu (+%zu embedded)\n", ws.ncubins, ws.nembedded_kernels);
+        if (ws.nproxy_calls)
+            printf("  proxy-executor calls: %zu\n", ws.nproxy_calls);
+        wrapper_scan_free(&ws);
+    }
+    strbuf_release(&text);
+    strbuf_release(&err);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *pkg = NULL, *model = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        }
+        if (!strcmp(argv[i], "--model")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "aotidbg info: --model needs a value\n%s", usage);
+                return EXIT_USAGE;
+            }
+            model = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "aotidbg info: unknown option '%s'\n%s", argv[i], usage);
+            return EXIT_USAGE;
+        } else if (!pkg) {
+            pkg = argv[i];
+        } else {
+            fprintf(stderr, "aotidbg info: one package only\n%s", usage);
+            return EXIT_USAGE;
+        }
+    }
+    if (!pkg) {
+        fprintf(stderr, "aotidbg info: no package given\n%s", usage);
+        return EXIT_USAGE;
+    }
+    strbuf err = STRBUF_INIT;
+    package_t *p = NULL;
+    if (package_open(&p, pkg, &err) < 0) {
+        fprintf(stderr, "aotidbg info: %s\n", err.buf);
+        strbuf_release(&err);
+        return EXIT_USAGE;
+    }
+    printf("package %s\n", pkg);
+    printf("  sha256:   %s\n", p->sha256);
+    printf("  kind:     %s\n", p->is_bare_so ? "bare .so (deprecated torch._export.aot_compile; no device recorded)"
+                                             : ".pt2 (torch._inductor.aoti_compile_and_package)");
+    if (!p->is_bare_so) {
+        printf("  root:     %s\n", p->root);
+        printf("  entries:  %zu\n", p->nentries);
+    }
+    printf("  models:   %zu\n", p->nmodels);
+    int rc = EXIT_OK;
+    if (model) {
+        package_model *m = package_find_model(p, model, &err);
+        if (!m) {
+            fprintf(stderr, "aotidbg info: %s\n", err.buf);
+            rc = EXIT_USAGE;
+        } else {
+            show_model(p, m);
+        }
+    } else {
+        for (size_t i = 0; i < p->nmodels; i++)
+            show_model(p, &p->models[i]);
+    }
+    package_close(p);
+    strbuf_release(&err);
+    return rc;
+}

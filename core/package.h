@@ -53,5 +53,7 @@ int package_extract(package_t *p, package_model *m, strbuf *err);
 /* Reads an archive entry fully (capped at max bytes) into sb. */
 int package_read_entry(package_t *p, const char *entry, size_t max, strbuf *sb, strbuf *err);
 void package_close(package_t *p);  /* removes the extraction folder; NULL is fine */
+/* Hex SHA-256 of a file into hex (65 bytes). */
+int package_sha256_file(const char *path, char hex[65], strbuf *err);
 
 #endif

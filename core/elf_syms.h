@@ -1,0 +1,38 @@
+/* elf_syms.h — dynamic symbol tables of ELF shared objects, read with libelf.
+ *
+ * Owner: core/elf_syms.c. Used by the checklist to find symbols a model .so
+ * needs from libtorch that the local libtorch does not export (the usual
+ * sign of a package built against another torch). Never runs nm or the
+ * dynamic loader: the files are only parsed.
+ * Ownership: an elf_symlist owns its strings (arena) and array (malloc);
+ * release with elf_symlist_free(). Errors: 0 / -1 with a message in err. */
+#ifndef AOTIDBG_ELF_SYMS_H
+#define AOTIDBG_ELF_SYMS_H
+#include <stddef.h>
+#include "arena.h"
+#include "strbuf.h"
+
+typedef struct {
+    arena arena;
+    size_t n, cap;
+    const char **names;
+    int sorted;
+} elf_symlist;
+
+#define ELF_SYMLIST_INIT {ARENA_INIT, 0, 0, NULL, 0}
+
+/* Appends the undefined, non-weak symbols of .dynsym of the ELF image in
+ * memory (data, len); `what` names it in messages. */
+int elf_syms_undefined(elf_symlist *out, const void *data, size_t len, const char *what, strbuf *err);
+/* Appends the DT_NEEDED library names of the image (libtorch.so, ...). */
+int elf_syms_needed(elf_symlist *out, const void *data, size_t len, const char *what, strbuf *err);
+/* Appends the defined (exported) symbols of .dynsym of the file at path. */
+int elf_syms_exported_file(elf_symlist *out, const char *path, strbuf *err);
+/* 1 when sorted list holds name (sorts on first use). */
+int elf_symlist_has(elf_symlist *l, const char *name);
+void elf_symlist_free(elf_symlist *l);
+/* 1 for names a model .so gets from libtorch: aoti_torch_*, AOTI*, and C++
+ * symbols in the c10, at, torch and caffe2 namespaces. */
+int elf_sym_is_torch(const char *name);
+
+#endif

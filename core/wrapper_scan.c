@@ -1,0 +1,504 @@
+/* wrapper_scan.c — reads the generated wrapper.cpp line by line (see wrapper_scan.h).
+ * Patterns follow torch/_inductor/codegen/cpp_wrapper_cpu.py, cpp_wrapper_gpu.py
+ * and debug_utils.py; each matcher is small and forgiving about spacing. */
+#define _GNU_SOURCE
+#include "wrapper_scan.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE_MAX_COPY 8192
+
+static void *xgrow(void *p, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return p;
+    size_t nc = *cap ? *cap * 2 : 16;
+    void *q = realloc(p, nc * elem);
+    if (!q)
+        abort();
+    *cap = nc;
+    return q;
+}
+
+const char *ws_device_type_name(arena *a, long v)
+{
+    switch (v) {
+    case 0: return "cpu";
+    case 1: return "cuda";
+    case 6: return "hip";
+    case 12: return "xpu";
+    case 13: return "mps";
+    case 14: return "meta";
+    default: return arena_printf(a, "device-type-%ld", v);
+    }
+}
+
+/* Parses a decimal integer (optional sign, optional L suffix) at *p; advances.
+ * Returns 0 on success. */
+static int parse_int(const char **p, int64_t *out)
+{
+    const char *s = *p;
+    while (*s == ' ')
+        s++;
+    if (!(isdigit((unsigned char)*s) || ((*s == '-' || *s == '+') && isdigit((unsigned char)s[1]))))
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno == ERANGE)
+        return -1;
+    while (*end == 'L' || *end == 'l' || *end == 'U' || *end == 'u')
+        end++;
+    *out = v;
+    *p = end;
+    return 0;
+}
+
+/* Reads an identifier at p into buf (cap n); returns its length (0: none). */
+static size_t ident(const char *p, char *buf, size_t n)
+{
+    size_t k = 0;
+    while ((isalnum((unsigned char)p[k]) || p[k] == '_') && k + 1 < n) {
+        buf[k] = p[k];
+        k++;
+    }
+    buf[k] = 0;
+    return k;
+}
+
+/* Reads a "..." literal starting at p (which points at the quote). */
+static int quoted(const char *p, char *buf, size_t n)
+{
+    if (*p != '"')
+        return -1;
+    p++;
+    size_t k = 0;
+    while (*p && *p != '"') {
+        if (k + 1 >= n)
+            return -1;
+        buf[k++] = *p++;
+    }
+    if (*p != '"')
+        return -1;
+    buf[k] = 0;
+    return 0;
+}
+
+static void init_input(ws_input *in)
+{
+    memset(in, 0, sizeof *in);
+    in->ndim = -1;
+    for (int d = 0; d < TENSOR_MAX_DIMS; d++)
+        in->dims[d] = in->dim_min[d] = in->dim_max[d] = in->strides[d] = WS_UNKNOWN;
+}
+
+/* Input i, growing the array; NULL when i is out of range. */
+static ws_input *input_at(wrapper_scan *ws, int64_t i)
+{
+    if (i < 0 || i >= WS_MAX_INPUTS)
+        return NULL;
+    if ((size_t)i >= ws->ninputs) {
+        ws_input *n = realloc(ws->inputs, (size_t)(i + 1) * sizeof *n);
+        if (!n)
+            abort();
+        for (size_t k = ws->ninputs; k <= (size_t)i; k++)
+            init_input(&n[k]);
+        ws->inputs = n;
+        ws->ninputs = (size_t)i + 1;
+    }
+    return &ws->inputs[i];
+}
+
+static ws_input *input_by_name(wrapper_scan *ws, const char *name)
+{
+    for (size_t i = 0; i < ws->ninputs; i++)
+        if (ws->inputs[i].name && !strcmp(ws->inputs[i].name, name))
+            return &ws->inputs[i];
+    return NULL;
+}
+
+static void note_dim(ws_input *in, int64_t d)
+{
+    if (d >= 0 && d < TENSOR_MAX_DIMS && in->ndim < d + 1)
+        in->ndim = (int)d + 1;
+}
+
+static void add_kernel(wrapper_scan *ws, const char *name, int line)
+{
+    if (ws->nkernels >= WS_MAX_KERNELS)
+        return;
+    ws->kernels = xgrow(ws->kernels, &ws->cap_kernels, ws->nkernels, sizeof *ws->kernels);
+    ws->kernels[ws->nkernels].name = arena_strdup(&ws->arena, name);
+    ws->kernels[ws->nkernels].line = line;
+    ws->nkernels++;
+}
+
+/* "<name>_size[D]" or "<name>_stride[D]" right at p: fills name and D. */
+static int size_ref(const char *p, const char *kind, char *name, size_t n, int64_t *d)
+{
+    char id[256];
+    size_t k = ident(p, id, sizeof id);
+    size_t kl = strlen(kind);
+    if (k <= kl || strcmp(id + k - kl, kind) || p[k] != '[')
+        return -1;
+    id[k - kl] = 0;
+    const char *q = p + k + 1;
+    if (parse_int(&q, d) < 0 || *q != ']')
+        return -1;
+    snprintf(name, n, "%s", id);
+    return 0;
+}
+
+/* The current check_input_N being read, or -1. */
+typedef struct {
+    int64_t cur_input;
+    char cur_kernel[512];     /* open launch: saw before_launch, no after_launch yet */
+    int in_run_impl;
+    int in_model_base;        /* lines left to look for include_weights */
+    int printer_seen;
+} scan_state;
+
+static void printer_event(wrapper_scan *ws, scan_state *st, int level, int before, const char *kernel, int line)
+{
+    if (level > ws->printer_level)
+        ws->printer_level = level;
+    if (!before) {
+        st->cur_kernel[0] = 0;
+        return;
+    }
+    if (!strcmp(st->cur_kernel, kernel))
+        return;
+    snprintf(st->cur_kernel, sizeof st->cur_kernel, "%s", kernel);
+    add_kernel(ws, kernel, line);
+}
+
+static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
+{
+    const char *t = l;
+    while (*t == ' ' || *t == '\t')
+        t++;
+    const char *p;
+    char name[256], buf[1024];
+    int64_t v, d;
+
+    if (st->in_model_base > 0) {
+        st->in_model_base--;
+        if (!strncmp(t, "true)", 5))
+            ws->include_weights = 1, st->in_model_base = 0;
+        else if (!strncmp(t, "false)", 6))
+            ws->include_weights = 0, st->in_model_base = 0;
+    }
+    if (strstr(t, ": AOTInductorModelBase(") || !strncmp(t, "AOTInductorModelBase(", 21))
+        st->in_model_base = 10;
+
+    /* inputs_info_[N].name = "argX_1"; */
+    if (!strncmp(t, "inputs_info_[", 13)) {
+        p = t + 13;
+        if (parse_int(&p, &v) == 0 && !strncmp(p, "].name = ", 9) && quoted(p + 9, name, sizeof name) == 0) {
+            ws_input *in = input_at(ws, v);
+            if (in) {
+                in->name = arena_strdup(&ws->arena, name);
+                if (!in->line)
+                    in->line = line;
+            }
+        }
+        return;
+    }
+    if (!strncmp(t, "outputs_info_[", 14)) {
+        p = t + 14;
+        if (parse_int(&p, &v) == 0 && v >= 0 && v < WS_MAX_INPUTS && (size_t)v + 1 > ws->noutputs)
+            ws->noutputs = (size_t)v + 1;
+        return;
+    }
+    if (!strncmp(t, "constants_info_[", 16)) {
+        p = t + 16;
+        if (parse_int(&p, &v) < 0 || v < 0 || v >= 1000000)
+            return;
+        int is_name = !strncmp(p, "].name = ", 9), is_fqn = !strncmp(p, "].original_fqn = ", 17);
+        if (!is_name && !is_fqn)
+            return;
+        if (quoted(p + (is_name ? 9 : 17), buf, sizeof buf) < 0)
+            return;
+        while (ws->nconstants <= (size_t)v) {
+            ws->constants = xgrow(ws->constants, &ws->cap_constants, ws->nconstants, sizeof *ws->constants);
+            ws->constants[ws->nconstants].name = ws->constants[ws->nconstants].fqn = NULL;
+            ws->nconstants++;
+        }
+        if (is_name)
+            ws->constants[v].name = arena_strdup(&ws->arena, buf);
+        else
+            ws->constants[v].fqn = arena_strdup(&ws->arena, buf);
+        return;
+    }
+    /* AOTI_NOINLINE static void check_input_N( */
+    if ((p = strstr(t, "static void check_input_")) != NULL) {
+        p += strlen("static void check_input_");
+        if (parse_int(&p, &v) == 0 && *p == '(') {
+            ws_input *in = input_at(ws, v);
+            st->cur_input = in ? v : -1;
+            if (in) {
+                in->line = line;
+                ws->has_input_checks = 1;
+            }
+        }
+        return;
+    }
+    if (st->cur_input >= 0 && st->cur_input < (int64_t)ws->ninputs) {
+        ws_input *in = &ws->inputs[st->cur_input];
+        if (!strncmp(t, "ConstantHandle ", 15) && (p = strstr(t, "(input_handles[")) != NULL) {
+            if (ident(t + 15, name, sizeof name) && !in->name)
+                in->name = arena_strdup(&ws->arena, name);
+        }
+        /* <n>_expected_dtype = aoti_torch_dtype_float32(); */
+        if ((p = strstr(t, "_expected_dtype = aoti_torch_dtype_")) != NULL) {
+            if (ident(p + strlen("_expected_dtype = aoti_torch_dtype_"), name, sizeof name))
+                in->dtype = arena_strdup(&ws->arena, name);
+            return;
+        }
+        if ((p = strstr(t, "_expected_device_type = ")) != NULL) {
+            p += strlen("_expected_device_type = ");
+            if (parse_int(&p, &v) == 0)
+                in->device = ws_device_type_name(&ws->arena, (long)v);
+            return;
+        }
+        if (!strncmp(t, "if (", 4)) {
+            p = t + 4;
+            /* if (N != x_size[D]) / if (N != x_stride[D]) */
+            if (parse_int(&p, &v) == 0 && !strncmp(p, " != ", 4)) {
+                p += 4;
+                if (size_ref(p, "_size", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
+                    in->dims[d] = v;
+                    note_dim(in, d);
+                } else if (size_ref(p, "_stride", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
+                    in->strides[d] = v;
+                    note_dim(in, d);
+                }
+                return;
+            }
+            /* if (x_size[D] < N) / if (x_size[D] > N) */
+            p = t + 4;
+            if (size_ref(p, "_size", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
+                p = strchr(p, ']') + 1;
+                while (*p == ' ')
+                    p++;
+                char op = *p;
+                p++;
+                if ((op == '<' || op == '>') && parse_int(&p, &v) == 0) {
+                    if (op == '<')
+                        in->dim_min[d] = v;
+                    else
+                        in->dim_max[d] = v;
+                    note_dim(in, d);
+                }
+            }
+            return;
+        }
+        if (l[0] == '}')
+            st->cur_input = -1;   /* the function's closing brace (column 0) ends the check */
+    }
+    if (strstr(t, "::run_impl(")) {
+        st->in_run_impl = 1;
+        st->cur_input = -1;
+        return;
+    }
+    if (!strncmp(t, "} // AOTInductorModel::run_impl", 31)) {
+        st->in_run_impl = 0;
+        return;
+    }
+    /* int64_t s77 = arg4_1_size[0]; */
+    if (!strncmp(t, "int64_t s", 9) && (p = strstr(t, " = ")) != NULL) {
+        char sym[64];
+        if (ident(t + 8, sym, sizeof sym) && size_ref(p + 3, "_size", name, sizeof name, &d) == 0 && d >= 0 &&
+            d < TENSOR_MAX_DIMS) {
+            ws_input *in = input_by_name(ws, name);
+            if (in) {
+                in->dim_sym[d] = arena_strdup(&ws->arena, sym);
+                note_dim(in, d);
+            }
+        }
+    }
+    /* assert_size_stride(arg4_1, {s77, 8L}, {8L, 1L}, "input") */
+    if ((p = strstr(t, "assert_size_stride(")) != NULL) {
+        p += strlen("assert_size_stride(");
+        size_t k = ident(p, name, sizeof name);
+        ws_input *in = k ? input_by_name(ws, name) : NULL;
+        if (in) {
+            p += k;
+            for (int which = 0; which < 2; which++) {
+                p = strchr(p, '{');
+                if (!p)
+                    return;
+                p++;
+                int n = 0;
+                while (*p && *p != '}') {
+                    while (*p == ' ' || *p == ',')
+                        p++;
+                    if (*p == '}' || !*p)
+                        break;
+                    int64_t x;
+                    const char *q = p;
+                    int lit = parse_int(&q, &x) == 0 && (*q == ',' || *q == '}' || *q == ' ');
+                    if (n < TENSOR_MAX_DIMS) {
+                        if (which == 0 && lit && in->dims[n] == WS_UNKNOWN && in->dim_min[n] == WS_UNKNOWN)
+                            in->dims[n] = x;
+                        if (which == 1 && lit && in->strides[n] == WS_UNKNOWN)
+                            in->strides[n] = x;
+                    }
+                    n++;
+                    while (*p && *p != ',' && *p != '}')
+                        p++;
+                }
+                if (which == 0 && n <= TENSOR_MAX_DIMS && in->ndim < n)
+                    in->ndim = n;
+            }
+        }
+        return;
+    }
+    /* printer level 1 */
+    if ((p = strstr(t, "aoti_torch_save_tensor_handle(")) != NULL) {
+        /* ..., "arg", "before_launch", "kernel"); */
+        const char *b = strstr(p, "\"before_launch\"");
+        const char *a = strstr(p, "\"after_launch\"");
+        const char *k = b ? b + 15 : a ? a + 14 : NULL;
+        if (!k)
+            return;
+        while (*k == ',' || *k == ' ')
+            k++;
+        if (quoted(k, buf, sizeof buf) == 0)
+            printer_event(ws, st, 1, b != NULL, buf, line);
+        return;
+    }
+    /* level 2: aoti_torch_print_tensor_handle(x, "before_launch - K - x"); */
+    if ((p = strstr(t, "aoti_torch_print_tensor_handle(")) != NULL) {
+        if (ws->printer_level < 2)
+            ws->printer_level = 2;
+        const char *q = strchr(p, '"');
+        if (q && quoted(q, buf, sizeof buf) == 0) {
+            int before = !strncmp(buf, "before_launch - ", 16), after = !strncmp(buf, "after_launch - ", 15);
+            if (before || after) {
+                char *kn = buf + (before ? 16 : 15);
+                char *dash = strstr(kn, " - ");
+                if (dash)
+                    *dash = 0;
+                printer_event(ws, st, 2, before, kn, line);
+            }
+        }
+        return;
+    }
+    /* level 3: printf("[ before_launch: K ]\n"); */
+    if ((p = strstr(t, "printf(\"[ ")) != NULL) {
+        p += 10;
+        int before = !strncmp(p, "before_launch: ", 15), after = !strncmp(p, "after_launch: ", 14);
+        if (before || after) {
+            p += before ? 15 : 14;
+            size_t k = 0;
+            while (p[k] && p[k] != ' ' && p[k] != '"' && k + 1 < sizeof buf) {
+                buf[k] = p[k];
+                k++;
+            }
+            buf[k] = 0;
+            printer_event(ws, st, 3, before, buf, line);
+        }
+        return;
+    }
+    if (strstr(t, "aoti_torch_check_inf_and_nan(")) {
+        if (!ws->nan_asserts)
+            ws->nan_assert_line = line;
+        ws->nan_asserts = 1;
+    }
+    if (strstr(t, "aoti_torch_proxy_executor_call_function("))
+        ws->nproxy_calls++;
+    /* kernels_.k = loadKernel("/path/x.cubin", "mangled", 0, cubin_dir_...); */
+    if ((p = strstr(t, "loadKernel(")) != NULL) {
+        p += 11;
+        while (*p == ' ')
+            p++;
+        if (*p == '"') {
+            if (quoted(p, buf, sizeof buf) == 0) {
+                const char *base = strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
+                for (size_t i = 0; i < ws->ncubins; i++)
+                    if (!strcmp(ws->cubins[i].file, base))
+                        return;
+                ws->cubins = xgrow(ws->cubins, &ws->cap_cubins, ws->ncubins, sizeof *ws->cubins);
+                ws_cubin *c = &ws->cubins[ws->ncubins++];
+                c->file = arena_strdup(&ws->arena, base);
+                c->line = line;
+                c->kernel = NULL;
+                const char *q = strchr(p + 1 + strlen(buf) + 1, '"');
+                if (q && quoted(q, name, sizeof name) == 0)
+                    c->kernel = arena_strdup(&ws->arena, name);
+            }
+        } else if (!strncmp(p, "__", 2)) {
+            ws->nembedded_kernels++;
+        }
+        return;
+    }
+    /* Call sites, counted as kernels only when there is no printer. */
+    if (st->in_run_impl && !st->printer_seen) {
+        const char *c = t;
+        if (!strncmp(c, "AOTI_TORCH_ERROR_CODE_CHECK(", 28))
+            c += 28;
+        if (!strncmp(c, "call_triton_", 12) || !strncmp(c, "cpp_fused_", 10) ||
+            !strncmp(c, "aoti_torch_cpu_", 15) || !strncmp(c, "aoti_torch_cuda_", 16)) {
+            size_t k = ident(c, buf, sizeof buf);
+            if (k && c[k] == '(') {
+                const char *kn = !strncmp(buf, "call_", 5) ? buf + 5 : buf;
+                ws->kernels_source = "call-sites";
+                add_kernel(ws, kn, line);
+            }
+        }
+    }
+}
+
+int wrapper_scan_text(wrapper_scan *ws, const char *text, size_t len, strbuf *err)
+{
+    memset(ws, 0, sizeof *ws);
+    ws->include_weights = -1;
+    if (len > WS_MAX_BYTES) {
+        strbuf_addf(err, "wrapper.cpp is %zu bytes, over the %u-byte limit", len, WS_MAX_BYTES);
+        return -1;
+    }
+    /* A printer anywhere means call sites are not the kernel list. */
+    int has_printer = memmem(text, len, "before_launch", 13) != NULL;
+    scan_state st = {.cur_input = -1, .printer_seen = has_printer};
+    char *l = malloc(LINE_MAX_COPY);
+    if (!l)
+        abort();
+    size_t pos = 0;
+    int line = 0;
+    while (pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+        line++;
+        size_t c = n < LINE_MAX_COPY - 1 ? n : LINE_MAX_COPY - 1;
+        memcpy(l, text + pos, c);
+        l[c] = 0;
+        if (c && l[c - 1] == '\r')
+            l[c - 1] = 0;
+        if (memchr(l, 0, c) == NULL)   /* NUL bytes: not C++ text; skip the line */
+            scan_line(ws, &st, l, line);
+        pos += n + (nl ? 1 : 0);
+    }
+    free(l);
+    ws->nlines = (size_t)line;
+    if (has_printer)
+        ws->kernels_source = "printer";
+    else if (!ws->kernels_source)
+        ws->kernels_source = "call-sites";
+    return 0;
+}
+
+void wrapper_scan_free(wrapper_scan *ws)
+{
+    if (!ws)
+        return;
+    free(ws->inputs);
+    free(ws->kernels);
+    free(ws->cubins);
+    free(ws->constants);
+    arena_release(&ws->arena);
+    memset(ws, 0, sizeof *ws);
+}
