@@ -1,4 +1,496 @@
-/* PLACEHOLDER until the TUI lands: remove this line when replacing. */
+/* tui_main.c — the UI's entry point: options, modes (replay, live, tutorial),
+ * scripted input, the headless renderer and the event loop.
+ *
+ * The loop never blocks on anything but poll(): stdin and the runner's fd,
+ * with a timeout, so signals, the runner and keys are all seen promptly; it
+ * renders once per batch of input and does one doupdate() per frame. */
+#include <ctype.h>
+#include <curses.h>
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "actions.h"
+#include "app.h"
+#include "commands.h"
+#include "live.h"
+#include "paths.h"
+#include "screen.h"
+#include "session_io.h"
 #include "tui.h"
-int tui_main(const char *mode, int argc, char **argv) { fprintf(stderr, "aotidbg: the %s UI is not built yet\n", mode); return 2; }
+
+#pragma weak session_load   /* see live.c: linked in by the replay command */
+
+static const char usage_common[] =
+    "UI options:\n"
+    "  --ascii            ASCII line drawing (default: UTF-8 when the locale is)\n"
+    "  --no-color         no colors (also when NO_COLOR is set)\n"
+    "  --theme NAME|FILE  dark (default), light, high-contrast, mono, or a theme file\n"
+    "  --mouse            enable the mouse (off by default)\n"
+    "  --keys \"A B ...\"   run these actions (names, name:arg, or key names) first\n"
+    "  --script FILE      run the actions in FILE (one `name [arg]` a line) first\n"
+    "  --headless WxH     no terminal: render to stdout after each scripted action\n"
+    "  --dump-screen      with --headless: print only the final screen\n";
+
+typedef struct {
+    const char *target;            /* session, package or tutorial name */
+    const char *keys, *script, *theme_name;
+    int ascii, no_color, mouse, headless, hw, hh, dump_last, list;
+    live_options live;
+} options;
+
+static int usage_error(const char *mode, const char *msg, const char *arg)
+{
+    fprintf(stderr, "aotidbg %s: %s%s%s\n", mode, msg, arg ? " " : "", arg ? arg : "");
+    if (!strcmp(mode, "replay"))
+        fputs("usage: aotidbg replay SESSION.yaml [--dump] [UI options]\n", stderr);
+    else if (!strcmp(mode, "tutorial"))
+        fputs("usage: aotidbg tutorial [--list|NAME] [UI options]\n", stderr);
+    else
+        fputs("usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [UI options]\n", stderr);
+    fputs(usage_common, stderr);
+    return EXIT_USAGE;
+}
+
+static int parse(const char *mode, int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    int first = strcmp(mode, "live") ? 1 : 0;   /* live: argv[0] is the package */
+    if (!first)
+        o->target = argv[0];
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED() do { if (!next) return usage_error(mode, "missing value for", a); i++; } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage_error(mode, "help", NULL);
+            return 1;
+        } else if (!strcmp(a, "--ascii")) o->ascii = 1;
+        else if (!strcmp(a, "--no-color")) o->no_color = 1;
+        else if (!strcmp(a, "--mouse")) o->mouse = 1;
+        else if (!strcmp(a, "--dump-screen")) o->dump_last = 1;
+        else if (!strcmp(a, "--list") && !strcmp(mode, "tutorial")) o->list = 1;
+        else if (!strcmp(a, "--theme")) { NEED(); o->theme_name = next; }
+        else if (!strcmp(a, "--keys")) { NEED(); o->keys = next; }
+        else if (!strcmp(a, "--script")) { NEED(); o->script = next; }
+        else if (!strcmp(a, "--headless")) {
+            NEED();
+            char x;
+            if (sscanf(next, "%d%c%d", &o->hw, &x, &o->hh) != 3 || (x != 'x' && x != 'X') || o->hw < 1 ||
+                o->hh < 1 || o->hw > 1000 || o->hh > 1000)
+                return usage_error(mode, "--headless wants WxH, e.g. 80x24, got", next);
+            o->headless = 1;
+        } else if (!strcmp(mode, "live") && !strcmp(a, "--inputs")) { NEED(); o->live.inputs = next; }
+        else if (!strcmp(mode, "live") && !strcmp(a, "--device")) { NEED(); o->live.device = next; }
+        else if (!strcmp(mode, "live") && !strcmp(a, "--record")) { NEED(); o->live.record = next; }
+        else if (a[0] == '-' && a[1]) return usage_error(mode, "unknown option", a);
+        else if (!o->target) o->target = a;
+        else return usage_error(mode, "unexpected argument", a);
+#undef NEED
+    }
+    if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+        o->no_color = 1;
+    o->live.package = o->target;
+    return 0;
+}
+
+/* ---- input scripts ---------------------------------------------------- */
+
+typedef struct {
+    char **items;
+    size_t n;
+    int is_line;   /* script lines ("name arg") vs --keys tokens */
+} script;
+
+static void script_add(script *s, const char *t, size_t len)
+{
+    char **p = realloc(s->items, (s->n + 1) * sizeof *p);
+    if (!p)
+        abort();
+    s->items = p;
+    s->items[s->n] = strndup(t, len);
+    if (!s->items[s->n])
+        abort();
+    s->n++;
+}
+
+static void script_free(script *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->items[i]);
+    free(s->items);
+}
+
+static int load_script(const options *o, script *keys, script *lines)
+{
+    if (o->keys) {
+        const char *p = o->keys;
+        while (*p) {
+            while (isspace((unsigned char)*p)) p++;
+            size_t n = 0;
+            while (p[n] && !isspace((unsigned char)p[n])) n++;
+            if (n)
+                script_add(keys, p, n);
+            p += n;
+        }
+    }
+    if (o->script) {
+        strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+        if (strbuf_read_file(&sb, o->script, 1 << 20, &err) < 0) {
+            fprintf(stderr, "aotidbg: --script: %s\n", err.buf);
+            strbuf_release(&sb);
+            strbuf_release(&err);
+            return -1;
+        }
+        lines->is_line = 1;
+        const char *p = sb.buf;
+        while (*p) {
+            size_t n = strcspn(p, "\n");
+            script_add(lines, p, n);
+            p += n + (p[n] == '\n');
+        }
+        strbuf_release(&sb);
+        strbuf_release(&err);
+    }
+    return 0;
+}
+
+/* Runs one scripted item; returns AF_* flags. */
+static int run_item(app *a, const script *s, size_t i)
+{
+    return s->is_line ? actions_command(a, s->items[i]) : actions_token(a, s->items[i]);
+}
+
+/* ---- headless --------------------------------------------------------- */
+
+static void print_frame(app *a, grid *g, const char *label)
+{
+    app_render(a, g);
+    strbuf out = STRBUF_INIT;
+    grid_dump(g, &out);
+    printf("=== %s ===\n%s", label, out.buf);
+    strbuf_release(&out);
+}
+
+static int run_headless(app *a, const options *o, script *scripts)
+{
+    grid g;
+    grid_init(&g, o->hw, o->hh, a->ascii);
+    int failed = 0;
+    if (!o->dump_last)
+        print_frame(a, &g, "start");
+    for (int k = 0; k < 2 && !a->quit; k++)
+        for (size_t i = 0; i < scripts[k].n && !a->quit; i++) {
+            int r = run_item(a, &scripts[k], i);
+            if (r & AF_FAILED) {
+                fprintf(stderr, "aotidbg: action '%s': %s\n", scripts[k].items[i], a->message.buf);
+                failed = 1;
+            }
+            if (a->mode == MODE_LIVE)
+                while (live_fd(a) >= 0 && live_pump(a, 200) > 0)
+                    ;
+            if (!o->dump_last && !(r & AF_QUIT))
+                print_frame(a, &g, scripts[k].items[i]);
+        }
+    if (o->dump_last)
+        print_frame(a, &g, "screen");
+    grid_free(&g);
+    fflush(stdout);
+    return failed ? EXIT_FAILED : EXIT_OK;
+}
+
+/* ---- interactive ------------------------------------------------------ */
+
+static int pane_at(app *a, int x, int y, grid *g);
+
+static int run_interactive(app *a, const options *o, script *scripts)
+{
+    screen_options so = {o->ascii, o->no_color, o->mouse};
+    int ascii = 0;
+    if (screen_open(&so, &ascii) < 0)
+        return EXIT_USAGE;
+    screen_install_signals();
+    a->ascii = ascii;
+    if (o->no_color)
+        theme_mono(&a->th);
+    screen_apply_theme(&a->th);
+    char theme_seen[64];
+    snprintf(theme_seen, sizeof theme_seen, "%s", a->th.name);
+    int w, h;
+    screen_size(&w, &h);
+    grid g;
+    grid_init(&g, w, h, ascii);
+    for (int k = 0; k < 2 && !a->quit; k++)
+        for (size_t i = 0; i < scripts[k].n && !a->quit; i++)
+            run_item(a, &scripts[k], i);
+    int redraw = 1;
+    int rc = EXIT_OK;
+    while (!a->quit) {
+        if (screen_sig_term) {
+            /* SIGTERM/SIGHUP: keep what was recorded, give the terminal back */
+            live_finish(a, 0);
+            screen_close();
+            fprintf(stderr, "aotidbg: terminated by signal %d\n", screen_sig_term);
+            rc = EXIT_FAILED;
+            break;
+        }
+        if (screen_sig_int) {
+            screen_sig_int = 0;
+            if (live_interrupt(a) < 0)
+                app_message(a, 0, "q quits");
+            redraw = 1;
+        }
+        if (screen_sig_cont) {
+            screen_sig_cont = 0;
+            screen_force_redraw();
+            redraw = 1;
+        }
+        if (strcmp(theme_seen, a->th.name)) {
+            screen_apply_theme(&a->th);
+            snprintf(theme_seen, sizeof theme_seen, "%s", a->th.name);
+        }
+        if (redraw) {
+            screen_size(&w, &h);
+            if (w != g.w || h != g.h)
+                grid_resize(&g, w, h);
+            app_render(a, &g);
+            screen_blit(&g);
+            redraw = 0;
+        }
+        struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {live_fd(a), POLLIN, 0}};
+        int nfds = fds[1].fd >= 0 ? 2 : 1;
+        int pr = poll(fds, (nfds_t)nfds, 250);
+        if (pr < 0 && errno != EINTR)
+            break;
+        if (nfds == 2 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            if (live_pump(a, 0) != 0)
+                redraw = 1;
+        } else if (a->mode == MODE_LIVE && a->rc && live_pump(a, 0) > 0) {
+            redraw = 1;   /* a dead runner's fd can go away: still pump */
+        }
+        if (fds[0].revents & (POLLHUP | POLLERR)) {
+            screen_sig_term = SIGHUP;   /* the terminal is gone */
+            continue;
+        }
+        int key;
+        while ((key = screen_getkey()) != -1) {
+            if (key == -2)
+                continue;
+            if (key == KEY_RESIZE) {
+                redraw = 1;
+                continue;
+            }
+            if (key == KEY_MOUSE) {
+                int mx, my, b;
+                if (screen_mouse(&mx, &my, &b) == 0) {
+                    if (b == 4) actions_run(a, actions_find("up"), "3");
+                    else if (b == 5) actions_run(a, actions_find("down"), "3");
+                    else {
+                        int p = pane_at(a, mx, my, &g);
+                        if (p >= 0) a->focus = p;
+                    }
+                    redraw = 1;
+                }
+                continue;
+            }
+            if (g.w < a->min_w || g.h < a->min_h) {
+                /* the too-small screen still quits on q */
+                if (key == 'q' || actions_for_key(key) == actions_find("quit"))
+                    a->quit = 1;
+                continue;
+            }
+            int r = actions_key(a, key);
+            if (r & AF_QUIT)
+                break;
+            redraw = 1;
+        }
+    }
+    screen_close();
+    grid_free(&g);
+    return rc;
+}
+
+/* Which pane the mouse hit: re-derives it from the rendered borders' titles
+ * is fragile, so it asks the layout directly by probing the grid's frame. */
+static int pane_at(app *a, int x, int y, grid *g)
+{
+    (void)g;
+    int w = g->w, h = g->h - 2;
+    if (a->zoom || w < 80 || h < 16)
+        return a->focus;
+    if (w >= 120) {
+        int top = h * 2 / 3, lw = w * 11 / 20;
+        if (y < top) return x < lw ? PANE_KERNELS : PANE_INSPECTOR;
+        return x < w / 2 ? PANE_ROUTER : PANE_CHECKLIST;
+    }
+    int kh = h * 2 / 5, ih = h * 7 / 20;
+    if (y < kh) return PANE_KERNELS;
+    if (y < kh + ih) return PANE_INSPECTOR;
+    return x < w / 2 ? PANE_ROUTER : PANE_CHECKLIST;
+}
+
+/* ---- tutorials -------------------------------------------------------- */
+
+static int load_session(const char *path, session **out)
+{
+    if (!session_load) {
+        fprintf(stderr, "aotidbg: this build cannot read session files (the session reader is not linked)\n");
+        return -1;
+    }
+    strbuf err = STRBUF_INIT;
+    int rc = session_load(path, out, &err);
+    if (rc < 0)
+        fprintf(stderr, "aotidbg: %s\n", err.buf);
+    strbuf_release(&err);
+    return rc;
+}
+
+static char *tutorial_dir(void)
+{
+    return path_join(aotidbg_data_dir(), "sessions/tutorials");
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Lists tutorial names (files with narration); caller frees names and array. */
+static size_t list_tutorials(char ***names, int print)
+{
+    *names = NULL;
+    char *dir = tutorial_dir();
+    DIR *d = opendir(dir);
+    size_t n = 0;
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) && n < 1000) {
+            size_t l = strlen(e->d_name);
+            if (l < 6 || strcmp(e->d_name + l - 5, ".yaml"))
+                continue;
+            *names = realloc(*names, (n + 1) * sizeof **names);
+            (*names)[n++] = strndup(e->d_name, l - 5);
+        }
+        closedir(d);
+    }
+    if (n)
+        qsort(*names, n, sizeof **names, cmp_str);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        char file[512];
+        snprintf(file, sizeof file, "%s/%s.yaml", dir, (*names)[i]);
+        session *s = NULL;
+        strbuf err = STRBUF_INIT;
+        if (session_load && session_load(file, &s, &err) == 0 && s->nnarration) {
+            if (print)
+                printf("%-28s %s (%zu steps)\n", (*names)[i], s->title ? s->title : "", s->nnarration);
+            (*names)[kept++] = (*names)[i];
+        } else {
+            if (print && err.len)
+                fprintf(stderr, "aotidbg: skipping %s\n", err.buf);
+            free((*names)[i]);
+        }
+        strbuf_release(&err);
+        session_free(s);
+    }
+    free(dir);
+    return kept;
+}
+
+static char *tutorial_path(const char *name)
+{
+    if (strchr(name, '/') || (strlen(name) > 5 && !strcmp(name + strlen(name) - 5, ".yaml")))
+        return strdup(name);
+    char *dir = tutorial_dir();
+    char file[512];
+    snprintf(file, sizeof file, "%s.yaml", name);
+    char *p = path_join(dir, file);
+    free(dir);
+    return p;
+}
+
+int tui_main(const char *mode, int argc, char **argv)
+{
+    options o;
+    int pr = parse(mode, argc, argv, &o);
+    if (pr)
+        return pr > 0 ? EXIT_OK : pr;
+    actions_bind_defaults();
+    strbuf err = STRBUF_INIT;
+    if (actions_load_user_keys(&err) < 0) {
+        fprintf(stderr, "aotidbg: warning: %s (using the default keys)\n", err.buf);
+        strbuf_reset(&err);
+    }
+    session *s = NULL;
+    app_mode m = MODE_REPLAY;
+    if (!strcmp(mode, "tutorial")) {
+        char **names;
+        if (o.list || !o.target) {
+            size_t n = list_tutorials(&names, 1);
+            for (size_t i = 0; i < n; i++)
+                free(names[i]);
+            free(names);
+            if (!n)
+                printf("no walkthroughs found in %s/sessions/tutorials\n", aotidbg_data_dir());
+            if (!o.list)
+                printf("open one with: aotidbg tutorial NAME\n");
+            return EXIT_OK;
+        }
+        char *path = tutorial_path(o.target);
+        int rc = load_session(path, &s);
+        free(path);
+        if (rc < 0)
+            return EXIT_USAGE;
+        m = MODE_TUTORIAL;
+    } else if (!strcmp(mode, "replay")) {
+        if (!o.target)
+            return usage_error(mode, "missing SESSION.yaml", NULL);
+        if (load_session(o.target, &s) < 0)
+            return EXIT_USAGE;
+    } else {
+        if (!o.target)
+            return usage_error(mode, "missing package", NULL);
+        s = session_new();
+        m = MODE_LIVE;
+    }
+    app a;
+    app_init(&a, s, m);
+    a.owns_session = 1;
+    a.source = o.target;
+    a.ascii = o.ascii;
+    if (o.theme_name || !o.no_color) {
+        if (theme_find_and_load(&a.th, o.theme_name, &err) < 0) {
+            fprintf(stderr, "aotidbg: warning: %s\n", err.buf);
+            strbuf_reset(&err);
+        }
+    }
+    if (m == MODE_TUTORIAL) {
+        a.narration_on = 1;
+        narration_start(&a);
+    }
+    if (m == MODE_LIVE && live_start(&a, &o.live, &err) < 0) {
+        fprintf(stderr, "aotidbg: %s\n", err.buf);
+        strbuf_release(&err);
+        live_finish(&a, 0);
+        app_release(&a);
+        return EXIT_USAGE;
+    }
+    strbuf_release(&err);
+    script scripts[2] = {{0}, {0}};
+    if (load_script(&o, &scripts[0], &scripts[1]) < 0) {
+        app_release(&a);
+        return EXIT_USAGE;
+    }
+    if (m == MODE_LIVE)
+        live_pump(&a, 100);
+    int rc = o.headless ? run_headless(&a, &o, scripts) : run_interactive(&a, &o, scripts);
+    live_finish(&a, 0);
+    script_free(&scripts[0]);
+    script_free(&scripts[1]);
+    app_release(&a);
+    return rc;
+}

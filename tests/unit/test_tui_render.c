@@ -1,0 +1,149 @@
+/* test_tui_render.c — headless screen tests: the panes rendered from a session
+ * into the virtual screen at 80x24, 120x40 and 40x12 (ASCII line drawing),
+ * driven by scripted actions through the action table, compared with the
+ * golden dumps in tests/golden/. AOTIDBG_UPDATE_GOLDEN=1 rewrites them. */
+#include <stdlib.h>
+#include "actions.h"
+#include "app.h"
+#include "check.h"
+#include "test_tui_fixture.h"
+
+static strbuf render(app *a, int w, int h)
+{
+    grid g;
+    grid_init(&g, w, h, 1);
+    app_render(a, &g);
+    strbuf out = STRBUF_INIT;
+    grid_dump(&g, &out);
+    grid_free(&g);
+    return out;
+}
+
+/* Runs the --keys tokens, then compares (or writes) tests/golden/NAME.txt. */
+static void golden(const char *name, int w, int h, const char *keys, app_mode mode)
+{
+    session *s = fx_session(0);
+    app a;
+    app_init(&a, s, mode);
+    a.owns_session = 1;
+    if (mode == MODE_TUTORIAL) {
+        a.narration_on = 1;
+        narration_start(&a);
+    }
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", keys);
+    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        CHECK(!(actions_token(&a, t) & AF_FAILED));
+    strbuf got = render(&a, w, h);
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/golden/%s.txt", AOTIDBG_SOURCE_DIR, name);
+    if (getenv("AOTIDBG_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fputs(got.buf, f);
+            fclose(f);
+        }
+    } else {
+        strbuf want = STRBUF_INIT, err = STRBUF_INIT;
+        CHECK(strbuf_read_file(&want, path, 1 << 20, &err) == 0);
+        if (strcmp(want.buf, got.buf)) {
+            fprintf(stderr, "golden %s differs; got:\n%s\n", name, got.buf);
+            CHECK(0);
+        }
+        strbuf_release(&want);
+        strbuf_release(&err);
+    }
+    strbuf_release(&got);
+    app_release(&a);
+}
+
+static void test_golden_80x24(void) { golden("replay_80x24_start", 80, 24, "", MODE_REPLAY); }
+static void test_golden_80x24_inspect(void) { golden("replay_80x24_nan", 80, 24, "pane-kernels next-anomaly pane-inspector down", MODE_REPLAY); }
+static void test_golden_120x40(void) { golden("replay_120x40_step", 120, 40, "pane-kernels step step view:diff", MODE_REPLAY); }
+static void test_golden_40x12(void) { golden("replay_40x12_kernels", 40, 12, "3 s", MODE_REPLAY); }
+static void test_golden_help(void) { golden("help_80x24", 80, 24, "help", MODE_REPLAY); }
+static void test_golden_zoom(void) { golden("zoom_80x24_router", 80, 24, "pane-router zoom", MODE_REPLAY); }
+static void test_golden_tutorial(void) { golden("tutorial_80x24", 80, 24, "next-step", MODE_TUTORIAL); }
+
+static void test_too_small(void)
+{
+    session *s = fx_session(0);
+    app a;
+    app_init(&a, s, MODE_REPLAY);
+    a.owns_session = 1;
+    strbuf out = render(&a, 30, 8);
+    CHECK_CONTAINS(out.buf, "terminal too small");
+    CHECK_CONTAINS(out.buf, "40x10");
+    CHECK_CONTAINS(out.buf, "q quits");
+    strbuf_release(&out);
+    CHECK(actions_token(&a, "q") & AF_QUIT);
+    CHECK(a.quit);
+    app_release(&a);
+}
+
+/* The panes show what the session holds: kernel names, the NaN mark computed
+ * from the values, the route, the checklist rows. */
+static void test_content(void)
+{
+    session *s = fx_session(0);
+    app a;
+    app_init(&a, s, MODE_REPLAY);
+    a.owns_session = 1;
+    CHECK(a.focus == PANE_ROUTER);   /* a session with errors opens on the router */
+    actions_token(&a, "pane-kernels");
+    actions_token(&a, "next-anomaly");
+    CHECK(a.panes[PANE_KERNELS].cursor == 2);
+    strbuf out = render(&a, 120, 40);
+    CHECK_CONTAINS(out.buf, "cpp_fused_log_1");
+    CHECK_CONTAINS(out.buf, "NaN");             /* log(<0) = nan, counted from the values */
+    CHECK_CONTAINS(out.buf, "nan    ");
+    CHECK_CONTAINS(out.buf, "nan-inf");
+    CHECK_CONTAINS(out.buf, "WARN NaN asserts compiled in");
+    CHECK(strstr(out.buf, "non-contiguous") == NULL);
+    strbuf_release(&out);
+    /* search: incremental over names, n wraps */
+    CHECK(!(actions_token(&a, "search:addmm") & AF_FAILED));
+    CHECK(a.panes[PANE_KERNELS].cursor == 1);
+    CHECK(actions_token(&a, "search:nope") & AF_FAILED);
+    app_release(&a);
+}
+
+/* A tutorial step that asks for an action waits for it, then advances. */
+static void test_narration_waits(void)
+{
+    session *s = fx_session(0);
+    app a;
+    app_init(&a, s, MODE_TUTORIAL);
+    a.owns_session = 1;
+    a.narration_on = 1;
+    narration_start(&a);
+    CHECK(a.focus == PANE_ROUTER);
+    actions_token(&a, "next-step");
+    CHECK(a.step == 1);
+    CHECK_STR(a.narration_waiting, "step");
+    actions_token(&a, "next-step");   /* refuses: waits for step */
+    CHECK(a.step == 1);
+    CHECK_CONTAINS(a.message.buf, "waits for you");
+    actions_token(&a, "s");
+    CHECK(a.step == 2);
+    CHECK(a.focus == PANE_INSPECTOR);
+    CHECK(a.panes[PANE_KERNELS].cursor == 2);
+    app_release(&a);
+}
+
+int main(void)
+{
+    actions_bind_defaults();
+    RUN(test_golden_80x24);
+    RUN(test_golden_80x24_inspect);
+    RUN(test_golden_120x40);
+    RUN(test_golden_40x12);
+    RUN(test_golden_help);
+    RUN(test_golden_zoom);
+    RUN(test_golden_tutorial);
+    RUN(test_too_small);
+    RUN(test_content);
+    RUN(test_narration_waits);
+    return CHECK_DONE();
+}

@@ -1,0 +1,100 @@
+/* app.h — the state of one UI session and the pane interface.
+ *
+ * The app owns the session it shows (replay) or borrows it from the runner
+ * client (live); either way it reads it only through core/model.h. Panes are
+ * small objects with an ops table (after tig's view_ops): each knows how many
+ * rows it has, how to draw itself into a grid rectangle, and how to search.
+ * Everything here is curses-free so headless tests and the bench drive the
+ * same code; screen.c is the only file that talks to the terminal. */
+#ifndef AOTIDBG_APP_H
+#define AOTIDBG_APP_H
+#include <stdint.h>
+#include "grid.h"
+#include "model.h"
+#include "strbuf.h"
+#include "theme.h"
+
+struct runner_client;
+struct session_writer;
+typedef struct app app;
+
+enum { PANE_ROUTER = 0, PANE_CHECKLIST, PANE_KERNELS, PANE_INSPECTOR, PANE__COUNT };
+
+typedef struct { int x, y, w, h; } rect;
+
+typedef struct pane_ops {
+    const char *name;      /* "router", "checklist", "kernels", "inspector" */
+    const char *title;
+    int64_t (*rows)(app *a);                         /* selectable rows */
+    void (*render)(app *a, grid *g, rect r, int focused);
+    /* Row text for search; NULL when row is out of range. buf is scratch. */
+    const char *(*row_text)(app *a, int64_t row, strbuf *buf);
+} pane_ops;
+
+typedef struct {
+    const pane_ops *ops;
+    int64_t cursor, top;   /* selected row, first visible row */
+    int page;              /* visible rows at the last render */
+} pane;
+
+extern const pane_ops pane_router_ops, pane_checklist_ops, pane_kernels_ops, pane_inspector_ops;
+
+typedef enum { MODE_REPLAY = 0, MODE_LIVE, MODE_TUTORIAL } app_mode;
+
+/* Inspector view of the selected kernel's tensors. */
+enum { INSP_ALL = 0, INSP_BEFORE, INSP_AFTER, INSP_DIFF, INSP__COUNT };
+
+struct app {
+    app_mode mode;
+    session *s;
+    int owns_session;
+    const char *source;            /* session file or package path, for the status bar */
+    pane panes[PANE__COUNT];
+    int focus;                     /* PANE_* */
+    int zoom;                      /* 1: focused pane full screen */
+    int help;                      /* 1: help screen shown */
+    int64_t help_top;
+    int insp_view;                 /* INSP_* */
+    int64_t insp_tensor;           /* tensor selected in the inspector */
+    char search[128];
+    int search_pane;               /* pane the pattern applies to, -1 none */
+    int follow;                    /* kernel list follows the running kernel */
+    /* command line (`:`) and search prompt (`/`) */
+    int prompt;                    /* 0 none, ':' or '/' */
+    strbuf input;
+    strbuf message;                /* one-line feedback under the status bar */
+    int message_error;
+    /* narration (tutorial) */
+    size_t step;                   /* current narration step */
+    int narration_on;
+    const char *narration_waiting; /* action the current step waits for, or NULL */
+    /* live mode */
+    struct runner_client *rc;
+    struct session_writer *writer;
+    const char *record_path;
+    int64_t break_kernel;          /* -1 none */
+    int quit;
+    theme th;
+    int ascii;
+    int min_w, min_h;
+};
+
+void app_init(app *a, session *s, app_mode mode);
+void app_release(app *a);          /* frees the session if owned, the strbufs */
+/* Clamps cursors after the session grew or the screen changed. */
+void app_clamp(app *a);
+/* Renders the whole screen (layout, panes, status, prompt, help) into g. */
+void app_render(app *a, grid *g);
+void app_message(app *a, int is_error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The kernel selected in the kernel list, or NULL. */
+const kernel_event *app_selected_kernel(app *a);
+/* Moves pane p's cursor to row, keeping it visible. */
+void pane_goto(pane *p, int64_t row, int64_t nrows);
+/* Draws a scrollbar-free list helper: adjusts p->top for a page of h rows. */
+void pane_scroll_into_view(pane *p, int h);
+/* Human text for a few shared fields. */
+void fmt_shape(strbuf *sb, int ndim, const int64_t *v);
+void fmt_double(char *buf, size_t n, double v);
+const char *runner_state_text(app *a);
+
+#endif

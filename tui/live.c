@@ -1,0 +1,238 @@
+/* live.c — live runs from the UI (see live.h).
+ *
+ * The runner client, the session writer and the package reader are built by
+ * other parts of core that land independently; they are referenced weakly
+ * so the UI links (and replay works) in a build that lacks them, and live
+ * mode then says so instead of failing to link. In a full build the CLI's
+ * `run` command pulls the same objects in, so the references resolve. */
+#include "live.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "inputs.h"
+#include "package.h"
+#include "runner_client.h"
+#include "session_io.h"
+
+#pragma weak runner_client_start
+#pragma weak runner_client_fd
+#pragma weak runner_client_pump
+#pragma weak runner_client_state
+#pragma weak runner_client_current_kernel
+#pragma weak runner_client_step
+#pragma weak runner_client_continue
+#pragma weak runner_client_run_to_index
+#pragma weak runner_client_run_to_name
+#pragma weak runner_client_set_breaks
+#pragma weak runner_client_restart
+#pragma weak runner_client_free
+#pragma weak session_writer_open
+#pragma weak session_writer_sync
+#pragma weak session_writer_finish
+#pragma weak session_writer_close
+#pragma weak package_open
+#pragma weak package_find_model
+#pragma weak package_extract
+#pragma weak package_close
+#pragma weak inputs_load
+
+static package_t *live_pkg;   /* one live run per process */
+
+int live_available(void)
+{
+    return runner_client_start && runner_client_pump && session_writer_open && package_open && inputs_load;
+}
+
+int64_t live_current_kernel(app *a);
+int64_t live_current_kernel(app *a)
+{
+    if (a->mode != MODE_LIVE || !a->rc || !runner_client_current_kernel)
+        return -1;
+    return runner_client_current_kernel(a->rc);
+}
+
+const char *runner_state_text(app *a)
+{
+    if (a->mode != MODE_LIVE)
+        return a->s->end_state ? a->s->end_state : a->s->truncated ? "cut-off" : "recorded";
+    if (!a->rc || !runner_client_state)
+        return "no runner";
+    switch (runner_client_state(a->rc)) {
+    case RUNNER_STARTING: return "starting";
+    case RUNNER_STOPPED: return "stopped";
+    case RUNNER_RUNNING: return "running";
+    case RUNNER_FINISHED: return "finished";
+    case RUNNER_DEAD: return "runner died";
+    }
+    return "?";
+}
+
+int live_fd(app *a)
+{
+    return a->rc && runner_client_fd ? runner_client_fd(a->rc) : -1;
+}
+
+int live_start(app *a, const live_options *o, strbuf *err)
+{
+    if (!live_available()) {
+        strbuf_addstr(err, "this build of aotidbg has no runner client: live mode is unavailable "
+                           "(use `aotidbg replay SESSION.yaml`)");
+        return -1;
+    }
+    package_model *m;
+    if (package_open(&live_pkg, o->package, err) < 0 || !(m = package_find_model(live_pkg, NULL, err)) ||
+        package_extract(live_pkg, m, err) < 0)
+        return -1;
+    session *s = a->s;
+    s->package.path = arena_strdup(&s->arena, o->package);
+    s->package.sha256 = arena_strdup(&s->arena, live_pkg->sha256);
+    s->package.model = arena_strdup(&s->arena, m->name);
+    s->package.device_key = arena_strdup(&s->arena, m->device_key);
+    s->device = arena_strdup(&s->arena, o->device ? o->device : m->device_key ? m->device_key : "cpu");
+    if (o->inputs && inputs_load(s, o->inputs, err) < 0)
+        return -1;
+    runner_options ro = {0};
+    ro.so_path = m->so_path;
+    ro.cubin_dir = m->model_dir;
+    ro.device = s->device;
+    ro.blocking = 1;
+    ro.break_flags = BREAK_EACH_KERNEL | BREAK_ON_ERROR;
+    ro.break_index = -1;
+    ro.max_values = 4096;
+    ro.timeout_s = 60;
+    if (runner_client_start((runner_client **)&a->rc, &ro, s, err) < 0)
+        return -1;
+    char def[64];
+    const char *rec = o->record;
+    if (!rec) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(def, sizeof def, "./aotidbg-session-%Y%m%d-%H%M%S.yaml", &tm);
+        rec = def;
+    }
+    a->record_path = arena_strdup(&s->arena, rec);
+    if (session_writer_open((session_writer **)&a->writer, a->record_path, s, err) < 0)
+        return -1;
+    return 0;
+}
+
+int live_pump(app *a, int timeout_ms)
+{
+    if (!a->rc)
+        return 0;
+    strbuf err = STRBUF_INIT;
+    int n = runner_client_pump(a->rc, timeout_ms, &err);
+    if (n < 0)
+        app_message(a, 1, "runner: %s", err.buf);
+    strbuf_reset(&err);
+    if (n > 0 && a->writer && session_writer_sync(a->writer, &err) < 0)
+        app_message(a, 1, "recording %s: %s", a->record_path, err.buf);
+    strbuf_release(&err);
+    if (n > 0 && a->follow && a->s->nkernels) {
+        int64_t cur = runner_client_current_kernel(a->rc);
+        int64_t target = cur >= 0 ? cur : (int64_t)a->s->nkernels - 1;
+        pane_goto(&a->panes[PANE_KERNELS], target, (int64_t)a->s->nkernels);
+    }
+    app_clamp(a);
+    return n;
+}
+
+static int need_rc(app *a)
+{
+    if (a->rc)
+        return 0;
+    app_message(a, 1, "no runner: live mode is not running");
+    return -1;
+}
+
+int live_step(app *a)
+{
+    if (need_rc(a) || runner_client_step(a->rc) < 0) {
+        app_message(a, 1, "step: the runner is not stopped at a kernel (r restarts)");
+        return -1;
+    }
+    a->follow = 1;
+    return 0;
+}
+
+int live_continue(app *a)
+{
+    if (need_rc(a))
+        return -1;
+    int flags = BREAK_ON_ERROR | BREAK_ON_NAN;
+    runner_client_set_breaks(a->rc, flags);
+    int rc = a->break_kernel >= 0 ? runner_client_run_to_index(a->rc, a->break_kernel) : runner_client_continue(a->rc);
+    if (rc < 0) {
+        app_message(a, 1, "continue: the runner is not stopped at a kernel (r restarts)");
+        return -1;
+    }
+    a->follow = 1;
+    return 0;
+}
+
+int live_restart(app *a)
+{
+    if (need_rc(a))
+        return -1;
+    strbuf err = STRBUF_INIT;
+    int rc = runner_client_restart(a->rc, &err);
+    if (rc < 0)
+        app_message(a, 1, "restart: %s", err.buf);
+    else {
+        runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR);
+        app_message(a, 0, "restarted: a fresh runner from the first kernel");
+        a->follow = 1;
+    }
+    strbuf_release(&err);
+    return rc;
+}
+
+int live_run_to(app *a, const char *arg)
+{
+    if (need_rc(a))
+        return -1;
+    char *end;
+    long long v = strtoll(arg, &end, 10);
+    int rc = *end ? runner_client_run_to_name(a->rc, arg) : runner_client_run_to_index(a->rc, v);
+    if (rc < 0)
+        app_message(a, 1, "run-to: the runner is not stopped at a kernel");
+    a->follow = 1;
+    return rc;
+}
+
+int live_interrupt(app *a)
+{
+    if (!a->rc || runner_client_state(a->rc) != RUNNER_RUNNING)
+        return -1;
+    runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR);
+    app_message(a, 0, "interrupted: stopping at the next kernel");
+    return 0;
+}
+
+void live_finish(app *a, int from_signal)
+{
+    if (a->writer) {
+        if (from_signal) {
+            session_writer_close(a->writer);
+        } else {
+            strbuf err = STRBUF_INIT;
+            if (session_writer_finish(a->writer, &err) < 0)
+                fprintf(stderr, "aotidbg: saving %s: %s\n", a->record_path, err.buf);
+            else
+                fprintf(stderr, "aotidbg: session saved to %s\n", a->record_path);
+            strbuf_release(&err);
+        }
+        a->writer = NULL;
+    }
+    if (!from_signal) {
+        if (a->rc)
+            runner_client_free(a->rc);
+        a->rc = NULL;
+        if (live_pkg)
+            package_close(live_pkg);
+        live_pkg = NULL;
+    }
+}

@@ -1,0 +1,33 @@
+/* live.h — the UI's side of a live run: drives core/runner_client.h from
+ * actions, pumps events into the session without blocking, records them
+ * through the session writer. Replay mode uses the same actions over the
+ * recorded kernels (step = next kernel, continue = next anomaly or break).
+ * Errors: 0/-1 with a message appended to err (or to the app's message). */
+#ifndef AOTIDBG_LIVE_H
+#define AOTIDBG_LIVE_H
+#include "app.h"
+
+typedef struct {
+    const char *package;       /* .pt2 or .so */
+    const char *inputs;        /* spec path; may be NULL */
+    const char *device;        /* may be NULL: the package's device */
+    const char *record;        /* session file; NULL: ./aotidbg-session-<time>.yaml */
+} live_options;
+
+/* 1 when this build has the runner client and session writer linked in. */
+int live_available(void);
+int live_start(app *a, const live_options *o, strbuf *err);
+/* Reads what the runner sent (waiting at most timeout_ms), appends to the
+ * session, syncs the recording, moves the kernel list when following.
+ * Returns the number of new events, -1 on error (message set). */
+int live_pump(app *a, int timeout_ms);
+int live_fd(app *a);                   /* -1 when none */
+int live_step(app *a);
+int live_continue(app *a);
+int live_restart(app *a);
+int live_run_to(app *a, const char *arg);
+int live_interrupt(app *a);            /* SIGINT: stop at the next kernel */
+/* Final save (normal exit) or flush only (signal path). */
+void live_finish(app *a, int from_signal);
+
+#endif

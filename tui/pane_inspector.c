@@ -1,0 +1,268 @@
+/* pane_inspector.c — the tensors of the selected kernel, before and after it
+ * ran: shape, strides, dtype, device, contiguity and statistics; for the
+ * selected tensor a value grid over a 2-D slice and a histogram when the
+ * session holds values; the "diff" view pairs before/after by name. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "app.h"
+#include "pane_util.h"
+
+#define MAX_ROWS 512
+
+static const char *const view_names[INSP__COUNT] = {"all", "before", "after", "diff"};
+
+/* Fills idx with the tensor indices shown in the current view; for diff, the
+ * before-tensor of each name that also has an after-tensor. */
+static int rows_of(app *a, const kernel_event *k, int *idx)
+{
+    int n = 0;
+    if (!k)
+        return 0;
+    for (size_t i = 0; i < k->ntensors && n < MAX_ROWS; i++) {
+        const tensor_rec *t = &k->tensors[i];
+        switch (a->insp_view) {
+        case INSP_BEFORE: if (t->phase != PHASE_BEFORE) continue; break;
+        case INSP_AFTER: if (t->phase != PHASE_AFTER) continue; break;
+        case INSP_DIFF: {
+            if (t->phase != PHASE_BEFORE)
+                continue;
+            int found = 0;
+            for (size_t j = 0; j < k->ntensors; j++)
+                if (k->tensors[j].phase == PHASE_AFTER && !strcmp(k->tensors[j].name, t->name))
+                    found = 1;
+            if (!found)
+                continue;
+            break;
+        }
+        default: break;
+        }
+        idx[n++] = (int)i;
+    }
+    return n;
+}
+
+static int64_t i_rows(app *a)
+{
+    int idx[MAX_ROWS];
+    return rows_of(a, app_selected_kernel(a), idx);
+}
+
+static int contiguous(const tensor_rec *t)
+{
+    int64_t expect = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->strides[d] != expect)
+            return 0;
+        expect *= t->shape[d];
+    }
+    return 1;
+}
+
+static const tensor_rec *partner(const kernel_event *k, const tensor_rec *t)
+{
+    for (size_t j = 0; j < k->ntensors; j++)
+        if (k->tensors[j].phase == PHASE_AFTER && !strcmp(k->tensors[j].name, t->name))
+            return &k->tensors[j];
+    return NULL;
+}
+
+static void stats_line(const tensor_rec *t, strbuf *sb)
+{
+    if (!t->has_stats) {
+        strbuf_addstr(sb, "no statistics recorded");
+        return;
+    }
+    char mn[24], mx[24], me[24], sd[24];
+    fmt_double(mn, sizeof mn, t->stats.min);
+    fmt_double(mx, sizeof mx, t->stats.max);
+    fmt_double(me, sizeof me, t->stats.mean);
+    fmt_double(sd, sizeof sd, t->stats.std);
+    strbuf_addf(sb, "min %s max %s mean %s std %s nan %llu inf %llu zeros %llu", mn, mx, me, sd,
+                (unsigned long long)t->stats.nan,
+                (unsigned long long)(t->stats.posinf + t->stats.neginf), (unsigned long long)t->stats.zeros);
+}
+
+static void diff_line(const tensor_rec *b, const tensor_rec *af, strbuf *sb)
+{
+    if (b->nvalues && af->nvalues) {
+        size_t n = b->nvalues < af->nvalues ? b->nvalues : af->nvalues;
+        double maxd = 0;
+        size_t changed = 0;
+        for (size_t i = 0; i < n; i++) {
+            double d = af->values[i] - b->values[i];
+            int same = af->values[i] == b->values[i] || (isnan(af->values[i]) && isnan(b->values[i]));
+            if (!same) {
+                changed++;
+                if (!isnan(d) && fabs(d) > maxd)
+                    maxd = fabs(d);
+            }
+        }
+        char md[24];
+        fmt_double(md, sizeof md, maxd);
+        strbuf_addf(sb, "changed %zu of %zu values%s, max |after-before| %s", changed, n,
+                    (b->values_complete && af->values_complete) ? "" : " (sampled)", md);
+    } else if (b->has_stats && af->has_stats) {
+        char m0[24], m1[24];
+        fmt_double(m0, sizeof m0, b->stats.mean);
+        fmt_double(m1, sizeof m1, af->stats.mean);
+        strbuf_addf(sb, "mean %s -> %s, nan %llu -> %llu, inf %llu -> %llu", m0, m1,
+                    (unsigned long long)b->stats.nan, (unsigned long long)af->stats.nan,
+                    (unsigned long long)(b->stats.posinf + b->stats.neginf),
+                    (unsigned long long)(af->stats.posinf + af->stats.neginf));
+    } else {
+        strbuf_addstr(sb, "no values or statistics to compare");
+    }
+}
+
+/* Value grid over the 2-D slice [0, ..., :, :] of the sampled values. */
+static int value_grid(grid *g, rect r, const tensor_rec *t)
+{
+    if (!t->nvalues || r.h < 2 || r.w < 10)
+        return 0;
+    int64_t cols = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
+    if (cols < 1) cols = 1;
+    int64_t nrow = (int64_t)t->nvalues / cols;
+    if (nrow < 1) { nrow = 1; cols = (int64_t)t->nvalues; }
+    char hdr[128];
+    snprintf(hdr, sizeof hdr, "values %s(%zu%s):", t->ndim >= 2 ? "[0.., :, :] " : "", t->nvalues,
+             t->values_complete ? "" : " sampled");
+    grid_put(g, r.x, r.y, r.w, EL_HEADER, hdr);
+    int cw = 10, fit = (r.w - 5) / cw;
+    int y = 1;
+    for (int64_t i = 0; i < nrow && y < r.h; i++, y++) {
+        int x = r.x + grid_printf(g, r.x, r.y + y, 5, EL_DIM, "%4lld ", (long long)i);
+        for (int64_t j = 0; j < cols && j < fit; j++) {
+            double v = t->values[i * cols + j];
+            char b[24];
+            fmt_double(b, sizeof b, v);
+            grid_printf(g, x, r.y + y, cw, isfinite(v) ? EL_NORMAL : EL_NAN, "%9s", b);
+            x += cw;
+        }
+    }
+    return y;
+}
+
+static void histogram(grid *g, rect r, const tensor_rec *t)
+{
+    if (!t->nvalues || r.h < 3 || r.w < 20)
+        return;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < t->nvalues; i++)
+        if (isfinite(t->values[i])) {
+            if (t->values[i] < lo) lo = t->values[i];
+            if (t->values[i] > hi) hi = t->values[i];
+        }
+    grid_put(g, r.x, r.y, r.w, EL_HEADER, "histogram (finite values):");
+    if (!(lo <= hi))
+        return;
+    int bins = r.h - 1;
+    if (bins > 10) bins = 10;
+    size_t cnt[10] = {0}, top = 0;
+    for (size_t i = 0; i < t->nvalues; i++) {
+        double v = t->values[i];
+        if (!isfinite(v))
+            continue;
+        int b = hi > lo ? (int)((v - lo) / (hi - lo) * bins) : 0;
+        if (b >= bins) b = bins - 1;
+        if (b < 0) b = 0;
+        cnt[b]++;
+    }
+    for (int b = 0; b < bins; b++)
+        if (cnt[b] > top) top = cnt[b];
+    int barw = r.w - 18;
+    for (int b = 0; b < bins; b++) {
+        char lb[24];
+        fmt_double(lb, sizeof lb, lo + (hi - lo) * b / bins);
+        grid_printf(g, r.x, r.y + 1 + b, 17, EL_DIM, "%9s %6zu ", lb, cnt[b]);
+        int len = top ? (int)((double)cnt[b] / (double)top * barw + 0.5) : 0;
+        grid_fill(g, r.x + 17, r.y + 1 + b, len, 1, grid_ld(g, LD_BLOCK), EL_HIST);
+    }
+}
+
+static void i_render(app *a, grid *g, rect r, int focused)
+{
+    const kernel_event *k = app_selected_kernel(a);
+    char title[160];
+    if (k)
+        snprintf(title, sizeof title, "inspector: #%lld %s [%s]", (long long)k->index, k->name, view_names[a->insp_view]);
+    else
+        snprintf(title, sizeof title, "inspector");
+    rect in = pane_frame(a, g, r, focused, PANE_INSPECTOR, title);
+    if (!k) {
+        pane_empty(g, in, "select a kernel in the kernel list (3)");
+        return;
+    }
+    int idx[MAX_ROWS];
+    int n = rows_of(a, k, idx);
+    if (!n) {
+        pane_empty(g, in, k->ntensors ? "no tensor in this view: left/right or v changes the view"
+                                      : "no tensors recorded for this kernel");
+        return;
+    }
+    pane *p = &a->panes[PANE_INSPECTOR];
+    const tensor_rec *sel = &k->tensors[idx[p->cursor < n ? p->cursor : 0]];
+    /* Split: tensor list on top; values and histogram below when there is room. */
+    int detail = sel->nvalues && in.h >= 12 ? in.h / 2 : 0;
+    int list_h = in.h - detail;
+    int per = list_h >= 4 ? 2 : 1;
+    pane_scroll_into_view(p, list_h / per > 0 ? list_h / per : 1);
+    strbuf sb = STRBUF_INIT;
+    int y = in.y;
+    for (int64_t row = p->top; row < n && y + per <= in.y + list_h; row++) {
+        const tensor_rec *t = &k->tensors[idx[row]];
+        int is_sel = row == p->cursor;
+        strbuf_reset(&sb);
+        strbuf_addf(&sb, "%-6s %s ", phase_name(t->phase), t->name);
+        fmt_shape(&sb, t->ndim, t->shape);
+        strbuf_addstr(&sb, " strides ");
+        fmt_shape(&sb, t->ndim, t->strides);
+        strbuf_addf(&sb, " %s %s %s", t->dtype ? t->dtype : "?", t->device ? t->device : "?",
+                    t->ndim == 0 || contiguous(t) ? "contiguous" : "non-contiguous");
+        if (is_sel)
+            grid_fill(g, in.x, y, in.w, 1, ' ', EL_SELECTED);
+        grid_put(g, in.x, y, in.w, is_sel ? EL_SELECTED : EL_NORMAL, sb.buf);
+        y++;
+        if (per == 2) {
+            strbuf_reset(&sb);
+            strbuf_addstr(&sb, "  ");
+            if (a->insp_view == INSP_DIFF) {
+                const tensor_rec *af = partner(k, t);
+                if (af)
+                    diff_line(t, af, &sb);
+            } else {
+                stats_line(t, &sb);
+            }
+            int bad = t->has_stats && (t->stats.nan || t->stats.posinf || t->stats.neginf);
+            grid_put(g, in.x, y, in.w, bad ? EL_NAN : EL_DIM, sb.buf);
+            y++;
+        }
+    }
+    strbuf_release(&sb);
+    if (detail) {
+        int dy = in.y + list_h;
+        grid_hline(g, in.x, dy, in.w, EL_BORDER);
+        rect d = {in.x, dy + 1, in.w, detail - 1};
+        if (d.w >= 70) {
+            int vw = d.w * 3 / 5;
+            value_grid(g, (rect){d.x, d.y, vw, d.h}, sel);
+            histogram(g, (rect){d.x + vw + 1, d.y, d.w - vw - 1, d.h}, sel);
+        } else {
+            int used = value_grid(g, (rect){d.x, d.y, d.w, d.h / 2 > 2 ? d.h / 2 : d.h}, sel);
+            if (d.h - used >= 3)
+                histogram(g, (rect){d.x, d.y + used, d.w, d.h - used}, sel);
+        }
+    }
+}
+
+static const char *i_row_text(app *a, int64_t row, strbuf *buf)
+{
+    const kernel_event *k = app_selected_kernel(a);
+    int idx[MAX_ROWS];
+    int n = rows_of(a, k, idx);
+    if (row < 0 || row >= n)
+        return NULL;
+    return k->tensors[idx[row]].name;
+}
+
+const pane_ops pane_inspector_ops = {"inspector", "inspector", i_rows, i_render, i_row_text};

@@ -1,0 +1,229 @@
+/* screen.c — the terminal layer (see screen.h). */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "screen.h"
+#include <curses.h>
+#include <langinfo.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+static SCREEN *scr;
+static int active, colors_on, mouse_on;
+static attr_t el_attr[EL__COUNT];
+static short el_pair[EL__COUNT];
+
+volatile int screen_sig_term, screen_sig_int, screen_sig_cont;
+
+void screen_close(void)
+{
+    if (!active)
+        return;
+    active = 0;
+    if (mouse_on)
+        mousemask(0, NULL);
+    endwin();
+    fflush(stdout);
+}
+
+static void restore_at_exit(void) { screen_close(); }
+
+int screen_open(const screen_options *o, int *ascii_out)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fputs("aotidbg: the full-screen UI needs a terminal on stdin and stdout "
+              "(use --headless WxH or `aotidbg replay S.yaml --dump` in scripts)\n", stderr);
+        return -1;
+    }
+    const char *term = getenv("TERM");
+    scr = newterm(NULL, stdout, stdin);
+    if (!scr) {
+        fprintf(stderr,
+                "aotidbg: cannot use terminal type '%s' (no terminfo entry).\n"
+                "  try: TERM=xterm-256color aotidbg ...\n"
+                "  or install the terminfo database: apt-get install ncurses-term\n",
+                term ? term : "(unset)");
+        return -1;
+    }
+    set_term(scr);
+    active = 1;
+    atexit(restore_at_exit);
+    set_escdelay(25);
+    cbreak();        /* not raw(): ^C stays a signal, which stops the runner */
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    curs_set(0);
+    const char *cs = nl_langinfo(CODESET);
+    *ascii_out = o->ascii || !cs || strcmp(cs, "UTF-8") != 0;
+    colors_on = !o->no_color && has_colors();
+    if (colors_on) {
+        start_color();
+        use_default_colors();
+    }
+    if (o->mouse) {
+        mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+        mouseinterval(0);
+        mouse_on = 1;
+    }
+    return 0;
+}
+
+/* Maps a theme color to what the terminal has: bright colors fall back to the
+ * base color (plus bold for foregrounds) on 8-color terminals, and 256-color
+ * indexes to their base color modulo 8 on 8/16-color ones. */
+static short map_color(int c, int fg, attr_t *extra)
+{
+    if (c < 0)
+        return -1;
+    if (c < COLORS)
+        return (short)c;
+    if (c < 16) {
+        if (fg)
+            *extra |= A_BOLD;
+        return (short)(c - 8);
+    }
+    return (short)(c % 8);
+}
+
+void screen_apply_theme(const theme *t)
+{
+    for (int e = 0; e < EL__COUNT; e++) {
+        const theme_style *st = &t->el[e];
+        attr_t a = 0;
+        if (st->attrs & TA_BOLD) a |= A_BOLD;
+        if (st->attrs & TA_REVERSE) a |= A_REVERSE;
+        if (st->attrs & TA_UNDERLINE) a |= A_UNDERLINE;
+        if (st->attrs & TA_DIM) a |= A_DIM;
+        el_pair[e] = 0;
+        if (colors_on && e + 1 < COLOR_PAIRS) {
+            short fg = map_color(st->fg, 1, &a), bg = map_color(st->bg, 0, &a);
+            init_pair((short)(e + 1), fg, bg);
+            el_pair[e] = (short)(e + 1);
+        } else if (!colors_on && (st->bg >= 0) && !(st->attrs & TA_REVERSE) && (e == EL_SELECTED || e == EL_STATUS ||
+                                                                                   e == EL_STATUS_MODE || e == EL_MATCH || e == EL_NARRATION)) {
+            a |= A_REVERSE;   /* without colors a colored bar must still stand out */
+        }
+        el_attr[e] = a;
+    }
+}
+
+void screen_blit(const grid *g)
+{
+    int w = g->w < COLS ? g->w : COLS, h = g->h < LINES ? g->h : LINES;
+    cchar_t *line = calloc((size_t)w + 1, sizeof *line);
+    if (!line)
+        abort();
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            const cell *c = &g->cells[y * g->w + x];
+            wchar_t wc[2] = {(wchar_t)c->ch, 0};
+            int el = c->el < EL__COUNT ? c->el : 0;
+            setcchar(&line[x], wc, el_attr[el], el_pair[el], NULL);
+        }
+        mvadd_wchnstr(y, 0, line, w);
+    }
+    free(line);
+    wnoutrefresh(stdscr);
+    doupdate();
+}
+
+void screen_size(int *w, int *h)
+{
+    *w = COLS;
+    *h = LINES;
+}
+
+int screen_getkey(void)
+{
+    wint_t wc;
+    int r = wget_wch(stdscr, &wc);
+    if (r == ERR)
+        return -1;
+    if (r == KEY_CODE_YES)
+        return (int)wc;
+    return wc < 256 ? (int)wc : -2;   /* other characters are not bound */
+}
+
+int screen_mouse(int *x, int *y, int *button)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK)
+        return -1;
+    *x = ev.x;
+    *y = ev.y;
+    *button = (ev.bstate & BUTTON4_PRESSED) ? 4 : (ev.bstate & BUTTON5_PRESSED) ? 5 : 1;
+    return 0;
+}
+
+void screen_force_redraw(void)
+{
+    clearok(curscr, TRUE);
+}
+
+/* ---- signals ---------------------------------------------------------- */
+
+static void on_fatal(int sig)
+{
+    /* restore the terminal, then die of the same signal for the core dump */
+    if (active) {
+        active = 0;
+        endwin();
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void on_term(int sig) { screen_sig_term = sig; }
+static void on_int(int sig) { screen_sig_int++; }
+
+static void on_tstp(int sig);
+static void on_cont(int sig)
+{
+    signal(SIGTSTP, on_tstp);
+    if (active) {
+        reset_prog_mode();
+        screen_sig_cont = 1;
+    }
+}
+
+static void on_tstp(int sig)
+{
+    if (active) {
+        def_prog_mode();
+        endwin();
+    }
+    signal(SIGTSTP, SIG_DFL);
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGTSTP);
+    sigprocmask(SIG_UNBLOCK, &s, NULL);
+    raise(SIGTSTP);
+}
+
+void screen_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_fatal;
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGABRT, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGFPE, &sa, NULL);
+    sa.sa_flags = 0;   /* no SA_RESTART: poll() returns EINTR and the loop looks */
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_int;
+    sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_tstp;
+    sigaction(SIGTSTP, &sa, NULL);
+    sa.sa_handler = on_cont;
+    sigaction(SIGCONT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}

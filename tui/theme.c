@@ -1,0 +1,226 @@
+/* theme.c — theme tables and the theme file reader (see theme.h). */
+#include "theme.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "paths.h"
+#include "ytree.h"
+
+static const char *const el_names[EL__COUNT] = {
+    "normal", "border", "border-focus", "title", "title-focus", "header",
+    "selected", "status", "status-mode", "dim", "ok", "warn", "error", "nan",
+    "running", "match", "narration", "cmdline", "histogram",
+};
+
+static const char *const color_names[8] = {"black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"};
+
+const char *element_name(element e)
+{
+    return (unsigned)e < EL__COUNT ? el_names[e] : "?";
+}
+
+int element_from_name(const char *s)
+{
+    for (int i = 0; i < EL__COUNT; i++)
+        if (!strcmp(el_names[i], s))
+            return i;
+    return -1;
+}
+
+int color_from_name(const char *s)
+{
+    if (!strcmp(s, "default") || !strcmp(s, "none"))
+        return TCOLOR_DEFAULT;
+    int bright = 0;
+    if (!strncmp(s, "bright-", 7)) {
+        bright = 8;
+        s += 7;
+    }
+    for (int i = 0; i < 8; i++)
+        if (!strcmp(s, color_names[i]))
+            return i + bright;
+    if (bright)
+        return -2;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s && !*end && v >= 0 && v <= 255)
+        return (int)v;
+    return -2;
+}
+
+#define S(f, b, a) {f, b, a}
+void theme_default(theme *t)
+{
+    snprintf(t->name, sizeof t->name, "dark");
+    static const theme_style d[EL__COUNT] = {
+        [EL_NORMAL] = S(-1, -1, 0),       [EL_BORDER] = S(8, -1, 0),
+        [EL_BORDER_FOCUS] = S(6, -1, TA_BOLD), [EL_TITLE] = S(7, -1, 0),
+        [EL_TITLE_FOCUS] = S(14, -1, TA_BOLD), [EL_HEADER] = S(4, -1, TA_BOLD),
+        [EL_SELECTED] = S(0, 6, 0),       [EL_STATUS] = S(15, 4, 0),
+        [EL_STATUS_MODE] = S(0, 3, TA_BOLD), [EL_DIM] = S(8, -1, 0),
+        [EL_OK] = S(2, -1, 0),            [EL_WARN] = S(3, -1, TA_BOLD),
+        [EL_ERROR] = S(9, -1, TA_BOLD),   [EL_NAN] = S(13, -1, TA_BOLD),
+        [EL_RUNNING] = S(11, -1, TA_BOLD), [EL_MATCH] = S(0, 3, 0),
+        [EL_NARRATION] = S(15, 5, 0),     [EL_CMDLINE] = S(-1, -1, 0),
+        [EL_HIST] = S(6, -1, 0),
+    };
+    memcpy(t->el, d, sizeof d);
+}
+
+void theme_mono(theme *t)
+{
+    snprintf(t->name, sizeof t->name, "mono");
+    for (int i = 0; i < EL__COUNT; i++)
+        t->el[i] = (theme_style)S(-1, -1, 0);
+    t->el[EL_BORDER_FOCUS].attrs = TA_BOLD;
+    t->el[EL_TITLE_FOCUS].attrs = TA_BOLD | TA_UNDERLINE;
+    t->el[EL_HEADER].attrs = TA_UNDERLINE;
+    t->el[EL_SELECTED].attrs = TA_REVERSE;
+    t->el[EL_STATUS].attrs = TA_REVERSE;
+    t->el[EL_STATUS_MODE].attrs = TA_REVERSE | TA_BOLD;
+    t->el[EL_DIM].attrs = TA_DIM;
+    t->el[EL_WARN].attrs = TA_BOLD;
+    t->el[EL_ERROR].attrs = TA_BOLD;
+    t->el[EL_NAN].attrs = TA_BOLD | TA_UNDERLINE;
+    t->el[EL_RUNNING].attrs = TA_BOLD;
+    t->el[EL_MATCH].attrs = TA_UNDERLINE;
+    t->el[EL_NARRATION].attrs = TA_REVERSE;
+}
+#undef S
+
+static int at(strbuf *err, const char *file, const ynode *n, const char *fmt, const char *arg)
+{
+    strbuf_addf(err, "%s:%d:%d: ", file, n->line, n->col);
+    strbuf_addf(err, fmt, arg);
+    return -1;
+}
+
+static int apply(theme *t, const ynode *root, const char *file, strbuf *err)
+{
+    if (root->type != YT_MAP)
+        return at(err, file, root, "%sa theme is a mapping with 'elements:' (see aotidbg-theme(5))", "");
+    for (size_t i = 0; i < root->n; i++) {
+        const char *k = root->keys[i]->str;
+        if (!strcmp(k, "name") || !strcmp(k, "description") || !strcmp(k, "inherits"))
+            continue;
+        if (strcmp(k, "elements"))
+            return at(err, file, root->keys[i], "unknown key '%s' (expected name, description, inherits, elements)", k);
+    }
+    const ynode *inh = ytree_get(root, "inherits");
+    if (inh && inh->type == YT_SCALAR && !strcmp(inh->str, "mono"))
+        theme_mono(t);
+    const ynode *name = ytree_get(root, "name");
+    if (name && name->type == YT_SCALAR)
+        snprintf(t->name, sizeof t->name, "%s", name->str);
+    const ynode *els = ytree_get(root, "elements");
+    if (!els)
+        return 0;
+    if (els->type != YT_MAP)
+        return at(err, file, els, "%s'elements' must be a mapping of element: {fg, bg, attrs}", "");
+    for (size_t i = 0; i < els->n; i++) {
+        const ynode *kn = els->keys[i], *v = els->items[i];
+        int e = element_from_name(kn->str);
+        if (e < 0)
+            return at(err, file, kn, "unknown element '%s' (see aotidbg-theme(5) for the list)", kn->str);
+        if (v->type != YT_MAP)
+            return at(err, file, v, "element '%s' must be a mapping {fg, bg, attrs}", kn->str);
+        theme_style st = {TCOLOR_DEFAULT, TCOLOR_DEFAULT, 0};
+        for (size_t j = 0; j < v->n; j++) {
+            const char *f = v->keys[j]->str;
+            const ynode *fv = v->items[j];
+            if (!strcmp(f, "fg") || !strcmp(f, "bg")) {
+                int c = fv->type == YT_SCALAR ? color_from_name(fv->str) : -2;
+                if (c == -2)
+                    return at(err, file, fv, "bad color '%s' (a name like red, bright-red, default, or 0-255)",
+                              fv->type == YT_SCALAR ? fv->str : "?");
+                if (f[0] == 'f') st.fg = c; else st.bg = c;
+            } else if (!strcmp(f, "attrs")) {
+                if (fv->type != YT_SEQ)
+                    return at(err, file, fv, "%sattrs must be a list, e.g. [bold, reverse]", "");
+                for (size_t a = 0; a < fv->n; a++) {
+                    const ynode *an = fv->items[a];
+                    const char *s = an->type == YT_SCALAR ? an->str : "?";
+                    if (!strcmp(s, "bold")) st.attrs |= TA_BOLD;
+                    else if (!strcmp(s, "reverse")) st.attrs |= TA_REVERSE;
+                    else if (!strcmp(s, "underline")) st.attrs |= TA_UNDERLINE;
+                    else if (!strcmp(s, "dim")) st.attrs |= TA_DIM;
+                    else return at(err, file, an, "unknown attribute '%s' (bold, reverse, underline, dim)", s);
+                }
+            } else {
+                return at(err, file, v->keys[j], "unknown field '%s' (fg, bg, attrs)", f);
+            }
+        }
+        t->el[e] = st;
+    }
+    return 0;
+}
+
+int theme_load(theme *t, const char *path, strbuf *err)
+{
+    theme_default(t);
+    ynode *root = ytree_load(path, err);
+    if (!root)
+        return -1;
+    theme tmp = *t;
+    int rc = apply(&tmp, root, path, err);
+    ytree_free(root);
+    if (rc == 0)
+        *t = tmp;
+    return rc;
+}
+
+/* Returns a malloc'd path of an existing NAME.yaml in dir, or NULL. */
+static char *try_dir(const char *dir, const char *name)
+{
+    char file[300];
+    snprintf(file, sizeof file, "%s.yaml", name);
+    char *p = path_join(dir, file);
+    if (access(p, R_OK) == 0)
+        return p;
+    free(p);
+    return NULL;
+}
+
+int theme_find_and_load(theme *t, const char *name, strbuf *err)
+{
+    theme_default(t);
+    if (!name || !*name || !strcmp(name, "dark"))
+        name = "dark";
+    if (!strcmp(name, "mono") || !strcmp(name, "none")) {
+        theme_mono(t);
+        /* a themes/mono.yaml may refine it, but the built-in is complete */
+    }
+    if (strchr(name, '/'))
+        return theme_load(t, name, err);
+    if (strlen(name) > 200) {
+        strbuf_addstr(err, "theme name too long");
+        return -1;
+    }
+    char *path = NULL;
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) {
+        char *d = path_join(xdg, "aotidbg/themes");
+        path = try_dir(d, name);
+        free(d);
+    } else if (home && *home) {
+        char *d = path_join(home, ".config/aotidbg/themes");
+        path = try_dir(d, name);
+        free(d);
+    }
+    if (!path) {
+        char *d = path_join(aotidbg_data_dir(), "themes");
+        path = try_dir(d, name);
+        free(d);
+    }
+    if (!path) {
+        if (!strcmp(name, "dark") || !strcmp(name, "mono"))
+            return 0;   /* built-ins need no file */
+        strbuf_addf(err, "theme '%s' not found in ~/.config/aotidbg/themes/ or %s/themes/; using dark",
+                    name, aotidbg_data_dir());
+        return -1;
+    }
+    int rc = theme_load(t, path, err);
+    free(path);
+    return rc;
+}
