@@ -1,0 +1,319 @@
+/* stats.cu — libaotidbg_cudastats.so: the C API of cuda_stats.h, the kernel
+ * launch, and the warp/block reductions. What each thread computes, and why
+ * that way, is in stats_body.cuh.
+ *
+ * One call = one read of the tensor: the main kernel (about 4 blocks of 256
+ * threads per SM, grid-stride, 16-byte loads where the elements are dense)
+ * leaves one partial per block in a cached device buffer; a one-block kernel
+ * merges them; one small struct is copied back into cached pinned memory and
+ * the stream is synchronized. A tensor whose elements are dense in memory in
+ * any dim order (contiguous, transposed, permuted) takes the vector path:
+ * statistics do not depend on element order. Anything else (steps, slices
+ * with gaps, stride-0 expansion) takes the strided path over collapsed dims.
+ *
+ * Errors: nonzero return + thread-local message (see cuda_stats.h). */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <cuda_runtime.h>
+#include "cuda_stats.h"
+#include "stats_body.cuh"
+
+#define SB_THREADS 256
+#define SB_BLOCKS_PER_SM 4
+#define SB_MAX_DEVICES 64
+
+static __thread char g_err[512];
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_err, sizeof g_err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+extern "C" const char *aotidbg_cuda_stats_error(void) { return g_err; }
+
+/* ---- device reductions ------------------------------------------------- */
+__device__ __forceinline__ void shfl_merge(sb_partial &p, int off) {
+    sb_partial q;
+    const unsigned all = 0xffffffffu;
+    q.nan = __shfl_down_sync(all, p.nan, off);
+    q.pinf = __shfl_down_sync(all, p.pinf, off);
+    q.ninf = __shfl_down_sync(all, p.ninf, off);
+    q.zero = __shfl_down_sync(all, p.zero, off);
+    q.sub = __shfl_down_sync(all, p.sub, off);
+    q.fin = __shfl_down_sync(all, p.fin, off);
+    q.mean = __shfl_down_sync(all, p.mean, off);
+    q.m2 = __shfl_down_sync(all, p.m2, off);
+    q.mn = __shfl_down_sync(all, p.mn, off);
+    q.mx = __shfl_down_sync(all, p.mx, off);
+    sb_merge(p, q);
+}
+
+/* Lane 0 of warp 0 ends with the merge of every thread's p; it stores it.
+ * Lanes past the warp end read their own value in shfl_down; only lanes whose
+ * sources are all in range feed lane 0, so nothing is counted twice. */
+__device__ __forceinline__ void block_reduce_store(sb_partial p, sb_partial *dst) {
+    __shared__ sb_partial sh[SB_THREADS / 32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int off = 16; off > 0; off >>= 1) shfl_merge(p, off);
+    if (lane == 0) sh[warp] = p;
+    __syncthreads();
+    if (warp == 0) {
+        if (lane < (int)(blockDim.x >> 5)) p = sh[lane];
+        else sb_partial_empty(p);
+        for (int off = 16; off > 0; off >>= 1) shfl_merge(p, off);
+        if (lane == 0) *dst = p;
+    }
+}
+
+template <class Tr>
+__global__ void __launch_bounds__(SB_THREADS, SB_BLOCKS_PER_SM)
+k_stats_f(sb_plan plan, sb_partial *parts) {
+    sb_accf a;
+    sb_accf_init(a);
+    sb_thread_f<Tr>(plan, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
+                    (uint64_t)gridDim.x * blockDim.x, a);
+    sb_partial p;
+    sb_partial_of(p, a);
+    block_reduce_store(p, parts + blockIdx.x);
+}
+
+template <class Tr>
+__global__ void __launch_bounds__(SB_THREADS, SB_BLOCKS_PER_SM)
+k_stats_w(sb_plan plan, sb_partial *parts) {
+    sb_accw<typename Tr::M> a;
+    sb_accw_init(a);
+    sb_thread_w<Tr>(plan, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
+                    (uint64_t)gridDim.x * blockDim.x, a);
+    sb_partial p;
+    sb_partial_of(p, a);
+    block_reduce_store(p, parts + blockIdx.x);
+}
+
+__global__ void __launch_bounds__(SB_THREADS)
+k_final(const sb_partial *parts, int n, sb_partial *out) {
+    sb_partial p;
+    sb_partial_empty(p);
+    for (int i = threadIdx.x; i < n; i += blockDim.x) sb_merge(p, parts[i]);
+    block_reduce_store(p, out);
+}
+
+/* ---- dtype table ------------------------------------------------------- */
+typedef void (*launch_fn)(const sb_plan &, int, cudaStream_t, sb_partial *);
+template <class Tr> static void launch_f(const sb_plan &p, int b, cudaStream_t s, sb_partial *o) {
+    k_stats_f<Tr><<<b, SB_THREADS, 0, s>>>(p, o);
+}
+template <class Tr> static void launch_w(const sb_plan &p, int b, cudaStream_t s, sb_partial *o) {
+    k_stats_w<Tr><<<b, SB_THREADS, 0, s>>>(p, o);
+}
+
+typedef struct { const char *name; int size; launch_fn launch; } dtype_entry;
+static const dtype_entry k_dtypes[] = {
+    {"float32", 4, launch_f<tf_f32>},       {"float16", 2, launch_f<tf_f16>},
+    {"bfloat16", 2, launch_f<tf_bf16>},     {"float64", 8, launch_w<tw_f64>},
+    {"float8_e4m3fn", 1, launch_f<tf_e4m3>}, {"float8_e5m2", 1, launch_f<tf_e5m2>},
+    {"int64", 8, launch_w<tw_i64>},         {"int32", 4, launch_w<tw_i32>},
+    {"int16", 2, launch_f<tf_i16>},         {"int8", 1, launch_f<tf_i8>},
+    {"uint8", 1, launch_f<tf_u8>},          {"bool", 1, launch_f<tf_bool>},
+    {"uint16", 2, launch_f<tf_u16>},        {"uint32", 4, launch_w<tw_u32>},
+    {"uint64", 8, launch_w<tw_u64>},
+};
+
+/* ---- per-device scratch (under g_lock) --------------------------------- */
+typedef struct {
+    int ready, max_blocks;
+    sb_partial *d_parts, *d_res, *h_res;   /* never freed: live as long as the process */
+} dev_scratch;
+static dev_scratch g_scratch[SB_MAX_DEVICES];
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int scratch_get(int dev, dev_scratch **out) {
+    if (dev < 0 || dev >= SB_MAX_DEVICES) return fail("CUDA device %d is past the %d supported", dev, SB_MAX_DEVICES);
+    dev_scratch *s = &g_scratch[dev];
+    if (!s->ready) {
+        int sms = 0;
+        cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e != cudaSuccess || sms <= 0)
+            return fail("cannot query CUDA device %d: %s", dev, cudaGetErrorString(e));
+        int mb = sms * SB_BLOCKS_PER_SM;
+        if (!s->d_parts && (e = cudaMalloc(&s->d_parts, (size_t)mb * sizeof(sb_partial))) != cudaSuccess) {
+            s->d_parts = NULL;
+            return fail("cannot allocate %zu bytes of scratch on cuda:%d: %s",
+                        (size_t)mb * sizeof(sb_partial), dev, cudaGetErrorString(e));
+        }
+        if (!s->d_res && (e = cudaMalloc(&s->d_res, sizeof(sb_partial))) != cudaSuccess) {
+            s->d_res = NULL;
+            return fail("cannot allocate scratch on cuda:%d: %s", dev, cudaGetErrorString(e));
+        }
+        if (!s->h_res && (e = cudaMallocHost(&s->h_res, sizeof(sb_partial))) != cudaSuccess) {
+            s->h_res = NULL;
+            return fail("cannot allocate pinned host memory: %s", cudaGetErrorString(e));
+        }
+        s->max_blocks = mb;
+        s->ready = 1;
+    }
+    *out = s;
+    return 0;
+}
+
+/* ---- planning ---------------------------------------------------------- */
+/* Drops size-1 dims, detects "dense in some dim order" (-> contiguous), else
+ * orders dims by stride (innermost last) and merges mergeable neighbours. */
+static int plan_make(const void *ptr, int elsize, int ndim, const int64_t *sizes,
+                     const int64_t *strides, sb_plan *p, uint64_t *numel_out) {
+    uint64_t sz[SB_MAX_DIMS], st[SB_MAX_DIMS], numel = 1;
+    int nd = 0, empty = 0;
+    if (ndim < 0 || ndim > SB_MAX_DIMS) return fail("ndim %d is outside 0..%d", ndim, SB_MAX_DIMS);
+    if (ndim > 0 && (!sizes || !strides)) return fail("sizes and strides are required when ndim > 0");
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] < 0) return fail("size %lld of dim %d is negative", (long long)sizes[d], d);
+        if (strides[d] < 0)
+            return fail("stride %lld of dim %d is negative (not supported)", (long long)strides[d], d);
+        if (sizes[d] == 0) empty = 1;
+    }
+    memset(p, 0, sizeof *p);
+    if (empty) { *numel_out = 0; return 0; }
+    for (int d = 0; d < ndim; d++) {
+        uint64_t s = (uint64_t)sizes[d];
+        if (s == 1) continue;
+        if (s > (UINT64_C(1) << 62) / numel) return fail("element count overflows 2^62");
+        numel *= s;
+        /* Keep every offset well inside 64 bits. */
+        if ((uint64_t)strides[d] > (UINT64_C(1) << 62) / s)
+            return fail("dim %d: size %llu * stride %lld overflows 2^62", d,
+                        (unsigned long long)s, (long long)strides[d]);
+        sz[nd] = s; st[nd] = (uint64_t)strides[d]; nd++;
+    }
+    *numel_out = numel;
+    /* order by stride descending: innermost (smallest stride) last */
+    for (int i = 1; i < nd; i++)
+        for (int j = i; j > 0 && st[j - 1] < st[j]; j--) {
+            uint64_t t = st[j]; st[j] = st[j - 1]; st[j - 1] = t;
+            t = sz[j]; sz[j] = sz[j - 1]; sz[j - 1] = t;
+        }
+    int dense = 1;
+    uint64_t expect = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        if (st[i] != expect) { dense = 0; break; }
+        expect *= sz[i];
+    }
+    p->base = (const unsigned char *)ptr;
+    p->numel = numel;
+    if (dense) {
+        uintptr_t a = (uintptr_t)ptr;
+        if (a % (uintptr_t)elsize) return fail("data pointer %p is not aligned to its %d-byte elements", ptr, elsize);
+        uint64_t mis = a % 16, head = mis ? (16 - mis) / (uint64_t)elsize : 0;
+        if (head > numel) head = numel;
+        p->strided = 0;
+        p->head = head;
+        p->nvec = (numel - head) / (uint64_t)(16 / elsize);
+        return 0;
+    }
+    if ((uintptr_t)ptr % (uintptr_t)elsize)
+        return fail("data pointer %p is not aligned to its %d-byte elements", ptr, elsize);
+    int m = 0;
+    for (int i = 0; i < nd; i++) {
+        if (m > 0 && st[m - 1] == st[i] * sz[i]) {   /* outer dim continues inner: merge */
+            sz[m - 1] *= sz[i];
+            st[m - 1] = st[i];
+        } else {
+            sz[m] = sz[i]; st[m] = st[i]; m++;
+        }
+    }
+    p->strided = 1;
+    p->nd = m;
+    for (int i = 0; i < m; i++) { p->size[i] = sz[i]; p->stride[i] = st[i]; }
+    return 0;
+}
+
+static void fill_empty(tensor_stats *out, uint64_t numel) {
+    memset(out, 0, sizeof *out);
+    out->numel = numel;
+    out->min = out->max = out->mean = out->std = NAN;
+}
+
+/* ---- the API ----------------------------------------------------------- */
+/* Blocks for one call: enough for the work, at most SB_BLOCKS_PER_SM per SM. */
+static int grid_blocks(const sb_plan &plan, uint64_t numel, int max_blocks) {
+    uint64_t per_block = (uint64_t)SB_THREADS * (plan.strided ? SB_SCHUNK : SB_CHUNK);
+    uint64_t want = (numel + per_block - 1) / per_block;
+    if (want < 1) want = 1;
+    return want < (uint64_t)max_blocks ? (int)want : max_blocks;
+}
+
+/* The merged partial as tensor_stats; -1 if the counts do not add up (a bug). */
+static int fill_result(const sb_partial &r, uint64_t numel, tensor_stats *out) {
+    if (r.fin + r.nan + r.pinf + r.ninf != numel)
+        return fail("internal error: counted %llu elements of %llu",
+                    (unsigned long long)(r.fin + r.nan + r.pinf + r.ninf), (unsigned long long)numel);
+    fill_empty(out, numel);
+    out->finite = r.fin; out->nan = r.nan; out->posinf = r.pinf; out->neginf = r.ninf;
+    out->zeros = r.zero; out->subnormal = r.sub;
+    if (r.fin) {
+        out->min = r.mn; out->max = r.mx; out->mean = r.mean;
+        out->std = r.fin > 1 ? sqrt(r.m2 / (double)(r.fin - 1)) : NAN;
+    }
+    return 0;
+}
+
+static int run_locked(const dtype_entry *dt, const sb_plan &plan, uint64_t numel, int dev,
+                      cudaStream_t stream, tensor_stats *out) {
+    dev_scratch *s;
+    if (scratch_get(dev, &s)) return -1;
+    int blocks = grid_blocks(plan, numel, s->max_blocks);
+    uint64_t threads = (uint64_t)blocks * SB_THREADS;
+    if (numel / threads + 64 >= UINT64_C(0xffffffff))
+        return fail("%llu elements is past what one call handles", (unsigned long long)numel);
+    (void)cudaGetLastError();   /* a stale launch error of someone else's must not read as ours */
+    dt->launch(plan, blocks, stream, s->d_parts);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return fail("statistics kernel (%s) did not launch: %s", dt->name, cudaGetErrorString(e));
+    k_final<<<1, SB_THREADS, 0, stream>>>(s->d_parts, blocks, s->d_res);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return fail("statistics merge kernel did not launch: %s", cudaGetErrorString(e));
+    if ((e = cudaMemcpyAsync(s->h_res, s->d_res, sizeof(sb_partial), cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
+        return fail("cannot copy statistics back: %s", cudaGetErrorString(e));
+    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess)
+        return fail("CUDA error while computing statistics (%s, %llu elements): %s", dt->name,
+                    (unsigned long long)numel, cudaGetErrorString(e));
+    return fill_result(*s->h_res, numel, out);
+}
+
+extern "C" int aotidbg_cuda_stats(const void *dev_ptr, const char *dtype, int ndim,
+                                  const int64_t *sizes, const int64_t *strides,
+                                  void *stream, tensor_stats *out) {
+    g_err[0] = 0;
+    if (!dtype || !out) return fail("dtype and out are required");
+    const dtype_entry *dt = NULL;
+    for (size_t i = 0; i < sizeof k_dtypes / sizeof k_dtypes[0]; i++)
+        if (!strcmp(k_dtypes[i].name, dtype)) dt = &k_dtypes[i];
+    if (!dt) return fail("dtype '%.64s' is not supported by the CUDA statistics kernel", dtype);
+    sb_plan plan;
+    uint64_t numel = 0;
+    if (plan_make(dev_ptr, dt->size, ndim, sizes, strides, &plan, &numel)) return -1;
+    if (numel == 0) { fill_empty(out, 0); return 0; }
+    if (!dev_ptr) return fail("data pointer is NULL for %llu elements", (unsigned long long)numel);
+
+    cudaPointerAttributes attr;
+    cudaError_t e = cudaPointerGetAttributes(&attr, dev_ptr);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return fail("cannot query pointer %p: %s", dev_ptr, cudaGetErrorString(e));
+    }
+    if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+        return fail("pointer %p is not CUDA device memory (use the host statistics path)", dev_ptr);
+    int prev = -1;
+    if ((e = cudaGetDevice(&prev)) != cudaSuccess) return fail("cudaGetDevice: %s", cudaGetErrorString(e));
+    int dev = attr.device;
+    if (dev != prev && (e = cudaSetDevice(dev)) != cudaSuccess)
+        return fail("cannot switch to cuda:%d: %s", dev, cudaGetErrorString(e));
+    pthread_mutex_lock(&g_lock);
+    int rc = run_locked(dt, plan, numel, dev, (cudaStream_t)stream, out);
+    pthread_mutex_unlock(&g_lock);
+    if (dev != prev) cudaSetDevice(prev);
+    return rc;
+}

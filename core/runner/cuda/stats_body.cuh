@@ -1,0 +1,431 @@
+/* stats_body.cuh — what one thread of the statistics kernel does, and how two
+ * partial results merge. Everything here is __host__ __device__ so that
+ * tests/gpu/stats_sim.cu can run the very same code for every thread of a
+ * simulated grid on a machine without a GPU; stats.cu adds the launch, the
+ * warp/block reductions and the C API. No CUDA runtime calls here.
+ *
+ * Accumulation (why this scheme): each thread keeps, over the finite values
+ * it sees, a count n, a shift K (its first finite value) and the sums
+ * S1 = sum(x - K) and S2 = sum((x - K)^2) in double. Per-element double
+ * arithmetic would spend the H200's FP64 and conversion pipes (16 F2F per
+ * clock per SM) on every element, so values are taken in chunks of up to 16:
+ * within a chunk, in float, d = x - c with c the chunk's first finite value,
+ * s1 = sum d and s2 = sum d^2; the chunk then enters the thread's double sums
+ * exactly through D = c - K:
+ *   S1 += m*D + s1,   S2 += D*(m*D + 2*s1) + s2        (m finite values).
+ * The float rounding of s1 enters M2 = S2 - S1^2/n with the weight
+ * 2*(c - mean), the chunk's own distance from the mean, not (K - mean), so
+ * a shift far from the data (padding zeros ahead of data near 1e3) costs no
+ * precision; s2's rounding is relative to the chunk's own spread. Float64
+ * and the 32/64-bit integers (not exact in float) go element by element in
+ * double. A chunk whose float s2 overflowed (|x - c| > 1.8e19) is redone in
+ * double. Threads then turn (n, K, S1, S2) into (n, mean, M2) and merge with
+ * Chan's parallel formula (merge_partial), which the reductions use.
+ *
+ * Classification is done on the value converted to float (exact for every
+ * type on this path): NaN is x != x, Inf is |x| == inf, subnormal is
+ * 0 < |x| < the dtype's smallest normal (tiny). No fast-math: FTZ must stay
+ * off or subnormals would read as zero. */
+#ifndef AOTIDBG_STATS_BODY_CUH
+#define AOTIDBG_STATS_BODY_CUH
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+#include <float.h>
+#ifdef __CUDACC__
+#include <cuda_fp16.h>
+#define SB_HD __host__ __device__ __forceinline__
+#else
+#define SB_HD static inline
+#endif
+
+#define SB_MAX_DIMS 16
+#define SB_CHUNK 16        /* elements per float chunk (contiguous path) */
+#define SB_SCHUNK 8        /* elements gathered per iteration (strided path) */
+
+/* What the host plans for one call; passed to the kernel by value. */
+typedef struct {
+    const unsigned char *base;   /* first element (contiguous) or element 0 (strided) */
+    uint64_t numel;              /* logical element count */
+    int strided;                 /* 0: elements base[0..numel) in any order */
+    /* contiguous: [0, head) scalar, then nvec 16-byte vectors, then the tail */
+    uint64_t head, nvec;
+    /* strided: collapsed dims, innermost last, strides in elements */
+    int nd;
+    uint64_t size[SB_MAX_DIMS];
+    uint64_t stride[SB_MAX_DIMS];
+} sb_plan;
+
+/* One thread's, one block's or the whole tensor's result. */
+typedef struct {
+    unsigned long long nan, pinf, ninf, zero, sub, fin;
+    double mean, m2, mn, mx;      /* mean/m2 over finite; mn/mx +inf/-inf when fin == 0 */
+} sb_partial;
+
+/* ---- bit helpers ------------------------------------------------------ */
+SB_HD float sb_f32(uint32_t b) {
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(b);
+#else
+    float f; memcpy(&f, &b, 4); return f;
+#endif
+}
+SB_HD double sb_f64(uint64_t b) {
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)b);
+#else
+    double f; memcpy(&f, &b, 8); return f;
+#endif
+}
+SB_HD float sb_half(uint32_t h) {
+#ifdef __CUDA_ARCH__
+    return __half2float(__ushort_as_half((unsigned short)h));
+#else
+    uint32_t s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0) { float v = (float)m * 0x1p-24f; return s ? -v : v; }
+    if (e == 31) return sb_f32(s | 0x7f800000u | (m << 13));
+    return sb_f32(s | ((e + 112u) << 23) | (m << 13));
+#endif
+}
+/* float8_e4m3fn: bias 7, no Inf, S.1111.111 is NaN, max 448. */
+SB_HD float sb_e4m3(uint32_t b) {
+    uint32_t s = (b & 0x80u) << 24, e = (b >> 3) & 0xfu, m = b & 7u;
+    if (e == 15 && m == 7) return sb_f32(s | 0x7fc00000u);
+    if (e == 0) { float v = (float)m * 0x1p-9f; return s ? -v : v; }
+    return sb_f32(s | ((e + 120u) << 23) | (m << 20));
+}
+
+#ifdef __CUDA_ARCH__
+#define SB_LD(p) __ldg(p)
+#define SB_UNROLL _Pragma("unroll")
+#else
+#define SB_LD(p) (*(p))
+#define SB_UNROLL
+#endif
+
+/* ---- dtype traits ----------------------------------------------------- */
+/* Float path: raw storage type, conversion to float (exact), smallest normal. */
+#define SB_FTRAIT(NAME, RAW, CONV, TINY)                                   \
+    struct NAME { typedef RAW raw;                                         \
+        static SB_HD float conv(RAW r) { return CONV; }                    \
+        static SB_HD float tiny() { return TINY; } };
+SB_FTRAIT(tf_f32, uint32_t, sb_f32(r), 0x1p-126f)
+SB_FTRAIT(tf_bf16, uint16_t, sb_f32((uint32_t)r << 16), 0x1p-126f)
+SB_FTRAIT(tf_f16, uint16_t, sb_half(r), 0x1p-14f)
+SB_FTRAIT(tf_e4m3, uint8_t, sb_e4m3(r), 0x1p-6f)
+SB_FTRAIT(tf_e5m2, uint8_t, sb_half((uint32_t)r << 8), 0x1p-14f)
+/* Small integers are exact in float; tiny 1 means "never subnormal". */
+SB_FTRAIT(tf_i8, uint8_t, (float)(int8_t)r, 1.0f)
+SB_FTRAIT(tf_u8, uint8_t, (float)r, 1.0f)
+SB_FTRAIT(tf_bool, uint8_t, r ? 1.0f : 0.0f, 1.0f)
+SB_FTRAIT(tf_i16, uint16_t, (float)(int16_t)r, 1.0f)
+SB_FTRAIT(tf_u16, uint16_t, (float)r, 1.0f)
+
+/* Wide path: element by element in double; M is the min/max type. */
+struct tw_f64 { typedef uint64_t raw; typedef double M; enum { is_float = 1 };
+    static SB_HD M val(uint64_t r) { return sb_f64(r); } };
+struct tw_i32 { typedef uint32_t raw; typedef long long M; enum { is_float = 0 };
+    static SB_HD M val(uint32_t r) { return (int32_t)r; } };
+struct tw_u32 { typedef uint32_t raw; typedef unsigned long long M; enum { is_float = 0 };
+    static SB_HD M val(uint32_t r) { return r; } };
+struct tw_i64 { typedef uint64_t raw; typedef long long M; enum { is_float = 0 };
+    static SB_HD M val(uint64_t r) { return (long long)r; } };
+struct tw_u64 { typedef uint64_t raw; typedef unsigned long long M; enum { is_float = 0 };
+    static SB_HD M val(uint64_t r) { return r; } };
+
+/* ---- per-thread accumulators ------------------------------------------ */
+/* Counts are 32-bit per thread: the host caps elements per thread below 2^32. */
+typedef struct {
+    uint32_t nan, pinf, ninf, zero, sub, fin;
+    float mn, mx;
+    double K, S1, S2;
+} sb_accf;
+
+template <class M> struct sb_accw {
+    uint32_t nan, pinf, ninf, zero, sub, fin;
+    M mn, mx;
+    double K, S1, S2;
+};
+
+SB_HD void sb_accf_init(sb_accf &a) {
+    a.nan = a.pinf = a.ninf = a.zero = a.sub = a.fin = 0;
+    a.mn = INFINITY; a.mx = -INFINITY;
+    a.K = a.S1 = a.S2 = 0.0;
+}
+template <class M> SB_HD M sb_lowest();
+template <> SB_HD double sb_lowest<double>() { return -INFINITY; }
+template <> SB_HD long long sb_lowest<long long>() { return (long long)(~0ULL >> 1) * -1 - 1; }
+template <> SB_HD unsigned long long sb_lowest<unsigned long long>() { return 0ULL; }
+template <class M> SB_HD M sb_highest();
+template <> SB_HD double sb_highest<double>() { return INFINITY; }
+template <> SB_HD long long sb_highest<long long>() { return (long long)(~0ULL >> 1); }
+template <> SB_HD unsigned long long sb_highest<unsigned long long>() { return ~0ULL; }
+
+template <class M> SB_HD void sb_accw_init(sb_accw<M> &a) {
+    a.nan = a.pinf = a.ninf = a.zero = a.sub = a.fin = 0;
+    a.mn = sb_highest<M>(); a.mx = sb_lowest<M>();
+    a.K = a.S1 = a.S2 = 0.0;
+}
+
+/* Add up to N float values x[0..n) (n == N when FULL) as one chunk. */
+template <int N, bool FULL>
+SB_HD void sb_chunk(sb_accf &a, const float (&x)[N], int n, float tiny) {
+    /* x*0 is 0 for finite x and NaN for NaN/Inf: one FMA per element tells
+     * whether the whole chunk is finite, the common case. */
+    float probe = 0.0f;
+SB_UNROLL
+    for (int j = 0; j < N; j++)
+        if (FULL || j < n) probe = fmaf(x[j], 0.0f, probe);
+    float c, s1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx;
+    uint32_t m = 0;
+    if (probe == 0.0f) {
+        uint32_t nzero = 0, nsmall = 0;
+        c = x[0];
+SB_UNROLL
+        for (int j = 0; j < N; j++) {
+            if (FULL || j < n) {
+                float d = x[j] - c;
+                s1 += d;
+                s2 = fmaf(d, d, s2);
+                mn = fminf(mn, x[j]);
+                mx = fmaxf(mx, x[j]);
+                nzero += (x[j] == 0.0f);
+                nsmall += (fabsf(x[j]) < tiny);
+            }
+        }
+        m = FULL ? (uint32_t)N : (uint32_t)n;
+        a.zero += nzero;
+        a.sub += nsmall - nzero;
+    } else {
+        c = 0.0f;
+SB_UNROLL
+        for (int j = N - 1; j >= 0; j--)
+            if ((FULL || j < n) && fabsf(x[j]) <= FLT_MAX) c = x[j];
+SB_UNROLL
+        for (int j = 0; j < N; j++) {
+            if (FULL || j < n) {
+                float v = x[j], av = fabsf(v);
+                bool fin = av <= FLT_MAX, inf = av == INFINITY;
+                a.nan += (v != v);
+                a.pinf += inf && v > 0.0f;
+                a.ninf += inf && v < 0.0f;
+                a.zero += (v == 0.0f);
+                a.sub += (av < tiny) && v != 0.0f;
+                if (fin) {
+                    float d = v - c;
+                    s1 += d;
+                    s2 = fmaf(d, d, s2);
+                    mn = fminf(mn, v);
+                    mx = fmaxf(mx, v);
+                    m++;
+                }
+            }
+        }
+    }
+    a.mn = mn; a.mx = mx;
+    if (m == 0) return;
+    if (a.fin == 0) a.K = (double)c;
+    if (s2 <= FLT_MAX) {
+        double D = (double)c - a.K, dm = (double)m;
+        a.S1 += dm * D + (double)s1;
+        a.S2 += D * (dm * D + 2.0 * (double)s1) + (double)s2;
+    } else {                          /* float overflow: redo this chunk in double */
+SB_UNROLL
+        for (int j = 0; j < N; j++) {
+            if ((FULL || j < n) && fabsf(x[j]) <= FLT_MAX) {
+                double d = (double)x[j] - a.K;
+                a.S1 += d;
+                a.S2 += d * d;
+            }
+        }
+    }
+    a.fin += m;
+}
+
+template <class Tr>
+SB_HD void sb_elem_w(sb_accw<typename Tr::M> &a, typename Tr::raw r) {
+    typedef typename Tr::M M;
+    M v = Tr::val(r);
+    double x = (double)v;
+    if (Tr::is_float) {
+        double ax = fabs(x);
+        if (!(ax <= DBL_MAX)) {
+            a.nan += (x != x);
+            a.pinf += (ax == INFINITY) && x > 0.0;
+            a.ninf += (ax == INFINITY) && x < 0.0;
+            return;
+        }
+        a.sub += (ax < DBL_MIN) && x != 0.0;
+    }
+    a.zero += (v == (M)0);
+    a.mn = v < a.mn ? v : a.mn;
+    a.mx = v > a.mx ? v : a.mx;
+    if (a.fin == 0) a.K = x;
+    double d = x - a.K;
+    a.S1 += d;
+    a.S2 = fma(d, d, a.S2);
+    a.fin++;
+}
+
+/* ---- one thread's share of the tensor --------------------------------- */
+/* Thread g of T (grid-stride). Contiguous: 16-byte loads, U of them in flight
+ * per iteration, each U*V-element group one chunk. */
+SB_HD uint64_t sb_offset(const sb_plan &p, uint64_t li) {
+    uint64_t off = 0;
+    for (int d = p.nd - 1; d > 0; d--) {
+        uint64_t s = p.size[d], q = li / s;
+        off += (li - q * s) * p.stride[d];
+        li = q;
+    }
+    return off + li * p.stride[0];
+}
+
+union sb_vec { uint4 v; uint8_t b[16]; uint16_t h[8]; uint32_t w[4]; uint64_t q[2]; };
+template <class R> SB_HD R sb_lane(const sb_vec &u, int j);
+template <> SB_HD uint8_t sb_lane<uint8_t>(const sb_vec &u, int j) { return u.b[j]; }
+template <> SB_HD uint16_t sb_lane<uint16_t>(const sb_vec &u, int j) { return u.h[j]; }
+template <> SB_HD uint32_t sb_lane<uint32_t>(const sb_vec &u, int j) { return u.w[j]; }
+template <> SB_HD uint64_t sb_lane<uint64_t>(const sb_vec &u, int j) { return u.q[j]; }
+
+template <class Tr>
+SB_HD void sb_thread_f(const sb_plan &p, uint64_t g, uint64_t T, sb_accf &a) {
+    typedef typename Tr::raw R;
+    const R *e = (const R *)p.base;
+    const float tiny = Tr::tiny();
+    if (p.strided) {
+        for (uint64_t i = g; i < p.numel; i += T * SB_SCHUNK) {
+            float x[SB_SCHUNK];
+            int n = 0;
+SB_UNROLL
+            for (int k = 0; k < SB_SCHUNK; k++) {
+                uint64_t li = i + (uint64_t)k * T;
+                x[k] = 0.0f;
+                if (li < p.numel) { x[k] = Tr::conv(SB_LD(e + sb_offset(p, li))); n++; }
+            }
+            sb_chunk<SB_SCHUNK, false>(a, x, n, tiny);
+        }
+        return;
+    }
+    enum { V = 16 / sizeof(R), U = SB_CHUNK / V };
+    uint64_t tail0 = p.head + p.nvec * V;
+    if (g < p.head) {
+        float x[1] = { Tr::conv(SB_LD(e + g)) };
+        sb_chunk<1, true>(a, x, 1, tiny);
+    }
+    if (g < p.numel - tail0) {
+        float x[1] = { Tr::conv(SB_LD(e + tail0 + g)) };
+        sb_chunk<1, true>(a, x, 1, tiny);
+    }
+    const uint4 *vp = (const uint4 *)(e + p.head);
+    uint64_t v = g;
+    for (; v + (uint64_t)(U - 1) * T < p.nvec; v += (uint64_t)U * T) {
+        sb_vec r[U];
+SB_UNROLL
+        for (int k = 0; k < U; k++) r[k].v = SB_LD(vp + v + (uint64_t)k * T);
+        float x[SB_CHUNK];
+SB_UNROLL
+        for (int k = 0; k < U; k++)
+SB_UNROLL
+            for (int j = 0; j < V; j++) x[k * V + j] = Tr::conv(sb_lane<R>(r[k], j));
+        sb_chunk<SB_CHUNK, true>(a, x, SB_CHUNK, tiny);
+    }
+    for (; v < p.nvec; v += T) {
+        sb_vec r;
+        r.v = SB_LD(vp + v);
+        float x[V];
+SB_UNROLL
+        for (int j = 0; j < V; j++) x[j] = Tr::conv(sb_lane<R>(r, j));
+        sb_chunk<V, true>(a, x, V, tiny);
+    }
+}
+
+template <class Tr>
+SB_HD void sb_thread_w(const sb_plan &p, uint64_t g, uint64_t T, sb_accw<typename Tr::M> &a) {
+    typedef typename Tr::raw R;
+    const R *e = (const R *)p.base;
+    if (p.strided) {
+        for (uint64_t i = g; i < p.numel; i += T * SB_SCHUNK) {
+            R x[SB_SCHUNK];
+SB_UNROLL
+            for (int k = 0; k < SB_SCHUNK; k++) {
+                uint64_t li = i + (uint64_t)k * T;
+                x[k] = 0;
+                if (li < p.numel) x[k] = SB_LD(e + sb_offset(p, li));
+            }
+SB_UNROLL
+            for (int k = 0; k < SB_SCHUNK; k++)
+                if (i + (uint64_t)k * T < p.numel) sb_elem_w<Tr>(a, x[k]);
+        }
+        return;
+    }
+    enum { V = 16 / sizeof(R), U = 4 };
+    uint64_t tail0 = p.head + p.nvec * V;
+    if (g < p.head) sb_elem_w<Tr>(a, SB_LD(e + g));
+    if (g < p.numel - tail0) sb_elem_w<Tr>(a, SB_LD(e + tail0 + g));
+    const uint4 *vp = (const uint4 *)(e + p.head);
+    uint64_t v = g;
+    for (; v + (uint64_t)(U - 1) * T < p.nvec; v += (uint64_t)U * T) {
+        sb_vec r[U];
+SB_UNROLL
+        for (int k = 0; k < U; k++) r[k].v = SB_LD(vp + v + (uint64_t)k * T);
+SB_UNROLL
+        for (int k = 0; k < U; k++)
+SB_UNROLL
+            for (int j = 0; j < V; j++) sb_elem_w<Tr>(a, sb_lane<R>(r[k], j));
+    }
+    for (; v < p.nvec; v += T) {
+        sb_vec r;
+        r.v = SB_LD(vp + v);
+SB_UNROLL
+        for (int j = 0; j < V; j++) sb_elem_w<Tr>(a, sb_lane<R>(r, j));
+    }
+}
+
+/* ---- partials ---------------------------------------------------------- */
+SB_HD void sb_partial_empty(sb_partial &p) {
+    p.nan = p.pinf = p.ninf = p.zero = p.sub = p.fin = 0;
+    p.mean = p.m2 = 0.0;
+    p.mn = INFINITY; p.mx = -INFINITY;
+}
+
+SB_HD void sb_partial_from(sb_partial &p, uint32_t nan, uint32_t pinf, uint32_t ninf,
+                           uint32_t zero, uint32_t sub, uint32_t fin,
+                           double K, double S1, double S2, double mn, double mx) {
+    p.nan = nan; p.pinf = pinf; p.ninf = ninf; p.zero = zero; p.sub = sub; p.fin = fin;
+    if (fin) {
+        double n = (double)fin, m2 = S2 - S1 * S1 / n;
+        p.mean = K + S1 / n;
+        p.m2 = m2 > 0.0 ? m2 : 0.0;
+        p.mn = mn; p.mx = mx;
+    } else {
+        p.mean = p.m2 = 0.0;
+        p.mn = INFINITY; p.mx = -INFINITY;
+    }
+}
+SB_HD void sb_partial_of(sb_partial &p, const sb_accf &a) {
+    sb_partial_from(p, a.nan, a.pinf, a.ninf, a.zero, a.sub, a.fin, a.K, a.S1, a.S2, a.mn, a.mx);
+}
+template <class M> SB_HD void sb_partial_of(sb_partial &p, const sb_accw<M> &a) {
+    sb_partial_from(p, a.nan, a.pinf, a.ninf, a.zero, a.sub, a.fin, a.K, a.S1, a.S2,
+                    (double)a.mn, (double)a.mx);
+}
+
+/* Chan et al.: merge (n, mean, M2) of two disjoint sets. a += b. */
+SB_HD void sb_merge(sb_partial &a, const sb_partial &b) {
+    a.nan += b.nan; a.pinf += b.pinf; a.ninf += b.ninf; a.zero += b.zero; a.sub += b.sub;
+    if (b.fin) {
+        if (a.fin == 0) {
+            a.mean = b.mean; a.m2 = b.m2;
+        } else {
+            double na = (double)a.fin, nb = (double)b.fin, n = na + nb;
+            double delta = b.mean - a.mean;
+            a.mean += delta * (nb / n);
+            a.m2 += b.m2 + delta * delta * (na * (nb / n));
+        }
+        a.fin += b.fin;
+        a.mn = b.mn < a.mn ? b.mn : a.mn;
+        a.mx = b.mx > a.mx ? b.mx : a.mx;
+    }
+}
+
+#endif

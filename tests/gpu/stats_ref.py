@@ -1,0 +1,160 @@
+"""Reference statistics and test tensors for the CUDA statistics kernel.
+
+Shared by test_cuda_stats.py (the real kernel on the GPU, through ctypes) and
+check_stats_sim.py (the kernel's per-thread code simulated on the CPU).
+The reference is torch itself, computed in float64 on the tensor's own
+device: counts exact, min/max exact, mean and std within 1e-5 relative.
+"""
+import ctypes
+import math
+
+import torch
+
+DTYPES = ["float32", "float16", "bfloat16", "float64", "float8_e4m3fn", "float8_e5m2",
+          "int64", "int32", "int16", "int8", "uint8", "bool", "uint16", "uint32", "uint64"]
+FLOATS = {"float32", "float16", "bfloat16", "float64", "float8_e4m3fn", "float8_e5m2"}
+COUNTS = ["numel", "finite", "nan", "posinf", "neginf", "zeros", "subnormal"]
+VALUES = ["min", "max", "mean", "std"]
+FIELDS = COUNTS + VALUES
+
+
+class TensorStats(ctypes.Structure):
+    """tensor_stats of core/model.h."""
+    _fields_ = [(n, ctypes.c_uint64) for n in COUNTS] + [(n, ctypes.c_double) for n in VALUES]
+
+    def as_dict(self):
+        return {n: getattr(self, n) for n in FIELDS}
+
+
+def reference(t):
+    """Every statistic of tensor t, from torch in float64 on t's device."""
+    n = t.numel()
+    r = dict.fromkeys(COUNTS, 0)
+    r.update(dict.fromkeys(VALUES, math.nan))
+    r["numel"] = n
+    if n == 0:
+        return r
+    x = t.double()
+    fin = torch.isfinite(x)
+    r["finite"] = int(fin.sum())
+    r["nan"] = int(torch.isnan(x).sum())
+    r["posinf"] = int((x == math.inf).sum())
+    r["neginf"] = int((x == -math.inf).sum())
+    r["zeros"] = int((x == 0).sum())
+    if t.dtype.is_floating_point:
+        tiny = torch.finfo(t.dtype).tiny
+        r["subnormal"] = int(((x != 0) & (x.abs() < tiny)).sum())
+    if r["finite"]:
+        f = x if r["finite"] == n else x[fin]
+        r["min"] = f.min().item()
+        r["max"] = f.max().item()
+        r["mean"] = f.mean().item()
+        r["std"] = f.std().item() if r["finite"] > 1 else math.nan
+    del x, fin
+    return r
+
+
+def compare(ours, ref, rtol=1e-5):
+    """Mismatch messages (empty when all fields agree).
+
+    Counts and min/max must be exact (NaN equals NaN). mean and std: within
+    rtol relative, plus an absolute floor for results near zero, where a
+    relative error is meaningless: 1e-7 * max|x| for the mean (the float32
+    resolution of the data itself), 1e-12 * max|x| for std (so that an exact
+    0 may come out as a rounding-size value)."""
+    bad = []
+    for k in COUNTS:
+        if int(ours[k]) != int(ref[k]):
+            bad.append(f"{k}: got {ours[k]} want {ref[k]}")
+    for k in ("min", "max"):
+        a, b = ours[k], ref[k]
+        if not (a == b or (math.isnan(a) and math.isnan(b))):
+            bad.append(f"{k}: got {a!r} want {b!r}")
+    scale = 0.0 if math.isnan(ref["min"]) else max(abs(ref["min"]), abs(ref["max"]))
+    for k, floor in (("mean", 1e-7), ("std", 1e-12)):
+        a, b = ours[k], ref[k]
+        if math.isnan(b) or math.isnan(a):
+            if not (math.isnan(a) and math.isnan(b)):
+                bad.append(f"{k}: got {a!r} want {b!r}")
+            continue
+        if abs(a - b) > rtol * abs(b) + floor * scale:
+            rel = abs(a - b) / abs(b) if b else math.inf
+            bad.append(f"{k}: got {a!r} want {b!r} (rel {rel:.2e})")
+    return bad
+
+
+def _values(dtype, shape, g, device):
+    """Random values of a dtype, made on the CPU with generator g (same values on any device)."""
+    td = getattr(torch, dtype)
+    if dtype in FLOATS:
+        scale = 4.0 if dtype.startswith("float8") else 1.0
+        x = (torch.randn(shape, generator=g) * scale).to(td)
+    elif dtype == "bool":
+        x = torch.rand(shape, generator=g) < 0.3
+    elif dtype == "uint64":
+        x = torch.randint(-2**63, 2**63 - 1, shape, generator=g, dtype=torch.int64).view(torch.uint64)
+    else:
+        lo, hi = {"int64": (-2**62, 2**62), "int32": (-2**31, 2**31 - 1), "int16": (-2**15, 2**15 - 1),
+                  "int8": (-128, 127), "uint8": (0, 255), "uint16": (0, 2**16 - 1),
+                  "uint32": (0, 2**32 - 1)}[dtype]
+        x = torch.randint(lo, hi + 1, shape, generator=g, dtype=torch.int64).to(td)
+    return x.to(device)
+
+
+def _plant(x, g):
+    """Put NaN, +Inf, -Inf, zeros and subnormals at random places of a float tensor (in place)."""
+    flat = x.view(-1)
+    n = flat.numel()
+    tiny = torch.finfo(x.dtype).tiny
+    for val, count in ((math.nan, 7), (math.inf, 5), (-math.inf, 3), (0.0, 11), (tiny / 4, 6), (-tiny / 4, 2)):
+        idx = torch.randint(0, n, (count,), generator=g).to(x.device)
+        flat[idx] = val
+    return x
+
+
+def cases(device, small=False):
+    """(name, dtype, tensor) for every dtype and layout. small: sizes for the CPU simulation."""
+    g = torch.Generator().manual_seed(1234)
+    big1 = 100003 if small else 1000003
+    for dt in DTYPES:
+        v = lambda *shape: _values(dt, shape, g, device)  # noqa: E731
+        yield "empty", dt, v(0, 7)
+        yield "scalar-0d", dt, v(1).reshape(())
+        yield "one", dt, v(1)
+        yield "two", dt, v(2)
+        yield "tail-17", dt, v(17)
+        yield f"contig-{big1}", dt, v(big1)
+        yield "contig-2d", dt, v(317, 129)
+        yield "offset-1", dt, v(4099)[1:]
+        yield "offset-3-len-40", dt, v(50)[3:43]
+        yield "transposed", dt, v(257, 130).t()
+        yield "permuted-4d", dt, v(6, 7, 8, 9).permute(2, 0, 3, 1)
+        yield "stepped", dt, v(300, 200)[::3, 1::2]
+        yield "col-slice", dt, v(400, 300)[:, 5:250]
+        yield "expanded-0-stride", dt, v(513, 1).expand(513, 300)
+        yield "expanded-scalar", dt, v(1).reshape(()).expand(70, 90)
+        yield "size-1-dims", dt, v(1, 333, 1, 7)
+        yield "strided-3d-odd", dt, v(9, 10, 11)[1:, ::2, 3:]
+        if dt in FLOATS:
+            yield "specials", dt, _plant(v(50021), g)
+            yield "specials-strided", dt, _plant(v(200, 300), g)[::2, ::3]
+            td = getattr(torch, dt)
+            yield "all-nonfinite", dt, torch.tensor([math.nan, math.inf, -math.inf, math.nan]).to(td).to(device)
+            yield "constant", dt, torch.full((4097,), 3.25).to(td).to(device)
+            if dt not in ("float8_e4m3fn", "float8_e5m2"):
+                off = v(40000).float() + 1000.0
+                yield "offset-mean-1000", dt, off.to(td)
+                pad = off.clone()
+                pad[:8192] = 0
+                yield "zero-pad-then-1000", dt, pad.to(td)
+            if dt in ("float32", "float64"):
+                huge = v(4096).double() * 1e30
+                huge[0] = -3e38
+                huge[1] = 3e38
+                yield "huge-range", dt, huge.to(getattr(torch, dt))
+        else:
+            yield "zeros", dt, torch.zeros(1000, dtype=getattr(torch, dt), device=device)
+
+
+def describe(t):
+    return f"{tuple(t.shape)} strides {tuple(t.stride())} off {t.storage_offset()}"

@@ -1,0 +1,101 @@
+/* stats_sim.cu — runs the CUDA statistics kernel's per-thread code
+ * (core/runner/cuda/stats_body.cuh) and its planning (stats.cu) on the CPU,
+ * for every thread of a simulated grid, so the indexing, chunking,
+ * classification and merge logic can be checked on a machine with no GPU.
+ * What it cannot check: the warp shuffles, the block reduction and the CUDA
+ * calls (the GPU test does). Built and driven by check_stats_sim.py.
+ *
+ * usage: stats_sim DTYPE STORAGE_FILE STORAGE_OFFSET_ELEMS MAX_BLOCKS NDIM SIZES... STRIDES...
+ * prints: numel finite nan posinf neginf zeros subnormal min max mean std
+ * exit 0, or 1 with a message on stderr. */
+#include "../../core/runner/cuda/stats.cu"
+#include <stdlib.h>
+
+template <class Tr> static void sim_f(const sb_plan &p, int blocks, sb_partial &tot) {
+    uint64_t T = (uint64_t)blocks * SB_THREADS;
+    for (int b = 0; b < blocks; b++) {
+        sb_partial bp;
+        sb_partial_empty(bp);
+        for (int t = 0; t < SB_THREADS; t++) {
+            sb_accf a;
+            sb_accf_init(a);
+            sb_thread_f<Tr>(p, (uint64_t)b * SB_THREADS + t, T, a);
+            sb_partial q;
+            sb_partial_of(q, a);
+            sb_merge(bp, q);
+        }
+        sb_merge(tot, bp);
+    }
+}
+template <class Tr> static void sim_w(const sb_plan &p, int blocks, sb_partial &tot) {
+    uint64_t T = (uint64_t)blocks * SB_THREADS;
+    for (int b = 0; b < blocks; b++) {
+        sb_partial bp;
+        sb_partial_empty(bp);
+        for (int t = 0; t < SB_THREADS; t++) {
+            sb_accw<typename Tr::M> a;
+            sb_accw_init(a);
+            sb_thread_w<Tr>(p, (uint64_t)b * SB_THREADS + t, T, a);
+            sb_partial q;
+            sb_partial_of(q, a);
+            sb_merge(bp, q);
+        }
+        sb_merge(tot, bp);
+    }
+}
+
+typedef void (*sim_fn)(const sb_plan &, int, sb_partial &);
+static const struct { const char *name; sim_fn fn; } k_sims[] = {
+    {"float32", sim_f<tf_f32>}, {"float16", sim_f<tf_f16>}, {"bfloat16", sim_f<tf_bf16>},
+    {"float64", sim_w<tw_f64>}, {"float8_e4m3fn", sim_f<tf_e4m3>}, {"float8_e5m2", sim_f<tf_e5m2>},
+    {"int64", sim_w<tw_i64>}, {"int32", sim_w<tw_i32>}, {"int16", sim_f<tf_i16>},
+    {"int8", sim_f<tf_i8>}, {"uint8", sim_f<tf_u8>}, {"bool", sim_f<tf_bool>},
+    {"uint16", sim_f<tf_u16>}, {"uint32", sim_w<tw_u32>}, {"uint64", sim_w<tw_u64>},
+};
+
+int main(int argc, char **argv) {
+    if (argc < 6) { fprintf(stderr, "usage: stats_sim DTYPE FILE OFFSET MAX_BLOCKS NDIM SIZES... STRIDES...\n"); return 1; }
+    const char *dtype = argv[1];
+    long long off = atoll(argv[3]);
+    int max_blocks = atoi(argv[4]), ndim = atoi(argv[5]);
+    if (ndim < 0 || ndim > 16 || argc != 6 + 2 * ndim || max_blocks < 1) { fprintf(stderr, "bad arguments\n"); return 1; }
+    int64_t sizes[16], strides[16];
+    for (int d = 0; d < ndim; d++) { sizes[d] = atoll(argv[6 + d]); strides[d] = atoll(argv[6 + ndim + d]); }
+    const dtype_entry *dt = NULL;
+    sim_fn fn = NULL;
+    for (size_t i = 0; i < sizeof k_dtypes / sizeof k_dtypes[0]; i++)
+        if (!strcmp(k_dtypes[i].name, dtype)) { dt = &k_dtypes[i]; fn = k_sims[i].fn; }
+    if (!dt || strcmp(k_sims[dt - k_dtypes].name, dtype)) { fprintf(stderr, "unknown dtype %s\n", dtype); return 1; }
+    FILE *f = fopen(argv[2], "rb");
+    if (!f) { perror(argv[2]); return 1; }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    /* 64-byte aligned like a CUDA allocation, so storage offsets give the same misalignment */
+    unsigned char *buf = (unsigned char *)aligned_alloc(64, ((size_t)n + 64) / 64 * 64);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) { fprintf(stderr, "read failed\n"); return 1; }
+    fclose(f);
+    sb_plan plan;
+    uint64_t numel = 0;
+    tensor_stats out;
+    if (plan_make(buf + off * dt->size, dt->size, ndim, sizes, strides, &plan, &numel)) {
+        fprintf(stderr, "plan: %s\n", g_err); return 1;
+    }
+    if (numel == 0) {
+        fill_empty(&out, 0);
+    } else {
+        int blocks = grid_blocks(plan, numel, max_blocks);
+        sb_partial tot;
+        sb_partial_empty(tot);
+        fn(plan, blocks, tot);
+        if (fill_result(tot, numel, &out)) { fprintf(stderr, "%s\n", g_err); return 1; }
+        fprintf(stderr, "plan: %s nd=%d head=%llu nvec=%llu blocks=%d\n", plan.strided ? "strided" : "dense",
+                plan.nd, (unsigned long long)plan.head, (unsigned long long)plan.nvec, blocks);
+    }
+    printf("%llu %llu %llu %llu %llu %llu %llu %.17g %.17g %.17g %.17g\n",
+           (unsigned long long)out.numel, (unsigned long long)out.finite, (unsigned long long)out.nan,
+           (unsigned long long)out.posinf, (unsigned long long)out.neginf, (unsigned long long)out.zeros,
+           (unsigned long long)out.subnormal, out.min, out.max, out.mean, out.std);
+    free(buf);
+    return 0;
+}
