@@ -30,15 +30,30 @@ void app_init(app *a, session *s, app_mode mode)
     a->min_w = MIN_W;
     a->min_h = MIN_H;
     /* Open on what matters: a session with errors starts in the router. */
-    for (size_t i = 0; i < s->nevents; i++)
-        if (s->events[i]->kind == EV_ERROR) {
-            a->focus = PANE_ROUTER;
-            break;
+    if (app_errors(a))
+        a->focus = PANE_ROUTER;
+}
+
+size_t app_errors(app *a)
+{
+    for (; a->err_scanned < a->s->nevents; a->err_scanned++) {
+        if (a->s->events[a->err_scanned]->kind != EV_ERROR)
+            continue;
+        if (a->nerr == a->cap_err) {
+            a->cap_err = a->cap_err ? a->cap_err * 2 : 16;
+            a->err_idx = realloc(a->err_idx, a->cap_err * sizeof *a->err_idx);
+            if (!a->err_idx)
+                abort();
         }
+        a->err_idx[a->nerr++] = a->err_scanned;
+    }
+    return a->nerr;
 }
 
 void app_release(app *a)
 {
+    free(a->err_idx);
+    a->err_idx = NULL;
     strbuf_release(&a->input);
     strbuf_release(&a->message);
     if (a->owns_session)

@@ -73,6 +73,8 @@ struct app {
     struct session_writer *writer;
     const char *record_path;
     int64_t break_kernel;          /* -1 none */
+    /* index of the error events (router rows), extended as the session grows */
+    size_t *err_idx, nerr, cap_err, err_scanned;
     int quit;
     theme th;
     int ascii;
@@ -81,6 +83,8 @@ struct app {
 
 void app_init(app *a, session *s, app_mode mode);
 void app_release(app *a);          /* frees the session if owned, the strbufs */
+/* Brings the error-event index up to date; returns the number of errors. */
+size_t app_errors(app *a);
 /* Clamps cursors after the session grew or the screen changed. */
 void app_clamp(app *a);
 /* Renders the whole screen (layout, panes, status, prompt, help) into g. */

@@ -6,23 +6,15 @@
 #include "app.h"
 #include "pane_util.h"
 
-/* Router rows are the error events, in order. Sessions hold few of them, so
- * a linear walk to the n-th is fine. */
+/* Router rows are the error events, in order (indexed by app_errors). */
 static const error_event *nth_error(app *a, int64_t n)
 {
-    for (size_t i = 0; i < a->s->nevents; i++)
-        if (a->s->events[i]->kind == EV_ERROR && n-- == 0)
-            return &a->s->events[i]->u.error;
-    return NULL;
+    if (n < 0 || (size_t)n >= app_errors(a))
+        return NULL;
+    return &a->s->events[a->err_idx[n]]->u.error;
 }
 
-static int64_t r_rows(app *a)
-{
-    int64_t n = 0;
-    for (size_t i = 0; i < a->s->nevents; i++)
-        n += a->s->events[i]->kind == EV_ERROR;
-    return n;
-}
+static int64_t r_rows(app *a) { return (int64_t)app_errors(a); }
 
 static void first_line(const char *text, char *out, size_t n)
 {

@@ -68,7 +68,7 @@ static int parse(const char *mode, int argc, char **argv, options *o)
 #define NEED() do { if (!next) return usage_error(mode, "missing value for", a); i++; } while (0)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage_error(mode, "help", NULL);
-            return 1;
+            return -1;
         } else if (!strcmp(a, "--ascii")) o->ascii = 1;
         else if (!strcmp(a, "--no-color")) o->no_color = 1;
         else if (!strcmp(a, "--mouse")) o->mouse = 1;
@@ -418,7 +418,7 @@ int tui_main(const char *mode, int argc, char **argv)
     options o;
     int pr = parse(mode, argc, argv, &o);
     if (pr)
-        return pr > 0 ? EXIT_OK : pr;
+        return pr < 0 ? EXIT_OK : pr;   /* -1: --help was shown */
     actions_bind_defaults();
     strbuf err = STRBUF_INIT;
     if (actions_load_user_keys(&err) < 0) {

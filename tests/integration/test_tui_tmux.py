@@ -1,0 +1,205 @@
+"""Black-box tests of the full-screen UI inside tmux: start `aotidbg replay` on a
+session file in a detached tmux pane under several TERM values and NO_COLOR,
+send keys, capture the pane, resize the window, quit with q and check that the
+shell is back with the terminal restored (echo and canonical mode on).
+
+The session file is written here in the session schema (DESIGN §9); its tensor
+values and statistics are computed with torch (relu, then log of a shifted
+tensor, which makes NaN), so the screen shows numbers that came from a real
+computation. Also runs the headless renderer on the same file.
+"""
+import os
+import shutil
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from conftest import run
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def _stats(t):
+    import torch
+    f = t.double()
+    fin = f[torch.isfinite(f)]
+    n = fin.numel()
+    return {
+        "numel": f.numel(), "finite": n,
+        "min": float(fin.min()) if n else float("nan"), "max": float(fin.max()) if n else float("nan"),
+        "mean": float(fin.mean()) if n else float("nan"),
+        "std": float(fin.std()) if n > 1 else float("nan"),
+        "nan": int(torch.isnan(f).sum()), "posinf": int((f == float("inf")).sum()),
+        "neginf": int((f == float("-inf")).sum()), "zeros": int((f == 0).sum()), "subnormal": 0,
+    }
+
+
+def _num(v):
+    if v != v:
+        return ".nan"
+    if v in (float("inf"), float("-inf")):
+        return ".inf" if v > 0 else "-.inf"
+    return repr(float(v))
+
+
+def _tensor(name, phase, t):
+    st = _stats(t)
+    stats = ", ".join(f"{k}: {_num(v) if isinstance(v, float) else v}" for k, v in st.items())
+    vals = ", ".join(_num(float(v)) for v in t.flatten().tolist())
+    shape = ", ".join(str(d) for d in t.shape)
+    strides = ", ".join(str(d) for d in t.stride())
+    return (f"{{name: {name}, phase: {phase}, shape: [{shape}], strides: [{strides}], dtype: float32, "
+            f"device: cpu, stats: {{{stats}}}, values: [{vals}], values_complete: true}}")
+
+
+def write_session(path, extra_kernels=40):
+    import torch
+    torch.manual_seed(0)
+    x = torch.randn(4, 6)
+    k0 = torch.relu(x)
+    k1 = k0 * 0.5 - 0.25
+    k2 = torch.log(k1)
+    steps = [("cpp_fused_relu_0", "cpp", x, k0), ("aoti_torch_cpu_addmm_out", "extern", k0, k1),
+             ("cpp_fused_log_1", "cpp", k1, k2)]
+    lines = ['format_version: "1.0"', 'tool_version: "0.1.0"', "package:", '  path: "mlp_ln.pt2"',
+             "  model: model", "  device_key: cpu", "device: cpu", "end_state: complete", "events:"]
+    for i, (name, typ, before, after) in enumerate(steps):
+        status = "nan" if not torch.isfinite(after).all() else "ok"
+        lines.append(f"- {{kind: kernel, index: {i}, name: {name}, type: {typ}, status: {status}, "
+                     f"duration_us: {10.5 * (i + 1)}, tensors: [{_tensor('buf0', 'before', before)}, "
+                     f"{_tensor('buf0', 'after', after)}]}}")
+    lines.append('- {kind: error, text: "Exception in aoti_torch: At least one NaN in buf0", route: nan-inf, '
+                 'kernel: 2, fields: {buffer: buf0}}')
+    for j in range(extra_kernels):
+        lines.append(f"- {{kind: kernel, index: {3 + j}, name: triton_poi_fused_add_{j}, type: triton, "
+                     f"status: ok, duration_us: {float(j)}, tensors: []}}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def session_file(tmp_path_factory):
+    return write_session(str(tmp_path_factory.mktemp("tui") / "nan_hunt.yaml"))
+
+
+class Tmux:
+    def __init__(self, w=100, h=30):
+        self.sock = "aotidbg-test-" + uuid.uuid4().hex[:8]
+        self.base = ["tmux", "-L", self.sock, "-f", "/dev/null"]
+        subprocess.run(self.base + ["new-session", "-d", "-s", "t", "-x", str(w), "-y", str(h),
+                                    "env -i PATH=/usr/bin:/bin HOME=/tmp PS1='$ ' sh"], check=True)
+        subprocess.run(self.base + ["set-option", "-g", "window-size", "manual"], check=False)
+
+    def send(self, *keys, literal=False):
+        subprocess.run(self.base + ["send-keys", "-t", "t"] + (["-l"] if literal else []) + list(keys), check=True)
+
+    def capture(self):
+        return subprocess.run(self.base + ["capture-pane", "-p", "-t", "t"], capture_output=True,
+                              text=True, check=True).stdout
+
+    def wait_for(self, text, timeout=10.0):
+        end = time.time() + timeout
+        while time.time() < end:
+            screen = self.capture()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; screen:\n{self.capture()}")
+
+    def resize(self, w, h):
+        subprocess.run(self.base + ["resize-window", "-t", "t", "-x", str(w), "-y", str(h)], check=True)
+
+    def close(self):
+        subprocess.run(self.base + ["kill-server"], check=False, capture_output=True)
+
+
+@pytest.fixture
+def tmux():
+    t = Tmux()
+    yield t
+    t.close()
+
+
+def _check_tty(tmux):
+    """echo and icanon are both on again (2 matching words), as before the UI ran."""
+    tmux.send("clear; echo TTY-$(stty -a | tr ' ;' '\\n\\n' | grep -c -x -e echo -e icanon)", "Enter")
+    tmux.wait_for("TTY-2", timeout=5)
+
+
+def _start(tmux, aotidbg, session_file, env):
+    tmux.send(f"{env} LANG=C.UTF-8 {aotidbg} replay {session_file}; echo AOTIDBG-EXIT-$?", "Enter")
+    return tmux.wait_for("kernels (43)")
+
+
+@pytest.mark.parametrize("term", ["xterm", "screen-256color", "vt100"])
+def test_replay_keys_resize_quit(tmux, aotidbg, session_file, term):
+    screen = _start(tmux, aotidbg, session_file, f"TERM={term}")
+    assert "error router (1)" in screen and "nan-inf" in screen
+    tmux.send("3")               # kernel list
+    tmux.send("a")               # next anomaly: the log kernel made NaN
+    screen = tmux.wait_for("inspector: #2 cpp_fused_log_1")
+    assert "NaN" in screen
+    tmux.send("G")               # last kernel
+    tmux.wait_for("inspector: #42 triton_poi_fused_add_39")
+    tmux.send("/")
+    tmux.send("relu", literal=True)
+    tmux.send("Enter")
+    tmux.wait_for("inspector: #0 cpp_fused_relu_0")
+    tmux.send("?")
+    tmux.wait_for("help: keys and actions")
+    tmux.send("q")               # q leaves help first
+    tmux.wait_for("kernels (43)")
+    tmux.resize(60, 20)          # compact layout: one pane and a tab row
+    tmux.wait_for("1 router 2 checklist 3 kernels")
+    tmux.resize(30, 8)
+    tmux.wait_for("too small")
+    tmux.send("q")               # still quits
+    screen = tmux.wait_for("AOTIDBG-EXIT-0")
+    # the terminal is restored: echo and canonical mode are back
+    _check_tty(tmux)
+    assert "kernels (43)" not in tmux.capture().split("AOTIDBG-EXIT-0")[-1]
+
+
+def test_no_color_and_zoom(tmux, aotidbg, session_file):
+    _start(tmux, aotidbg, session_file, "TERM=xterm-256color NO_COLOR=1")
+    tmux.send("1")
+    tmux.send("z")
+    screen = tmux.wait_for("Exception in aoti_torch: At least one NaN in buf0")
+    assert "checklist" not in screen          # zoomed: only the router
+    tmux.send("z")
+    tmux.wait_for("checklist")
+    tmux.send(":")
+    tmux.send("goto 5", literal=True)
+    tmux.send("Enter")
+    tmux.wait_for("inspector: #5 triton_poi_fused_add_2")
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0")
+
+
+def test_unknown_term_gives_advice(tmux, aotidbg, session_file):
+    tmux.send(f"TERM=no-such-terminal {aotidbg} replay {session_file}; echo AOTIDBG-EXIT-$?", "Enter")
+    screen = tmux.wait_for("AOTIDBG-EXIT-2")
+    assert "TERM=xterm-256color" in screen and "ncurses-term" in screen
+
+
+def test_sigterm_restores_terminal(tmux, aotidbg, session_file):
+    _start(tmux, aotidbg, session_file, "TERM=xterm")
+    subprocess.run(["pkill", "-TERM", "-f", f"replay {session_file}"], check=False)
+    tmux.wait_for("AOTIDBG-EXIT-1")
+    _check_tty(tmux)
+
+
+def test_headless_script(aotidbg, session_file, tmp_path):
+    script = tmp_path / "walk.txt"
+    script.write_text("# comments and blank lines are skipped\npane-kernels\n\nnext-anomaly\nview diff\n")
+    r = run([aotidbg, "replay", session_file, "--headless", "80x24", "--script", str(script), "--dump-screen"])
+    assert r.returncode == 0, r.stderr
+    assert "inspector: #2 cpp_fused_log_1 [diff]" in r.stdout
+    assert "changed" in r.stdout
+    r = run([aotidbg, "replay", session_file, "--headless", "80x24", "--keys", "no-such-action"])
+    assert r.returncode == 1 and "unknown action or key" in r.stderr
+    r = run([aotidbg, "replay", session_file, "--headless", "80"])
+    assert r.returncode == 2
