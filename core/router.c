@@ -1,0 +1,817 @@
+/* router.c — streams a log through the compiled rules and picks the route.
+ *
+ * Per line: cut at ROUTER_LINE_CAP, drop ANSI escapes and control bytes, strip
+ * log prefixes ([rank0]:, glog `E1130 12:00:00.123 456 file.cpp:12]`, ISO
+ * timestamps), then collapse repeats (a line equal to the previous one once
+ * digits are ignored — the same assert from 512 threads — only bumps counts).
+ * A bigram prefilter picks the few patterns whose literal occurs in the line;
+ * only those run as regexes (in the "C" locale, so bytes are bytes).
+ * Memory is bounded: the first match of every pattern plus at most
+ * ROUTER_MAX_EVIDENCE further distinct lines are kept, each with
+ * ROUTER_CONTEXT_LINES lines of context.
+ *
+ * Picking: distinct matched patterns add their weight to their route. A route
+ * with a strong primary match (weight >= RR_STRONG) turns the routes it
+ * `explains` into consequences; routes seen only through consequence lines
+ * lose to any route with a primary match. The best remaining score wins; the
+ * rest go to `also:` with the reason. Nothing over 1.0: `unknown`. */
+#define _GNU_SOURCE
+#include "router_rules.h"
+#include <ctype.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROUTE_MIN_SCORE 1.0
+#define CTX_CAP 512
+#define CAPTURE_CAP 1024
+
+typedef struct { const char *name, *value; } capture;
+
+typedef struct {
+    size_t line, count;
+    int pattern;
+    uint64_t key;
+    const char *text;
+    const char *before[ROUTER_CONTEXT_LINES];
+    size_t ncaps;
+    capture *caps;
+} evidence;
+
+struct router_stream {
+    const router_rules *rules;
+    arena a;
+    char raw[ROUTER_LINE_CAP + 1];
+    size_t rawlen;
+    int overflow;
+    char lc[ROUTER_LINE_CAP + 1];
+    size_t lineno, bytes, long_lines;
+    uint64_t prev_key;
+    int have_prev;
+    size_t nprev_ev;
+    int *prev_ev;                      /* evidence indexes matched by the previous line */
+    int *first_ev;                     /* per pattern: evidence of its first match, -1 */
+    unsigned char *hit;                /* per pattern: prefilter hit on this line */
+    int *hitlist;
+    size_t nhit;
+    evidence *ev;
+    size_t nev, evcap, extra_ev;       /* extra_ev: repeats beyond first matches */
+    char ctx[ROUTER_CONTEXT_LINES][CTX_CAP];
+    size_t nctx;                       /* lines seen, for the ring */
+};
+
+router_stream *router_stream_new(const router_rules *rules)
+{
+    router_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        abort();
+    s->rules = rules;
+    size_t np = rules->npatterns;
+    s->first_ev = arena_alloc(&s->a, (np + 1) * sizeof *s->first_ev);
+    for (size_t i = 0; i < np; i++)
+        s->first_ev[i] = -1;
+    s->hit = arena_alloc(&s->a, np + 1);
+    s->hitlist = arena_alloc(&s->a, (np + 1) * sizeof *s->hitlist);
+    s->evcap = np + ROUTER_MAX_EVIDENCE;
+    s->ev = arena_alloc(&s->a, (s->evcap + 1) * sizeof *s->ev);
+    s->prev_ev = arena_alloc(&s->a, (np + 1) * sizeof *s->prev_ev);
+    return s;
+}
+
+/* ---- line cleaning -------------------------------------------------------- */
+
+/* In place: drops ANSI escapes, turns control bytes into spaces, trims. */
+static size_t clean_line(char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == 0x1b) {
+            if (i + 1 < n && s[i + 1] == '[') {          /* CSI: ESC [ params final */
+                i += 2;
+                while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e))
+                    i++;
+            } else if (i + 1 < n && s[i + 1] == ']') {   /* OSC: until BEL or ESC \ */
+                i += 2;
+                while (i < n && s[i] != 0x07 && !(s[i] == 0x1b && i + 1 < n && s[i + 1] == '\\'))
+                    i++;
+                if (i < n && s[i] == 0x1b)
+                    i++;
+            } else {
+                i++;
+            }
+            continue;
+        }
+        s[o++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+    }
+    while (o > 0 && s[o - 1] == ' ')
+        o--;
+    s[o] = 0;
+    return o;
+}
+
+static int isdig(char c) { return c >= '0' && c <= '9'; }
+
+static const char *skip_digits(const char *p, int min)
+{
+    int k = 0;
+    while (isdig(*p))
+        p++, k++;
+    return k >= min ? p : NULL;
+}
+
+/* `[rank0]:`, `[default3]:`, `rank0:` */
+static const char *strip_rank(const char *p)
+{
+    const char *q = p;
+    int br = *q == '[';
+    if (br)
+        q++;
+    const char *w = q;
+    while (isalpha((unsigned char)*q))
+        q++;
+    if (q == w || !(q = skip_digits(q, 1)))
+        return NULL;
+    if (br) {
+        if (*q != ']')
+            return NULL;
+        q++;
+        if (*q == ':')
+            q++;
+    } else {
+        if (*q != ':' || strncmp(w, "rank", 4))
+            return NULL;
+        q++;
+    }
+    return q;
+}
+
+/* glog: `E1130 12:00:00.123456 4567 file.cpp:12] ` optionally inside [ ] */
+static const char *strip_glog(const char *p)
+{
+    const char *q = p;
+    if (*q == '[')
+        q++;
+    if (!strchr("IWEF", *q) || !*q)
+        return NULL;
+    q++;
+    const char *d = skip_digits(q, 3);        /* MMDD; c10 drops the month's leading zero */
+    if (!d || d - q > 4 || *d != ' ')
+        return NULL;
+    q = d + 1;
+    if (!isdig(*q))
+        return NULL;
+    while (isdig(*q) || *q == ':' || *q == '.')
+        q++;
+    /* the rest up to `file:line]` within a short distance */
+    for (int k = 0; k < 200 && *q; k++, q++) {
+        if (*q == ']' && isdig(q[-1])) {
+            q++;
+            return q;
+        }
+    }
+    return NULL;
+}
+
+/* ISO-8601-ish: `2024-01-02T03:04:05.678Z`, `2024-01-02 03:04:05,678 `, in [] or not */
+static const char *strip_iso(const char *p)
+{
+    const char *q = p;
+    int br = *q == '[';
+    if (br)
+        q++;
+    const char *d = skip_digits(q, 4);
+    if (!d || d - q != 4 || *d != '-' || !isdig(d[1]) || !isdig(d[2]) || d[3] != '-' || !isdig(d[4]) || !isdig(d[5]))
+        return NULL;
+    q = d + 6;
+    if (*q == 'T' || *q == ' ') {
+        if (!isdig(q[1]))
+            return NULL;
+        q++;
+        while (isdig(*q) || *q == ':' || *q == '.' || *q == ',')
+            q++;
+        if (*q == 'Z')
+            q++;
+        else if ((*q == '+' || *q == '-') && isdig(q[1])) {
+            q++;
+            while (isdig(*q) || *q == ':')
+                q++;
+        }
+    }
+    if (br) {
+        if (*q != ']')
+            return NULL;
+        q++;
+    }
+    while (*q == ' ' || *q == '|' || *q == '-' || *q == ':')
+        q++;
+    return q;
+}
+
+static const char *strip_prefixes(const char *p)
+{
+    for (int k = 0; k < 6; k++) {
+        while (*p == ' ')
+            p++;
+        const char *q;
+        if ((q = strip_rank(p)) || (q = strip_glog(p)) || (q = strip_iso(p))) {
+            p = q;
+            continue;
+        }
+        break;
+    }
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
+/* Hash of the line with every run of digits replaced by one '#'. */
+static uint64_t line_key(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    while (*s) {
+        unsigned char c = (unsigned char)*s++;
+        if (isdig((char)c)) {
+            while (isdig(*s))
+                s++;
+            c = '#';
+        }
+        h = (h ^ c) * 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Copies s into the arena as valid UTF-8 (invalid bytes become '?'), at most cap bytes. */
+static char *utf8_dup(arena *a, const char *s, size_t cap)
+{
+    size_t n = strlen(s);
+    if (n > cap)
+        n = cap;
+    char *o = arena_alloc(a, n + 1);
+    size_t i = 0, j = 0;
+    const unsigned char *u = (const unsigned char *)s;
+    while (i < n) {
+        unsigned char c = u[i];
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        int ok = len > 0 && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = (u[i + k] & 0xc0) == 0x80;
+        if (ok && len == 2 && c < 0xc2)
+            ok = 0;                                        /* overlong */
+        if (ok && len == 3 && ((c == 0xe0 && u[i + 1] < 0xa0) || (c == 0xed && u[i + 1] >= 0xa0)))
+            ok = 0;                                        /* overlong, surrogates */
+        if (ok && len == 4 && ((c == 0xf0 && u[i + 1] < 0x90) || c > 0xf4 || (c == 0xf4 && u[i + 1] >= 0x90)))
+            ok = 0;
+        if (!ok) {
+            o[j++] = '?';
+            i++;
+            continue;
+        }
+        memcpy(o + j, u + i, len);
+        i += len;
+        j += len;
+    }
+    o[j] = 0;
+    return o;
+}
+
+/* ---- matching ------------------------------------------------------------- */
+
+static int find_evidence(router_stream *s, int pattern, uint64_t key)
+{
+    for (size_t i = 0; i < s->nev; i++)
+        if (s->ev[i].pattern == pattern && s->ev[i].key == key)
+            return (int)i;
+    return -1;
+}
+
+static void record(router_stream *s, int pi, const char *line, uint64_t key, const regmatch_t *m)
+{
+    const rr_pattern *pt = &s->rules->patterns[pi];
+    int e = find_evidence(s, pi, key);
+    if (e >= 0) {
+        s->ev[e].count++;
+        s->prev_ev[s->nprev_ev++] = e;
+        return;
+    }
+    int first = s->first_ev[pi] < 0;
+    if (!first && s->extra_ev >= ROUTER_MAX_EVIDENCE)
+        return;                                   /* bounded: later distinct repeats are dropped */
+    if (s->nev >= s->evcap)
+        return;
+    if (!first)
+        s->extra_ev++;
+    evidence *ev = &s->ev[s->nev];
+    memset(ev, 0, sizeof *ev);
+    ev->line = s->lineno;
+    ev->count = 1;
+    ev->pattern = pi;
+    ev->key = key;
+    ev->text = utf8_dup(&s->a, line, ROUTER_LINE_CAP);
+    for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++) {
+        /* ring holds the lines before this one; oldest first */
+        size_t have = s->nctx < ROUTER_CONTEXT_LINES ? s->nctx : ROUTER_CONTEXT_LINES;
+        if (k < have) {
+            size_t idx = (s->nctx - have + k) % ROUTER_CONTEXT_LINES;
+            ev->before[k] = utf8_dup(&s->a, s->ctx[idx], CTX_CAP);
+        }
+    }
+    if (pt->nfields && m) {
+        ev->caps = arena_alloc(&s->a, pt->nfields * sizeof *ev->caps);
+        for (size_t f = 0; f < pt->nfields; f++) {
+            const regmatch_t *g = &m[pt->fields[f].group];
+            if (g->rm_so < 0 || g->rm_eo < g->rm_so)
+                continue;
+            size_t len = (size_t)(g->rm_eo - g->rm_so);
+            char tmp[CAPTURE_CAP + 1];
+            if (len > CAPTURE_CAP)
+                len = CAPTURE_CAP;
+            memcpy(tmp, line + g->rm_so, len);
+            tmp[len] = 0;
+            ev->caps[ev->ncaps].name = pt->fields[f].name;
+            ev->caps[ev->ncaps].value = utf8_dup(&s->a, tmp, CAPTURE_CAP);
+            ev->ncaps++;
+        }
+    }
+    if (first)
+        s->first_ev[pi] = (int)s->nev;
+    s->prev_ev[s->nprev_ev++] = (int)s->nev;
+    s->nev++;
+}
+
+static void mark_hit(router_stream *s, int pi)
+{
+    if (!s->hit[pi]) {
+        s->hit[pi] = 1;
+        s->hitlist[s->nhit++] = pi;
+    }
+}
+
+static void push_context(router_stream *s, const char *line)
+{
+    char *slot = s->ctx[s->nctx % ROUTER_CONTEXT_LINES];
+    size_t n = strlen(line);
+    if (n >= CTX_CAP)
+        n = CTX_CAP - 1;
+    memcpy(slot, line, n);
+    slot[n] = 0;
+    s->nctx++;
+}
+
+static void process_line(router_stream *s)
+{
+    const router_rules *r = s->rules;
+    s->lineno++;
+    if (s->overflow)
+        s->long_lines++;
+    size_t n = clean_line(s->raw, s->rawlen);
+    const char *line = strip_prefixes(s->raw);
+    n -= (size_t)(line - s->raw);
+    if (!n)
+        return;
+    uint64_t key = line_key(line);
+    if (s->have_prev && key == s->prev_key) {
+        for (size_t i = 0; i < s->nprev_ev; i++)
+            s->ev[s->prev_ev[i]].count++;
+        return;
+    }
+    s->prev_key = key;
+    s->have_prev = 1;
+    s->nprev_ev = 0;
+
+    for (size_t i = 0; i < n; i++)
+        s->lc[i] = (char)tolower((unsigned char)line[i]);
+    s->lc[n] = 0;
+    s->nhit = 0;
+    const unsigned char *u = (const unsigned char *)s->lc;
+    for (size_t i = 0; i + 1 < n; i++) {
+        int32_t h = r->bigram[(u[i] << 8) | u[i + 1]];
+        for (; h >= 0; h = r->hints[h].next) {
+            const rr_hint *hh = &r->hints[h];
+            if (i + hh->len <= n && !memcmp(u + i, hh->s, hh->len))
+                mark_hit(s, hh->pattern);
+        }
+    }
+    for (size_t pi = 0; pi < r->npatterns; pi++)
+        if (r->patterns[pi].always)
+            mark_hit(s, (int)pi);
+
+    for (size_t k = 0; k < s->nhit; k++) {
+        int pi = s->hitlist[k];
+        s->hit[pi] = 0;
+        const rr_pattern *pt = &r->patterns[pi];
+        if (pt->is_regex) {
+            regmatch_t m[RR_MAX_GROUPS];
+            if (regexec(&pt->re, line, RR_MAX_GROUPS, m, 0) == 0)
+                record(s, pi, line, key, m);
+        } else {
+            int ok = pt->icase ? strstr(s->lc, pt->literal_lc) != NULL : strstr(line, pt->source) != NULL;
+            if (ok)
+                record(s, pi, line, key, NULL);
+        }
+    }
+    push_context(s, line);
+}
+
+void router_stream_feed(router_stream *s, const void *data, size_t len)
+{
+    locale_t old = uselocale(s->rules->cloc);
+    const char *p = data, *end = p + len;
+    s->bytes += len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t take = (size_t)((nl ? nl : end) - p);
+        size_t room = ROUTER_LINE_CAP - s->rawlen;
+        if (take > room) {
+            s->overflow = 1;
+            memcpy(s->raw + s->rawlen, p, room);
+            s->rawlen += room;
+        } else {
+            memcpy(s->raw + s->rawlen, p, take);
+            s->rawlen += take;
+        }
+        if (!nl)
+            break;
+        s->raw[s->rawlen] = 0;
+        process_line(s);
+        s->rawlen = 0;
+        s->overflow = 0;
+        p = nl + 1;
+    }
+    uselocale(old);
+}
+
+/* ---- picking the route ---------------------------------------------------- */
+
+typedef struct {
+    double prim, cons, max_prim;
+    int demoted_by;          /* route index that explains this one, -1 */
+    int cons_only;
+} route_score;
+
+static void add_field_raw(route_result *r, const char *key, const char *value)
+{
+    if (r->nfields == r->fields_cap) {
+        size_t nc = r->fields_cap ? r->fields_cap * 2 : 16;
+        route_field *f = arena_alloc(&r->arena, nc * sizeof *f);
+        if (r->nfields)
+            memcpy(f, r->fields, r->nfields * sizeof *f);
+        r->fields = f;
+        r->fields_cap = nc;
+    }
+    r->fields[r->nfields].key = arena_strdup(&r->arena, key);
+    r->fields[r->nfields].value = arena_strdup(&r->arena, value);
+    r->nfields++;
+}
+
+const char *route_result_field(const route_result *r, const char *key)
+{
+    for (size_t i = 0; i < r->nfields; i++)
+        if (!strcmp(r->fields[i].key, key))
+            return r->fields[i].value;
+    return NULL;
+}
+
+void route_result_set_field(route_result *r, const char *key, const char *value)
+{
+    for (size_t i = 0; i < r->nfields; i++)
+        if (!strcmp(r->fields[i].key, key)) {
+            r->fields[i].value = arena_strdup(&r->arena, value);
+            return;
+        }
+    add_field_raw(r, key, value);
+}
+
+static void remove_field(route_result *r, const char *key)
+{
+    for (size_t i = 0; i < r->nfields; i++)
+        if (!strcmp(r->fields[i].key, key)) {
+            memmove(&r->fields[i], &r->fields[i + 1], (r->nfields - i - 1) * sizeof *r->fields);
+            r->nfields--;
+            return;
+        }
+}
+
+static char *trim(arena *a, const char *v)
+{
+    while (*v == ' ')
+        v++;
+    size_t n = strlen(v);
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '.' || v[n - 1] == ',' || v[n - 1] == ';'))
+        n--;
+    return arena_strndup(a, v, n);
+}
+
+char *router_demangle(const char *mangled)
+{
+    if (!mangled || strncmp(mangled, "_Z", 2))
+        return NULL;
+    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+    static demangle_fn fn;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (h)
+            fn = (demangle_fn)dlsym(h, "__cxa_demangle");   /* kept open: fn lives as long as the process */
+    }
+    if (!fn)
+        return NULL;
+    int status = -1;
+    char *out = fn(mangled, NULL, NULL, &status);
+    if (status != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Cleans up fields whose raw capture needs a little interpretation. */
+static void postprocess_fields(route_result *r)
+{
+    for (size_t i = 0; i < r->nfields; i++)
+        r->fields[i].value = trim(&r->arena, r->fields[i].value);
+    const char *kernel = route_result_field(r, "kernel"), *file = route_result_field(r, "file");
+    if (kernel && !strcmp(kernel, "unknown")) {
+        /* Triton prints `unknown` for the function; the file's stem names the kernel's module */
+        if (file) {
+            const char *base = strrchr(file, '/');
+            base = base ? base + 1 : file;
+            size_t n = strlen(base);
+            if (n > 3 && !strcmp(base + n - 3, ".py"))
+                n -= 3;
+            route_result_set_field(r, "kernel", arena_strndup(&r->arena, base, n));
+        } else {
+            remove_field(r, "kernel");
+        }
+    }
+    const char *bound = route_result_field(r, "bound");
+    if (bound && *bound) {
+        const char *kind = "expression";
+        size_t n = strlen(bound), d = strspn(bound, "0123456789");
+        if (d == n)
+            kind = "literal";
+        else if ((isalpha((unsigned char)bound[0]) || bound[0] == '_') &&
+                 strspn(bound, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n)
+            kind = "symbol";
+        route_result_set_field(r, "bound_kind", kind);
+    }
+    const char *sym = route_result_field(r, "symbol");
+    if (sym) {
+        char *dm = router_demangle(sym);
+        if (dm) {
+            route_result_set_field(r, "symbol_mangled", sym);
+            route_result_set_field(r, "symbol", dm);
+            free(dm);
+        }
+    }
+}
+
+static int ev_cmp_line(const void *a, const void *b)
+{
+    const evidence *x = *(evidence *const *)a, *y = *(evidence *const *)b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static const char *ev_summary(route_result *r, const evidence *e)
+{
+    char cnt[32] = "";
+    if (e->count > 1)
+        snprintf(cnt, sizeof cnt, " (x%zu)", e->count);
+    return arena_printf(&r->arena, "line %zu: %.200s%s", e->line, e->text, cnt);
+}
+
+void router_stream_finish(router_stream *s, route_result *out)
+{
+    const router_rules *rules = s->rules;
+    if (s->rawlen || s->overflow) {          /* a last line without a newline */
+        locale_t old = uselocale(rules->cloc);
+        s->raw[s->rawlen] = 0;
+        process_line(s);
+        s->rawlen = 0;
+        uselocale(old);
+    }
+    memset(out, 0, sizeof *out);
+    out->lines = s->lineno;
+    out->bytes = s->bytes;
+    out->long_lines = s->long_lines;
+    size_t nr = rules->nroutes, np = rules->npatterns;
+
+    /* tags that some matched pattern set */
+    unsigned char *tagset = arena_alloc(&s->a, rules->ntags + 1);
+    for (size_t pi = 0; pi < np; pi++)
+        if (s->first_ev[pi] >= 0 && rules->patterns[pi].tag >= 0)
+            tagset[rules->patterns[pi].tag] = 1;
+    int *counted = arena_alloc(&s->a, (np + 1) * sizeof *counted);
+    route_score *sc = arena_alloc(&s->a, (nr + 1) * sizeof *sc);
+    for (size_t ri = 0; ri < nr; ri++)
+        sc[ri].demoted_by = -1;
+    for (size_t pi = 0; pi < np; pi++) {
+        const rr_pattern *pt = &rules->patterns[pi];
+        if (s->first_ev[pi] < 0 || (pt->needs >= 0 && !tagset[pt->needs]))
+            continue;
+        counted[pi] = 1;
+        route_score *x = &sc[pt->route];
+        if (pt->consequence) {
+            x->cons += pt->weight;
+        } else {
+            x->prim += pt->weight;
+            if (pt->weight > x->max_prim)
+                x->max_prim = pt->weight;
+        }
+    }
+    int any_primary = 0;
+    for (size_t ri = 0; ri < nr; ri++)
+        any_primary |= sc[ri].prim + sc[ri].cons >= ROUTE_MIN_SCORE && sc[ri].prim > 0;
+    for (size_t ri = 0; ri < nr; ri++) {
+        if (sc[ri].max_prim < RR_STRONG)
+            continue;
+        const rr_route *rt = &rules->routes[ri];
+        for (size_t k = 0; k < rt->nexplains; k++) {
+            route_score *y = &sc[rt->explains[k]];
+            if (y->demoted_by < 0)
+                y->demoted_by = (int)ri;
+        }
+    }
+    for (size_t ri = 0; ri < nr; ri++)
+        sc[ri].cons_only = any_primary && sc[ri].prim == 0 && sc[ri].cons > 0;
+
+    int win = -1;
+    for (int fb = 0; fb < 2 && win < 0; fb++)      /* specific routes first, then fallbacks (crash) */
+        for (size_t ri = 0; ri < nr; ri++) {
+            double t = sc[ri].prim + sc[ri].cons;
+            if (t < ROUTE_MIN_SCORE || sc[ri].demoted_by >= 0 || sc[ri].cons_only ||
+                rules->routes[ri].fallback != fb)
+                continue;
+            if (win < 0 || t > sc[win].prim + sc[win].cons)
+                win = (int)ri;
+        }
+    /* Every candidate was explained by another: take the one no strong route explains first. */
+    if (win < 0)
+        for (size_t ri = 0; ri < nr; ri++) {
+            double t = sc[ri].prim + sc[ri].cons;
+            if (t >= ROUTE_MIN_SCORE && !sc[ri].cons_only && (win < 0 || t > sc[win].prim + sc[win].cons))
+                win = (int)ri;
+        }
+
+    const rr_route *wr = win >= 0 ? &rules->routes[win] : rules->unknown >= 0 ? &rules->routes[rules->unknown] : NULL;
+    out->route = arena_strdup(&out->arena, wr ? wr->id : "unknown");
+    out->title = arena_strdup(&out->arena, wr ? wr->title : "No known route");
+    out->explanation = arena_strdup(&out->arena, wr ? wr->explanation : "");
+    out->score = win >= 0 ? sc[win].prim + sc[win].cons : 0;
+
+    /* evidence: the winner's first, each group in line order */
+    evidence **order = arena_alloc(&s->a, (s->nev + 1) * sizeof *order);
+    size_t no = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t start = no;
+        for (size_t i = 0; i < s->nev; i++) {
+            int mine = win >= 0 && rules->patterns[s->ev[i].pattern].route == win;
+            if (mine == (pass == 0))
+                order[no++] = &s->ev[i];
+        }
+        qsort(order + start, no - start, sizeof *order, ev_cmp_line);
+    }
+    out->evidence = arena_alloc(&out->arena, (no + 1) * sizeof *out->evidence);
+    for (size_t i = 0; i < no; i++) {
+        const evidence *e = order[i];
+        const rr_pattern *pt = &rules->patterns[e->pattern];
+        route_evidence *o = &out->evidence[out->nevidence++];
+        o->line = e->line;
+        o->count = e->count;
+        o->route = rules->routes[pt->route].id;
+        o->role = pt->consequence ? "consequence" : "primary";
+        o->text = arena_strdup(&out->arena, e->text);
+        for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++)
+            o->before[k] = arena_strdup(&out->arena, e->before[k]);
+    }
+
+    /* fields: winner's evidence in line order; first value of a name wins,
+     * except that one match naming a field twice joins them ("cuda:1, cuda:0") */
+    const evidence *top = NULL;
+    for (size_t i = 0; i < no && win >= 0; i++) {
+        const evidence *e = order[i];
+        const rr_pattern *pt = &rules->patterns[e->pattern];
+        if (pt->route != win)
+            break;
+        if (!counted[e->pattern])
+            continue;
+        if (!pt->consequence && (!top || pt->weight > rules->patterns[top->pattern].weight))
+            top = e;
+        for (size_t c = 0; c < e->ncaps; c++) {
+            const char *name = e->caps[c].name;
+            if (!*e->caps[c].value)
+                continue;
+            int seen_here = 0;
+            for (size_t d = 0; d < c; d++)
+                seen_here |= !strcmp(e->caps[d].name, name) && *e->caps[d].value;
+            const char *have = route_result_field(out, name);
+            if (have && seen_here) {
+                if (strcmp(have, e->caps[c].value))
+                    route_result_set_field(out, name, arena_printf(&out->arena, "%s, %s", have, e->caps[c].value));
+            } else if (!have) {
+                add_field_raw(out, name, e->caps[c].value);
+            }
+        }
+    }
+    if (top && top->count > 1) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%zu", top->count);
+        route_result_set_field(out, "count", buf);
+    }
+    postprocess_fields(out);
+
+    if (wr) {
+        out->nsteps = wr->nsteps;
+        out->steps = arena_alloc(&out->arena, (wr->nsteps + 1) * sizeof *out->steps);
+        for (size_t i = 0; i < wr->nsteps; i++)
+            out->steps[i] = arena_strdup(&out->arena, wr->steps[i]);
+        out->nactions = wr->nactions;
+        out->actions = arena_alloc(&out->arena, (wr->nactions + 1) * sizeof *out->actions);
+        for (size_t i = 0; i < wr->nactions; i++) {
+            route_action *a = &out->actions[i];
+            a->name = arena_strdup(&out->arena, wr->actions[i].name);
+            a->level = wr->actions[i].level;
+            a->field = arena_strdup(&out->arena, wr->actions[i].field);
+            a->value = a->field ? route_result_field(out, a->field) : NULL;
+        }
+    }
+
+    /* also: every other candidate, strongest first, with why it is not the route */
+    out->also = arena_alloc(&out->arena, (nr + 1) * sizeof *out->also);
+    for (;;) {
+        int best = -1;
+        for (size_t ri = 0; ri < nr; ri++) {
+            double t = sc[ri].prim + sc[ri].cons;
+            if ((int)ri == win || t < ROUTE_MIN_SCORE * 0.5 || t <= 0)
+                continue;
+            int listed = 0;
+            for (size_t k = 0; k < out->nalso; k++)
+                listed |= !strcmp(out->also[k].route, rules->routes[ri].id);
+            if (!listed && (best < 0 || t > sc[best].prim + sc[best].cons))
+                best = (int)ri;
+        }
+        if (best < 0)
+            break;
+        const evidence *first = NULL;
+        for (size_t i = 0; i < no; i++)
+            if (rules->patterns[order[i]->pattern].route == best && counted[order[i]->pattern]) {
+                first = order[i];
+                break;
+            }
+        const char *where = first ? ev_summary(out, first) : "";
+        const char *reason;
+        double t = sc[best].prim + sc[best].cons;
+        if (win < 0)
+            reason = arena_printf(&out->arena, "too little evidence to route (score %.1f < %.1f): %s", t,
+                                  ROUTE_MIN_SCORE, where);
+        else if (sc[best].demoted_by >= 0)
+            reason = arena_printf(&out->arena, "consequence of %s: %s; %s", rules->routes[sc[best].demoted_by].id,
+                                  rules->routes[sc[best].demoted_by].because, where);
+        else if (rules->routes[best].fallback && !rules->routes[win].fallback)
+            reason = arena_printf(&out->arena, "%s is reported only when nothing more specific matched; "
+                                  "%s is the cause here; %s", rules->routes[best].id, rules->routes[win].id, where);
+        else if (sc[best].cons_only)
+            reason = arena_printf(&out->arena, "only after-effect lines matched, which follow %s here; %s",
+                                  rules->routes[win].id, where);
+        else
+            reason = arena_printf(&out->arena, "weaker evidence (score %.1f vs %.1f); %s", t,
+                                  sc[win].prim + sc[win].cons, where);
+        route_also *al = &out->also[out->nalso++];
+        al->route = rules->routes[best].id;
+        al->reason = reason;
+        al->score = t;
+    }
+    arena_release(&s->a);
+    free(s);
+}
+
+void router_route_buffer(const router_rules *rules, const void *buf, size_t len, route_result *out)
+{
+    router_stream *s = router_stream_new(rules);
+    router_stream_feed(s, buf, len);
+    router_stream_finish(s, out);
+}
+
+int router_route_file(const router_rules *rules, FILE *f, route_result *out, strbuf *err)
+{
+    router_stream *s = router_stream_new(rules);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        router_stream_feed(s, buf, n);
+    int bad = ferror(f);
+    router_stream_finish(s, out);
+    if (bad) {
+        strbuf_addstr(err, "read error on the input");
+        return -1;
+    }
+    return 0;
+}
+
+void route_result_release(route_result *r)
+{
+    arena_release(&r->arena);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,103 @@
+/* router.h — the error router: from any AOTI error text to the route (DESIGN §6),
+ * the facts in it (fields), the next steps and the actions.
+ *
+ * Rules are data (routes.yaml, loaded by router_rules.c); this module streams a
+ * log through them. Logs are untrusted: lines are cut at ROUTER_LINE_CAP bytes,
+ * the input is read in chunks and only matched lines (plus a small context
+ * window) are kept, so a 100 MB log costs the same memory as a 1 KB one.
+ * Binary bytes and invalid UTF-8 are matched as bytes and sanitised on output.
+ *
+ * Ownership: a router_rules is malloc'd, freed by router_rules_free(). A
+ * route_result owns an arena holding every string it points to; release it
+ * with route_result_release(). Errors: 0 / -1 with a message appended to err
+ * (rule files: "file:line:col: what").
+ */
+#ifndef AOTIDBG_ROUTER_H
+#define AOTIDBG_ROUTER_H
+#include <stddef.h>
+#include <stdio.h>
+#include "arena.h"
+#include "strbuf.h"
+
+#define ROUTER_LINE_CAP      4096      /* bytes of one line that are examined */
+#define ROUTER_MAX_EVIDENCE  64        /* distinct matched lines kept */
+#define ROUTER_CONTEXT_LINES 2         /* lines kept before each evidence line */
+#define ROUTER_RULES_MAX_BYTES (1 << 20)
+
+typedef struct router_rules router_rules;    /* opaque; see router_rules.h */
+
+/* Loads rules from a file. */
+int router_rules_load(router_rules **out, const char *path, strbuf *err);
+/* Parses rules from memory; `name` is used in messages. */
+int router_rules_parse(router_rules **out, const char *text, size_t len, const char *name, strbuf *err);
+/* Loads the installed rules: <aotidbg_data_dir()>/routes.yaml, else
+ * <data_dir>/core/routes.yaml (a source tree). */
+int router_rules_load_default(router_rules **out, strbuf *err);
+void router_rules_free(router_rules *r);
+/* Number of routes and their ids, in file order (for tests and help). */
+size_t router_rules_count(const router_rules *r);
+const char *router_rules_id(const router_rules *r, size_t i);
+
+typedef struct { const char *key, *value; } route_field;
+typedef struct {
+    const char *name;      /* run-checklist, rerun-blocking, rebuild-printer, jump-kernel, open-source, break-nan */
+    int level;             /* rebuild-printer's level; 0 when not given */
+    const char *field;     /* the field it acts on (e.g. "kernel"); NULL if none */
+    const char *value;     /* that field's value in this result; NULL if absent */
+} route_action;
+typedef struct {
+    const char *route;
+    const char *reason;    /* why it is not the primary route */
+    double score;
+} route_also;
+typedef struct {
+    size_t line;           /* 1-based line number in the input */
+    size_t count;          /* how many lines looked like this one (digits ignored) */
+    const char *route;     /* the route whose pattern matched */
+    const char *role;      /* "primary" or "consequence" */
+    const char *text;      /* the line after prefix stripping, valid UTF-8 */
+    const char *before[ROUTER_CONTEXT_LINES]; /* preceding lines, oldest first; NULL if none */
+} route_evidence;
+
+typedef struct route_result {
+    arena arena;
+    const char *route;            /* an id of DESIGN §6; "unknown" when nothing matched */
+    const char *title, *explanation;
+    double score;
+    size_t nfields;   route_field *fields;
+    size_t fields_cap;            /* internal: allocated slots of fields */
+    size_t nsteps;    const char **steps;
+    size_t nactions;  route_action *actions;
+    size_t nalso;     route_also *also;
+    size_t nevidence; route_evidence *evidence;   /* winner's evidence first */
+    size_t lines, bytes;          /* input seen */
+    size_t long_lines;            /* lines cut at ROUTER_LINE_CAP */
+} route_result;
+
+/* Streaming: feed any chunks, then finish. The stream borrows rules. */
+typedef struct router_stream router_stream;
+router_stream *router_stream_new(const router_rules *rules);
+void router_stream_feed(router_stream *s, const void *data, size_t len);
+/* Fills *out (which must be zeroed or released); frees the stream. */
+void router_stream_finish(router_stream *s, route_result *out);
+
+/* Whole buffer / whole FILE stream (read in 64 KB chunks). -1 on read error. */
+void router_route_buffer(const router_rules *rules, const void *buf, size_t len, route_result *out);
+int router_route_file(const router_rules *rules, FILE *f, route_result *out, strbuf *err);
+
+/* Field lookup; NULL if absent. */
+const char *route_result_field(const route_result *r, const char *key);
+/* Sets or adds a field (value copied into the result's arena). */
+void route_result_set_field(route_result *r, const char *key, const char *value);
+void route_result_release(route_result *r);
+
+/* Output: human text, or YAML with top-level route:, title:, fields:, steps:,
+ * actions:, also:, evidence: (DESIGN §9). */
+void route_result_format_text(const route_result *r, strbuf *out);
+void route_result_format_yaml(const route_result *r, strbuf *out);
+
+/* Demangles an Itanium C++ name via libstdc++'s __cxa_demangle found at run
+ * time (dlopen); NULL when not mangled or not available. malloc'd. */
+char *router_demangle(const char *mangled);
+
+#endif

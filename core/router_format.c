@@ -1,0 +1,172 @@
+/* router_format.c — prints a route_result as human text or as YAML (DESIGN §9:
+ * top-level `route:`, then `fields:`, `steps:`, `also:`). Strings in a result
+ * are already valid UTF-8; YAML strings are always double-quoted. */
+#include <string.h>
+#include "router.h"
+
+static void add_action(strbuf *out, const route_action *a)
+{
+    strbuf_addstr(out, a->name);
+    if (a->level)
+        strbuf_addf(out, " level=%d", a->level);
+    if (a->field)
+        strbuf_addf(out, " %s=%s", a->field, a->value ? a->value : "(unknown)");
+}
+
+/* Wraps text at ~width columns with the given indent. */
+static void add_wrapped(strbuf *out, const char *text, const char *indent, size_t width)
+{
+    size_t col = 0;
+    const char *p = text;
+    strbuf_addstr(out, indent);
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t w = strcspn(p, " ");
+        if (!w)
+            break;
+        if (col && col + 1 + w > width) {
+            strbuf_addch(out, '\n');
+            strbuf_addstr(out, indent);
+            col = 0;
+        } else if (col) {
+            strbuf_addch(out, ' ');
+            col++;
+        }
+        strbuf_add(out, p, w);
+        col += w;
+        p += w;
+    }
+    strbuf_addch(out, '\n');
+}
+
+void route_result_format_text(const route_result *r, strbuf *out)
+{
+    strbuf_addf(out, "route: %s - %s\n", r->route, r->title);
+    size_t shown = 0, last = 0;
+    for (size_t i = 0; i < r->nevidence && shown < 3; i++) {
+        const route_evidence *e = &r->evidence[i];
+        if (strcmp(e->route, r->route))
+            break;
+        if (e->line == last)
+            continue;                 /* several patterns matched one line */
+        last = e->line;
+        strbuf_addf(out, "  %s line %zu: %.300s", shown++ ? "   " : "why", e->line, e->text);
+        if (e->count > 1)
+            strbuf_addf(out, "  (x%zu)", e->count);
+        strbuf_addch(out, '\n');
+    }
+    if (r->nfields) {
+        strbuf_addstr(out, "fields:\n");
+        size_t w = 0;
+        for (size_t i = 0; i < r->nfields; i++)
+            if (strlen(r->fields[i].key) > w)
+                w = strlen(r->fields[i].key);
+        for (size_t i = 0; i < r->nfields; i++)
+            strbuf_addf(out, "  %-*s  %s\n", (int)w, r->fields[i].key, r->fields[i].value);
+    }
+    if (r->explanation && *r->explanation) {
+        strbuf_addstr(out, "what it means:\n");
+        add_wrapped(out, r->explanation, "  ", 76);
+    }
+    if (r->nsteps) {
+        strbuf_addstr(out, "next steps:\n");
+        for (size_t i = 0; i < r->nsteps; i++)
+            strbuf_addf(out, "  %zu. %s\n", i + 1, r->steps[i]);
+    }
+    if (r->nactions) {
+        strbuf_addstr(out, "actions:");
+        for (size_t i = 0; i < r->nactions; i++) {
+            strbuf_addstr(out, " [");
+            add_action(out, &r->actions[i]);
+            strbuf_addch(out, ']');
+        }
+        strbuf_addch(out, '\n');
+    }
+    for (size_t i = 0; i < r->nalso; i++)
+        strbuf_addf(out, "also: %s - %s\n", r->also[i].route, r->also[i].reason);
+    if (r->long_lines)
+        strbuf_addf(out, "note: %zu line(s) longer than %d bytes were read only up to that length\n",
+                    r->long_lines, ROUTER_LINE_CAP);
+}
+
+void route_result_format_yaml(const route_result *r, strbuf *out)
+{
+    strbuf_addf(out, "route: %s\n", r->route);
+    strbuf_addstr(out, "title: ");
+    strbuf_add_yaml_quoted(out, r->title);
+    strbuf_addf(out, "\nscore: %.1f\n", r->score);
+    strbuf_addstr(out, "explanation: ");
+    strbuf_add_yaml_quoted(out, r->explanation ? r->explanation : "");
+    strbuf_addstr(out, "\nfields:");
+    if (!r->nfields)
+        strbuf_addstr(out, " {}");
+    strbuf_addch(out, '\n');
+    for (size_t i = 0; i < r->nfields; i++) {
+        strbuf_addstr(out, "  ");
+        strbuf_add_yaml_quoted(out, r->fields[i].key);
+        strbuf_addstr(out, ": ");
+        strbuf_add_yaml_quoted(out, r->fields[i].value);
+        strbuf_addch(out, '\n');
+    }
+    strbuf_addstr(out, "steps:");
+    if (!r->nsteps)
+        strbuf_addstr(out, " []");
+    strbuf_addch(out, '\n');
+    for (size_t i = 0; i < r->nsteps; i++) {
+        strbuf_addstr(out, "  - ");
+        strbuf_add_yaml_quoted(out, r->steps[i]);
+        strbuf_addch(out, '\n');
+    }
+    strbuf_addstr(out, "actions:");
+    if (!r->nactions)
+        strbuf_addstr(out, " []");
+    strbuf_addch(out, '\n');
+    for (size_t i = 0; i < r->nactions; i++) {
+        const route_action *a = &r->actions[i];
+        strbuf_addf(out, "  - {do: %s", a->name);
+        if (a->level)
+            strbuf_addf(out, ", level: %d", a->level);
+        if (a->field) {
+            strbuf_addf(out, ", field: %s, value: ", a->field);
+            if (a->value)
+                strbuf_add_yaml_quoted(out, a->value);
+            else
+                strbuf_addstr(out, "null");
+        }
+        strbuf_addstr(out, "}\n");
+    }
+    strbuf_addstr(out, "also:");
+    if (!r->nalso)
+        strbuf_addstr(out, " []");
+    strbuf_addch(out, '\n');
+    for (size_t i = 0; i < r->nalso; i++) {
+        strbuf_addf(out, "  - route: %s\n    score: %.1f\n    reason: ", r->also[i].route, r->also[i].score);
+        strbuf_add_yaml_quoted(out, r->also[i].reason);
+        strbuf_addch(out, '\n');
+    }
+    strbuf_addstr(out, "evidence:");
+    if (!r->nevidence)
+        strbuf_addstr(out, " []");
+    strbuf_addch(out, '\n');
+    for (size_t i = 0; i < r->nevidence; i++) {
+        const route_evidence *e = &r->evidence[i];
+        strbuf_addf(out, "  - line: %zu\n    count: %zu\n    route: %s\n    role: %s\n    text: ", e->line, e->count,
+                    e->route, e->role);
+        strbuf_add_yaml_quoted(out, e->text);
+        strbuf_addch(out, '\n');
+        int any = 0;
+        for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++)
+            any |= e->before[k] != NULL;
+        if (any) {
+            strbuf_addstr(out, "    before:\n");
+            for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++)
+                if (e->before[k]) {
+                    strbuf_addstr(out, "      - ");
+                    strbuf_add_yaml_quoted(out, e->before[k]);
+                    strbuf_addch(out, '\n');
+                }
+        }
+    }
+    strbuf_addf(out, "input: {lines: %zu, bytes: %zu, long_lines: %zu}\n", r->lines, r->bytes, r->long_lines);
+}

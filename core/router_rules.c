@@ -1,0 +1,726 @@
+/* router_rules.c — loads routes.yaml into router_rules (router_rules.h).
+ *
+ * libyaml's event parser builds a small bounded tree (depth, node count and
+ * scalar size capped; aliases and duplicate keys refused), then the tree is
+ * checked and compiled: route ids must be those of DESIGN §6, regexes must
+ * compile, every error names file:line:col (1-based). Each pattern gets its
+ * prefilter literals here (see hints_for()).
+ * Errors: 0 / -1 with a message in err. */
+#define _GNU_SOURCE
+#include "router_rules.h"
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+#include "paths.h"
+
+enum { Y_SCALAR, Y_MAP, Y_SEQ };
+enum { Y_MAX_DEPTH = 16, Y_MAX_NODES = 50000, Y_MAX_SCALAR = 16384 };
+
+typedef struct ynode ynode;
+struct ynode {
+    int type;
+    size_t line, col;           /* 1-based */
+    const char *value;          /* scalars */
+    int plain;                  /* unquoted scalar */
+    size_t n, cap;
+    ynode **items;              /* seq items; map: keys at even, values at odd */
+};
+
+static const char *const route_ids[] = {
+    "triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access", "nan-inf",
+    "wrong-output", "dynamic-shape", "custom-op", "missing-artifact", "abi-mismatch",
+    "compile-error", "out-of-memory", "crash", "unknown",
+};
+static const char *const action_names[] = {
+    "run-checklist", "rerun-blocking", "rebuild-printer", "jump-kernel", "open-source", "break-nan",
+};
+
+typedef struct {
+    arena *a;
+    const char *name;
+    strbuf *err;
+    size_t nodes;
+} yctx;
+
+static int yerr(yctx *c, size_t line, size_t col, const char *fmt, const char *arg)
+{
+    strbuf_addf(c->err, "%s:%zu:%zu: ", c->name, line, col);
+    strbuf_addf(c->err, fmt, arg ? arg : "");
+    return -1;
+}
+
+static void ypush(yctx *c, ynode *parent, ynode *child)
+{
+    if (parent->n == parent->cap) {
+        size_t cap = parent->cap ? parent->cap * 2 : 8;
+        ynode **items = arena_alloc(c->a, cap * sizeof *items);
+        if (parent->n)
+            memcpy(items, parent->items, parent->n * sizeof *items);
+        parent->items = items;
+        parent->cap = cap;
+    }
+    parent->items[parent->n++] = child;
+}
+
+/* Parses one node whose first event is *ev (already taken). */
+static int yparse_node(yctx *c, yaml_parser_t *p, yaml_event_t *ev, int depth, ynode **out)
+{
+    size_t line = ev->start_mark.line + 1, col = ev->start_mark.column + 1;
+    if (++c->nodes > Y_MAX_NODES)
+        return yerr(c, line, col, "too many YAML nodes (limit %s)", "50000");
+    if (depth > Y_MAX_DEPTH)
+        return yerr(c, line, col, "nesting deeper than %s levels", "16");
+    ynode *n = arena_alloc(c->a, sizeof *n);
+    n->line = line;
+    n->col = col;
+    *out = n;
+    switch (ev->type) {
+    case YAML_ALIAS_EVENT:
+        return yerr(c, line, col, "aliases are not allowed in rules%s", "");
+    case YAML_SCALAR_EVENT:
+        if (ev->data.scalar.length > Y_MAX_SCALAR)
+            return yerr(c, line, col, "scalar longer than %s bytes", "16384");
+        n->type = Y_SCALAR;
+        n->value = arena_strndup(c->a, (const char *)ev->data.scalar.value, ev->data.scalar.length);
+        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        return 0;
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT: {
+        int is_map = ev->type == YAML_MAPPING_START_EVENT;
+        yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
+        n->type = is_map ? Y_MAP : Y_SEQ;
+        for (;;) {
+            yaml_event_t e;
+            if (!yaml_parser_parse(p, &e))
+                return yerr(c, p->problem_mark.line + 1, p->problem_mark.column + 1, "YAML error: %s",
+                            p->problem ? p->problem : "unknown");
+            if (e.type == end) {
+                yaml_event_delete(&e);
+                break;
+            }
+            ynode *child;
+            int rc = yparse_node(c, p, &e, depth + 1, &child);
+            yaml_event_delete(&e);
+            if (rc)
+                return -1;
+            if (is_map && n->n % 2 == 0) {
+                if (child->type != Y_SCALAR)
+                    return yerr(c, child->line, child->col, "mapping keys must be scalars%s", "");
+                for (size_t i = 0; i < n->n; i += 2)
+                    if (!strcmp(n->items[i]->value, child->value))
+                        return yerr(c, child->line, child->col, "duplicate key '%s'", child->value);
+            }
+            ypush(c, n, child);
+        }
+        return 0;
+    }
+    default:
+        return yerr(c, line, col, "unexpected YAML event%s", "");
+    }
+}
+
+static int yparse(yctx *c, const char *text, size_t len, ynode **root)
+{
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    int rc = -1, done = 0;
+    *root = NULL;
+    while (!done) {
+        yaml_event_t e;
+        if (!yaml_parser_parse(&p, &e)) {
+            yerr(c, p.problem_mark.line + 1, p.problem_mark.column + 1, "YAML error: %s",
+                 p.problem ? p.problem : "unknown");
+            goto out;
+        }
+        switch (e.type) {
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SCALAR_EVENT:
+        case YAML_ALIAS_EVENT:
+            if (*root) {
+                yerr(c, e.start_mark.line + 1, e.start_mark.column + 1, "more than one YAML document%s", "");
+                yaml_event_delete(&e);
+                goto out;
+            }
+            if (yparse_node(c, &p, &e, 0, root)) {
+                yaml_event_delete(&e);
+                goto out;
+            }
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&e);
+    }
+    if (!*root) {
+        yerr(c, 1, 1, "empty rules file%s", "");
+        goto out;
+    }
+    rc = 0;
+out:
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+static ynode *yget(const ynode *map, const char *key)
+{
+    if (!map || map->type != Y_MAP)
+        return NULL;
+    for (size_t i = 0; i + 1 < map->n; i += 2)
+        if (!strcmp(map->items[i]->value, key))
+            return map->items[i + 1];
+    return NULL;
+}
+
+static int ykeys_known(yctx *c, const ynode *map, const char *const *known)
+{
+    for (size_t i = 0; i < map->n; i += 2) {
+        const char *k = map->items[i]->value;
+        int ok = 0;
+        for (const char *const *q = known; *q; q++)
+            ok |= !strcmp(*q, k);
+        if (!ok)
+            return yerr(c, map->items[i]->line, map->items[i]->col, "unknown key '%s'", k);
+    }
+    return 0;
+}
+
+static int yscalar(yctx *c, const ynode *n, const char *what, const char **out)
+{
+    if (!n || n->type != Y_SCALAR)
+        return yerr(c, n ? n->line : 0, n ? n->col : 0, "%s must be a string", what);
+    *out = n->value;
+    return 0;
+}
+
+static int ynumber(yctx *c, const ynode *n, const char *what, double lo, double hi, double *out)
+{
+    if (!n || n->type != Y_SCALAR || !*n->value)
+        return yerr(c, n ? n->line : 0, n ? n->col : 0, "%s must be a number", what);
+    char *end;
+    double v = strtod(n->value, &end);
+    if (*end || v != v || v < lo || v > hi)
+        return yerr(c, n->line, n->col, "%s out of range or not a number", what);
+    *out = v;
+    return 0;
+}
+
+/* ---- prefilter literals ------------------------------------------------ */
+
+/* Longest run of bytes that every match of one top-level alternative of an
+ * ERE must contain, lowercased. Conservative: groups, brackets, escapes like
+ * \w and optional atoms end a run. Returns its length (0: none). */
+static size_t best_literal(const char *re, size_t n, char *best, size_t bestcap)
+{
+    char run[512];
+    size_t rl = 0, bl = 0;
+    size_t i = 0;
+#define FLUSH() do { if (rl > bl && rl < bestcap) { memcpy(best, run, rl); bl = rl; } rl = 0; } while (0)
+    while (i < n) {
+        char c = re[i];
+        int lit = -1;                 /* literal byte of this atom, -1 for a non-literal atom */
+        size_t next;
+        if (c == '\\' && i + 1 < n) {
+            char d = re[i + 1];
+            if (strchr(".[](){}*+?|^$\\/-'\"`<>", d) && d != '<' && d != '>')
+                lit = (unsigned char)d;
+            next = i + 2;
+        } else if (c == '[') {
+            size_t j = i + 1;
+            if (j < n && re[j] == '^')
+                j++;
+            if (j < n && re[j] == ']')
+                j++;
+            while (j < n && re[j] != ']') {
+                if (re[j] == '[' && j + 1 < n && (re[j + 1] == ':' || re[j + 1] == '.' || re[j + 1] == '=')) {
+                    char close = re[j + 1];
+                    j += 2;
+                    while (j + 1 < n && !(re[j] == close && re[j + 1] == ']'))
+                        j++;
+                    j += 2;
+                } else {
+                    j++;
+                }
+            }
+            next = j < n ? j + 1 : n;
+        } else if (c == '(') {
+            int depth = 0;
+            size_t j = i;
+            for (; j < n; j++) {
+                if (re[j] == '\\') { j++; continue; }
+                if (re[j] == '[') {   /* skip a bracket inside the group */
+                    j++;
+                    if (j < n && re[j] == '^') j++;
+                    if (j < n && re[j] == ']') j++;
+                    while (j < n && re[j] != ']') j++;
+                    continue;
+                }
+                if (re[j] == '(') depth++;
+                else if (re[j] == ')' && --depth == 0) break;
+            }
+            next = j < n ? j + 1 : n;
+        } else if (c == '.' || c == '^' || c == '$') {
+            next = i + 1;
+        } else {
+            lit = (unsigned char)c;
+            next = i + 1;
+        }
+        /* a quantifier after the atom */
+        char q = next < n ? re[next] : 0;
+        if (q == '*' || q == '?' || q == '{') {
+            FLUSH();
+            next++;
+            if (q == '{')
+                while (next < n && re[next - 1] != '}')
+                    next++;
+        } else if (q == '+') {
+            if (lit >= 0 && rl < sizeof run)
+                run[rl++] = (char)tolower(lit);
+            FLUSH();
+            next++;
+        } else if (lit >= 0) {
+            if (rl < sizeof run)
+                run[rl++] = (char)tolower(lit);
+        } else {
+            FLUSH();
+        }
+        i = next;
+    }
+    FLUSH();
+#undef FLUSH
+    return bl;
+}
+
+static rr_hint *add_hint(router_rules *r)
+{
+    if (r->nhints == r->hints_cap || !r->hints) {
+        size_t cap = r->hints_cap ? r->hints_cap * 2 : 64;
+        rr_hint *h = arena_alloc(&r->arena, cap * sizeof *h);
+        if (r->nhints)
+            memcpy(h, r->hints, r->nhints * sizeof *h);
+        r->hints = h;
+        r->hints_cap = cap;
+    }
+    return &r->hints[r->nhints++];
+}
+
+/* Adds one hint per top-level alternative; marks the pattern `always` if an
+ * alternative has no literal of at least 2 bytes. */
+static void hints_for(router_rules *r, int pi, const char *re)
+{
+    rr_pattern *pt = &r->patterns[pi];
+    size_t n = strlen(re), start = 0;
+    int depth = 0;
+    for (size_t i = 0; i <= n; i++) {
+        char c = i < n ? re[i] : '|';
+        if (i < n && c == '\\') {
+            i++;
+            continue;
+        }
+        if (i < n && c == '[') {          /* skip a bracket expression */
+            size_t j = i + 1;
+            if (j < n && re[j] == '^')
+                j++;
+            if (j < n && re[j] == ']')
+                j++;
+            while (j < n && re[j] != ']') {
+                if (re[j] == '[' && j + 1 < n && strchr(":.=", re[j + 1])) {
+                    char close = re[j + 1];
+                    j += 2;
+                    while (j + 1 < n && !(re[j] == close && re[j + 1] == ']'))
+                        j++;
+                    j += 2;
+                } else {
+                    j++;
+                }
+            }
+            i = j < n ? j : n - 1;
+            continue;
+        }
+        if (c == '(') {
+            depth++;
+        } else if (c == ')') {
+            depth--;
+        } else if (c == '|' && depth == 0) {
+            char best[256];
+            size_t bl = best_literal(re + start, i - start, best, sizeof best);
+            if (bl < 2) {
+                pt->always = 1;
+            } else {
+                rr_hint *h = add_hint(r);
+                h->s = arena_strndup(&r->arena, best, bl);
+                h->len = bl;
+                h->pattern = pi;
+            }
+            start = i + 1;
+        }
+    }
+}
+
+static void build_bigrams(router_rules *r)
+{
+    r->bigram = malloc(65536 * sizeof *r->bigram);
+    if (!r->bigram)
+        abort();
+    for (size_t i = 0; i < 65536; i++)
+        r->bigram[i] = -1;
+    for (size_t i = r->nhints; i-- > 0;) {
+        rr_hint *h = &r->hints[i];
+        unsigned b = ((unsigned char)h->s[0] << 8) | (unsigned char)h->s[1];
+        h->next = r->bigram[b];
+        r->bigram[b] = (int32_t)i;
+    }
+}
+
+/* ---- compiling the tree ------------------------------------------------ */
+
+static int tag_index(router_rules *r, const char *name)
+{
+    for (size_t i = 0; i < r->ntags; i++)
+        if (!strcmp(r->tags[i], name))
+            return (int)i;
+    const char **t = arena_alloc(&r->arena, (r->ntags + 1) * sizeof *t);
+    if (r->ntags)
+        memcpy(t, r->tags, r->ntags * sizeof *t);
+    t[r->ntags] = arena_strdup(&r->arena, name);
+    r->tags = t;
+    return (int)r->ntags++;
+}
+
+static int compile_pattern(yctx *c, router_rules *r, const ynode *pn, int route)
+{
+    static const char *const keys[] = {"regex", "literal", "weight", "role", "case", "fields", "tag", "needs", NULL};
+    if (pn->type != Y_MAP)
+        return yerr(c, pn->line, pn->col, "a pattern must be a mapping (regex:/literal:, weight:, ...)%s", "");
+    if (ykeys_known(c, pn, keys))
+        return -1;
+    rr_pattern *pt = &r->patterns[r->npatterns];
+    memset(pt, 0, sizeof *pt);
+    pt->route = route;
+    pt->icase = 1;
+    pt->tag = pt->needs = -1;
+    pt->weight = 1;
+    const ynode *re = yget(pn, "regex"), *lit = yget(pn, "literal"), *n;
+    if (!!re == !!lit)
+        return yerr(c, pn->line, pn->col, "a pattern needs exactly one of regex: or literal:%s", "");
+    if (yscalar(c, re ? re : lit, re ? "regex" : "literal", &pt->source))
+        return -1;
+    if (!*pt->source)
+        return yerr(c, pn->line, pn->col, "empty pattern%s", "");
+    pt->is_regex = !!re;
+    if ((n = yget(pn, "weight")) && ynumber(c, n, "weight", 0, 1000, &pt->weight))
+        return -1;
+    if ((n = yget(pn, "role"))) {
+        if (n->type != Y_SCALAR || (strcmp(n->value, "primary") && strcmp(n->value, "consequence")))
+            return yerr(c, n->line, n->col, "role must be primary or consequence%s", "");
+        pt->consequence = !strcmp(n->value, "consequence");
+    }
+    if ((n = yget(pn, "case"))) {
+        if (n->type != Y_SCALAR || (strcmp(n->value, "sensitive") && strcmp(n->value, "insensitive")))
+            return yerr(c, n->line, n->col, "case must be sensitive or insensitive%s", "");
+        pt->icase = !strcmp(n->value, "insensitive");
+    }
+    if ((n = yget(pn, "tag"))) {
+        const char *t;
+        if (yscalar(c, n, "tag", &t))
+            return -1;
+        pt->tag = tag_index(r, t);
+    }
+    if ((n = yget(pn, "needs"))) {
+        const char *t;
+        if (yscalar(c, n, "needs", &t))
+            return -1;
+        pt->needs = tag_index(r, t);
+    }
+    if (pt->is_regex) {
+        locale_t old = uselocale(r->cloc);
+        int rc = regcomp(&pt->re, pt->source, REG_EXTENDED | (pt->icase ? REG_ICASE : 0));
+        uselocale(old);
+        if (rc) {
+            char msg[256];
+            regerror(rc, &pt->re, msg, sizeof msg);
+            return yerr(c, re->line, re->col, "bad regex: %s", msg);
+        }
+        pt->re_ok = 1;
+        if (pt->re.re_nsub >= RR_MAX_GROUPS)
+            return yerr(c, re->line, re->col, "too many groups (at most %s)", "9");
+    } else {
+        char *l = arena_strdup(&r->arena, pt->source);
+        for (char *q = l; *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+        pt->literal_lc = l;
+    }
+    if ((n = yget(pn, "fields"))) {
+        if (n->type != Y_MAP)
+            return yerr(c, n->line, n->col, "fields must map group numbers to names%s", "");
+        for (size_t i = 0; i + 1 < n->n; i += 2) {
+            const ynode *k = n->items[i], *v = n->items[i + 1];
+            char *end;
+            long g = strtol(k->value, &end, 10);
+            if (*end || g < 1 || g >= RR_MAX_GROUPS || !pt->is_regex || (size_t)g > pt->re.re_nsub)
+                return yerr(c, k->line, k->col, "field group '%s' is not a group of this regex", k->value);
+            if (v->type != Y_SCALAR || !*v->value)
+                return yerr(c, v->line, v->col, "field name must be a string%s", "");
+            pt->fields[pt->nfields].group = (int)g;
+            pt->fields[pt->nfields].name = v->value;
+            pt->nfields++;
+        }
+    }
+    r->npatterns++;
+    if (pt->is_regex) {
+        hints_for(r, (int)(r->npatterns - 1), pt->source);
+    } else if (strlen(pt->literal_lc) >= 2) {
+        rr_hint *h = add_hint(r);
+        h->s = pt->literal_lc;
+        h->len = strlen(pt->literal_lc);
+        h->pattern = (int)(r->npatterns - 1);
+    } else {
+        pt->always = 1;
+    }
+    return 0;
+}
+
+static int string_list(yctx *c, router_rules *r, const ynode *n, const char *what, const char ***out, size_t *count)
+{
+    *count = 0;
+    if (!n)
+        return 0;
+    if (n->type != Y_SEQ)
+        return yerr(c, n->line, n->col, "%s must be a list", what);
+    *out = arena_alloc(&r->arena, (n->n + 1) * sizeof **out);
+    for (size_t i = 0; i < n->n; i++)
+        if (yscalar(c, n->items[i], what, &(*out)[i]))
+            return -1;
+    *count = n->n;
+    return 0;
+}
+
+static int compile_route(yctx *c, router_rules *r, const ynode *rn, size_t ri)
+{
+    static const char *const keys[] = {"id", "title", "explanation", "explains", "because", "fallback",
+                                       "patterns", "steps", "actions", NULL};
+    if (rn->type != Y_MAP)
+        return yerr(c, rn->line, rn->col, "a route must be a mapping%s", "");
+    if (ykeys_known(c, rn, keys))
+        return -1;
+    rr_route *rt = &r->routes[ri];
+    const ynode *n = yget(rn, "id");
+    if (!n)
+        return yerr(c, rn->line, rn->col, "route without id%s", "");
+    if (yscalar(c, n, "id", &rt->id))
+        return -1;
+    int known = 0;
+    for (size_t i = 0; i < sizeof route_ids / sizeof *route_ids; i++)
+        known |= !strcmp(route_ids[i], rt->id);
+    if (!known)
+        return yerr(c, n->line, n->col, "unknown route id '%s' (ids are fixed: see DESIGN.md section 6)", rt->id);
+    for (size_t i = 0; i < ri; i++)
+        if (!strcmp(r->routes[i].id, rt->id))
+            return yerr(c, n->line, n->col, "route '%s' defined twice", rt->id);
+    rt->title = rt->id;
+    rt->explanation = "";
+    rt->because = "";
+    if ((n = yget(rn, "title")) && yscalar(c, n, "title", &rt->title))
+        return -1;
+    if ((n = yget(rn, "explanation")) && yscalar(c, n, "explanation", &rt->explanation))
+        return -1;
+    if ((n = yget(rn, "because")) && yscalar(c, n, "because", &rt->because))
+        return -1;
+    if ((n = yget(rn, "fallback"))) {
+        if (n->type != Y_SCALAR || (strcmp(n->value, "true") && strcmp(n->value, "false")))
+            return yerr(c, n->line, n->col, "fallback must be true or false%s", "");
+        rt->fallback = !strcmp(n->value, "true");
+    }
+    if (string_list(c, r, yget(rn, "steps"), "steps", &rt->steps, &rt->nsteps))
+        return -1;
+    if ((n = yget(rn, "actions"))) {
+        if (n->type != Y_SEQ)
+            return yerr(c, n->line, n->col, "actions must be a list%s", "");
+        rt->actions = arena_alloc(&r->arena, (n->n + 1) * sizeof *rt->actions);
+        for (size_t i = 0; i < n->n; i++) {
+            static const char *const akeys[] = {"do", "level", "field", NULL};
+            const ynode *an = n->items[i], *v;
+            if (an->type != Y_MAP)
+                return yerr(c, an->line, an->col, "an action must be a mapping {do: NAME, ...}%s", "");
+            if (ykeys_known(c, an, akeys))
+                return -1;
+            rr_action *ac = &rt->actions[i];
+            if (!(v = yget(an, "do")) || yscalar(c, v, "do", &ac->name))
+                return yerr(c, an->line, an->col, "action without do:%s", "");
+            int ok = 0;
+            for (size_t k = 0; k < sizeof action_names / sizeof *action_names; k++)
+                ok |= !strcmp(action_names[k], ac->name);
+            if (!ok)
+                return yerr(c, v->line, v->col, "unknown action '%s'", ac->name);
+            double lvl = 0;
+            if ((v = yget(an, "level")) && ynumber(c, v, "level", 0, 3, &lvl))
+                return -1;
+            ac->level = (int)lvl;
+            if ((v = yget(an, "field")) && yscalar(c, v, "field", &ac->field))
+                return -1;
+        }
+        rt->nactions = n->n;
+    }
+    if ((n = yget(rn, "patterns"))) {
+        if (n->type != Y_SEQ)
+            return yerr(c, n->line, n->col, "patterns must be a list%s", "");
+        for (size_t i = 0; i < n->n; i++)
+            if (compile_pattern(c, r, n->items[i], (int)ri))
+                return -1;
+    }
+    return 0;
+}
+
+/* Second pass: `explains` names other routes, which now all exist. */
+static int link_explains(yctx *c, router_rules *r, const ynode *routes)
+{
+    for (size_t ri = 0; ri < r->nroutes; ri++) {
+        const ynode *n = yget(routes->items[ri], "explains");
+        const char **names;
+        size_t count;
+        if (string_list(c, r, n, "explains", &names, &count))
+            return -1;
+        rr_route *rt = &r->routes[ri];
+        rt->explains = arena_alloc(&r->arena, (count + 1) * sizeof *rt->explains);
+        for (size_t i = 0; i < count; i++) {
+            int found = -1;
+            for (size_t k = 0; k < r->nroutes; k++)
+                if (!strcmp(r->routes[k].id, names[i]))
+                    found = (int)k;
+            if (found < 0 || (size_t)found == ri)
+                return yerr(c, n->items[i]->line, n->items[i]->col, "explains: '%s' is not another route here", names[i]);
+            rt->explains[rt->nexplains++] = found;
+        }
+    }
+    return 0;
+}
+
+static size_t count_patterns(const ynode *routes)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < routes->n; i++) {
+        const ynode *p = yget(routes->items[i], "patterns");
+        if (p && p->type == Y_SEQ)
+            total += p->n;
+    }
+    return total;
+}
+
+int router_rules_parse(router_rules **out, const char *text, size_t len, const char *name, strbuf *err)
+{
+    *out = NULL;
+    router_rules *r = calloc(1, sizeof *r);
+    if (!r)
+        abort();
+    r->unknown = -1;
+    r->cloc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (!r->cloc) {
+        strbuf_addf(err, "%s: cannot create the C locale", name);
+        free(r);
+        return -1;
+    }
+    yctx c = {&r->arena, name ? name : "<rules>", err, 0};
+    ynode *root;
+    if (len > ROUTER_RULES_MAX_BYTES) {
+        yerr(&c, 1, 1, "rules file larger than %s", "1 MiB");
+        goto fail;
+    }
+    if (yparse(&c, text, len, &root))
+        goto fail;
+    static const char *const top_keys[] = {"version", "routes", NULL};
+    if (root->type != Y_MAP) {
+        yerr(&c, root->line, root->col, "top level must be a mapping with version: and routes:%s", "");
+        goto fail;
+    }
+    if (ykeys_known(&c, root, top_keys))
+        goto fail;
+    const ynode *v = yget(root, "version");
+    if (!v || v->type != Y_SCALAR || strcmp(v->value, "1")) {
+        yerr(&c, v ? v->line : 1, v ? v->col : 1, "version: must be 1%s", "");
+        goto fail;
+    }
+    const ynode *routes = yget(root, "routes");
+    if (!routes || routes->type != Y_SEQ || routes->n == 0) {
+        yerr(&c, routes ? routes->line : 1, routes ? routes->col : 1, "routes: must be a non-empty list%s", "");
+        goto fail;
+    }
+    size_t np = count_patterns(routes);
+    r->routes = arena_alloc(&r->arena, routes->n * sizeof *r->routes);
+    r->patterns = arena_alloc(&r->arena, (np + 1) * sizeof *r->patterns);
+    r->hints_cap = 0;
+    for (size_t i = 0; i < routes->n; i++) {
+        if (compile_route(&c, r, routes->items[i], i))
+            goto fail;
+        r->nroutes++;
+        if (!strcmp(r->routes[i].id, "unknown"))
+            r->unknown = (int)i;
+    }
+    if (link_explains(&c, r, routes))
+        goto fail;
+    for (size_t i = 0; i < r->ntags; i++) {
+        int set = 0;
+        for (size_t k = 0; k < r->npatterns; k++)
+            set |= r->patterns[k].tag == (int)i;
+        if (!set) {
+            yerr(&c, 1, 1, "needs: '%s' but no pattern has that tag", r->tags[i]);
+            goto fail;
+        }
+    }
+    build_bigrams(r);
+    *out = r;
+    return 0;
+fail:
+    router_rules_free(r);
+    return -1;
+}
+
+int router_rules_load(router_rules **out, const char *path, strbuf *err)
+{
+    strbuf text = STRBUF_INIT;
+    *out = NULL;
+    if (strbuf_read_file(&text, path, ROUTER_RULES_MAX_BYTES, err)) {
+        strbuf_release(&text);
+        return -1;
+    }
+    int rc = router_rules_parse(out, text.buf, text.len, path, err);
+    strbuf_release(&text);
+    return rc;
+}
+
+int router_rules_load_default(router_rules **out, strbuf *err)
+{
+    const char *dir = aotidbg_data_dir();
+    char *p = path_join(dir, "routes.yaml");
+    FILE *f = fopen(p, "rb");
+    if (!f) {
+        free(p);
+        p = path_join(dir, "core/routes.yaml");
+    } else {
+        fclose(f);
+    }
+    int rc = router_rules_load(out, p, err);
+    free(p);
+    return rc;
+}
+
+void router_rules_free(router_rules *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->npatterns; i++)
+        if (r->patterns[i].re_ok)
+            regfree(&r->patterns[i].re);
+    free(r->bigram);
+    if (r->cloc)
+        freelocale(r->cloc);
+    arena_release(&r->arena);
+    free(r);
+}
+
+size_t router_rules_count(const router_rules *r) { return r->nroutes; }
+const char *router_rules_id(const router_rules *r, size_t i) { return i < r->nroutes ? r->routes[i].id : NULL; }
