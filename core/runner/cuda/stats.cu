@@ -262,7 +262,7 @@ static int fill_result(const sb_partial &r, uint64_t numel, tensor_stats *out) {
 
 static int run_locked(const dtype_entry *dt, const sb_plan &plan, uint64_t numel, int dev,
                       cudaStream_t stream, tensor_stats *out) {
-    dev_scratch *s;
+    dev_scratch *s = NULL;
     if (scratch_get(dev, &s)) return -1;
     int blocks = grid_blocks(plan, numel, s->max_blocks);
     uint64_t threads = (uint64_t)blocks * SB_THREADS;
