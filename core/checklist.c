@@ -299,6 +299,7 @@ void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, co
             continue;
 
         /* every dim: static value or dynamic bounds */
+        size_t dim_fails = cl->nrows;
         for (int d = 0; d < w->ndim; d++) {
             snprintf(id, sizeof id, "input.%zu.dim.%d", i, d);
             int64_t g = s->shape[d];
@@ -359,8 +360,14 @@ void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, co
         fmt_ints(&sb, w->strides, w->ndim);
         strbuf_reset(&sb2);
         fmt_ints(&sb2, gs, s->ndim);
+        int shape_failed = 0;
+        for (size_t r = dim_fails; r < cl->nrows; r++)
+            shape_failed |= cl->rows[r].status == CHECK_FAIL;
         if (!any_known)
             add(cl, id, CHECK_PASS, subj, sb.buf, sb2.buf, where, NULL);
+        else if (bad >= 0 && shape_failed && !s->has_strides)
+            /* contiguous strides follow the wrong shape: one problem, one FAIL */
+            add(cl, id, CHECK_INFO, subj, sb.buf, sb2.buf, where, "follows from the shape: fix the shape first");
         else
             add(cl, id, bad < 0 ? CHECK_PASS : CHECK_FAIL, subj, sb.buf, sb2.buf, s->has_strides ? spec_src : where,
                 bad < 0 ? NULL

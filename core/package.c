@@ -354,8 +354,8 @@ static void classify(package_t *p, const char *name)
         m->kernel_cpp_entry = s;
     else if (ends_with(base, ".wrapper_metadata.json"))
         m->metadata_entry = s;
-    else if (ends_with(base, "_metadata.json") && !m->metadata_entry)
-        m->metadata_entry = s;
+    else if (ends_with(base, "_metadata.json") && !ends_with(base, ".kernel_metadata.json") && !m->metadata_entry)
+        m->metadata_entry = s;   /* older naming; kernel metadata is not the package's device record */
     else if (ends_with(base, ".wrapper.json"))
         m->proxy_json_entry = s;
     else if (ends_with(base, ".cubin") || ends_with(base, ".hsaco") || ends_with(base, ".spv"))

@@ -1,0 +1,26 @@
+"""Models for the device/shape checklist tests (tests/integration/test_check.py).
+
+check2: two float32 inputs, x [B, 8] with B a dynamic dim bounded 2..32, and
+        w [8, 6] fully static; returns relu(x @ w + 1) and its column sums.
+        The generated check_input_N functions carry a dtype check, the bounds
+        of B, the static dims and strides, and the device of each input.
+"""
+import torch
+from torch import nn
+
+
+class TwoInputs(nn.Module):
+    def forward(self, x, w):
+        y = torch.relu(x @ w + 1.0)
+        return y, y.sum(0)
+
+
+def check2():
+    torch.manual_seed(0)
+    x = torch.randn(4, 8)
+    w = torch.randn(8, 6)
+    b = torch.export.Dim("b", min=2, max=32)
+    return {"module": TwoInputs().eval(), "inputs": (x, w), "dynamic": {"x": {0: b}, "w": None}}
+
+
+MODELS = {"check2": check2}
