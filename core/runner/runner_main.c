@@ -1,2 +1,284 @@
-/* PLACEHOLDER: the runner lands here. */
-int main(void) { return 2; }
+/* runner_main.c — aotidbg-runner: the one process that loads libtorch and the
+ * model .so, so that a crashing model never takes the front end down.
+ *
+ *   aotidbg-runner                 protocol mode: started by aotidbg with the
+ *                                  socket on fd 3 (protocol.h)
+ *   aotidbg-runner --bench ...     timing driver for hook overhead (bench.c)
+ *   aotidbg-runner --help | --version
+ *
+ * Protocol mode, in order: HELLO; LOAD -> LOADED (or ERROR + DONE 1); INPUT
+ * for each model input; CONTROL; RUN -> KERNEL/TENSOR/STOPPED events, then
+ * TENSOR(kernel -1, output) per output and DONE. The process ends after DONE
+ * (restart = a fresh runner). Exit codes: 0 after DONE or QUIT, 1 when the
+ * model or the front end failed, 2 bad usage.
+ * Environment: AOTIDBG_RUNNER_RECORD=0 makes hooks only count events and
+ * prints a timing summary on stderr. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "channel.h"
+#include "hooks.h"
+#include "input_build.h"
+#include "model_so.h"
+#include "runner_client.h"
+#include "runner_main.h"
+#include "tensor_read.h"
+#include "torch_abi.h"
+
+#ifndef AOTIDBG_TORCH_VERSION
+#define AOTIDBG_TORCH_VERSION "unknown"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: aotidbg-runner            (started by aotidbg: protocol on fd 3)\n"
+            "       aotidbg-runner --bench SO CUBIN_DIR DEVICE ITERS MODE INPUT...\n"
+            "       aotidbg-runner --help | --version\n"
+            "\n"
+            "aotidbg-runner loads libtorch and an AOTInductor model .so and runs it for the\n"
+            "aotidbg front end, reporting every kernel launch through the printer hooks.\n"
+            "\n"
+            "--bench times ITERS runs of the model in one MODE:\n"
+            "  off       hooks only count events\n"
+            "  record    hooks compute statistics and encode events (no stops)\n"
+            "  blocking  hooks synchronize and check CUDA errors at every event\n"
+            "INPUT is DTYPE:SHAPE:FILL, SHAPE like 4x8 (or 'scalar'), FILL randn|zeros|ones|arange\n"
+            "or full=VALUE, e.g. float32:4x8:randn int64:3:arange.\n"
+            "\n"
+            "Environment: AOTIDBG_RUNNER_RECORD=0 (hooks only count events; timing on stderr).\n");
+}
+
+static int send_msg(const proto_msg *m) { return chan_send(m); }
+
+static arena ctl_arena = ARENA_INIT;
+
+static int wait_control(proto_msg *c)
+{
+    for (;;) {
+        strbuf err = STRBUF_INIT;
+        int r = chan_recv(c, &ctl_arena, &err);
+        if (r <= 0) {
+            if (r < 0) fprintf(stderr, "aotidbg-runner: %s\n", err.buf);
+            strbuf_release(&err);
+            return -1;
+        }
+        strbuf_release(&err);
+        if (c->type == PROTO_CONTROL) return 0;
+        if (c->type == PROTO_QUIT) return 1;
+        proto_msg e = {.type = PROTO_ERROR};
+        e.u.error.kernel_index = -1;
+        e.u.error.text = arena_printf(&ctl_arena, "runner is stopped: %s ignored (send CONTROL or QUIT)",
+                                      proto_type_name(c->type));
+        if (chan_send(&e)) return -1;
+    }
+}
+
+static void send_error(int64_t k, const char *text)
+{
+    proto_msg m = {.type = PROTO_ERROR};
+    m.u.error.kernel_index = k;
+    m.u.error.text = text;
+    chan_send(&m);
+}
+
+static int finish(int status, int code)
+{
+    proto_msg m = {.type = PROTO_DONE};
+    m.u.done.status = status;
+    chan_send(&m);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code);   /* libtorch's static destructors after a model run are not worth the risk */
+}
+
+static int fail(const char *text, int code)
+{
+    send_error(-1, text);
+    return finish(1, code);
+}
+
+int runner_env_record(void)
+{
+    const char *r = getenv("AOTIDBG_RUNNER_RECORD");
+    return !(r && !strcmp(r, "0"));
+}
+
+static int protocol_main(void)
+{
+    chan_open(PROTO_FD);
+    char gpu[256], cc[32];
+    int ncuda = tabi_cuda_info(gpu, sizeof gpu, cc, sizeof cc);
+    proto_msg hello = {.type = PROTO_HELLO};
+    hello.u.hello.version = PROTO_VERSION;
+    hello.u.hello.runner_version = AOTIDBG_VERSION;
+    hello.u.hello.torch_version = AOTIDBG_TORCH_VERSION;
+    hello.u.hello.pid = getpid();
+    hello.u.hello.cuda_device_count = ncuda;
+    hello.u.hello.gpu_name = gpu;
+    hello.u.hello.gpu_cc = cc;
+    if (chan_send(&hello)) {
+        fprintf(stderr, "aotidbg-runner: cannot write to fd %d\n", PROTO_FD);
+        return 1;
+    }
+
+    arena a = ARENA_INIT;
+    model_so model;
+    int loaded = 0, model_cuda_index = 0;
+    uint32_t load_flags = 0;
+    size_t max_values = 0;
+    input_spec *specs = NULL;
+    size_t nspecs = 0, cap_specs = 0;
+    int record = runner_env_record();
+    for (;;) {
+        proto_msg m;
+        strbuf err = STRBUF_INIT;
+        int r = chan_recv(&m, &a, &err);
+        if (r == 0) return 0;           /* the front end closed: nothing to do */
+        if (r < 0) {
+            char *t = arena_printf(&a, "runner: bad message from the front end: %s", err.buf);
+            return fail(t, 2);
+        }
+        strbuf_release(&err);
+        switch (m.type) {
+        case PROTO_LOAD: {
+            if (loaded) return fail("runner: LOAD sent twice", 2);
+            int32_t dt, di;
+            if (tabi_parse_device(m.u.load.device, 0, &dt, &di))
+                return fail(arena_printf(&a, "device '%s' is not cpu, cuda or cuda:N", m.u.load.device), 1);
+            if (dt == tabi_device_cuda() && ncuda <= di)
+                return fail(arena_printf(&a, "device %s was asked for, but %s; load on cpu, or run on a GPU "
+                                         "machine with a CUDA build of torch", m.u.load.device,
+                                         ncuda ? arena_printf(&a, "only %d CUDA device(s) are visible", ncuda)
+                                               : "no CUDA device is visible to this torch"),
+                            1);
+            model_cuda_index = dt == tabi_device_cuda() ? di : 0;
+            strbuf lerr = STRBUF_INIT;
+            if (model_load(&model, m.u.load.so_path, m.u.load.device, m.u.load.cubin_dir, &lerr)) {
+                char *t = arena_strdup(&a, lerr.buf);
+                strbuf_release(&lerr);
+                return fail(t, 1);
+            }
+            loaded = 1;
+            load_flags = m.u.load.flags;
+            max_values = m.u.load.max_values > PROTO_MAX_VALUES ? PROTO_MAX_VALUES : (size_t)m.u.load.max_values;
+            proto_msg l = {.type = PROTO_LOADED};
+            l.u.loaded.n_inputs = (uint32_t)model.n_inputs;
+            l.u.loaded.n_outputs = (uint32_t)model.n_outputs;
+            l.u.loaded.n_names = (uint32_t)model.n_inputs;
+            l.u.loaded.input_names = model.input_names;
+            if (chan_send(&l)) return 1;
+            break;
+        }
+        case PROTO_INPUT:
+            if (m.u.input.index != nspecs)
+                return fail(arena_printf(&a, "runner: INPUT %u arrived after %zu inputs (they must come in "
+                                         "order from 0)", m.u.input.index, nspecs), 2);
+            if (nspecs >= MODEL_MAX_IO) return fail("runner: too many inputs", 2);
+            if (nspecs == cap_specs) {
+                cap_specs = cap_specs ? cap_specs * 2 : 8;
+                specs = realloc(specs, cap_specs * sizeof *specs);
+            }
+            specs[nspecs++] = m.u.input.spec;   /* strings live in `a` */
+            break;
+        case PROTO_CONTROL:
+            hooks_set_control(m.u.control.cmd, m.u.control.arg, m.u.control.name, m.u.control.break_flags);
+            break;
+        case PROTO_QUIT:
+            return 0;
+        case PROTO_RUN: {
+            if (!loaded) return fail("runner: RUN before LOAD", 2);
+            if (nspecs != model.n_inputs)
+                return fail(arena_printf(&a, "model takes %zu inputs, the spec gives %zu", model.n_inputs, nspecs),
+                            1);
+            built_input *bi = calloc(nspecs ? nspecs : 1, sizeof *bi);
+            AtenTensorHandle *in = calloc(nspecs ? nspecs : 1, sizeof *in);
+            AtenTensorHandle *out = calloc(model.n_outputs ? model.n_outputs : 1, sizeof *out);
+            for (size_t i = 0; i < nspecs; i++) {
+                strbuf ierr = STRBUF_INIT;
+                if (input_build(&specs[i], (int)i, model_cuda_index, &bi[i], &ierr))
+                    return fail(arena_strdup(&a, ierr.buf), 1);
+                in[i] = bi[i].h;
+            }
+            hooks_config hc = {record, (load_flags & PROTO_LOAD_BLOCKING) != 0, model.is_cuda, max_values,
+                               send_msg, wait_control};
+            hooks_configure(&hc);
+            hooks_reset_counters();
+            hooks_begin_run();
+            double t0 = hooks_now_us();
+            strbuf rerr = STRBUF_INIT;
+            int rc = model_run(&model, in, nspecs, out, &rerr);
+            double t1 = hooks_now_us();
+            int64_t blame = hooks_end_run(rc != 0);
+            if (!record) {
+                hooks_counters c = hooks_get_counters();
+                fprintf(stderr, "aotidbg-runner: timing: run %.1f us, %llu hook events (hooks counting only)\n",
+                        t1 - t0, (unsigned long long)c.events);
+            } else if (hooks_get_counters().events == 0) {
+                fprintf(stderr, "aotidbg-runner: the model called no printer hooks: it was built without "
+                                "aot_inductor.debug_intermediate_value_printer, so no kernels are reported\n");
+            }
+            if (rc) {
+                send_error(blame, rerr.buf);
+                if (hooks_break_flags() & BREAK_ON_ERROR) hooks_stop(blame, blame >= 0 ? 1 : 0, PROTO_STOP_ERROR);
+                return finish(1, 1);
+            }
+            tread_scratch sc = {0};
+            for (size_t i = 0; i < model.n_outputs; i++) {
+                proto_msg t = {.type = PROTO_TENSOR};
+                t.u.tensor.kernel_index = -1;
+                char name[32];
+                snprintf(name, sizeof name, "output%zu", i);
+                strbuf terr = STRBUF_INIT;
+                if (tread_tensor(out[i], name, PHASE_OUTPUT, max_values, 1, &sc, &t.u.tensor.t, &terr))
+                    fprintf(stderr, "aotidbg-runner: %s\n", terr.buf);
+                strbuf_release(&terr);
+                if (chan_send(&t)) return 1;
+                aoti_torch_delete_tensor_object(out[i]);
+            }
+            tread_scratch_release(&sc);
+            for (size_t i = 0; i < nspecs; i++) free(bi[i].host);
+            model_unload(&model);
+            return finish(0, 0);
+        }
+        default:
+            return fail(arena_printf(&a, "runner: unexpected %s from the front end", proto_type_name(m.type)), 2);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    setvbuf(stderr, NULL, _IONBF, 0);
+    signal(SIGPIPE, SIG_IGN);
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--version")) {
+        printf("aotidbg-runner %s (protocol %d, built for torch %s)\n", AOTIDBG_VERSION, PROTO_VERSION,
+               AOTIDBG_TORCH_VERSION);
+        return 0;
+    }
+    tabi_init();
+    if (argc > 1 && !strcmp(argv[1], "--bench")) return bench_main(argc - 2, argv + 2);
+    if (argc > 1) {
+        fprintf(stderr, "aotidbg-runner: unknown argument '%s'\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    if (fcntl(PROTO_FD, F_GETFD) < 0) {
+        fprintf(stderr, "aotidbg-runner: fd %d is not open: the runner is started by aotidbg (see --help)\n",
+                PROTO_FD);
+        return 2;
+    }
+    /* the model must not inherit or scribble on our socket through a child */
+    fcntl(PROTO_FD, F_SETFD, FD_CLOEXEC);
+    return protocol_main();
+}

@@ -1,0 +1,248 @@
+/* hooks.c — printer hooks, kernel boundaries and stepping (hooks.h). */
+#define _GNU_SOURCE
+#include "hooks.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "aoti_abi.h"
+#include "runner_client.h"
+#include "tensor_read.h"
+#include "torch_abi.h"
+
+static hooks_config cfg;
+static struct {
+    uint8_t cmd;
+    int64_t arg;
+    char *name;
+    uint32_t flags;
+} ctl = {PROTO_CMD_CONTINUE, -1, NULL, 0};
+
+static struct {
+    int active;            /* inside a run */
+    double t0;             /* run start, µs */
+    int64_t kidx;          /* current kernel, -1 before the first */
+    char *kname;
+    size_t kname_cap;
+    int kphase;            /* 0: before-hooks so far, 1: after-hooks seen */
+    int kdone;             /* KERNEL(after) sent */
+    int knan;              /* an after-tensor held NaN/Inf */
+    double t_launch;       /* end of the latest before-hook */
+    double duration;       /* t_launch -> first after-hook (after the sync) */
+    int nan_stopped;       /* the once-per-run NaN stop happened */
+} K;
+
+static hooks_counters counters;
+static tread_scratch scratch;
+
+double hooks_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void die(int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code);
+}
+
+static void send_or_die(const proto_msg *m)
+{
+    if (cfg.send && cfg.send(m)) {
+        fprintf(stderr, "aotidbg-runner: the front end went away; ending\n");
+        die(1);
+    }
+}
+
+void hooks_configure(const hooks_config *c) { cfg = *c; }
+int hooks_break_flags(void) { return (int)ctl.flags; }
+hooks_counters hooks_get_counters(void) { return counters; }
+void hooks_reset_counters(void) { memset(&counters, 0, sizeof counters); }
+
+void hooks_set_control(uint8_t cmd, int64_t arg, const char *name, uint32_t break_flags)
+{
+    free(ctl.name);
+    ctl.cmd = cmd;
+    ctl.arg = arg;
+    ctl.name = strdup(name ? name : "");
+    ctl.flags = break_flags;
+}
+
+void hooks_stop(int64_t kernel_index, int phase, int reason)
+{
+    proto_msg m = {.type = PROTO_STOPPED};
+    m.u.stopped.kernel_index = kernel_index;
+    m.u.stopped.phase = (uint8_t)phase;
+    m.u.stopped.reason = (uint8_t)reason;
+    send_or_die(&m);
+    if (!cfg.wait_control) return;
+    proto_msg c;
+    int r = cfg.wait_control(&c);
+    if (r == 1) die(0);              /* QUIT */
+    if (r < 0) die(1);               /* gone */
+    hooks_set_control(c.u.control.cmd, c.u.control.arg, c.u.control.name, c.u.control.break_flags);
+}
+
+static void send_kernel(int phase, int status)
+{
+    proto_msg m = {.type = PROTO_KERNEL};
+    m.u.kernel.index = K.kidx;
+    m.u.kernel.name = K.kname;
+    m.u.kernel.phase = (uint8_t)phase;
+    m.u.kernel.status = (uint8_t)status;
+    m.u.kernel.t_us = hooks_now_us() - K.t0;
+    m.u.kernel.duration_us = phase ? K.duration : -1;
+    send_or_die(&m);
+}
+
+/* Sends KERNEL(after) for the current kernel, then the NaN stop if due. */
+static void finish_kernel(int status)
+{
+    if (K.kidx < 0 || K.kdone) return;
+    if (status == KSTAT_OK && K.knan) status = KSTAT_NAN;
+    if (!K.kphase) K.duration = -1;   /* never reached an after-hook */
+    send_kernel(1, status);
+    K.kdone = 1;
+    if (status == KSTAT_NAN && (ctl.flags & BREAK_ON_NAN) && !K.nan_stopped) {
+        K.nan_stopped = 1;
+        hooks_stop(K.kidx, 1, PROTO_STOP_NAN);
+    }
+}
+
+static void start_kernel(const char *name)
+{
+    finish_kernel(KSTAT_OK);
+    K.kidx++;
+    counters.kernels = K.kidx + 1;
+    size_t n = strlen(name) + 1;
+    if (n > K.kname_cap) {
+        K.kname = realloc(K.kname, n);
+        K.kname_cap = n;
+    }
+    memcpy(K.kname, name, n);
+    K.kphase = 0;
+    K.kdone = 0;
+    K.knan = 0;
+    K.duration = -1;
+    send_kernel(0, KSTAT_PENDING);
+    int reason = -1;
+    if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
+    else if (ctl.cmd == PROTO_CMD_RUN_TO_INDEX && K.kidx == ctl.arg) reason = PROTO_STOP_BREAK_INDEX;
+    else if (ctl.cmd == PROTO_CMD_RUN_TO_NAME && !strcmp(name, ctl.name)) reason = PROTO_STOP_BREAK_NAME;
+    else if (ctl.flags & BREAK_EACH_KERNEL) reason = PROTO_STOP_STEP;
+    if (reason >= 0) hooks_stop(K.kidx, 0, reason);
+}
+
+/* Blocking mode found a CUDA error: report it against the kernel just launched and end. */
+static void cuda_failed(const char *text, int phase)
+{
+    proto_msg m = {.type = PROTO_ERROR};
+    m.u.error.kernel_index = K.kidx;
+    m.u.error.text = text;
+    send_or_die(&m);
+    if (K.kidx >= 0 && cfg.record) {
+        K.kdone = 0;
+        if (K.kphase == 0 && K.duration < 0) K.duration = hooks_now_us() - K.t_launch;
+        send_kernel(1, KSTAT_ERROR);
+        K.kdone = 1;
+    }
+    if (ctl.flags & BREAK_ON_ERROR) hooks_stop(K.kidx, phase, PROTO_STOP_ERROR);
+    proto_msg d = {.type = PROTO_DONE};
+    d.u.done.status = 1;
+    send_or_die(&d);
+    fprintf(stderr, "aotidbg-runner: %s; the CUDA context is unusable, exiting\n", text);
+    die(1);   /* no destructors: they would touch the dead context */
+}
+
+static void on_event(AtenTensorHandle h, const char *tname, int before, const char *kname)
+{
+    counters.events++;
+    if (!K.active) return;
+    if (cfg.blocking && cfg.is_cuda) {
+        char text[512];
+        if (tabi_cuda_sync_check(text, sizeof text)) cuda_failed(text, before ? 0 : 1);
+    }
+    if (!cfg.record) return;
+    if (!kname) kname = "";
+    if (before) {
+        if (K.kidx < 0 || K.kphase == 1 || strcmp(kname, K.kname)) start_kernel(kname);
+    } else {
+        if (K.kidx < 0 || strcmp(kname, K.kname)) start_kernel(kname);   /* after without before */
+        if (K.kphase == 0) {
+            K.kphase = 1;
+            K.duration = hooks_now_us() - K.t_launch;
+        }
+    }
+    proto_msg m = {.type = PROTO_TENSOR};
+    m.u.tensor.kernel_index = K.kidx;
+    strbuf err = STRBUF_INIT;
+    if (tread_tensor(h, tname ? tname : "?", before ? PHASE_BEFORE : PHASE_AFTER, cfg.max_values, 1, &scratch,
+                     &m.u.tensor.t, &err))
+        fprintf(stderr, "aotidbg-runner: kernel %lld %s: %s\n", (long long)K.kidx, K.kname, err.buf);
+    strbuf_release(&err);
+    const tensor_stats *s = &m.u.tensor.t.stats;
+    if (!before && m.u.tensor.t.has_stats && (s->nan || s->posinf || s->neginf)) K.knan = 1;
+    send_or_die(&m);
+    if (before) K.t_launch = hooks_now_us();
+}
+
+void hooks_begin_run(void)
+{
+    free(K.kname);
+    memset(&K, 0, sizeof K);
+    K.kidx = -1;
+    K.duration = -1;
+    K.kname = strdup("");
+    K.kname_cap = 1;
+    K.t0 = hooks_now_us();
+    if (cfg.record && ctl.cmd == PROTO_CMD_STEP) hooks_stop(-1, 0, PROTO_STOP_START);
+    K.t0 = hooks_now_us();
+    K.active = 1;
+}
+
+int64_t hooks_end_run(int run_failed)
+{
+    K.active = 0;
+    if (!cfg.record || K.kidx < 0) return -1;
+    if (run_failed && !K.kdone && K.kphase == 0) {   /* it never came back from its launch */
+        finish_kernel(KSTAT_ERROR);
+        return K.kidx;
+    }
+    finish_kernel(KSTAT_OK);
+    return -1;
+}
+
+/* ---- the exported hooks ---------------------------------------------------- */
+
+__attribute__((visibility("default"))) void aoti_torch_save_tensor_handle(AtenTensorHandle self,
+                                                                          const char *tensor_name,
+                                                                          const char *launch_prefix,
+                                                                          const char *kernel_name)
+{
+    on_event(self, tensor_name, launch_prefix && launch_prefix[0] == 'b', kernel_name);
+}
+
+/* Level 2: msg is "<before_launch|after_launch> - <kernel> - <arg>", or
+ * "aoti_model_inputs - <arg>" for the model inputs (not a kernel: counted only). */
+__attribute__((visibility("default"))) void aoti_torch_print_tensor_handle(AtenTensorHandle self, const char *msg)
+{
+    if (!msg) return;
+    const char *a = strstr(msg, " - ");
+    const char *b = a ? strstr(a + 3, " - ") : NULL;
+    int before = !strncmp(msg, "before_launch", 13), after = !strncmp(msg, "after_launch", 12);
+    if (!b || (!before && !after)) {
+        counters.events++;
+        return;
+    }
+    /* the kernel name sits between the separators; copy it for the compare */
+    char kname[512];
+    size_t n = (size_t)(b - (a + 3));
+    if (n >= sizeof kname) n = sizeof kname - 1;
+    memcpy(kname, a + 3, n);
+    kname[n] = 0;
+    on_event(self, b + 3, before, kname);
+}

@@ -1,0 +1,54 @@
+/* hooks.h — the printer hooks the model calls, and what they do: kernel
+ * boundaries, KERNEL/TENSOR events, blocking-mode error checks, stepping.
+ *
+ * The model, built with aot_inductor.debug_intermediate_value_printer, calls
+ * aoti_torch_save_tensor_handle (level 1) / aoti_torch_print_tensor_handle
+ * (level 2) before and after every kernel for each tensor argument; the
+ * runner defines both and exports them (-rdynamic), so those calls land here
+ * on the model's thread. A kernel starts at the first "before_launch" event
+ * after an "after_launch" one (or under a new kernel name).
+ *
+ * Stops: "before kernel k" is the first before-hook of k: KERNEL(k, before)
+ * has been sent, none of k's TENSOR(before) yet (they follow the next
+ * CONTROL). A NaN stop (BREAK_ON_NAN) comes once per run, after the first
+ * kernel whose after-tensors hold NaN/Inf, when that kernel is complete (at
+ * the next kernel's first hook, or when the run returns). While stopped the
+ * hook blocks reading the socket; QUIT (or the front end going away) ends
+ * the process on the spot.
+ *
+ * Single-threaded by design: one model thread, one run at a time. */
+#ifndef AOTIDBG_HOOKS_H
+#define AOTIDBG_HOOKS_H
+#include <stdint.h>
+#include "protocol.h"
+
+typedef struct {
+    int record;          /* 0: hooks only count events (AOTIDBG_RUNNER_RECORD=0, bench) */
+    int blocking;        /* cudaDeviceSynchronize + error check at every hook (CUDA models) */
+    int is_cuda;
+    size_t max_values;
+    int (*send)(const proto_msg *m);         /* 0 ok, -1 the front end is gone */
+    int (*wait_control)(proto_msg *ctl);     /* blocks: 0 a CONTROL in *ctl, 1 QUIT, -1 gone */
+} hooks_config;
+
+typedef struct {
+    uint64_t events;     /* hook calls during runs */
+    int64_t kernels;     /* kernels seen in the last run */
+} hooks_counters;
+
+void hooks_configure(const hooks_config *c);
+void hooks_set_control(uint8_t cmd, int64_t arg, const char *name, uint32_t break_flags);
+/* Starts a run: clock, kernel numbering; stops at START when the control says STEP. */
+void hooks_begin_run(void);
+/* After the model returned: completes the last kernel (may stop for NaN).
+ * When the run failed, a kernel that never reached its after-hooks is marked
+ * error. Returns the kernel index to blame for a failure (-1 none). */
+int64_t hooks_end_run(int run_failed);
+/* Sends STOPPED and blocks for the next CONTROL (QUIT / peer gone: exits). */
+void hooks_stop(int64_t kernel_index, int phase, int reason);
+int hooks_break_flags(void);
+hooks_counters hooks_get_counters(void);
+void hooks_reset_counters(void);
+double hooks_now_us(void);   /* CLOCK_MONOTONIC */
+
+#endif

@@ -1,0 +1,36 @@
+/* model_so.h — one AOTInductor model .so: dlopen, the container API, run.
+ *
+ * Errors: functions return 0/-1 and append to err a message that says which
+ * file, what failed and what to try. The container's own error text comes
+ * from AOTInductorGetLastError when the .so exports it (newer torch), else
+ * the model printed it on stderr. Ownership: model_so owns the dlopen handle
+ * and the container; model_unload() releases both (the .so stays mapped:
+ * libtorch may hold pointers into it until exit). */
+#ifndef AOTIDBG_MODEL_SO_H
+#define AOTIDBG_MODEL_SO_H
+#include <stddef.h>
+#include "aoti_abi.h"
+#include "strbuf.h"
+
+#define MODEL_MAX_IO 65536
+
+typedef struct {
+    void *dl;
+    AOTInductorModelContainerHandle h;
+    aoti_create_with_device_fn create;
+    aoti_delete_fn destroy;
+    aoti_run_fn run;
+    aoti_get_count_fn num_inputs, num_outputs;
+    aoti_get_name_fn input_name;
+    aoti_last_error_fn last_error;   /* may be NULL */
+    size_t n_inputs, n_outputs;
+    const char **input_names;        /* n_inputs entries, owned by the container */
+    int is_cuda;                     /* the device string names cuda */
+} model_so;
+
+int model_load(model_so *m, const char *so_path, const char *device, const char *cubin_dir, strbuf *err);
+/* Runs once; inputs are stolen by the model, outputs (n_outputs) become the caller's. */
+int model_run(model_so *m, AtenTensorHandle *inputs, size_t n_inputs, AtenTensorHandle *outputs, strbuf *err);
+void model_unload(model_so *m);
+
+#endif

@@ -1,0 +1,37 @@
+/* stats.h — one pass over a strided host tensor: the numbers of model.h's
+ * tensor_stats plus the first values in logical (row-major) order.
+ *
+ * Numerics: elements are widened to double; mean and variance are merged
+ * block by block (exact two-pass inside a 4096-element block, Chan et al.'s
+ * pairwise update between blocks), so std stays accurate for large tensors
+ * with a large mean. NaN and ±Inf are counted and left out of min/max/mean/std;
+ * subnormal is judged in the element's own dtype (a float16 subnormal counts
+ * even though it is normal as a double). No torch, no allocation. */
+#ifndef AOTIDBG_STATS_H
+#define AOTIDBG_STATS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "model.h"
+
+typedef enum {
+    DK_F32, DK_F16, DK_BF16, DK_F64, DK_I64, DK_I32, DK_I16, DK_I8, DK_U8, DK_BOOL,
+    DK_F8E4M3, DK_F8E5M2,
+} dtype_kind;
+
+/* data points at logical element 0; sizes/strides are in elements (strides
+ * may be 0 or negative: expanded or flipped views). Writes up to max_values
+ * values into values (may be NULL when max_values is 0) and their count into
+ * *nvalues. Returns 0, or -1 when ndim is out of range or data is NULL with
+ * elements to read. */
+int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
+                  tensor_stats *out, double *values, size_t max_values, size_t *nvalues);
+
+/* Element conversions, shared with the input builder and the tests. */
+double stats_half_to_double(uint16_t h);
+double stats_bf16_to_double(uint16_t b);
+double stats_f8e4m3_to_double(uint8_t v);
+double stats_f8e5m2_to_double(uint8_t v);
+uint16_t stats_double_to_half(double d);   /* round to nearest even */
+uint16_t stats_double_to_bf16(double d);   /* round to nearest even */
+
+#endif

@@ -1,0 +1,199 @@
+/* tensor_read.c — describe a live tensor handle (tensor_read.h). */
+#define _GNU_SOURCE
+#include "tensor_read.h"
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "stats.h"
+#include "torch_abi.h"
+
+static aotidbg_cuda_stats_fn cuda_stats;
+static int cuda_stats_tried;
+
+void tread_set_cuda_stats(aotidbg_cuda_stats_fn fn)
+{
+    cuda_stats = fn;
+    cuda_stats_tried = 1;
+}
+
+static aotidbg_cuda_stats_fn find_cuda_stats(void)
+{
+    if (cuda_stats_tried) return cuda_stats;
+    cuda_stats_tried = 1;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    *slash = 0;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", exe, CUDASTATS_LIB);
+    if (access(path, R_OK) != 0) return NULL;
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "aotidbg-runner: %s: %s; using host statistics\n", path, dlerror());
+        return NULL;
+    }
+    cuda_stats = (aotidbg_cuda_stats_fn)dlsym(lib, "aotidbg_cuda_stats");
+    if (!cuda_stats) fprintf(stderr, "aotidbg-runner: %s has no aotidbg_cuda_stats; using host statistics\n", path);
+    return cuda_stats;
+}
+
+void tread_scratch_release(tread_scratch *sc)
+{
+    free(sc->values);
+    sc->values = NULL;
+    sc->cap_values = 0;
+}
+
+static double *values_buf(tread_scratch *sc, size_t n)
+{
+    if (n > sc->cap_values) {
+        double *v = realloc(sc->values, n * sizeof *v);
+        if (!v) return NULL;
+        sc->values = v;
+        sc->cap_values = n;
+    }
+    return sc->values;
+}
+
+/* Stats and values of a host tensor; values only when stats is NULL. */
+static int host_pass(const void *data, const dtype_entry *dt, tensor_rec *t, size_t max_values, tread_scratch *sc,
+                     tensor_stats *stats)
+{
+    uint64_t numel = 1;
+    for (int d = 0; d < t->ndim; d++) numel *= (uint64_t)t->shape[d];
+    size_t nv = numel < max_values ? (size_t)numel : max_values;
+    double *vals = nv ? values_buf(sc, nv) : NULL;
+    if (nv && !vals) nv = 0;
+    tensor_stats tmp;
+    size_t got = 0;
+    if (stats_compute(data, dt->kind, t->ndim, t->shape, t->strides, stats ? stats : &tmp, vals, nv, &got)) return -1;
+    t->values = got ? vals : NULL;
+    t->nvalues = got;
+    t->values_complete = got == numel;
+    return 0;
+}
+
+int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_t max_values, int want_stats,
+                 tread_scratch *sc, tensor_rec *t, strbuf *err)
+{
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    t->phase = phase;
+    t->dtype = "unknown";
+    t->device = "unknown";
+    int64_t dim = 0, *sizes = NULL, *strides = NULL;
+    int32_t dcode = 0, dev = 0, devidx = 0;
+    if (aoti_torch_get_dim(h, &dim) || aoti_torch_get_sizes(h, &sizes) || aoti_torch_get_strides(h, &strides) ||
+        aoti_torch_get_dtype(h, &dcode) || aoti_torch_get_device_type(h, &dev) ||
+        aoti_torch_get_device_index(h, &devidx)) {
+        strbuf_addf(err, "tensor %s: torch could not describe it", name);
+        return -1;
+    }
+    if (dev == tabi_device_cpu()) snprintf(sc->device, sizeof sc->device, "cpu");
+    else if (dev == tabi_device_cuda()) snprintf(sc->device, sizeof sc->device, "cuda:%d", (int)devidx);
+    else snprintf(sc->device, sizeof sc->device, "device%d:%d", (int)dev, (int)devidx);
+    t->device = sc->device;
+    const dtype_entry *dt = tabi_dtype_by_code(dcode);
+    if (dt) t->dtype = dt->name;
+    else {
+        snprintf(sc->dtype, sizeof sc->dtype, "dtype%d", (int)dcode);
+        t->dtype = sc->dtype;
+    }
+    if (dim < 0 || dim > TENSOR_MAX_DIMS) {
+        strbuf_addf(err, "tensor %s has %lld dims; aotidbg shows at most %d", name, (long long)dim, TENSOR_MAX_DIMS);
+        return -1;
+    }
+    t->ndim = (int)dim;
+    if (dim) {
+        memcpy(sc->shape, sizes, (size_t)dim * sizeof(int64_t));
+        memcpy(sc->strides, strides, (size_t)dim * sizeof(int64_t));
+        t->shape = sc->shape;
+        t->strides = sc->strides;
+    }
+    if (!dt) return 0;                     /* complex, uint16..64, ...: metadata only */
+    if (!want_stats && !max_values) return 0;
+
+    uint64_t numel = 1;
+    for (int d = 0; d < t->ndim; d++) numel *= (uint64_t)(t->shape[d] < 0 ? 0 : t->shape[d]);
+
+    if (dev == tabi_device_cpu()) {
+        void *data = NULL;
+        if (numel && (aoti_torch_get_data_ptr(h, &data) || !data)) {
+            strbuf_addf(err, "tensor %s: no data pointer", name);
+            return -1;
+        }
+        if (host_pass(data, dt, t, max_values, sc, want_stats ? &t->stats : NULL)) {
+            strbuf_addf(err, "tensor %s: could not read its elements", name);
+            return -1;
+        }
+        t->has_stats = want_stats;
+        return 0;
+    }
+    if (dev != tabi_device_cuda()) return 0;
+
+    /* CUDA: device statistics library when present */
+    int stats_done = 0;
+    aotidbg_cuda_stats_fn fn = want_stats ? find_cuda_stats() : NULL;
+    if (fn && numel) {
+        void *dptr = NULL, *stream = NULL;
+        AOTITorchError (*get_stream)(int32_t, void **) =
+            (AOTITorchError (*)(int32_t, void **))dlsym(RTLD_DEFAULT, "aoti_torch_get_current_cuda_stream");
+        if (get_stream) get_stream(devidx, &stream);
+        if (!aoti_torch_get_data_ptr(h, &dptr) && dptr &&
+            fn(dptr, dt->name, t->ndim, t->shape, t->strides, stream, &t->stats) == 0) {
+            t->has_stats = 1;
+            stats_done = 1;
+        }
+    }
+    if (stats_done && (!max_values || numel * dt->itemsize > TREAD_MAX_VALUES_COPY)) return 0;
+    if (!numel) {
+        if (want_stats) {
+            tensor_stats *s = &t->stats;
+            memset(s, 0, sizeof *s);
+            s->min = s->max = s->mean = s->std = __builtin_nan("");
+            t->has_stats = 1;
+        }
+        t->values_complete = 1;
+        return 0;
+    }
+    /* host copy, contiguous */
+    int64_t cstr[TENSOR_MAX_DIMS];
+    int64_t acc = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        cstr[d] = acc;
+        acc *= t->shape[d] > 0 ? t->shape[d] : 1;
+    }
+    AtenTensorHandle host = NULL;
+    if (aoti_torch_empty_strided(t->ndim, t->shape, cstr, dcode, tabi_device_cpu(), 0, &host)) {
+        strbuf_addf(err, "tensor %s: could not allocate a host copy (%llu elements)", name,
+                    (unsigned long long)numel);
+        return -1;
+    }
+    void *data = NULL;
+    int rc = -1;
+    if (aoti_torch_copy_(host, h, 0)) strbuf_addf(err, "tensor %s: copying it from %s failed (see stderr)", name,
+                                                  t->device);
+    else if (aoti_torch_get_data_ptr(host, &data) || !data) strbuf_addf(err, "tensor %s: no host data", name);
+    else {
+        tensor_rec view = *t;
+        view.strides = cstr;
+        tensor_stats tmp;
+        if (host_pass(data, dt, &view, max_values, sc, stats_done || !want_stats ? &tmp : &t->stats) == 0) {
+            t->values = view.values;
+            t->nvalues = view.nvalues;
+            t->values_complete = view.values_complete;
+            if (want_stats) t->has_stats = 1;
+            rc = 0;
+        } else {
+            strbuf_addf(err, "tensor %s: could not read its elements", name);
+        }
+    }
+    aoti_torch_delete_tensor_object(host);
+    return rc;
+}

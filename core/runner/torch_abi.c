@@ -1,0 +1,144 @@
+/* torch_abi.c — dtype table, device codes and CUDA runtime lookup (torch_abi.h). */
+#define _GNU_SOURCE
+#include "torch_abi.h"
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aoti_abi.h"
+
+static dtype_entry dtypes[] = {
+    {"float32", DK_F32, 4, 0, 0},   {"float16", DK_F16, 2, 0, 0},   {"bfloat16", DK_BF16, 2, 0, 0},
+    {"float64", DK_F64, 8, 0, 0},   {"int64", DK_I64, 8, 0, 0},     {"int32", DK_I32, 4, 0, 0},
+    {"int16", DK_I16, 2, 0, 0},     {"int8", DK_I8, 1, 0, 0},       {"uint8", DK_U8, 1, 0, 0},
+    {"bool", DK_BOOL, 1, 0, 0},     {"float8_e4m3fn", DK_F8E4M3, 1, 0, 0},
+    {"float8_e5m2", DK_F8E5M2, 1, 0, 0},
+};
+#define NDTYPES (sizeof dtypes / sizeof *dtypes)
+
+static int32_t dev_cpu, dev_cuda;
+static cuda_rt cuda;
+static int inited;
+
+static void *find_cuda_sym(void *lib, const char *name)
+{
+    void *p = dlsym(RTLD_DEFAULT, name);
+    if (!p && lib) p = dlsym(lib, name);
+    return p;
+}
+
+void tabi_init(void)
+{
+    if (inited) return;
+    inited = 1;
+    dev_cpu = aoti_torch_device_type_cpu();
+    dev_cuda = aoti_torch_device_type_cuda();
+    int32_t (*getters[])(void) = {aoti_torch_dtype_float32, aoti_torch_dtype_float16, aoti_torch_dtype_bfloat16,
+                                  aoti_torch_dtype_float64, aoti_torch_dtype_int64, aoti_torch_dtype_int32,
+                                  aoti_torch_dtype_int16, aoti_torch_dtype_int8, aoti_torch_dtype_uint8,
+                                  aoti_torch_dtype_bool};
+    for (size_t i = 0; i < sizeof getters / sizeof *getters; i++) {
+        dtypes[i].code = getters[i]();
+        dtypes[i].present = 1;
+    }
+    /* optional in older builds: look them up rather than link them */
+    static const char *f8[] = {"aoti_torch_dtype_float8_e4m3fn", "aoti_torch_dtype_float8_e5m2"};
+    for (size_t i = 0; i < 2; i++) {
+        int32_t (*g)(void) = (int32_t (*)(void))dlsym(RTLD_DEFAULT, f8[i]);
+        if (g) {
+            dtypes[10 + i].code = g();
+            dtypes[10 + i].present = 1;
+        }
+    }
+    /* libtorch_cuda pulls in libcudart; it may sit in the global scope or only
+     * as a dependency: try the scope first, then a loaded copy by soname. */
+    void *lib = NULL;
+    if (!dlsym(RTLD_DEFAULT, "cudaDeviceSynchronize")) {
+        static const char *sonames[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"};
+        for (size_t i = 0; i < 4 && !lib; i++) lib = dlopen(sonames[i], RTLD_NOW | RTLD_NOLOAD);
+    }
+    cuda.device_synchronize = (int (*)(void))find_cuda_sym(lib, "cudaDeviceSynchronize");
+    cuda.get_last_error = (int (*)(void))find_cuda_sym(lib, "cudaGetLastError");
+    cuda.get_error_string = (const char *(*)(int))find_cuda_sym(lib, "cudaGetErrorString");
+    cuda.get_device_count = (int (*)(int *))find_cuda_sym(lib, "cudaGetDeviceCount");
+    cuda.get_device_properties = (int (*)(void *, int))find_cuda_sym(lib, "cudaGetDeviceProperties");
+    cuda.device_get_attribute = (int (*)(int *, int, int))find_cuda_sym(lib, "cudaDeviceGetAttribute");
+}
+
+int32_t tabi_device_cpu(void) { return dev_cpu; }
+int32_t tabi_device_cuda(void) { return dev_cuda; }
+const cuda_rt *tabi_cuda(void) { return &cuda; }
+
+const dtype_entry *tabi_dtype_by_code(int32_t code)
+{
+    for (size_t i = 0; i < NDTYPES; i++)
+        if (dtypes[i].present && dtypes[i].code == code) return &dtypes[i];
+    return NULL;
+}
+
+const dtype_entry *tabi_dtype_by_name(const char *name)
+{
+    for (size_t i = 0; i < NDTYPES; i++)
+        if (dtypes[i].present && !strcmp(dtypes[i].name, name)) return &dtypes[i];
+    return NULL;
+}
+
+int tabi_cuda_info(char *name, size_t name_len, char *cc, size_t cc_len)
+{
+    int n = 0;
+    if (name_len) name[0] = 0;
+    if (cc_len) cc[0] = 0;
+    if (!cuda.get_device_count || cuda.get_device_count(&n) != 0 || n <= 0) {
+        if (cuda.get_last_error) cuda.get_last_error();   /* clear "no device" */
+        return 0;
+    }
+    if (cuda.get_device_properties) {
+        /* cudaDeviceProp's layout changes between CUDA versions, but `char
+         * name[256]` is its first member in all of them; the buffer is far
+         * larger than any version's struct. */
+        char *prop = calloc(1, 16384);
+        if (prop && cuda.get_device_properties(prop, 0) == 0) snprintf(name, name_len, "%.255s", prop);
+        free(prop);
+    }
+    int major = 0, minor = 0;
+    /* cudaDevAttrComputeCapabilityMajor = 75, ...Minor = 76 (stable enum values) */
+    if (cuda.device_get_attribute && cuda.device_get_attribute(&major, 75, 0) == 0 &&
+        cuda.device_get_attribute(&minor, 76, 0) == 0)
+        snprintf(cc, cc_len, "%d.%d", major, minor);
+    return n;
+}
+
+int tabi_cuda_sync_check(char *buf, size_t len)
+{
+    if (!cuda.device_synchronize) return 0;
+    int e = cuda.device_synchronize();
+    if (e == 0 && cuda.get_last_error) e = cuda.get_last_error();
+    if (e != 0) {
+        const char *s = cuda.get_error_string ? cuda.get_error_string(e) : NULL;
+        snprintf(buf, len, "CUDA error: %s (code %d)", s ? s : "unknown error", e);
+    }
+    return e;
+}
+
+int tabi_parse_device(const char *s, int default_index, int32_t *type, int32_t *index)
+{
+    if (!strcmp(s, "cpu")) {
+        *type = dev_cpu;
+        *index = 0;
+        return 0;
+    }
+    if (strncmp(s, "cuda", 4)) return -1;
+    *type = dev_cuda;
+    if (s[4] == 0) {
+        *index = default_index;
+        return 0;
+    }
+    if (s[4] != ':' || !s[5] || strlen(s + 5) > 4) return -1;
+    int v = 0;
+    for (const char *p = s + 5; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        v = v * 10 + (*p - '0');
+    }
+    *index = v;
+    return 0;
+}

@@ -1,0 +1,500 @@
+"""aotidbg-runner driven directly over its protocol socket (fd 3), with real
+AOTI packages compiled by torch on CPU: hooks and kernel boundaries, stepping
+and breaks, statistics and values checked against torch, input building,
+errors. The protocol is packed here with struct, independently of
+core/protocol.c, so a framing bug on either side shows up.
+"""
+import math
+import os
+import select
+import socket
+import struct
+import subprocess
+import time
+import zipfile
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+# message types (core/protocol.h)
+HELLO, LOADED, KERNEL, TENSOR, STOPPED, ERROR, DONE = 1, 2, 3, 4, 5, 6, 7
+LOAD, INPUT, CONTROL, RUN, QUIT = 16, 17, 18, 19, 20
+STEP, CONTINUE, RUN_TO_INDEX, RUN_TO_NAME = 0, 1, 2, 3
+STOP_STEP, STOP_INDEX, STOP_NAME, STOP_NAN, STOP_ERROR, STOP_START = range(6)
+BREAK_EACH, BREAK_ERROR, BREAK_NAN = 1, 2, 4
+FILL = {"randn": 0, "zeros": 1, "ones": 2, "arange": 3, "full": 4, "file": 5}
+KSTAT = {0: "pending", 1: "ok", 2: "nan", 3: "error"}
+DTYPE_NAME = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16",
+              torch.float64: "float64", torch.int64: "int64", torch.int32: "int32",
+              torch.int16: "int16", torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool"}
+
+
+def s_(text):
+    b = text.encode()
+    return struct.pack("<I", len(b)) + b
+
+
+def frame(t, body=b""):
+    return struct.pack("<IB", len(body) + 1, t) + body
+
+
+def load_msg(so, cubin, device="cpu", flags=0, max_values=1 << 20):
+    return frame(LOAD, s_(so) + s_(cubin) + s_(device) + struct.pack("<IQ", flags, max_values))
+
+
+def input_msg(i, dtype, shape, fill="randn", seed=0, value=0.0, raw=""):
+    return frame(INPUT, struct.pack("<I", i) + s_(dtype) + s_("cpu") + struct.pack("<I", len(shape))
+                 + b"".join(struct.pack("<q", d) for d in shape)
+                 + struct.pack("<BQd", FILL[fill], seed, value) + s_(raw))
+
+
+def control_msg(cmd=CONTINUE, arg=-1, name="", flags=0):
+    return frame(CONTROL, struct.pack("<Bq", cmd, arg) + s_(name) + struct.pack("<I", flags))
+
+
+class Reader:
+    def __init__(self, b):
+        self.b, self.o = b, 0
+
+    def take(self, fmt):
+        v = struct.unpack_from("<" + fmt, self.b, self.o)
+        self.o += struct.calcsize("<" + fmt)
+        return v if len(v) > 1 else v[0]
+
+    def str(self):
+        n = self.take("I")
+        v = self.b[self.o:self.o + n].decode()
+        self.o += n
+        return v
+
+    def dims(self):
+        return [self.take("q") for _ in range(self.take("I"))]
+
+
+def decode(t, body):
+    r = Reader(body)
+    m = {"type": t}
+    if t == HELLO:
+        m.update(version=r.take("I"), runner=r.str(), torch=r.str(), pid=r.take("q"), ncuda=r.take("q"),
+                 gpu=r.str(), cc=r.str())
+    elif t == LOADED:
+        m.update(n_inputs=r.take("I"), n_outputs=r.take("I"))
+        m["names"] = [r.str() for _ in range(r.take("I"))]
+    elif t == KERNEL:
+        m.update(index=r.take("q"), name=r.str(), phase=r.take("B"), status=KSTAT[r.take("B")],
+                 t_us=r.take("d"), duration_us=r.take("d"))
+    elif t == TENSOR:
+        m.update(kernel=r.take("q"), phase=r.take("B"), name=r.str(), dtype=r.str(), device=r.str(),
+                 shape=r.dims(), strides=r.dims())
+        if r.take("B"):
+            keys = ["numel", "finite", "nan", "posinf", "neginf", "zeros", "subnormal"]
+            st = dict(zip(keys, r.take("7Q")))
+            st.update(zip(["min", "max", "mean", "std"], r.take("4d")))
+            m["stats"] = st
+        m["values"] = [r.take("d") for _ in range(r.take("I"))]
+        m["complete"] = r.take("B")
+    elif t == STOPPED:
+        m.update(kernel=r.take("q"), phase=r.take("B"), reason=r.take("B"))
+    elif t == ERROR:
+        m.update(kernel=r.take("q"), text=r.str())
+    elif t == DONE:
+        m.update(status=r.take("q"))
+    else:
+        raise AssertionError(f"runner sent unknown type {t}")
+    assert r.o == len(body), f"type {t}: {len(body) - r.o} trailing bytes"
+    return m
+
+
+class Runner:
+    """One aotidbg-runner process with our end of its socketpair."""
+
+    def __init__(self, path, env=None):
+        ours, theirs = socket.socketpair()
+        fd = theirs.fileno()
+
+        def child():
+            os.dup2(fd, 3)
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        self.p = subprocess.Popen([path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(3,),
+                                  preexec_fn=child, env=full_env)
+        theirs.close()
+        self.sock, self.buf, self.msgs = ours, b"", []
+
+    def send(self, *frames):
+        self.sock.sendall(b"".join(frames))
+
+    def recv(self, timeout=60):
+        deadline = time.time() + timeout
+        while True:
+            if len(self.buf) >= 4:
+                n = struct.unpack_from("<I", self.buf)[0]
+                if len(self.buf) >= 4 + n:
+                    t, body = self.buf[4], self.buf[5:4 + n]
+                    self.buf = self.buf[4 + n:]
+                    m = decode(t, body)
+                    self.msgs.append(m)
+                    return m
+            left = deadline - time.time()
+            if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+                raise AssertionError(f"runner silent for {timeout}s; got {self.msgs[-3:]}")
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                return None
+            self.buf += chunk
+
+    def until(self, *types, timeout=60):
+        """Messages up to and including the first of the given types."""
+        got = []
+        while True:
+            m = self.recv(timeout)
+            assert m is not None, f"runner closed the socket; stderr: {self.finish()[1]}"
+            got.append(m)
+            if m["type"] in types:
+                return got
+
+    def finish(self, timeout=60):
+        self.sock.close()
+        out, err = self.p.communicate(timeout=timeout)
+        return self.p.returncode, err.decode(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def models(package, tmp_path_factory):
+    """name -> (so, cubin_dir, example inputs, expected outputs) for extracted packages."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            pkg = package(name)
+            d = tmp_path_factory.mktemp(name)
+            with zipfile.ZipFile(pkg) as z:
+                z.extractall(d)
+            so = next(os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if f.endswith(".wrapper.so"))
+            base = pkg[:-len(".pt2")]
+            inputs = torch.load(base + ".inputs.pt")
+            expected = torch.load(base + ".expected.pt")
+            if isinstance(expected, torch.Tensor):
+                expected = (expected,)
+            cache[name] = (so, os.path.dirname(so), inputs, tuple(expected), d)
+        return cache[name]
+    return get
+
+
+def file_inputs(tensors, d):
+    """INPUT frames that hand the exact tensors over as raw files."""
+    frames = []
+    for i, t in enumerate(tensors):
+        path = os.path.join(d, f"in{i}.raw")
+        t = t.contiguous()
+        with open(path, "wb") as f:
+            f.write(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+        frames.append(input_msg(i, DTYPE_NAME[t.dtype], list(t.shape), "file", raw=path))
+    return frames
+
+
+def start(runner, so, cubin, frames, ctl, env=None, max_values=1 << 20):
+    r = Runner(runner, env)
+    hello = r.recv()
+    assert hello["type"] == HELLO and hello["version"] == 1 and hello["pid"] == r.p.pid
+    r.send(load_msg(so, cubin, max_values=max_values))
+    loaded = r.until(LOADED, DONE)[-1]
+    assert loaded["type"] == LOADED, r.msgs
+    r.send(*frames, ctl, frame(RUN))
+    return r, loaded
+
+
+def torch_stats(t):
+    """What model.h's tensor_stats should say, computed by torch."""
+    f = t.double().flatten()
+    fin = f[torch.isfinite(f)]
+    sub = 0
+    if t.dtype.is_floating_point:
+        tiny = torch.finfo(t.dtype).tiny
+        a = t.float().abs().flatten() if t.dtype != torch.float64 else f.abs()
+        sub = int(((a > 0) & (a < tiny)).sum())
+    return {
+        "numel": f.numel(), "finite": fin.numel(), "nan": int(torch.isnan(f).sum()),
+        "posinf": int((f == math.inf).sum()), "neginf": int((f == -math.inf).sum()),
+        "zeros": int((f == 0).sum()), "subnormal": sub,
+        "min": float(fin.min()) if fin.numel() else math.nan, "max": float(fin.max()) if fin.numel() else math.nan,
+        "mean": float(fin.mean()) if fin.numel() else math.nan,
+        "std": float(fin.std()) if fin.numel() > 1 else math.nan,
+    }
+
+
+def assert_stats(got, want, what):
+    for k in ("numel", "finite", "nan", "posinf", "neginf", "zeros", "subnormal"):
+        assert got[k] == want[k], f"{what}: {k} {got[k]} != torch {want[k]}"
+    for k in ("min", "max", "mean", "std"):
+        if math.isnan(want[k]):
+            assert math.isnan(got[k]), f"{what}: {k} {got[k]}, torch says nan"
+        else:
+            assert got[k] == pytest.approx(want[k], rel=1e-9, abs=1e-12), f"{what}: {k}"
+
+
+def kernels_of(msgs):
+    return [m for m in msgs if m["type"] == KERNEL]
+
+
+def test_full_run_matches_torch(runner, models, tmp_path):
+    so, cubin, inputs, expected, _ = models("mlp_ln")
+    r, loaded = start(runner, so, cubin, file_inputs(inputs, tmp_path), control_msg())
+    assert loaded["n_inputs"] == 2 and len(loaded["names"]) == 2 and all(loaded["names"])
+    msgs = r.until(DONE)
+    assert msgs[-1]["status"] == 0, [m for m in msgs if m["type"] == ERROR]
+    ks = kernels_of(msgs)
+    n = len(ks) // 2
+    assert n >= 3
+    # each kernel: KERNEL before, its tensors, KERNEL after; indices in order
+    for i in range(n):
+        b, a = ks[2 * i], ks[2 * i + 1]
+        assert (b["index"], b["phase"], a["index"], a["phase"]) == (i, 0, i, 1)
+        assert b["name"] == a["name"] and b["name"]
+        assert a["status"] == "ok" and a["duration_us"] >= 0 and a["t_us"] >= b["t_us"]
+        ts = [m for m in msgs if m["type"] == TENSOR and m["kernel"] == i]
+        assert {t["phase"] for t in ts} == {0, 1}
+    # outputs: values equal eager torch; stats equal torch's on the same numbers
+    outs = [m for m in msgs if m["type"] == TENSOR and m["kernel"] == -1]
+    assert [o["name"] for o in outs] == [f"output{i}" for i in range(len(expected))]
+    for o, e in zip(outs, expected):
+        assert o["shape"] == list(e.shape) and o["dtype"] == DTYPE_NAME[e.dtype] and o["complete"] == 1
+        got = torch.tensor(o["values"], dtype=torch.float64).reshape(e.shape)
+        assert torch.allclose(got, e.double(), rtol=1e-4, atol=1e-5)
+        assert_stats(o["stats"], torch_stats(got.to(e.dtype)), o["name"])
+    # an input's before-tensor carries exactly the bytes we sent
+    arg = [m for m in msgs if m["type"] == TENSOR and m["name"] == loaded["names"][0] and m["phase"] == 0]
+    if arg:
+        assert arg[0]["values"] == inputs[0].double().flatten().tolist()
+    rc, err = r.finish()
+    assert rc == 0, err
+
+
+def test_every_dtype_stats_match_torch(runner, models, tmp_path):
+    so, cubin, inputs, expected, _ = models("runner_dtypes")
+    inputs = list(inputs)
+    x = inputs[0].clone()   # special values: the counts must see them, min/max/mean/std must not
+    x[0, :6] = torch.tensor([math.nan, math.inf, -math.inf, 0.0, -0.0, 1e-40])
+    inputs[0] = x
+    h = inputs[1].clone()
+    h[0, 0] = 1e-6           # a float16 subnormal, normal as a double
+    inputs[1] = h
+    r, loaded = start(runner, so, cubin, file_inputs(inputs, tmp_path), control_msg())
+    msgs = r.until(DONE)
+    assert msgs[-1]["status"] == 0, [m for m in msgs if m["type"] == ERROR]
+    seen = set()
+    for m in msgs:
+        if m["type"] == TENSOR and m["phase"] == 0 and m["name"] in loaded["names"]:
+            i = loaded["names"].index(m["name"])
+            assert m["dtype"] == DTYPE_NAME[inputs[i].dtype]
+            assert_stats(m["stats"], torch_stats(inputs[i]), f"input {i} {m['dtype']}")
+            seen.add(m["dtype"])
+    assert seen == set(DTYPE_NAME.values()), seen
+    outs = [m for m in msgs if m["type"] == TENSOR and m["kernel"] == -1]
+    assert len(outs) == 7
+    with torch.no_grad():
+        eager = __import__("model_runner").Dtypes()(*inputs)
+    for o, e in zip(outs, eager):
+        assert o["dtype"] == DTYPE_NAME[e.dtype]
+        assert_stats(o["stats"], torch_stats(e), f"{o['name']} {o['dtype']}")
+        want = e.double().flatten()
+        got = torch.tensor(o["values"], dtype=torch.float64)
+        assert torch.equal(torch.isnan(got), torch.isnan(want))
+        ok = ~torch.isnan(want)
+        assert torch.allclose(got[ok], want[ok], rtol=1e-2, atol=1e-2), o["name"]
+    assert {o["dtype"] for o in outs} == {"float16", "bfloat16", "bool", "float64", "int16", "uint8", "int64"}
+    r.finish()
+
+
+def splitmix64(state):
+    state = (state + 0x9E3779B97F4A7C15) & (2**64 - 1)
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+    return state, z ^ (z >> 31)
+
+
+def documented_randn(seed, n):
+    """The generator core/runner/input_build.h documents, written from its text."""
+    out, s = [], seed
+    while len(out) < n:
+        s, a = splitmix64(s)
+        s, b = splitmix64(s)
+        u1 = ((a >> 11) + 1) * 2.0**-53
+        u2 = (b >> 11) * 2.0**-53
+        rad = math.sqrt(-2 * math.log(u1))
+        out += [rad * math.cos(2 * math.pi * u2), rad * math.sin(2 * math.pi * u2)]
+    return out[:n]
+
+
+def test_generated_inputs(runner, models):
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    frames = [input_msg(0, "float32", list(inputs[0].shape), "randn", seed=7),
+              input_msg(1, "int64", list(inputs[1].shape), "arange")]
+    r, loaded = start(runner, so, cubin, frames, control_msg())
+    msgs = r.until(DONE)
+    assert msgs[-1]["status"] == 0
+    before = {m["name"]: m for m in msgs if m["type"] == TENSOR and m["phase"] == 0}
+    x = before.get(loaded["names"][0])
+    if x:
+        want = torch.tensor(documented_randn(7, inputs[0].numel()), dtype=torch.float32).double().tolist()
+        assert x["values"] == want
+    idx = before.get(loaded["names"][1])
+    if idx:
+        assert idx["values"] == [float(i) for i in range(inputs[1].numel())]
+    r.finish()
+
+
+def test_stepping_and_breaks(runner, models, tmp_path):
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    frames = file_inputs(inputs, tmp_path)
+    # reference order of kernels
+    r, _ = start(runner, so, cubin, frames, control_msg())
+    names = [k["name"] for k in kernels_of(r.until(DONE)) if k["phase"] == 0]
+    r.finish()
+    # STEP: a stop at start, then one before every kernel
+    r, _ = start(runner, so, cubin, frames, control_msg(STEP))
+    st = r.until(STOPPED)[-1]
+    assert (st["kernel"], st["reason"]) == (-1, STOP_START)
+    for i in range(len(names)):
+        r.send(control_msg(STEP))
+        got = r.until(STOPPED)
+        st = got[-1]
+        assert (st["kernel"], st["phase"], st["reason"]) == (i, 0, STOP_STEP)
+        k = kernels_of(got)[-1]
+        assert (k["index"], k["phase"], k["name"]) == (i, 0, names[i])
+        # nothing of kernel i ran yet: no after-event for it
+        assert not [m for m in got if m["type"] == TENSOR and m["kernel"] == i]
+    r.send(control_msg(CONTINUE))
+    assert r.until(DONE)[-1]["status"] == 0
+    assert r.finish()[0] == 0
+    # run to index, then to a name, then continue
+    target = len(names) - 1
+    r, _ = start(runner, so, cubin, frames, control_msg(RUN_TO_INDEX, arg=1))
+    st = r.until(STOPPED)[-1]
+    assert (st["kernel"], st["reason"]) == (1, STOP_INDEX)
+    r.send(control_msg(RUN_TO_NAME, name=names[target]))
+    st = r.until(STOPPED)[-1]
+    assert st["reason"] == STOP_NAME and names[st["kernel"]] == names[target] and st["kernel"] > 1
+    r.send(control_msg(CONTINUE))
+    assert r.until(DONE)[-1]["status"] == 0
+    r.finish()
+    # BREAK_EACH_KERNEL under CONTINUE; QUIT at a stop ends the process at once
+    r, _ = start(runner, so, cubin, frames, control_msg(CONTINUE, flags=BREAK_EACH))
+    st = r.until(STOPPED)[-1]
+    assert (st["kernel"], st["reason"]) == (0, STOP_STEP)
+    r.send(frame(QUIT))
+    rc, err = r.finish(timeout=20)
+    assert rc == 0, err
+
+
+def test_break_on_nan(runner, models, tmp_path):
+    so, cubin, inputs, _, _ = models("runner_nan")
+    frames = file_inputs(inputs, tmp_path)
+    r, _ = start(runner, so, cubin, frames, control_msg())
+    ks = [k for k in kernels_of(r.until(DONE)) if k["phase"] == 1]
+    r.finish()
+    first_nan = next(k for k in ks if k["status"] == "nan")
+    assert "log" in first_nan["name"]
+    assert all(k["status"] == "ok" for k in ks[:first_nan["index"]])
+    r, _ = start(runner, so, cubin, frames, control_msg(CONTINUE, flags=BREAK_NAN))
+    got = r.until(STOPPED)
+    st = got[-1]
+    assert (st["kernel"], st["phase"], st["reason"]) == (first_nan["index"], 1, STOP_NAN)
+    after = [m for m in got if m["type"] == TENSOR and m["kernel"] == st["kernel"] and m["phase"] == 1]
+    assert any(t["stats"]["nan"] > 0 for t in after)
+    r.send(control_msg(CONTINUE, flags=BREAK_NAN))   # the NaN stop comes once per run
+    msgs = r.until(DONE)
+    assert msgs[-1]["status"] == 0 and not [m for m in msgs if m["type"] == STOPPED]
+    r.finish()
+
+
+def test_input_errors(runner, models, tmp_path):
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    # wrong count: refused before Run (which would abort)
+    r, _ = start(runner, so, cubin, [input_msg(0, "float32", list(inputs[0].shape))], control_msg())
+    msgs = r.until(DONE)
+    err = [m for m in msgs if m["type"] == ERROR]
+    assert err and err[0]["text"] == "model takes 2 inputs, the spec gives 1" and msgs[-1]["status"] == 1
+    assert r.finish()[0] == 1
+    # raw file of the wrong size names the input
+    bad = tmp_path / "short.raw"
+    bad.write_bytes(b"\0" * 12)
+    frames = [input_msg(0, "float32", list(inputs[0].shape), "file", raw=str(bad)),
+              input_msg(1, "int64", list(inputs[1].shape), "zeros")]
+    r, _ = start(runner, so, cubin, frames, control_msg())
+    msgs = r.until(DONE)
+    text = [m for m in msgs if m["type"] == ERROR][0]["text"]
+    assert text.startswith("input 0:") and "12 bytes" in text and msgs[-1]["status"] == 1
+    r.finish()
+
+
+def test_load_errors(runner, tmp_path):
+    r = Runner(runner)
+    assert r.recv()["type"] == HELLO
+    r.send(load_msg(str(tmp_path / "missing.so"), ""))
+    msgs = r.until(DONE)
+    assert "missing.so" in msgs[0]["text"] and msgs[-1]["status"] == 1
+    assert r.finish()[0] == 1
+    # a library that is not an AOTI model
+    notmodel = subprocess.run(["python3", "-c", "import ctypes.util;print(ctypes.util.find_library('m'))"],
+                              capture_output=True, text=True).stdout.strip()
+    libm = next((p for p in ("/lib/x86_64-linux-gnu/" + notmodel, "/usr/lib/x86_64-linux-gnu/" + notmodel)
+                 if os.path.exists(p)), None)
+    if libm:
+        r = Runner(runner)
+        r.recv()
+        r.send(load_msg(libm, ""))
+        msgs = r.until(DONE)
+        assert "AOTInductorModelContainerCreateWithDevice" in msgs[0]["text"]
+        r.finish()
+    # cuda on a box without it, or garbage
+    r = Runner(runner)
+    hello = r.recv()
+    r.send(frame(99, b"xx"))
+    msgs = r.until(DONE)
+    assert "bad message" in msgs[0]["text"] and r.finish()[0] == 2
+    if hello["ncuda"] == 0:
+        r = Runner(runner)
+        r.recv()
+        r.send(load_msg("/nonexistent.so", "", device="cuda"))
+        msgs = r.until(DONE)
+        assert "no CUDA device" in msgs[0]["text"]
+        r.finish()
+
+
+def test_hooks_count_only(runner, models, tmp_path):
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    r, _ = start(runner, so, cubin, file_inputs(inputs, tmp_path), control_msg(STEP),
+                 env={"AOTIDBG_RUNNER_RECORD": "0"})
+    msgs = r.until(DONE)
+    assert msgs[-1]["status"] == 0
+    assert not kernels_of(msgs) and not [m for m in msgs if m["type"] == STOPPED]
+    assert len([m for m in msgs if m["type"] == TENSOR]) == 1   # just the output
+    rc, err = r.finish()
+    assert rc == 0 and "hook events" in err
+
+
+def test_values_cap(runner, models, tmp_path):
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    r, _ = start(runner, so, cubin, file_inputs(inputs, tmp_path), control_msg(), max_values=5)
+    msgs = r.until(DONE)
+    ts = [m for m in msgs if m["type"] == TENSOR]
+    assert ts and all(len(t["values"]) == min(5, t["stats"]["numel"]) for t in ts)
+    assert all(t["complete"] == (t["stats"]["numel"] <= 5) for t in ts)
+    r.finish()
+
+
+def test_bench_mode(runner, models):
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    args = [f"float32:{'x'.join(map(str, inputs[0].shape))}:randn",
+            f"int64:{'x'.join(map(str, inputs[1].shape))}:zeros"]
+    for mode in ("off", "record"):
+        p = subprocess.run([runner, "--bench", so, cubin, "cpu", "20", mode] + args, capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        fields = dict(kv.split("=") for kv in p.stdout.split())
+        assert fields["mode"] == mode and float(fields["us_per_run"]) > 0
+        assert float(fields["events_per_run"]) > 0
+        assert (int(fields["kernels_per_run"]) > 0) == (mode == "record")

@@ -1,0 +1,55 @@
+"""Packages for the runner's protocol tests (tests/integration/test_runner_proto.py).
+
+runner_dtypes: one input of every dtype the runner builds (float32 float16
+               bfloat16 int32 bool float64 int8 int16 uint8 int64) and outputs
+               in float16, bfloat16, bool, float64, int16, uint8 and int64, so
+               the statistics of each dtype are checked against torch.
+runner_nan:    Linear -> log -> Linear: the log kernel turns negative
+               activations into NaN, for the break-on-NaN stop.
+Both are built with the intermediate-value printer at level 1 (make_models.py).
+"""
+import torch
+from torch import nn
+
+
+class Dtypes(nn.Module):
+    def forward(self, x, h, b, i, m, d, k, s, u, l):
+        y = (x + h.float() + b.float()) * i.float()
+        y = torch.where(m, y, torch.zeros_like(y))
+        return y.half(), y.bfloat16(), y > 0, d * 2.0, k.to(torch.int16) * s, u + 1, l * 3
+
+
+class NanNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(8, 8)
+        self.l2 = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.l2(torch.log(self.l1(x)))
+
+
+def runner_dtypes():
+    g = torch.Generator().manual_seed(3)
+    shape = (4, 8)
+    inputs = (
+        torch.randn(shape, generator=g),
+        torch.randn(shape, generator=g).half(),
+        torch.randn(shape, generator=g).bfloat16(),
+        torch.randint(-3, 4, shape, generator=g, dtype=torch.int32),
+        torch.rand(shape, generator=g) > 0.3,
+        torch.randn(3, generator=g, dtype=torch.float64),
+        torch.randint(-100, 100, (5,), generator=g, dtype=torch.int8),
+        torch.randint(-300, 300, (5,), generator=g, dtype=torch.int16),
+        torch.randint(0, 250, (5,), generator=g, dtype=torch.uint8),
+        torch.randint(-1000, 1000, (5,), generator=g, dtype=torch.int64),
+    )
+    return {"module": Dtypes().eval(), "inputs": inputs, "dynamic": None}
+
+
+def runner_nan():
+    torch.manual_seed(4)
+    return {"module": NanNet().eval(), "inputs": (torch.randn(4, 8),), "dynamic": None}
+
+
+MODELS = {"runner_dtypes": runner_dtypes, "runner_nan": runner_nan}
