@@ -1,0 +1,183 @@
+/* test_tui_actions.c — the action table: default keys, key names, user
+ * overrides from keys.yaml (with file:line:col errors that keep the
+ * defaults), the generated help, the `:` command line and the prompt editor. */
+#include <curses.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "actions.h"
+#include "check.h"
+#include "test_tui_fixture.h"
+
+static void test_defaults(void)
+{
+    actions_bind_defaults();
+    CHECK(actions_for_key('j') == actions_find("down"));
+    CHECK(actions_for_key(KEY_DOWN) == actions_find("down"));
+    CHECK(actions_for_key('k') == actions_find("up"));
+    CHECK(actions_for_key(KEY_NPAGE) == actions_find("page-down"));
+    CHECK(actions_for_key(KEY_HOME) == actions_find("top"));
+    CHECK(actions_for_key('G') == actions_find("bottom"));
+    CHECK(actions_for_key('\t') == actions_find("next-pane"));
+    CHECK(actions_for_key(KEY_BTAB) == actions_find("prev-pane"));
+    CHECK(actions_for_key('1') == actions_find("pane-router"));
+    CHECK(actions_for_key('4') == actions_find("pane-inspector"));
+    CHECK(actions_for_key('/') == actions_find("search"));
+    CHECK(actions_for_key('s') == actions_find("step"));
+    CHECK(actions_for_key('c') == actions_find("continue"));
+    CHECK(actions_for_key('r') == actions_find("restart"));
+    CHECK(actions_for_key('b') == actions_find("break"));
+    CHECK(actions_for_key('z') == actions_find("zoom"));
+    CHECK(actions_for_key('?') == actions_find("help"));
+    CHECK(actions_for_key(':') == actions_find("command"));
+    CHECK(actions_for_key('q') == actions_find("quit"));
+    CHECK(actions_for_key('\r') == actions_find("next-step"));
+    /* every default key name in the table parses, and no two actions share a key */
+    int owner[ACTION_MAX_KEYCODE] = {0};
+    for (size_t i = 0; i < actions_count(); i++) {
+        char tmp[128];
+        snprintf(tmp, sizeof tmp, "%s", actions_get(i)->keys);
+        for (char *sv = NULL, *t = strtok_r(tmp, " ", &sv); t; t = strtok_r(NULL, " ", &sv)) {
+            int k = key_from_name(t);
+            CHECK(k >= 0);
+            if (k >= 0) {
+                CHECK(owner[k] == 0);
+                owner[k] = (int)i + 1;
+                char nb[32];
+                CHECK_STR(keyname_of(k, nb, sizeof nb), t);   /* names round-trip */
+            }
+        }
+    }
+}
+
+static void test_help_lists_every_action(void)
+{
+    actions_bind_defaults();
+    strbuf h = STRBUF_INIT;
+    actions_help_text(&h);
+    for (size_t i = 0; i < actions_count(); i++)
+        CHECK_CONTAINS(h.buf, actions_get(i)->name);
+    CHECK_CONTAINS(h.buf, "j Down");
+    strbuf_release(&h);
+}
+
+static char *write_keys(const char *text)
+{
+    static char path[] = "/tmp/aotidbg-keys-XXXXXX.yaml";
+    static int made;
+    if (!made) {
+        int fd = mkstemps(path, 5);
+        if (fd < 0)
+            abort();
+        close(fd);
+        made = 1;
+    }
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void test_user_keys(void)
+{
+    actions_bind_defaults();
+    strbuf err = STRBUF_INIT;
+    char *p = write_keys("keys:\n  step: [n, F10]\n  quit: Q\n  search-next: C-n\n");
+    CHECK(actions_load_keys(p, &err) == 0);
+    CHECK(actions_for_key('n') == actions_find("step"));
+    CHECK(actions_for_key(KEY_F(10)) == actions_find("step"));
+    CHECK(actions_for_key('s') == -1);            /* replaced, not added */
+    CHECK(actions_for_key('Q') == actions_find("quit"));
+    CHECK(actions_for_key('q') == -1);
+    CHECK(actions_for_key(14) == actions_find("search-next"));
+    strbuf h = STRBUF_INIT;
+    actions_help_text(&h);
+    CHECK_CONTAINS(h.buf, "n F10");                /* help follows the bindings */
+    strbuf_release(&h);
+
+    /* errors: file:line:col, and the bindings stay as they were */
+    actions_bind_defaults();
+    p = write_keys("keys:\n  step: x\n  stpe: y\n");
+    CHECK(actions_load_keys(p, &err) == -1);
+    CHECK_CONTAINS(err.buf, ":3:3: unknown action 'stpe'");
+    CHECK(actions_for_key('s') == actions_find("step"));
+    CHECK(actions_for_key('x') == -1);
+    strbuf_reset(&err);
+    p = write_keys("keys:\n  quit: [q, Hyper-Q]\n");
+    CHECK(actions_load_keys(p, &err) == -1);
+    CHECK_CONTAINS(err.buf, ":2:13: unknown key 'Hyper-Q'");
+    CHECK(actions_for_key('q') == actions_find("quit"));
+    strbuf_reset(&err);
+    p = write_keys("bindings: {}\n");
+    CHECK(actions_load_keys(p, &err) == -1);
+    CHECK_CONTAINS(err.buf, ":1:1: expected a mapping 'keys:'");
+    strbuf_reset(&err);
+    p = write_keys("keys: {step: s, step: t}\n");
+    CHECK(actions_load_keys(p, &err) == -1);
+    CHECK_CONTAINS(err.buf, "duplicate key 'step'");
+    /* XDG lookup */
+    strbuf_reset(&err);
+    setenv("XDG_CONFIG_HOME", "/nonexistent-aotidbg", 1);
+    CHECK(actions_load_user_keys(&err) == 0);      /* absent file is fine */
+    unlink(p);
+    strbuf_release(&err);
+}
+
+static void test_command_line_and_prompt(void)
+{
+    actions_bind_defaults();
+    session *s = fx_session(100);
+    app a;
+    app_init(&a, s, MODE_REPLAY);
+    a.owns_session = 1;
+    CHECK(actions_command(&a, "goto 42") & AF_HANDLED);
+    CHECK(a.panes[PANE_KERNELS].cursor == 42);
+    CHECK(actions_command(&a, "frobnicate") & AF_FAILED);
+    CHECK_CONTAINS(a.message.buf, "unknown action 'frobnicate'");
+    CHECK(actions_command(&a, "run-to 100000") & AF_FAILED);
+    /* typing ":goto 7<Enter>" through the key path */
+    actions_key(&a, ':');
+    CHECK(a.prompt == ':');
+    for (const char *p = "goto 77"; *p; p++)
+        actions_key(&a, *p);
+    actions_key(&a, KEY_BACKSPACE);
+    actions_key(&a, '\r');
+    CHECK(a.prompt == 0);
+    CHECK(a.panes[PANE_KERNELS].cursor == 7);
+    /* incremental search: each keystroke moves the selection */
+    actions_key(&a, 'g');
+    actions_key(&a, '/');
+    for (const char *p = "mul_s"; *p; p++)
+        actions_key(&a, *p);
+    CHECK(a.panes[PANE_KERNELS].cursor == 6);     /* first cpp_fused_mul_sum_2: extra kernel 3 */
+    actions_key(&a, '\n');
+    actions_key(&a, 'n');
+    CHECK(a.panes[PANE_KERNELS].cursor == 13);
+    actions_key(&a, 'N');
+    CHECK(a.panes[PANE_KERNELS].cursor == 6);
+    /* Esc cancels a prompt without running anything */
+    actions_key(&a, ':');
+    actions_key(&a, 'q');
+    actions_key(&a, 27);
+    CHECK(!a.quit && a.prompt == 0);
+    /* breakpoints and continue in replay */
+    actions_token(&a, "goto:50");
+    actions_token(&a, "b");
+    CHECK(a.break_kernel == 50);
+    actions_token(&a, "g");
+    actions_token(&a, "c");
+    CHECK(a.panes[PANE_KERNELS].cursor == 2);     /* the NaN kernel comes first */
+    actions_token(&a, "c");
+    CHECK(a.panes[PANE_KERNELS].cursor == 50);    /* then the breakpoint */
+    actions_token(&a, "r");
+    CHECK(a.panes[PANE_KERNELS].cursor == 0);
+    app_release(&a);
+}
+
+int main(void)
+{
+    RUN(test_defaults);
+    RUN(test_help_lists_every_action);
+    RUN(test_user_keys);
+    RUN(test_command_line_and_prompt);
+    return CHECK_DONE();
+}
