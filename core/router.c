@@ -680,7 +680,7 @@ void router_stream_finish(router_stream *s, route_result *out)
         route_evidence *o = &out->evidence[out->nevidence++];
         o->line = e->line;
         o->count = e->count;
-        o->route = rules->routes[pt->route].id;
+        o->route = arena_strdup(&out->arena, rules->routes[pt->route].id);
         o->role = pt->consequence ? "consequence" : "primary";
         o->text = arena_strdup(&out->arena, e->text);
         for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++)
@@ -779,7 +779,7 @@ void router_stream_finish(router_stream *s, route_result *out)
             reason = arena_printf(&out->arena, "weaker evidence (score %.1f vs %.1f); %s", t,
                                   sc[win].prim + sc[win].cons, where);
         route_also *al = &out->also[out->nalso++];
-        al->route = rules->routes[best].id;
+        al->route = arena_strdup(&out->arena, rules->routes[best].id);
         al->reason = reason;
         al->score = t;
     }

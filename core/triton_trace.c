@@ -224,7 +224,7 @@ static const char *first_symbol(arena *a, const char *expr)
 }
 
 int triton_trace_resolve(const char *wrapper, size_t wlen, const char *kernels, size_t klen, const char *tmp,
-                         const char *bound, arena *a, triton_trace *out, strbuf *err)
+                         const char *bound, const char *kernel_hint, arena *a, triton_trace *out, strbuf *err)
 {
     memset(out, 0, sizeof *out);
     out->param_pos = out->input_index = out->dim = -1;
@@ -238,15 +238,21 @@ int triton_trace_resolve(const char *wrapper, size_t wlen, const char *kernels, 
     /* search the wrapper (Triton sources) then kernel.cpp (C++ kernels) */
     const char *texts[2] = {wrapper, kernels}, *ends[2] = {wend, kend};
     const char *hit = NULL, *hit_text = NULL;
+    int hinted = 0;
     for (int t = 0; t < 2; t++) {
         if (!texts[t])
             continue;
         for (const char *p = texts[t]; (p = find_bounded(p, ends[t], msg)); p++) {
-            if (!hit) {
+            out->ncandidates++;
+            if (hinted)
+                continue;
+            const char *ne, *op, *nm = kernel_hint ? enclosing_kernel(texts[t], p, &ne, &op) : NULL;
+            if (nm && strlen(kernel_hint) == (size_t)(ne - nm) && !memcmp(nm, kernel_hint, (size_t)(ne - nm)))
+                hinted = 1;
+            if (!hit || hinted) {
                 hit = p;
                 hit_text = texts[t];
             }
-            out->ncandidates++;
         }
     }
     if (!hit) {
@@ -275,10 +281,12 @@ int triton_trace_resolve(const char *wrapper, size_t wlen, const char *kernels, 
             }
     }
     /* the call site, in the wrapper */
-    const char *call_name = arena_printf(a, "call_triton_%s", out->kernel), *cs;
-    const char *copen = find_call(wrapper, wend, call_name, &cs);
-    if (!copen) {
-        call_name = out->kernel;
+    /* `call_triton_poi_fused_x_0(...)` for kernel triton_poi_fused_x_0; the kernel itself on CPU */
+    const char *names[3] = {arena_printf(a, "call_%s", out->kernel), arena_printf(a, "call_triton_%s", out->kernel),
+                            out->kernel};
+    const char *call_name = NULL, *copen = NULL, *cs = NULL;
+    for (int i = 0; i < 3 && !copen; i++) {
+        call_name = names[i];
         copen = find_call(wrapper, wend, call_name, &cs);
     }
     if (!copen) {
@@ -345,7 +353,7 @@ int triton_trace_apply(route_result *r, const char *wrapper, size_t wlen, const 
     arena a = ARENA_INIT;
     triton_trace t;
     int rc = triton_trace_resolve(wrapper, wlen, kernels, klen, route_result_field(r, "tmp"),
-                                  route_result_field(r, "bound"), &a, &t, err);
+                                  route_result_field(r, "bound"), route_result_field(r, "kernel"), &a, &t, err);
     char num[32];
     if (t.kernel) {
         const char *old = route_result_field(r, "kernel");

@@ -38,10 +38,11 @@ typedef struct {
 } triton_trace;
 
 /* Resolves `tmp` < `bound` (as the assert printed them) in wrapper (wlen bytes)
- * and kernels (klen bytes, may be NULL/0). Fills what it finds even when it
- * returns -1 (e.g. kernel found, call site not). */
+ * and kernels (klen bytes, may be NULL/0). When several kernels hold the same
+ * condition, the one named kernel_hint (may be NULL) is taken, else the first.
+ * Fills what it finds even when it returns -1 (e.g. kernel found, call site not). */
 int triton_trace_resolve(const char *wrapper, size_t wlen, const char *kernels, size_t klen, const char *tmp,
-                         const char *bound, arena *a, triton_trace *out, strbuf *err);
+                         const char *bound, const char *kernel_hint, arena *a, triton_trace *out, strbuf *err);
 
 /* Adds the trace's facts to a triton-index-oob result as fields (kernel,
  * kernel_param, call_arg, size_var, input, input_index, dim, source_nodes) and
