@@ -498,3 +498,21 @@ def test_bench_mode(runner, models):
         assert fields["mode"] == mode and float(fields["us_per_run"]) > 0
         assert float(fields["events_per_run"]) > 0
         assert (int(fields["kernels_per_run"]) > 0) == (mode == "record")
+
+
+def test_printer_level2_hooks(runner, models, tmp_path):
+    """Level 2 calls aoti_torch_print_tensor_handle; the kernels must match level 1's."""
+    so1, cubin1, inputs, _, _ = models("runner_nan")
+    so2, cubin2, _, _, _ = models("runner_level2")
+    runs = []
+    for so, cubin in ((so1, cubin1), (so2, cubin2)):
+        r, _ = start(runner, so, cubin, file_inputs(inputs, tmp_path), control_msg())
+        msgs = r.until(DONE)
+        assert msgs[-1]["status"] == 0
+        runs.append(msgs)
+        r.finish()
+    k1 = [(k["index"], k["name"], k["status"]) for k in kernels_of(runs[0]) if k["phase"] == 1]
+    k2 = [(k["index"], k["name"], k["status"]) for k in kernels_of(runs[1]) if k["phase"] == 1]
+    assert k1 and k1 == k2
+    names = lambda msgs: [(m["kernel"], m["phase"], m["name"]) for m in msgs if m["type"] == TENSOR]
+    assert names(runs[0]) == names(runs[1])

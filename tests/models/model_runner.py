@@ -6,7 +6,9 @@ runner_dtypes: one input of every dtype the runner builds (float32 float16
                the statistics of each dtype are checked against torch.
 runner_nan:    Linear -> log -> Linear: the log kernel turns negative
                activations into NaN, for the break-on-NaN stop.
-Both are built with the intermediate-value printer at level 1 (make_models.py).
+runner_level2: runner_nan built with the printer at level 2, whose calls go
+               to aoti_torch_print_tensor_handle("<phase> - <kernel> - <arg>").
+The others are built with the printer at level 1 (make_models.py).
 """
 import torch
 from torch import nn
@@ -52,4 +54,10 @@ def runner_nan():
     return {"module": NanNet().eval(), "inputs": (torch.randn(4, 8),), "dynamic": None}
 
 
-MODELS = {"runner_dtypes": runner_dtypes, "runner_nan": runner_nan}
+def runner_level2():
+    spec = runner_nan()
+    spec["configs"] = {"aot_inductor.debug_intermediate_value_printer": "2"}
+    return spec
+
+
+MODELS = {"runner_dtypes": runner_dtypes, "runner_nan": runner_nan, "runner_level2": runner_level2}
