@@ -434,6 +434,29 @@ int package_open(package_t **out, const char *path, strbuf *err)
 
     int zerr = 0;
     pp->za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+    if (!pp->za && zerr == ZIP_ER_EXISTS) {
+        /* libzip saw two entries with one name; reopen without the check only to name it. */
+        int e2 = 0;
+        zip_t *z2 = zip_open(path, ZIP_RDONLY, &e2);
+        zip_int64_t n2 = z2 ? zip_get_num_entries(z2, 0) : 0;
+        const char *dup = NULL;
+        if (z2 && n2 > 0 && n2 <= PACKAGE_MAX_ENTRIES) {
+            const char **nm = arena_alloc(&p->arena, (size_t)n2 * sizeof *nm);
+            for (zip_int64_t i = 0; i < n2; i++) {
+                const char *s = zip_get_name(z2, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
+                nm[i] = arena_strdup(&p->arena, s ? s : "");
+            }
+            qsort(nm, (size_t)n2, sizeof *nm, cmp_str);
+            for (zip_int64_t i = 1; i < n2 && !dup; i++)
+                if (!strcmp(nm[i], nm[i - 1]))
+                    dup = nm[i];
+        }
+        if (z2)
+            zip_discard(z2);
+        strbuf_addf(err, "%s: entry '%s' appears twice; refusing an ambiguous archive", path,
+                    dup ? dup : "(unknown)");
+        goto fail;
+    }
     if (!pp->za) {
         zip_error_t ze;
         zip_error_init_with_code(&ze, zerr);
