@@ -104,6 +104,13 @@ def shipped(package, tmp_path_factory):
             "expected": os.path.join(os.path.dirname(p0), "shipped_p0.expected.pt")}
 
 
+def same(a, b):
+    """Equal dicts of numbers, NaN equal to NaN (std of one element is NaN)."""
+    import math
+    return a.keys() == b.keys() and all(
+        a[k] == b[k] or (isinstance(a[k], float) and math.isnan(a[k]) and math.isnan(b[k])) for k in a)
+
+
 def build(driver, model_dir, sha, cache, extra_env=None):
     env = dict(os.environ, AOTIDBG_CACHE_DIR=str(cache))
     env.update(extra_env or {})
@@ -249,3 +256,47 @@ def test_prepare_rebuilds_exported_program(package, tmp_path):
              package("shipped_p0"), "-o", str(tmp_path / "x.pt2")])
     assert r.returncode == 2
     assert "already a compiled AOTI package" in r.stderr
+
+
+def test_through_the_runner_same_kernels_and_stats(built, shipped, runner, tmp_path):
+    """The acceptance check of issue 10 through aotidbg-runner (h1): the
+    re-instrumented shipped package and the printer-level-1 build, fed the same
+    input bytes, report the same kernels in the same order with the same
+    statistics (every "after" tensor, and "before" tensors once defined)."""
+    import torch
+    from test_runner_proto import DONE, KERNEL, TENSOR, control_msg, file_inputs, start
+    assert built["r"].returncode == 0, built["r"].stderr
+    so_re = built["r"].stdout.splitlines()[-1].split(" ", 1)[1]
+    so_p1 = [os.path.join(shipped["dir1"], f) for f in os.listdir(shipped["dir1"])
+             if f.endswith(".wrapper.so")][0]
+    inputs = torch.load(shipped["inputs"])
+
+    def one(so, cubin, d):
+        os.makedirs(d, exist_ok=True)
+        r, _ = start(runner, so, cubin, file_inputs(inputs, d), control_msg())
+        msgs = r.until(DONE)
+        code, err = r.finish()
+        assert msgs[-1]["status"] == 0 and code == 0, err[-2000:]
+        return msgs
+
+    got = one(so_re, shipped["dir0"], str(tmp_path / "re"))
+    want = one(so_p1, shipped["dir1"], str(tmp_path / "p1"))
+    kg = [(m["index"], m["name"], m["phase"]) for m in got if m["type"] == KERNEL]
+    kw = [(m["index"], m["name"], m["phase"]) for m in want if m["type"] == KERNEL]
+    assert kg == kw and len(kg) >= 8
+    tg = [m for m in got if m["type"] == TENSOR]
+    tw = [m for m in want if m["type"] == TENSOR]
+    assert [(t["kernel"], t["phase"], t["name"], t["shape"], t["dtype"]) for t in tg] == \
+           [(t["kernel"], t["phase"], t["name"], t["shape"], t["dtype"]) for t in tw]
+    written = set()
+    compared = 0
+    for a, b in zip(tg, tw):
+        defined = a["phase"] == 1 or a["kernel"] == -1 or a["name"].startswith("arg") or a["name"] in written
+        if a["phase"] == 1:
+            written.add(a["name"])
+        if not defined:
+            continue   # an output buffer before its kernel: uninitialised memory in both builds
+        assert same(a["stats"], b["stats"]), (a["kernel"], a["name"], a["phase"])
+        assert a["values"] == b["values"], (a["kernel"], a["name"], a["phase"])
+        compared += 1
+    assert compared >= len(tg) // 2
