@@ -1,4 +1,399 @@
-/* PLACEHOLDER until its owner lands the real command: remove this line when replacing. */
+/* cmd_run.c — `aotidbg run`: the headless run, for CI and remote boxes.
+ *
+ * Opens the package (or bare .so), reads the inputs spec, starts the runner
+ * (runner_client.c) and pumps it to the end or the first break, writing every
+ * event to the session file as it arrives, then prints a short summary to
+ * stderr. Exit codes (commands.h): 0 the model ran (or stopped at a
+ * kernel=NAME / index=N break), 1 the model failed, hit a NaN/Inf break or
+ * the runner died, 2 bad usage or bad input (including a wrong input count).
+ * Everything here is freed before return; the runner never outlives us. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "commands.h"
-int cmd_run(int argc, char **argv) { fputs("aotidbg: 'run' is not built yet\n", stderr); return EXIT_USAGE; }
+#include "inputs.h"
+#include "model.h"
+#include "package.h"
+#include "protocol.h"
+#include "runner_client.h"
+#include "session_io.h"
+
+static const char run_usage[] =
+    "usage: aotidbg run PKG [--inputs SPEC] [--device DEV] [--break-on error|nan|kernel=NAME|index=N]\n"
+    "                  [--deterministic] [--blocking] [--timeout S] [--values N] --record OUT.yaml\n"
+    "\n"
+    "Runs an AOTInductor package headless, kernel by kernel, and records every event\n"
+    "(kernels, their tensors' statistics, errors, outputs, runner output) to OUT.yaml as\n"
+    "it happens. PKG is a .pt2 from torch._inductor.aoti_compile_and_package, or a bare\n"
+    "model .so from torch._export.aot_compile (then --device is required).\n"
+    "\n"
+    "  --inputs SPEC      inputs spec YAML: inputs: [{shape, dtype, device, fill, ...}]\n"
+    "  --device DEV       cpu, cuda or cuda:N (default: the device the package was compiled for)\n"
+    "  --break-on WHAT    stop at: error (first failing kernel), nan (first NaN/Inf output),\n"
+    "                     kernel=NAME (before the first launch of NAME), index=N (before kernel N);\n"
+    "                     may be repeated\n"
+    "  --deterministic    run with CUDA_LAUNCH_BLOCKING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1\n"
+    "                     AOTI_RUNTIME_CHECK_INPUTS=1 (recorded in the session)\n"
+    "  --blocking         synchronize and check the device at every kernel boundary\n"
+    "  --timeout S        kill the runner when a kernel (or the load) takes longer than S\n"
+    "                     seconds (default 600; 0 = never)\n"
+    "  --values N         keep up to N values per tensor for the value grid (default 0)\n"
+    "  --record OUT.yaml  the session file to write\n"
+    "\n"
+    "Exit codes: 0 the model ran (or stopped at a kernel= / index= break); 1 the model\n"
+    "failed, a nan/error break hit, or the runner died; 2 bad usage or bad input.\n";
+
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) { interrupted = sig; }
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("aotidbg run: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(aotidbg run --help shows the options)\n", stderr);
+    return EXIT_USAGE;
+}
+
+static int device_ok(const char *d)
+{
+    if (!strcmp(d, "cpu") || !strcmp(d, "cuda"))
+        return 1;
+    if (strncmp(d, "cuda:", 5) || !d[5] || strlen(d + 5) > 4)
+        return 0;
+    return strspn(d + 5, "0123456789") == strlen(d + 5);
+}
+
+static const char *sig_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGKILL: return "SIGKILL";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    default: return "a signal";
+    }
+}
+
+/* First line of text, at most max bytes, into a static buffer. */
+static const char *first_line(const char *text, size_t max)
+{
+    static char buf[512];
+    if (max >= sizeof buf)
+        max = sizeof buf - 1;
+    size_t n = strcspn(text, "\n");
+    if (n > max)
+        n = max;
+    memcpy(buf, text, n);
+    buf[n] = 0;
+    return buf;
+}
+
+static const char *kernel_name_at(const session *s, int64_t idx)
+{
+    const event *e = session_kernel_event(s, idx);
+    return e ? e->u.kernel.name : "?";
+}
+
+/* Prints the human summary to stderr and returns the exit code. */
+static int summarize(const session *s, runner_client *rc, int stopped, const char *out, int input_count_bad)
+{
+    int64_t nk = (int64_t)s->nkernels;
+    const event *err_ev = NULL, *exit_ev = NULL;
+    int has_output = 0;
+    for (size_t i = 0; i < s->nevents; i++) {
+        const event *e = s->events[i];
+        if (e->kind == EV_ERROR && !err_ev)
+            err_ev = e;
+        else if (e->kind == EV_RUNNER_EXIT)
+            exit_ev = e;
+        else if (e->kind == EV_OUTPUT)
+            has_output = 1;
+    }
+    int code;
+    fprintf(stderr, "aotidbg run: %" PRId64 " kernel%s", nk, nk == 1 ? "" : "s");
+    if (input_count_bad) {
+        fprintf(stderr, ", not run: %s\n", err_ev ? err_ev->u.error.text : "wrong number of inputs");
+        code = EXIT_USAGE;
+    } else if (exit_ev && strcmp(exit_ev->u.exit.how, "killed")) {
+        const runner_exit_event *x = &exit_ev->u.exit;
+        int64_t last = nk ? nk - 1 : -1;
+        if (!strcmp(x->how, "signal"))
+            fprintf(stderr, "; the runner died by signal %d (%s)", x->signal, sig_name(x->signal));
+        else if (!strcmp(x->how, "timeout"))
+            fprintf(stderr, "; the runner stopped answering and was killed (timeout)");
+        else if (!strcmp(x->how, "exited"))
+            fprintf(stderr, "; the runner exited with code %d before the model finished", x->exit_code);
+        else
+            fprintf(stderr, "; the runner was lost (%s)", x->how);
+        if (last >= 0)
+            fprintf(stderr, " during or after kernel %" PRId64 " (%s)", last, kernel_name_at(s, last));
+        fputc('\n', stderr);
+        if (err_ev)
+            fprintf(stderr, "  error: %s\n", first_line(err_ev->u.error.text, 300));
+        if (x->stderr_tail) {
+            /* the last few lines say most about a crash */
+            const char *t = x->stderr_tail, *p = t + strlen(t);
+            int lines = 0;
+            while (p > t && lines < 6)
+                if (*--p == '\n' && p[1])
+                    lines++;
+            fprintf(stderr, "  runner stderr (tail):\n%s%s", p == t ? "" : "", p == t ? p : p + 1);
+            if (t[strlen(t) - 1] != '\n')
+                fputc('\n', stderr);
+        }
+        code = EXIT_FAILED;
+    } else if (stopped) {
+        int reason = runner_client_stop_reason(rc);
+        int64_t k = runner_client_current_kernel(rc);
+        static const char *const why[] = {"after a step", "at the index break", "at the kernel break",
+                                          "at the first NaN/Inf", "at the first error", "at the start"};
+        fprintf(stderr, "; stopped %s, kernel %" PRId64 " (%s)\n",
+                reason >= 0 && reason <= PROTO_STOP_START ? why[reason] : "at a break", k, kernel_name_at(s, k));
+        if (err_ev)
+            fprintf(stderr, "  error: %s\n", first_line(err_ev->u.error.text, 300));
+        code = reason == PROTO_STOP_NAN || reason == PROTO_STOP_ERROR || err_ev ? EXIT_FAILED : EXIT_OK;
+    } else if (runner_client_done_status(rc) == 0 && !err_ev) {
+        fprintf(stderr, "; the model ran to the end%s\n", has_output ? " (outputs recorded)" : "");
+        code = EXIT_OK;
+    } else {
+        fprintf(stderr, "; the model failed\n");
+        if (err_ev) {
+            fprintf(stderr, "  error: %s", first_line(err_ev->u.error.text, 300));
+            if (err_ev->u.error.kernel_index >= 0)
+                fprintf(stderr, " (kernel %" PRId64 ", %s)", err_ev->u.error.kernel_index,
+                        kernel_name_at(s, err_ev->u.error.kernel_index));
+            fputc('\n', stderr);
+        }
+        code = EXIT_FAILED;
+    }
+    fprintf(stderr, "  session: %s\n", out);
+    return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    const char *pkg_path = NULL, *spec = NULL, *device = NULL, *record = NULL, *break_kernel = NULL;
+    int break_flags = 0, deterministic = 0, blocking = 0;
+    int64_t break_index = -1;
+    double timeout_s = 600;
+    size_t max_values = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(run_usage, stdout);
+            return EXIT_OK;
+        }
+        if (!strcmp(a, "--deterministic")) {
+            deterministic = 1;
+            continue;
+        }
+        if (!strcmp(a, "--blocking")) {
+            blocking = 1;
+            continue;
+        }
+        int takes = !strcmp(a, "--inputs") || !strcmp(a, "--device") || !strcmp(a, "--break-on") ||
+                    !strcmp(a, "--timeout") || !strcmp(a, "--values") || !strcmp(a, "--record");
+        if (takes && !val)
+            return usage_error("%s needs a value", a);
+        if (!strcmp(a, "--inputs"))
+            spec = val;
+        else if (!strcmp(a, "--device"))
+            device = val;
+        else if (!strcmp(a, "--record"))
+            record = val;
+        else if (!strcmp(a, "--break-on")) {
+            if (!strcmp(val, "error"))
+                break_flags |= BREAK_ON_ERROR;
+            else if (!strcmp(val, "nan"))
+                break_flags |= BREAK_ON_NAN;
+            else if (!strncmp(val, "kernel=", 7) && val[7])
+                break_kernel = val + 7;
+            else if (!strncmp(val, "index=", 6) && val[6]) {
+                char *end;
+                errno = 0;
+                long long n = strtoll(val + 6, &end, 10);
+                if (errno || *end || n < 0)
+                    return usage_error("--break-on index=N needs a non-negative integer, got '%s'", val);
+                break_index = n;
+            } else
+                return usage_error("--break-on takes error, nan, kernel=NAME or index=N, not '%s'", val);
+        } else if (!strcmp(a, "--timeout")) {
+            char *end;
+            double t = strtod(val, &end);
+            if (*end || end == val || !(t >= 0) || t > 1e7)
+                return usage_error("--timeout needs seconds (0 = never), got '%s'", val);
+            timeout_s = t;
+        } else if (!strcmp(a, "--values")) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(val, &end, 10);
+            if (errno || *end || end == val || val[0] == '-' || n > PROTO_MAX_VALUES)
+                return usage_error("--values needs a count from 0 to 4194304, got '%s'", val);
+            max_values = (size_t)n;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (!pkg_path) {
+            pkg_path = a;
+            continue;
+        } else {
+            return usage_error("one package only; '%s' is extra", a);
+        }
+        i++;
+    }
+    if (!pkg_path)
+        return usage_error("%s", "which package? aotidbg run PKG --record OUT.yaml");
+    if (!record)
+        return usage_error("%s", "--record OUT.yaml is required: it is where the session goes");
+    if (device && !device_ok(device))
+        return usage_error("--device takes cpu, cuda or cuda:N, not '%s'", device);
+
+    int code = EXIT_USAGE;
+    strbuf err = STRBUF_INIT;
+    session *s = session_new();
+    package_t *pkg = NULL;
+    runner_client *rc = NULL;
+    session_writer *w = NULL;
+
+    if (spec && inputs_load(s, spec, &err) < 0) {
+        fprintf(stderr, "aotidbg run: %s\n", err.buf);
+        goto out;
+    }
+    if (package_open(&pkg, pkg_path, &err) < 0) {
+        fprintf(stderr, "aotidbg run: %s\n", err.buf);
+        goto out;
+    }
+    package_model *m = package_find_model(pkg, NULL, &err);
+    if (!m) {
+        fprintf(stderr, "aotidbg run: %s\n", err.buf);
+        goto out;
+    }
+    if (pkg->is_bare_so) {
+        if (!device) {
+            fprintf(stderr, "aotidbg run: %s is a bare model .so, which records no device: give --device cpu|cuda\n",
+                    pkg_path);
+            goto out;
+        }
+        const char *note = "bare model .so (torch._export.aot_compile, deprecated): cubins are looked up beside "
+                           "it; the current API, torch._inductor.aoti_compile_and_package / aoti_load_package, "
+                           "records the device in the package";
+        fprintf(stderr, "aotidbg run: note: %s is a %s\n", pkg_path, note);
+        session_add_note(s, note);
+    } else if (!device) {
+        device = m->device_key;
+        if (!device || !device_ok(device)) {
+            fprintf(stderr, "aotidbg run: %s does not say which device it was compiled for%s%s%s; give --device\n",
+                    pkg_path, device ? " (AOTI_DEVICE_KEY '" : "", device ? device : "", device ? "')" : "");
+            goto out;
+        }
+    }
+    if (!m->so_entry) {
+        fprintf(stderr, "aotidbg run: %s: model '%s' has no .wrapper.so; rebuild the package with "
+                "aoti_compile_and_package\n", pkg_path, m->name);
+        goto out;
+    }
+    if (package_extract(pkg, m, &err) < 0) {
+        fprintf(stderr, "aotidbg run: %s\n", err.buf);
+        goto out;
+    }
+    s->tool_version = AOTIDBG_VERSION;
+    s->package.path = arena_strdup(&s->arena, pkg_path);
+    s->package.sha256 = arena_strdup(&s->arena, pkg->sha256);
+    s->package.model = arena_strdup(&s->arena, m->name);
+    s->package.device_key = arena_strdup(&s->arena, m->device_key);
+    s->package.compute_capability = arena_strdup(&s->arena, m->compute_capability);
+    s->package.cpu_isa = arena_strdup(&s->arena, m->cpu_isa);
+    s->device = arena_strdup(&s->arena, device);
+    char host[256];
+    if (gethostname(host, sizeof host) == 0) {
+        host[sizeof host - 1] = 0;
+        s->host = arena_strdup(&s->arena, host);
+    }
+
+    runner_options o = {
+        .so_path = m->so_path, .cubin_dir = m->model_dir, .device = device, .blocking = blocking,
+        .deterministic = deterministic, .timeout_s = timeout_s, .break_flags = break_flags,
+        .break_kernel = break_kernel, .break_index = break_index, .max_values = max_values,
+    };
+    if (runner_client_start(&rc, &o, s, &err) < 0) {
+        fprintf(stderr, "aotidbg run: %s\n", err.buf);
+        goto out;
+    }
+    if (session_writer_open(&w, record, s, &err) < 0) {
+        fprintf(stderr, "aotidbg run: cannot record the session: %s\n", err.buf);
+        goto out;
+    }
+
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int stopped = 0, write_failed = 0;
+    for (;;) {
+        strbuf_reset(&err);
+        runner_client_pump(rc, 100, &err);
+        if (!write_failed && session_writer_sync(w, &err) < 0) {
+            fprintf(stderr, "aotidbg run: writing %s failed: %s\n", record, err.buf);
+            write_failed = 1;
+        }
+        runner_state st = runner_client_state(rc);
+        if (interrupted) {
+            fprintf(stderr, "aotidbg run: interrupted; killing the runner\n");
+            runner_client_free(rc);   /* kills and reaps */
+            rc = NULL;
+            event *e = session_add_event(s, EV_RUNNER_EXIT);
+            e->u.exit.how = "killed";
+            break;
+        }
+        if (st == RUNNER_STOPPED) {
+            stopped = 1;
+            runner_client_quit(rc, 3000);
+            break;
+        }
+        if (st == RUNNER_DEAD || runner_client_pid(rc) < 0)
+            break;
+        if (st == RUNNER_FINISHED) {
+            /* The runner leaves after DONE; wait for it so a crash at teardown is seen too. */
+            runner_client_quit(rc, 3000);
+            break;
+        }
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    strbuf_reset(&err);
+    if (session_writer_finish(w, &err) < 0) {
+        fprintf(stderr, "aotidbg run: writing %s failed: %s\n", record, err.buf);
+        write_failed = 1;
+    }
+    w = NULL;
+    if (interrupted) {
+        fprintf(stderr, "aotidbg run: stopped by %s; session: %s\n", sig_name(interrupted), record);
+        code = EXIT_FAILED;
+    } else {
+        int64_t want = runner_client_model_inputs(rc);
+        int count_bad = want >= 0 && (size_t)want != s->ninputs;
+        if (count_bad && !spec)
+            fprintf(stderr, "aotidbg run: this model takes %" PRId64 " input%s; give --inputs SPEC "
+                    "(inputs: [{shape, dtype, device, fill}], see aotidbg run --help)\n", want, want == 1 ? "" : "s");
+        code = summarize(s, rc, stopped, record, count_bad);
+    }
+    if (write_failed && code == EXIT_OK)
+        code = EXIT_FAILED;
+out:
+    if (w)
+        session_writer_close(w);
+    runner_client_free(rc);
+    package_close(pkg);
+    session_free(s);
+    strbuf_release(&err);
+    return code;
+}

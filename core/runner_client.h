@@ -58,6 +58,14 @@ int runner_client_run_to_index(runner_client *rc, int64_t n);
 int runner_client_run_to_name(runner_client *rc, const char *name);
 int runner_client_set_breaks(runner_client *rc, int flags);
 int runner_client_restart(runner_client *rc, strbuf *err);  /* fresh process, same options */
+/* Sends QUIT at a stop (or to a finished runner), waits up to wait_ms for it
+ * to leave, then kills it. Leaving at a stop counts as an orderly end. */
+int runner_client_quit(runner_client *rc, int wait_ms);
+/* What the last messages said; -1 when not known yet. */
+int runner_client_stop_reason(const runner_client *rc);     /* proto_stop_reason of the last STOPPED */
+int runner_client_done_status(const runner_client *rc);     /* DONE: 0 the model ran, 1 it failed */
+int64_t runner_client_model_inputs(const runner_client *rc); /* input count from LOADED */
+int runner_client_pid(const runner_client *rc);              /* the child's pid, -1 when none */
 void runner_client_free(runner_client *rc);
 
 #endif

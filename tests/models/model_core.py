@@ -33,7 +33,6 @@ class ConvBlock(nn.Module):
         return self.pool(torch.relu(self.bn(self.conv(x))))
 
 
-
 def mlp_ln():
     torch.manual_seed(0)
     m = MlpLn().eval()

@@ -1,0 +1,130 @@
+"""Helpers shared by test_run.py and test_inputs.py (owner: h2).
+
+Everything here reads real artifacts: the package's wrapper.cpp, the session
+YAML our binaries wrote, and tensors computed by torch.
+"""
+import math
+import os
+import re
+import subprocess
+import zipfile
+
+import numpy as np
+import yaml
+
+PRINTER_RE = re.compile(r'aoti_torch_save_tensor_handle\(\s*\w+\s*,\s*"[^"]*"\s*,\s*"(before_launch|after_launch)"\s*,'
+                        r'\s*"([^"]+)"\s*\)')
+INPUT_NAME_RE = re.compile(r'inputs_info_\[(\d+)\]\.name\s*=\s*"(\w+)"')
+
+
+def wrapper_cpp(pt2):
+    with zipfile.ZipFile(pt2) as z:
+        names = [n for n in z.namelist() if n.endswith(".wrapper.cpp")]
+        assert len(names) == 1, names
+        return z.read(names[0]).decode()
+
+
+def wrapper_launches(pt2):
+    """Kernel launches in order, from the printer calls in wrapper.cpp: a launch
+    is a run of before_launch calls for one kernel, ended by its after_launch calls."""
+    launches, last_phase = [], None
+    for phase, kernel in PRINTER_RE.findall(wrapper_cpp(pt2)):
+        if phase == "before_launch" and (last_phase != "before_launch" or launches[-1] != kernel):
+            launches.append(kernel)
+        last_phase = phase
+    return launches
+
+
+def wrapper_input_names(pt2):
+    pairs = sorted((int(i), n) for i, n in INPUT_NAME_RE.findall(wrapper_cpp(pt2)))
+    return [n for _, n in pairs]
+
+
+def extract_so(pt2, dest):
+    """Test-only: pulls the model .so (and its folder) out of a package, to run
+    it as a bare .so the way torch._export.aot_compile left them."""
+    with zipfile.ZipFile(pt2) as z:
+        so = [n for n in z.namelist() if n.endswith(".wrapper.so")]
+        assert len(so) == 1, so
+        folder = os.path.dirname(so[0]) + "/"
+        for n in z.namelist():
+            if n.startswith(folder) and not n.endswith("/"):
+                out = os.path.join(dest, os.path.basename(n))
+                with open(out, "wb") as f:
+                    f.write(z.read(n))
+        return os.path.join(dest, os.path.basename(so[0]))
+
+
+def np_dtype_name(t):
+    return {"torch.float32": "float32", "torch.int64": "int64", "torch.float64": "float64",
+            "torch.int32": "int32", "torch.bool": "bool", "torch.float16": "float16",
+            "torch.uint8": "uint8", "torch.int8": "int8"}[str(t.dtype)]
+
+
+def write_spec(tmp_path, tensors, name="spec.yaml", **overrides):
+    """Saves each tensor as .npy beside the spec and writes a fill: file spec."""
+    lines = ["inputs:"]
+    for i, t in enumerate(tensors):
+        np.save(os.path.join(tmp_path, f"in{i}.npy"), t.detach().cpu().numpy())
+        item = {"shape": list(t.shape), "dtype": np_dtype_name(t), "device": "cpu", "fill": "file",
+                "file": f"in{i}.npy"}
+        item.update(overrides.get(i, {}))
+        lines.append("  - " + yaml.safe_dump(item, default_flow_style=True).strip())
+    path = os.path.join(tmp_path, name)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def load_session(path):
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+def events(sess, kind):
+    return [e for e in sess.get("events") or [] if e["kind"] == kind]
+
+
+def torch_stats(t):
+    """What the session's stats mean (model.h): min/max/mean/std over finite
+    elements, std unbiased; counts of NaN, +Inf, -Inf and zeros."""
+    import torch
+    x = t.detach().to(torch.float64).flatten()
+    fin = x[torch.isfinite(x)]
+    out = {"numel": x.numel(), "finite": fin.numel(), "nan": int(torch.isnan(x).sum()),
+           "posinf": int((x == math.inf).sum()), "neginf": int((x == -math.inf).sum()),
+           "zeros": int((x == 0).sum())}
+    if fin.numel():
+        out.update(min=float(fin.min()), max=float(fin.max()), mean=float(fin.mean()),
+                   std=float(fin.std()) if fin.numel() > 1 else math.nan)
+    else:
+        out.update(min=math.nan, max=math.nan, mean=math.nan, std=math.nan)
+    return out
+
+
+def close(a, b, scale, rel=1e-5):
+    """Relative error <= rel; near zero (a mean of a centred tensor) the
+    error is taken relative to the tensor's magnitude instead."""
+    if isinstance(a, float) and math.isnan(a) or isinstance(b, float) and math.isnan(b):
+        return (isinstance(a, float) and math.isnan(a)) and (isinstance(b, float) and math.isnan(b))
+    return abs(a - b) <= rel * max(abs(b), rel * scale, 1e-30)
+
+
+def check_stats(rec, want, what):
+    """Compares a recorded stats map to torch_stats(); returns a list of problems."""
+    probs = []
+    for k in ("numel", "finite", "nan", "posinf", "neginf", "zeros"):
+        if int(rec[k]) != want[k]:
+            probs.append(f"{what}: {k} {rec[k]} != torch {want[k]}")
+    scale = max(abs(want["min"]), abs(want["max"])) if want["finite"] else 1.0
+    for k in ("min", "max", "mean", "std"):
+        if not close(float(rec[k]), want[k], scale):
+            probs.append(f"{what}: {k} {rec[k]!r} != torch {want[k]!r}")
+    return probs
+
+
+def run(cmd, **kw):
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("timeout", 300)
+    return subprocess.run(cmd, **kw)

@@ -1,0 +1,374 @@
+"""`aotidbg run` on real AOTI packages (issue 2's checks).
+
+For each model in tests/models/model_core.py, compiled by torch with the
+printer at level 1: the kernels the runner reports are exactly the launches
+whose printer calls appear in wrapper.cpp, in order; every recorded tensor's
+statistics match torch's for the same values; the inputs recorded are the
+inputs fed; the outputs match the eager model. Then the faults: wrong input
+count, wrong dtype, a runner that segfaults mid-run and one that hangs (both
+injected by an LD_PRELOAD library wrapping a real libtorch op the model
+calls), a bare .so, and bad usage.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aotidbg_testlib import (check_stats, events, extract_so, load_session, run, torch_stats,  # noqa: E402
+                             wrapper_input_names, wrapper_launches, write_spec)
+
+CORE_MODELS = ["mlp_ln", "conv_block", "encoder"]
+ALL_VALUES = "1000000"
+
+
+def model_io(pkg):
+    base = pkg[:-len(".pt2")]
+    inputs = torch.load(base + ".inputs.pt")
+    expected = torch.load(base + ".expected.pt")
+    if isinstance(expected, torch.Tensor):
+        expected = (expected,)
+    return tuple(inputs), tuple(expected)
+
+
+@pytest.fixture(scope="module")
+def recorded(aotidbg, runner, package, tmp_path_factory):
+    """Runs every core model once; the tests below read the sessions."""
+    out = {}
+    for name in CORE_MODELS:
+        pkg = package(name)
+        d = tmp_path_factory.mktemp(name)
+        inputs, expected = model_io(pkg)
+        spec = write_spec(str(d), inputs)
+        sess_path = os.path.join(str(d), "s.yaml")
+        r = run([aotidbg, "run", pkg, "--inputs", spec, "--values", ALL_VALUES, "--record", sess_path])
+        out[name] = dict(pkg=pkg, inputs=inputs, expected=expected, proc=r, path=sess_path,
+                         sess=load_session(sess_path) if os.path.exists(sess_path) else None)
+    return out
+
+
+@pytest.mark.parametrize("name", CORE_MODELS)
+def test_runs_to_the_end(recorded, name):
+    r = recorded[name]
+    assert r["proc"].returncode == 0, r["proc"].stderr
+    assert "ran to the end" in r["proc"].stderr
+    sess = r["sess"]
+    assert sess is not None
+    assert not events(sess, "error"), events(sess, "error")
+    assert not events(sess, "runner-exit")
+    assert all(k["status"] == "ok" for k in events(sess, "kernel"))
+
+
+@pytest.mark.parametrize("name", CORE_MODELS)
+def test_kernels_are_the_wrapper_launches(recorded, name):
+    r = recorded[name]
+    want = wrapper_launches(r["pkg"])
+    assert want, "the package has no printer calls: was it built with the printer at level 1?"
+    kernels = events(r["sess"], "kernel")
+    assert [k["name"] for k in kernels] == want
+    assert [k["index"] for k in kernels] == list(range(len(want)))
+    for k in kernels:
+        if k["name"].startswith("cpp_"):
+            assert k["type"] == "cpp"
+        elif k["name"].startswith("aoti_torch_"):
+            assert k["type"] == "extern"
+        assert {t["phase"] for t in k["tensors"]} <= {"before", "after"}
+        assert any(t["phase"] == "before" for t in k["tensors"])
+        assert any(t["phase"] == "after" for t in k["tensors"])
+
+
+@pytest.mark.parametrize("name", CORE_MODELS)
+def test_every_tensor_stats_match_torch(recorded, name):
+    """Stats of every recorded tensor against torch's stats of its values."""
+    r = recorded[name]
+    problems, checked = [], 0
+    for k in events(r["sess"], "kernel") + events(r["sess"], "output"):
+        for t in k["tensors"]:
+            assert t["values_complete"], (k.get("name"), t["name"])
+            vals = torch.tensor([float(v) for v in t["values"]], dtype=torch.float64)
+            numel = 1
+            for d in t["shape"]:
+                numel *= d
+            assert vals.numel() == numel, (t["name"], t["shape"])
+            problems += check_stats(t["stats"], torch_stats(vals), f"{k.get('name', 'output')}/{t['name']}/{t['phase']}")
+            checked += 1
+    assert checked > 0
+    assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("name", CORE_MODELS)
+def test_inputs_recorded_are_the_inputs_fed(recorded, name):
+    r = recorded[name]
+    names = wrapper_input_names(r["pkg"])
+    assert len(names) == len(r["inputs"])
+    seen = 0
+    for k in events(r["sess"], "kernel"):
+        for t in k["tensors"]:
+            if t["name"] in names and t["phase"] == "before":
+                fed = r["inputs"][names.index(t["name"])]
+                assert t["shape"] == list(fed.shape)
+                assert t["strides"] == list(fed.stride())
+                assert t["device"] == "cpu"
+                got = torch.tensor([float(v) for v in t["values"]], dtype=torch.float64).reshape(fed.shape)
+                assert torch.equal(got, fed.to(torch.float64)), t["name"]
+                assert not check_stats(t["stats"], torch_stats(fed), t["name"])
+                seen += 1
+    assert seen > 0
+
+
+@pytest.mark.parametrize("name", CORE_MODELS)
+def test_outputs_match_eager(recorded, name):
+    r = recorded[name]
+    outs = events(r["sess"], "output")
+    assert len(outs) == 1
+    tensors = outs[0]["tensors"]
+    assert len(tensors) == len(r["expected"])
+    for t, want in zip(tensors, r["expected"]):
+        assert t["phase"] == "output"
+        assert t["shape"] == list(want.shape)
+        got = torch.tensor([float(v) for v in t["values"]], dtype=torch.float64).reshape(want.shape)
+        torch.testing.assert_close(got, want.to(torch.float64), rtol=1e-4, atol=1e-5)
+        # the stats torch computes on the eager output agree too (float32 kernels differ in the last bits)
+        w = torch_stats(want)
+        for key in ("min", "max", "mean"):
+            assert abs(t["stats"][key] - w[key]) <= 1e-4 * max(abs(w["max"]), abs(w["min"]), 1.0), key
+
+
+def test_session_header(recorded):
+    sess = recorded["mlp_ln"]["sess"]
+    assert str(sess["format_version"]).startswith("1.")
+    assert sess["device"] == "cpu"
+    flags = sess.get("flags") or {}
+    assert flags.get("AOTI_RUNTIME_CHECK_INPUTS") in ("0", "1")
+    assert len(sess["inputs"]) == 2
+
+
+# ---- break points ------------------------------------------------------------
+
+def test_break_on_kernel_name(aotidbg, package, tmp_path):
+    pkg = package("mlp_ln")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs)
+    launches = wrapper_launches(pkg)
+    target = launches[-1]
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--break-on", f"kernel={target}", "--record", out])
+    assert r.returncode == 0, r.stderr
+    assert "stopped at the kernel break" in r.stderr
+    sess = load_session(out)
+    kernels = events(sess, "kernel")
+    assert [k["name"] for k in kernels] == launches
+    assert kernels[-1]["status"] == "pending"
+    assert all(k["status"] == "ok" for k in kernels[:-1])
+    assert not events(sess, "output")
+
+
+# ---- faults --------------------------------------------------------------------
+
+def test_no_inputs_spec_says_how_many(aotidbg, package, tmp_path):
+    pkg = package("mlp_ln")
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", pkg, "--record", out])
+    assert r.returncode == 2, r.stderr
+    assert "this model takes 2 inputs; give --inputs SPEC" in r.stderr
+
+
+def test_wrong_input_count(aotidbg, package, tmp_path):
+    pkg = package("mlp_ln")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs[:1])
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out])
+    assert r.returncode == 2, r.stderr
+    assert "gives 1 input, the model takes 2" in r.stderr
+    sess = load_session(out)
+    errs = events(sess, "error")
+    assert errs and "the model takes 2" in errs[0]["text"]
+    assert not events(sess, "kernel")
+
+
+def test_wrong_dtype_deterministic(aotidbg, package, tmp_path):
+    """float64 where the model was compiled for float32: with --deterministic the
+    model's own input check (AOTI_RUNTIME_CHECK_INPUTS=1) names the input."""
+    pkg = package("conv_block")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), [inputs[0].double()])
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--deterministic", "--record", out])
+    assert r.returncode == 1, r.stderr
+    sess = load_session(out)
+    assert sess["flags"]["AOTI_RUNTIME_CHECK_INPUTS"] == "1"
+    assert sess["flags"]["CUDA_LAUNCH_BLOCKING"] == "1"
+    text = "\n".join(e["text"] for e in events(sess, "error"))
+    assert "unmatched dtype" in text, (text, r.stderr)
+    assert "the model failed" in r.stderr
+    assert not events(sess, "kernel")
+
+
+FAULT_LIB = r"""
+/* Wraps libtorch's addmm: the model .so resolves it through the global scope,
+ * where an LD_PRELOAD library comes before libtorch. The Nth call faults. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+typedef void *H;
+typedef int32_t (*addmm_fn)(H, H, H, H, double, double);
+static int calls;
+int32_t aoti_torch_cpu_addmm_out(H out, H self, H m1, H m2, double beta, double alpha)
+{
+    const char *mode = getenv("H2_FAULT");
+    int at = atoi(getenv("H2_FAULT_AT") ? getenv("H2_FAULT_AT") : "2");
+    if (++calls == at && mode) {
+        if (mode[0] == 's')
+            *(volatile int *)(uintptr_t)8 = 1;
+        for (;;)
+            pause();
+    }
+    addmm_fn real = (addmm_fn)dlsym(RTLD_NEXT, "aoti_torch_cpu_addmm_out");
+    return real(out, self, m1, m2, beta, alpha);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fault_lib(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fault")
+    src, lib = d / "fault.c", d / "libh2fault.so"
+    src.write_text(FAULT_LIB)
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(lib), str(src), "-ldl"], check=True)
+    return str(lib)
+
+
+def fault_env(lib, mode):
+    env = dict(os.environ)
+    env["LD_PRELOAD"] = lib
+    env["H2_FAULT"] = mode
+    env["H2_FAULT_AT"] = "2"
+    return env
+
+
+def test_runner_segfault_mid_run(aotidbg, package, fault_lib, tmp_path):
+    pkg = package("mlp_ln")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs)
+    out = str(tmp_path / "s.yaml")
+    launches = wrapper_launches(pkg)
+    second_addmm = [i for i, k in enumerate(launches) if k == "aoti_torch_cpu_addmm_out"][1]
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out], env=fault_env(fault_lib, "segv"))
+    assert r.returncode == 1, r.stderr   # not death by signal: the front end survived
+    assert "the runner died by signal 11 (SIGSEGV)" in r.stderr
+    sess = load_session(out)
+    kernels = events(sess, "kernel")
+    # every kernel before the crash is on disk, completed; the crashing one is pending
+    assert [k["name"] for k in kernels] == launches[:second_addmm + 1]
+    assert all(k["status"] == "ok" for k in kernels[:-1])
+    assert kernels[-1]["status"] == "pending"
+    ex = events(sess, "runner-exit")
+    assert len(ex) == 1 and ex[0]["how"] == "signal" and ex[0]["signal"] == signal.SIGSEGV
+    assert sess["events"][-1]["kind"] == "runner-exit"
+
+
+def test_runner_hang_times_out(aotidbg, package, fault_lib, tmp_path):
+    pkg = package("mlp_ln")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs)
+    out = str(tmp_path / "s.yaml")
+    launches = wrapper_launches(pkg)
+    second_addmm = [i for i, k in enumerate(launches) if k == "aoti_torch_cpu_addmm_out"][1]
+    t0 = time.monotonic()
+    p = subprocess.Popen([aotidbg, "run", pkg, "--inputs", spec, "--timeout", "3", "--record", out],
+                         env=fault_env(fault_lib, "hang"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    # while the runner hangs, the file on disk already holds the kernels before it
+    seen_on_disk = False
+    while p.poll() is None and time.monotonic() - t0 < 60:
+        if os.path.exists(out):
+            with open(out) as f:
+                if launches[1] in f.read():
+                    seen_on_disk = True
+                    break
+        time.sleep(0.05)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1, err
+    assert seen_on_disk
+    assert time.monotonic() - t0 < 30
+    assert "timeout" in err
+    sess = load_session(out)
+    assert [k["name"] for k in events(sess, "kernel")] == launches[:second_addmm + 1]
+    ex = events(sess, "runner-exit")
+    assert len(ex) == 1 and ex[0]["how"] == "timeout"
+
+
+def test_interrupt_leaves_a_session(aotidbg, package, fault_lib, tmp_path):
+    """SIGTERM to the front end while the runner hangs: exit 1, runner gone, file complete."""
+    pkg = package("mlp_ln")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs)
+    out = str(tmp_path / "s.yaml")
+    p = subprocess.Popen([aotidbg, "run", pkg, "--inputs", spec, "--timeout", "0", "--record", out],
+                         env=fault_env(fault_lib, "hang"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 60:
+        if os.path.exists(out) and "aoti_torch_cpu_addmm_out" in open(out).read():
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 1, err
+    sess = load_session(out)
+    assert events(sess, "runner-exit")[-1]["how"] == "killed"
+
+
+# ---- old artifacts and usage ---------------------------------------------------
+
+def test_bare_so_needs_device_and_runs(aotidbg, package, tmp_path):
+    pkg = package("conv_block")
+    so = extract_so(pkg, str(tmp_path))
+    inputs, expected = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs)
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", so, "--inputs", spec, "--record", out])
+    assert r.returncode == 2
+    assert "--device" in r.stderr
+    r = run([aotidbg, "run", so, "--inputs", spec, "--device", "cpu", "--values", ALL_VALUES, "--record", out])
+    assert r.returncode == 0, r.stderr
+    assert "aoti_compile_and_package" in r.stderr and "aoti_load_package" in r.stderr
+    sess = load_session(out)
+    t = events(sess, "output")[0]["tensors"][0]
+    got = torch.tensor(t["values"], dtype=torch.float64).reshape(expected[0].shape)
+    torch.testing.assert_close(got, expected[0].double(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("args,msg", [
+    ([], "--record OUT.yaml is required"),
+    (["--record", "X", "--break-on", "sometimes"], "--break-on takes error, nan, kernel=NAME or index=N"),
+    (["--record", "X", "--device", "tpu"], "--device takes cpu, cuda or cuda:N"),
+    (["--record", "X", "--timeout", "soon"], "--timeout needs seconds"),
+    (["--record", "X", "--values", "-1"], "--values needs a count"),
+    (["--record", "X", "--frobnicate"], "unknown option '--frobnicate'"),
+])
+def test_usage_errors(aotidbg, package, tmp_path, args, msg):
+    pkg = package("conv_block")
+    r = run([aotidbg, "run", pkg] + args, cwd=str(tmp_path))
+    assert r.returncode == 2
+    assert msg in r.stderr
+
+
+def test_help(aotidbg):
+    r = run([aotidbg, "run", "--help"])
+    assert r.returncode == 0
+    assert "--record OUT.yaml" in r.stdout and "--break-on" in r.stdout
+
+
+def test_missing_package(aotidbg, tmp_path):
+    r = run([aotidbg, "run", str(tmp_path / "nope.pt2"), "--record", str(tmp_path / "s.yaml")])
+    assert r.returncode == 2
+    assert "nope.pt2" in r.stderr
