@@ -11,6 +11,7 @@
 #include "torch_abi.h"
 
 static aotidbg_cuda_stats_fn cuda_stats;
+static const char *(*cuda_stats_error)(void);
 static int cuda_stats_tried;
 
 void tread_set_cuda_stats(aotidbg_cuda_stats_fn fn)
@@ -39,6 +40,7 @@ static aotidbg_cuda_stats_fn find_cuda_stats(void)
         return NULL;
     }
     cuda_stats = (aotidbg_cuda_stats_fn)dlsym(lib, "aotidbg_cuda_stats");
+    cuda_stats_error = (const char *(*)(void))dlsym(lib, "aotidbg_cuda_stats_error");
     if (!cuda_stats) fprintf(stderr, "aotidbg-runner: %s has no aotidbg_cuda_stats; using host statistics\n", path);
     return cuda_stats;
 }
@@ -145,10 +147,15 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
         AOTITorchError (*get_stream)(int32_t, void **) =
             (AOTITorchError (*)(int32_t, void **))dlsym(RTLD_DEFAULT, "aoti_torch_get_current_cuda_stream");
         if (get_stream) get_stream(devidx, &stream);
-        if (!aoti_torch_get_data_ptr(h, &dptr) && dptr &&
-            fn(dptr, dt->name, t->ndim, t->shape, t->strides, stream, &t->stats) == 0) {
-            t->has_stats = 1;
-            stats_done = 1;
+        if (!aoti_torch_get_data_ptr(h, &dptr) && dptr) {
+            if (fn(dptr, dt->name, t->ndim, t->shape, t->strides, stream, &t->stats) == 0) {
+                t->has_stats = 1;
+                stats_done = 1;
+            } else {   /* fall back to the host copy below */
+                const char *e = cuda_stats_error ? cuda_stats_error() : NULL;
+                fprintf(stderr, "aotidbg-runner: device statistics of %s failed (%s); using a host copy\n", name,
+                        e ? e : "no message");
+            }
         }
     }
     if (stats_done && (!max_values || numel * dt->itemsize > TREAD_MAX_VALUES_COPY)) return 0;

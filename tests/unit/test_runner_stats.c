@@ -1,0 +1,217 @@
+/* test_runner_stats.c — the runner's one-pass tensor statistics
+ * (core/runner/stats.c, which has no torch dependency and is compiled in
+ * here directly): every dtype conversion, strided walks, special values,
+ * numerics on hard inputs, checked against straightforward two-pass sums. */
+#include <math.h>
+#include <stdlib.h>
+#include "../../core/runner/stats.c"
+#include "check.h"
+
+/* Reference: two passes in long double over an array of doubles. */
+static void ref_stats(const double *x, size_t n, tensor_stats *r)
+{
+    memset(r, 0, sizeof *r);
+    r->numel = n;
+    long double s = 0, mn = INFINITY, mx = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(x[i])) { r->nan++; continue; }
+        if (isinf(x[i])) { if (x[i] > 0) r->posinf++; else r->neginf++; continue; }
+        if (x[i] == 0) r->zeros++;
+        r->finite++;
+        s += x[i];
+        if (x[i] < mn) mn = x[i];
+        if (x[i] > mx) mx = x[i];
+    }
+    r->min = r->finite ? (double)mn : NAN;
+    r->max = r->finite ? (double)mx : NAN;
+    long double mean = r->finite ? s / r->finite : NAN, q = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i])) q += (x[i] - mean) * (x[i] - mean);
+    r->mean = (double)mean;
+    r->std = r->finite > 1 ? sqrt((double)(q / (r->finite - 1))) : NAN;
+}
+
+static int close_rel(double a, double b, double tol)
+{
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    return fabs(a - b) <= tol * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+static void check_same(const tensor_stats *g, const tensor_stats *w, double tol)
+{
+    CHECK(g->numel == w->numel);
+    CHECK(g->finite == w->finite);
+    CHECK(g->nan == w->nan);
+    CHECK(g->posinf == w->posinf);
+    CHECK(g->neginf == w->neginf);
+    CHECK(g->zeros == w->zeros);
+    CHECK(close_rel(g->min, w->min, 0));
+    CHECK(close_rel(g->max, w->max, 0));
+    CHECK(close_rel(g->mean, w->mean, tol));
+    CHECK(close_rel(g->std, w->std, tol));
+}
+
+static void test_f32_special_values(void)
+{
+    float x[] = {1.0f, -2.0f, NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, 3.5f};
+    double d[9];
+    for (int i = 0; i < 9; i++) d[i] = x[i];
+    int64_t sz[1] = {9}, st[1] = {1};
+    tensor_stats s, r;
+    double vals[9];
+    size_t nv = 0;
+    CHECK(stats_compute(x, DK_F32, 1, sz, st, &s, vals, 9, &nv) == 0);
+    ref_stats(d, 9, &r);
+    check_same(&s, &r, 1e-12);
+    CHECK(s.subnormal == 1);      /* 1e-40f is subnormal as a float */
+    CHECK(s.nan == 1 && s.posinf == 1 && s.neginf == 1 && s.zeros == 2 && s.finite == 6);
+    CHECK(nv == 9 && vals[0] == 1.0 && isnan(vals[2]) && vals[3] == INFINITY);
+}
+
+static void test_empty_and_single(void)
+{
+    float x = 4.0f;
+    int64_t sz0[1] = {0}, st[1] = {1};
+    tensor_stats s;
+    size_t nv = 7;
+    CHECK(stats_compute(NULL, DK_F32, 1, sz0, st, &s, NULL, 0, &nv) == 0);
+    CHECK(s.numel == 0 && s.finite == 0 && isnan(s.min) && isnan(s.std) && nv == 0);
+    CHECK(stats_compute(&x, DK_F32, 0, NULL, NULL, &s, NULL, 0, NULL) == 0);   /* scalar */
+    CHECK(s.numel == 1 && s.finite == 1 && s.min == 4 && s.mean == 4 && isnan(s.std));
+    float nans[2] = {NAN, NAN};
+    int64_t sz2[1] = {2};
+    CHECK(stats_compute(nans, DK_F32, 1, sz2, st, &s, NULL, 0, NULL) == 0);
+    CHECK(s.finite == 0 && s.nan == 2 && isnan(s.mean));
+    CHECK(stats_compute(NULL, DK_F32, 1, sz2, st, &s, NULL, 0, NULL) == -1);
+    CHECK(stats_compute(&x, DK_F32, TENSOR_MAX_DIMS + 1, sz2, st, &s, NULL, 0, NULL) == -1);
+}
+
+/* A transposed 3x4 view, a flipped view and an expanded (stride 0) view walk
+ * in logical order. */
+static void test_strided_views(void)
+{
+    int32_t base[12];
+    for (int i = 0; i < 12; i++) base[i] = i;             /* 3x4 row-major */
+    int64_t sz[2] = {4, 3}, st[2] = {1, 4};                /* its transpose */
+    double v[12];
+    size_t nv;
+    tensor_stats s;
+    CHECK(stats_compute(base, DK_I32, 2, sz, st, &s, v, 12, &nv) == 0);
+    CHECK(nv == 12);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++) CHECK(v[i * 3 + j] == j * 4 + i);
+    CHECK(s.min == 0 && s.max == 11 && s.mean == 5.5 && s.zeros == 1);
+    int64_t fsz[1] = {12}, fst[1] = {-1};                  /* flipped: data points at the last */
+    CHECK(stats_compute(base + 11, DK_I32, 1, fsz, fst, &s, v, 3, &nv) == 0);
+    CHECK(nv == 3 && v[0] == 11 && v[1] == 10 && v[2] == 9);
+    int64_t esz[2] = {5, 4}, est[2] = {0, 1};              /* row 0 repeated 5 times */
+    CHECK(stats_compute(base, DK_I32, 2, esz, est, &s, v, 12, &nv) == 0);
+    CHECK(s.numel == 20 && s.zeros == 5 && s.mean == 1.5 && v[4] == 0 && v[5] == 1);
+}
+
+static void test_half_bf16_conversions(void)
+{
+    CHECK(stats_half_to_double(0x3c00) == 1.0);
+    CHECK(stats_half_to_double(0xc000) == -2.0);
+    CHECK(stats_half_to_double(0x0001) == ldexp(1, -24));
+    CHECK(stats_half_to_double(0x7bff) == 65504.0);
+    CHECK(stats_half_to_double(0x7c00) == INFINITY);
+    CHECK(stats_half_to_double(0xfc00) == -INFINITY);
+    CHECK(isnan(stats_half_to_double(0x7e00)));
+    CHECK(stats_bf16_to_double(0x3f80) == 1.0);
+    CHECK(stats_bf16_to_double(0xc2f7) == -123.5);
+    /* every finite half and bfloat16 survives double -> bits -> double */
+    int bad = 0;
+    for (uint32_t b = 0; b < 65536; b++) {
+        double h = stats_half_to_double((uint16_t)b);
+        if (!isnan(h) && stats_double_to_half(h) != b) bad++;
+        double f = stats_bf16_to_double((uint16_t)b);
+        if (!isnan(f) && stats_double_to_bf16(f) != b) bad++;
+    }
+    CHECK(bad == 0);
+    CHECK(stats_double_to_half(1e6) == 0x7c00);            /* overflow to inf */
+    CHECK(stats_double_to_half(1.0 + ldexp(1, -11)) == 0x3c00);   /* tie: to even */
+    CHECK(stats_double_to_half(1.0 + 3 * ldexp(1, -11)) == 0x3c02);
+    CHECK(isnan(stats_half_to_double(stats_double_to_half(NAN))));
+}
+
+static void test_float8(void)
+{
+    CHECK(stats_f8e4m3_to_double(0x38) == 1.0);
+    CHECK(stats_f8e4m3_to_double(0x7e) == 448.0);
+    CHECK(stats_f8e4m3_to_double(0x01) == ldexp(1, -9));
+    CHECK(isnan(stats_f8e4m3_to_double(0x7f)) && isnan(stats_f8e4m3_to_double(0xff)));
+    CHECK(stats_f8e5m2_to_double(0x3c) == 1.0);
+    CHECK(stats_f8e5m2_to_double(0x7b) == 57344.0);
+    CHECK(stats_f8e5m2_to_double(0x7c) == INFINITY && stats_f8e5m2_to_double(0xfc) == -INFINITY);
+    CHECK(stats_f8e5m2_to_double(0x01) == ldexp(1, -16));
+    uint8_t e4[256], e5[256];
+    for (int i = 0; i < 256; i++) e4[i] = e5[i] = (uint8_t)i;
+    int64_t sz[1] = {256}, st[1] = {1};
+    tensor_stats s;
+    CHECK(stats_compute(e4, DK_F8E4M3, 1, sz, st, &s, NULL, 0, NULL) == 0);
+    CHECK(s.nan == 2 && s.posinf == 0 && s.zeros == 2 && s.subnormal == 14 && s.max == 448 && s.min == -448);
+    CHECK(stats_compute(e5, DK_F8E5M2, 1, sz, st, &s, NULL, 0, NULL) == 0);
+    CHECK(s.nan == 6 && s.posinf == 1 && s.neginf == 1 && s.zeros == 2 && s.subnormal == 6);
+}
+
+static void test_subnormal_per_dtype(void)
+{
+    uint16_t h[3] = {0x0001, 0x03ff, 0x0400};   /* two half subnormals, then the smallest normal */
+    uint16_t b[3] = {0x0001, 0x007f, 0x0080};
+    double d[2] = {4.9e-324, 1e-300};
+    int64_t sz[1] = {3}, st[1] = {1}, sz2[1] = {2};
+    tensor_stats s;
+    CHECK(stats_compute(h, DK_F16, 1, sz, st, &s, NULL, 0, NULL) == 0 && s.subnormal == 2);
+    CHECK(stats_compute(b, DK_BF16, 1, sz, st, &s, NULL, 0, NULL) == 0 && s.subnormal == 2);
+    CHECK(stats_compute(d, DK_F64, 1, sz2, st, &s, NULL, 0, NULL) == 0 && s.subnormal == 1);
+}
+
+static void test_integers_and_bool(void)
+{
+    int64_t big[3] = {INT64_MIN / 2, 0, 7};
+    uint8_t u[4] = {0, 255, 1, 2}, bl[4] = {0, 1, 1, 0};
+    int8_t i8[3] = {-128, 127, 0};
+    int16_t i16[2] = {-32768, 32767};
+    int64_t sz[1] = {3}, sz4[1] = {4}, sz2[1] = {2}, st[1] = {1};
+    tensor_stats s;
+    CHECK(stats_compute(big, DK_I64, 1, sz, st, &s, NULL, 0, NULL) == 0 && s.min == (double)(INT64_MIN / 2));
+    CHECK(stats_compute(u, DK_U8, 1, sz4, st, &s, NULL, 0, NULL) == 0 && s.max == 255 && s.mean == 64.5);
+    CHECK(stats_compute(bl, DK_BOOL, 1, sz4, st, &s, NULL, 0, NULL) == 0 && s.mean == 0.5 && s.zeros == 2);
+    CHECK(stats_compute(i8, DK_I8, 1, sz, st, &s, NULL, 0, NULL) == 0 && s.min == -128 && s.max == 127);
+    CHECK(stats_compute(i16, DK_I16, 1, sz2, st, &s, NULL, 0, NULL) == 0 && s.mean == -0.5);
+}
+
+/* A large mean and tiny spread over many blocks: naive sum-of-squares would
+ * lose every digit of the variance. */
+static void test_numerics_large_mean(void)
+{
+    size_t n = 1000003;
+    double *x = malloc(n * sizeof *x);
+    uint64_t r = 12345;
+    for (size_t i = 0; i < n; i++) {
+        r ^= r << 13; r ^= r >> 7; r ^= r << 17;
+        x[i] = 1e9 + (double)(r >> 11) * 0x1.0p-53;
+    }
+    int64_t sz[1] = {(int64_t)n}, st[1] = {1};
+    tensor_stats s, ref;
+    CHECK(stats_compute(x, DK_F64, 1, sz, st, &s, NULL, 0, NULL) == 0);
+    ref_stats(x, n, &ref);
+    CHECK(close_rel(s.mean, ref.mean, 1e-15));
+    CHECK(fabs(s.std - ref.std) / ref.std < 1e-6);
+    CHECK(fabs(s.std - sqrt(1.0 / 12)) < 0.01);   /* uniform [0,1) spread */
+    free(x);
+}
+
+int main(void)
+{
+    RUN(test_f32_special_values);
+    RUN(test_empty_and_single);
+    RUN(test_strided_views);
+    RUN(test_half_bf16_conversions);
+    RUN(test_float8);
+    RUN(test_subnormal_per_dtype);
+    RUN(test_integers_and_bool);
+    RUN(test_numerics_large_mean);
+    return CHECK_DONE();
+}
