@@ -1,0 +1,266 @@
+/* interpose.c — CUDA launch interposition: kernel boundaries for CUDA packages
+ * built without the intermediate-value printer, with no rebuild (issue 10).
+ *
+ * How: AOTI's CUDA wrapper launches every Triton kernel through the driver
+ * API: loadKernel() calls cuModuleLoad/cuModuleGetFunction and launchKernel()
+ * calls cuLaunchKernel (torch/_inductor/codegen/cuda/device_op_overrides.py,
+ * torch 2.11-2.13; no cuLaunchKernelEx yet: triton_heuristics.py notes that
+ * as a TODO). The model .so imports those symbols, and the runner executable
+ * is linked with -rdynamic, so our definitions below win in global symbol
+ * resolution; we forward to the real ones from dlopen("libcuda.so.1").
+ * cuLaunchKernelEx is interposed as well, for the torch that adopts it.
+ *
+ * Naming: cuFuncGetName (CUDA >= 12.3; dlsym, may be absent); before that,
+ * the name the model passed to cuModuleGetFunction, which we record.
+ *
+ * Blocking mode: after each launch cuCtxSynchronize() and check; on an error
+ * the callback gets phase INTERPOSE_FAILED with the kernel's name, and
+ * interpose_last_error() says "<kernel>: CUDA_ERROR_X: <cuGetErrorString>".
+ * The launch then returns the error, so the model's CUDA_DRIVER_CHECK fails
+ * at the kernel that faulted instead of at some later call.
+ *
+ * API (declare these where they are wired; see the h8 report):
+ *   void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx);
+ *       phase 0 before the launch, 1 after it (after the sync when blocking),
+ *       2 the launch or the sync failed. NULL: launches pass straight through.
+ *   int interpose_set_blocking(int on);        returns the previous setting
+ *   const char *interpose_last_error(void);    "" when none; static storage
+ *   long long interpose_launch_count(void);    launches seen since start
+ *   int interpose_available(void);             1 when libcuda's cuLaunchKernel was found
+ * Kernels seen this way carry no tensors: the front end marks them with
+ * kernel_event.source = "interpose".
+ *
+ * Compiles without CUDA headers: the few driver types are declared here.
+ * Threads: the table of names is guarded by a mutex; the callback runs on
+ * the launching thread. */
+#define _GNU_SOURCE 1
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;                       /* enum cudaError_enum; 0 is CUDA_SUCCESS */
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUstream_st *CUstream;
+typedef struct CUlaunchConfig_st CUlaunchConfig;   /* only forwarded, never read */
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_NOT_INITIALIZED 3
+#define INTERPOSE_BEFORE 0
+#define INTERPOSE_AFTER 1
+#define INTERPOSE_FAILED 2
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              unsigned, CUstream, void **, void **);
+typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
+typedef CUresult (*get_function_fn)(CUfunction *, CUmodule, const char *);
+typedef CUresult (*func_get_name_fn)(const char **, CUfunction);
+typedef CUresult (*sync_fn)(void);
+typedef CUresult (*err_str_fn)(CUresult, const char **);
+
+static struct {
+    pthread_once_t once;
+    void *lib;
+    launch_fn launch, launch_ptsz;
+    launch_ex_fn launch_ex;
+    get_function_fn get_function;
+    func_get_name_fn func_get_name;
+    sync_fn ctx_sync;
+    err_str_fn err_name, err_string;
+} real = {PTHREAD_ONCE_INIT};
+
+static void (*user_cb)(const char *, int, void *);
+static void *user_ctx;
+static int blocking;
+static long long launches;
+static char last_error[1024];
+
+/* CUfunction -> the name it was fetched under (open addressing, grows). */
+static pthread_mutex_t names_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct { CUfunction f; char *name; } *names;
+static size_t names_cap, names_len;
+
+static void load_real(void)
+{
+    real.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!real.lib) return;
+    /* dlsym on the handle searches libcuda itself, never our definitions. */
+    real.launch = (launch_fn)dlsym(real.lib, "cuLaunchKernel");
+    real.launch_ptsz = (launch_fn)dlsym(real.lib, "cuLaunchKernel_ptsz");
+    real.launch_ex = (launch_ex_fn)dlsym(real.lib, "cuLaunchKernelEx");
+    real.get_function = (get_function_fn)dlsym(real.lib, "cuModuleGetFunction");
+    real.func_get_name = (func_get_name_fn)dlsym(real.lib, "cuFuncGetName");
+    real.ctx_sync = (sync_fn)dlsym(real.lib, "cuCtxSynchronize");
+    real.err_name = (err_str_fn)dlsym(real.lib, "cuGetErrorName");
+    real.err_string = (err_str_fn)dlsym(real.lib, "cuGetErrorString");
+}
+
+static void ensure_real(void) { pthread_once(&real.once, load_real); }
+
+static size_t slot_of(CUfunction f, size_t cap)
+{
+    uintptr_t h = (uintptr_t)f;
+    h ^= h >> 17; h *= 0x9E3779B97F4A7C15ull; h ^= h >> 29;
+    return (size_t)h & (cap - 1);
+}
+
+static void remember(CUfunction f, const char *name)
+{
+    if (!f || !name) return;
+    pthread_mutex_lock(&names_mu);
+    if ((names_len + 1) * 2 > names_cap) {
+        size_t cap = names_cap ? names_cap * 2 : 256;
+        __typeof__(names) n = calloc(cap, sizeof *n);
+        if (!n) { pthread_mutex_unlock(&names_mu); return; }
+        for (size_t i = 0; i < names_cap; i++)
+            if (names[i].f) {
+                size_t s = slot_of(names[i].f, cap);
+                while (n[s].f) s = (s + 1) & (cap - 1);
+                n[s] = names[i];
+            }
+        free(names);
+        names = n;
+        names_cap = cap;
+    }
+    size_t s = slot_of(f, names_cap);
+    while (names[s].f && names[s].f != f) s = (s + 1) & (names_cap - 1);
+    if (!names[s].f) names_len++;
+    else free(names[s].name);
+    names[s].f = f;
+    names[s].name = strdup(name);
+    pthread_mutex_unlock(&names_mu);
+}
+
+/* The kernel's name into buf: cuFuncGetName, else the recorded one, else the handle. */
+static const char *name_of(CUfunction f, char *buf, size_t n)
+{
+    const char *nm = NULL;
+    if (real.func_get_name && real.func_get_name(&nm, f) == CUDA_SUCCESS && nm && *nm) {
+        snprintf(buf, n, "%s", nm);
+        return buf;
+    }
+    pthread_mutex_lock(&names_mu);
+    if (names_cap) {
+        size_t s = slot_of(f, names_cap);
+        while (names[s].f && names[s].f != f) s = (s + 1) & (names_cap - 1);
+        if (names[s].f == f && names[s].name) nm = names[s].name;
+    }
+    if (nm) snprintf(buf, n, "%s", nm);
+    else snprintf(buf, n, "cufunction@%p", (void *)f);
+    pthread_mutex_unlock(&names_mu);
+    return buf;
+}
+
+static void set_error(const char *kernel, const char *what, CUresult r)
+{
+    const char *en = NULL, *es = NULL;
+    if (real.err_name) real.err_name(r, &en);
+    if (real.err_string) real.err_string(r, &es);
+    snprintf(last_error, sizeof last_error, "%s: %s %s (%d): %s", kernel, what,
+             en ? en : "CUDA error", r, es ? es : "no description");
+}
+
+/* Common tail of both launch entry points. */
+static CUresult after_launch(const char *kernel, CUresult r)
+{
+    if (r != CUDA_SUCCESS) {
+        set_error(kernel, "launch failed:", r);
+        if (user_cb) user_cb(kernel, INTERPOSE_FAILED, user_ctx);
+        return r;
+    }
+    if (blocking && real.ctx_sync) {
+        CUresult s = real.ctx_sync();
+        if (s != CUDA_SUCCESS) {
+            set_error(kernel, "failed in blocking mode, cuCtxSynchronize:", s);
+            if (user_cb) user_cb(kernel, INTERPOSE_FAILED, user_ctx);
+            else fprintf(stderr, "aotidbg-runner: %s\n", last_error);
+            return s;   /* the model's CUDA_DRIVER_CHECK fails at this kernel */
+        }
+    }
+    if (user_cb) user_cb(kernel, INTERPOSE_AFTER, user_ctx);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    ensure_real();
+    if (!real.get_function) return CUDA_ERROR_NOT_INITIALIZED;
+    CUresult r = real.get_function(hfunc, hmod, name);
+    if (r == CUDA_SUCCESS && hfunc) remember(*hfunc, name);
+    return r;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned shmem, CUstream stream, void **params, void **extra)
+{
+    ensure_real();
+    if (!real.launch) {
+        fprintf(stderr, "aotidbg-runner: cuLaunchKernel called but libcuda.so.1 was not found\n");
+        return CUDA_ERROR_NOT_INITIALIZED;
+    }
+    if (!user_cb && !blocking) return real.launch(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+    char kernel[512];
+    name_of(f, kernel, sizeof kernel);
+    __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+    if (user_cb) user_cb(kernel, INTERPOSE_BEFORE, user_ctx);
+    return after_launch(kernel, real.launch(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra));
+}
+
+/* The per-thread-default-stream spelling (cuda.h maps cuLaunchKernel to it
+ * under CUDA_API_PER_THREAD_DEFAULT_STREAM). */
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                             unsigned bz, unsigned shmem, CUstream stream, void **params, void **extra)
+{
+    ensure_real();
+    if (!real.launch_ptsz) {
+        fprintf(stderr, "aotidbg-runner: cuLaunchKernel_ptsz called but libcuda.so.1 has none\n");
+        return CUDA_ERROR_NOT_INITIALIZED;
+    }
+    if (!user_cb && !blocking) return real.launch_ptsz(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+    char kernel[512];
+    name_of(f, kernel, sizeof kernel);
+    __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+    if (user_cb) user_cb(kernel, INTERPOSE_BEFORE, user_ctx);
+    return after_launch(kernel, real.launch_ptsz(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra));
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
+{
+    ensure_real();
+    if (!real.launch_ex) {
+        fprintf(stderr, "aotidbg-runner: cuLaunchKernelEx called but this driver has none\n");
+        return CUDA_ERROR_NOT_INITIALIZED;
+    }
+    if (!user_cb && !blocking) return real.launch_ex(config, f, params, extra);
+    char kernel[512];
+    name_of(f, kernel, sizeof kernel);
+    __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+    if (user_cb) user_cb(kernel, INTERPOSE_BEFORE, user_ctx);
+    return after_launch(kernel, real.launch_ex(config, f, params, extra));
+}
+
+void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx)
+{
+    user_ctx = ctx;
+    user_cb = cb;
+}
+
+int interpose_set_blocking(int on)
+{
+    int was = blocking;
+    blocking = on ? 1 : 0;
+    return was;
+}
+
+const char *interpose_last_error(void) { return last_error; }
+
+long long interpose_launch_count(void) { return __atomic_load_n(&launches, __ATOMIC_RELAXED); }
+
+int interpose_available(void)
+{
+    ensure_real();
+    return real.launch != NULL;
+}
