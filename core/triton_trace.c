@@ -387,11 +387,16 @@ int triton_trace_apply(route_result *r, const char *wrapper, size_t wlen, const 
     }
     if (t.source_nodes)
         route_result_set_field(r, "source_nodes", t.source_nodes);
+    if (rc) {
+        /* the route stands; say why the package could not sharpen it */
+        route_result_set_field(r, "trace_error", err->buf);
+        strbuf_reset(err);
+    }
     for (size_t i = 0; i < r->nactions; i++)
         if (r->actions[i].field)
             r->actions[i].value = route_result_field(r, r->actions[i].field);
     arena_release(&a);
-    return rc;
+    return 0;
 }
 
 static int ends_with(const char *s, const char *suf)

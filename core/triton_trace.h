@@ -46,13 +46,15 @@ int triton_trace_resolve(const char *wrapper, size_t wlen, const char *kernels, 
 
 /* Adds the trace's facts to a triton-index-oob result as fields (kernel,
  * kernel_param, call_arg, size_var, input, input_index, dim, source_nodes) and
- * refreshes the actions' values. Any other route: does nothing, returns 0. */
+ * refreshes the actions' values. When the chain breaks, what was found is kept
+ * and field `trace_error` says where it broke; still returns 0 (the route
+ * stands). Any other route: does nothing, returns 0. */
 int triton_trace_apply(route_result *r, const char *wrapper, size_t wlen, const char *kernels, size_t klen,
                        strbuf *err);
 
 /* Same, reading the sources from PKG: a .pt2 (via package.h), an extracted
  * package folder, or a *.wrapper.cpp file (its *.kernel.cpp sibling is read
- * if present). */
+ * if present). -1 only when PKG cannot be read. */
 int triton_trace_apply_package(route_result *r, const char *pkg, strbuf *err);
 
 #endif

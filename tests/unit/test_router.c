@@ -320,6 +320,7 @@ static void test_triton_trace(void)
               "failed.\n", &r);
     strbuf_reset(&err);
     CHECK(triton_trace_apply(&r, cuda_wrapper, strlen(cuda_wrapper), NULL, 0, &err) == 0);
+    CHECK(route_result_field(&r, "trace_error") == NULL);
     CHECK_STR(route_result_field(&r, "input_index"), "1");
     CHECK_STR(route_result_field(&r, "dim"), "1");
     CHECK_STR(route_result_field(&r, "input"), "arg1_1");
