@@ -858,6 +858,7 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
             m->metadata_entry ? NULL : "the archive has no <key>.wrapper_metadata.json (device unknown): rebuild it "
                                        "with torch._inductor.aoti_compile_and_package, or give --device");
     wrapper_scan ws_store, *ws = NULL;
+    memset(&ws_store, 0, sizeof ws_store);   /* freed on every path, read or not */
     const char *src = "wrapper.cpp";
     if (m->wrapper_cpp_entry) {
         strbuf text = STRBUF_INIT;
