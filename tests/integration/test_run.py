@@ -237,17 +237,23 @@ int32_t aoti_torch_cpu_addmm_out(H out, H self, H m1, H m2, double beta, double 
 
 
 @pytest.fixture(scope="module")
-def fault_lib(tmp_path_factory):
+def fault_lib(runner, tmp_path_factory):
+    """A runner wrapper that preloads the fault library into the runner only
+    (never into aotidbg itself, which may be an ASan build); `exec` keeps the
+    pid, so the front end sees the runner's own death."""
     d = tmp_path_factory.mktemp("fault")
-    src, lib = d / "fault.c", d / "libh2fault.so"
+    src, lib, wrap = d / "fault.c", d / "libh2fault.so", d / "faulty-runner"
     src.write_text(FAULT_LIB)
     subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(lib), str(src), "-ldl"], check=True)
-    return str(lib)
+    real = os.environ.get("AOTIDBG_RUNNER") or runner
+    wrap.write_text(f'#!/bin/sh\nLD_PRELOAD="{lib}" exec "{real}" "$@"\n')
+    wrap.chmod(0o755)
+    return str(wrap)
 
 
-def fault_env(lib, mode):
+def fault_env(wrapper, mode):
     env = dict(os.environ)
-    env["LD_PRELOAD"] = lib
+    env["AOTIDBG_RUNNER"] = wrapper
     env["H2_FAULT"] = mode
     env["H2_FAULT_AT"] = "2"
     return env
