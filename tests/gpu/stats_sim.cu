@@ -7,8 +7,16 @@
  *
  * usage: stats_sim DTYPE STORAGE_FILE STORAGE_OFFSET_ELEMS MAX_BLOCKS NDIM SIZES... STRIDES...
  * prints: numel finite nan posinf neginf zeros subnormal min max mean std
- * exit 0, or 1 with a message on stderr. */
+ * exit 0, or 1 with a message on stderr.
+ *
+ * Built with -DSTATS_SIM_LIB -shared instead, it is a stand-in for
+ * libaotidbg_cudastats.so that takes HOST pointers and runs the simulated grid:
+ * test_cuda_stats.py --device cpu uses it to dry-run the GPU test's own logic. */
+#define aotidbg_cuda_stats aotidbg_cuda_stats_real
+#define aotidbg_cuda_stats_error aotidbg_cuda_stats_error_real
 #include "../../core/runner/cuda/stats.cu"
+#undef aotidbg_cuda_stats
+#undef aotidbg_cuda_stats_error
 #include <stdlib.h>
 
 template <class Tr> static void sim_f(const sb_plan &p, int blocks, sb_partial &tot) {
@@ -53,6 +61,32 @@ static const struct { const char *name; sim_fn fn; } k_sims[] = {
     {"uint16", sim_f<tf_u16>}, {"uint32", sim_w<tw_u32>}, {"uint64", sim_w<tw_u64>},
 };
 
+static sim_fn sim_for(const char *dtype, const dtype_entry **dt) {
+    for (size_t i = 0; i < sizeof k_dtypes / sizeof k_dtypes[0]; i++)
+        if (!strcmp(k_dtypes[i].name, dtype) && !strcmp(k_sims[i].name, dtype)) { *dt = &k_dtypes[i]; return k_sims[i].fn; }
+    return NULL;
+}
+
+#ifdef STATS_SIM_LIB
+extern "C" const char *aotidbg_cuda_stats_error(void) { return g_err; }
+extern "C" int aotidbg_cuda_stats(const void *ptr, const char *dtype, int ndim, const int64_t *sizes,
+                                  const int64_t *strides, void *stream, tensor_stats *out) {
+    g_err[0] = 0;
+    if (!dtype || !out) return fail("dtype and out are required");
+    const dtype_entry *dt = NULL;
+    sim_fn fn = sim_for(dtype, &dt);
+    if (!fn) return fail("dtype '%.64s' is not supported by the CUDA statistics kernel", dtype);
+    sb_plan plan;
+    uint64_t numel = 0;
+    if (plan_make(ptr, dt->size, ndim, sizes, strides, &plan, &numel)) return -1;
+    if (numel == 0) { fill_empty(out, 0); return 0; }
+    if (!ptr) return fail("data pointer is NULL for %llu elements", (unsigned long long)numel);
+    sb_partial tot;
+    sb_partial_empty(tot);
+    fn(plan, grid_blocks(plan, numel, 528), tot);
+    return fill_result(tot, numel, out);
+}
+#else
 int main(int argc, char **argv) {
     if (argc < 6) { fprintf(stderr, "usage: stats_sim DTYPE FILE OFFSET MAX_BLOCKS NDIM SIZES... STRIDES...\n"); return 1; }
     const char *dtype = argv[1];
@@ -62,10 +96,8 @@ int main(int argc, char **argv) {
     int64_t sizes[16], strides[16];
     for (int d = 0; d < ndim; d++) { sizes[d] = atoll(argv[6 + d]); strides[d] = atoll(argv[6 + ndim + d]); }
     const dtype_entry *dt = NULL;
-    sim_fn fn = NULL;
-    for (size_t i = 0; i < sizeof k_dtypes / sizeof k_dtypes[0]; i++)
-        if (!strcmp(k_dtypes[i].name, dtype)) { dt = &k_dtypes[i]; fn = k_sims[i].fn; }
-    if (!dt || strcmp(k_sims[dt - k_dtypes].name, dtype)) { fprintf(stderr, "unknown dtype %s\n", dtype); return 1; }
+    sim_fn fn = sim_for(dtype, &dt);
+    if (!fn) { fprintf(stderr, "unknown dtype %s\n", dtype); return 1; }
     FILE *f = fopen(argv[2], "rb");
     if (!f) { perror(argv[2]); return 1; }
     fseek(f, 0, SEEK_END);
@@ -99,3 +131,4 @@ int main(int argc, char **argv) {
     free(buf);
     return 0;
 }
+#endif
