@@ -7,8 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -294,43 +293,78 @@ int reinstrument_source(const char *src, size_t len, strbuf *out, reinstrument_s
 
 /* ---------- constants blob ---------- */
 
+/* A small ELF64 reader on <elf.h> (glibc), not libelf: the GPU boxes that
+ * build the runner alone lack libelf. Every offset and size is checked
+ * against the file before it is read. */
+#define ELF_MAX_TABLE (256U << 20)
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* Reads [off, off+n) of a file of size fsize into a malloc'd buffer (+1 NUL). */
+static char *read_range(int fd, uint64_t fsize, uint64_t off, uint64_t n)
+{
+    if (n > ELF_MAX_TABLE || off > fsize || n > fsize - off) return NULL;
+    char *b = malloc((size_t)n + 1);
+    if (!b) return NULL;
+    if (pread_all(fd, b, (size_t)n, off)) { free(b); return NULL; }
+    b[n] = 0;
+    return b;
+}
+
 int reinstrument_read_consts(const char *so_path, strbuf *blob, const char **section,
                              size_t *mmap_tail, strbuf *err)
 {
     int rc = -1;
-    Elf *elf = NULL;
+    Elf64_Shdr *sh = NULL;
+    char *shstr = NULL;
     *mmap_tail = 0;
     *section = ".lrodata";
-    if (elf_version(EV_CURRENT) == EV_NONE) { strbuf_addstr(err, "libelf init failed"); return -1; }
     int fd = open(so_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) { strbuf_addf(err, "%s: %s", so_path, strerror(errno)); return -1; }
     struct stat sb;
-    if (fstat(fd, &sb) != 0) { strbuf_addf(err, "%s: %s", so_path, strerror(errno)); goto out; }
-    elf = elf_begin(fd, ELF_C_READ, NULL);
-    if (!elf || elf_kind(elf) != ELF_K_ELF) {
-        strbuf_addf(err, "%s: not an ELF file (%s)", so_path, elf_errmsg(-1));
+    Elf64_Ehdr eh;
+    if (fstat(fd, &sb) != 0 || pread_all(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+        strbuf_addf(err, "%s: not an ELF file this machine can read (64-bit little-endian expected)", so_path);
         goto out;
     }
-    GElf_Addr start = 0, stop = 0; int have_start = 0, have_stop = 0;
-    Elf_Scn *scn = NULL;
+    uint64_t fsize = (uint64_t)sb.st_size;
+    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shstrndx >= eh.e_shnum) {
+        strbuf_addf(err, "%s: malformed ELF section table", so_path);
+        goto out;
+    }
+    sh = (Elf64_Shdr *)read_range(fd, fsize, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr));
+    if (!sh) { strbuf_addf(err, "%s: ELF section table runs past the end of the file", so_path); goto out; }
+    uint64_t start = 0, stop = 0;
+    int have_start = 0, have_stop = 0;
     /* .dynsym first (survives strip), then .symtab */
     for (int pass = 0; pass < 2 && !(have_start && have_stop); pass++) {
-        scn = NULL;
-        while ((scn = elf_nextscn(elf, scn))) {
-            GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh)) continue;
-            if (sh.sh_type != (pass == 0 ? SHT_DYNSYM : SHT_SYMTAB) || sh.sh_entsize == 0) continue;
-            Elf_Data *d = elf_getdata(scn, NULL);
-            if (!d) continue;
-            size_t nsym = sh.sh_size / sh.sh_entsize;
-            for (size_t i = 0; i < nsym; i++) {
-                GElf_Sym sym;
-                if (!gelf_getsym(d, (int)i, &sym)) break;
-                const char *nm = elf_strptr(elf, sh.sh_link, sym.st_name);
-                if (!nm) continue;
-                if (!strcmp(nm, "_binary_constants_bin_start")) { start = sym.st_value; have_start = 1; }
-                else if (!strcmp(nm, "_binary_constants_bin_end")) { stop = sym.st_value; have_stop = 1; }
+        for (unsigned i = 0; i < eh.e_shnum && !(have_start && have_stop); i++) {
+            if (sh[i].sh_type != (pass == 0 ? SHT_DYNSYM : SHT_SYMTAB)) continue;
+            if (sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_link >= eh.e_shnum) continue;
+            Elf64_Sym *sym = (Elf64_Sym *)read_range(fd, fsize, sh[i].sh_offset, sh[i].sh_size);
+            const Elf64_Shdr *ss = &sh[sh[i].sh_link];
+            char *str = read_range(fd, fsize, ss->sh_offset, ss->sh_size);
+            if (sym && str) {
+                size_t nsym = sh[i].sh_size / sizeof(Elf64_Sym);
+                for (size_t k = 0; k < nsym; k++) {
+                    if (sym[k].st_name >= ss->sh_size) continue;
+                    const char *nm = str + sym[k].st_name;   /* NUL-bounded: read_range adds one */
+                    if (!strcmp(nm, "_binary_constants_bin_start")) { start = sym[k].st_value; have_start = 1; }
+                    else if (!strcmp(nm, "_binary_constants_bin_end")) { stop = sym[k].st_value; have_stop = 1; }
+                }
             }
+            free(sym);
+            free(str);
         }
     }
     if (!have_start || !have_stop || stop < start) {
@@ -338,47 +372,47 @@ int reinstrument_read_consts(const char *so_path, strbuf *blob, const char **sec
                     "model's weights (not an AOTI model .so, or one built with external weights)", so_path);
         goto out;
     }
-    size_t shstrndx;
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0) { strbuf_addf(err, "%s: no section names", so_path); goto out; }
-    scn = NULL;
-    while ((scn = elf_nextscn(elf, scn))) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC)) continue;
-        if (start < sh.sh_addr || start >= sh.sh_addr + sh.sh_size + (sh.sh_size == 0)) continue;
-        if (stop > sh.sh_addr + sh.sh_size) continue;
-        const char *nm = elf_strptr(elf, shstrndx, sh.sh_name);
-        *section = (nm && !strcmp(nm, ".ldata")) ? ".ldata" : ".lrodata";
+    const Elf64_Shdr *ns = &sh[eh.e_shstrndx];
+    shstr = read_range(fd, fsize, ns->sh_offset, ns->sh_size);
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        const Elf64_Shdr *h = &sh[i];
+        if (!(h->sh_flags & SHF_ALLOC)) continue;
+        if (start < h->sh_addr || start > h->sh_addr + h->sh_size || stop > h->sh_addr + h->sh_size) continue;
+        if (start == h->sh_addr + h->sh_size && stop != start) continue;
+        const char *nm = shstr && h->sh_name < ns->sh_size ? shstr + h->sh_name : "";
+        if (start == stop && strcmp(nm, ".lrodata") && strcmp(nm, ".ldata")) continue;
+        *section = !strcmp(nm, ".ldata") ? ".ldata" : ".lrodata";
         size_t n = (size_t)(stop - start);
-        if (sh.sh_type == SHT_NOBITS) { strbuf_grow(blob, n); memset(blob->buf + blob->len, 0, n); strbuf_setlen(blob, blob->len + n); rc = 0; break; }
-        uint64_t off = sh.sh_offset + (start - sh.sh_addr);
-        if (off > (uint64_t)sb.st_size || n > (uint64_t)sb.st_size - off) {
-            strbuf_addf(err, "%s: constants run past the end of the file (truncated .so?)", so_path);
-            goto out;
-        }
         strbuf_grow(blob, n);
-        size_t got = 0;
-        while (got < n) {
-            ssize_t r = pread(fd, blob->buf + blob->len + got, n - got, (off_t)(off + got));
-            if (r <= 0) { strbuf_addf(err, "%s: read failed: %s", so_path, r ? strerror(errno) : "short file"); goto out; }
-            got += (size_t)r;
+        if (h->sh_type == SHT_NOBITS) {
+            memset(blob->buf + blob->len, 0, n);
+        } else {
+            uint64_t off = h->sh_offset + (start - h->sh_addr);
+            if (off > fsize || n > fsize - off || pread_all(fd, blob->buf + blob->len, n, off)) {
+                strbuf_addf(err, "%s: the constants run past the end of the file (truncated .so?)", so_path);
+                goto out;
+            }
         }
         strbuf_setlen(blob, blob->len + n);
         rc = 0;
         break;
     }
-    if (rc != 0 && !err->len)
+    if (rc != 0) {
         strbuf_addf(err, "%s: the constants symbols are in no section of the file", so_path);
-    if (rc == 0 && blob->len == 16) {
+        goto out;
+    }
+    if (blob->len == 16) {
         /* mmap'd weights: the blob is {u64 size incl. magic, u64 magic} and
          * the weights + magic sit at the end of the .so file (codecache.py). */
         uint64_t wsize, magic, tailmagic;
-        memcpy(&wsize, blob->buf, 8); memcpy(&magic, blob->buf + 8, 8);
-        if (wsize >= 8 && wsize < (uint64_t)sb.st_size &&
-            pread(fd, &tailmagic, 8, (off_t)(sb.st_size - 8)) == 8 && tailmagic == magic)
+        memcpy(&wsize, blob->buf, 8);
+        memcpy(&magic, blob->buf + 8, 8);
+        if (wsize >= 8 && wsize < fsize && pread_all(fd, &tailmagic, 8, fsize - 8) == 0 && tailmagic == magic)
             *mmap_tail = (size_t)wsize;
     }
 out:
-    if (elf) elf_end(elf);
+    free(sh);
+    free(shstr);
     close(fd);
     return rc;
 }

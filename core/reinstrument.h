@@ -12,7 +12,7 @@
  * The weights object (<hash>.weights.o) is not in the package: AOTI embeds the
  * constants blob between the symbols _binary_constants_bin_start/_end of the
  * .so (section .lrodata, or .ldata when buffers mutate); we copy those bytes
- * out of the shipped .so with libelf and assemble a replacement weights.o
+ * out of the shipped .so (its ELF symbol table) and assemble a replacement weights.o
  * with `.incbin`. Weights that AOTI appended to the end of the .so (mmap'd
  * weights, > 2 GB) are copied behind the rebuilt .so the same way.
  *
