@@ -19,6 +19,9 @@
  * The launch then returns the error, so the model's CUDA_DRIVER_CHECK fails
  * at the kernel that faulted instead of at some later call.
  *
+ * Environment (works with no wiring): AOTIDBG_INTERPOSE=1 logs launches to
+ * stderr, AOTIDBG_INTERPOSE_BLOCKING=1 synchronizes and checks after each.
+ *
  * API (declare these where they are wired; see the h8 report):
  *   void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx);
  *       phase 0 before the launch, 1 after it (after the sync when blocking),
@@ -98,7 +101,33 @@ static void load_real(void)
     real.err_string = (err_str_fn)dlsym(real.lib, "cuGetErrorString");
 }
 
-static void ensure_real(void) { pthread_once(&real.once, load_real); }
+/* Until the runner wires a callback, AOTIDBG_INTERPOSE=1 logs every launch
+ * to stderr ("aotidbg-interpose: launch <kernel>") and AOTIDBG_INTERPOSE_BLOCKING=1
+ * turns on blocking mode: enough to name a faulting kernel with no wiring. */
+
+
+static void env_log_cb(const char *kernel, int phase, void *ctx)
+{
+    (void)ctx;
+    if (phase == INTERPOSE_BEFORE) fprintf(stderr, "aotidbg-interpose: launch %s\n", kernel);
+    else if (phase == INTERPOSE_FAILED) fprintf(stderr, "aotidbg-interpose: FAILED %s\n", last_error);
+}
+
+static void load_env(void)
+{
+    const char *v = getenv("AOTIDBG_INTERPOSE");
+    if (v && *v && *v != '0' && !user_cb) user_cb = env_log_cb;
+    v = getenv("AOTIDBG_INTERPOSE_BLOCKING");
+    if (v && *v && *v != '0') blocking = 1;
+}
+
+static void load_all(void)
+{
+    load_env();
+    load_real();
+}
+
+static void ensure_real(void) { pthread_once(&real.once, load_all); }
 
 static size_t slot_of(CUfunction f, size_t cap)
 {
@@ -244,12 +273,14 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **par
 
 void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx)
 {
+    ensure_real();   /* so a later first launch does not install the env logger over cb */
     user_ctx = ctx;
     user_cb = cb;
 }
 
 int interpose_set_blocking(int on)
 {
+    ensure_real();
     int was = blocking;
     blocking = on ? 1 : 0;
     return was;
