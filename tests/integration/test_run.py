@@ -167,6 +167,28 @@ def test_break_on_kernel_name(aotidbg, package, tmp_path):
     assert not events(sess, "output")
 
 
+def test_break_on_nan(aotidbg, package, tmp_path):
+    """An all-NaN input: --break-on nan stops at the first kernel whose outputs
+    hold NaN (exit 1); without it the run goes on and marks kernels nan (exit 0)."""
+    pkg = package("conv_block")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("inputs:\n  - {shape: [2, 3, 8, 8], dtype: float32, fill: full, value: .nan}\n")
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--break-on", "nan", "--record", out])
+    assert r.returncode == 1, r.stderr
+    assert "stopped at the first NaN/Inf, kernel 0" in r.stderr
+    kernels = events(load_session(out), "kernel")
+    assert len(kernels) == 1 and kernels[0]["status"] == "nan"
+    nan_after = [t for t in kernels[0]["tensors"] if t["phase"] == "after" and t["stats"]["nan"] > 0]
+    assert nan_after
+    r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--record", out])
+    assert r.returncode == 0, r.stderr
+    sess = load_session(out)
+    assert [k["name"] for k in events(sess, "kernel")] == wrapper_launches(pkg)
+    assert all(k["status"] == "nan" for k in events(sess, "kernel"))
+    assert events(sess, "output")[0]["tensors"][0]["stats"]["nan"] == events(sess, "output")[0]["tensors"][0]["stats"]["numel"]
+
+
 # ---- faults --------------------------------------------------------------------
 
 def test_no_inputs_spec_says_how_many(aotidbg, package, tmp_path):
@@ -205,6 +227,8 @@ def test_wrong_dtype_deterministic(aotidbg, package, tmp_path):
     assert sess["flags"]["CUDA_LAUNCH_BLOCKING"] == "1"
     text = "\n".join(e["text"] for e in events(sess, "error"))
     assert "unmatched dtype" in text, (text, r.stderr)
+    assert events(sess, "error")[-1]["route"] == "input-mismatch"   # routed by core/routes.yaml
+    assert events(sess, "error")[-1]["fields"]["input_index"] == "0"
     assert "the model failed" in r.stderr
     assert not events(sess, "kernel")
 
