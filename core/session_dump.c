@@ -9,7 +9,9 @@
 #include <string.h>
 #include "session_io.h"
 
-/* Writes s on one line: backslash escapes for \\, newline, tab, CR and other control bytes. */
+/* Writes s on one line: backslash escapes for \\, newline, tab, CR, other
+ * control bytes, and the C1 controls and Unicode line/paragraph separators
+ * (terminals and editors may break lines there). */
 static void put_text(FILE *f, const char *s)
 {
     if (!s) {
@@ -17,6 +19,16 @@ static void put_text(FILE *f, const char *s)
         return;
     }
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            fprintf(f, "\\u%04x", p[1]);
+            p++;
+            continue;
+        }
+        if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+            fprintf(f, "\\u%04x", 0x2000 | (p[2] - 0x80));
+            p += 2;
+            continue;
+        }
         switch (*p) {
         case '\\': fputs("\\\\", f); break;
         case '\n': fputs("\\n", f); break;

@@ -24,6 +24,10 @@
 #define CHUNK (64 * 1024)
 #define MAX_WARNINGS 100
 #define INTERN_MAX 64   /* strings up to this length are interned */
+/* libyaml holds a whole scalar in memory before it hands it over: stop
+ * feeding it after this much input without a complete YAML event. A 1 MiB
+ * value written with escapes takes at most 4 MiB of text. */
+#define MAX_BYTES_PER_EVENT (16u << 20)
 
 typedef struct {
     void *p;
@@ -67,6 +71,7 @@ typedef struct {
     unsigned char pend[4];
     size_t npend;
     size_t total;
+    size_t handed, handed_at_event;   /* bytes given to libyaml, in all and at the last event */
     size_t line, col;        /* 1-based position after the validated bytes */
     int eof, input_err, utf8_cut;
 
@@ -307,11 +312,17 @@ static int read_handler(void *data, unsigned char *buf, size_t size, size_t *siz
         if (refill(r))
             return 0;
     }
+    if (r->handed - r->handed_at_event > MAX_BYTES_PER_EVENT) {
+        input_fail(r, "found more than %u MiB of text in one value (a huge string or comment), "
+                   "expected values of at most %u bytes", MAX_BYTES_PER_EVENT >> 20, SESSION_MAX_SCALAR_BYTES);
+        return 0;
+    }
     size_t n = r->chunk_len - r->chunk_pos;
     if (n > size)
         n = size;
     memcpy(buf, r->chunk + r->chunk_pos, n);
     r->chunk_pos += n;
+    r->handed += n;
     *size_read = n;
     return 1;
 }
@@ -350,6 +361,7 @@ static int next(rd *r)
         return -1;
     }
     r->have_ev = 1;
+    r->handed_at_event = r->handed;
     yaml_event_t *e = &r->ev;
     const yaml_char_t *anchor = NULL;
     switch (e->type) {
@@ -1378,15 +1390,14 @@ static int parse_session(rd *r)
 static void check_refs(rd *r)
 {
     session *s = r->s;
-    yaml_mark_t none = {0};
-    for (size_t i = 0; i < s->nbookmarks; i++)
+    for (size_t i = 0; i < s->nbookmarks && i < MAX_WARNINGS; i++)
         if (s->bookmarks[i].event_index >= (int64_t)s->nevents)
-            warn_at(r, none, "bookmark %zu points at event %lld; the file has %zu events", i,
-                    (long long)s->bookmarks[i].event_index, s->nevents);
-    for (size_t i = 0; i < s->nnarration; i++)
+            session_add_warning(s, "%s: bookmark %zu points at event #%lld; the file has %zu events", r->name, i,
+                                (long long)s->bookmarks[i].event_index, s->nevents);
+    for (size_t i = 0; i < s->nnarration && i < MAX_WARNINGS; i++)
         if (s->narration[i].event_index >= (int64_t)s->nevents)
-            warn_at(r, none, "narration step %zu points at event %lld; the file has %zu events", i,
-                    (long long)s->narration[i].event_index, s->nevents);
+            session_add_warning(s, "%s: narration step %zu points at event #%lld; the file has %zu events", r->name,
+                                i, (long long)s->narration[i].event_index, s->nevents);
 }
 
 static int load(rd *r, session **out, strbuf *err)
@@ -1435,8 +1446,8 @@ static int load(rd *r, session **out, strbuf *err)
         s->end_state = "cut-off";
         if (s->nevents)
             session_add_warning(s, "%s: cut off after event #%zu: the file ends inside the events list "
-                                "(the recording was interrupted); %zu complete events loaded",
-                                r->name, s->nevents - 1, s->nevents);
+                                "(the recording was interrupted); %zu complete event%s loaded",
+                                r->name, s->nevents - 1, s->nevents, s->nevents == 1 ? "" : "s");
         else
             session_add_warning(s, "%s: cut off before the first event: the file ends inside the events list "
                                 "(the recording was interrupted)", r->name);
