@@ -18,6 +18,20 @@
  * until the next CONTROL. It ends with OUTPUT messages and DONE. QUIT ends it
  * at any stop. Version mismatches are refused at HELLO.
  *
+ * Runner behaviour (core/runner/hooks.h has the details):
+ *  - STOPPED(k, phase 0) comes at kernel k's first before-hook: KERNEL(k,
+ *    before) is out, k's TENSOR(before) messages follow the next CONTROL.
+ *    A CONTROL with cmd STEP before RUN first gives STOPPED(-1, 0, START).
+ *  - A NaN stop (BREAK_ON_NAN, once per run) is STOPPED(k, phase 1, NAN) once
+ *    kernel k's after-tensors are all sent and KERNEL(k, after, status nan).
+ *  - Failures: ERROR (kernel_index = the kernel blamed, or -1) then DONE 1;
+ *    with BREAK_ON_ERROR a STOPPED(reason ERROR) comes between them. In
+ *    blocking mode a CUDA error reads "CUDA error: <cudaGetErrorString> (code N)"
+ *    and is followed by KERNEL(k, after, status error).
+ *  - The runner exits right after DONE (0, or 1 when the model failed) and on
+ *    QUIT (0, no DONE); a restart is a fresh process.
+ *  - LOAD.max_values above PROTO_MAX_VALUES is clamped to it.
+ *
  * Untrusted bytes: proto_decode() never reads past len, caps every count and
  * string, and reports what was malformed; it is fuzzed (tests/fuzz).
  * Ownership: decoded strings and arrays live in the caller's arena.
