@@ -192,14 +192,14 @@ static void test_step_through(void)
     int pid = runner_client_pid(rc);
     CHECK(pid > 0);
     if (pid > 0)
-        kill(pid, SIGSEGV);
+        kill(pid, SIGKILL);   /* SIGSEGV would be caught by an ASan-built runner */
     CHECK(wait_state(rc, RUNNER_DEAD) == RUNNER_DEAD);
     CHECK(count_kind(f.s, EV_RUNNER_EXIT) == 1);
     const event *last = f.s->events[f.s->nevents - 1];
     CHECK(last->kind == EV_RUNNER_EXIT);
     if (last->kind == EV_RUNNER_EXIT) {
         CHECK_STR(last->u.exit.how, "signal");
-        CHECK(last->u.exit.signal == SIGSEGV);
+        CHECK(last->u.exit.signal == SIGKILL);
     }
     CHECK(runner_client_step(rc) == -1);
     CHECK(runner_client_restart(rc, &err) == 0);
