@@ -51,6 +51,34 @@ int checklist_has_fail(const checklist *cl)
     return 0;
 }
 
+int checklist_gate(package_t *p, const checklist_opts *o, session *s, strbuf *why)
+{
+    checklist cl;
+    checklist_init(&cl);
+    strbuf err = STRBUF_INIT;
+    checklist_run(&cl, p, o, &err);
+    if (s)
+        checklist_to_session(&cl, s);
+    int failed = 0;
+    for (size_t i = 0; i < cl.nrows; i++) {
+        const check_row *r = &cl.rows[i];
+        if (r->status != CHECK_FAIL)
+            continue;
+        failed = 1;
+        strbuf_addf(why, "%s: %s", r->id, r->subject);
+        if (r->expected)
+            strbuf_addf(why, ": expected %s", r->expected);
+        if (r->got)
+            strbuf_addf(why, "%s got %s", r->expected ? "," : ":", r->got);
+        if (r->fix)
+            strbuf_addf(why, "; fix: %s", r->fix);
+        strbuf_addch(why, '\n');
+    }
+    checklist_free(&cl);
+    strbuf_release(&err);
+    return failed;
+}
+
 const check_row *checklist_find(const checklist *cl, const char *id)
 {
     for (size_t i = 0; i < cl->nrows; i++)

@@ -59,6 +59,11 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
 void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, const input_spec *in, size_t n,
                       const char *load_device);
 int checklist_has_fail(const checklist *cl);
+/* The gate before a run: runs the checklist, copies its rows into s->checks
+ * (when s is not NULL) and returns 1 when a row FAILs, with one line per FAIL
+ * row in why ("id: subject: expected X, got Y; fix: ..."); 0 when nothing
+ * failed. The caller refuses to start on 1 unless the user passed --force. */
+int checklist_gate(package_t *p, const checklist_opts *o, session *s, strbuf *why);
 const check_row *checklist_find(const checklist *cl, const char *id);
 size_t checklist_count(const checklist *cl, check_status st);
 /* Copies the rows into s->checks (s's arena). */

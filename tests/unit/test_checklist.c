@@ -332,12 +332,23 @@ static void test_real_package_transposed(void)
     CHECK(r && r->status == CHECK_FAIL);
     if (r)
         printf("transposed: %s %s expected %s got %s\n", check_status_name(r->status), r->id, r->expected, r->got);
+    session *gs = session_new();
+    strbuf why = STRBUF_INIT;
+    CHECK(checklist_gate(p, &o, gs, &why) == 1);
+    CHECK(gs->nchecks > 0);
+    CHECK_CONTAINS(why.buf, "input.0.strides: input 0");
+    CHECK(strchr(why.buf, '\n') == why.buf + why.len - 1);   /* one FAIL row, one line */
+    strbuf_release(&why);
+    session_free(gs);
     /* and the same package with contiguous inputs passes */
     in[0].has_strides = 0;
     checklist_free(&cl);
     checklist_init(&cl);
     CHECK(checklist_run(&cl, p, &o, &err) == 0);
     CHECK(!checklist_has_fail(&cl));
+    strbuf why2 = STRBUF_INIT;
+    CHECK(checklist_gate(p, &o, NULL, &why2) == 0 && why2.len == 0);
+    strbuf_release(&why2);
     strbuf y = STRBUF_INIT;
     checklist_format_yaml(&cl, &y);
     CHECK_CONTAINS(y.buf, "summary: {pass: ");
