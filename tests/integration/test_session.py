@@ -131,7 +131,9 @@ def test_sigkill_mid_run_leaves_a_replayable_file(aotidbg, recorded, tmp_path):
     launches = wrapper_launches(recorded["pkg"])
     second_addmm = [i for i, k in enumerate(launches) if k == "aoti_torch_cpu_addmm_out"][1]
     out = str(tmp_path / "s.yaml")
-    env = dict(os.environ, LD_PRELOAD=str(lib))
+    # (verify_asan_link_order=0: with an AOTIDBG_SANITIZE build, ASan must tolerate our preload)
+    env = dict(os.environ, LD_PRELOAD=str(lib),
+               ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":"))
     p = subprocess.Popen([aotidbg, "run", recorded["pkg"], "--inputs", recorded["spec"], "--timeout", "0",
                           "--record", out], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True)
@@ -145,7 +147,10 @@ def test_sigkill_mid_run_leaves_a_replayable_file(aotidbg, recorded, tmp_path):
             time.sleep(0.05)
         time.sleep(0.3)
     finally:
-        os.killpg(p.pid, signal.SIGKILL)   # the front end and the runner, no chance to save
+        try:
+            os.killpg(p.pid, signal.SIGKILL)   # the front end and the runner, no chance to save
+        except ProcessLookupError:
+            pass
         p.communicate(timeout=30)
     r = run([aotidbg, "replay", out, "--dump"])
     assert r.returncode == 0, r.stderr
