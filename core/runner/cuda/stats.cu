@@ -2,13 +2,13 @@
  * launch, and the warp/block reductions. What each thread computes, and why
  * that way, is in stats_body.cuh.
  *
- * One call = one read of the tensor: the main kernel (about 4 blocks of 256
- * threads per SM, grid-stride, 16-byte loads where the elements are dense)
- * leaves one partial per block in a cached device buffer; a one-block kernel
- * merges them; one small struct is copied back into cached pinned memory and
- * the stream is synchronized. A tensor whose elements are dense in memory in
- * any dim order (contiguous, transposed, permuted) takes the vector path:
- * statistics do not depend on element order. Anything else (steps, slices
+ * One call = one read of the tensor, one launch, one stream synchronize: the
+ * kernel (about 4 blocks of 256 threads per SM, grid-stride, 16-byte loads
+ * where the elements are dense) leaves one partial per block in a cached
+ * device buffer; the last block to finish merges them and writes the result
+ * into cached mapped pinned host memory. A tensor whose elements are dense in
+ * memory in any dim order (contiguous, transposed, permuted) takes the vector
+ * path: statistics do not depend on element order. Anything else (steps, slices
  * with gaps, stride-0 expansion) takes the strided path over collapsed dims.
  *
  * Errors: nonzero return + thread-local message (see cuda_stats.h). */
@@ -53,10 +53,11 @@ __device__ __forceinline__ void shfl_merge(sb_partial &p, int off) {
     sb_merge(p, q);
 }
 
-/* Lane 0 of warp 0 ends with the merge of every thread's p; it stores it.
+/* Returns, in thread 0, the merge of every thread's p (other threads: junk).
  * Lanes past the warp end read their own value in shfl_down; only lanes whose
- * sources are all in range feed lane 0, so nothing is counted twice. */
-__device__ __forceinline__ void block_reduce_store(sb_partial p, sb_partial *dst) {
+ * sources are all in range feed lane 0, so nothing is counted twice. Uses
+ * shared memory: callers separate two calls with a __syncthreads(). */
+__device__ __forceinline__ sb_partial block_reduce(sb_partial p) {
     __shared__ sb_partial sh[SB_THREADS / 32];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int off = 16; off > 0; off >>= 1) shfl_merge(p, off);
@@ -66,48 +67,76 @@ __device__ __forceinline__ void block_reduce_store(sb_partial p, sb_partial *dst
         if (lane < (int)(blockDim.x >> 5)) p = sh[lane];
         else sb_partial_empty(p);
         for (int off = 16; off > 0; off >>= 1) shfl_merge(p, off);
-        if (lane == 0) *dst = p;
     }
+    return p;
 }
+
+/* Another block's partial, read from L2 (L1 is not coherent across blocks). */
+__device__ __forceinline__ sb_partial load_partial_cg(const sb_partial *src) {
+    sb_partial p;
+    const unsigned long long *q = (const unsigned long long *)src;
+    unsigned long long w[sizeof(sb_partial) / 8];
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(sb_partial) / 8); k++) w[k] = __ldcg(q + k);
+    memcpy(&p, w, sizeof p);
+    return p;
+}
+
+/* Every block stores its partial; the last block to finish (by ticket) merges
+ * them all and writes the result straight into mapped host memory, so one
+ * call is one launch and one stream synchronize. Tickets are never reset: the
+ * host passes the counter's value before this launch (base), and unsigned
+ * arithmetic makes wrap-around harmless. */
+__device__ __forceinline__ void finish(sb_partial p, sb_partial *parts, unsigned *ticket,
+                                       unsigned base, sb_partial *res) {
+    __shared__ int last;
+    p = block_reduce(p);
+    if (threadIdx.x == 0) {
+        parts[blockIdx.x] = p;
+        __threadfence();                       /* the partial is visible before the ticket */
+        last = atomicAdd(ticket, 1u) - base == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    sb_partial_empty(p);
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += blockDim.x) sb_merge(p, load_partial_cg(parts + i));
+    p = block_reduce(p);
+    if (threadIdx.x == 0) *res = p;
+}
+
+struct sb_out { sb_partial *parts; unsigned *ticket; unsigned base; sb_partial *res; };
 
 template <class Tr>
 __global__ void __launch_bounds__(SB_THREADS, SB_BLOCKS_PER_SM)
-k_stats_f(sb_plan plan, sb_partial *parts) {
+k_stats_f(sb_plan plan, sb_out o) {
     sb_accf a;
     sb_accf_init(a);
     sb_thread_f<Tr>(plan, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
                     (uint64_t)gridDim.x * blockDim.x, a);
     sb_partial p;
     sb_partial_of(p, a);
-    block_reduce_store(p, parts + blockIdx.x);
+    finish(p, o.parts, o.ticket, o.base, o.res);
 }
 
 template <class Tr>
 __global__ void __launch_bounds__(SB_THREADS, SB_BLOCKS_PER_SM)
-k_stats_w(sb_plan plan, sb_partial *parts) {
+k_stats_w(sb_plan plan, sb_out o) {
     sb_accw<typename Tr::M> a;
     sb_accw_init(a);
     sb_thread_w<Tr>(plan, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
                     (uint64_t)gridDim.x * blockDim.x, a);
     sb_partial p;
     sb_partial_of(p, a);
-    block_reduce_store(p, parts + blockIdx.x);
-}
-
-__global__ void __launch_bounds__(SB_THREADS)
-k_final(const sb_partial *parts, int n, sb_partial *out) {
-    sb_partial p;
-    sb_partial_empty(p);
-    for (int i = threadIdx.x; i < n; i += blockDim.x) sb_merge(p, parts[i]);
-    block_reduce_store(p, out);
+    finish(p, o.parts, o.ticket, o.base, o.res);
 }
 
 /* ---- dtype table ------------------------------------------------------- */
-typedef void (*launch_fn)(const sb_plan &, int, cudaStream_t, sb_partial *);
-template <class Tr> static void launch_f(const sb_plan &p, int b, cudaStream_t s, sb_partial *o) {
+typedef void (*launch_fn)(const sb_plan &, int, cudaStream_t, const sb_out &);
+template <class Tr> static void launch_f(const sb_plan &p, int b, cudaStream_t s, const sb_out &o) {
     k_stats_f<Tr><<<b, SB_THREADS, 0, s>>>(p, o);
 }
-template <class Tr> static void launch_w(const sb_plan &p, int b, cudaStream_t s, sb_partial *o) {
+template <class Tr> static void launch_w(const sb_plan &p, int b, cudaStream_t s, const sb_out &o) {
     k_stats_w<Tr><<<b, SB_THREADS, 0, s>>>(p, o);
 }
 
@@ -126,8 +155,11 @@ static const dtype_entry k_dtypes[] = {
 /* ---- per-device scratch (under g_lock) --------------------------------- */
 typedef struct {
     int ready, max_blocks;
-    sb_partial *d_parts, *d_res, *h_res;   /* never freed: live as long as the process */
-} dev_scratch;
+    sb_partial *d_parts;       /* one partial per block */
+    unsigned *d_ticket;        /* blocks finished, ever (wraps) */
+    unsigned ticket_base;      /* its value when no kernel of ours is running */
+    sb_partial *h_res, *d_res; /* mapped pinned host memory: host and device views */
+} dev_scratch;                 /* never freed: lives as long as the process */
 static dev_scratch g_scratch[SB_MAX_DEVICES];
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -145,13 +177,26 @@ static int scratch_get(int dev, dev_scratch **out) {
             return fail("cannot allocate %zu bytes of scratch on cuda:%d: %s",
                         (size_t)mb * sizeof(sb_partial), dev, cudaGetErrorString(e));
         }
-        if (!s->d_res && (e = cudaMalloc(&s->d_res, sizeof(sb_partial))) != cudaSuccess) {
-            s->d_res = NULL;
-            return fail("cannot allocate scratch on cuda:%d: %s", dev, cudaGetErrorString(e));
+        if (!s->d_ticket) {
+            if ((e = cudaMalloc(&s->d_ticket, sizeof(unsigned))) != cudaSuccess) {
+                s->d_ticket = NULL;
+                return fail("cannot allocate scratch on cuda:%d: %s", dev, cudaGetErrorString(e));
+            }
+            if ((e = cudaMemset(s->d_ticket, 0, sizeof(unsigned))) != cudaSuccess ||
+                (e = cudaDeviceSynchronize()) != cudaSuccess)
+                return fail("cannot clear scratch on cuda:%d: %s", dev, cudaGetErrorString(e));
+            s->ticket_base = 0;
         }
-        if (!s->h_res && (e = cudaMallocHost(&s->h_res, sizeof(sb_partial))) != cudaSuccess) {
-            s->h_res = NULL;
-            return fail("cannot allocate pinned host memory: %s", cudaGetErrorString(e));
+        if (!s->h_res) {
+            void *h = NULL, *d = NULL;
+            if ((e = cudaHostAlloc(&h, sizeof(sb_partial), cudaHostAllocMapped | cudaHostAllocPortable)) != cudaSuccess)
+                return fail("cannot allocate mapped host memory: %s", cudaGetErrorString(e));
+            if ((e = cudaHostGetDevicePointer(&d, h, 0)) != cudaSuccess) {
+                cudaFreeHost(h);
+                return fail("cannot map host memory into cuda:%d: %s", dev, cudaGetErrorString(e));
+            }
+            s->h_res = (sb_partial *)h;
+            s->d_res = (sb_partial *)d;
         }
         s->max_blocks = mb;
         s->ready = 1;
@@ -269,18 +314,19 @@ static int run_locked(const dtype_entry *dt, const sb_plan &plan, uint64_t numel
     if (numel / threads + 64 >= UINT64_C(0xffffffff))
         return fail("%llu elements is past what one call handles", (unsigned long long)numel);
     (void)cudaGetLastError();   /* a stale launch error of someone else's must not read as ours */
-    dt->launch(plan, blocks, stream, s->d_parts);
+    memset(s->h_res, 0, sizeof *s->h_res);   /* a result never written reads as 0 elements: caught below */
+    sb_out o = { s->d_parts, s->d_ticket, s->ticket_base, s->d_res };
+    dt->launch(plan, blocks, stream, o);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return fail("statistics kernel (%s) did not launch: %s", dt->name, cudaGetErrorString(e));
-    k_final<<<1, SB_THREADS, 0, stream>>>(s->d_parts, blocks, s->d_res);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return fail("statistics merge kernel did not launch: %s", cudaGetErrorString(e));
-    if ((e = cudaMemcpyAsync(s->h_res, s->d_res, sizeof(sb_partial), cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
-        return fail("cannot copy statistics back: %s", cudaGetErrorString(e));
+    s->ticket_base += (unsigned)blocks;
     if ((e = cudaStreamSynchronize(stream)) != cudaSuccess)
-        return fail("CUDA error while computing statistics (%s, %llu elements): %s", dt->name,
+        return fail("CUDA error while computing statistics (%s, %llu elements): %s "
+                    "(it may come from earlier work on the stream)", dt->name,
                     (unsigned long long)numel, cudaGetErrorString(e));
-    return fill_result(*s->h_res, numel, out);
+    sb_partial r;
+    memcpy(&r, (const void *)s->h_res, sizeof r);
+    return fill_result(r, numel, out);
 }
 
 extern "C" int aotidbg_cuda_stats(const void *dev_ptr, const char *dtype, int ndim,
