@@ -157,6 +157,29 @@ def stream_checks(lib, table):
     for name, st in (("null-stream", None), ("current-stream", ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))):
         y = torch.randn(333333, device="cuda")
         check(lib, table, name, "float32", y, stream=st)
+    # Calls from several threads at once (serialized inside; errors are per thread).
+    import threading
+    ts = [torch.randn(n, device="cuda") for n in (1, 1000, 77777, 3_000_001)]
+    torch.cuda.synchronize()
+    want = [lib.stats(t) for t in ts]
+    problems = []
+
+    def worker(k):
+        for i in range(25):
+            j = (k + i) % len(ts)
+            got = lib.stats(ts[j])
+            if got != want[j]:
+                problems.append(f"thread {k} call {i}: {got} != {want[j]}")
+            rc, _, msg = lib.raw(ts[j].data_ptr(), "complex128", [1], [1])
+            if rc == 0 or "complex128" not in msg:
+                problems.append(f"thread {k}: error message {msg!r}")
+    th = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join()
+    table.add("FAIL" if problems else "PASS", "float32", "4-threads-x-25-calls",
+              "same results as single-threaded", problems[:5])
     # Same tensor twice: identical (the grid and merge order are fixed).
     y = torch.randn(5_000_001, device="cuda")
     a, b = lib.stats(y), lib.stats(y)
