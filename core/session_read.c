@@ -728,13 +728,14 @@ static int need_keys(rd *r, yaml_mark_t at, uint32_t seen, uint32_t need, const 
     return 0;
 }
 
-/* Iterates a list: item(r, ctx) consumes one element. A plain empty scalar
- * (`events:` with nothing after it) counts as an empty list. */
+/* Iterates a list: item(r, ctx) consumes one element. A plain empty, ~ or
+ * null value (`events:` with nothing after it) counts as an empty list. */
 typedef int (*item_fn)(rd *r, void *ctx);
 
 static int parse_list(rd *r, item_fn item, void *ctx, const char *what)
 {
-    if (r->ev.type == YAML_SCALAR_EVENT && r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !slen(r))
+    if (r->ev.type == YAML_SCALAR_EVENT && r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+        (!slen(r) || !strcmp(sval(r), "~") || !strcmp(sval(r), "null")))
         return next(r);
     if (r->ev.type != YAML_SEQUENCE_START_EVENT)
         return unexpected(r, what);
@@ -1414,7 +1415,8 @@ static int load(rd *r, session **out, strbuf *err)
         session_free(r->s);
         return -1;
     }
-    yaml_parser_set_encoding(&r->p, YAML_UTF8_ENCODING);
+    /* No yaml_parser_set_encoding: detection skips a UTF-8 BOM; UTF-16 never
+     * gets that far (our UTF-8 check refuses it first). */
     yaml_parser_set_input(&r->p, read_handler, r);
     strbuf msg = STRBUF_INIT;
     r->err = &msg;

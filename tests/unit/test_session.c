@@ -410,6 +410,13 @@ static void test_versions_and_warnings(void)
     CHECK(session_load_mem("M.yaml", newer_major, strlen(newer_major), &r, &err) != 0);
     CHECK(has_location(err.buf, "M.yaml"));
     CHECK_CONTAINS(err.buf, "newer aotidbg");
+    /* a UTF-8 byte order mark and `events: ~` are fine */
+    const char *bom = "\xef\xbb\xbf" "format_version: \"1.0\"\nevents: ~\n";
+    CHECK(session_load_mem("bom.yaml", bom, strlen(bom), &r, &err) == 0);
+    if (r) {
+        CHECK(r->nevents == 0 && r->nwarnings == 0);
+        session_free(r);
+    }
     /* bookmarks pointing past the events: a warning, not an error */
     const char *bm = "format_version: \"1.0\"\nbookmarks:\n  - {event: 9, note: x}\nevents: []\n";
     CHECK(session_load_mem("b.yaml", bm, strlen(bm), &r, &err) == 0);
