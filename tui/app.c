@@ -36,6 +36,8 @@ void app_init(app *a, session *s, app_mode mode)
 
 size_t app_errors(app *a)
 {
+    if (a->err_scanned > a->s->nevents)   /* a restart dropped the old events */
+        a->err_scanned = a->nerr = 0;
     for (; a->err_scanned < a->s->nevents; a->err_scanned++) {
         if (a->s->events[a->err_scanned]->kind != EV_ERROR)
             continue;

@@ -39,6 +39,10 @@
 #pragma weak inputs_load
 
 static package_t *live_pkg;   /* one live run per process */
+/* A step/continue pressed while the runner is still loading or running is
+ * kept and sent at the next stop, so keys are never lost to timing. */
+enum { PEND_NONE = 0, PEND_STEP, PEND_CONTINUE };
+static int pending;
 
 int live_available(void)
 {
@@ -123,8 +127,27 @@ int live_pump(app *a, int timeout_ms)
 {
     if (!a->rc)
         return 0;
+    static int last_state = -1;
+    static int64_t last_kernel = -2;
     strbuf err = STRBUF_INIT;
     int n = runner_client_pump(a->rc, timeout_ms, &err);
+    /* a state change (STOPPED, DONE) adds no event but changes the screen */
+    int st = (int)runner_client_state(a->rc);
+    int64_t ck = runner_client_current_kernel(a->rc);
+    if (n == 0 && (st != last_state || ck != last_kernel))
+        n = 1;
+    last_state = st;
+    last_kernel = ck;
+    if (st == RUNNER_STOPPED && pending) {
+        int p = pending;
+        pending = PEND_NONE;
+        if (p == PEND_STEP)
+            live_step(a);
+        else
+            live_continue(a);
+    } else if (st == RUNNER_FINISHED || st == RUNNER_DEAD) {
+        pending = PEND_NONE;
+    }
     if (n < 0)
         app_message(a, 1, "runner: %s", err.buf);
     strbuf_reset(&err);
@@ -140,6 +163,23 @@ int live_pump(app *a, int timeout_ms)
     return n;
 }
 
+int live_settle(app *a, int timeout_ms)
+{
+    if (!a->rc)
+        return 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        runner_state st = runner_client_state(a->rc);
+        if (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD)
+            return 0;
+        live_pump(a, 50);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 > timeout_ms)
+            return -1;
+    }
+}
+
 static int need_rc(app *a)
 {
     if (a->rc)
@@ -148,9 +188,24 @@ static int need_rc(app *a)
     return -1;
 }
 
+static int busy(app *a, int what)
+{
+    runner_state st = runner_client_state(a->rc);
+    if (st != RUNNER_STARTING && st != RUNNER_RUNNING)
+        return 0;
+    pending = what;
+    app_message(a, 0, "the runner is %s: will %s at the next stop", st == RUNNER_STARTING ? "loading" : "running",
+                what == PEND_STEP ? "step" : "continue");
+    return 1;
+}
+
 int live_step(app *a)
 {
-    if (need_rc(a) || runner_client_step(a->rc) < 0) {
+    if (need_rc(a))
+        return -1;
+    if (busy(a, PEND_STEP))
+        return 0;
+    if (runner_client_step(a->rc) < 0) {
         app_message(a, 1, "step: the runner is not stopped at a kernel (r restarts)");
         return -1;
     }
@@ -162,6 +217,8 @@ int live_continue(app *a)
 {
     if (need_rc(a))
         return -1;
+    if (busy(a, PEND_CONTINUE))
+        return 0;
     int flags = BREAK_ON_ERROR | BREAK_ON_NAN;
     runner_client_set_breaks(a->rc, flags);
     int rc = a->break_kernel >= 0 ? runner_client_run_to_index(a->rc, a->break_kernel) : runner_client_continue(a->rc);
@@ -178,6 +235,7 @@ int live_restart(app *a)
     if (need_rc(a))
         return -1;
     strbuf err = STRBUF_INIT;
+    pending = PEND_NONE;
     int rc = runner_client_restart(a->rc, &err);
     if (rc < 0)
         app_message(a, 1, "restart: %s", err.buf);

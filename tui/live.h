@@ -21,7 +21,10 @@ int live_start(app *a, const live_options *o, strbuf *err);
  * session, syncs the recording, moves the kernel list when following.
  * Returns the number of new events, -1 on error (message set). */
 int live_pump(app *a, int timeout_ms);
-int live_fd(app *a);                   /* -1 when none */
+int live_fd(app *a);
+/* Scripts and tests: pumps until the runner stops, finishes or dies (or
+ * timeout_ms passes). 0 when it settled, -1 on timeout. */
+int live_settle(app *a, int timeout_ms);                   /* -1 when none */
 int live_step(app *a);
 int live_continue(app *a);
 int live_restart(app *a);

@@ -10,6 +10,15 @@
 
 #define MAX_ROWS 512
 
+/* At most 9 columns: "%.3g" of a float32 is "-6.02e+17" at worst. */
+static void fmt_short(char *buf, size_t n, double v)
+{
+    if (!isfinite(v))
+        fmt_double(buf, n, v);
+    else
+        snprintf(buf, n, "%.3g", v);
+}
+
 static const char *const view_names[INSP__COUNT] = {"all", "before", "after", "diff"};
 
 /* Fills idx with the tensor indices shown in the current view; for diff, the
@@ -135,8 +144,8 @@ static int value_grid(grid *g, rect r, const tensor_rec *t)
         for (int64_t j = 0; j < cols && j < fit; j++) {
             double v = t->values[i * cols + j];
             char b[24];
-            fmt_double(b, sizeof b, v);
-            grid_printf(g, x, r.y + y, cw, isfinite(v) ? EL_NORMAL : EL_NAN, "%9s", b);
+            fmt_short(b, sizeof b, v);
+            grid_printf(g, x, r.y + y, cw, isfinite(v) ? EL_NORMAL : EL_NAN, " %9s", b);
             x += cw;
         }
     }
@@ -173,7 +182,7 @@ static void histogram(grid *g, rect r, const tensor_rec *t)
     int barw = r.w - 18;
     for (int b = 0; b < bins; b++) {
         char lb[24];
-        fmt_double(lb, sizeof lb, lo + (hi - lo) * b / bins);
+        fmt_short(lb, sizeof lb, lo + (hi - lo) * b / bins);
         grid_printf(g, r.x, r.y + 1 + b, 17, EL_DIM, "%9s %6zu ", lb, cnt[b]);
         int len = top ? (int)((double)cnt[b] / (double)top * barw + 0.5) : 0;
         grid_fill(g, r.x + 17, r.y + 1 + b, len, 1, grid_ld(g, LD_BLOCK), EL_HIST);

@@ -59,10 +59,9 @@ static int usage_error(const char *mode, const char *msg, const char *arg)
 static int parse(const char *mode, int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
-    int first = strcmp(mode, "live") ? 1 : 0;   /* live: argv[0] is the package */
-    if (!first)
+    if (!strcmp(mode, "live"))   /* argv[0] is the package, else the subcommand */
         o->target = argv[0];
-    for (int i = first; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED() do { if (!next) return usage_error(mode, "missing value for", a); i++; } while (0)
@@ -185,17 +184,21 @@ static int run_headless(app *a, const options *o, script *scripts)
         print_frame(a, &g, "start");
     for (int k = 0; k < 2 && !a->quit; k++)
         for (size_t i = 0; i < scripts[k].n && !a->quit; i++) {
+            if (a->mode == MODE_LIVE && live_settle(a, 120000) < 0)
+                fprintf(stderr, "aotidbg: the runner did not stop within 120 s\n");
             int r = run_item(a, &scripts[k], i);
+            if (a->mode == MODE_LIVE)
+                live_settle(a, 120000);
             if (r & AF_FAILED) {
+                fflush(stdout);
                 fprintf(stderr, "aotidbg: action '%s': %s\n", scripts[k].items[i], a->message.buf);
                 failed = 1;
             }
-            if (a->mode == MODE_LIVE)
-                while (live_fd(a) >= 0 && live_pump(a, 200) > 0)
-                    ;
             if (!o->dump_last && !(r & AF_QUIT))
                 print_frame(a, &g, scripts[k].items[i]);
         }
+    if (a->mode == MODE_LIVE)
+        live_settle(a, 120000);
     if (o->dump_last)
         print_frame(a, &g, "screen");
     grid_free(&g);

@@ -100,14 +100,17 @@ class Tmux:
         return subprocess.run(self.base + ["capture-pane", "-p", "-t", "t"], capture_output=True,
                               text=True, check=True).stdout
 
-    def wait_for(self, text, timeout=10.0):
+    def wait_for(self, text, timeout=20.0):
+        """Waits until every text (a string or a list) is on screen at once: a
+        capture can land mid-frame, so callers name parts from several rows."""
+        texts = [text] if isinstance(text, str) else list(text)
         end = time.time() + timeout
         while time.time() < end:
             screen = self.capture()
-            if text in screen:
+            if all(t in screen for t in texts):
                 return screen
             time.sleep(0.1)
-        raise AssertionError(f"{text!r} never appeared; screen:\n{self.capture()}")
+        raise AssertionError(f"{texts!r} never appeared; screen:\n{self.capture()}")
 
     def resize(self, w, h):
         subprocess.run(self.base + ["resize-window", "-t", "t", "-x", str(w), "-y", str(h)], check=True)
@@ -131,7 +134,7 @@ def _check_tty(tmux):
 
 def _start(tmux, aotidbg, session_file, env):
     tmux.send(f"{env} LANG=C.UTF-8 {aotidbg} replay {session_file}; echo AOTIDBG-EXIT-$?", "Enter")
-    return tmux.wait_for("kernels (43)")
+    return tmux.wait_for(["kernels (43)", "error router (1)", "REPLAY"])
 
 
 @pytest.mark.parametrize("term", ["xterm", "screen-256color", "vt100"])
@@ -140,8 +143,7 @@ def test_replay_keys_resize_quit(tmux, aotidbg, session_file, term):
     assert "error router (1)" in screen and "nan-inf" in screen
     tmux.send("3")               # kernel list
     tmux.send("a")               # next anomaly: the log kernel made NaN
-    screen = tmux.wait_for("inspector: #2 cpp_fused_log_1")
-    assert "NaN" in screen
+    tmux.wait_for(["inspector: #2 cpp_fused_log_1", "NaN", "REPLAY"])
     tmux.send("G")               # last kernel
     tmux.wait_for("inspector: #42 triton_poi_fused_add_39")
     tmux.send("/")
@@ -167,7 +169,7 @@ def test_no_color_and_zoom(tmux, aotidbg, session_file):
     _start(tmux, aotidbg, session_file, "TERM=xterm-256color NO_COLOR=1")
     tmux.send("1")
     tmux.send("z")
-    screen = tmux.wait_for("Exception in aoti_torch: At least one NaN in buf0")
+    screen = tmux.wait_for(["Exception in aoti_torch: At least one NaN in buf0", "REPLAY"])
     assert "checklist" not in screen          # zoomed: only the router
     tmux.send("z")
     tmux.wait_for("checklist")
@@ -203,3 +205,78 @@ def test_headless_script(aotidbg, session_file, tmp_path):
     assert r.returncode == 1 and "unknown action or key" in r.stderr
     r = run([aotidbg, "replay", session_file, "--headless", "80"])
     assert r.returncode == 2
+
+
+# ---- live mode on a real CPU package -----------------------------------------
+
+MLP_INPUTS = """inputs:
+  - {shape: [6, 16], dtype: float32, device: cpu, fill: randn, seed: 0}
+  - {shape: [3], dtype: int64, device: cpu, fill: arange}
+"""
+
+
+@pytest.fixture(scope="module")
+def live_setup(aotidbg, package, tmp_path_factory):
+    """The mlp_ln package, an inputs spec, and its kernel names in launch order
+    as `aotidbg run` recorded them (an independent path through the runner)."""
+    import re
+    d = tmp_path_factory.mktemp("live")
+    spec = d / "inputs.yaml"
+    spec.write_text(MLP_INPUTS)
+    pkg = package("mlp_ln")
+    rec = d / "ref.yaml"
+    r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--record", str(rec)])
+    assert r.returncode == 0, r.stderr
+    names = re.findall(r"kind: kernel, [^\n]*?name: \"?([A-Za-z0-9_]+)", rec.read_text())
+    assert len(names) >= 3
+    return pkg, str(spec), names, d
+
+
+def _frames(stdout):
+    out, cur = [], None
+    for line in stdout.splitlines():
+        if line.startswith("=== ") and line.endswith(" ==="):
+            cur = [line[4:-4], []]
+            out.append(cur)
+        elif cur is not None:
+            cur[1].append(line)
+    return [(label, "\n".join(lines)) for label, lines in out]
+
+
+def test_live_headless_step_continue_restart(aotidbg, live_setup):
+    pkg, spec, names, d = live_setup
+    rec = d / "live.yaml"
+    r = run([aotidbg, pkg, "--inputs", spec, "--record", str(rec), "--headless", "100x30",
+             "--keys", "s s s c r s"], cwd=str(d))
+    assert r.returncode == 0, r.stderr
+    frames = _frames(r.stdout)
+    assert [f[0] for f in frames] == ["start", "s", "s", "s", "c", "r", "s"]
+    for i in range(3):   # each step stops at the next kernel, in launch order
+        screen = frames[1 + i][1]
+        assert f"inspector: #{i} {names[i]}" in screen, screen
+        assert "| stopped |" in screen
+    last = frames[4][1]
+    assert "| finished |" in last and f"k {len(names) - 1}/{len(names)}" in last
+    assert f"inspector: #0 {names[0]}" in frames[6][1]      # restart: from the first kernel again
+    assert rec.exists() and "kind: kernel" in rec.read_text()
+
+
+def test_live_tmux(tmux, aotidbg, live_setup):
+    pkg, spec, names, d = live_setup
+    rec = d / "live_tmux.yaml"
+    tmux.send(f"cd {d}; TERM=xterm LANG=C.UTF-8 {aotidbg} {pkg} --inputs {spec} --record {rec}; "
+              "echo AOTIDBG-EXIT-$?", "Enter")
+    tmux.wait_for("| stopped", timeout=60)
+    for i in range(3):
+        tmux.send("s")
+        tmux.wait_for(f"inspector: #{i} {names[i]}", timeout=60)
+    tmux.send("c")
+    tmux.wait_for("| finished", timeout=60)
+    tmux.send("r")
+    tmux.wait_for("restarted", timeout=60)
+    tmux.send("s")
+    tmux.wait_for(f"inspector: #0 {names[0]}", timeout=60)
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
+    assert rec.exists()
+    _check_tty(tmux)
