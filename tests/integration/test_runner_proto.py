@@ -372,3 +372,14 @@ def test_printer_level2_hooks(runner, models, tmp_path):
     assert k1 and k1 == k2
     names = lambda msgs: [(m["kernel"], m["phase"], m["name"]) for m in msgs if m["type"] == TENSOR]
     assert names(runs[0]) == names(runs[1])
+
+
+def test_front_end_gone_at_stop(runner, models, tmp_path):
+    """A runner waiting at a stop ends (no hang, no signal) when its front end goes away."""
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    r, _ = start(runner, so, cubin, file_inputs(inputs, tmp_path), control_msg(RUN_TO_INDEX, arg=1))
+    assert r.until(STOPPED)[-1]["kernel"] == 1
+    r.send(frame(RUN))   # not a CONTROL: refused with an ERROR, the runner keeps waiting
+    assert "ignored" in r.until(ERROR)[-1]["text"]
+    rc, err = r.finish(timeout=20)
+    assert rc == 1, err
