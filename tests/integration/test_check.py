@@ -287,3 +287,24 @@ def test_bare_so(aotidbg, pkg, tmp_path):
     assert r.returncode == 0
     assert rows(doc)["device.compile-vs-load"]["status"] == "WARN"
     assert rows(doc)["package.symbols"]["status"] == "PASS"
+
+
+def test_weights_outside_the_so(aotidbg, package, tmp_path):
+    """A real package whose weights live in data/weights/ (listed in
+    weights_config.json): PASS as built, FAIL naming the file once it is removed."""
+    import json
+    wpkg = package("check_weights")
+    with zipfile.ZipFile(wpkg) as z:
+        cfg_name = [n for n in z.namelist() if n.endswith("/weights_config.json")][0]
+        cfg = json.loads(z.read(cfg_name))
+    files = sorted({v[0] for v in cfg.values()})
+    assert files
+    r, doc = check(aotidbg, wpkg)
+    assert r.returncode == 0
+    assert rows(doc)["package.weights"]["status"] == "PASS"
+    assert rows(doc)["package.weights"]["expected"] == f"{len(cfg)} weight reference(s)"
+    bad = rewrite(wpkg, str(tmp_path / "noweights.pt2"), drop=("data/weights/" + files[0],))
+    r, doc = check(aotidbg, bad)
+    assert r.returncode == 1
+    assert fails(doc) == {"package.weights"}
+    assert files[0] in rows(doc)["package.weights"]["got"]

@@ -4,6 +4,9 @@ check2: two float32 inputs, x [B, 8] with B a dynamic dim bounded 2..32, and
         w [8, 6] fully static; returns relu(x @ w + 1) and its column sums.
         The generated check_input_N functions carry a dtype check, the bounds
         of B, the static dims and strides, and the device of each input.
+check_weights: a Linear whose weights are packaged outside the .so
+        (aot_inductor.package_constants_in_so=False): data/weights/ files
+        listed in weights_config.json.
 """
 import torch
 from torch import nn
@@ -23,4 +26,11 @@ def check2():
     return {"module": TwoInputs().eval(), "inputs": (x, w), "dynamic": {"x": {0: b}, "w": None}}
 
 
-MODELS = {"check2": check2}
+def check_weights():
+    torch.manual_seed(0)
+    return {"module": nn.Linear(8, 4).eval(), "inputs": (torch.randn(3, 8),), "dynamic": None,
+            "configs": {"aot_inductor.package_constants_in_so": False,
+                        "aot_inductor.package_constants_on_disk_format": "pickle_weights"}}
+
+
+MODELS = {"check2": check2, "check_weights": check_weights}
