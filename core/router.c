@@ -386,7 +386,10 @@ static void process_line(router_stream *s)
     s->nhit = 0;
     const unsigned char *u = (const unsigned char *)s->lc;
     for (size_t i = 0; i + 1 < n; i++) {
-        int32_t h = r->bigram[(u[i] << 8) | u[i + 1]];
+        unsigned b = ((unsigned)u[i] << 8) | u[i + 1];
+        if (!(r->bigram_bits[b >> 6] & (1ULL << (b & 63))))
+            continue;
+        int32_t h = r->bigram[b];
         for (; h >= 0; h = r->hints[h].next) {
             const rr_hint *hh = &r->hints[h];
             if (i + hh->len <= n && !memcmp(u + i, hh->s, hh->len))

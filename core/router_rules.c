@@ -212,79 +212,116 @@ static int ynumber(yctx *c, const ynode *n, const char *what, double lo, double 
 
 /* ---- prefilter literals ------------------------------------------------ */
 
-/* Longest run of bytes that every match of one top-level alternative of an
- * ERE must contain, lowercased. Conservative: groups, brackets, escapes like
- * \w and optional atoms end a run. Returns its length (0: none). */
-static size_t best_literal(const char *re, size_t n, char *best, size_t bestcap)
+/* A prefilter requirement: a set of lowercased literals, at least one of which
+ * every match of the regex contains. Better = longer shortest member, then fewer. */
+#define REQ_MAX 16
+#define REQ_LEN 128
+#define REQ_DEPTH 6
+typedef struct {
+    size_t n, minlen;
+    char s[REQ_MAX][REQ_LEN];
+    size_t len[REQ_MAX];
+} reqset;
+
+static int req_better(const reqset *a, const reqset *b)
 {
-    char run[512];
-    size_t rl = 0, bl = 0;
-    size_t i = 0;
-#define FLUSH() do { if (rl > bl && rl < bestcap) { memcpy(best, run, rl); bl = rl; } rl = 0; } while (0)
+    return a->minlen > b->minlen || (a->minlen == b->minlen && a->minlen && a->n < b->n);
+}
+
+/* index just past the bracket expression starting at re[i] == '[' */
+static size_t bracket_end(const char *re, size_t i, size_t n)
+{
+    size_t j = i + 1;
+    if (j < n && re[j] == '^')
+        j++;
+    if (j < n && re[j] == ']')
+        j++;
+    while (j < n && re[j] != ']') {
+        if (re[j] == '[' && j + 1 < n && strchr(":.=", re[j + 1])) {
+            char close = re[j + 1];
+            j += 2;
+            while (j + 1 < n && !(re[j] == close && re[j + 1] == ']'))
+                j++;
+            j += 2;
+        } else {
+            j++;
+        }
+    }
+    return j < n ? j + 1 : n;
+}
+
+/* index of the ')' matching re[i] == '(' (n if unbalanced) */
+static size_t group_end(const char *re, size_t i, size_t n)
+{
+    int depth = 0;
+    for (size_t j = i; j < n; j++) {
+        if (re[j] == '\\') {
+            j++;
+        } else if (re[j] == '[') {
+            j = bracket_end(re, j, n) - 1;
+        } else if (re[j] == '(') {
+            depth++;
+        } else if (re[j] == ')' && --depth == 0) {
+            return j;
+        }
+    }
+    return n;
+}
+
+static void req_alt(const char *re, size_t n, int depth, reqset *out);
+
+/* Requirement of a sequence with no top-level '|': its longest literal run,
+ * or a non-optional group's alternatives, whichever filters better. */
+static void req_seq(const char *re, size_t n, int depth, reqset *best)
+{
+    memset(best, 0, sizeof *best);
+    char run[REQ_LEN];
+    size_t rl = 0, i = 0;
+#define FLUSH() do { \
+        if (rl >= 1) { reqset one = {1, rl, {{0}}, {rl}}; memcpy(one.s[0], run, rl); \
+            if (req_better(&one, best)) *best = one; } \
+        rl = 0; } while (0)
     while (i < n) {
         char c = re[i];
-        int lit = -1;                 /* literal byte of this atom, -1 for a non-literal atom */
-        size_t next;
+        int lit = -1;                   /* literal byte of this atom; -1 for others */
+        size_t next, gstart = 0, gend = 0;
         if (c == '\\' && i + 1 < n) {
-            char d = re[i + 1];
-            if (strchr(".[](){}*+?|^$\\/-'\"`<>", d) && d != '<' && d != '>')
-                lit = (unsigned char)d;
+            if (strchr(".[](){}*+?|^$\\/-'\"`", re[i + 1]))
+                lit = (unsigned char)re[i + 1];
             next = i + 2;
         } else if (c == '[') {
-            size_t j = i + 1;
-            if (j < n && re[j] == '^')
-                j++;
-            if (j < n && re[j] == ']')
-                j++;
-            while (j < n && re[j] != ']') {
-                if (re[j] == '[' && j + 1 < n && (re[j + 1] == ':' || re[j + 1] == '.' || re[j + 1] == '=')) {
-                    char close = re[j + 1];
-                    j += 2;
-                    while (j + 1 < n && !(re[j] == close && re[j + 1] == ']'))
-                        j++;
-                    j += 2;
-                } else {
-                    j++;
-                }
-            }
-            next = j < n ? j + 1 : n;
+            next = bracket_end(re, i, n);
         } else if (c == '(') {
-            int depth = 0;
-            size_t j = i;
-            for (; j < n; j++) {
-                if (re[j] == '\\') { j++; continue; }
-                if (re[j] == '[') {   /* skip a bracket inside the group */
-                    j++;
-                    if (j < n && re[j] == '^') j++;
-                    if (j < n && re[j] == ']') j++;
-                    while (j < n && re[j] != ']') j++;
-                    continue;
-                }
-                if (re[j] == '(') depth++;
-                else if (re[j] == ')' && --depth == 0) break;
-            }
-            next = j < n ? j + 1 : n;
+            gend = group_end(re, i, n);
+            gstart = i + 1;
+            next = gend < n ? gend + 1 : n;
         } else if (c == '.' || c == '^' || c == '$') {
             next = i + 1;
         } else {
             lit = (unsigned char)c;
             next = i + 1;
         }
-        /* a quantifier after the atom */
         char q = next < n ? re[next] : 0;
-        if (q == '*' || q == '?' || q == '{') {
+        int optional = q == '*' || q == '?' || q == '{';
+        if (c == '(' && !optional && depth < REQ_DEPTH && gend > gstart) {
+            reqset g;
+            req_alt(re + gstart, gend - gstart, depth + 1, &g);
+            if (req_better(&g, best))
+                *best = g;
+        }
+        if (optional) {
             FLUSH();
             next++;
             if (q == '{')
                 while (next < n && re[next - 1] != '}')
                     next++;
         } else if (q == '+') {
-            if (lit >= 0 && rl < sizeof run)
+            if (lit >= 0 && rl < REQ_LEN - 1)
                 run[rl++] = (char)tolower(lit);
             FLUSH();
             next++;
         } else if (lit >= 0) {
-            if (rl < sizeof run)
+            if (rl < REQ_LEN - 1)
                 run[rl++] = (char)tolower(lit);
         } else {
             FLUSH();
@@ -293,7 +330,43 @@ static size_t best_literal(const char *re, size_t n, char *best, size_t bestcap)
     }
     FLUSH();
 #undef FLUSH
-    return bl;
+}
+
+/* Requirement of an alternation: the union of each alternative's. */
+static void req_alt(const char *re, size_t n, int depth, reqset *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t start = 0;
+    int first = 1;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && re[i] == '\\') {
+            i++;
+            continue;
+        }
+        if (i < n && re[i] == '[') {
+            i = bracket_end(re, i, n) - 1;
+            continue;
+        }
+        if (i < n && re[i] == '(') {
+            i = group_end(re, i, n);
+            continue;
+        }
+        if (i < n && re[i] != '|')
+            continue;
+        reqset a;
+        req_seq(re + start, i - start, depth, &a);
+        if (!a.minlen || out->n + a.n > REQ_MAX) {
+            memset(out, 0, sizeof *out);   /* one alternative with no literal: no requirement */
+            return;
+        }
+        for (size_t k = 0; k < a.n; k++) {
+            memcpy(out->s[out->n], a.s[k], a.len[k]);
+            out->len[out->n++] = a.len[k];
+        }
+        out->minlen = first || a.minlen < out->minlen ? a.minlen : out->minlen;
+        first = 0;
+        start = i + 1;
+    }
 }
 
 static rr_hint *add_hint(router_rules *r)
@@ -309,56 +382,21 @@ static rr_hint *add_hint(router_rules *r)
     return &r->hints[r->nhints++];
 }
 
-/* Adds one hint per top-level alternative; marks the pattern `always` if an
- * alternative has no literal of at least 2 bytes. */
+/* Adds the pattern's prefilter literals; marks it `always` when some match
+ * need not contain any literal of at least 2 bytes. */
 static void hints_for(router_rules *r, int pi, const char *re)
 {
-    rr_pattern *pt = &r->patterns[pi];
-    size_t n = strlen(re), start = 0;
-    int depth = 0;
-    for (size_t i = 0; i <= n; i++) {
-        char c = i < n ? re[i] : '|';
-        if (i < n && c == '\\') {
-            i++;
-            continue;
-        }
-        if (i < n && c == '[') {          /* skip a bracket expression */
-            size_t j = i + 1;
-            if (j < n && re[j] == '^')
-                j++;
-            if (j < n && re[j] == ']')
-                j++;
-            while (j < n && re[j] != ']') {
-                if (re[j] == '[' && j + 1 < n && strchr(":.=", re[j + 1])) {
-                    char close = re[j + 1];
-                    j += 2;
-                    while (j + 1 < n && !(re[j] == close && re[j + 1] == ']'))
-                        j++;
-                    j += 2;
-                } else {
-                    j++;
-                }
-            }
-            i = j < n ? j : n - 1;
-            continue;
-        }
-        if (c == '(') {
-            depth++;
-        } else if (c == ')') {
-            depth--;
-        } else if (c == '|' && depth == 0) {
-            char best[256];
-            size_t bl = best_literal(re + start, i - start, best, sizeof best);
-            if (bl < 2) {
-                pt->always = 1;
-            } else {
-                rr_hint *h = add_hint(r);
-                h->s = arena_strndup(&r->arena, best, bl);
-                h->len = bl;
-                h->pattern = pi;
-            }
-            start = i + 1;
-        }
+    reqset q;
+    req_alt(re, strlen(re), 0, &q);
+    if (q.minlen < 2) {
+        r->patterns[pi].always = 1;
+        return;
+    }
+    for (size_t k = 0; k < q.n; k++) {
+        rr_hint *h = add_hint(r);
+        h->s = arena_strndup(&r->arena, q.s[k], q.len[k]);
+        h->len = q.len[k];
+        h->pattern = pi;
     }
 }
 
@@ -374,6 +412,7 @@ static void build_bigrams(router_rules *r)
         unsigned b = ((unsigned char)h->s[0] << 8) | (unsigned char)h->s[1];
         h->next = r->bigram[b];
         r->bigram[b] = (int32_t)i;
+        r->bigram_bits[b >> 6] |= 1ULL << (b & 63);
     }
 }
 

@@ -51,6 +51,7 @@ struct router_rules {
     size_t ntags;     const char **tags;
     size_t nhints, hints_cap; rr_hint *hints;
     int32_t *bigram;            /* 65536 heads into hints, -1 = none (malloc'd) */
+    uint64_t bigram_bits[1024]; /* 1 bit per bigram that starts some hint: an L1-sized first check */
     int unknown;                /* index of the "unknown" route, or -1 */
     locale_t cloc;              /* "C" locale: regexes match bytes, not characters */
 };
