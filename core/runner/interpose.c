@@ -104,8 +104,6 @@ static void load_real(void)
 /* Until the runner wires a callback, AOTIDBG_INTERPOSE=1 logs every launch
  * to stderr ("aotidbg-interpose: launch <kernel>") and AOTIDBG_INTERPOSE_BLOCKING=1
  * turns on blocking mode: enough to name a faulting kernel with no wiring. */
-
-
 static void env_log_cb(const char *kernel, int phase, void *ctx)
 {
     (void)ctx;

@@ -151,12 +151,15 @@ static int protocol_main(void)
             int32_t dt, di;
             if (tabi_parse_device(m.u.load.device, 0, &dt, &di))
                 return fail(arena_printf(&a, "device '%s' is not cpu, cuda or cuda:N", m.u.load.device), 1);
-            if (dt == tabi_device_cuda() && ncuda <= di)
+            /* a CUDA torch whose runtime we could not find to ask: let torch decide */
+            if (dt == tabi_device_cuda() && (tabi_cuda()->get_device_count || !tabi_torch_has_cuda()) &&
+                ncuda <= di) {
+                const char *why = ncuda ? arena_printf(&a, "only %d CUDA device(s) are visible", ncuda)
+                                  : tabi_torch_has_cuda() ? "no CUDA device is visible to this torch"
+                                                          : "this torch is a CPU-only build (no CUDA device)";
                 return fail(arena_printf(&a, "device %s was asked for, but %s; load on cpu, or run on a GPU "
-                                         "machine with a CUDA build of torch", m.u.load.device,
-                                         ncuda ? arena_printf(&a, "only %d CUDA device(s) are visible", ncuda)
-                                               : "no CUDA device is visible to this torch"),
-                            1);
+                                         "machine with a CUDA build of torch", m.u.load.device, why), 1);
+            }
             model_cuda_index = dt == tabi_device_cuda() ? di : 0;
             strbuf lerr = STRBUF_INIT;
             if (model_load(&model, m.u.load.so_path, m.u.load.device, m.u.load.cubin_dir, &lerr)) {
@@ -166,6 +169,9 @@ static int protocol_main(void)
             }
             loaded = 1;
             load_flags = m.u.load.flags;
+            if ((load_flags & PROTO_LOAD_BLOCKING) && model.is_cuda && !tabi_cuda()->device_synchronize)
+                fprintf(stderr, "aotidbg-runner: blocking mode asked for, but no cudaDeviceSynchronize was found "
+                                "in this process (libcudart not loaded by libtorch_cuda?): hooks will not sync\n");
             max_values = m.u.load.max_values > PROTO_MAX_VALUES ? PROTO_MAX_VALUES : (size_t)m.u.load.max_values;
             proto_msg l = {.type = PROTO_LOADED};
             l.u.loaded.n_inputs = (uint32_t)model.n_inputs;

@@ -69,6 +69,13 @@ int32_t tabi_device_cpu(void) { return dev_cpu; }
 int32_t tabi_device_cuda(void) { return dev_cuda; }
 const cuda_rt *tabi_cuda(void) { return &cuda; }
 
+int tabi_torch_has_cuda(void)
+{
+    void *h = dlopen("libtorch_cuda.so", RTLD_NOW | RTLD_NOLOAD);
+    if (h) dlclose(h);   /* drops only the reference NOLOAD added */
+    return h != NULL;
+}
+
 const dtype_entry *tabi_dtype_by_code(int32_t code)
 {
     for (size_t i = 0; i < NDTYPES; i++)

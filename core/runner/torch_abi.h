@@ -36,6 +36,8 @@ int32_t tabi_device_cuda(void);
 const dtype_entry *tabi_dtype_by_code(int32_t code);     /* NULL if not one we handle */
 const dtype_entry *tabi_dtype_by_name(const char *name); /* NULL if unknown or not in this build */
 const cuda_rt *tabi_cuda(void);
+/* 1 when libtorch_cuda is loaded (a CUDA build of torch), else 0. */
+int tabi_torch_has_cuda(void);
 /* Visible CUDA devices (0 without a CUDA runtime). Fills name/cc when count > 0. */
 int tabi_cuda_info(char *name, size_t name_len, char *cc, size_t cc_len);
 /* "CUDA error: <string> (code N)" for the last error of a synchronize, or 0 when fine.
