@@ -54,6 +54,7 @@ size_t app_errors(app *a)
 
 void app_release(app *a)
 {
+    pane_router_release();
     free(a->err_idx);
     a->err_idx = NULL;
     strbuf_release(&a->input);

@@ -37,6 +37,7 @@ typedef struct {
     int page;              /* visible rows at the last render */
 } pane;
 
+void pane_router_release(void);    /* frees the router's cached rules */
 extern const pane_ops pane_router_ops, pane_checklist_ops, pane_kernels_ops, pane_inspector_ops;
 
 typedef enum { MODE_REPLAY = 0, MODE_LIVE, MODE_TUTORIAL } app_mode;
@@ -75,6 +76,7 @@ struct app {
     int64_t break_kernel;          /* -1 none */
     /* index of the error events (router rows), extended as the session grows */
     size_t *err_idx, nerr, cap_err, err_scanned;
+    int router_off;                /* 1: do not consult core/router.h (stable golden dumps) */
     int quit;
     theme th;
     int ascii;

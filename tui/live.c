@@ -1,10 +1,5 @@
-/* live.c — live runs from the UI (see live.h).
- *
- * The runner client, the session writer and the package reader are built by
- * other parts of core that land independently; they are referenced weakly
- * so the UI links (and replay works) in a build that lacks them, and live
- * mode then says so instead of failing to link. In a full build the CLI's
- * `run` command pulls the same objects in, so the references resolve. */
+/* live.c — live runs from the UI (see live.h): package extraction, the
+ * runner client, the session writer, and the step/continue/restart glue. */
 #include "live.h"
 #include <errno.h>
 #include <stdio.h>
@@ -16,27 +11,6 @@
 #include "runner_client.h"
 #include "session_io.h"
 
-#pragma weak runner_client_start
-#pragma weak runner_client_fd
-#pragma weak runner_client_pump
-#pragma weak runner_client_state
-#pragma weak runner_client_current_kernel
-#pragma weak runner_client_step
-#pragma weak runner_client_continue
-#pragma weak runner_client_run_to_index
-#pragma weak runner_client_run_to_name
-#pragma weak runner_client_set_breaks
-#pragma weak runner_client_restart
-#pragma weak runner_client_free
-#pragma weak session_writer_open
-#pragma weak session_writer_sync
-#pragma weak session_writer_finish
-#pragma weak session_writer_close
-#pragma weak package_open
-#pragma weak package_find_model
-#pragma weak package_extract
-#pragma weak package_close
-#pragma weak inputs_load
 
 static package_t *live_pkg;   /* one live run per process */
 /* A step/continue pressed while the runner is still loading or running is
@@ -44,15 +18,10 @@ static package_t *live_pkg;   /* one live run per process */
 enum { PEND_NONE = 0, PEND_STEP, PEND_CONTINUE };
 static int pending;
 
-int live_available(void)
-{
-    return runner_client_start && runner_client_pump && session_writer_open && package_open && inputs_load;
-}
-
 int64_t live_current_kernel(app *a);
 int64_t live_current_kernel(app *a)
 {
-    if (a->mode != MODE_LIVE || !a->rc || !runner_client_current_kernel)
+    if (a->mode != MODE_LIVE || !a->rc)
         return -1;
     return runner_client_current_kernel(a->rc);
 }
@@ -61,7 +30,7 @@ const char *runner_state_text(app *a)
 {
     if (a->mode != MODE_LIVE)
         return a->s->end_state ? a->s->end_state : a->s->truncated ? "cut-off" : "recorded";
-    if (!a->rc || !runner_client_state)
+    if (!a->rc)
         return "no runner";
     switch (runner_client_state(a->rc)) {
     case RUNNER_STARTING: return "starting";
@@ -75,16 +44,11 @@ const char *runner_state_text(app *a)
 
 int live_fd(app *a)
 {
-    return a->rc && runner_client_fd ? runner_client_fd(a->rc) : -1;
+    return a->rc ? runner_client_fd(a->rc) : -1;
 }
 
 int live_start(app *a, const live_options *o, strbuf *err)
 {
-    if (!live_available()) {
-        strbuf_addstr(err, "this build of aotidbg has no runner client: live mode is unavailable "
-                           "(use `aotidbg replay SESSION.yaml`)");
-        return -1;
-    }
     package_model *m;
     if (package_open(&live_pkg, o->package, err) < 0 || !(m = package_find_model(live_pkg, NULL, err)) ||
         package_extract(live_pkg, m, err) < 0)

@@ -14,8 +14,6 @@ typedef struct {
     const char *record;        /* session file; NULL: ./aotidbg-session-<time>.yaml */
 } live_options;
 
-/* 1 when this build has the runner client and session writer linked in. */
-int live_available(void);
 int live_start(app *a, const live_options *o, strbuf *err);
 /* Reads what the runner sent (waiting at most timeout_ms), appends to the
  * session, syncs the recording, moves the kernel list when following.

@@ -1,10 +1,59 @@
 /* pane_router.c — the session's error events: route id, the fields pulled out
  * of the text (kernel, tmpN, ksM, input index, expected/got), the kernel it
- * is attributed to, and the text itself for the selected error. */
+ * is attributed to, the router's title and next steps, and the text itself.
+ * The selected error's text goes through core/router.h once (cached), which
+ * also routes errors recorded without a route. */
 #include <stdio.h>
 #include <string.h>
 #include "app.h"
 #include "pane_util.h"
+#include "router.h"
+
+/* Routing result of one error event, computed when it is first shown. */
+static struct {
+    router_rules *rules;
+    int rules_failed;
+    char rules_err[256];
+    const app *owner;
+    const error_event *ev;
+    int valid;
+    route_result res;
+} rc_cache;
+
+static const route_result *routed(app *a, const error_event *e)
+{
+    if (a->router_off)
+        return NULL;
+    if (!rc_cache.rules && !rc_cache.rules_failed) {
+        strbuf err = STRBUF_INIT;
+        if (router_rules_load_default(&rc_cache.rules, &err) < 0) {
+            rc_cache.rules_failed = 1;
+            snprintf(rc_cache.rules_err, sizeof rc_cache.rules_err, "%s", err.buf);
+        }
+        strbuf_release(&err);
+    }
+    if (!rc_cache.rules)
+        return NULL;
+    if (rc_cache.valid && rc_cache.owner == a && rc_cache.ev == e)
+        return &rc_cache.res;
+    if (rc_cache.valid)
+        route_result_release(&rc_cache.res);
+    memset(&rc_cache.res, 0, sizeof rc_cache.res);
+    const char *t = e->text ? e->text : "";
+    router_route_buffer(rc_cache.rules, t, strlen(t), &rc_cache.res);
+    rc_cache.owner = a;
+    rc_cache.ev = e;
+    rc_cache.valid = 1;
+    return &rc_cache.res;
+}
+
+void pane_router_release(void)
+{
+    if (rc_cache.valid)
+        route_result_release(&rc_cache.res);
+    router_rules_free(rc_cache.rules);
+    memset(&rc_cache, 0, sizeof rc_cache);
+}
 
 /* Router rows are the error events, in order (indexed by app_errors). */
 static const error_event *nth_error(app *a, int64_t n)
@@ -55,8 +104,10 @@ static void r_render(app *a, grid *g, rect r, int focused)
     int y = in.y + list_h;
     grid_hline(g, in.x, y++, in.w, EL_BORDER);
     int bottom = in.y + in.h;
-    grid_printf(g, in.x, y++, in.w, EL_HEADER, "route: %s%s", e->route ? e->route : "unknown",
-                e->kernel_index >= 0 ? "" : "");
+    const route_result *rr = routed(a, e);
+    const char *route = e->route && strcmp(e->route, "unknown") ? e->route : rr ? rr->route : e->route;
+    grid_printf(g, in.x, y++, in.w, EL_HEADER, "route: %s%s%s", route ? route : "unknown",
+                rr && rr->title ? " - " : "", rr && rr->title ? rr->title : "");
     if (e->kernel_index >= 0 && y < bottom) {
         const event *ke = session_kernel_event(a->s, e->kernel_index);
         grid_printf(g, in.x, y++, in.w, EL_NORMAL, "kernel: #%lld %s", (long long)e->kernel_index,
@@ -64,6 +115,21 @@ static void r_render(app *a, grid *g, rect r, int focused)
     }
     for (size_t i = 0; i < e->nfields && y < bottom; i++)
         grid_printf(g, in.x, y++, in.w, EL_NORMAL, "%s: %s", e->fields[i].key, e->fields[i].value);
+    for (size_t i = 0; rr && i < rr->nfields && y < bottom; i++) {
+        int dup = 0;   /* the recorded fields win; add what the router found besides */
+        for (size_t j = 0; j < e->nfields; j++)
+            dup |= !strcmp(e->fields[j].key, rr->fields[i].key);
+        if (!dup)
+            grid_printf(g, in.x, y++, in.w, EL_NORMAL, "%s: %s", rr->fields[i].key, rr->fields[i].value);
+    }
+    for (size_t i = 0; rr && i < rr->nsteps && y < bottom; i++) {
+        char num[24];
+        snprintf(num, sizeof num, "%zu. ", i + 1);
+        grid_put(g, in.x, y, 4, EL_WARN, num);
+        y += wrap_text(g, in.x + 3, y, in.w - 3, bottom - y, EL_NORMAL, rr->steps[i]);
+    }
+    if (!rr && rc_cache.rules_failed && !a->router_off && y < bottom)
+        grid_printf(g, in.x, y++, in.w, EL_DIM, "(no next steps: %s)", rc_cache.rules_err);
     if (y < bottom)
         y += wrap_text(g, in.x, y, in.w, bottom - y, EL_DIM, e->text);
 }

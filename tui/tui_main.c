@@ -23,7 +23,6 @@
 #include "session_io.h"
 #include "tui.h"
 
-#pragma weak session_load   /* see live.c: linked in by the replay command */
 
 static const char usage_common[] =
     "UI options:\n"
@@ -340,10 +339,6 @@ static int pane_at(app *a, int x, int y, grid *g)
 
 static int load_session(const char *path, session **out)
 {
-    if (!session_load) {
-        fprintf(stderr, "aotidbg: this build cannot read session files (the session reader is not linked)\n");
-        return -1;
-    }
     strbuf err = STRBUF_INIT;
     int rc = session_load(path, out, &err);
     if (rc < 0)
@@ -388,7 +383,7 @@ static size_t list_tutorials(char ***names, int print)
         snprintf(file, sizeof file, "%s/%s.yaml", dir, (*names)[i]);
         session *s = NULL;
         strbuf err = STRBUF_INIT;
-        if (session_load && session_load(file, &s, &err) == 0 && s->nnarration) {
+        if (session_load(file, &s, &err) == 0 && s->nnarration) {
             if (print)
                 printf("%-28s %s (%zu steps)\n", (*names)[i], s->title ? s->title : "", s->nnarration);
             (*names)[kept++] = (*names)[i];

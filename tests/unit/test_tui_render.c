@@ -26,6 +26,7 @@ static void golden(const char *name, int w, int h, const char *keys, app_mode mo
     app a;
     app_init(&a, s, mode);
     a.owns_session = 1;
+    a.router_off = 1;   /* the dumps must not change when routes.yaml does */
     if (mode == MODE_TUTORIAL) {
         a.narration_on = 1;
         narration_start(&a);
@@ -102,6 +103,15 @@ static void test_content(void)
     CHECK_CONTAINS(out.buf, "WARN NaN asserts compiled in");
     CHECK(strstr(out.buf, "non-contiguous") == NULL);
     strbuf_release(&out);
+    /* the router's next steps for the selected error (core/router.h, routes.yaml) */
+    actions_token(&a, "pane-router");
+    actions_token(&a, "zoom");
+    out = render(&a, 100, 40);
+    CHECK_CONTAINS(out.buf, "route: nan-inf - ");
+    CHECK_CONTAINS(out.buf, "1. ");
+    actions_token(&a, "zoom");
+    actions_token(&a, "pane-kernels");
+    strbuf_release(&out);
     /* search: incremental over names, n wraps */
     CHECK(!(actions_token(&a, "search:addmm") & AF_FAILED));
     CHECK(a.panes[PANE_KERNELS].cursor == 1);
@@ -134,6 +144,7 @@ static void test_narration_waits(void)
 
 int main(void)
 {
+    setenv("AOTIDBG_DATA_DIR", AOTIDBG_SOURCE_DIR, 1);
     actions_bind_defaults();
     RUN(test_golden_80x24);
     RUN(test_golden_80x24_inspect);
