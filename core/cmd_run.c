@@ -1,11 +1,15 @@
 /* cmd_run.c — `aotidbg run`: the headless run, for CI and remote boxes.
  *
- * Opens the package (or bare .so), reads the inputs spec, starts the runner
+ * Opens the package (or bare .so), reads the inputs spec, runs the device/
+ * shape checklist (checklist.h: its rows go into the session; a FAIL row
+ * refuses the run unless --force, as the playbook puts the checklist first
+ * for any crash), starts the runner
  * (runner_client.c) and pumps it to the end or the first break, writing every
  * event to the session file as it arrives, then prints a short summary to
  * stderr. Exit codes (commands.h): 0 the model ran (or stopped at a
- * kernel=NAME / index=N break), 1 the model failed, hit a NaN/Inf break or
- * the runner died, 2 bad usage or bad input (including a wrong input count).
+ * kernel=NAME / index=N break), 1 the model failed, hit a NaN/Inf break, the
+ * runner died or a checklist row failed, 2 bad usage or bad input (including
+ * a wrong input count caught by the runner under --force).
  * Everything here is freed before return; the runner never outlives us. */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "checklist.h"
 #include "commands.h"
 #include "inputs.h"
 #include "model.h"
@@ -21,10 +26,12 @@
 #include "protocol.h"
 #include "runner_client.h"
 #include "session_io.h"
+#include "wrapper_scan.h"
 
 static const char run_usage[] =
     "usage: aotidbg run PKG [--inputs SPEC] [--device DEV] [--break-on error|nan|kernel=NAME|index=N]\n"
-    "                  [--deterministic] [--blocking] [--timeout S] [--values N] --record OUT.yaml\n"
+    "                  [--deterministic] [--blocking] [--timeout S] [--values N] [--force]\n"
+    "                  --record OUT.yaml\n"
     "\n"
     "Runs an AOTInductor package headless, kernel by kernel, and records every event\n"
     "(kernels, their tensors' statistics, errors, outputs, runner output) to OUT.yaml as\n"
@@ -42,10 +49,15 @@ static const char run_usage[] =
     "  --timeout S        kill the runner when a kernel (or the load) takes longer than S\n"
     "                     seconds (default 600; 0 = never)\n"
     "  --values N         keep up to N values per tensor for the value grid (default 0)\n"
+    "  --force            run even when the checklist (aotidbg check) has a FAIL row\n"
     "  --record OUT.yaml  the session file to write\n"
     "\n"
+    "Before running, the checklist of `aotidbg check` runs; its rows go into the session,\n"
+    "and a FAIL row stops the run (exit 1) unless --force.\n"
+    "\n"
     "Exit codes: 0 the model ran (or stopped at a kernel= / index= break); 1 the model\n"
-    "failed, a nan/error break hit, or the runner died; 2 bad usage or bad input.\n";
+    "failed, a nan/error break hit, the runner died, or a checklist row failed; 2 bad\n"
+    "usage or bad input.\n";
 
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
@@ -100,6 +112,51 @@ static const char *kernel_name_at(const session *s, int64_t idx)
 {
     const event *e = session_kernel_event(s, idx);
     return e ? e->u.kernel.name : "?";
+}
+
+/* Scans the model's wrapper.cpp (when the package has one) for the printer
+ * level and the inputs as compiled. 0 with ws filled, -1 when there is none
+ * or it can't be read (the run goes on without it). */
+static int scan_wrapper(package_t *pkg, package_model *m, wrapper_scan *ws)
+{
+    strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+    int rc = -1;
+    memset(ws, 0, sizeof *ws);
+    if (m->wrapper_cpp_path && strbuf_read_file(&text, m->wrapper_cpp_path, WS_MAX_BYTES, &err) == 0)
+        rc = 0;
+    else if (m->wrapper_cpp_entry && !pkg->is_bare_so &&
+             package_read_entry(pkg, m->wrapper_cpp_entry, WS_MAX_BYTES, &text, &err) == 0)
+        rc = 0;
+    if (rc == 0 && wrapper_scan_text(ws, text.buf, text.len, &err) < 0) {
+        wrapper_scan_free(ws);
+        memset(ws, 0, sizeof *ws);
+        rc = -1;
+    }
+    strbuf_release(&text);
+    strbuf_release(&err);
+    return rc;
+}
+
+/* "this model takes N inputs" plus a spec to start from, from wrapper.cpp. */
+static void suggest_spec(const wrapper_scan *ws)
+{
+    fprintf(stderr, "aotidbg run: this model takes %zu input%s; give --inputs SPEC, for example:\ninputs:\n",
+            ws->ninputs, ws->ninputs == 1 ? "" : "s");
+    for (size_t i = 0; i < ws->ninputs; i++) {
+        const ws_input *in = &ws->inputs[i];
+        fputs("  - {shape: [", stderr);
+        for (int d = 0; d < in->ndim; d++) {
+            int64_t v = in->dims[d];
+            if (v == WS_UNKNOWN)   /* dynamic: the smallest size the model accepts, at least 2 */
+                v = in->dim_min[d] != WS_UNKNOWN && in->dim_min[d] > 2 ? in->dim_min[d] : 2;
+            fprintf(stderr, "%s%" PRId64, d ? ", " : "", v);
+        }
+        fprintf(stderr, "], dtype: %s, device: %s, fill: %s}", in->dtype ? in->dtype : "float32",
+                in->device ? in->device : "cpu",
+                in->dtype && (strstr(in->dtype, "int") || !strcmp(in->dtype, "bool")) ? "zeros" : "randn");
+        fprintf(stderr, "   # %s%s\n", in->name ? in->name : "input",
+                in->ndim < 0 ? " (rank unknown: fill in the shape)" : "");
+    }
 }
 
 /* Prints the human summary to stderr and returns the exit code. */
@@ -181,7 +238,7 @@ static int summarize(const session *s, runner_client *rc, int stopped, const cha
 int cmd_run(int argc, char **argv)
 {
     const char *pkg_path = NULL, *spec = NULL, *device = NULL, *record = NULL, *break_kernel = NULL;
-    int break_flags = 0, deterministic = 0, blocking = 0;
+    int break_flags = 0, deterministic = 0, blocking = 0, force = 0;
     int64_t break_index = -1;
     double timeout_s = 600;
     size_t max_values = 0;
@@ -198,6 +255,10 @@ int cmd_run(int argc, char **argv)
         }
         if (!strcmp(a, "--blocking")) {
             blocking = 1;
+            continue;
+        }
+        if (!strcmp(a, "--force")) {
+            force = 1;
             continue;
         }
         int takes = !strcmp(a, "--inputs") || !strcmp(a, "--device") || !strcmp(a, "--break-on") ||
@@ -304,6 +365,21 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "aotidbg run: %s\n", err.buf);
         goto out;
     }
+    wrapper_scan ws;
+    int have_ws = scan_wrapper(pkg, m, &ws) == 0;
+    if (have_ws) {
+        s->printer_level = ws.printer_level;
+        if (!spec && ws.ninputs > 0) {
+            suggest_spec(&ws);
+            wrapper_scan_free(&ws);
+            goto out;
+        }
+        if (ws.printer_level != 1 && ws.printer_level != 2)
+            fprintf(stderr, "aotidbg run: note: %s was built without the intermediate-value printer at level 1 "
+                    "or 2, so no kernels will be reported; rebuild with inductor_configs="
+                    "{\"aot_inductor.debug_intermediate_value_printer\": \"1\"}\n", pkg_path);
+        wrapper_scan_free(&ws);
+    }
     s->tool_version = AOTIDBG_VERSION;
     s->package.path = arena_strdup(&s->arena, pkg_path);
     s->package.sha256 = arena_strdup(&s->arena, pkg->sha256);
@@ -317,6 +393,24 @@ int cmd_run(int argc, char **argv)
         host[sizeof host - 1] = 0;
         s->host = arena_strdup(&s->arena, host);
     }
+
+    /* The checklist first: its rows go into the session either way. */
+    checklist_opts co = {.device = device, .inputs = spec ? s->inputs : NULL, .ninputs = spec ? s->ninputs : 0};
+    strbuf why = STRBUF_INIT;
+    if (checklist_gate(pkg, &co, s, &why) && !force) {
+        fprintf(stderr, "aotidbg run: the checklist fails, so the model was not run:\n%s"
+                "(aotidbg check %s shows every row; --force runs anyway)\n", why.buf, pkg_path);
+        event *e = session_add_event(s, EV_ERROR);
+        e->u.error.text = arena_printf(&s->arena, "checklist failed; not run:\n%s", why.buf);
+        strbuf_release(&why);
+        if (session_save(s, record, &err) < 0)
+            fprintf(stderr, "aotidbg run: cannot record the session: %s\n", err.buf);
+        code = EXIT_FAILED;
+        goto out;
+    }
+    if (why.len)
+        fprintf(stderr, "aotidbg run: --force: running despite the checklist:\n%s", why.buf);
+    strbuf_release(&why);
 
     runner_options o = {
         .so_path = m->so_path, .cubin_dir = m->model_dir, .device = device, .blocking = blocking,

@@ -197,6 +197,16 @@ def test_no_inputs_spec_says_how_many(aotidbg, package, tmp_path):
     r = run([aotidbg, "run", pkg, "--record", out])
     assert r.returncode == 2, r.stderr
     assert "this model takes 2 inputs; give --inputs SPEC" in r.stderr
+    # the spec it suggests (from wrapper.cpp) is one the model accepts
+    lines = r.stderr.splitlines()
+    start = lines.index("inputs:")
+    spec = tmp_path / "suggested.yaml"
+    spec.write_text("\n".join(lines[start:start + 3]) + "\n")
+    r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--record", out])
+    assert r.returncode == 0, (spec.read_text(), r.stderr)
+    sess = load_session(out)
+    assert sess["printer_level"] == 1
+    assert [k["name"] for k in events(sess, "kernel")] == wrapper_launches(pkg)
 
 
 def test_wrong_input_count(aotidbg, package, tmp_path):
@@ -204,7 +214,15 @@ def test_wrong_input_count(aotidbg, package, tmp_path):
     inputs, _ = model_io(pkg)
     spec = write_spec(str(tmp_path), inputs[:1])
     out = str(tmp_path / "s.yaml")
+    # the checklist catches it before anything runs
     r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out])
+    assert r.returncode == 1, r.stderr
+    assert "the checklist fails, so the model was not run" in r.stderr and "input.count" in r.stderr
+    sess = load_session(out)
+    assert any(c["id"] == "input.count" and c["status"] == "FAIL" for c in sess["checks"])
+    assert not events(sess, "kernel") and not events(sess, "log")   # no runner was started
+    # forced past the checklist, the runner's input count stops it before the model is called
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--force", "--record", out])
     assert r.returncode == 2, r.stderr
     assert "gives 1 input, the model takes 2" in r.stderr
     sess = load_session(out)
@@ -214,13 +232,19 @@ def test_wrong_input_count(aotidbg, package, tmp_path):
 
 
 def test_wrong_dtype_deterministic(aotidbg, package, tmp_path):
-    """float64 where the model was compiled for float32: with --deterministic the
-    model's own input check (AOTI_RUNTIME_CHECK_INPUTS=1) names the input."""
+    """float64 where the model was compiled for float32: the checklist refuses
+    it; forced past it, with --deterministic the model's own input check
+    (AOTI_RUNTIME_CHECK_INPUTS=1) names the input."""
     pkg = package("conv_block")
     inputs, _ = model_io(pkg)
     spec = write_spec(str(tmp_path), [inputs[0].double()])
     out = str(tmp_path / "s.yaml")
-    r = run([aotidbg, "run", pkg, "--inputs", spec, "--deterministic", "--record", out])
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out])
+    assert r.returncode == 1, r.stderr
+    name = wrapper_input_names(pkg)[0]
+    assert f"input.0.dtype: input 0 ({name}) dtype: expected float32, got float64" in r.stderr
+    assert not events(load_session(out), "kernel")
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--deterministic", "--force", "--record", out])
     assert r.returncode == 1, r.stderr
     sess = load_session(out)
     assert sess["flags"]["AOTI_RUNTIME_CHECK_INPUTS"] == "1"
