@@ -498,9 +498,18 @@ static int find_program(const char *prog, char *out, size_t outsz)
     return -1;
 }
 
-/* Local torch: $TORCH_DIR, else the torch of python3, found without
- * importing it (an import takes seconds; the cache hit must not). Static storage. */
-static const char *torch_root(void)
+/* 1 when root looks like a torch install with the AOTI headers. */
+static int torch_ok(const char *root)
+{
+    char probe[PATH_MAX + 64];
+    snprintf(probe, sizeof probe, "%s/include/torch/csrc/inductor/aoti_runtime/model.h", root);
+    return root[0] && access(probe, R_OK) == 0;
+}
+
+/* Local torch: $TORCH_DIR, else hint (the torch of this package's last
+ * build; "" none), else the torch of python3, found without importing it
+ * (an import takes seconds; a cache hit must not). Static storage. */
+static const char *torch_root(const char *hint)
 {
     static char root[PATH_MAX];
     static int done;
@@ -509,6 +518,8 @@ static const char *torch_root(void)
     const char *v = getenv("TORCH_DIR");
     if (v && *v) {
         snprintf(root, sizeof root, "%s", v);
+    } else if (hint && torch_ok(hint)) {
+        snprintf(root, sizeof root, "%s", hint);
     } else {
         FILE *p = popen("python3 -c 'import importlib.util as u; "
                         "print(u.find_spec(\"torch\").submodule_search_locations[0])' 2>/dev/null", "r");
@@ -518,9 +529,7 @@ static const char *torch_root(void)
             root[strcspn(root, "\n")] = 0;
         }
     }
-    char probe[PATH_MAX + 64];
-    snprintf(probe, sizeof probe, "%s/include/torch/csrc/inductor/aoti_runtime/model.h", root);
-    if (!root[0] || access(probe, R_OK) != 0) root[0] = 0;
+    if (!torch_ok(root)) root[0] = 0;
     return root[0] ? root : NULL;
 }
 
@@ -685,10 +694,23 @@ static int rewrite_cmd(const char *cmd, rewrite_ctx *rc, cmdline *out, strbuf *e
                 return -1;
             }
         if (!strcmp(tok, "-include")) {
-            /* AOTI's precompiled header: a speed-up only; the wrapper includes
-             * what it needs itself. Drop it and its argument. */
+            /* AOTI's precompiled header: a speed-up only (the wrapper includes
+             * what it needs itself). Kept when this machine has it (same cache,
+             * gcc checks the .gch and falls back to the text), else dropped. */
             while (*p == ' ' || *p == '\t') p++;
+            const char *h = p;
             while (*p && *p != ' ' && *p != '\t') p++;
+            char hdr[PATH_MAX];
+            size_t hn = (size_t)(p - h);
+            if (hn && hn < sizeof hdr && h[0] == '/') {
+                memcpy(hdr, h, hn); hdr[hn] = 0;
+                char gch[PATH_MAX + 8];
+                snprintf(gch, sizeof gch, "%s.gch", hdr);
+                if (access(hdr, R_OK) == 0 && access(gch, R_OK) == 0 && !strchr(hdr, '"')) {
+                    cmd_push(out, "-include", 8);
+                    cmd_push(out, hdr, hn);
+                }
+            }
             continue;
         }
         if (starts_with(tok, "-I") || starts_with(tok, "-L")) {
@@ -826,7 +848,23 @@ int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_p
     kernel = find_one(model_dir, ".kernel.cpp", &count);
     if (count > 1) { strbuf_addf(err, "%s: more than one *.kernel.cpp", model_dir); goto out; }
 
-    const char *troot = torch_root();
+    root = reinstrument_cache_root(err);
+    if (!root) goto out;
+    strbuf_addf(&dir, "%s/%s", root, sha256);
+    /* The torch of the last build of this package is the first candidate: a
+     * cache hit then needs no python3 start (which alone can take a second). */
+    char torch_hint[PATH_MAX] = "";
+    {
+        strbuf old = STRBUF_INIT;
+        strbuf_addf(&path, "%s/stamp", dir.buf);
+        if (strbuf_read_file(&old, path.buf, 1 << 16, &e2) == 0) {
+            const char *t = strstr(old.buf, "\ntorch_dir ");
+            if (t) snprintf(torch_hint, sizeof torch_hint, "%.*s", (int)strcspn(t + 11, "\n"), t + 11);
+        }
+        strbuf_release(&old);
+        strbuf_reset(&path);
+    }
+    const char *troot = torch_root(torch_hint);
     if (!troot) {
         strbuf_addstr(err, "torch headers not found here: re-instrumentation compiles the package's wrapper "
                       "against torch's C++ headers (include/torch/csrc/inductor/aoti_runtime/model.h). "
@@ -837,9 +875,6 @@ int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_p
     char tver[64];
     torch_version(troot, tver, sizeof tver);
 
-    root = reinstrument_cache_root(err);
-    if (!root) goto out;
-    strbuf_addf(&dir, "%s/%s", root, sha256);
     const char *so_base = strrchr(so, '/') + 1;
     strbuf_addf(&stamp, "aotidbg-reinstrument %d\ntorch %s\ntorch_dir %s\n", REINSTRUMENT_VERSION, tver, troot);
 
