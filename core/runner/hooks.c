@@ -128,6 +128,7 @@ static void start_kernel(const char *name)
     K.kdone = 0;
     K.knan = 0;
     K.duration = -1;
+    K.t_launch = hooks_now_us();   /* an after-hook with no before-hook measures from here */
     send_kernel(0, KSTAT_PENDING);
     int reason = -1;
     if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
