@@ -683,6 +683,26 @@ out:
     strbuf_release(&miss);
 }
 
+/* Schema type of a serialized export argument: {"as_tensor": ...} -> "Tensor". */
+static const char *arg_type(const cJSON *arg)
+{
+    static const char *const map[][2] = {
+        {"as_tensor", "Tensor"}, {"as_tensors", "Tensor[]"}, {"as_optional_tensors", "Tensor?[]"},
+        {"as_optional_tensor", "Tensor?"}, {"as_int", "int"}, {"as_ints", "int[]"}, {"as_float", "float"},
+        {"as_floats", "float[]"}, {"as_bool", "bool"}, {"as_bools", "bool[]"}, {"as_string", "str"},
+        {"as_strings", "str[]"}, {"as_sym_int", "SymInt"}, {"as_sym_ints", "SymInt[]"},
+        {"as_scalar_type", "ScalarType"}, {"as_device", "Device"}, {"as_memory_format", "MemoryFormat"},
+        {"as_layout", "Layout"}, {"as_none", "None"}, {"as_sym_float", "SymFloat"}, {"as_sym_bool", "SymBool"},
+    };
+    const cJSON *c = arg && cJSON_IsObject(arg) ? arg->child : NULL;
+    if (!c || !c->string)
+        return "?";
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(c->string, map[i][0]))
+            return map[i][1];
+    return c->string;
+}
+
 static void check_custom_ops(checklist *cl, package_t *p, const package_model *m, const wrapper_scan *ws)
 {
     arena *a = &cl->arena;
@@ -727,10 +747,25 @@ static void check_custom_ops(checklist *cl, package_t *p, const package_model *m
             cJSON_ArrayForEach(arg, args)
             {
                 const cJSON *an = cJSON_GetObjectItemCaseSensitive(arg, "name");
-                if (cJSON_IsString(an) && k++ < 16)
-                    strbuf_addf(&list, "%s%s", k > 1 ? ", " : "", an->valuestring);
+                if (!cJSON_IsString(an) || k++ >= 16)
+                    continue;
+                strbuf_addf(&list, "%s%s %s", k > 1 ? ", " : "",
+                            arg_type(cJSON_GetObjectItemCaseSensitive(arg, "arg")), an->valuestring);
             }
             strbuf_addch(&list, ')');
+            const cJSON *outs = cJSON_GetObjectItemCaseSensitive(node, "outputs"), *o;
+            int no = cJSON_GetArraySize(outs);
+            if (no > 0) {
+                strbuf_addstr(&list, no > 1 ? " -> (" : " -> ");
+                k = 0;
+                cJSON_ArrayForEach(o, outs)
+                {
+                    if (k++ < 16)
+                        strbuf_addf(&list, "%s%s", k > 1 ? ", " : "", arg_type(o));
+                }
+                if (no > 1)
+                    strbuf_addch(&list, ')');
+            }
         }
         n++;
     }

@@ -308,3 +308,27 @@ def test_weights_outside_the_so(aotidbg, package, tmp_path):
     assert r.returncode == 1
     assert fails(doc) == {"package.weights"}
     assert files[0] in rows(doc)["package.weights"]["got"]
+
+
+def test_custom_ops_listed_with_schema(aotidbg, package, tmp_path):
+    """A real package calling a Python custom op through the proxy executor:
+    the op is listed with a schema built from <key>.wrapper.json; without
+    that file the package FAILs, naming it."""
+    import json
+    cpkg = package("check_custom")
+    with zipfile.ZipFile(cpkg) as z:
+        jname = [n for n in z.namelist() if n.endswith(".wrapper.json")][0]
+        node = json.loads(z.read(jname))["nodes"][0]["node"]
+    args = [a["name"] for a in node["inputs"]]
+    assert node["target"] == "aotidbg_check::scale" and args == ["x", "k"]
+    r, doc = check(aotidbg, cpkg)
+    assert r.returncode == 0
+    row = rows(doc)["package.custom-ops"]
+    assert row["status"] == "INFO"
+    assert row["got"] == "aotidbg_check::scale(Tensor x, float k) -> Tensor"
+    assert row["source"] == jname
+    bad = rewrite(cpkg, str(tmp_path / "nojson.pt2"), drop=(".wrapper.json",))
+    r, doc = check(aotidbg, bad)
+    assert r.returncode == 1
+    assert fails(doc) == {"package.custom-ops"}
+    assert "wrapper.json" in rows(doc)["package.custom-ops"]["expected"]

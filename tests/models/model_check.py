@@ -7,6 +7,8 @@ check2: two float32 inputs, x [B, 8] with B a dynamic dim bounded 2..32, and
 check_weights: a Linear whose weights are packaged outside the .so
         (aot_inductor.package_constants_in_so=False): data/weights/ files
         listed in weights_config.json.
+check_custom: a Python custom op (aotidbg_check::scale) that AOTI calls
+        through the proxy executor, described in <key>.wrapper.json.
 """
 import torch
 from torch import nn
@@ -33,4 +35,32 @@ def check_weights():
                         "aot_inductor.package_constants_on_disk_format": "pickle_weights"}}
 
 
-MODELS = {"check2": check2, "check_weights": check_weights}
+def _scale_op():
+    """Registers aotidbg_check::scale once per process (registry() may load this file twice)."""
+    try:
+        return torch.ops.aotidbg_check.scale
+    except (AttributeError, RuntimeError):
+        pass
+
+    @torch.library.custom_op("aotidbg_check::scale", mutates_args=())
+    def scale(x: torch.Tensor, k: float) -> torch.Tensor:
+        return x * k
+
+    @scale.register_fake
+    def _(x, k):
+        return torch.empty_like(x)
+    return torch.ops.aotidbg_check.scale
+
+
+class CustomOp(nn.Module):
+    def forward(self, x):
+        return _scale_op()(x.relu(), 2.0) + 1
+
+
+def check_custom():
+    torch.manual_seed(0)
+    _scale_op()
+    return {"module": CustomOp().eval(), "inputs": (torch.randn(4, 4),), "dynamic": None}
+
+
+MODELS = {"check2": check2, "check_weights": check_weights, "check_custom": check_custom}
