@@ -30,8 +30,14 @@ void screen_close(void)
 
 static void restore_at_exit(void) { screen_close(); }
 
+static int open_ascii;
+
 int screen_open(const screen_options *o, int *ascii_out)
 {
+    if (active) {   /* the tutorial menu hands its open screen to the app */
+        *ascii_out = open_ascii;
+        return 0;
+    }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fputs("aotidbg: the full-screen UI needs a terminal on stdin and stdout "
               "(use --headless WxH or `aotidbg replay S.yaml --dump` in scripts)\n", stderr);
@@ -58,7 +64,7 @@ int screen_open(const screen_options *o, int *ascii_out)
     nodelay(stdscr, TRUE);
     curs_set(0);
     const char *cs = nl_langinfo(CODESET);
-    *ascii_out = o->ascii || !cs || strcmp(cs, "UTF-8") != 0;
+    *ascii_out = open_ascii = o->ascii || !cs || strcmp(cs, "UTF-8") != 0;
     colors_on = !o->no_color && has_colors();
     if (colors_on) {
         start_color();

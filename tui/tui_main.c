@@ -18,6 +18,7 @@
 #include "app.h"
 #include "commands.h"
 #include "live.h"
+#include "menu.h"
 #include "paths.h"
 #include "screen.h"
 #include "session_io.h"
@@ -347,68 +348,148 @@ static int load_session(const char *path, session **out)
     return rc;
 }
 
-static char *tutorial_dir(void)
-{
-    return path_join(aotidbg_data_dir(), "sessions/tutorials");
-}
-
-static int cmp_str(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* Lists tutorial names (files with narration); caller frees names and array. */
-static size_t list_tutorials(char ***names, int print)
-{
-    *names = NULL;
-    char *dir = tutorial_dir();
-    DIR *d = opendir(dir);
-    size_t n = 0;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) && n < 1000) {
-            size_t l = strlen(e->d_name);
-            if (l < 6 || strcmp(e->d_name + l - 5, ".yaml"))
-                continue;
-            *names = realloc(*names, (n + 1) * sizeof **names);
-            (*names)[n++] = strndup(e->d_name, l - 5);
-        }
-        closedir(d);
-    }
-    if (n)
-        qsort(*names, n, sizeof **names, cmp_str);
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        char file[512];
-        snprintf(file, sizeof file, "%s/%s.yaml", dir, (*names)[i]);
-        session *s = NULL;
-        strbuf err = STRBUF_INIT;
-        if (session_load(file, &s, &err) == 0 && s->nnarration) {
-            if (print)
-                printf("%-28s %s (%zu steps)\n", (*names)[i], s->title ? s->title : "", s->nnarration);
-            (*names)[kept++] = (*names)[i];
-        } else {
-            if (print && err.len)
-                fprintf(stderr, "aotidbg: skipping %s\n", err.buf);
-            free((*names)[i]);
-        }
-        strbuf_release(&err);
-        session_free(s);
-    }
-    free(dir);
-    return kept;
-}
-
 static char *tutorial_path(const char *name)
 {
     if (strchr(name, '/') || (strlen(name) > 5 && !strcmp(name + strlen(name) - 5, ".yaml")))
         return strdup(name);
-    char *dir = tutorial_dir();
+    char *dir = path_join(aotidbg_data_dir(), "sessions/tutorials");
     char file[512];
     snprintf(file, sizeof file, "%s.yaml", name);
     char *p = path_join(dir, file);
     free(dir);
     return p;
+}
+
+/* The action a script token or key names, for the menu: NULL when none. */
+static const char *token_action(const char *tok)
+{
+    int i = actions_find(tok);
+    if (i < 0) {
+        int k = key_from_name(tok);
+        i = k >= 0 ? actions_for_key(k) : -1;
+    }
+    return i >= 0 ? actions_get((size_t)i)->name : NULL;
+}
+
+/* Drops the first n items of a script (the menu used them). */
+static void script_drop(script *s, size_t n)
+{
+    for (size_t i = 0; i < n && i < s->n; i++)
+        free(s->items[i]);
+    if (n > s->n)
+        n = s->n;
+    memmove(s->items, s->items + n, (s->n - n) * sizeof *s->items);
+    s->n -= n;
+}
+
+/* Runs the menu until a walkthrough is chosen (MENU_OPEN, *choice set),
+ * the live demo (MENU_LIVE) or quit (MENU_QUIT). Headless: scripted tokens
+ * drive it and frames are printed; interactive: the terminal stays open for
+ * what comes next. */
+static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_opened)
+{
+    if (o->headless) {
+        grid g;
+        grid_init(&g, o->hw, o->hh, o->ascii);
+        m->ascii = o->ascii;
+        int r = MENU_STAY;
+        if (!o->dump_last) {
+            menu_render(m, &g);
+            strbuf out = STRBUF_INIT;
+            grid_dump(&g, &out);
+            printf("=== menu ===\n%s", out.buf);
+            strbuf_release(&out);
+        }
+        for (int k = 0; k < 2 && r == MENU_STAY; k++) {
+            size_t used = 0;
+            for (; used < scripts[k].n && r == MENU_STAY; used++) {
+                const char *item = scripts[k].items[used];
+                const char *act = token_action(item);
+                if (!act) {
+                    fprintf(stderr, "aotidbg: menu: unknown action or key '%s'\n", item);
+                    continue;
+                }
+                r = menu_action(m, act);
+                if (r == MENU_STAY && !o->dump_last) {
+                    menu_render(m, &g);
+                    strbuf out = STRBUF_INIT;
+                    grid_dump(&g, &out);
+                    printf("=== menu %s ===\n%s", item, out.buf);
+                    strbuf_release(&out);
+                }
+            }
+            script_drop(&scripts[k], used);
+        }
+        if (r == MENU_STAY) {   /* the script ended in the menu */
+            if (o->dump_last) {
+                menu_render(m, &g);
+                strbuf out = STRBUF_INIT;
+                grid_dump(&g, &out);
+                printf("=== screen ===\n%s", out.buf);
+                strbuf_release(&out);
+            }
+            r = MENU_QUIT;
+        }
+        grid_free(&g);
+        return r;
+    }
+    screen_options so = {o->ascii, o->no_color, o->mouse};
+    int ascii = 0;
+    if (screen_open(&so, &ascii) < 0)
+        return -1;
+    *screen_opened = 1;
+    screen_install_signals();
+    m->ascii = ascii;
+    theme th;
+    if (o->no_color)
+        theme_mono(&th);
+    else {
+        strbuf err = STRBUF_INIT;
+        theme_find_and_load(&th, o->theme_name, &err);
+        strbuf_release(&err);
+    }
+    screen_apply_theme(&th);
+    int w, h;
+    screen_size(&w, &h);
+    grid g;
+    grid_init(&g, w, h, ascii);
+    int r = MENU_STAY, redraw = 1;
+    while (r == MENU_STAY) {
+        if (screen_sig_term) {
+            r = MENU_QUIT;
+            break;
+        }
+        if (redraw) {
+            screen_size(&w, &h);
+            if (w != g.w || h != g.h)
+                grid_resize(&g, w, h);
+            menu_render(m, &g);
+            screen_blit(&g);
+            redraw = 0;
+        }
+        struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
+        poll(&pfd, 1, 250);
+        if (pfd.revents & (POLLHUP | POLLERR)) {
+            r = MENU_QUIT;
+            break;
+        }
+        if (screen_sig_cont) {
+            screen_sig_cont = 0;
+            screen_force_redraw();
+            redraw = 1;
+        }
+        int key;
+        while (r == MENU_STAY && (key = screen_getkey()) != -1) {
+            redraw = 1;
+            if (key == KEY_RESIZE || key == -2)
+                continue;
+            int i = actions_for_key(key);
+            if (i >= 0)
+                r = menu_action(m, actions_get((size_t)i)->name);
+        }
+    }
+    grid_free(&g);
+    return r;
 }
 
 int tui_main(const char *mode, int argc, char **argv)
@@ -425,25 +506,74 @@ int tui_main(const char *mode, int argc, char **argv)
     }
     session *s = NULL;
     app_mode m = MODE_REPLAY;
+    script scripts[2] = {{0}, {0}};
+    int scripts_loaded = 0;
+    char *live_pkg_path = NULL, *live_inputs_path = NULL;   /* the menu's live demo */
+    int screen_opened = 0;
     if (!strcmp(mode, "tutorial")) {
-        char **names;
-        if (o.list || !o.target) {
-            size_t n = list_tutorials(&names, 1);
-            for (size_t i = 0; i < n; i++)
-                free(names[i]);
-            free(names);
-            if (!n)
+        if (o.list) {
+            tmenu menu;
+            menu_load(&menu);
+            for (size_t i = 0; i < menu.n; i++)
+                printf("%-28s %s (%zu steps)\n", menu.names[i], menu.titles[i], menu.steps[i]);
+            if (menu.live_pkg)
+                printf("%-28s a live run of the bundled CPU model\n", "live-demo");
+            if (!menu_rows(&menu))
                 printf("no walkthroughs found in %s/sessions/tutorials\n", aotidbg_data_dir());
-            if (!o.list)
-                printf("open one with: aotidbg tutorial NAME\n");
+            menu_free(&menu);
             return EXIT_OK;
         }
-        char *path = tutorial_path(o.target);
-        int rc = load_session(path, &s);
-        free(path);
-        if (rc < 0)
-            return EXIT_USAGE;
-        m = MODE_TUTORIAL;
+        char *path = NULL;
+        if (o.target && !strcmp(o.target, "live-demo")) {
+            tmenu menu;
+            menu_load(&menu);
+            if (!menu.live_pkg) {
+                fprintf(stderr, "aotidbg: no bundled demo model in %s/models/demo.pt2\n", aotidbg_data_dir());
+                menu_free(&menu);
+                return EXIT_USAGE;
+            }
+            live_pkg_path = strdup(menu.live_pkg);
+            live_inputs_path = menu.live_inputs ? strdup(menu.live_inputs) : NULL;
+            menu_free(&menu);
+        } else if (o.target) {
+            path = tutorial_path(o.target);
+        } else {
+            tmenu menu;
+            menu_load(&menu);
+            if (load_script(&o, &scripts[0], &scripts[1]) < 0) {
+                menu_free(&menu);
+                return EXIT_USAGE;
+            }
+            scripts_loaded = 1;
+            int r = run_menu(&menu, &o, scripts, &screen_opened);
+            if (r == MENU_OPEN)
+                path = menu_path(&menu, (size_t)menu.cursor);
+            else if (r == MENU_LIVE) {
+                live_pkg_path = strdup(menu.live_pkg);
+                live_inputs_path = menu.live_inputs ? strdup(menu.live_inputs) : NULL;
+            }
+            menu_free(&menu);
+            if (r < 0 || r == MENU_QUIT) {
+                screen_close();
+                script_free(&scripts[0]);
+                script_free(&scripts[1]);
+                return r < 0 ? EXIT_USAGE : EXIT_OK;
+            }
+        }
+        if (path) {
+            int rc = load_session(path, &s);
+            free(path);
+            if (rc < 0) {
+                screen_close();
+                return EXIT_USAGE;
+            }
+            m = MODE_TUTORIAL;
+        } else {
+            s = session_new();
+            m = MODE_LIVE;
+            o.target = o.live.package = live_pkg_path;
+            o.live.inputs = live_inputs_path;
+        }
     } else if (!strcmp(mode, "replay")) {
         if (!o.target)
             return usage_error(mode, "missing SESSION.yaml", NULL);
@@ -471,15 +601,17 @@ int tui_main(const char *mode, int argc, char **argv)
         narration_start(&a);
     }
     if (m == MODE_LIVE && live_start(&a, &o.live, &err) < 0) {
+        screen_close();
         fprintf(stderr, "aotidbg: %s\n", err.buf);
         strbuf_release(&err);
         live_finish(&a, 0);
         app_release(&a);
+        free(live_pkg_path);
+        free(live_inputs_path);
         return EXIT_USAGE;
     }
     strbuf_release(&err);
-    script scripts[2] = {{0}, {0}};
-    if (load_script(&o, &scripts[0], &scripts[1]) < 0) {
+    if (!scripts_loaded && load_script(&o, &scripts[0], &scripts[1]) < 0) {
         app_release(&a);
         return EXIT_USAGE;
     }
@@ -490,5 +622,7 @@ int tui_main(const char *mode, int argc, char **argv)
     script_free(&scripts[0]);
     script_free(&scripts[1]);
     app_release(&a);
+    free(live_pkg_path);
+    free(live_inputs_path);
     return rc;
 }

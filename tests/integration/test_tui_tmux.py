@@ -54,7 +54,7 @@ def _tensor(name, phase, t):
             f"device: cpu, stats: {{{stats}}}, values: [{vals}], values_complete: true}}")
 
 
-def write_session(path, extra_kernels=40):
+def write_session(path, extra_kernels=40, narration=None):
     import torch
     torch.manual_seed(0)
     x = torch.randn(4, 6)
@@ -64,7 +64,14 @@ def write_session(path, extra_kernels=40):
     steps = [("cpp_fused_relu_0", "cpp", x, k0), ("aoti_torch_cpu_addmm_out", "extern", k0, k1),
              ("cpp_fused_log_1", "cpp", k1, k2)]
     lines = ['format_version: "1.0"', 'tool_version: "0.1.0"', "package:", '  path: "mlp_ln.pt2"',
-             "  model: model", "  device_key: cpu", "device: cpu", "end_state: complete", "events:"]
+             "  model: model", "  device_key: cpu", "device: cpu", "end_state: complete"]
+    if narration:
+        lines.append('title: "NaN hunt"')
+        lines.append("narration:")
+        for step in narration:
+            lines.append("  - {" + ", ".join(f"{k}: {v!r}" if isinstance(v, int) else f'{k}: "{v}"'
+                                              for k, v in step.items()) + "}")
+    lines.append("events:")
     for i, (name, typ, before, after) in enumerate(steps):
         status = "nan" if not torch.isfinite(after).all() else "ok"
         lines.append(f"- {{kind: kernel, index: {i}, name: {name}, type: {typ}, status: {status}, "
@@ -279,4 +286,61 @@ def test_live_tmux(tmux, aotidbg, live_setup):
     tmux.send("q")
     tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
     assert rec.exists()
+    _check_tty(tmux)
+
+
+# ---- tutorials -----------------------------------------------------------------
+
+NARRATION = [
+    {"text": "The router names the route for this error. Press Enter.", "pane": "router", "event": 3},
+    {"text": "Go to the kernel list and jump to the first anomaly.", "pane": "kernels", "action": "next-anomaly"},
+    {"text": "The log kernel made the NaN: its input had negatives.", "pane": "inspector", "event": 2},
+]
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    """A data dir like an install: routes.yaml and two walkthroughs, one of
+    them without narration (so not listed)."""
+    d = tmp_path_factory.mktemp("data")
+    os.symlink(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                            "core", "routes.yaml"), d / "routes.yaml")
+    (d / "sessions" / "tutorials").mkdir(parents=True)
+    write_session(str(d / "sessions" / "tutorials" / "nan-hunt.yaml"), extra_kernels=5, narration=NARRATION)
+    write_session(str(d / "sessions" / "tutorials" / "plain.yaml"), extra_kernels=1)
+    return str(d)
+
+
+def test_tutorial_list_and_headless_walkthrough(aotidbg, data_dir):
+    env = dict(os.environ, AOTIDBG_DATA_DIR=data_dir)
+    r = run([aotidbg, "tutorial", "--list"], env=env)
+    assert r.returncode == 0, r.stderr
+    assert "nan-hunt" in r.stdout and "NaN hunt (3 steps)" in r.stdout and "plain" not in r.stdout
+    # the menu (no NAME), Enter opens the first walkthrough; then its steps
+    r = run([aotidbg, "tutorial", "--headless", "80x24", "--keys",
+             "Enter next-step next-step a next-step"], env=env)
+    assert r.returncode == 0, r.stderr
+    frames = _frames(r.stdout)
+    assert "guided walkthroughs" in frames[0][1] and "nan-hunt" in frames[0][1]
+    labels = [f[0] for f in frames]
+    assert labels[:2] == ["menu", "start"]
+    by = dict(frames[1:])
+    assert "step 1/3" in by["start"] and "The router names the route" in by["start"]
+    assert "step 2/3" in frames[2][1]
+    # step 2 waits for next-anomaly: Enter does not move on, the action does
+    assert "step 2/3" in frames[3][1] and "waits for you" in frames[3][1]
+    assert "step 3/3" in frames[4][1] and "inspector: #2 cpp_fused_log_1" in frames[4][1]
+
+
+def test_tutorial_menu_tmux(tmux, aotidbg, data_dir):
+    tmux.send(f"TERM=xterm LANG=C.UTF-8 AOTIDBG_DATA_DIR={data_dir} {aotidbg} tutorial; echo AOTIDBG-EXIT-$?", "Enter")
+    tmux.wait_for(["guided walkthroughs", "nan-hunt", "TUTORIAL"])
+    tmux.send("Enter")
+    tmux.wait_for(["step 1/3", "The router names the route", "TUTORIAL"])
+    tmux.send("Enter")
+    tmux.wait_for("do: next-anomaly (key a)")
+    tmux.send("a")
+    tmux.wait_for(["step 3/3", "inspector: #2 cpp_fused_log_1"])
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0")
     _check_tty(tmux)
