@@ -332,3 +332,22 @@ def test_custom_ops_listed_with_schema(aotidbg, package, tmp_path):
     assert r.returncode == 1
     assert fails(doc) == {"package.custom-ops"}
     assert "wrapper.json" in rows(doc)["package.custom-ops"]["expected"]
+
+
+def test_flags_printer_level_3_and_nan_asserts(aotidbg, package):
+    """check_custom is built with printer level 3 and NaN asserts: the flag rows
+    and `info` say so, and info's kernel count is the number of kernel-name
+    printf launches in the real wrapper.cpp."""
+    cpkg = package("check_custom")
+    with zipfile.ZipFile(cpkg) as z:
+        text = z.read([n for n in z.namelist() if n.endswith(".wrapper.cpp")][0]).decode()
+    names = re.findall(r'printf\("\[ before_launch: (\w+) \]', text)
+    assert names and "aoti_torch_check_inf_and_nan(" in text
+    r, doc = check(aotidbg, cpkg)
+    pl = rows(doc)["flag.printer-level"]
+    assert pl["status"] == "WARN" and pl["got"].startswith("3:")
+    assert rows(doc)["flag.nan-asserts"]["got"].startswith("yes")
+    r = run([aotidbg, "info", cpkg])
+    assert "printer level:       3" in r.stdout
+    assert "nan asserts:         yes" in r.stdout
+    assert f"kernels:             {len(names)} (from printer)" in r.stdout

@@ -8,7 +8,8 @@ check_weights: a Linear whose weights are packaged outside the .so
         (aot_inductor.package_constants_in_so=False): data/weights/ files
         listed in weights_config.json.
 check_custom: a Python custom op (aotidbg_check::scale) that AOTI calls
-        through the proxy executor, described in <key>.wrapper.json.
+        through the proxy executor, described in <key>.wrapper.json; built
+        with printer level 3 (kernel names only) and NaN asserts.
 """
 import torch
 from torch import nn
@@ -60,7 +61,8 @@ class CustomOp(nn.Module):
 def check_custom():
     torch.manual_seed(0)
     _scale_op()
-    return {"module": CustomOp().eval(), "inputs": (torch.randn(4, 4),), "dynamic": None}
+    return {"module": CustomOp().eval(), "inputs": (torch.randn(4, 4),), "dynamic": None,
+            "configs": {"aot_inductor.debug_intermediate_value_printer": "3", "nan_asserts": True}}
 
 
 MODELS = {"check2": check2, "check_weights": check_weights, "check_custom": check_custom}
