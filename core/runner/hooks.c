@@ -128,7 +128,6 @@ static void start_kernel(const char *name)
     K.kdone = 0;
     K.knan = 0;
     K.duration = -1;
-    K.t_launch = hooks_now_us();   /* an after-hook with no before-hook measures from here */
     send_kernel(0, KSTAT_PENDING);
     int reason = -1;
     if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
@@ -136,6 +135,7 @@ static void start_kernel(const char *name)
     else if (ctl.cmd == PROTO_CMD_RUN_TO_NAME && !strcmp(name, ctl.name)) reason = PROTO_STOP_BREAK_NAME;
     else if (ctl.flags & BREAK_EACH_KERNEL) reason = PROTO_STOP_STEP;
     if (reason >= 0) hooks_stop(K.kidx, 0, reason);
+    K.t_launch = hooks_now_us();   /* an after-hook with no before-hook measures from here */
 }
 
 /* Blocking mode found a CUDA error: report it against the kernel just launched and end. */
