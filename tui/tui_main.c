@@ -43,16 +43,25 @@ typedef struct {
     live_options live;
 } options;
 
+static void print_usage(const char *mode, FILE *f)
+{
+    if (!strcmp(mode, "replay"))
+        fputs("usage: aotidbg replay SESSION.yaml [--dump] [UI options]\n"
+              "Shows a recorded session read-only in the full-screen UI (no torch, no GPU).\n", f);
+    else if (!strcmp(mode, "tutorial"))
+        fputs("usage: aotidbg tutorial [--list|NAME] [UI options]\n"
+              "Guided walkthroughs: real recorded sessions with narration. With no NAME, a menu.\n", f);
+    else
+        fputs("usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [UI options]\n"
+              "Debugs a package live: s steps one kernel, c continues, r restarts. Every event is\n"
+              "recorded to PATH (default ./aotidbg-session-<time>.yaml).\n", f);
+    fputs(usage_common, f);
+}
+
 static int usage_error(const char *mode, const char *msg, const char *arg)
 {
     fprintf(stderr, "aotidbg %s: %s%s%s\n", mode, msg, arg ? " " : "", arg ? arg : "");
-    if (!strcmp(mode, "replay"))
-        fputs("usage: aotidbg replay SESSION.yaml [--dump] [UI options]\n", stderr);
-    else if (!strcmp(mode, "tutorial"))
-        fputs("usage: aotidbg tutorial [--list|NAME] [UI options]\n", stderr);
-    else
-        fputs("usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [UI options]\n", stderr);
-    fputs(usage_common, stderr);
+    print_usage(mode, stderr);
     return EXIT_USAGE;
 }
 
@@ -66,7 +75,7 @@ static int parse(const char *mode, int argc, char **argv, options *o)
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED() do { if (!next) return usage_error(mode, "missing value for", a); i++; } while (0)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage_error(mode, "help", NULL);
+            print_usage(mode, stdout);
             return -1;
         } else if (!strcmp(a, "--ascii")) o->ascii = 1;
         else if (!strcmp(a, "--no-color")) o->no_color = 1;
