@@ -236,7 +236,7 @@ int reinstrument_source(const char *src, size_t len, strbuf *out, reinstrument_s
                         lineno, (int)name.n, name.s, REINSTRUMENT_MAX_STATEMENT);
             return -1;
         }
-        const char *close = st_[n ? n - 1 : 0];
+        const char *close = open;
         /* find the statement's ';' after the matching ')' */
         {
             int depth = 0;

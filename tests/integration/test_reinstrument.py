@@ -23,7 +23,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, run, tool
+from conftest import BUILD, ROOT, run, tool
 
 DRIVER = "test_reinstrument"
 RUN_MODEL = r"""
@@ -91,7 +91,9 @@ def run_model(so, inputs, cwd):
 
 @pytest.fixture(scope="module")
 def driver():
-    return tool(DRIVER)
+    # tests/CMakeLists.txt puts unit-test executables under BUILD/tests/
+    path = os.path.join(BUILD, "tests", DRIVER)
+    return path if os.path.exists(path) else tool(DRIVER)
 
 
 @pytest.fixture(scope="module")
