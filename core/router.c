@@ -577,12 +577,23 @@ static int ev_cmp_line(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
+size_t router_utf8_clip(const char *s, size_t max)
+{
+    size_t n = strnlen(s, max + 1);
+    if (n <= max)
+        return n;
+    n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+        n--;                       /* s[n] would continue a sequence: cut before its lead byte */
+    return n;
+}
+
 static const char *ev_summary(route_result *r, const evidence *e)
 {
     char cnt[32] = "";
     if (e->count > 1)
         snprintf(cnt, sizeof cnt, " (x%zu)", e->count);
-    return arena_printf(&r->arena, "line %zu: %.200s%s", e->line, e->text, cnt);
+    return arena_printf(&r->arena, "line %zu: %.*s%s", e->line, (int)router_utf8_clip(e->text, 200), e->text, cnt);
 }
 
 void router_stream_finish(router_stream *s, route_result *out)

@@ -2,7 +2,7 @@
  * top-level `route:`, then `fields:`, `steps:`, `also:`). Strings in a result
  * are already valid UTF-8; YAML strings are always double-quoted. */
 #include <string.h>
-#include "router.h"
+#include "router_rules.h"
 
 static void add_action(strbuf *out, const route_action *a)
 {
@@ -51,7 +51,8 @@ void route_result_format_text(const route_result *r, strbuf *out)
         if (e->line == last)
             continue;                 /* several patterns matched one line */
         last = e->line;
-        strbuf_addf(out, "  %s line %zu: %.300s", shown++ ? "   " : "why", e->line, e->text);
+        strbuf_addf(out, "  %s line %zu: %.*s", shown++ ? "   " : "why", e->line,
+                    (int)router_utf8_clip(e->text, 300), e->text);
         if (e->count > 1)
             strbuf_addf(out, "  (x%zu)", e->count);
         strbuf_addch(out, '\n');

@@ -438,7 +438,8 @@ static int compile_pattern(yctx *c, router_rules *r, const ynode *pn, int route)
         return yerr(c, pn->line, pn->col, "a pattern must be a mapping (regex:/literal:, weight:, ...)%s", "");
     if (ykeys_known(c, pn, keys))
         return -1;
-    rr_pattern *pt = &r->patterns[r->npatterns];
+    int pi = (int)r->npatterns++;      /* claimed now: on error the rules are freed, regex included */
+    rr_pattern *pt = &r->patterns[pi];
     memset(pt, 0, sizeof *pt);
     pt->route = route;
     pt->icase = 1;
@@ -510,14 +511,13 @@ static int compile_pattern(yctx *c, router_rules *r, const ynode *pn, int route)
             pt->nfields++;
         }
     }
-    r->npatterns++;
     if (pt->is_regex) {
-        hints_for(r, (int)(r->npatterns - 1), pt->source);
+        hints_for(r, pi, pt->source);
     } else if (strlen(pt->literal_lc) >= 2) {
         rr_hint *h = add_hint(r);
         h->s = pt->literal_lc;
         h->len = strlen(pt->literal_lc);
-        h->pattern = (int)(r->npatterns - 1);
+        h->pattern = pi;
     } else {
         pt->always = 1;
     }

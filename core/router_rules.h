@@ -56,4 +56,7 @@ struct router_rules {
     locale_t cloc;              /* "C" locale: regexes match bytes, not characters */
 };
 
+/* Length of s cut to at most max bytes without splitting a UTF-8 sequence. */
+size_t router_utf8_clip(const char *s, size_t max);
+
 #endif

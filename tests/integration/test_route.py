@@ -129,11 +129,11 @@ def test_100mb_log_bounded_memory(aotidbg, tmp_path):
     noise = [f"frame #{i}: c10::Error::Error(c10::SourceLocation, std::string) + 0x{i:x} (0x7f in libc10.so)\n"
              for i in range(50)]
     noise += [f"[rank{i % 8}]:W1130 12:00:{i % 60:02d}.1 1 a.py:3] step {i} loss 0.{i}\n" for i in range(50)]
-    block = "".join(rng.choice(noise) for _ in range(4000)).encode()
+    block = "".join(rng.choice(noise) for _ in range(12000)).encode()
+    block += rng.randbytes(300) + b"\n"          # binary junk between blocks
     with open(p, "wb") as f:
-        while f.tell() < 100 * 1024 * 1024:
+        for _ in range(100 * 1024 * 1024 // len(block) + 1):
             f.write(block)
-            f.write(bytes(rng.randrange(256) for _ in range(300)) + b"\n")
         f.write(b"[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered\n")
         f.write(b"Segmentation fault (core dumped)\n")
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
