@@ -10,6 +10,7 @@ computation. Also runs the headless renderer on the same file.
 """
 import os
 import shutil
+import signal
 import subprocess
 import time
 import uuid
@@ -122,6 +123,14 @@ class Tmux:
     def resize(self, w, h):
         subprocess.run(self.base + ["resize-window", "-t", "t", "-x", str(w), "-y", str(h)], check=True)
 
+    def signal_child(self, sig):
+        """Sends sig to the program the pane's shell is running (by pid)."""
+        shell = subprocess.run(self.base + ["list-panes", "-t", "t", "-F", "#{pane_pid}"], capture_output=True,
+                               text=True, check=True).stdout.split()[0]
+        kids = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True).stdout.split()
+        assert len(kids) == 1, kids
+        os.kill(int(kids[0]), sig)
+
     def close(self):
         subprocess.run(self.base + ["kill-server"], check=False, capture_output=True)
 
@@ -188,6 +197,25 @@ def test_no_color_and_zoom(tmux, aotidbg, session_file):
     tmux.wait_for("AOTIDBG-EXIT-0")
 
 
+def test_ascii_locale_suspend_and_ctrl_c(tmux, aotidbg, session_file):
+    # a non-UTF-8 locale gets ASCII line drawing
+    tmux.send(f"TERM=vt100 LANG=C LC_ALL=C {aotidbg} replay {session_file}", "Enter")
+    screen = tmux.wait_for(["+- 3 kernels (43) --", "REPLAY"])
+    assert "\u2500" not in screen
+    # ^C outside a live run does not kill the UI
+    tmux.send("C-c")
+    tmux.wait_for("q quits")
+    # ^Z gives the shell back with the terminal restored; fg redraws
+    tmux.send("C-z")
+    tmux.wait_for("Stopped")
+    _check_tty(tmux)
+    tmux.send("fg", "Enter")
+    tmux.wait_for(["+- 3 kernels (43) --", "REPLAY"])
+    tmux.send("q")
+    tmux.send("echo AOTIDBG-EXIT-$?", "Enter")
+    tmux.wait_for("AOTIDBG-EXIT-0")
+
+
 def test_unknown_term_gives_advice(tmux, aotidbg, session_file):
     tmux.send(f"TERM=no-such-terminal {aotidbg} replay {session_file}; echo AOTIDBG-EXIT-$?", "Enter")
     screen = tmux.wait_for("AOTIDBG-EXIT-2")
@@ -196,7 +224,7 @@ def test_unknown_term_gives_advice(tmux, aotidbg, session_file):
 
 def test_sigterm_restores_terminal(tmux, aotidbg, session_file):
     _start(tmux, aotidbg, session_file, "TERM=xterm")
-    subprocess.run(["pkill", "-TERM", "-f", f"replay {session_file}"], check=False)
+    tmux.signal_child(signal.SIGTERM)
     tmux.wait_for("AOTIDBG-EXIT-1")
     _check_tty(tmux)
 
@@ -286,6 +314,23 @@ def test_live_tmux(tmux, aotidbg, live_setup):
     tmux.send("q")
     tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
     assert rec.exists()
+    _check_tty(tmux)
+
+
+def test_live_sighup_saves_session(tmux, aotidbg, live_setup):
+    """The terminal goes away mid-run: the recording is finished, the runner
+    reaped, and the exit is an exit code, not a death by signal."""
+    pkg, spec, names, d = live_setup
+    rec = d / "live_hup.yaml"
+    tmux.send(f"cd {d}; TERM=xterm {aotidbg} {pkg} --inputs {spec} --record {rec}; echo AOTIDBG-EXIT-$?", "Enter")
+    tmux.wait_for("| stopped", timeout=60)
+    tmux.send("s")
+    tmux.send("s")
+    tmux.wait_for(f"inspector: #1 {names[1]}", timeout=60)
+    tmux.signal_child(signal.SIGHUP)
+    tmux.wait_for("AOTIDBG-EXIT-1", timeout=30)
+    text = rec.read_text()
+    assert f"name: {names[0]}" in text or f'name: "{names[0]}"' in text
     _check_tty(tmux)
 
 
