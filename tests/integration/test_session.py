@@ -233,7 +233,7 @@ def test_man_page_example_loads(aotidbg, tmp_path):
     r = run(["groff", "-ww", "-man", "-Tutf8", man], env=dict(os.environ, GROFF_NO_SGR="1"))
     assert r.returncode == 0 and r.stderr == "", r.stderr
     text = re.sub(".\b", "", r.stdout)
-    m = re.search(r"\nEXAMPLE\n(.*?)\n\s*\(Flow items", text, re.S)
+    m = re.search(r"\nEXAMPLE\n(.*?)\n\s*\(Flow\s+items", text, re.S)
     assert m, "no EXAMPLE section"
     ex = "\n".join(line[7:] for line in m.group(1).split("\n"))
     path = tmp_path / "example.yaml"
