@@ -254,6 +254,16 @@ static void fmt_ints(strbuf *sb, const int64_t *v, int n)
 }
 
 /* ---- inputs ---- */
+/* "w.cpp:LINE (check_input_N)" for the check at line, else the function's line. */
+static const char *src_at(arena *a, const char *src, int line, const ws_input *w, size_t i)
+{
+    if (line)
+        return arena_printf(a, "%s:%d (check_input_%zu)", src, line, i);
+    if (w->line)
+        return arena_printf(a, "%s:%d (check_input_%zu)", src, w->line, i);
+    return src;
+}
+
 void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, const input_spec *in, size_t n,
                       const char *load_device)
 {
@@ -288,7 +298,7 @@ void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, co
                 "rebuild with a recent torch to get one");
         else
             add(cl, id, s->dtype && !strcmp(s->dtype, w->dtype) ? CHECK_PASS : CHECK_FAIL, subj, w->dtype,
-                s->dtype ? s->dtype : "(none)", where,
+                s->dtype ? s->dtype : "(none)", src_at(a, src, w->dtype_line, w, i),
                 s->dtype && !strcmp(s->dtype, w->dtype) ? NULL
                 : arena_printf(a, "set dtype: %s for input %zu in the inputs spec", w->dtype, i));
 
@@ -304,7 +314,7 @@ void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, co
         int dev_ok = ok_parse && !strcmp(sd.type, want_type) &&
                      (!strcmp(want_type, "cpu") || (sd.index < 0 ? 0 : sd.index) == (load.index < 0 ? 0 : load.index));
         add(cl, id, dev_ok ? CHECK_PASS : CHECK_FAIL, subj, want, sdev,
-            w->device ? where : "load device (--device)",
+            w->device ? src_at(a, src, w->device_line, w, i) : "load device (--device)",
             dev_ok ? NULL : arena_printf(a, "set device: %s for input %zu (the model was compiled for %s and loads on %s)",
                                          want, i, want_type, load_device ? load_device : "cpu"));
 
@@ -336,7 +346,7 @@ void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, co
                 snprintf(subj, sizeof subj, "input %zu (%s) dim %d (static)", i, nm, d);
                 snprintf(exp, sizeof exp, "%lld", (long long)w->dims[d]);
                 snprintf(got, sizeof got, "%lld", (long long)g);
-                add(cl, id, g == w->dims[d] ? CHECK_PASS : CHECK_FAIL, subj, exp, got, where,
+                add(cl, id, g == w->dims[d] ? CHECK_PASS : CHECK_FAIL, subj, exp, got, src_at(a, src, w->dim_line[d], w, i),
                     g == w->dims[d] ? NULL
                     : arena_printf(a, "dim %d of input %zu was compiled as the constant %lld: use %lld, or re-export "
                                    "with a torch.export.Dim for it", d, i, (long long)w->dims[d], (long long)w->dims[d]));
@@ -353,7 +363,7 @@ void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, co
                 snprintf(got, sizeof got, "%lld", (long long)g);
                 int lo = w->dim_min[d] != WS_UNKNOWN && g < w->dim_min[d];
                 int hi = w->dim_max[d] != WS_UNKNOWN && g > w->dim_max[d];
-                add(cl, id, lo || hi ? CHECK_FAIL : CHECK_PASS, subj, sb2.buf, got, where,
+                add(cl, id, lo || hi ? CHECK_FAIL : CHECK_PASS, subj, sb2.buf, got, src_at(a, src, w->dim_line[d], w, i),
                     lo ? arena_printf(a, "dim %d of input %zu must be at least %lld (the export's Dim min); "
                                       "use a larger size or re-export with min=%lld", d, i,
                                       (long long)w->dim_min[d], (long long)g)
@@ -397,7 +407,9 @@ void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, co
             /* contiguous strides follow the wrong shape: one problem, one FAIL */
             add(cl, id, CHECK_INFO, subj, sb.buf, sb2.buf, where, "follows from the shape: fix the shape first");
         else
-            add(cl, id, bad < 0 ? CHECK_PASS : CHECK_FAIL, subj, sb.buf, sb2.buf, s->has_strides ? spec_src : where,
+            add(cl, id, bad < 0 ? CHECK_PASS : CHECK_FAIL, subj, sb.buf, sb2.buf,
+                arena_printf(a, "%s%s%s", src_at(a, src, w->stride_line, w, i), s->has_strides ? ", " : "",
+                             s->has_strides ? spec_src : ""),
                 bad < 0 ? NULL
                 : arena_printf(a, "stride %d of input %zu must be %lld: pass a contiguous tensor (x.contiguous()) "
                                "or re-export with this layout", bad, i, (long long)w->strides[bad]));

@@ -254,14 +254,18 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
         }
         /* <n>_expected_dtype = aoti_torch_dtype_float32(); */
         if ((p = strstr(t, "_expected_dtype = aoti_torch_dtype_")) != NULL) {
-            if (ident(p + strlen("_expected_dtype = aoti_torch_dtype_"), name, sizeof name))
+            if (ident(p + strlen("_expected_dtype = aoti_torch_dtype_"), name, sizeof name)) {
                 in->dtype = arena_strdup(&ws->arena, name);
+                in->dtype_line = line;
+            }
             return;
         }
         if ((p = strstr(t, "_expected_device_type = ")) != NULL) {
             p += strlen("_expected_device_type = ");
-            if (parse_int(&p, &v) == 0)
+            if (parse_int(&p, &v) == 0) {
                 in->device = ws_device_type_name(&ws->arena, (long)v);
+                in->device_line = line;
+            }
             return;
         }
         if (!strncmp(t, "if (", 4)) {
@@ -271,9 +275,13 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
                 p += 4;
                 if (size_ref(p, "_size", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
                     in->dims[d] = v;
+                    if (!in->dim_line[d])
+                        in->dim_line[d] = line;
                     note_dim(in, d);
                 } else if (size_ref(p, "_stride", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
                     in->strides[d] = v;
+                    if (!in->stride_line)
+                        in->stride_line = line;
                     note_dim(in, d);
                 }
                 return;
@@ -287,6 +295,8 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
                 char op = *p;
                 p++;
                 if ((op == '<' || op == '>') && parse_int(&p, &v) == 0) {
+                    if (!in->dim_line[d])
+                        in->dim_line[d] = line;
                     if (op == '<')
                         in->dim_min[d] = v;
                     else

@@ -37,6 +37,9 @@ typedef struct {
     const char *dim_sym[TENSOR_MAX_DIMS]; /* "s77" for a dynamic dim; may be NULL */
     int64_t strides[TENSOR_MAX_DIMS];   /* static stride, or WS_UNKNOWN */
     int line;                           /* 1-based line of check_input_N (or inputs_info_), 0 if none */
+    int dtype_line, device_line;        /* lines of the dtype / device checks, 0 if none */
+    int dim_line[TENSOR_MAX_DIMS];      /* first size check of each dim, 0 if none */
+    int stride_line;                    /* first stride check, 0 if none */
 } ws_input;
 
 typedef struct {

@@ -100,6 +100,11 @@ def test_wrong_dtype(aotidbg, pkg, example, tmp_path):
     assert row["expected"] == compiled_inputs(pkg)[0][0] == "float32"
     assert row["got"] == "float64"
     assert "wrapper.cpp:" in row["source"] and "float32" in row["fix"]
+    # the evidence points at the generated dtype check itself
+    line = int(re.search(r"wrapper\.cpp:(\d+)", row["source"]).group(1))
+    with zipfile.ZipFile(pkg) as z:
+        text = z.read([n for n in z.namelist() if n.endswith(".wrapper.cpp")][0]).decode()
+    assert "_expected_dtype = aoti_torch_dtype_float32()" in text.splitlines()[line - 1]
 
 
 def test_wrong_static_dim(aotidbg, pkg, example, tmp_path):
@@ -138,6 +143,10 @@ def test_dynamic_dim_out_of_bounds(aotidbg, pkg, example, tmp_path, which):
     assert row["expected"] == f">= {lo[0]}, <= {hi[0]}"
     assert row["got"] == str(spec[0]["shape"][0])
     assert ("at most" if which == "above" else "at least") in row["fix"]
+    line = int(re.search(r"wrapper\.cpp:(\d+)", row["source"]).group(1))
+    with zipfile.ZipFile(pkg) as z:
+        text = z.read([n for n in z.namelist() if n.endswith(".wrapper.cpp")][0]).decode()
+    assert re.search(r"if \(\w+_size\[0\] [<>] \d+\)", text.splitlines()[line - 1])
 
 
 def test_one_input_too_many(aotidbg, pkg, example, tmp_path):
