@@ -101,6 +101,117 @@ static void test_corpus_style_messages(void)
               "compile-error");
 }
 
+/* Real-world phrasings of each route (one or a few lines as PyTorch, CUDA,
+ * the loader and compilers print them), beyond the corpus. */
+static const struct { const char *route, *text; } phrasings[] = {
+    {"abi-mismatch",
+     "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.32' not found (required by model.so)\n"},
+    {"abi-mismatch",
+     "./aoti_run: symbol lookup error: /tmp/model.so: undefined symbol: aoti_torch_cpu_new_op\n"},
+    {"compile-error",
+     "torch._inductor.exc.InductorError: CppCompileError: C++ compile error\n\nCommand:\ng++ /tmp/torchinductor_root/x.cpp -shared -fPIC\n\nOutput:\n/tmp/torchinductor_root/x.cpp:10:5: error: 'foo' was not declared in this scope\n"},
+    {"compile-error",
+     "triton.compiler.errors.CompilationError: at 12:4:\n"},
+    {"compile-error",
+     "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nLoweringException: AssertionError: \n  target: aten.index_put.default\n"},
+    {"compile-error",
+     "/tmp/torchinductor_root/ab/kernel.cu(12): error: identifier \"foo\" is undefined\n"},
+    {"compile-error",
+     "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 262144, Hardware limit: 232448. Reducing block sizes or num_stages may help.\n"},
+    {"crash",
+     "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent call first):\n  File \"run.py\", line 12 in <module>\n"},
+    {"crash",
+     "Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)\n"},
+    {"crash",
+     "free(): invalid pointer\nAborted (core dumped)\n"},
+    {"custom-op",
+     "RuntimeError: No such operator mylib::fancy_op\n"},
+    {"custom-op",
+     "NotImplementedError: Could not run 'mylib::fancy_op' with arguments from the 'CUDA' backend.\n"},
+    {"custom-op",
+     "RuntimeError: There was no fake impl or Meta kernel registered for mylib.fancy_op.default. Use torch.library.register_fake to add a fake impl.\n"},
+    {"custom-op",
+     "RuntimeError: operator mylib::fancy does not exist\n"},
+    {"device-mismatch",
+     "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)\n"},
+    {"device-mismatch",
+     "Exception in aoti_torch: Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)\nError: aoti_torch_cuda_addmm_out(buf0, arg2_1, arg0_1, reinterpret_tensor(arg1_1, {4, 8}, {1, 4}, 0), 1L, 1L) API call failed at /tmp/x.wrapper.cpp, line 420\n"},
+    {"device-mismatch",
+     "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"},
+    {"device-mismatch",
+     "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.\n"},
+    {"device-mismatch",
+     "RuntimeError: Input tensor is on cpu but the model was compiled for cuda\n"},
+    {"device-mismatch",
+     "RuntimeError: Tensor for argument #1 'self' is on CPU, but expected it to be on GPU (while checking arguments for addmm)\n"},
+    {"device-mismatch",
+     "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor\n"},
+    {"dynamic-shape",
+     "torch._dynamo.exc.UserError: Constraints violated (batch)! For more information, run with TORCH_LOGS=\"+dynamic\".\n  - Not all values of batch = L['x'].size()[0] in the specified range batch <= 64 are valid because batch was inferred to be a constant (4).\n"},
+    {"dynamic-shape",
+     "torch.fx.experimental.symbolic_shapes.GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)).  (Size-like symbols: u0)\n"},
+    {"dynamic-shape",
+     "RuntimeError: Runtime assertion failed for expression Eq(s0, 4) on node 'eq'\n"},
+    {"dynamic-shape",
+     "torch._dynamo.exc.UserError: You marked L['x'].size()[0] as dynamic but your code specialized it to be a constant (1). If you're using mark_dynamic, either remove it or use maybe_mark_dynamic\n"},
+    {"illegal-memory-access",
+     "terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: an illegal memory access was encountered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nException raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 (most recent call first):\nAborted (core dumped)\n"},
+    {"illegal-memory-access",
+     "========= Invalid __global__ read of size 4 bytes\n=========     at triton_poi_fused_add_0+0x1a0\n"},
+    {"illegal-memory-access",
+     "RuntimeError: CUDA error: misaligned address\n"},
+    {"illegal-memory-access",
+     "NVRM: Xid (PCI:0000:3b:00): 31, pid=1234, name=python, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_12340000.\n"},
+    {"input-mismatch",
+     "Error: input_handles[1]: unmatched device type, expected: 11(cuda), but got: 0\n"},
+    {"input-mismatch",
+     "AssertionError: expected size 4==8, stride 1==1 at dim=0\n"},
+    {"input-mismatch",
+     "RuntimeError: Expected input at *args[0].shape[0] to be equal to 4, but got 8\n"},
+    {"input-mismatch",
+     "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x16 and 32x8)\n"},
+    {"missing-artifact",
+     "RuntimeError: Error in dlopen: /tmp/x/data/aotinductor/model/abc.wrapper.so: cannot open shared object file: No such file or directory\n"},
+    {"missing-artifact",
+     "FileNotFoundError: [Errno 2] No such file or directory: 'model.pt2'\n"},
+    {"missing-artifact",
+     "RuntimeError: PytorchStreamReader failed locating file data/aotinductor/model/abc.wrapper.so: file not found\n"},
+    {"missing-artifact",
+     "RuntimeError: Failed to find model_name: mymodel in archive\n"},
+    {"nan-inf",
+     "AssertionError: assert not buf3.isnan().any().item()\n"},
+    {"nan-inf",
+     "RuntimeError: Function 'MmBackward0' returned nan values in its 0th output.\n"},
+    {"out-of-memory",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 10.06 MiB is free.\n"},
+    {"out-of-memory",
+     "Traceback (most recent call last):\nKilled\n"},
+    {"out-of-memory",
+     "RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: you tried to allocate 1073741824 bytes.\n"},
+    {"triton-index-oob",
+     "../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [32,0,0] Assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed.\nRuntimeError: CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n"},
+    {"triton-index-oob",
+     "Error: CUDA driver error: device-side assert triggered\n"},
+    {"triton-index-oob",
+     "/tmp/torchinductor_root/ab/cabxyz.py:22: triton_poi_fused_embedding_0: block: [3,0,0], thread: [0,0,0] Assertion `index out of bounds: 0 <= tmp3 < 32000` failed.\n"},
+    {"unknown",
+     "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    import foo\nModuleNotFoundError: No module named 'foo'\n"},
+    {"wrong-output",
+     "AssertionError: Tensor-likes are not close!\n\nMismatched elements: 12 / 64 (18.8%)\nGreatest absolute difference: 0.5 at index (0, 3) (up to 1e-05 allowed)\nGreatest relative difference: 1.0 at index (0, 3) (up to 1.3e-06 allowed)\n"},
+    {"wrong-output",
+     "max abs diff between AOTI output and eager: 1.25\nassert torch.allclose(out, ref) -> False\n"},
+};
+
+static void test_phrasings(void)
+{
+    for (size_t i = 0; i < sizeof phrasings / sizeof *phrasings; i++) {
+        const char *got = route_of(phrasings[i].text);
+        if (strcmp(got, phrasings[i].route))
+            fprintf(stderr, "phrasing %zu: want %s, got %s: %.120s\n", i, phrasings[i].route, got, phrasings[i].text);
+        CHECK_STR(got, phrasings[i].route);
+    }
+}
+
 static void test_fields_input_mismatch(void)
 {
     route_result r;
@@ -354,6 +465,7 @@ int main(void)
     RUN(test_rules_load);
     RUN(test_rule_errors);
     RUN(test_corpus_style_messages);
+    RUN(test_phrasings);
     RUN(test_fields_input_mismatch);
     RUN(test_devices_and_symbol);
     RUN(test_oob_repeats_prefixes_and_consequences);
