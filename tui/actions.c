@@ -31,6 +31,8 @@ static int move_by(app *a, int64_t d)
     pane_goto(p, p->cursor + d, n);
     if (a->focus == PANE_KERNELS)
         a->insp_tensor = 0, a->panes[PANE_INSPECTOR].cursor = 0, a->panes[PANE_INSPECTOR].top = 0;
+    if (a->focus == PANE_KERNELS || a->focus == PANE_INSPECTOR)
+        a->vrow = a->vcol = 0;   /* another tensor: its grid starts at [0, 0] */
     return AF_HANDLED | AF_REDRAW;
 }
 
@@ -75,6 +77,20 @@ static int a_right(app *a, const char *arg)
     }
     return a_next_pane(a, arg);
 }
+
+/* Value grid scrolling; the inspector clamps to the tensor's extent. */
+static int vscroll(app *a, int64_t dr, int64_t dc)
+{
+    a->vrow += dr;
+    a->vcol += dc;
+    if (a->vrow < 0) a->vrow = 0;
+    if (a->vcol < 0) a->vcol = 0;
+    return AF_HANDLED | AF_REDRAW;
+}
+static int a_vdown(app *a, const char *arg) { return vscroll(a, arg && *arg ? atoll(arg) : 1, 0); }
+static int a_vup(app *a, const char *arg) { return vscroll(a, -(arg && *arg ? atoll(arg) : 1), 0); }
+static int a_vright(app *a, const char *arg) { return vscroll(a, 0, arg && *arg ? atoll(arg) : 1); }
+static int a_vleft(app *a, const char *arg) { return vscroll(a, 0, -(arg && *arg ? atoll(arg) : 1)); }
 
 static int a_view(app *a, const char *arg)
 {
@@ -421,6 +437,10 @@ static const action table[] = {
     {"next-anomaly", "a", "", "select the next kernel with NaN/Inf or an error", a_next_anomaly},
     {"follow", "f", "", "toggle following the running kernel", a_follow},
     {"view", "v", "[all|before|after|diff]", "inspector: cycle tensors shown (all, before, after, diff)", a_view},
+    {"values-down", "J", "[N]", "inspector: scroll the value grid down", a_vdown},
+    {"values-up", "K", "[N]", "inspector: scroll the value grid up", a_vup},
+    {"values-right", "L", "[N]", "inspector: scroll the value grid right", a_vright},
+    {"values-left", "H", "[N]", "inspector: scroll the value grid left", a_vleft},
     {"zoom", "z", "", "zoom the focused pane full screen and back", a_zoom},
     {"next-step", "Enter Space", "", "walkthrough: next narration step", a_next_step},
     {"prev-step", "Backspace", "", "walkthrough: previous narration step", a_prev_step},

@@ -57,6 +57,7 @@ struct app {
     int64_t help_top;
     int insp_view;                 /* INSP_* */
     int64_t insp_tensor;           /* tensor selected in the inspector */
+    int64_t vrow, vcol;            /* value grid scroll: first row and column shown */
     char search[128];
     int search_pane;               /* pane the pattern applies to, -1 none */
     int follow;                    /* kernel list follows the running kernel */
