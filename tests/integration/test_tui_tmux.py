@@ -9,6 +9,7 @@ tensor, which makes NaN), so the screen shows numbers that came from a real
 computation. Also runs the headless renderer on the same file.
 """
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -131,6 +132,10 @@ class Tmux:
         assert len(kids) == 1, kids
         os.kill(int(kids[0]), sig)
 
+    def capture_escapes(self):
+        return subprocess.run(self.base + ["capture-pane", "-e", "-p", "-t", "t"], capture_output=True,
+                              text=True, check=True).stdout
+
     def close(self):
         subprocess.run(self.base + ["kill-server"], check=False, capture_output=True)
 
@@ -181,8 +186,21 @@ def test_replay_keys_resize_quit(tmux, aotidbg, session_file, term):
     assert "kernels (43)" not in tmux.capture().split("AOTIDBG-EXIT-0")[-1]
 
 
+COLOR_SGR = re.compile(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;5;[0-9]+|48;5;[0-9]+|9[0-7])(;[0-9;]*)?m")
+
+
+def test_colors_on_256color_terminal(tmux, aotidbg, session_file):
+    _start(tmux, aotidbg, session_file, "TERM=xterm-256color")
+    assert COLOR_SGR.search(tmux.capture_escapes())
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0")
+
+
 def test_no_color_and_zoom(tmux, aotidbg, session_file):
     _start(tmux, aotidbg, session_file, "TERM=xterm-256color NO_COLOR=1")
+    esc = tmux.capture_escapes()
+    assert not COLOR_SGR.search(esc), esc[:2000]
+    assert "\x1b[7m" in esc or ";7m" in esc      # the selection and status bar in reverse video
     tmux.send("1")
     tmux.send("z")
     screen = tmux.wait_for(["Exception in aoti_torch: At least one NaN in buf0", "REPLAY"])

@@ -116,6 +116,13 @@ static void test_content(void)
     CHECK(!(actions_token(&a, "search:addmm") & AF_FAILED));
     CHECK(a.panes[PANE_KERNELS].cursor == 1);
     CHECK(actions_token(&a, "search:nope") & AF_FAILED);
+    /* the value grid scrolls, and clamps to the tensor's 4x6 extent */
+    actions_token(&a, "goto:2");
+    actions_token(&a, "values-right:2");
+    actions_token(&a, "values-down:99");
+    out = render(&a, 120, 40);
+    CHECK_CONTAINS(out.buf, "rows 3-3 of 4, cols 2-5 of 6");
+    strbuf_release(&out);
     app_release(&a);
 }
 
