@@ -365,7 +365,8 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
             k->name = arena_strdup(&s->arena, m->u.kernel.name);
             k->type = kernel_type_guess(k->name);
             k->status = KSTAT_PENDING;
-            k->source = s->mode ? s->mode : "printer";
+            k->source = *m->u.kernel.source ? arena_strdup(&s->arena, m->u.kernel.source)
+                                            : s->mode ? s->mode : "printer";
             rc->cur_kernel = k->index;
             return 1;
         }
@@ -832,7 +833,23 @@ int runner_client_pump(runner_client *rc, int timeout_ms, strbuf *err)
         int status;
         pid_t r = waitpid(rc->pid, &status, WNOHANG);
         if (r == rc->pid) {
-            /* Died while the socket still had a reader somewhere (forked grandchild?). */
+            /* It exited between poll() and here: what it sent last (ERROR,
+             * DONE) may still sit in the socket. Read it before judging. */
+            for (int k = 0; k < 4096 && rc->sock >= 0; k++) {
+                ssize_t n = recv(rc->sock, buf, sizeof buf, MSG_DONTWAIT);
+                if (n > 0 && rc->rbuf.len + (size_t)n <= (size_t)PROTO_MAX_FRAME + 64) {
+                    strbuf_add(&rc->rbuf, buf, (size_t)n);
+                    continue;
+                }
+                if (n < 0 && errno == EINTR)
+                    continue;
+                break;
+            }
+            int d = decode_frames(rc, err);
+            if (d > 0)
+                added += d;
+            else if (d < 0)
+                added += add_error(rc, -1, err->buf) ? 1 : 0;
             rc->pid = -1;
             added += record_exit(rc, status, NULL);
         }
