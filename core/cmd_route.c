@@ -3,18 +3,21 @@
  * Routes a log (a file, or stdin with `-` or no argument) with the installed
  * rules and prints the result. With --package, a triton-index-oob result is
  * resolved through the package's generated sources (triton_trace.h) down to
- * the input and dimension behind the failing bound.
+ * the input and dimension behind the failing bound; with --session, that
+ * dimension's runtime size is added from the recorded inputs.
  * Exit: 0 when routed (even to `unknown`), 2 for bad usage, an unreadable
  * input, bad rules or an unreadable package. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "commands.h"
 #include "router.h"
+#include "session_io.h"
 #include "triton_trace.h"
 
 static const char route_usage[] =
-    "usage: aotidbg route [FILE|-] [--package PKG] [--format text|yaml]\n"
+    "usage: aotidbg route [FILE|-] [--package PKG] [--session S.yaml] [--format text|yaml]\n"
     "\n"
     "Names the cause of an AOTI error from its text (a log file, or stdin with - or\n"
     "no FILE): the route, the facts pulled out of the text (kernel, tmpN, ksM, input\n"
@@ -25,6 +28,9 @@ static const char route_usage[] =
     "                    generated code: the kernel, the input and dimension behind\n"
     "                    ksM, and the ATen ops; PKG is a .pt2, an extracted package\n"
     "                    folder, or a *.wrapper.cpp file\n"
+    "  --session S.yaml  a recorded session: with no FILE its error text is routed;\n"
+    "                    its package is used when --package is not given; the\n"
+    "                    runtime size of the input dimension behind ksM is shown\n"
     "  --format FMT      text (default) or yaml (route:, fields:, steps:, also:, ...)\n"
     "  --rules FILE      use these rules instead of the installed routes.yaml\n"
     "\n"
@@ -33,15 +39,59 @@ static const char route_usage[] =
     "compile-error out-of-memory crash unknown.\n"
     "Exit: 0 routed (also when the route is unknown), 2 bad usage or unreadable input.\n";
 
+/* A session's failure text: its error events, log lines and the runner's stderr tail. */
+static void route_session_text(const router_rules *rules, const session *s, route_result *res)
+{
+    router_stream *st = router_stream_new(rules);
+    for (size_t i = 0; i < s->nevents; i++) {
+        const event *e = s->events[i];
+        const char *t = e->kind == EV_ERROR ? e->u.error.text
+                        : e->kind == EV_LOG ? e->u.log.text
+                        : e->kind == EV_RUNNER_EXIT ? e->u.exit.stderr_tail : NULL;
+        if (t) {
+            router_stream_feed(st, t, strlen(t));
+            router_stream_feed(st, "\n", 1);
+        }
+    }
+    router_stream_finish(st, res);
+}
+
+/* With the inputs the session ran with: the runtime size behind ksM. */
+static void add_runtime_size(route_result *r, const session *s)
+{
+    const char *ii = route_result_field(r, "input_index"), *dd = route_result_field(r, "dim");
+    if (!ii || !dd)
+        return;
+    char *end;
+    long i = strtol(ii, &end, 10), d;
+    if (*end || i < 0 || (size_t)i >= s->ninputs)
+        return;
+    d = strtol(dd, &end, 10);
+    const input_spec *in = &s->inputs[i];
+    if (*end || d < 0 || d >= in->ndim)
+        return;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%lld", (long long)in->shape[d]);
+    route_result_set_field(r, "dim_value", buf);
+    strbuf shape = STRBUF_INIT;
+    strbuf_addch(&shape, '[');
+    for (int k = 0; k < in->ndim; k++)
+        strbuf_addf(&shape, "%s%lld", k ? ", " : "", (long long)in->shape[k]);
+    strbuf_addch(&shape, ']');
+    route_result_set_field(r, "input_shape", shape.buf);
+    strbuf_release(&shape);
+}
+
 int cmd_route(int argc, char **argv)
 {
-    const char *file = NULL, *pkg = NULL, *format = "text", *rules_path = NULL;
+    const char *file = NULL, *pkg = NULL, *format = "text", *rules_path = NULL, *sess_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(route_usage, stdout);
             return EXIT_OK;
-        } else if (!strcmp(a, "--package") || !strcmp(a, "--format") || !strcmp(a, "--rules")) {
+        } else if (!strcmp(a, "--package") || !strcmp(a, "--format") || !strcmp(a, "--rules") ||
+                   !strcmp(a, "--session")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "aotidbg route: %s needs a value\n%s", a, route_usage);
                 return EXIT_USAGE;
@@ -51,6 +101,8 @@ int cmd_route(int argc, char **argv)
                 pkg = v;
             else if (!strcmp(a, "--format"))
                 format = v;
+            else if (!strcmp(a, "--session"))
+                sess_path = v;
             else
                 rules_path = v;
         } else if (a[0] == '-' && a[1]) {
@@ -76,20 +128,39 @@ int cmd_route(int argc, char **argv)
         strbuf_release(&err);
         return EXIT_USAGE;
     }
-    FILE *in = stdin;
-    if (file && strcmp(file, "-")) {
-        in = fopen(file, "rb");
-        if (!in) {
-            fprintf(stderr, "aotidbg route: cannot open '%s': %s\n", file, strerror(errno));
-            router_rules_free(rules);
-            return EXIT_USAGE;
-        }
+    session *sess = NULL;
+    if (sess_path && session_load(sess_path, &sess, &err)) {
+        fprintf(stderr, "aotidbg route: %s\n", err.buf);
+        router_rules_free(rules);
+        strbuf_release(&err);
+        return EXIT_USAGE;
     }
     route_result res = {0};
-    rc = router_route_file(rules, in, &res, &err);
-    if (in != stdin)
-        fclose(in);
+    if (sess && !file) {
+        route_session_text(rules, sess, &res);
+    } else {
+        FILE *in = stdin;
+        if (file && strcmp(file, "-")) {
+            in = fopen(file, "rb");
+            if (!in) {
+                fprintf(stderr, "aotidbg route: cannot open '%s': %s\n", file, strerror(errno));
+                router_rules_free(rules);
+                session_free(sess);
+                return EXIT_USAGE;
+            }
+        }
+        rc = router_route_file(rules, in, &res, &err);
+        if (in != stdin)
+            fclose(in);
+    }
     router_rules_free(rules);
+    if (!pkg && sess && sess->package.path) {
+        FILE *probe = fopen(sess->package.path, "rb");   /* the recorded package, when it is still there */
+        if (probe) {
+            fclose(probe);
+            pkg = sess->package.path;
+        }
+    }
     if (rc) {
         fprintf(stderr, "aotidbg route: %s: %s\n", file ? file : "stdin", err.buf);
         route_result_release(&res);
@@ -104,6 +175,8 @@ int cmd_route(int argc, char **argv)
             exit_code = EXIT_USAGE;
         }
     }
+    if (sess)
+        add_runtime_size(&res, sess);
     strbuf out = STRBUF_INIT;
     if (!strcmp(format, "yaml"))
         route_result_format_yaml(&res, &out);
@@ -112,6 +185,7 @@ int cmd_route(int argc, char **argv)
     fwrite(out.buf, 1, out.len, stdout);
     strbuf_release(&out);
     route_result_release(&res);
+    session_free(sess);
     strbuf_release(&err);
     return exit_code;
 }

@@ -237,3 +237,31 @@ def test_package_on_other_routes_and_bad_package(aotidbg, package, tmp_path):
     assert r.returncode == 2 and r.stdout.startswith("route: triton-index-oob")
     route, out = route_yaml(aotidbg, [str(log), "--package", pkg])   # condition not in this package
     assert route == "triton-index-oob" and "tmp9" in yaml_fields(out)["fields"]["trace_error"]
+
+
+def test_session_gives_runtime_size(aotidbg, package, tmp_path):
+    """A session holding the real error and the inputs it ran with: the route is
+    resolved through the session's package and shows the runtime size (16 rows)
+    of the input dimension behind ksM."""
+    pkg = package("router_gather")
+    text = _real_oob_log(pkg, tmp_path).read_text()
+    err = [l for l in text.splitlines() if "index out of bounds" in l][0]
+    sess = tmp_path / "s.yaml"
+    sess.write_text(
+        'format_version: "1.0"\n'
+        f'package: {{path: "{pkg}", model: model, device_key: cpu}}\n'
+        "device: cpu\n"
+        "inputs:\n"
+        "  - {shape: [16, 8], dtype: float32, device: cpu, fill: randn, seed: 0}\n"
+        "  - {shape: [4], dtype: int64, device: cpu, fill: arange}\n"
+        "end_state: complete\n"
+        "events:\n"
+        f"- {{kind: error, text: {err!r}, kernel: -1}}\n"
+        "- {kind: runner-exit, how: exited, exit_code: 1, signal: 0}\n")
+    route, out = route_yaml(aotidbg, ["--session", str(sess)])
+    f = yaml_fields(out)["fields"]
+    assert route == "triton-index-oob"
+    assert f["input_index"] == "0" and f["dim"] == "0"
+    assert f["dim_value"] == "16" and f["input_shape"] == "[16, 8]"
+    r = run([aotidbg, "route", "--session", str(tmp_path / "nope.yaml")])
+    assert r.returncode == 2
