@@ -144,3 +144,15 @@ def test_not_a_package(aotidbg, tmp_path):
     assert r.returncode == 2 and "not a readable .pt2 package" in r.stderr
     r = run([aotidbg, "check", str(tmp_path / "missing.pt2")])
     assert r.returncode == 2 and "No such file" in r.stderr
+
+
+def test_too_many_entries(aotidbg, tmp_path):
+    """One entry over the 100,000-entry cap is refused before anything is read."""
+    bad = tmp_path / "many.pt2"
+    with zipfile.ZipFile(bad, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("many/data/aotinductor/model/m.wrapper.so", b"\x7fELF")
+        for i in range(100000):
+            z.writestr(f"many/x/{i}", b"")
+    r = run([aotidbg, "info", str(bad)])
+    assert r.returncode == 2
+    assert "100001 entries, over the limit of 100000" in r.stderr
