@@ -3,6 +3,7 @@
  * $XDG_CONFIG_HOME/aotidbg/themes are found by name. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "check.h"
@@ -122,6 +123,53 @@ static void test_user_theme_dir(void)
     strbuf_release(&err);
 }
 
+/* Mutated theme files (flipped, dropped, duplicated bytes) never crash or
+ * hang the reader: each loads or fails with a located message. */
+static void test_mutations(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/themes/high-contrast.yaml", AOTIDBG_SOURCE_DIR);
+    strbuf base = STRBUF_INIT, err = STRBUF_INIT;
+    CHECK(strbuf_read_file(&base, path, 1 << 20, &err) == 0);
+    unsigned seed = 12345;
+    int failed = 0, loaded = 0;
+    for (int it = 0; it < 400 && base.len; it++) {
+        strbuf m = STRBUF_INIT;
+        strbuf_add(&m, base.buf, base.len);
+        for (int k = 0; k < 1 + it % 4; k++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t pos = (seed >> 8) % m.len;
+            int op = (seed >> 4) % 3;
+            static const char bytes[] = "{}[]:,&*!|>-#'\"\n \t\x00\xff\xc3";
+            if (op == 0)
+                m.buf[pos] = bytes[(seed >> 16) % (sizeof bytes - 1)];
+            else if (op == 1 && m.len > 1) {
+                memmove(m.buf + pos, m.buf + pos + 1, m.len - pos - 1);
+                strbuf_setlen(&m, m.len - 1);
+            } else {
+                strbuf_addch(&m, ' ');
+                memmove(m.buf + pos + 1, m.buf + pos, m.len - pos - 1);
+            }
+        }
+        char *p = write_tmp("mut.yaml", "");
+        FILE *f = fopen(p, "wb");
+        fwrite(m.buf, 1, m.len, f);
+        fclose(f);
+        theme t;
+        strbuf_reset(&err);
+        if (theme_load(&t, p, &err) == 0)
+            loaded++;
+        else {
+            failed++;
+            CHECK_CONTAINS(err.buf, "mut.yaml");
+        }
+        strbuf_release(&m);
+    }
+    CHECK(failed > 0 && loaded > 0);
+    strbuf_release(&base);
+    strbuf_release(&err);
+}
+
 /* The man page documents every element a theme can set. */
 static void test_man_page_lists_elements(void)
 {
@@ -144,6 +192,7 @@ int main(void)
     RUN(test_shipped_themes);
     RUN(test_bad_themes);
     RUN(test_user_theme_dir);
+    RUN(test_mutations);
     RUN(test_man_page_lists_elements);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir());
