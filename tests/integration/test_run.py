@@ -275,6 +275,8 @@ int32_t aoti_torch_cpu_addmm_out(H out, H self, H m1, H m2, double beta, double 
     if (++calls == at && mode) {
         if (mode[0] == 's')
             *(volatile int *)(uintptr_t)8 = 1;
+        if (mode[0] == 'f')
+            return 1;   /* AOTI_TORCH_FAILURE: the model's error check throws */
         for (;;)
             pause();
     }
@@ -326,6 +328,42 @@ def test_runner_segfault_mid_run(aotidbg, package, fault_lib, tmp_path):
     ex = events(sess, "runner-exit")
     assert len(ex) == 1 and ex[0]["how"] == "signal" and ex[0]["signal"] == signal.SIGSEGV
     assert sess["events"][-1]["kind"] == "runner-exit"
+
+
+@pytest.mark.parametrize("break_on_error", [False, True])
+def test_kernel_failure_mid_run(aotidbg, package, fault_lib, tmp_path, break_on_error):
+    """A real libtorch op returning failure inside kernel 2: the model fails,
+    the error is recorded against that kernel, exit 1; --break-on error stops there."""
+    pkg = package("mlp_ln")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs)
+    out = str(tmp_path / "s.yaml")
+    launches = wrapper_launches(pkg)
+    second_addmm = [i for i, k in enumerate(launches) if k == "aoti_torch_cpu_addmm_out"][1]
+    extra = ["--break-on", "error"] if break_on_error else []
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out] + extra, env=fault_env(fault_lib, "fail"))
+    assert r.returncode == 1, r.stderr
+    assert ("stopped at the first error" if break_on_error else "the model failed") in r.stderr
+    sess = load_session(out)
+    kernels = events(sess, "kernel")
+    assert [k["name"] for k in kernels] == launches[:second_addmm + 1]
+    assert kernels[-1]["status"] == "error"
+    errs = events(sess, "error")
+    assert errs and errs[0]["kernel"] == second_addmm
+    assert not events(sess, "output")
+    assert not events(sess, "runner-exit")   # the runner itself ended in order
+
+
+def test_break_on_index(aotidbg, package, tmp_path):
+    pkg = package("conv_block")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs)
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--break-on", "index=1", "--record", out])
+    assert r.returncode == 0, r.stderr
+    assert "stopped at the index break, kernel 1" in r.stderr
+    kernels = events(load_session(out), "kernel")
+    assert [k["index"] for k in kernels] == [0, 1] and kernels[1]["status"] == "pending"
 
 
 def test_runner_hang_times_out(aotidbg, package, fault_lib, tmp_path):
