@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "screen.h"
 #include <curses.h>
+#include <term.h>
 #include <langinfo.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,7 +45,12 @@ int screen_open(const screen_options *o, int *ascii_out)
         return -1;
     }
     const char *term = getenv("TERM");
-    scr = newterm(NULL, stdout, stdin);
+    /* Ask terminfo first: a failed newterm() leaks ncurses' half-made screen. */
+    int terr = 0;
+    int ok = setupterm(NULL, STDOUT_FILENO, &terr) == OK;
+    if (ok)
+        del_curterm(cur_term);
+    scr = ok ? newterm(NULL, stdout, stdin) : NULL;
     if (!scr) {
         fprintf(stderr,
                 "aotidbg: cannot use terminal type '%s' (no terminfo entry).\n"

@@ -296,6 +296,7 @@ def _frames(stdout):
     return [(label, "\n".join(lines)) for label, lines in out]
 
 
+@pytest.mark.slow
 def test_live_headless_step_continue_restart(aotidbg, live_setup):
     pkg, spec, names, d = live_setup
     rec = d / "live.yaml"
@@ -314,6 +315,7 @@ def test_live_headless_step_continue_restart(aotidbg, live_setup):
     assert rec.exists() and "kind: kernel" in rec.read_text()
 
 
+@pytest.mark.slow
 def test_live_tmux(tmux, aotidbg, live_setup):
     pkg, spec, names, d = live_setup
     rec = d / "live_tmux.yaml"
@@ -335,6 +337,7 @@ def test_live_tmux(tmux, aotidbg, live_setup):
     _check_tty(tmux)
 
 
+@pytest.mark.slow
 def test_live_sighup_saves_session(tmux, aotidbg, live_setup):
     """The terminal goes away mid-run: the recording is finished, the runner
     reaped, and the exit is an exit code, not a death by signal."""
