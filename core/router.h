@@ -85,6 +85,11 @@ void router_stream_finish(router_stream *s, route_result *out);
 void router_route_buffer(const router_rules *rules, const void *buf, size_t len, route_result *out);
 int router_route_file(const router_rules *rules, FILE *f, route_result *out, strbuf *err);
 
+/* Convenience for callers that route one text now and then (recording a run,
+ * the TUI pane): loads the default rules once per process (kept until exit)
+ * and routes text. -1 with a message when the rules cannot be loaded. */
+int router_route_text(const char *text, size_t len, route_result *out, strbuf *err);
+
 /* Field lookup; NULL if absent. */
 const char *route_result_field(const route_result *r, const char *key);
 /* Sets or adds a field (value copied into the result's arena). */

@@ -212,6 +212,18 @@ static void test_phrasings(void)
     }
 }
 
+static void test_route_text_default_rules(void)
+{
+    route_result r = {0};
+    strbuf err = STRBUF_INIT;
+    const char *t = "Error: input_handles[0]: unmatched device type, expected: 11(cuda), but got: 0\n";
+    CHECK(router_route_text(t, strlen(t), &r, &err) == 0);
+    CHECK_STR(r.route, "input-mismatch");
+    CHECK_STR(route_result_field(&r, "expected"), "11(cuda)");
+    route_result_release(&r);
+    strbuf_release(&err);
+}
+
 static void test_fields_input_mismatch(void)
 {
     route_result r;
@@ -466,6 +478,7 @@ int main(void)
     RUN(test_rule_errors);
     RUN(test_corpus_style_messages);
     RUN(test_phrasings);
+    RUN(test_route_text_default_rules);
     RUN(test_fields_input_mismatch);
     RUN(test_devices_and_symbol);
     RUN(test_oob_repeats_prefixes_and_consequences);
