@@ -302,3 +302,29 @@ def test_through_the_runner_same_kernels_and_stats(built, shipped, runner, tmp_p
         assert a["values"] == b["values"], (a["kernel"], a["name"], a["phase"])
         compared += 1
     assert compared >= len(tg) // 2
+
+
+def test_constants_blob_and_truncated_so(driver, shipped, tmp_path):
+    """The weights come out of the shipped .so: the blob is exactly the bytes
+    between the two symbols (as nm reports them), and a damaged .so is
+    refused with a message, never a crash."""
+    so = [os.path.join(shipped["dir0"], f) for f in os.listdir(shipped["dir0"])
+          if f.endswith(".wrapper.so")][0]
+    r = run([driver, "--consts", so])
+    assert r.returncode == 0, r.stderr
+    _, size, section, tail = r.stdout.split()
+    syms = {}
+    for line in run(["nm", "-D", so]).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].startswith("_binary_constants_bin_"):
+            syms[parts[2]] = int(parts[0], 16)
+    assert int(size) == syms["_binary_constants_bin_end"] - syms["_binary_constants_bin_start"] > 0
+    assert section == ".lrodata" and tail == "0"
+    data = open(so, "rb").read()
+    for cut in (0, 10, 64, 700, len(data) // 2, len(data) - 64):
+        bad = tmp_path / f"cut{cut}.so"
+        bad.write_bytes(data[:cut])
+        r = run([driver, "--consts", str(bad)])
+        assert r.returncode in (0, 1), (cut, r.returncode, r.stderr)
+        if r.returncode == 1:
+            assert str(bad) in r.stderr

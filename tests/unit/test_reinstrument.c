@@ -6,6 +6,7 @@
  *                                            "progress <stage> <fraction>" and
  *                                            finally "so <path>"; exit 1 on error
  *   test_reinstrument --instrument WRAPPER   prints the instrumented source
+ *   test_reinstrument --consts SO            "consts <bytes> <section> <mmap tail>"
  *
  * The unit tests feed source text shaped like AOTI's (copied patterns from
  * torch 2.13's cpp_wrapper_cpu.py / cpp_wrapper_gpu.py output) and check the
@@ -158,6 +159,47 @@ static void test_build_refuses_bad_input(void)
     strbuf_release(&blob); strbuf_release(&err);
 }
 
+/* Untrusted input: every prefix of a real-shaped wrapper, and bytes flipped
+ * into it, must give 0 or -1 with a message, never a crash or a hang. */
+static void test_truncated_and_mangled_sources(void)
+{
+    strbuf in = STRBUF_INIT, out = STRBUF_INIT, err = STRBUF_INIT;
+    strbuf_addstr(&in,
+        "template <typename in_ptr0_type_, typename kernels_type_>\n"
+        "static __attribute__((noinline)) void call_triton_k_0(\n    const in_ptr0_type_& in_ptr0,\n"
+        "    int64_t xnumel, int32_t device_idx_, cudaStream_t stream_, kernels_type_& kernels_\n){\n}\n");
+    strbuf_addstr(&in, WRAP_HEAD);
+    strbuf_addstr(&in,
+        "    cpp_fused_0((float*)(buf0.data_ptr()), \"a,)\\\"\", s0);\n"
+        "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cuda_mm_out(buf1, arg0_1, f(g(h(buf2)))));\n"
+        "    call_triton_k_0(buf1, 4L, this->device_idx_, stream, kernels, this->cubin_dir_);\n");
+    strbuf_addstr(&in, WRAP_TAIL);
+    int ok = 0, refused = 0;
+    for (size_t cut = 0; cut <= in.len; cut++) {
+        strbuf_reset(&out); strbuf_reset(&err);
+        char *copy = malloc(cut + 1);
+        memcpy(copy, in.buf, cut);   /* no NUL inside the length: the parser must use len */
+        copy[cut] = 'x';
+        int rc = reinstrument_source(copy, cut, &out, NULL, &err);
+        CHECK(rc == 0 || (rc == -1 && err.len > 0));
+        rc == 0 ? ok++ : refused++;
+        free(copy);
+    }
+    CHECK(ok > 0 && refused > 0);
+    const char flips[] = "()\",;\n\\'";
+    for (size_t i = 0; i < in.len; i += 3) {
+        for (size_t f = 0; f < sizeof flips - 1; f++) {
+            strbuf_reset(&out); strbuf_reset(&err);
+            char saved = in.buf[i];
+            in.buf[i] = flips[f];
+            int rc = reinstrument_source(in.buf, in.len, &out, NULL, &err);
+            CHECK(rc == 0 || (rc == -1 && err.len > 0));
+            in.buf[i] = saved;
+        }
+    }
+    strbuf_release(&in); strbuf_release(&out); strbuf_release(&err);
+}
+
 static void on_progress(const char *stage, double f, void *ctx)
 {
     (void)ctx;
@@ -179,6 +221,16 @@ int main(int argc, char **argv)
         free(so);
         return 0;
     }
+    if (argc == 3 && !strcmp(argv[1], "--consts")) {
+        strbuf blob = STRBUF_INIT, err = STRBUF_INIT;
+        const char *section; size_t tail;
+        if (reinstrument_read_consts(argv[2], &blob, &section, &tail, &err)) {
+            fprintf(stderr, "reinstrument: %s\n", err.buf);
+            return 1;
+        }
+        printf("consts %zu %s %zu\n", blob.len, section, tail);
+        return 0;
+    }
     if (argc == 3 && !strcmp(argv[1], "--instrument")) {
         strbuf src = STRBUF_INIT, out = STRBUF_INIT, err = STRBUF_INIT;
         reinstrument_stats st;
@@ -197,5 +249,6 @@ int main(int argc, char **argv)
     RUN(test_refusals);
     RUN(test_find_cmd);
     RUN(test_build_refuses_bad_input);
+    RUN(test_truncated_and_mangled_sources);
     return CHECK_DONE();
 }
