@@ -738,6 +738,10 @@ static int rewrite_cmd(const char *cmd, rewrite_ctx *rc, cmdline *out, strbuf *e
             } else if (ends_with(b, ".kernel.cpp")) {
                 if (!rc->kernel_src) { strbuf_addf(err, "the command compiles %s, which the package does not carry", b); return -1; }
                 cmd_push(out, rc->kernel_src, strlen(rc->kernel_src));
+            } else if (ends_with(b, ".kernel.o") && !rc->kernel_src) {
+                strbuf_addf(err, "the link command needs %s, but the package carries no *.kernel.cpp "
+                            "to build it from (an incomplete package?)", b);
+                return -1;
             } else if (ends_with(b, ".wrapper.o") || ends_with(b, ".kernel.o") || ends_with(b, ".weights.o") ||
                        ends_with(b, ".wrapper.so")) {
                 snprintf(buf, sizeof buf, "%s/%s", rc->cache, b);
