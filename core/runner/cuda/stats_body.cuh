@@ -10,17 +10,20 @@
  * arithmetic would spend the H200's FP64 and conversion pipes (16 F2F per
  * clock per SM) on every element, so values are taken in chunks of up to 16:
  * within a chunk, in float, d = x - c with c the chunk's first finite value,
- * s1 = sum d and s2 = sum d^2; the chunk then enters the thread's double sums
- * exactly through D = c - K:
+ * s2 = sum d^2, and s1 = sum d taken as (sum x) - m*c with sum x compensated
+ * (sb_twosum): the rounding of each d would not average out over periodic or
+ * stride-0 data, and the mean needs better than float. The chunk then enters
+ * the thread's double sums exactly through D = c - K:
  *   S1 += m*D + s1,   S2 += D*(m*D + 2*s1) + s2        (m finite values).
- * The float rounding of s1 enters M2 = S2 - S1^2/n with the weight
- * 2*(c - mean), the chunk's own distance from the mean, not (K - mean), so
- * a shift far from the data (padding zeros ahead of data near 1e3) costs no
- * precision; s2's rounding is relative to the chunk's own spread. Float64
- * and the 32/64-bit integers (not exact in float) go element by element in
- * double. A chunk whose float s2 overflowed (|x - c| > 1.8e19) is redone in
- * double. Threads then turn (n, K, S1, S2) into (n, mean, M2) and merge with
- * Chan's parallel formula (merge_partial), which the reductions use.
+ * Any error in s1 enters M2 = S2 - S1^2/n with the weight 2*(c - mean), the
+ * chunk's own distance from the mean, not (K - mean), so a shift far from
+ * the data (padding zeros ahead of data near 1e3) costs no precision; s2's
+ * rounding is relative to the chunk's own spread (std to ~1e-7 relative).
+ * Float64 and the 32/64-bit integers (not exact in float) go element by
+ * element in double. A chunk whose float sums overflowed (values past
+ * ~1.8e19 apart, or sums past 3.4e38) is redone in double. Threads then turn
+ * (n, K, S1, S2) into (n, mean, M2) and merge with Chan's parallel formula
+ * (sb_merge), which the reductions use.
  *
  * Classification is done on the value converted to float (exact for every
  * type on this path): NaN is x != x, Inf is |x| == inf, subnormal is
@@ -167,6 +170,16 @@ template <class M> SB_HD void sb_accw_init(sb_accw<M> &a) {
     a.K = a.S1 = a.S2 = 0.0;
 }
 
+/* Compensated sum: after any number of calls, s + e is sum x to about twice
+ * float precision. Knuth's TwoSum gives each addition's exact rounding error
+ * whatever the magnitudes (plain Kahan loses it when |x| > |s|). Six FP32
+ * adds, on the pipe this kernel leaves most idle. */
+SB_HD void sb_twosum(float &s, float &e, float x) {
+    float t = s + x, z = t - s;
+    e += (s - (t - z)) + (x - z);
+    s = t;
+}
+
 /* Add up to N float values x[0..n) (n == N when FULL) as one chunk. */
 template <int N, bool FULL>
 SB_HD void sb_chunk(sb_accf &a, const float (&x)[N], int n, float tiny) {
@@ -176,7 +189,7 @@ SB_HD void sb_chunk(sb_accf &a, const float (&x)[N], int n, float tiny) {
 SB_UNROLL
     for (int j = 0; j < N; j++)
         if (FULL || j < n) probe = fmaf(x[j], 0.0f, probe);
-    float c, s1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx;
+    float c, s1 = 0.0f, e1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx;
     uint32_t m = 0;
     if (probe == 0.0f) {
         uint32_t nzero = 0, nsmall = 0;
@@ -185,7 +198,7 @@ SB_UNROLL
         for (int j = 0; j < N; j++) {
             if (FULL || j < n) {
                 float d = x[j] - c;
-                s1 += d;
+                sb_twosum(s1, e1, x[j]);
                 s2 = fmaf(d, d, s2);
                 mn = fminf(mn, x[j]);
                 mx = fmaxf(mx, x[j]);
@@ -213,7 +226,7 @@ SB_UNROLL
                 a.sub += (av < tiny) && v != 0.0f;
                 if (fin) {
                     float d = v - c;
-                    s1 += d;
+                    sb_twosum(s1, e1, v);
                     s2 = fmaf(d, d, s2);
                     mn = fminf(mn, v);
                     mx = fmaxf(mx, v);
@@ -225,11 +238,13 @@ SB_UNROLL
     a.mn = mn; a.mx = mx;
     if (m == 0) return;
     if (a.fin == 0) a.K = (double)c;
-    if (s2 <= FLT_MAX) {
-        double D = (double)c - a.K, dm = (double)m;
-        a.S1 += dm * D + (double)s1;
-        a.S2 += D * (dm * D + 2.0 * (double)s1) + (double)s2;
-    } else {                          /* float overflow: redo this chunk in double */
+    if (s2 + fabsf(s1) + fabsf(e1) <= FLT_MAX) {   /* false on overflow or NaN */
+        /* sum of d, from the exact x values: d itself is rounded, and that
+         * rounding would not average out over periodic or stride-0 data */
+        double D = (double)c - a.K, dm = (double)m, t1 = ((double)s1 + (double)e1) - dm * (double)c;
+        a.S1 += dm * D + t1;
+        a.S2 += D * (dm * D + 2.0 * t1) + (double)s2;
+    } else {                          /* float overflow (|x| or |x - c| near 1.8e19+): redo in double */
 SB_UNROLL
         for (int j = 0; j < N; j++) {
             if ((FULL || j < n) && fabsf(x[j]) <= FLT_MAX) {
