@@ -328,3 +328,15 @@ def test_constants_blob_and_truncated_so(driver, shipped, tmp_path):
         assert r.returncode in (0, 1), (cut, r.returncode, r.stderr)
         if r.returncode == 1:
             assert str(bad) in r.stderr
+
+
+def test_incomplete_package_is_named(driver, shipped, tmp_path):
+    import shutil
+    d = tmp_path / "nokernel"
+    shutil.copytree(shipped["dir0"], d)
+    for p in d.iterdir():
+        if p.name.endswith(".kernel.cpp"):
+            p.unlink()
+    r, _ = build(driver, str(d), "cd" * 32, tmp_path / "c")
+    assert r.returncode == 1
+    assert "kernel.cpp" in r.stderr and "kernel.o" in r.stderr
