@@ -229,8 +229,12 @@ int live_interrupt(app *a)
 {
     if (!a->rc || runner_client_state(a->rc) != RUNNER_RUNNING)
         return -1;
-    runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR);
-    app_message(a, 0, "interrupted: stopping at the next kernel");
+    /* The protocol has no "pause": a runaway run is ended (the UI and the
+     * recording stay; r starts a fresh runner). */
+    pending = PEND_NONE;
+    runner_client_quit(a->rc, 500);
+    live_pump(a, 0);
+    app_message(a, 0, "interrupted: the runner was stopped; r restarts from the first kernel");
     return 0;
 }
 

@@ -27,7 +27,7 @@ int live_step(app *a);
 int live_continue(app *a);
 int live_restart(app *a);
 int live_run_to(app *a, const char *arg);
-int live_interrupt(app *a);            /* SIGINT: stop at the next kernel */
+int live_interrupt(app *a);            /* SIGINT during a run: end the runner, keep the UI */
 /* Final save (normal exit) or flush only (signal path). */
 void live_finish(app *a, int from_signal);
 
