@@ -1,7 +1,8 @@
 /* bench.c — `aotidbg-runner --bench`: times model runs through the same
  * loader, input builder and hooks as protocol mode, for the hook-overhead
  * figures (tests/bench/gpu_runner_bench.sh drives it on the GPU box).
- * Prints one line: mode=M iters=N us_per_run=X events_per_run=E kernels_per_run=K. */
+ * Prints one line: mode=M iters=N us_per_run=X events_per_run=E kernels_per_run=K.
+ * AOTIDBG_RUNNER_PROFILE=1 adds a per-run time breakdown on stderr (prof.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "hooks.h"
 #include "input_build.h"
 #include "model_so.h"
+#include "prof.h"
 #include "runner_main.h"
 #include "torch_abi.h"
 
@@ -93,6 +95,7 @@ int bench_main(int argc, char **argv)
         fprintf(stderr, "aotidbg-runner --bench: model takes %zu inputs, %d given\n", m.n_inputs, nin);
         return 2;
     }
+    m.no_post_check = 1;   /* time the runs back to back, as before */
     int32_t dt, di = 0;
     tabi_parse_device(device, 0, &dt, &di);
     built_input *master = calloc(nin ? nin : 1, sizeof *master);
@@ -113,6 +116,7 @@ int bench_main(int argc, char **argv)
         if (it == 0) {
             if (m.is_cuda && cu->device_synchronize) cu->device_synchronize();
             hooks_reset_counters();
+            prof_reset();
             t0 = hooks_now_us();
         }
         for (int i = 0; i < nin; i++)   /* Run steals handles: give it fresh ones on the same storage */
@@ -121,7 +125,10 @@ int bench_main(int argc, char **argv)
                 return 1;
             }
         hooks_begin_run();
-        if (model_run(&m, in, (size_t)nin, out, &err)) {
+        double pt = prof_now();
+        int bad = model_run(&m, in, (size_t)nin, out, &err);
+        prof_add(PROF_RUN, pt);
+        if (bad) {
             fprintf(stderr, "aotidbg-runner --bench: run %d failed: %s\n", it, err.buf);
             return 1;
         }
@@ -133,6 +140,7 @@ int bench_main(int argc, char **argv)
     hooks_counters c = hooks_get_counters();
     printf("mode=%s iters=%d us_per_run=%.3f events_per_run=%.1f kernels_per_run=%lld\n", mode, iters,
            (t1 - t0) / iters, (double)c.events / iters, (long long)c.kernels);
+    prof_report(stderr, mode, iters, (unsigned long long)c.events);
     for (int i = 0; i < nin; i++) {
         aoti_torch_delete_tensor_object(master[i].h);
         free(master[i].host);

@@ -7,7 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "aoti_abi.h"
+#include "prof.h"
 #include "runner_client.h"
+#include "stderr_tap.h"
 #include "tensor_read.h"
 #include "torch_abi.h"
 
@@ -31,6 +33,8 @@ static struct {
     double t_launch;       /* end of the latest before-hook */
     double duration;       /* t_launch -> first after-hook (after the sync) */
     int nan_stopped;       /* the once-per-run NaN stop happened */
+    int printer_seen;      /* a printer hook fired in this run: interposed launches are not kernels */
+    const char *source;    /* "printer" or "interpose": how the current kernel was seen */
 } K;
 
 static hooks_counters counters;
@@ -47,6 +51,7 @@ static void die(int code)
 {
     fflush(stdout);
     fflush(stderr);
+    stap_drain();
     _exit(code);
 }
 
@@ -81,7 +86,9 @@ void hooks_stop(int64_t kernel_index, int phase, int reason)
     send_or_die(&m);
     if (!cfg.wait_control) return;
     proto_msg c;
+    double pt = prof_now();
     int r = cfg.wait_control(&c);
+    prof_add(PROF_STOPPED, pt);
     if (r == 1) die(0);              /* QUIT */
     if (r < 0) die(1);               /* gone */
     hooks_set_control(c.u.control.cmd, c.u.control.arg, c.u.control.name, c.u.control.break_flags);
@@ -96,7 +103,10 @@ static void send_kernel(int phase, int status)
     m.u.kernel.status = (uint8_t)status;
     m.u.kernel.t_us = hooks_now_us() - K.t0;
     m.u.kernel.duration_us = phase ? K.duration : -1;
+    m.u.kernel.source = K.source;
+    double pt = prof_now();
     send_or_die(&m);
+    prof_add(PROF_SEND, pt);
 }
 
 /* Sends KERNEL(after) for the current kernel, then the NaN stop if due. */
@@ -113,10 +123,11 @@ static void finish_kernel(int status)
     }
 }
 
-static void start_kernel(const char *name)
+static void start_kernel(const char *name, const char *source)
 {
     finish_kernel(KSTAT_OK);
     K.kidx++;
+    K.source = source;
     counters.kernels = K.kidx + 1;
     size_t n = strlen(name) + 1;
     if (n > K.kname_cap) {
@@ -159,20 +170,24 @@ static void cuda_failed(const char *text, int phase)
     die(1);   /* no destructors: they would touch the dead context */
 }
 
-static void on_event(AtenTensorHandle h, const char *tname, int before, const char *kname)
+static void on_event_inner(AtenTensorHandle h, const char *tname, int before, const char *kname)
 {
     counters.events++;
     if (!K.active) return;
+    K.printer_seen = 1;
     if (cfg.blocking && cfg.is_cuda) {
         char text[512];
-        if (tabi_cuda_sync_check(text, sizeof text)) cuda_failed(text, before ? 0 : 1);
+        double pt = prof_now();
+        int bad = tabi_cuda_sync_check(text, sizeof text);
+        prof_add(PROF_SYNC, pt);
+        if (bad) cuda_failed(text, before ? 0 : 1);
     }
     if (!cfg.record) return;
     if (!kname) kname = "";
     if (before) {
-        if (K.kidx < 0 || K.kphase == 1 || strcmp(kname, K.kname)) start_kernel(kname);
+        if (K.kidx < 0 || K.kphase == 1 || strcmp(kname, K.kname)) start_kernel(kname, "printer");
     } else {
-        if (K.kidx < 0 || strcmp(kname, K.kname)) start_kernel(kname);   /* after without before */
+        if (K.kidx < 0 || strcmp(kname, K.kname)) start_kernel(kname, "printer");   /* after without before */
         if (K.kphase == 0) {
             K.kphase = 1;
             K.duration = hooks_now_us() - K.t_launch;
@@ -187,9 +202,40 @@ static void on_event(AtenTensorHandle h, const char *tname, int before, const ch
     strbuf_release(&err);
     const tensor_stats *s = &m.u.tensor.t.stats;
     if (!before && m.u.tensor.t.has_stats && (s->nan || s->posinf || s->neginf)) K.knan = 1;
+    double pt = prof_now();
     send_or_die(&m);
+    prof_add(PROF_SEND, pt);
     if (before) K.t_launch = hooks_now_us();
 }
+
+static void on_event(AtenTensorHandle h, const char *tname, int before, const char *kname)
+{
+    double pt = prof_now();
+    on_event_inner(h, tname, before, kname);
+    prof_add(PROF_HOOK, pt);
+}
+
+void hooks_interposed(const char *kname, int phase)
+{
+    if (!K.active) return;
+    if (phase == HOOKS_LAUNCH_FAILED) {   /* blocking sync or the launch itself failed at this kernel */
+        if (!K.printer_seen && cfg.record && (K.kidx < 0 || K.kdone || strcmp(kname, K.kname)))
+            start_kernel(kname, "interpose");
+        const char *e = interpose_last_error();
+        cuda_failed(e && *e ? e : "CUDA kernel launch failed", 0);
+    }
+    if (K.printer_seen || !cfg.record) return;   /* the printer's events win */
+    if (!kname) kname = "";
+    if (phase == HOOKS_LAUNCH_BEFORE) {
+        start_kernel(kname, "interpose");   /* may stop here: before the launch */
+    } else if (phase == HOOKS_LAUNCH_AFTER && K.kidx >= 0 && !K.kdone) {
+        K.kphase = 1;
+        K.duration = hooks_now_us() - K.t_launch;   /* launch only, or launch + sync when blocking */
+        finish_kernel(KSTAT_OK);
+    }
+}
+
+long long hooks_printer_seen(void) { return K.printer_seen; }
 
 void hooks_begin_run(void)
 {
@@ -199,6 +245,7 @@ void hooks_begin_run(void)
     K.duration = -1;
     K.kname = strdup("");
     K.kname_cap = 1;
+    K.source = "printer";
     K.t0 = hooks_now_us();
     if (cfg.record && ctl.cmd == PROTO_CMD_STEP) hooks_stop(-1, 0, PROTO_STOP_START);
     K.t0 = hooks_now_us();

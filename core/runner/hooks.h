@@ -51,4 +51,23 @@ hooks_counters hooks_get_counters(void);
 void hooks_reset_counters(void);
 double hooks_now_us(void);   /* CLOCK_MONOTONIC */
 
+/* Kernel boundaries from interposed cuLaunchKernel (interpose.c), for CUDA
+ * packages built without the printer. Only while no printer hook has fired
+ * in this run: then each launch is one kernel, KERNEL source "interpose",
+ * stepping and breaks stop before the launch. FAILED (always honoured, also
+ * with the printer): ERROR naming the kernel with interpose_last_error(),
+ * KERNEL(after, error), DONE 1 and exit. Called on the launching thread. */
+#define HOOKS_LAUNCH_BEFORE 0
+#define HOOKS_LAUNCH_AFTER 1
+#define HOOKS_LAUNCH_FAILED 2
+void hooks_interposed(const char *kernel_name, int phase);
+long long hooks_printer_seen(void);   /* 1 when a printer hook fired in the current/last run */
+
+/* interpose.c's API (it has no header of its own). */
+void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx);
+int interpose_set_blocking(int on);
+const char *interpose_last_error(void);
+long long interpose_launch_count(void);
+int interpose_available(void);
+
 #endif

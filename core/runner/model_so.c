@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "stderr_tap.h"
+#include "torch_abi.h"
 
-static void add_last_error(model_so *m, strbuf *err, const char *fallback)
+/* The container's message: its own API, else what it printed on our stderr since mark. */
+static void add_last_error(model_so *m, strbuf *err, uint64_t mark, const char *fallback)
 {
     const char *msg = NULL;
     if (m->last_error && m->last_error(&msg) == 0 && msg && *msg) strbuf_addstr(err, msg);
-    else strbuf_addstr(err, fallback);
+    else if (!stap_model_error(mark, err)) strbuf_addstr(err, fallback);
 }
 
 int model_load(model_so *m, const char *so_path, const char *device, const char *cubin_dir, strbuf *err)
@@ -47,11 +50,16 @@ int model_load(model_so *m, const char *so_path, const char *device, const char 
             return -1;
         }
     }
-    m->last_error = (aoti_last_error_fn)dlsym(m->dl, "AOTInductorGetLastError");
+    /* AOTIDBG_RUNNER_IGNORE_LAST_ERROR=1: read the message from stderr even
+     * when the .so has AOTInductorGetLastError (tests the torch-2.11 path) */
+    const char *ign = getenv("AOTIDBG_RUNNER_IGNORE_LAST_ERROR");
+    if (!(ign && *ign && strcmp(ign, "0")))
+        m->last_error = (aoti_last_error_fn)dlsym(m->dl, "AOTInductorGetLastError");
     m->is_cuda = !strncmp(device, "cuda", 4);
+    uint64_t mark = stap_mark();
     if (m->create(&m->h, 1, device, cubin_dir && *cubin_dir ? cubin_dir : NULL) != 0 || !m->h) {
         strbuf_addf(err, "%s: creating the model on device %s failed: ", so_path, device);
-        add_last_error(m, err, "see the runner's stderr for the model's message");
+        add_last_error(m, err, mark, "see the runner's stderr for the model's message");
         m->h = NULL;
         return -1;
     }
@@ -72,9 +80,18 @@ int model_run(model_so *m, AtenTensorHandle *inputs, size_t n_inputs, AtenTensor
         strbuf_addf(err, "model takes %zu inputs, the spec gives %zu", m->n_inputs, n_inputs);
         return -1;
     }
+    uint64_t mark = stap_mark();
     if (m->run(m->h, inputs, n_inputs, outputs, m->n_outputs, NULL, NULL) != 0) {
-        add_last_error(m, err, "model run failed; see stderr");
+        add_last_error(m, err, mark, "model run failed; see stderr");
         return -1;
+    }
+    if (m->is_cuda && !m->no_post_check) {   /* kernels run asynchronously: a fault shows only now */
+        char text[512];
+        if (tabi_cuda_sync_check(text, sizeof text)) {
+            m->cuda_failed = 1;
+            strbuf_addstr(err, text);
+            return -1;
+        }
     }
     return 0;
 }

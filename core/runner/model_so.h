@@ -3,7 +3,12 @@
  * Errors: functions return 0/-1 and append to err a message that says which
  * file, what failed and what to try. The container's own error text comes
  * from AOTInductorGetLastError when the .so exports it (newer torch), else
- * the model printed it on stderr. Ownership: model_so owns the dlopen handle
+ * from the "Error: ..." line the model printed on our stderr (stderr_tap.h;
+ * AOTIDBG_RUNNER_IGNORE_LAST_ERROR=1 forces that path, for tests).
+ * After a Run of a CUDA model returned 0, model_run synchronizes and checks
+ * for a CUDA error (an asynchronous fault, e.g. a device-side assert in a
+ * package built without the printer, surfaces there): -1 with
+ * "CUDA error: <what> (code N)". Ownership: model_so owns the dlopen handle
  * and the container; model_unload() releases both (the .so stays mapped:
  * libtorch may hold pointers into it until exit). */
 #ifndef AOTIDBG_MODEL_SO_H
@@ -26,6 +31,8 @@ typedef struct {
     size_t n_inputs, n_outputs;
     const char **input_names;        /* n_inputs entries, owned by the container */
     int is_cuda;                     /* the device string names cuda */
+    int cuda_failed;                 /* model_run's post-run CUDA check failed: the context is dead */
+    int no_post_check;               /* set by the bench: no synchronize after each Run */
 } model_so;
 
 int model_load(model_so *m, const char *so_path, const char *device, const char *cubin_dir, strbuf *err);

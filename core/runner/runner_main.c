@@ -12,7 +12,16 @@
  * (restart = a fresh runner). Exit codes: 0 after DONE or QUIT, 1 when the
  * model or the front end failed, 2 bad usage.
  * Environment: AOTIDBG_RUNNER_RECORD=0 makes hooks only count events and
- * prints a timing summary on stderr. */
+ * prints a timing summary on stderr; AOTIDBG_RUNNER_PROFILE=1 prints where
+ * the run's time went (prof.h).
+ *
+ * Failures carry the model's own words: fd 2 goes through stderr_tap, so a
+ * failed Run or container creation reports the "Error: ..." line the model
+ * printed. CUDA models: after Run returns 0 we synchronize and check (an
+ * asynchronous fault is an ERROR, never "the model ran"); every output that
+ * cannot be read is an ERROR; kernel launches are interposed (interpose.c)
+ * so packages without the printer still show kernels, and blocking mode
+ * names the kernel that faulted. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -25,8 +34,10 @@
 #include "hooks.h"
 #include "input_build.h"
 #include "model_so.h"
+#include "prof.h"
 #include "runner_client.h"
 #include "runner_main.h"
+#include "stderr_tap.h"
 #include "tensor_read.h"
 #include "torch_abi.h"
 
@@ -94,6 +105,7 @@ static int finish(int status, int code)
     chan_send(&m);
     fflush(stdout);
     fflush(stderr);
+    stap_drain();
     _exit(code);   /* libtorch's static destructors after a model run are not worth the risk */
 }
 
@@ -107,6 +119,12 @@ int runner_env_record(void)
 {
     const char *r = getenv("AOTIDBG_RUNNER_RECORD");
     return !(r && !strcmp(r, "0"));
+}
+
+static void on_launch(const char *kernel, int phase, void *ctx)
+{
+    (void)ctx;
+    hooks_interposed(kernel, phase);
 }
 
 static int protocol_main(void)
@@ -169,6 +187,10 @@ static int protocol_main(void)
             }
             loaded = 1;
             load_flags = m.u.load.flags;
+            if (model.is_cuda && interpose_available()) {
+                interpose_set_callback(on_launch, NULL);
+                if (load_flags & PROTO_LOAD_BLOCKING) interpose_set_blocking(1);
+            }
             if ((load_flags & PROTO_LOAD_BLOCKING) && model.is_cuda && !tabi_cuda()->device_synchronize)
                 fprintf(stderr, "aotidbg-runner: blocking mode asked for, but no cudaDeviceSynchronize was found "
                                 "in this process (libcudart not loaded by libtorch_cuda?): hooks will not sync\n");
@@ -215,20 +237,28 @@ static int protocol_main(void)
                                send_msg, wait_control};
             hooks_configure(&hc);
             hooks_reset_counters();
+            prof_reset();
             hooks_begin_run();
             double t0 = hooks_now_us();
             strbuf rerr = STRBUF_INIT;
             int rc = model_run(&model, in, nspecs, out, &rerr);
             double t1 = hooks_now_us();
+            prof_add(PROF_RUN, t0);
             int64_t blame = hooks_end_run(rc != 0);
             if (!record) {
                 hooks_counters c = hooks_get_counters();
                 fprintf(stderr, "aotidbg-runner: timing: run %.1f us, %llu hook events (hooks counting only)\n",
                         t1 - t0, (unsigned long long)c.events);
             } else if (hooks_get_counters().events == 0) {
-                fprintf(stderr, "aotidbg-runner: the model called no printer hooks: it was built without "
-                                "aot_inductor.debug_intermediate_value_printer, so no kernels are reported\n");
+                if (model.is_cuda && hooks_get_counters().kernels > 0)
+                    fprintf(stderr, "aotidbg-runner: the model called no printer hooks (built without "
+                                    "aot_inductor.debug_intermediate_value_printer): kernels come from interposed "
+                                    "cuLaunchKernel, with no tensors\n");
+                else
+                    fprintf(stderr, "aotidbg-runner: the model called no printer hooks: it was built without "
+                                    "aot_inductor.debug_intermediate_value_printer, so no kernels are reported\n");
             }
+            prof_report(stderr, "run", 1, (unsigned long long)hooks_get_counters().events);
             if (rc) {
                 send_error(blame, rerr.buf);
                 if (hooks_break_flags() & BREAK_ON_ERROR) hooks_stop(blame, blame >= 0 ? 1 : 0, PROTO_STOP_ERROR);
@@ -241,8 +271,15 @@ static int protocol_main(void)
                 char name[32];
                 snprintf(name, sizeof name, "output%zu", i);
                 strbuf terr = STRBUF_INIT;
-                if (tread_tensor(out[i], name, PHASE_OUTPUT, max_values, 1, &sc, &t.u.tensor.t, &terr))
-                    fprintf(stderr, "aotidbg-runner: %s\n", terr.buf);
+                if (tread_tensor(out[i], name, PHASE_OUTPUT, max_values, 1, &sc, &t.u.tensor.t, &terr)) {
+                    /* a CUDA fault can surface here first: say what the runtime says */
+                    char ctext[512] = "";
+                    if (model.is_cuda) tabi_cuda_sync_check(ctext, sizeof ctext);
+                    send_error(-1, arena_printf(&a, "%s%sreading the model's %s failed: %s", ctext,
+                                                *ctext ? "; " : "", name, terr.buf));
+                    strbuf_release(&terr);
+                    return finish(1, 1);
+                }
                 strbuf_release(&terr);
                 if (chan_send(&t)) return 1;
                 aoti_torch_delete_tensor_object(out[i]);
@@ -286,5 +323,7 @@ int main(int argc, char **argv)
     }
     /* the model must not inherit or scribble on our socket through a child */
     fcntl(PROTO_FD, F_SETFD, FD_CLOEXEC);
+    if (stap_start())
+        fprintf(stderr, "aotidbg-runner: could not tap stderr; failed runs will say only \"see stderr\"\n");
     return protocol_main();
 }

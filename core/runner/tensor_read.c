@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "prof.h"
 #include "stats.h"
 #include "torch_abi.h"
 
@@ -50,6 +51,9 @@ void tread_scratch_release(tread_scratch *sc)
     free(sc->values);
     sc->values = NULL;
     sc->cap_values = 0;
+    free(sc->bytes);
+    sc->bytes = NULL;
+    sc->cap_bytes = 0;
 }
 
 static double *values_buf(tread_scratch *sc, size_t n)
@@ -81,6 +85,53 @@ static int host_pass(const void *data, const dtype_entry *dt, tensor_rec *t, siz
     return 0;
 }
 
+/* The device statistics are done; only the first max_values values are
+ * wanted. A row-major contiguous tensor holds them in its first bytes: copy
+ * just those with cudaMemcpy instead of the whole tensor through torch.
+ * Returns -1 when that does not apply (then the caller copies it all). */
+static int small_values_copy(AtenTensorHandle h, const dtype_entry *dt, tensor_rec *t, uint64_t numel,
+                             size_t max_values, tread_scratch *sc)
+{
+    const cuda_rt *cu = tabi_cuda();
+    if (!cu->memcpy || !numel) return -1;
+    int64_t want = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {   /* size-1 dims may carry any stride */
+        if (t->shape[d] != 1 && t->strides[d] != want) return -1;
+        want *= t->shape[d];
+    }
+    void *dptr = NULL;
+    if (aoti_torch_get_data_ptr(h, &dptr) || !dptr) return -1;
+    size_t nv = numel < max_values ? (size_t)numel : max_values;
+    size_t bytes = nv * dt->itemsize;
+    if (bytes > sc->cap_bytes) {
+        void *b = realloc(sc->bytes, bytes);
+        if (!b) return -1;
+        sc->bytes = b;
+        sc->cap_bytes = bytes;
+    }
+    double pt = prof_now();
+    int e = cu->memcpy(sc->bytes, dptr, bytes, 2 /* cudaMemcpyDeviceToHost */);
+    prof_add(PROF_VALUES_COPY, pt);
+    if (e) {
+        if (cu->get_last_error) cu->get_last_error();   /* the caller's torch copy reports it */
+        return -1;
+    }
+    tensor_rec view = *t;
+    int64_t n1 = (int64_t)nv, one = 1;
+    view.ndim = 1;
+    view.shape = &n1;
+    view.strides = &one;
+    tensor_stats tmp;
+    pt = prof_now();
+    int bad = host_pass(sc->bytes, dt, &view, max_values, sc, &tmp);
+    prof_add(PROF_HOST_STATS, pt);
+    if (bad) return -1;
+    t->values = view.values;
+    t->nvalues = view.nvalues;
+    t->values_complete = view.nvalues == numel;
+    return 0;
+}
+
 int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_t max_values, int want_stats,
                  tread_scratch *sc, tensor_rec *t, strbuf *err)
 {
@@ -91,9 +142,12 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
     t->device = "unknown";
     int64_t dim = 0, *sizes = NULL, *strides = NULL;
     int32_t dcode = 0, dev = 0, devidx = 0;
-    if (aoti_torch_get_dim(h, &dim) || aoti_torch_get_sizes(h, &sizes) || aoti_torch_get_strides(h, &strides) ||
+    double pt = prof_now();
+    int bad_describe = aoti_torch_get_dim(h, &dim) || aoti_torch_get_sizes(h, &sizes) || aoti_torch_get_strides(h, &strides) ||
         aoti_torch_get_dtype(h, &dcode) || aoti_torch_get_device_type(h, &dev) ||
-        aoti_torch_get_device_index(h, &devidx)) {
+        aoti_torch_get_device_index(h, &devidx);
+    prof_add(PROF_DESCRIBE, pt);
+    if (bad_describe) {
         strbuf_addf(err, "tensor %s: torch could not describe it", name);
         return -1;
     }
@@ -130,7 +184,10 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
             strbuf_addf(err, "tensor %s: no data pointer", name);
             return -1;
         }
-        if (host_pass(data, dt, t, max_values, sc, want_stats ? &t->stats : NULL)) {
+        pt = prof_now();
+        int bad = host_pass(data, dt, t, max_values, sc, want_stats ? &t->stats : NULL);
+        prof_add(PROF_HOST_STATS, pt);
+        if (bad) {
             strbuf_addf(err, "tensor %s: could not read its elements", name);
             return -1;
         }
@@ -144,11 +201,12 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
     aotidbg_cuda_stats_fn fn = want_stats ? find_cuda_stats() : NULL;
     if (fn && numel) {
         void *dptr = NULL, *stream = NULL;
-        AOTITorchError (*get_stream)(int32_t, void **) =
-            (AOTITorchError (*)(int32_t, void **))dlsym(RTLD_DEFAULT, "aoti_torch_get_current_cuda_stream");
-        if (get_stream) get_stream(devidx, &stream);
+        if (tabi_cuda()->current_stream) tabi_cuda()->current_stream(devidx, &stream);
         if (!aoti_torch_get_data_ptr(h, &dptr) && dptr) {
-            if (fn(dptr, dt->name, t->ndim, t->shape, t->strides, stream, &t->stats) == 0) {
+            pt = prof_now();
+            int bad = fn(dptr, dt->name, t->ndim, t->shape, t->strides, stream, &t->stats);
+            prof_add(PROF_DEV_STATS, pt);
+            if (bad == 0) {
                 t->has_stats = 1;
                 stats_done = 1;
             } else {   /* fall back to the host copy below */
@@ -158,7 +216,9 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
             }
         }
     }
-    if (stats_done && (!max_values || numel * dt->itemsize > TREAD_MAX_VALUES_COPY)) return 0;
+    if (stats_done && !max_values) return 0;
+    if (stats_done && small_values_copy(h, dt, t, numel, max_values, sc) == 0) return 0;
+    if (stats_done && numel * dt->itemsize > TREAD_MAX_VALUES_COPY) return 0;
     if (!numel) {
         if (want_stats) {
             tensor_stats *s = &t->stats;
@@ -184,14 +244,28 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
     }
     void *data = NULL;
     int rc = -1;
-    if (aoti_torch_copy_(host, h, 0)) strbuf_addf(err, "tensor %s: copying it from %s failed (see stderr)", name,
+    pt = prof_now();
+    int bad_copy = aoti_torch_copy_(host, h, 0);
+    prof_add(PROF_VALUES_COPY, pt);
+    if (bad_copy) strbuf_addf(err, "tensor %s: copying it from %s failed (see stderr)", name,
                                                   t->device);
     else if (aoti_torch_get_data_ptr(host, &data) || !data) strbuf_addf(err, "tensor %s: no host data", name);
     else {
         tensor_rec view = *t;
         view.strides = cstr;
         tensor_stats tmp;
-        if (host_pass(data, dt, &view, max_values, sc, stats_done || !want_stats ? &tmp : &t->stats) == 0) {
+        int only_values = stats_done || !want_stats;
+        int64_t nv1 = (int64_t)(numel < max_values ? numel : max_values), one = 1;
+        if (only_values) {   /* the first values of a contiguous copy: no pass over the rest */
+            view.ndim = 1;
+            view.shape = &nv1;
+            view.strides = &one;
+        }
+        pt = prof_now();
+        int bad = host_pass(data, dt, &view, max_values, sc, only_values ? &tmp : &t->stats);
+        prof_add(PROF_HOST_STATS, pt);
+        if (!bad && only_values) view.values_complete = view.nvalues == numel;
+        if (bad == 0) {
             t->values = view.values;
             t->nvalues = view.nvalues;
             t->values_complete = view.values_complete;

@@ -5,6 +5,8 @@
  * statistics library (libaotidbg_cudastats.so beside the runner, API below)
  * when it is there, else they are copied to a contiguous host tensor first
  * (aoti_torch_empty_strided on cpu + aoti_torch_copy_, which synchronizes).
+ * With device statistics, only the first max_values elements of a
+ * contiguous tensor are copied back (cudaMemcpy), not the whole tensor.
  * Ownership: t's strings and arrays point into the scratch, valid until the
  * next call with the same scratch; tread_scratch_release() frees it. */
 #ifndef AOTIDBG_TENSOR_READ_H
@@ -26,6 +28,8 @@ typedef struct {
     int64_t shape[TENSOR_MAX_DIMS], strides[TENSOR_MAX_DIMS];
     double *values;
     size_t cap_values;
+    void *bytes;          /* raw device bytes of a values sample */
+    size_t cap_bytes;
     char device[32], dtype[32];
 } tread_scratch;
 

@@ -63,6 +63,9 @@ void tabi_init(void)
     cuda.get_device_count = (int (*)(int *))find_cuda_sym(lib, "cudaGetDeviceCount");
     cuda.get_device_properties = (int (*)(void *, int))find_cuda_sym(lib, "cudaGetDeviceProperties");
     cuda.device_get_attribute = (int (*)(int *, int, int))find_cuda_sym(lib, "cudaDeviceGetAttribute");
+    cuda.memcpy = (int (*)(void *, const void *, size_t, int))find_cuda_sym(lib, "cudaMemcpy");
+    /* looked up once here, not per tensor: dlsym over libtorch's scopes is not free */
+    cuda.current_stream = (int32_t (*)(int32_t, void **))dlsym(RTLD_DEFAULT, "aoti_torch_get_current_cuda_stream");
 }
 
 int32_t tabi_device_cpu(void) { return dev_cpu; }

@@ -28,6 +28,10 @@ typedef struct {
     int (*get_device_count)(int *count);
     int (*get_device_properties)(void *prop, int device);
     int (*device_get_attribute)(int *value, int attr, int device);
+    /* cudaMemcpy(dst, src, bytes, kind); kind 2 = cudaMemcpyDeviceToHost */
+    int (*memcpy)(void *dst, const void *src, size_t bytes, int kind);
+    /* aoti_torch_get_current_cuda_stream(device_index, &stream) from libtorch_cuda */
+    int32_t (*current_stream)(int32_t device_index, void **stream);
 } cuda_rt;
 
 void tabi_init(void);

@@ -108,6 +108,7 @@ def test_full_run_matches_torch(runner, models, tmp_path):
         b, a = ks[2 * i], ks[2 * i + 1]
         assert (b["index"], b["phase"], a["index"], a["phase"]) == (i, 0, i, 1)
         assert b["name"] == a["name"] and b["name"]
+        assert b["source"] == a["source"] == "printer"
         assert a["status"] == "ok" and a["duration_us"] >= 0 and a["t_us"] >= b["t_us"]
         ts = [m for m in msgs if m["type"] == TENSOR and m["kernel"] == i]
         assert {t["phase"] for t in ts} == {0, 1}
@@ -284,6 +285,39 @@ def test_input_errors(runner, models, tmp_path):
     text = [m for m in msgs if m["type"] == ERROR][0]["text"]
     assert text.startswith("input 0:") and "12 bytes" in text and msgs[-1]["status"] == 1
     r.finish()
+
+
+def test_failed_run_reports_model_message(runner, models, tmp_path):
+    """A failed Run's ERROR carries the model's own "Error: ..." line (torch has no
+    AOTInductorGetLastError to ask): the runner taps its stderr. Input checks
+    at run time (AOTI_RUNTIME_CHECK_INPUTS=1) make the model refuse a wrong dtype
+    and a wrong dim; the text must be what the model printed, which must still
+    reach the runner's real stderr too."""
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    env = {"AOTI_RUNTIME_CHECK_INPUTS": "1"}
+    wrong_dtype = [inputs[0].double(), inputs[1]]
+    cases = [(file_inputs(wrong_dtype, tmp_path), "unmatched dtype")]
+    d2 = tmp_path / "dim"
+    d2.mkdir()
+    wrong_dim = [torch.cat([inputs[0], inputs[0]]), inputs[1]]
+    cases.append((file_inputs(wrong_dim, d2), "input_handles[0]"))
+    for frames, what in cases:
+        # newer torch answers through AOTInductorGetLastError; ignoring it takes the stderr path
+        for ignore in ("0", "1"):
+            r, _ = start(runner, so, cubin, frames, control_msg(),
+                         env=dict(env, AOTIDBG_RUNNER_IGNORE_LAST_ERROR=ignore))
+            msgs = r.until(DONE)
+            rc, err = r.finish()
+            assert msgs[-1]["status"] == 1 and rc == 1, (msgs, err)
+            errors = [m["text"] for m in msgs if m["type"] == ERROR]
+            assert len(errors) == 1, errors
+            text = errors[0]
+            assert "input_handles[0]" in text and what in text and "see stderr" not in text, text
+            if ignore == "1":
+                line = [ln for ln in text.splitlines() if ln.startswith("Error: ")]
+                assert line and "input_handles[0]" in line[0], text
+                # forwarded as written: the same line is on the runner's stderr
+                assert line[0] in err, err
 
 
 def test_load_errors(runner, tmp_path):

@@ -28,6 +28,7 @@ static int sample_msgs(proto_msg *out)
     memset(&m, 0, sizeof m); m.type = PROTO_KERNEL;
     m.u.kernel.index = 7; m.u.kernel.name = "triton_poi_fused_add_0"; m.u.kernel.phase = 1;
     m.u.kernel.status = KSTAT_NAN; m.u.kernel.t_us = 123.5; m.u.kernel.duration_us = 4.25;
+    m.u.kernel.source = "interpose";
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;
     m.u.tensor.kernel_index = 3;
@@ -112,7 +113,8 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
         return a->u.kernel.index == b->u.kernel.index && !strcmp(a->u.kernel.name, b->u.kernel.name) &&
                a->u.kernel.phase == b->u.kernel.phase && a->u.kernel.status == b->u.kernel.status &&
                same_f64(a->u.kernel.t_us, b->u.kernel.t_us) &&
-               same_f64(a->u.kernel.duration_us, b->u.kernel.duration_us);
+               same_f64(a->u.kernel.duration_us, b->u.kernel.duration_us) &&
+               !strcmp(a->u.kernel.source ? a->u.kernel.source : "", b->u.kernel.source ? b->u.kernel.source : "");
     case PROTO_TENSOR:
         return a->u.tensor.kernel_index == b->u.tensor.kernel_index && same_tensor(&a->u.tensor.t, &b->u.tensor.t);
     case PROTO_STOPPED:
@@ -411,6 +413,38 @@ static void test_random_garbage(void)
     strbuf_release(&err);
 }
 
+/* KERNEL's source was appended later: a frame from an older runner ends
+ * before it and decodes as ""; NULL encodes as "". */
+static void test_kernel_source_optional(void)
+{
+    proto_msg m, d;
+    memset(&m, 0, sizeof m);
+    m.type = PROTO_KERNEL;
+    m.u.kernel.index = 2; m.u.kernel.name = "triton_poi_fused_0"; m.u.kernel.duration_us = -1;
+    strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+    arena a = ARENA_INIT;
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
+    CHECK_STR(d.u.kernel.source, "");
+    /* drop the empty source (its 4-byte length) and shorten the frame */
+    size_t len = b.len - 4;
+    unsigned char *p = (unsigned char *)b.buf;
+    uint32_t fl = (uint32_t)(len - 4);
+    p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
+    CHECK(proto_decode(p, len, &d, &a, &err) == (long)len);
+    CHECK_STR(d.u.kernel.source, "");
+    CHECK_STR(d.u.kernel.name, "triton_poi_fused_0");
+    m.u.kernel.source = "printer";
+    strbuf_reset(&b);
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
+    CHECK_STR(d.u.kernel.source, "printer");
+    CHECK(err.len == 0);
+    arena_release(&a);
+    strbuf_release(&b);
+    strbuf_release(&err);
+}
+
 static void test_type_names(void)
 {
     CHECK_STR(proto_type_name(PROTO_HELLO), "HELLO");
@@ -428,6 +462,7 @@ int main(void)
     RUN(test_encode_caps);
     RUN(test_max_values_round_trip);
     RUN(test_random_garbage);
+    RUN(test_kernel_source_optional);
     RUN(test_type_names);
     return CHECK_DONE();
 }
