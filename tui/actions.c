@@ -213,21 +213,16 @@ static int a_step(app *a, const char *arg)
     return replay_goto(a, c + 1);
 }
 
-static int is_anomaly(const kernel_event *k)
-{
-    return k->status == KSTAT_NAN || k->status == KSTAT_ERROR;
-}
-
 static int a_continue(app *a, const char *arg)
 {
     if (a->mode == MODE_LIVE)
         return live_continue(a) == 0 ? AF_HANDLED | AF_REDRAW : AF_FAILED | AF_REDRAW;
-    int64_t n = kcount(a);
-    for (int64_t k = a->panes[PANE_KERNELS].cursor + 1; k < n; k++) {
-        const kernel_event *ke = &a->s->kernels[k]->u.kernel;
-        if (is_anomaly(ke) || k == a->break_kernel)
-            return replay_goto(a, k);
-    }
+    int64_t n = kcount(a), cur = a->panes[PANE_KERNELS].cursor;
+    int64_t next = app_next_anomaly(a, cur);
+    if (a->break_kernel > cur && (next < 0 || a->break_kernel < next))
+        next = a->break_kernel;
+    if (next >= 0 && next < n)
+        return replay_goto(a, next);
     return n ? replay_goto(a, n - 1) : AF_FAILED;
 }
 
@@ -240,12 +235,11 @@ static int a_restart(app *a, const char *arg)
 
 static int a_next_anomaly(app *a, const char *arg)
 {
-    int64_t n = kcount(a);
-    for (int64_t k = a->panes[PANE_KERNELS].cursor + 1; k < n; k++)
-        if (is_anomaly(&a->s->kernels[k]->u.kernel)) {
-            a->focus = PANE_KERNELS;
-            return replay_goto(a, k);
-        }
+    int64_t k = app_next_anomaly(a, a->panes[PANE_KERNELS].cursor);
+    if (k >= 0) {
+        a->focus = PANE_KERNELS;
+        return replay_goto(a, k);
+    }
     app_message(a, 0, "no anomaly after this kernel");
     return AF_HANDLED | AF_REDRAW;
 }

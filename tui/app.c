@@ -52,9 +52,48 @@ size_t app_errors(app *a)
     return a->nerr;
 }
 
+static int anomalous(const kernel_event *k)
+{
+    return k->status == KSTAT_NAN || k->status == KSTAT_ERROR;
+}
+
+int64_t app_next_anomaly(app *a, int64_t after)
+{
+    size_t nk = a->s->nkernels;
+    if (a->anom_scanned > nk)   /* a restart dropped the old kernels */
+        a->anom_scanned = a->nanom = 0;
+    for (; a->anom_scanned < nk; a->anom_scanned++) {
+        const kernel_event *k = &a->s->kernels[a->anom_scanned]->u.kernel;
+        if (k->status == KSTAT_PENDING)
+            break;   /* may still change: scanned live below */
+        if (!anomalous(k))
+            continue;
+        if (a->nanom == a->cap_anom) {
+            a->cap_anom = a->cap_anom ? a->cap_anom * 2 : 16;
+            a->anom_idx = realloc(a->anom_idx, a->cap_anom * sizeof *a->anom_idx);
+            if (!a->anom_idx)
+                abort();
+        }
+        a->anom_idx[a->nanom++] = (int64_t)a->anom_scanned;
+    }
+    size_t lo = 0, hi = a->nanom;   /* first indexed anomaly > after */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a->anom_idx[mid] <= after) lo = mid + 1; else hi = mid;
+    }
+    if (lo < a->nanom)
+        return a->anom_idx[lo];
+    for (size_t i = a->anom_scanned > (size_t)(after + 1) ? a->anom_scanned : (size_t)(after + 1); i < nk; i++)
+        if (anomalous(&a->s->kernels[i]->u.kernel))
+            return (int64_t)i;
+    return -1;
+}
+
 void app_release(app *a)
 {
     pane_router_release();
+    free(a->anom_idx);
+    a->anom_idx = NULL;
     free(a->err_idx);
     a->err_idx = NULL;
     strbuf_release(&a->input);

@@ -77,6 +77,10 @@ struct app {
     int64_t break_kernel;          /* -1 none */
     /* index of the error events (router rows), extended as the session grows */
     size_t *err_idx, nerr, cap_err, err_scanned;
+    /* index of kernels with NaN/Inf or an error, over the kernels whose status
+     * is final (scanning stops at the first pending one) */
+    int64_t *anom_idx;
+    size_t nanom, cap_anom, anom_scanned;
     int router_off;                /* 1: do not consult core/router.h (stable golden dumps) */
     int quit;
     theme th;
@@ -88,6 +92,8 @@ void app_init(app *a, session *s, app_mode mode);
 void app_release(app *a);          /* frees the session if owned, the strbufs */
 /* Brings the error-event index up to date; returns the number of errors. */
 size_t app_errors(app *a);
+/* First anomalous kernel after index `after`, or -1; uses the anomaly index. */
+int64_t app_next_anomaly(app *a, int64_t after);
 /* Clamps cursors after the session grew or the screen changed. */
 void app_clamp(app *a);
 /* Renders the whole screen (layout, panes, status, prompt, help) into g. */
