@@ -212,8 +212,9 @@ static void i_render(app *a, grid *g, rect r, int focused)
     int idx[MAX_ROWS];
     int n = rows_of(a, k, idx);
     if (!n) {
-        pane_empty(g, in, k->ntensors ? "no tensor in this view: left/right or v changes the view"
-                                      : "no tensors recorded for this kernel");
+        pane_empty(g, in, k->ntensors                 ? "no tensor in this view: left/right or v changes the view"
+                          : k->status == KSTAT_PENDING ? "stopped before this kernel: s runs it and shows its tensors"
+                                                       : "no tensors recorded for this kernel");
         return;
     }
     pane *p = &a->panes[PANE_INSPECTOR];
