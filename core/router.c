@@ -47,6 +47,7 @@ struct router_stream {
     int overflow;
     char lc[ROUTER_LINE_CAP + 1];
     size_t lineno, bytes, long_lines;
+    int input_cut;
     uint64_t prev_key;
     int have_prev;
     size_t nprev_ev;
@@ -419,6 +420,12 @@ static void process_line(router_stream *s)
 
 void router_stream_feed(router_stream *s, const void *data, size_t len)
 {
+    if (s->bytes + len > ROUTER_MAX_INPUT_BYTES) {
+        s->input_cut = 1;
+        len = s->bytes < ROUTER_MAX_INPUT_BYTES ? (size_t)(ROUTER_MAX_INPUT_BYTES - s->bytes) : 0;
+        if (!len)
+            return;
+    }
     locale_t old = uselocale(s->rules->cloc);
     const char *p = data, *end = p + len;
     s->bytes += len;
@@ -610,6 +617,7 @@ void router_stream_finish(router_stream *s, route_result *out)
     out->lines = s->lineno;
     out->bytes = s->bytes;
     out->long_lines = s->long_lines;
+    out->input_cut = s->input_cut;
     size_t nr = rules->nroutes, np = rules->npatterns;
 
     /* tags that some matched pattern set */
@@ -813,7 +821,7 @@ int router_route_file(const router_rules *rules, FILE *f, route_result *out, str
     router_stream *s = router_stream_new(rules);
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    while (!s->input_cut && (n = fread(buf, 1, sizeof buf, f)) > 0)
         router_stream_feed(s, buf, n);
     int bad = ferror(f);
     router_stream_finish(s, out);

@@ -23,6 +23,7 @@
 #define ROUTER_MAX_EVIDENCE  64        /* distinct matched lines kept */
 #define ROUTER_CONTEXT_LINES 2         /* lines kept before each evidence line */
 #define ROUTER_RULES_MAX_BYTES (1 << 20)
+#define ROUTER_MAX_INPUT_BYTES (1ULL << 30)  /* bytes of one input that are examined (time bound) */
 
 typedef struct router_rules router_rules;    /* opaque; see router_rules.h */
 
@@ -72,6 +73,7 @@ typedef struct route_result {
     size_t nevidence; route_evidence *evidence;   /* winner's evidence first */
     size_t lines, bytes;          /* input seen */
     size_t long_lines;            /* lines cut at ROUTER_LINE_CAP */
+    int input_cut;                /* input went past ROUTER_MAX_INPUT_BYTES: the rest was not read */
 } route_result;
 
 /* Streaming: feed any chunks, then finish. The stream borrows rules. */

@@ -86,6 +86,9 @@ void route_result_format_text(const route_result *r, strbuf *out)
     }
     for (size_t i = 0; i < r->nalso; i++)
         strbuf_addf(out, "also: %s - %s\n", r->also[i].route, r->also[i].reason);
+    if (r->input_cut)
+        strbuf_addf(out, "note: only the first %llu bytes of the input were read\n",
+                    (unsigned long long)ROUTER_MAX_INPUT_BYTES);
     if (r->long_lines)
         strbuf_addf(out, "note: %zu line(s) longer than %d bytes were read only up to that length\n",
                     r->long_lines, ROUTER_LINE_CAP);
@@ -169,5 +172,6 @@ void route_result_format_yaml(const route_result *r, strbuf *out)
                 }
         }
     }
-    strbuf_addf(out, "input: {lines: %zu, bytes: %zu, long_lines: %zu}\n", r->lines, r->bytes, r->long_lines);
+    strbuf_addf(out, "input: {lines: %zu, bytes: %zu, long_lines: %zu, cut: %s}\n", r->lines, r->bytes,
+                r->long_lines, r->input_cut ? "true" : "false");
 }
