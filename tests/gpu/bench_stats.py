@@ -67,6 +67,9 @@ def main():
     ap.add_argument("lib")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     a = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("FAIL: no CUDA device")
+        return 1
     lib = Lib(a.lib)
     dev = torch.cuda.get_device_name()
     print(f"# {dev}, torch {torch.__version__}, 1 GiB tensors, median of {REPS} runs (CUDA events)")
