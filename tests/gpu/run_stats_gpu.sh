@@ -3,7 +3,7 @@
 # against torch, benchmark it, and run compute-sanitizer memcheck on our kernels.
 # Everything it writes goes under $OUT (run.log, build.log, test.log, bench.log,
 # memcheck.log, *.json, summary.txt). Needs: nvcc, python3 with CUDA torch, a GPU.
-# No cmake, no network. Expected time on an H200: about 2-3 minutes.
+# No cmake, no network. Expected time on an H200: about 2-3 minutes (at most ~4).
 #
 #   OUT=/path/to/results bash tests/gpu/run_stats_gpu.sh
 #
@@ -49,7 +49,7 @@ $PY "$ROOT/tests/gpu/bench_stats.py" "$LIB" --out "$OUT" > "$OUT/bench.log" 2>&1
 BENCH_RC=$?
 cat "$OUT/bench.log"
 
-step "compute-sanitizer memcheck (our kernels only, quick case set, 150 s cap)"
+step "compute-sanitizer memcheck (our kernels only, quick case set, 120 s cap)"
 CS=$(command -v compute-sanitizer || true)
 [ -z "$CS" ] && [ -x "$(dirname "$NVCC")/compute-sanitizer" ] && CS=$(dirname "$NVCC")/compute-sanitizer
 [ -z "$CS" ] && [ -x /usr/local/cuda/compute-sanitizer/compute-sanitizer ] && CS=/usr/local/cuda/compute-sanitizer/compute-sanitizer
@@ -58,19 +58,19 @@ MC_RC=0
 if [ -n "$CS" ]; then
   # No caching allocator: every tensor is its own allocation, so an overread is caught.
   MC0=$(date +%s)
-  PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout 150 "$CS" --tool memcheck --kernel-name kns=k_stats --print-limit 20 \
+  PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout 120 "$CS" --tool memcheck --kernel-name kns=k_stats --print-limit 20 \
     $PY "$ROOT/tests/gpu/test_cuda_stats.py" "$LIB" --quick --out "$OUT/memcheck" > "$OUT/memcheck.log" 2>&1
   MC_RC=$?
   SUMMARY=$(grep -E "ERROR SUMMARY" "$OUT/memcheck.log" | tail -1)
   if [ -z "$SUMMARY" ] && [ $(( $(date +%s) - MC0 )) -lt 20 ]; then
     # This compute-sanitizer does not take the kernel filter: check every kernel instead.
     echo "memcheck: kernel filter refused ($(head -c 300 "$OUT/memcheck.log")); retrying unfiltered"
-    PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout 120 "$CS" --tool memcheck --print-limit 20 \
+    PYTORCH_NO_CUDA_MEMORY_CACHING=1 timeout 100 "$CS" --tool memcheck --print-limit 20 \
       $PY "$ROOT/tests/gpu/test_cuda_stats.py" "$LIB" --quick --out "$OUT/memcheck" > "$OUT/memcheck.log" 2>&1
     MC_RC=$?
     SUMMARY=$(grep -E "ERROR SUMMARY" "$OUT/memcheck.log" | tail -1)
   fi
-  if [ $MC_RC -eq 124 ]; then MEMCHECK="timed out after 150 s ($SUMMARY)"; MC_RC=0
+  if [ $MC_RC -eq 124 ]; then MEMCHECK="timed out after 120 s ($SUMMARY)"; MC_RC=0
   elif echo "$SUMMARY" | grep -q "ERROR SUMMARY: 0 errors"; then MEMCHECK="clean ($SUMMARY; test rc $MC_RC)"
   elif [ -z "$SUMMARY" ]; then MEMCHECK="no summary (rc $MC_RC), see memcheck.log"; MC_RC=0
   else MEMCHECK="ERRORS: $SUMMARY"; MC_RC=1; fi
