@@ -222,7 +222,9 @@ void hooks_interposed(const char *kname, int phase)
         if (!K.printer_seen && cfg.record && (K.kidx < 0 || K.kdone || strcmp(kname, K.kname)))
             start_kernel(kname, "interpose");
         const char *e = interpose_last_error();
-        cuda_failed(e && *e ? e : "CUDA kernel launch failed", 0);
+        char text[1100];   /* "CUDA error: " keeps the shape of the other CUDA failures */
+        snprintf(text, sizeof text, "CUDA error: %s", e && *e ? e : "kernel launch failed");
+        cuda_failed(text, 0);
     }
     if (K.printer_seen || !cfg.record) return;   /* the printer's events win */
     if (!kname) kname = "";

@@ -62,7 +62,8 @@ static void usage(FILE *f)
             "INPUT is DTYPE:SHAPE:FILL, SHAPE like 4x8 (or 'scalar'), FILL randn|zeros|ones|arange\n"
             "or full=VALUE, e.g. float32:4x8:randn int64:3:arange.\n"
             "\n"
-            "Environment: AOTIDBG_RUNNER_RECORD=0 (hooks only count events; timing on stderr).\n");
+            "Environment: AOTIDBG_RUNNER_RECORD=0 (hooks only count events; timing on stderr),\n"
+            "AOTIDBG_RUNNER_PROFILE=1 (where a run's time goes, per hook step, on stderr).\n");
 }
 
 static int send_msg(const proto_msg *m) { return chan_send(m); }

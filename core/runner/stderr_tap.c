@@ -108,6 +108,7 @@ int stap_start(void)
     }
     pthread_attr_destroy(&at);
     T.on = 1;
+    atexit(stap_drain);   /* a normal exit must not drop what is still in the pipe */
     int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++) {
         struct sigaction sa;

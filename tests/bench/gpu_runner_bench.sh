@@ -75,6 +75,9 @@ for mode in off record blocking; do
     echo "hooks $mode: $(bench "$SO" $mode)"
 done
 echo "hooks off + CUDA_LAUNCH_BLOCKING=1: $(CUDA_LAUNCH_BLOCKING=1 bench "$SO" off)"
+# where the record mode's time goes (per run, per call), on stderr
+echo "== hooks record, AOTIDBG_RUNNER_PROFILE=1"
+AOTIDBG_RUNNER_PROFILE=1 bench "$SO" record 2>&1
 [ -n "$PLAIN_SO" ] && echo "plain + CUDA_LAUNCH_BLOCKING=1: $(CUDA_LAUNCH_BLOCKING=1 bench "$PLAIN_SO" off)"
 
 [ "${DEV:-cuda}" = cpu ] && exit 0

@@ -320,6 +320,31 @@ def test_failed_run_reports_model_message(runner, models, tmp_path):
                 assert line[0] in err, err
 
 
+def test_nan_assert_reports_exception_and_error(runner, models, tmp_path):
+    """nan_asserts on a NaN input: the Run fails with "Error: aoti_torch_check_inf_and_nan
+    (...) API call failed at <wrapper.cpp>, line N" on stderr (after an "Exception in
+    aoti_torch: At least one NaN in argN_1" line where torch prints one); read from
+    stderr, the ERROR text holds the exception line(s) and the Error line."""
+    so, cubin, inputs, _, _ = models("runner_nanassert")
+    x = inputs[0].clone()
+    x[1, 2] = math.nan   # on CPU, nan_asserts checks the graph inputs
+    for ignore in ("0", "1"):
+        r, _ = start(runner, so, cubin, file_inputs([x], tmp_path), control_msg(),
+                     env={"AOTIDBG_RUNNER_IGNORE_LAST_ERROR": ignore})
+        msgs = r.until(DONE)
+        rc, err = r.finish()
+        assert msgs[-1]["status"] == 1 and rc == 1, (msgs, err)
+        text = [m["text"] for m in msgs if m["type"] == ERROR][0]
+        assert "check_inf_and_nan" in text and "arg" in text, text
+        assert not kernels_of(msgs)   # no printer: no kernels on CPU
+        if ignore == "1":
+            lines = text.splitlines()
+            assert lines[-1].startswith("Error: ") and "check_inf_and_nan" in lines[-1], text
+            # torch 2.11 printed the exception's own line first (DESIGN 6); 2.13 on CPU does not
+            exc = [ln for ln in err.splitlines() if ln.startswith("Exception in aoti_torch:")]
+            assert exc == lines[:-1], (text, err)
+
+
 def test_load_errors(runner, tmp_path):
     r = Runner(runner)
     assert r.recv()["type"] == HELLO

@@ -8,6 +8,9 @@ runner_nan:    Linear -> log -> Linear: the log kernel turns negative
                activations into NaN, for the break-on-NaN stop.
 runner_level2: runner_nan built with the printer at level 2, whose calls go
                to aoti_torch_print_tensor_handle("<phase> - <kernel> - <arg>").
+runner_nanassert: runner_nan built with nan_asserts and no printer: the Run
+               fails with "Exception in aoti_torch: At least one NaN in bufN"
+               then "Error: ..." on stderr, for the runner's error text.
 The others are built with the printer at level 1 (make_models.py).
 """
 import torch
@@ -60,4 +63,11 @@ def runner_level2():
     return spec
 
 
-MODELS = {"runner_dtypes": runner_dtypes, "runner_nan": runner_nan, "runner_level2": runner_level2}
+def runner_nanassert():
+    spec = runner_nan()
+    spec["configs"] = {"nan_asserts": True, "aot_inductor.debug_intermediate_value_printer": "0"}
+    return spec
+
+
+MODELS = {"runner_dtypes": runner_dtypes, "runner_nan": runner_nan, "runner_level2": runner_level2,
+          "runner_nanassert": runner_nanassert}
