@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "demo.h"
 #include "model.h"
 #include "paths.h"
 #include "session_io.h"
@@ -79,17 +80,16 @@ void menu_load(tmenu *m)
     }
     free(names);
     free(dir);
-    char *pkg = path_join(aotidbg_data_dir(), "models/demo.pt2");
-    if (access(pkg, R_OK) == 0) {
-        m->live_pkg = pkg;
-        char *in = path_join(aotidbg_data_dir(), "models/demo.inputs.yaml");
-        if (access(in, R_OK) == 0)
-            m->live_inputs = in;
-        else
-            free(in);
-    } else {
-        free(pkg);
+    /* the live entry: the bundled demo model, compiled into the cache on first use */
+    demo_paths dp;
+    strbuf derr = STRBUF_INIT;
+    if (demo_locate(&dp, &derr) == 0) {
+        m->live_pkg = strdup(dp.pkg);
+        m->live_inputs = strdup(dp.inputs);
+        m->live_cached = demo_ready(&dp);
+        demo_paths_free(&dp);
     }
+    strbuf_release(&derr);
 }
 
 void menu_free(tmenu *m)
@@ -137,8 +137,8 @@ void menu_render(const tmenu *m, grid *g)
             snprintf(line, sizeof line, "%c %-24s %s (%zu steps)", sel ? '>' : ' ', m->names[r], m->titles[r],
                      m->steps[r]);
         else
-            snprintf(line, sizeof line, "%c %-24s step through the bundled CPU model yourself", sel ? '>' : ' ',
-                     "live-demo");
+            snprintf(line, sizeof line, "%c %-24s step through the bundled CPU model yourself%s", sel ? '>' : ' ',
+                     "live-demo", m->live_cached ? "" : " (compiled on first use)");
         if (sel)
             grid_fill(g, 1, y, g->w - 2, 1, ' ', EL_SELECTED);
         grid_put(g, 2, y, g->w - 4, sel ? EL_SELECTED : EL_NORMAL, line);

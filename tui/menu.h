@@ -1,6 +1,7 @@
 /* menu.h — the tutorial menu: the walkthroughs found in
  * <datadir>/sessions/tutorials/ (sessions with narration), plus a live run of
- * the bundled CPU model when <datadir>/models/demo.pt2 is installed.
+ * the bundled CPU model when its source is installed (demo.h: compiled into
+ * the cache on first use).
  * Driven by action names (up, down, top, bottom, next-step opens, quit) so
  * keys, --keys and key overrides work as everywhere else. Grid only.
  * Ownership: menu_load fills malloc'd lists freed by menu_free. */
@@ -14,8 +15,9 @@ typedef struct {
     size_t n;                  /* walkthroughs */
     char **names, **titles;
     size_t *steps;
-    char *live_pkg;            /* bundled demo package, or NULL */
+    char *live_pkg;            /* bundled demo package (cache path; may not exist yet), or NULL */
     char *live_inputs;         /* its inputs spec, or NULL */
+    int live_cached;           /* 1: already compiled */
     int64_t cursor;            /* 0..n-1 walkthroughs, n: live entry */
     int ascii;
 } tmenu;

@@ -17,6 +17,7 @@
 #include "actions.h"
 #include "app.h"
 #include "commands.h"
+#include "demo.h"
 #include "live.h"
 #include "menu.h"
 #include "paths.h"
@@ -50,7 +51,9 @@ static void print_usage(const char *mode, FILE *f)
               "Shows a recorded session read-only in the full-screen UI (no torch, no GPU).\n", f);
     else if (!strcmp(mode, "tutorial"))
         fputs("usage: aotidbg tutorial [--list|NAME] [UI options]\n"
-              "Guided walkthroughs: real recorded sessions with narration. With no NAME, a menu.\n", f);
+              "Guided walkthroughs: real recorded sessions with narration. With no NAME, a menu.\n"
+              "NAME live-demo steps through the bundled CPU model live; it is compiled on first use\n"
+              "(python3 and torch needed) into $XDG_CACHE_HOME/aotidbg/demo (else ~/.cache/aotidbg/demo).\n", f);
     else
         fputs("usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [UI options]\n"
               "Debugs a package live: s steps one kernel, c continues, r restarts. Every event is\n"
@@ -537,7 +540,11 @@ int tui_main(const char *mode, int argc, char **argv)
             tmenu menu;
             menu_load(&menu);
             if (!menu.live_pkg) {
-                fprintf(stderr, "aotidbg: no bundled demo model in %s/models/demo.pt2\n", aotidbg_data_dir());
+                demo_paths dp;
+                strbuf derr = STRBUF_INIT;
+                demo_locate(&dp, &derr);
+                fprintf(stderr, "aotidbg: %s\n", derr.buf);
+                strbuf_release(&derr);
                 menu_free(&menu);
                 return EXIT_USAGE;
             }
@@ -578,6 +585,22 @@ int tui_main(const char *mode, int argc, char **argv)
             }
             m = MODE_TUTORIAL;
         } else {
+            /* the demo: compile it now if the cache has none (progress on screen) */
+            demo_paths dp;
+            int prc = demo_locate(&dp, &err);
+            if (prc == 0)
+                prc = demo_prepare(&dp, screen_opened, o.ascii, &err);
+            demo_paths_free(&dp);
+            if (prc < 0) {
+                screen_close();
+                fprintf(stderr, "aotidbg: live demo: %s\n", err.buf);
+                strbuf_release(&err);
+                script_free(&scripts[0]);
+                script_free(&scripts[1]);
+                free(live_pkg_path);
+                free(live_inputs_path);
+                return EXIT_FAILED;
+            }
             s = session_new();
             m = MODE_LIVE;
             o.target = o.live.package = live_pkg_path;
