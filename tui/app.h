@@ -75,6 +75,7 @@ struct app {
     struct session_writer *writer;
     const char *record_path;
     int64_t break_kernel;          /* -1 none */
+    int gated;                     /* live: a checklist FAIL kept the run from starting */
     /* index of the error events (router rows), extended as the session grows */
     size_t *err_idx, nerr, cap_err, err_scanned;
     /* index of kernels with NaN/Inf or an error, over the kernels whose status

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "checklist.h"
 #include "inputs.h"
 #include "package.h"
 #include "runner_client.h"
@@ -31,7 +32,7 @@ const char *runner_state_text(app *a)
     if (a->mode != MODE_LIVE)
         return a->s->end_state ? a->s->end_state : a->s->truncated ? "cut-off" : "recorded";
     if (!a->rc)
-        return "no runner";
+        return a->gated ? "blocked by a checklist FAIL (--force overrides)" : "no runner";
     switch (runner_client_state(a->rc)) {
     case RUNNER_STARTING: return "starting";
     case RUNNER_STOPPED: return "stopped";
@@ -47,6 +48,25 @@ int live_fd(app *a)
     return a->rc ? runner_client_fd(a->rc) : -1;
 }
 
+static int open_writer(app *a, const live_options *o, strbuf *err)
+{
+    session *s = a->s;
+    char def[64];
+    const char *rec = o->record;
+    if (!rec) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(def, sizeof def, "./aotidbg-session-%Y%m%d-%H%M%S.yaml", &tm);
+        rec = def;
+    }
+    a->record_path = arena_strdup(&s->arena, rec);
+    if (session_writer_open((session_writer **)&a->writer, a->record_path, s, err) < 0)
+        return -1;
+    return 0;
+}
+
+
 int live_start(app *a, const live_options *o, strbuf *err)
 {
     package_model *m;
@@ -61,6 +81,32 @@ int live_start(app *a, const live_options *o, strbuf *err)
     s->device = arena_strdup(&s->arena, o->device ? o->device : m->device_key ? m->device_key : "cpu");
     if (o->inputs && inputs_load(s, o->inputs, err) < 0)
         return -1;
+    /* The gate: the checklist runs first; a FAIL row keeps the run from
+     * starting (the playbook's first step), unless --force. */
+    checklist_opts co = {0};
+    co.device = o->device;
+    co.model = m->name;
+    co.inputs = o->inputs ? s->inputs : NULL;
+    co.ninputs = o->inputs ? s->ninputs : 0;
+    strbuf why = STRBUF_INIT;
+    int failed = checklist_gate(live_pkg, &co, s, &why);
+    a->panes[PANE_CHECKLIST].cursor = 0;
+    for (size_t i = 0; i < s->nchecks; i++)
+        if (s->checks[i].status == CHECK_FAIL) {
+            a->panes[PANE_CHECKLIST].cursor = (int64_t)i;
+            break;
+        }
+    if (failed == 1 && !o->force) {
+        a->gated = 1;
+        a->focus = PANE_CHECKLIST;
+        size_t l = strcspn(why.buf, "\n");
+        app_message(a, 1, "not started: checklist FAIL: %.*s (fix it, or start with --force)", (int)l, why.buf);
+        strbuf_release(&why);
+        return open_writer(a, o, err);   /* the checks are still recorded */
+    }
+    if (failed == 1)
+        session_add_note(s, "started with --force over a failing checklist");
+    strbuf_release(&why);
     runner_options ro = {0};
     ro.so_path = m->so_path;
     ro.cubin_dir = m->model_dir;
@@ -72,19 +118,7 @@ int live_start(app *a, const live_options *o, strbuf *err)
     ro.timeout_s = 60;
     if (runner_client_start((runner_client **)&a->rc, &ro, s, err) < 0)
         return -1;
-    char def[64];
-    const char *rec = o->record;
-    if (!rec) {
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        strftime(def, sizeof def, "./aotidbg-session-%Y%m%d-%H%M%S.yaml", &tm);
-        rec = def;
-    }
-    a->record_path = arena_strdup(&s->arena, rec);
-    if (session_writer_open((session_writer **)&a->writer, a->record_path, s, err) < 0)
-        return -1;
-    return 0;
+    return open_writer(a, o, err);
 }
 
 int live_pump(app *a, int timeout_ms)
@@ -148,7 +182,10 @@ static int need_rc(app *a)
 {
     if (a->rc)
         return 0;
-    app_message(a, 1, "no runner: live mode is not running");
+    if (a->gated)
+        app_message(a, 1, "the run did not start: a checklist row FAILs (pane 2); restart aotidbg with --force to run anyway");
+    else
+        app_message(a, 1, "no runner: live mode is not running");
     return -1;
 }
 

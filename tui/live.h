@@ -12,7 +12,12 @@ typedef struct {
     const char *inputs;        /* spec path; may be NULL */
     const char *device;        /* may be NULL: the package's device */
     const char *record;        /* session file; NULL: ./aotidbg-session-<time>.yaml */
+    int force;                 /* start even when a checklist row FAILs */
 } live_options;
+
+/* live_start runs the checklist first (checklist_gate: rows go into the
+ * session). When a row FAILs and force is off, no runner starts: it returns 0
+ * with a->gated set, the checklist focused and the reason in the message. */
 
 int live_start(app *a, const live_options *o, strbuf *err);
 /* Reads what the runner sent (waiting at most timeout_ms), appends to the

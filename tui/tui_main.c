@@ -55,9 +55,10 @@ static void print_usage(const char *mode, FILE *f)
               "NAME live-demo steps through the bundled CPU model live; it is compiled on first use\n"
               "(python3 and torch needed) into $XDG_CACHE_HOME/aotidbg/demo (else ~/.cache/aotidbg/demo).\n", f);
     else
-        fputs("usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [UI options]\n"
+        fputs("usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [--force] [UI options]\n"
               "Debugs a package live: s steps one kernel, c continues, r restarts. Every event is\n"
-              "recorded to PATH (default ./aotidbg-session-<time>.yaml).\n", f);
+              "recorded to PATH (default ./aotidbg-session-<time>.yaml). The device/shape checklist\n"
+              "runs first; a FAIL row keeps the run from starting unless --force is given.\n", f);
     fputs(usage_common, f);
 }
 
@@ -98,6 +99,7 @@ static int parse(const char *mode, int argc, char **argv, options *o)
         } else if (!strcmp(mode, "live") && !strcmp(a, "--inputs")) { NEED(); o->live.inputs = next; }
         else if (!strcmp(mode, "live") && !strcmp(a, "--device")) { NEED(); o->live.device = next; }
         else if (!strcmp(mode, "live") && !strcmp(a, "--record")) { NEED(); o->live.record = next; }
+        else if (!strcmp(mode, "live") && !strcmp(a, "--force")) o->live.force = 1;
         else if (a[0] == '-' && a[1]) return usage_error(mode, "unknown option", a);
         else if (!o->target) o->target = a;
         else return usage_error(mode, "unexpected argument", a);
