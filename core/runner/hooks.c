@@ -237,7 +237,7 @@ void hooks_interposed(const char *kname, int phase)
     }
 }
 
-long long hooks_printer_seen(void) { return K.printer_seen; }
+int hooks_printer_seen(void) { return K.printer_seen; }
 
 void hooks_begin_run(void)
 {

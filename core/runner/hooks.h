@@ -61,7 +61,7 @@ double hooks_now_us(void);   /* CLOCK_MONOTONIC */
 #define HOOKS_LAUNCH_AFTER 1
 #define HOOKS_LAUNCH_FAILED 2
 void hooks_interposed(const char *kernel_name, int phase);
-long long hooks_printer_seen(void);   /* 1 when a printer hook fired in the current/last run */
+int hooks_printer_seen(void);   /* 1 when a printer hook fired in the current/last run */
 
 /* interpose.c's API (it has no header of its own). */
 void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx);
