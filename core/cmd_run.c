@@ -24,6 +24,7 @@
 #include "model.h"
 #include "package.h"
 #include "protocol.h"
+#include "reinstrument.h"
 #include "runner_client.h"
 #include "session_io.h"
 #include "wrapper_scan.h"
@@ -31,6 +32,7 @@
 static const char run_usage[] =
     "usage: aotidbg run PKG [--inputs SPEC] [--device DEV] [--break-on error|nan|kernel=NAME|index=N]\n"
     "                  [--deterministic] [--blocking] [--timeout S] [--values N] [--force]\n"
+    "                  [--reinstrument | --no-reinstrument]\n"
     "                  --record OUT.yaml\n"
     "\n"
     "Runs an AOTInductor package headless, kernel by kernel, and records every event\n"
@@ -50,10 +52,17 @@ static const char run_usage[] =
     "                     seconds (default 600; 0 = never)\n"
     "  --values N         keep up to N values per tensor for the value grid (default 0)\n"
     "  --force            run even when the checklist (aotidbg check) has a FAIL row\n"
+    "  --reinstrument     rebuild a private copy of the model .so with a hook around every\n"
+    "                     kernel launch (from the sources the package carries) and run that;\n"
+    "                     the default for a CPU package built without the printer\n"
+    "  --no-reinstrument  never rebuild: a package without the printer runs as shipped\n"
+    "                     (CUDA: kernel names by launch interposition; CPU: outputs only)\n"
     "  --record OUT.yaml  the session file to write\n"
     "\n"
     "Before running, the checklist of `aotidbg check` runs; its rows go into the session,\n"
-    "and a FAIL row stops the run (exit 1) unless --force.\n"
+    "and a FAIL row stops the run (exit 1) unless --force. The session records the mode\n"
+    "(printer, reinstrument, interpose or none) and a run.mode row saying what it sees.\n"
+    "Errors are routed (aotidbg route) with the runner's output and the package's code.\n"
     "\n"
     "Exit codes: 0 the model ran (or stopped at a kernel= / index= break); 1 the model\n"
     "failed, a nan/error break hit, the runner died, or a checklist row failed; 2 bad\n"
@@ -235,10 +244,126 @@ static int summarize(const session *s, runner_client *rc, int stopped, const cha
     return code;
 }
 
+/* ---- mode: how kernel boundaries are seen (issue 10) ---------------------- */
+
+enum { REINSTR_AUTO = 0, REINSTR_FORCE, REINSTR_OFF };
+
+static void reinstrument_progress(const char *stage, double fraction, void *ctx)
+{
+    const char **last = ctx;
+    if (*last && !strcmp(*last, stage))
+        return;    /* one line per stage */
+    *last = stage;
+    fprintf(stderr, "aotidbg run: re-instrumenting: %s (%.0f%%)\n", stage, fraction * 100.0);
+}
+
+/* Appends one INFO row to s->checks (arena arrays have no spare room: copy). */
+static void add_check_row(session *s, const char *id, const char *subject, const char *got, const char *source,
+                          const char *fix)
+{
+    check_row *rows = arena_alloc(&s->arena, (s->nchecks + 1) * sizeof *rows);
+    if (s->nchecks)
+        memcpy(rows, s->checks, s->nchecks * sizeof *rows);
+    check_row *r = &rows[s->nchecks];
+    memset(r, 0, sizeof *r);
+    r->id = arena_strdup(&s->arena, id);
+    r->status = CHECK_INFO;
+    r->subject = arena_strdup(&s->arena, subject);
+    r->got = got ? arena_strdup(&s->arena, got) : NULL;
+    r->source = source ? arena_strdup(&s->arena, source) : NULL;
+    r->fix = fix ? arena_strdup(&s->arena, fix) : NULL;
+    s->checks = rows;
+    s->nchecks++;
+}
+
+/* The run.mode row: what the chosen mode can and cannot see. */
+static void add_mode_row(session *s, const char *why)
+{
+    const char *m = s->mode, *subject, *fix = NULL;
+    if (!strcmp(m, "printer"))
+        subject = "run mode: the printer compiled into the package reports every kernel it instruments (Triton, "
+                  "C++ and extern ops) with its tensors before and after; it cannot see custom ops through the "
+                  "proxy executor, scatter/index_put fallbacks or device copies";
+    else if (!strcmp(m, "reinstrument"))
+        subject = "run mode: a private copy of the model .so, rebuilt from the package's own sources with a hook "
+                  "around every kernel launch, reports each kernel with its tensors before and after; what runs is "
+                  "that copy (this machine's compiler and torch), not the shipped .so";
+    else if (!strcmp(m, "interpose"))
+        subject = "run mode: launch interposition (cuLaunchKernel) names every Triton kernel in launch order and, "
+                  "in blocking mode, the one that fails; it sees no tensor values and no C++ or extern ops";
+    else
+        subject = "run mode: no kernel boundaries are seen (the package has no printer and was not re-instrumented); "
+                  "only the outputs and errors are recorded";
+    if (!strcmp(m, "interpose"))
+        fix = "aotidbg run --reinstrument rebuilds a copy with tensor hooks, for the values";
+    else if (!strcmp(m, "none"))
+        fix = "drop --no-reinstrument, or rebuild with inductor_configs={\"aot_inductor.debug_intermediate_value_"
+              "printer\": \"1\"}";
+    add_check_row(s, "run.mode", subject, m, why, fix);
+}
+
+/* Picks the mode from the compiled-in printer level and the device, and for
+ * "reinstrument" builds (or finds in the cache) the rebuilt copy: *so_out is
+ * then a malloc'd path the caller frees. A failed rebuild is said on stderr
+ * and falls back to what the shipped .so can give. */
+static void choose_mode(session *s, package_t *pkg, package_model *m, const char *pkg_path, const char *device,
+                        int have_ws, int reinstr, char **so_out, strbuf *why)
+{
+    int is_cuda = !strncmp(device, "cuda", 4);
+    int level = have_ws ? s->printer_level : -1;
+    *so_out = NULL;
+    if (!have_ws) {
+        s->mode = "printer";
+        strbuf_addstr(why, "no wrapper.cpp: printer level unknown; kernels appear only if the .so was built "
+                           "with the printer");
+        return;
+    }
+    strbuf_addf(why, "wrapper.cpp: printer level %d", level);
+    if ((level == 1 || level == 2) && reinstr != REINSTR_FORCE) {
+        s->mode = "printer";
+        return;
+    }
+    if (reinstr == REINSTR_FORCE || (reinstr == REINSTR_AUTO && !is_cuda)) {
+        if (level == 1 || level == 2) {
+            fprintf(stderr, "aotidbg run: note: --reinstrument ignored: %s already has the printer at level %d\n",
+                    pkg_path, level);
+            s->mode = "printer";
+            return;
+        }
+        fprintf(stderr, "aotidbg run: %s was built without the intermediate-value printer; re-instrumenting a "
+                "private copy (the package is not modified; later runs hit the cache)\n", pkg_path);
+        strbuf err = STRBUF_INIT;
+        const char *last = NULL;
+        char *so = NULL;
+        if (reinstrument_build(m->model_dir, pkg->sha256, reinstrument_progress, &last, &so, &err) == 0) {
+            *so_out = so;
+            s->mode = "reinstrument";
+            strbuf_addf(why, "; rebuilt copy %s", so);
+            session_add_note(s, arena_printf(&s->arena, "re-instrumented copy of the model .so: %s", so));
+            strbuf_release(&err);
+            return;
+        }
+        fprintf(stderr, "aotidbg run: re-instrumenting failed: %s\n", err.buf);
+        session_add_note(s, arena_printf(&s->arena, "re-instrumenting failed: %s", err.buf));
+        strbuf_addstr(why, "; re-instrumenting failed");
+        strbuf_release(&err);
+    }
+    if (is_cuda) {
+        s->mode = "interpose";
+        fprintf(stderr, "aotidbg run: note: %s has no printer: kernels are seen by launch interposition (names, "
+                "no tensor values); --reinstrument rebuilds a copy with tensor hooks\n", pkg_path);
+    } else {
+        s->mode = "none";
+        fprintf(stderr, "aotidbg run: note: %s has no printer and was not re-instrumented, so no kernels will be "
+                "reported; rebuild with inductor_configs={\"aot_inductor.debug_intermediate_value_printer\": \"1\"}"
+                "%s\n", pkg_path, reinstr == REINSTR_OFF ? " or drop --no-reinstrument" : "");
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     const char *pkg_path = NULL, *spec = NULL, *device = NULL, *record = NULL, *break_kernel = NULL;
-    int break_flags = 0, deterministic = 0, blocking = 0, force = 0;
+    int break_flags = 0, deterministic = 0, blocking = 0, force = 0, reinstr = REINSTR_AUTO;
     int64_t break_index = -1;
     double timeout_s = 600;
     size_t max_values = 0;
@@ -259,6 +384,10 @@ int cmd_run(int argc, char **argv)
         }
         if (!strcmp(a, "--force")) {
             force = 1;
+            continue;
+        }
+        if (!strcmp(a, "--reinstrument") || !strcmp(a, "--no-reinstrument")) {
+            reinstr = a[2] == 'n' ? REINSTR_OFF : REINSTR_FORCE;
             continue;
         }
         int takes = !strcmp(a, "--inputs") || !strcmp(a, "--device") || !strcmp(a, "--break-on") ||
@@ -323,6 +452,7 @@ int cmd_run(int argc, char **argv)
     package_t *pkg = NULL;
     runner_client *rc = NULL;
     session_writer *w = NULL;
+    char *rebuilt_so = NULL;
 
     if (spec && inputs_load(s, spec, &err) < 0) {
         fprintf(stderr, "aotidbg run: %s\n", err.buf);
@@ -374,10 +504,6 @@ int cmd_run(int argc, char **argv)
             wrapper_scan_free(&ws);
             goto out;
         }
-        if (ws.printer_level != 1 && ws.printer_level != 2)
-            fprintf(stderr, "aotidbg run: note: %s was built without the intermediate-value printer at level 1 "
-                    "or 2, so no kernels will be reported; rebuild with inductor_configs="
-                    "{\"aot_inductor.debug_intermediate_value_printer\": \"1\"}\n", pkg_path);
         wrapper_scan_free(&ws);
     }
     s->tool_version = AOTIDBG_VERSION;
@@ -410,12 +536,16 @@ int cmd_run(int argc, char **argv)
     }
     if (why.len)
         fprintf(stderr, "aotidbg run: --force: running despite the checklist:\n%s", why.buf);
+    strbuf_reset(&why);
+    choose_mode(s, pkg, m, pkg_path, device, have_ws, reinstr, &rebuilt_so, &why);
+    add_mode_row(s, why.buf);
     strbuf_release(&why);
 
     runner_options o = {
-        .so_path = m->so_path, .cubin_dir = m->model_dir, .device = device, .blocking = blocking,
-        .deterministic = deterministic, .timeout_s = timeout_s, .break_flags = break_flags,
+        .so_path = rebuilt_so ? rebuilt_so : m->so_path, .cubin_dir = m->model_dir, .device = device,
+        .blocking = blocking, .deterministic = deterministic, .timeout_s = timeout_s, .break_flags = break_flags,
         .break_kernel = break_kernel, .break_index = break_index, .max_values = max_values,
+        .trace_source = m->wrapper_cpp_path ? m->wrapper_cpp_path : pkg->is_bare_so ? NULL : pkg_path,
     };
     if (runner_client_start(&rc, &o, s, &err) < 0) {
         fprintf(stderr, "aotidbg run: %s\n", err.buf);
@@ -486,6 +616,7 @@ out:
     if (w)
         session_writer_close(w);
     runner_client_free(rc);
+    free(rebuilt_so);
     package_close(pkg);
     session_free(s);
     strbuf_release(&err);

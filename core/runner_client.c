@@ -31,6 +31,7 @@
 #include "protocol.h"
 #if defined(__has_include) && __has_include("router.h")
 #include "router.h"
+#include "triton_trace.h"
 #define HAVE_ROUTER 1
 #endif
 
@@ -176,10 +177,64 @@ static int send_inputs_and_run(runner_client *rc)
 
 /* ---- events --------------------------------------------------------------- */
 
-/* Names the error's route (router.h) and copies its fields into the event.
- * Without routes.yaml the route stays NULL: the error is still recorded. */
+#define ROUTE_LOG_LINES 5000   /* runner output lines routed with an error (the last ones) */
+
+/* A runner error that only points at stderr ("model run failed; see stderr")
+ * takes the model's own last `Error: ...` line, when stderr has one. */
+static void take_stderr_error_text(runner_client *rc, event *e)
+{
+    const char *t = e->u.error.text;
+    if (!t || (!strstr(t, "see stderr") && !strstr(t, "see the runner's stderr")) || strlen(t) > 200)
+        return;
+    session *s = rc->s;
+    for (size_t i = s->nevents; i-- > 0;) {
+        const event *l = s->events[i];
+        if (l->kind == EV_LOG && !strcmp(l->u.log.stream, "stderr") && !strncmp(l->u.log.text, "Error: ", 7) &&
+            l->u.log.text[7]) {
+            e->u.error.text = arena_strdup(&s->arena, l->u.log.text + 7);
+            return;
+        }
+    }
+}
+
+#ifdef HAVE_ROUTER
+/* The runtime size behind the traced bound: the shape the session fed that input. */
+static void add_runtime_size(route_result *r, const session *s)
+{
+    const char *ii = route_result_field(r, "input_index"), *dd = route_result_field(r, "dim");
+    if (!ii || !dd)
+        return;
+    char *end;
+    long i = strtol(ii, &end, 10);
+    if (*end || end == ii || i < 0 || (size_t)i >= s->ninputs)
+        return;
+    long d = strtol(dd, &end, 10);
+    const input_spec *in = &s->inputs[i];
+    if (*end || end == dd || d < 0 || d >= in->ndim)
+        return;
+    char buf[32];
+    snprintf(buf, sizeof buf, "%" PRId64, in->shape[d]);
+    route_result_set_field(r, "dim_value", buf);
+    strbuf shape = STRBUF_INIT;
+    strbuf_addch(&shape, '[');
+    for (int k = 0; k < in->ndim; k++)
+        strbuf_addf(&shape, "%s%" PRId64, k ? ", " : "", in->shape[k]);
+    strbuf_addch(&shape, ']');
+    route_result_set_field(r, "input_shape", shape.buf);
+    strbuf_release(&shape);
+}
+#endif
+
+/* Names the error's route (router.h) from its text together with the last
+ * ROUTE_LOG_LINES lines of runner output (the router collapses repeats and
+ * picks the root cause: a device assert line on stderr beats the generic
+ * "device-side assert triggered" of the ERROR frame), resolves an index
+ * assert through the package's code (trace_source) and adds the runtime size
+ * of the input dimension behind it. Replaces route and fields; without
+ * routes.yaml the route stays NULL and the error is still recorded. */
 static void route_error(runner_client *rc, event *e)
 {
+    take_stderr_error_text(rc, e);
 #ifndef HAVE_ROUTER
     (void)rc;
     (void)e;
@@ -194,11 +249,36 @@ static void route_error(runner_client *rc, event *e)
     if (!rc->rules)
         return;
     session *s = rc->s;
+    size_t first = 0, nlog = 0;
+    for (size_t i = s->nevents; i-- > 0;)
+        if (s->events[i]->kind == EV_LOG && ++nlog >= ROUTE_LOG_LINES) {
+            first = i;
+            break;
+        }
+    router_stream *st = router_stream_new(rc->rules);
+    for (size_t i = first; i < s->nevents; i++) {
+        const event *l = s->events[i];
+        if (l->kind == EV_LOG && l->u.log.text[0]) {
+            router_stream_feed(st, l->u.log.text, strlen(l->u.log.text));
+            router_stream_feed(st, "\n", 1);
+        }
+    }
+    const char *text = e->u.error.text;
+    router_stream_feed(st, text, strlen(text));
+    router_stream_feed(st, "\n", 1);
     route_result r;
     memset(&r, 0, sizeof r);
-    const char *text = e->u.error.text;
-    router_route_buffer(rc->rules, text, strlen(text), &r);
+    router_stream_finish(st, &r);
+    if (rc->o.trace_source && r.route && !strcmp(r.route, "triton-index-oob")) {
+        strbuf err = STRBUF_INIT;
+        if (triton_trace_apply_package(&r, rc->o.trace_source, &err) < 0)
+            route_result_set_field(&r, "trace_error", err.buf);
+        strbuf_release(&err);
+        add_runtime_size(&r, s);
+    }
     e->u.error.route = arena_strdup(&s->arena, r.route ? r.route : "unknown");
+    e->u.error.fields = NULL;
+    e->u.error.nfields = 0;
     if (r.nfields) {
         kv_pair *f = arena_alloc(&s->arena, r.nfields * sizeof *f);
         for (size_t i = 0; i < r.nfields; i++) {
@@ -210,6 +290,16 @@ static void route_error(runner_client *rc, event *e)
     }
     route_result_release(&r);
 #endif
+}
+
+/* When the runner is done (DONE, or it ended): route this run's errors again
+ * with all of its output, which may have arrived after the ERROR frame. */
+static void reroute_errors(runner_client *rc)
+{
+    session *s = rc->s;
+    for (size_t i = 0; i < s->nevents; i++)
+        if (s->events[i]->kind == EV_ERROR)
+            route_error(rc, s->events[i]);
 }
 
 static event *add_error(runner_client *rc, int64_t kernel_index, const char *text)
@@ -367,6 +457,9 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
             k->status = KSTAT_PENDING;
             k->source = *m->u.kernel.source ? arena_strdup(&s->arena, m->u.kernel.source)
                                             : s->mode ? s->mode : "printer";
+            /* a rebuilt copy's hooks are the printer's own calls, inserted by us */
+            if (s->mode && !strcmp(s->mode, "reinstrument") && !strcmp(k->source, "printer"))
+                k->source = "reinstrument";
             rc->cur_kernel = k->index;
             return 1;
         }
@@ -417,6 +510,8 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
     }
     case PROTO_DONE:
         rc->done_status = (int)m->u.done.status;
+        if (rc->done_status != 0)
+            reroute_errors(rc);
         rc->state = RUNNER_FINISHED;
         return 0;
     default:
@@ -551,6 +646,7 @@ static int record_exit(runner_client *rc, int status, const char *how_override)
 {
     int added = drain_pipes(rc);
     flush_dropped(rc);
+    reroute_errors(rc);
     close_fd(&rc->sock);
     close_fd(&rc->out_fd);
     close_fd(&rc->err_fd);
@@ -675,6 +771,7 @@ int runner_client_start(runner_client **out, const runner_options *o, session *s
     rc->o.device = xstrdup(o->device ? o->device : "cpu");
     rc->o.runner_path = xstrdup(o->runner_path);
     rc->o.break_kernel = xstrdup(o->break_kernel);
+    rc->o.trace_source = xstrdup(o->trace_source);
     rc->s = s;
     rc->pid = -1;
     rc->sock = rc->out_fd = rc->err_fd = -1;
@@ -944,6 +1041,7 @@ void runner_client_free(runner_client *rc)
     free((char *)rc->o.device);
     free((char *)rc->o.runner_path);
     free((char *)rc->o.break_kernel);
+    free((char *)rc->o.trace_source);
 #ifdef HAVE_ROUTER
     router_rules_free(rc->rules);
 #endif

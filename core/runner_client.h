@@ -6,6 +6,9 @@
  * device-side assert, hang past the timeout) the client records a
  * runner-exit event with how it ended and the stderr tail, and stays usable:
  * runner_client_restart() starts a fresh runner with the same options.
+ * Error events are routed (router.h) together with the runner's captured
+ * output, resolved through trace_source when given, and routed again when
+ * the runner ends (its stderr may arrive after the ERROR frame).
  * Ownership: the client borrows the session (events are appended to it) and
  * owns the child process; runner_client_free() kills and reaps it. */
 #ifndef AOTIDBG_RUNNER_CLIENT_H
@@ -40,6 +43,10 @@ typedef struct {
     const char *break_kernel;  /* stop before the first kernel with this name; may be NULL */
     int64_t break_index;       /* stop before kernel N; -1 none */
     size_t max_values;         /* values kept per tensor for the grid (0 = none) */
+    const char *trace_source;  /* the package's generated code for routing errors (a .pt2, an
+                                  extracted folder or a *.wrapper.cpp, see triton_trace.h):
+                                  resolves an index-out-of-bounds assert to the input behind
+                                  it; may be NULL */
 } runner_options;
 
 typedef struct runner_client runner_client;
