@@ -183,7 +183,11 @@ int stap_model_error(uint64_t mark, strbuf *out)
         const char *s = text + i;
         size_t tn = n;
         s = trim(s, &tn);
-        if (starts(s, tn, "Exception in aoti_torch:")) {
+        /* torch prefixes it with a log header: "[E1130 03:31:53.312 c_shim_cpu.cpp:594] Exception ..." */
+        const char *ex = memmem(s, tn, "Exception in aoti_torch:", 24);
+        if (ex) {
+            tn -= (size_t)(ex - s);
+            s = ex;
             if (nexc == MAXL) {
                 memmove(exc, exc + 1, (MAXL - 1) * sizeof *exc);
                 memmove(exc_n, exc_n + 1, (MAXL - 1) * sizeof *exc_n);

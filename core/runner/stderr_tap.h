@@ -25,7 +25,8 @@ void stap_drain(void);
 uint64_t stap_mark(void);
 /* Appends to out the model's message written since mark: the last line that
  * starts with "Error: ", preceded by the "Exception in aoti_torch: ..."
- * line(s) before it (newline-joined); when there is no "Error: " line, the
+ * line(s) before it (from that phrase on: torch puts a log header in front;
+ * the C++ backtrace between them is left out; newline-joined); when there is no "Error: " line, the
  * last such exception line. Returns 1 when it found one, 0 when not (out is
  * then unchanged). Drains first. */
 int stap_model_error(uint64_t mark, strbuf *out);
