@@ -174,7 +174,15 @@ say "== interposition, good index: launches"
 grep 'aotidbg-interpose: launch' "$OUT/interpose_good.stderr" | sort | uniq -c | tee -a "$SUMMARY"
 say "== interposition, bad index, blocking"
 grep -E 'aotidbg-interpose|Assertion|error' "$OUT/interpose_bad.stderr" | head -20 | tee -a "$SUMMARY"
-FAULT="$(grep -o 'aotidbg-interpose: FAILED [^:]*' "$OUT/interpose_bad.stderr" | head -1 | sed 's/.*FAILED //')"
+# The runner wires interposition into the protocol: the ERROR message names the kernel.
+FAULT="$(python3 - "$OUT/interpose_bad.json" <<'PY'
+import json, sys
+for m in json.load(open(sys.argv[1])).get("messages", []):
+    if m.get("kind") == "error" and m.get("kernel", -1) >= 0:
+        print(m["text"].split("CUDA error: ", 1)[-1].split(":", 1)[0]); break
+PY
+)"
+[ -z "$FAULT" ] && FAULT="$(grep -o 'aotidbg-interpose: FAILED [^:]*' "$OUT/interpose_bad.stderr" | head -1 | sed 's/.*FAILED //')"
 if [ -n "$FAULT" ] && grep -q "$FAULT" "$MODEL_DIR"/*.wrapper.cpp; then
     say "PASS interpose: faulting kernel named: $FAULT"
 else
