@@ -60,6 +60,8 @@ struct runner_client {
     event *output_ev;          /* the EV_OUTPUT being filled */
     char *tmpdir;              /* materialised FILL_FILE inputs; NULL if none */
     char **raw_paths;          /* per input; NULL entries for non-file fills */
+    char **input_names;        /* from LOADED ("arg0_1", ...); n_input_names entries */
+    size_t n_input_names;
 #ifdef HAVE_ROUTER
     router_rules *rules;       /* loaded on the first error; NULL if unavailable */
     int rules_tried;
@@ -177,6 +179,15 @@ static int send_inputs_and_run(runner_client *rc)
 
 /* ---- events --------------------------------------------------------------- */
 
+static void free_input_names(runner_client *rc)
+{
+    for (size_t i = 0; i < rc->n_input_names; i++)
+        free(rc->input_names[i]);
+    free(rc->input_names);
+    rc->input_names = NULL;
+    rc->n_input_names = 0;
+}
+
 #define ROUTE_LOG_LINES 5000   /* runner output lines routed with an error (the last ones) */
 
 /* A runner error that only points at stderr ("model run failed; see stderr")
@@ -198,23 +209,23 @@ static void take_stderr_error_text(runner_client *rc, event *e)
 }
 
 #ifdef HAVE_ROUTER
-/* The runtime size behind the traced bound: the shape the session fed that input. */
-static void add_runtime_size(route_result *r, const session *s)
+/* What the session fed the input an error names (input_index): its shape,
+ * and the runtime size of the dimension behind it (dim), e.g. the size
+ * behind a traced ksM bound. */
+static void add_runtime_size(const runner_client *rc, route_result *r, const session *s)
 {
     const char *ii = route_result_field(r, "input_index"), *dd = route_result_field(r, "dim");
-    if (!ii || !dd)
+    if (!ii)
         return;
     char *end;
     long i = strtol(ii, &end, 10);
-    if (*end || end == ii || i < 0 || (size_t)i >= s->ninputs)
+    if (*end || end == ii || i < 0)
         return;
-    long d = strtol(dd, &end, 10);
+    if ((size_t)i < rc->n_input_names && rc->input_names[i][0] && !route_result_field(r, "input"))
+        route_result_set_field(r, "input", rc->input_names[i]);
+    if ((size_t)i >= s->ninputs)
+        return;
     const input_spec *in = &s->inputs[i];
-    if (*end || end == dd || d < 0 || d >= in->ndim)
-        return;
-    char buf[32];
-    snprintf(buf, sizeof buf, "%" PRId64, in->shape[d]);
-    route_result_set_field(r, "dim_value", buf);
     strbuf shape = STRBUF_INIT;
     strbuf_addch(&shape, '[');
     for (int k = 0; k < in->ndim; k++)
@@ -222,6 +233,14 @@ static void add_runtime_size(route_result *r, const session *s)
     strbuf_addch(&shape, ']');
     route_result_set_field(r, "input_shape", shape.buf);
     strbuf_release(&shape);
+    if (!dd)
+        return;
+    long d = strtol(dd, &end, 10);
+    if (*end || end == dd || d < 0 || d >= in->ndim)
+        return;
+    char buf[32];
+    snprintf(buf, sizeof buf, "%" PRId64, in->shape[d]);
+    route_result_set_field(r, "dim_value", buf);
 }
 #endif
 
@@ -274,8 +293,8 @@ static void route_error(runner_client *rc, event *e)
         if (triton_trace_apply_package(&r, rc->o.trace_source, &err) < 0)
             route_result_set_field(&r, "trace_error", err.buf);
         strbuf_release(&err);
-        add_runtime_size(&r, s);
     }
+    add_runtime_size(rc, &r, s);
     e->u.error.route = arena_strdup(&s->arena, r.route ? r.route : "unknown");
     e->u.error.fields = NULL;
     e->u.error.nfields = 0;
@@ -428,6 +447,15 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
     case PROTO_LOADED: {
         rc->got_loaded = 1;
         rc->model_inputs = m->u.loaded.n_inputs;
+        free_input_names(rc);
+        if (m->u.loaded.n_names) {
+            rc->input_names = calloc(m->u.loaded.n_names, sizeof *rc->input_names);
+            if (!rc->input_names)
+                abort();
+            for (uint32_t i = 0; i < m->u.loaded.n_names; i++)
+                rc->input_names[i] = xstrdup(m->u.loaded.input_names[i] ? m->u.loaded.input_names[i] : "");
+            rc->n_input_names = m->u.loaded.n_names;
+        }
         if (m->u.loaded.n_inputs != s->ninputs) {
             strbuf names = STRBUF_INIT;
             for (uint32_t i = 0; i < m->u.loaded.n_names && names.len < 400; i++)
@@ -1042,6 +1070,7 @@ void runner_client_free(runner_client *rc)
     free((char *)rc->o.runner_path);
     free((char *)rc->o.break_kernel);
     free((char *)rc->o.trace_source);
+    free_input_names(rc);
 #ifdef HAVE_ROUTER
     router_rules_free(rc->rules);
 #endif

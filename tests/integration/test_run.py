@@ -464,3 +464,140 @@ def test_missing_package(aotidbg, tmp_path):
     r = run([aotidbg, "run", str(tmp_path / "nope.pt2"), "--record", str(tmp_path / "s.yaml")])
     assert r.returncode == 2
     assert "nope.pt2" in r.stderr
+
+
+# ---- mode, printer level, routed errors (follow-up of the first H200 run) -------
+
+def checks_by_id(sess):
+    return {c["id"]: c for c in sess.get("checks") or []}
+
+
+def test_printer_off_package_is_reinstrumented(aotidbg, package, tmp_path):
+    """shipped_p0 (printer off) through `aotidbg run`: a re-instrumented copy
+    runs (mode reinstrument, kernel source reinstrument) and reports the same
+    kernels, in order, with the same tensors, as the same model built with
+    the printer at level 1 (shipped_p1); a second run hits the cache."""
+    p0, p1 = package("shipped_p0"), package("shipped_p1")
+    inputs, expected = model_io(p0)
+    spec = write_spec(str(tmp_path), inputs)
+    env = dict(os.environ, AOTIDBG_CACHE_DIR=str(tmp_path / "cache"))
+    out0, out1 = str(tmp_path / "p0.yaml"), str(tmp_path / "p1.yaml")
+    r = run([aotidbg, "run", p0, "--inputs", spec, "--values", ALL_VALUES, "--record", out0], env=env)
+    assert r.returncode == 0, r.stderr
+    assert "re-instrumenting" in r.stderr and "done (100%)" in r.stderr, r.stderr
+    r1 = run([aotidbg, "run", p1, "--inputs", spec, "--values", ALL_VALUES, "--record", out1], env=env)
+    assert r1.returncode == 0, r1.stderr
+    s0, s1 = load_session(out0), load_session(out1)
+    assert (s0["mode"], s0["printer_level"]) == ("reinstrument", 0)
+    assert (s1["mode"], s1["printer_level"]) == ("printer", 1)
+    assert checks_by_id(s0)["run.mode"]["got"] == "reinstrument"
+    assert checks_by_id(s0)["run.mode"]["status"] == "INFO"
+    assert checks_by_id(s1)["run.mode"]["got"] == "printer"
+    assert "flag.printer-level" in checks_by_id(s0)   # the checklist rows are kept on a passing run
+    k0, k1 = events(s0, "kernel"), events(s1, "kernel")
+    assert [k["name"] for k in k0] == [k["name"] for k in k1] == wrapper_launches(p1)
+    assert {k["source"] for k in k0} == {"reinstrument"} and {k["source"] for k in k1} == {"printer"}
+    # every after tensor and every model input: the same statistics as printer level 1
+    # (a buffer's before value is whatever memory it got until a kernel writes it)
+    compared = 0
+    for a, b in zip(k0, k1):
+        ta = {(t["name"], t["phase"]): t for t in a["tensors"]}
+        tb = {(t["name"], t["phase"]): t for t in b["tensors"]}
+        assert ta.keys() == tb.keys(), a["name"]
+        for key, t in ta.items():
+            if key[1] == "after" or key[0].startswith("arg"):
+                assert t["shape"] == tb[key]["shape"], key
+                want = torch_stats(torch.tensor([float(v) for v in tb[key]["values"]], dtype=torch.float64))
+                assert not check_stats(t["stats"], want, f"{a['name']}/{key}")
+                assert t["values"] == tb[key]["values"], key
+                compared += 1
+    assert compared >= len(k0) * 2
+    for got, want in zip(events(s0, "output")[0]["tensors"], expected):
+        g = torch.tensor([float(v) for v in got["values"]], dtype=torch.float64).reshape(want.shape)
+        torch.testing.assert_close(g, want.to(torch.float64), rtol=1e-4, atol=1e-5)
+    # the second run takes the cached copy
+    r = run([aotidbg, "run", p0, "--inputs", spec, "--record", out0], env=env)
+    assert r.returncode == 0 and "cached" in r.stderr, r.stderr
+    assert [k["name"] for k in events(load_session(out0), "kernel")] == wrapper_launches(p1)
+    # --no-reinstrument: the shipped .so runs as is: outputs, no kernels, mode none
+    r = run([aotidbg, "run", p0, "--inputs", spec, "--no-reinstrument", "--record", out0], env=env)
+    assert r.returncode == 0, r.stderr
+    s = load_session(out0)
+    assert s["mode"] == "none" and not events(s, "kernel") and events(s, "output")
+    assert checks_by_id(s)["run.mode"]["got"] == "none"
+
+
+def test_reinstrument_failure_falls_back(aotidbg, package, tmp_path):
+    """A cache folder that can't be made: the rebuild fails with its reason on
+    stderr, and the shipped .so still runs (mode none, a note says why)."""
+    p0 = package("shipped_p0")
+    inputs, _ = model_io(p0)
+    spec = write_spec(str(tmp_path), inputs)
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    env = dict(os.environ, AOTIDBG_CACHE_DIR=str(blocker / "cache"))
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", p0, "--inputs", spec, "--record", out], env=env)
+    assert r.returncode == 0, r.stderr
+    assert "re-instrumenting failed" in r.stderr
+    s = load_session(out)
+    assert s["mode"] == "none" and events(s, "output")
+    assert any("re-instrumenting failed" in n for n in s.get("notes") or [])
+
+
+def test_input_mismatch_error_is_routed(aotidbg, package, tmp_path):
+    """A wrong static dim forced past the checklist, with the model's own input
+    checks on (--deterministic): the error event has the model's text, route
+    input-mismatch, and fields naming the input, its dim and the shape fed."""
+    pkg = package("shipped_p1")
+    inputs, _ = model_io(pkg)
+    x = torch.randn(inputs[0].shape[0], inputs[0].shape[1] + 1)
+    spec = write_spec(str(tmp_path), [x, inputs[1]])
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--force", "--deterministic", "--record", out])
+    assert r.returncode == 1, r.stderr
+    errs = events(load_session(out), "error")
+    assert len(errs) == 1, errs
+    e = errs[0]
+    assert "unmatched dim value at 1" in e["text"] and "see stderr" not in e["text"], e["text"]
+    assert e["route"] == "input-mismatch"
+    f = e["fields"]
+    assert f["input_index"] == "0" and f["dim"] == "1"
+    assert f["expected"] == str(inputs[0].shape[1]) and f["got"] == str(x.shape[1])
+    assert f["input"] == wrapper_input_names(pkg)[0]
+    assert f["input_shape"] == str(list(x.shape)) and f["dim_value"] == str(x.shape[1])
+
+
+def test_cpp_bounds_assert_is_routed_to_the_input(aotidbg, package, tmp_path):
+    """router_gather indexes a table whose row count is dynamic; indices past
+    the end make its C++ kernel's bounds check fire (`0 <= tmpN < ksM`). The
+    error is routed triton-index-oob and traced through the package's code
+    to the table input's dimension 0, with the row count this run fed."""
+    pkg = package("router_gather")
+    rows = 20
+    table = torch.randn(rows, 8)
+    idx = torch.tensor([0, 3, rows + 5, 1], dtype=torch.int64)
+    spec = write_spec(str(tmp_path), [table, idx])
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out])
+    assert r.returncode == 1, r.stderr
+    sess = load_session(out)
+    errs = events(sess, "error")
+    assert len(errs) == 1, errs
+    e = errs[0]
+    assert "index out of bounds" in e["text"]
+    assert e["route"] == "triton-index-oob", e
+    f = e["fields"]
+    kernel = events(sess, "kernel")[e["kernel"]]["name"]
+    assert f["kernel"] == kernel and kernel in wrapper_launches(pkg)
+    assert f"{f['tmp']} < {f['bound']}" in e["text"]
+    # the bound is the table's row count: input 0, dim 0, as fed this run
+    assert (f["input_index"], f["dim"]) == ("0", "0"), f
+    assert f["input"] == wrapper_input_names(pkg)[0]
+    assert f["dim_value"] == str(rows) and f["input_shape"] == str(list(table.shape))
+    assert "trace_error" not in f
+    # in range, the same package runs clean
+    spec = write_spec(str(tmp_path), [table, torch.tensor([0, rows - 1], dtype=torch.int64)], name="ok.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out])
+    assert r.returncode == 0, r.stderr
+    assert not events(load_session(out), "error")
