@@ -29,6 +29,7 @@ static const char route_usage[] =
     "                    ksM, and the ATen ops; PKG is a .pt2, an extracted package\n"
     "                    folder, or a *.wrapper.cpp file\n"
     "  --session S.yaml  a recorded session: with no FILE its error text is routed;\n"
+    "                    (a FILE that is a session file is taken as --session FILE)\n"
     "                    its package is used when --package is not given; the\n"
     "                    runtime size of the input dimension behind ksM is shown\n"
     "  --format FMT      text (default) or yaml (route:, fields:, steps:, also:, ...)\n"
@@ -54,6 +55,27 @@ static void route_session_text(const router_rules *rules, const session *s, rout
         }
     }
     router_stream_finish(st, res);
+}
+
+/* 1 when path is a session file (it starts with `format_version`, after
+ * blank and comment lines): then `route FILE` routes it as --session would. */
+static int looks_like_session(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = buf;
+    for (;;) {
+        p += strspn(p, " \t\r\n");
+        if (*p != '#')
+            break;
+        p += strcspn(p, "\n");
+    }
+    return !strncmp(p, "format_version:", 15);
 }
 
 /* With the inputs the session ran with: the runtime size behind ksM. */
@@ -120,6 +142,10 @@ int cmd_route(int argc, char **argv)
         return EXIT_USAGE;
     }
 
+    if (file && strcmp(file, "-") && !sess_path && looks_like_session(file)) {
+        sess_path = file;   /* a session: its errors, log lines and stderr tail, its package */
+        file = NULL;
+    }
     strbuf err = STRBUF_INIT;
     router_rules *rules = NULL;
     int rc = rules_path ? router_rules_load(&rules, rules_path, &err) : router_rules_load_default(&rules, &err);

@@ -601,3 +601,24 @@ def test_cpp_bounds_assert_is_routed_to_the_input(aotidbg, package, tmp_path):
     r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out])
     assert r.returncode == 0, r.stderr
     assert not events(load_session(out), "error")
+
+
+def test_route_a_recorded_session(aotidbg, package, tmp_path):
+    """`aotidbg route S.yaml` on a session file routes its errors and log
+    lines, with its package (recorded path) and its inputs: the same route,
+    input and runtime size as the run recorded."""
+    pkg = package("router_gather")
+    table = torch.randn(7, 8)
+    spec = write_spec(str(tmp_path), [table, torch.tensor([2, 9], dtype=torch.int64)])
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", os.path.abspath(pkg), "--inputs", spec, "--record", out])
+    assert r.returncode == 1, r.stderr
+    recorded = events(load_session(out), "error")[0]
+    r = run([aotidbg, "route", out, "--format", "yaml"])
+    assert r.returncode == 0, r.stderr
+    import yaml
+    got = yaml.safe_load(r.stdout)
+    assert got["route"] == recorded["route"] == "triton-index-oob"
+    for key in ("kernel", "input", "input_index", "dim", "dim_value"):
+        assert got["fields"][key] == recorded["fields"][key], key
+    assert got["fields"]["dim_value"] == "7"
