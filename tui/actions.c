@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hunt.h"
 #include "live.h"
+#include "route_actions.h"
+#include "router.h"
 #include "ytree.h"
 
 /* ---- movement over the focused pane ---------------------------------- */
@@ -15,6 +18,12 @@ static int64_t nrows(app *a) { return cur(a)->ops->rows(a); }
 
 static int move_by(app *a, int64_t d)
 {
+    if (a->view_on && !a->help) {   /* the text view scrolls */
+        a->view_top += d;
+        if (a->view_top < 0)
+            a->view_top = 0;
+        return AF_HANDLED | AF_REDRAW;
+    }
     if (a->help) {
         a->help_top += d;
         if (a->help_top < 0)
@@ -41,9 +50,14 @@ static int a_down(app *a, const char *arg) { return move_by(a, arg && *arg ? ato
 static int a_up(app *a, const char *arg) { return move_by(a, -(arg && *arg ? atoll(arg) : 1)); }
 static int a_pgdn(app *a, const char *arg) { return move_by(a, page(a)); }
 static int a_pgup(app *a, const char *arg) { return move_by(a, -page(a)); }
-static int a_top(app *a, const char *arg) { return move_by(a, -(cur(a)->cursor + (a->help ? a->help_top : 0))); }
+static int a_top(app *a, const char *arg)
+{
+    if (a->view_on && !a->help) return move_by(a, -a->view_top);
+    return move_by(a, -(cur(a)->cursor + (a->help ? a->help_top : 0)));
+}
 static int a_bottom(app *a, const char *arg)
 {
+    if (a->view_on && !a->help) return move_by(a, textview_lines(a));
     if (a->help) return move_by(a, 1 << 20);
     return move_by(a, nrows(a) - 1 - cur(a)->cursor);
 }
@@ -52,6 +66,7 @@ static int focus(app *a, int p)
 {
     a->focus = ((p % PANE__COUNT) + PANE__COUNT) % PANE__COUNT;
     a->help = 0;
+    a->view_on = 0;
     return AF_HANDLED | AF_REDRAW;
 }
 static int a_next_pane(app *a, const char *arg) { return focus(a, a->focus + 1); }
@@ -145,6 +160,17 @@ static int search_go(app *a, int dir, int include_cursor)
     if (!a->search[0]) {
         app_message(a, 1, "no search pattern: press / first");
         return AF_FAILED;
+    }
+    if (a->view_on && !a->help) {
+        int64_t line = textview_find(a, a->search, dir, include_cursor);
+        if (line < 0) {
+            app_message(a, 1, "not found: %s", a->search);
+            return AF_HANDLED | AF_REDRAW | AF_FAILED;
+        }
+        a->view_hit = line;
+        a->view_top = line > 2 ? line - 2 : 0;
+        app_message(a, 0, "/%s: line %lld", a->search, (long long)line + 1);
+        return AF_HANDLED | AF_REDRAW;
     }
     int p = a->search_pane >= 0 ? a->search_pane : a->focus;
     int64_t r = find_row(a, p, dir, include_cursor);
@@ -317,6 +343,10 @@ static int a_quit(app *a, const char *arg)
         a->help = 0;
         return AF_HANDLED | AF_REDRAW;
     }
+    if (a->view_on) {   /* then the text view */
+        a->view_on = 0;
+        return AF_HANDLED | AF_REDRAW;
+    }
     a->quit = 1;
     return AF_HANDLED | AF_QUIT;
 }
@@ -368,6 +398,9 @@ void narration_start(app *a)
 
 static int a_next_step(app *a, const char *arg)
 {
+    if ((!a->narration_on || !a->s->nnarration) && a->focus == PANE_ROUTER && !a->help && !a->view_on &&
+        pane_router_selected(a) && pane_router_selected(a)->nactions)
+        return ra_route_action(a, NULL);   /* Enter in the router runs the selected next step */
     if (!a->narration_on || !a->s->nnarration) {
         app_message(a, 0, "no walkthrough is open");
         return AF_HANDLED | AF_REDRAW;
@@ -436,6 +469,16 @@ static const action table[] = {
     {"values-right", "L", "[N]", "inspector: scroll the value grid right", a_vright},
     {"values-left", "H", "[N]", "inspector: scroll the value grid left", a_vleft},
     {"zoom", "z", "", "zoom the focused pane full screen and back", a_zoom},
+    {"route-action", "x", "[N]", "router: run the selected error's next step N (default the first; also Enter)", ra_route_action},
+    {"run-checklist", "C", "", "focus the checklist on its first FAIL row (replay: run it when the package is here)", ra_run_checklist},
+    {"rerun-blocking", "R", "", "live: rerun from kernel 0 with blocking launches (CUDA_LAUNCH_BLOCKING=1)", ra_rerun_blocking},
+    {"rebuild-printer", "P", "[LEVEL]", "say how to rebuild the package with the printer at LEVEL (1-3)", ra_rebuild_printer},
+    {"jump-kernel", "e", "[N|NAME]", "select the error's kernel (or kernel N / NAME) in the kernel list", ra_jump_kernel},
+    {"open-source", "S", "[KERNEL]", "show the kernel's generated source (wrapper.cpp/kernel.cpp of the package)", ra_open_source},
+    {"break-nan", "!", "", "toggle breaking at the first kernel whose output holds NaN/Inf", ra_break_nan},
+    {"hunt-nan", "F", "", "find the first kernel whose output holds NaN/Inf (live: run to it); report its inputs", hunt_action_nan},
+    {"hunt-diverge", "D", "[TOL]", "find the first kernel whose output differs from --reference beyond TOL", hunt_action_diverge},
+    {"producer", "p", "", "inspector: select the kernel that produced the selected tensor", hunt_action_producer},
     {"next-step", "Enter Space", "", "walkthrough: next narration step", a_next_step},
     {"prev-step", "Backspace", "", "walkthrough: previous narration step", a_prev_step},
     {"help", "? F1", "", "this help (generated from the action table)", a_help},

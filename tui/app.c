@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "actions.h"
+#include "route_actions.h"
 
 #define MIN_W 40
 #define MIN_H 10
@@ -26,6 +27,8 @@ void app_init(app *a, session *s, app_mode mode)
     a->break_kernel = -1;
     strbuf_init(&a->input, 0);
     strbuf_init(&a->message, 0);
+    strbuf_init(&a->view, 0);
+    a->view_hit = -1;
     theme_default(&a->th);
     a->min_w = MIN_W;
     a->min_h = MIN_H;
@@ -98,6 +101,9 @@ void app_release(app *a)
     a->err_idx = NULL;
     strbuf_release(&a->input);
     strbuf_release(&a->message);
+    strbuf_release(&a->view);
+    session_free(a->ref);
+    a->ref = NULL;
     if (a->owns_session)
         session_free(a->s);
     a->s = NULL;
@@ -177,6 +183,19 @@ void fmt_double(char *buf, size_t n, double v)
 
 /* ---- chrome ----------------------------------------------------------- */
 
+const char *app_mode_limits(const char *mode)
+{
+    if (!mode)
+        return "";
+    if (!strcmp(mode, "interpose"))
+        return "no tensor values";
+    if (!strcmp(mode, "reinstrument"))
+        return "rebuilt copy";
+    if (!strcmp(mode, "none"))
+        return "no kernels seen";
+    return "";
+}
+
 static const char *mode_name(app_mode m)
 {
     return m == MODE_LIVE ? "LIVE" : m == MODE_TUTORIAL ? "TUTORIAL" : "REPLAY";
@@ -203,8 +222,11 @@ static void render_status(app *a, grid *g, int y)
     char kbuf[64] = "";
     if (k)
         snprintf(kbuf, sizeof kbuf, " | k %lld/%zu", (long long)k->index, s->nkernels);
-    char line[512];
-    snprintf(line, sizeof line, " %s | %s | %s%s", base_name(pkg), dev, runner_state_text(a), kbuf);
+    char line[512], mbuf[80] = "";
+    const char *lim = app_mode_limits(s->mode);
+    if (s->mode)   /* the run's mode, and what it cannot see */
+        snprintf(mbuf, sizeof mbuf, " %s%s%s |", s->mode, *lim ? ": " : "", lim);
+    snprintf(line, sizeof line, " %s | %s |%s %s%s", base_name(pkg), dev, mbuf, runner_state_text(a), kbuf);
     x += grid_put(g, x, y, g->w - x, EL_STATUS, line);
     const char *hints = a->mode == MODE_LIVE ? "s step c cont r restart ? help q quit"
                         : a->narration_on    ? "Enter next ? help q quit"
@@ -373,6 +395,10 @@ void app_render(app *a, grid *g)
     rect full = {0, 0, w, area_h};
     if (a->help) {
         render_help(a, g, full);
+        return;
+    }
+    if (a->view_on) {
+        textview_render(a, g, full);
         return;
     }
     int compact = w < 80 || area_h < 16;

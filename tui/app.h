@@ -38,6 +38,12 @@ typedef struct {
 } pane;
 
 void pane_router_release(void);    /* frees the router's cached rules */
+struct route_result;
+/* The tensor selected in the inspector, or NULL. */
+const tensor_rec *pane_inspector_selected(app *a);
+/* The routing of the error selected in the router pane, or NULL (cached;
+ * valid until the selection changes). */
+const struct route_result *pane_router_selected(app *a);
 extern const pane_ops pane_router_ops, pane_checklist_ops, pane_kernels_ops, pane_inspector_ops;
 
 typedef enum { MODE_REPLAY = 0, MODE_LIVE, MODE_TUTORIAL } app_mode;
@@ -76,6 +82,18 @@ struct app {
     const char *record_path;
     int64_t break_kernel;          /* -1 none */
     int gated;                     /* live: a checklist FAIL kept the run from starting */
+    int break_nan;                 /* break-nan is on */
+    int route_act;                 /* router pane: selected next-step action (0-based) */
+    /* read-only text view over the panes (kernel source, hunt reports) */
+    int view_on;
+    strbuf view;
+    char view_title[160];
+    int64_t view_top, view_hit;    /* first line shown; line of the last match, -1 none */
+    /* reference session for the inspector's diff and hunt-diverge; may be NULL */
+    session *ref;
+    const char *ref_path;
+    int hunt_pending;              /* live: 1 hunt-nan, 2 hunt-diverge waits for the runner to stop */
+    double hunt_tol;
     /* index of the error events (router rows), extended as the session grows */
     size_t *err_idx, nerr, cap_err, err_scanned;
     /* index of kernels with NaN/Inf or an error, over the kernels whose status
@@ -110,5 +128,8 @@ void pane_scroll_into_view(pane *p, int h);
 void fmt_shape(strbuf *sb, int ndim, const int64_t *v);
 void fmt_double(char *buf, size_t n, double v);
 const char *runner_state_text(app *a);
+/* What a run mode (s->mode: printer, interpose, reinstrument, none) cannot
+ * see, for the status bar and the kernel list: "" when it sees everything. */
+const char *app_mode_limits(const char *mode);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "checklist.h"
+#include "hunt.h"
 #include "inputs.h"
 #include "package.h"
 #include "runner_client.h"
@@ -18,6 +19,8 @@ static package_t *live_pkg;   /* one live run per process */
  * kept and sent at the next stop, so keys are never lost to timing. */
 enum { PEND_NONE = 0, PEND_STEP, PEND_CONTINUE };
 static int pending;
+static runner_options live_ro;        /* what the runner was started with */
+static const char *live_ro_so, *live_ro_dir;
 
 int64_t live_current_kernel(app *a);
 int64_t live_current_kernel(app *a)
@@ -108,6 +111,8 @@ int live_start(app *a, const live_options *o, strbuf *err)
         session_add_note(s, "started with --force over a failing checklist");
     strbuf_release(&why);
     runner_options ro = {0};
+    live_ro_so = m->so_path;
+    live_ro_dir = m->model_dir;
     ro.so_path = m->so_path;
     ro.cubin_dir = m->model_dir;
     ro.device = s->device;
@@ -116,6 +121,7 @@ int live_start(app *a, const live_options *o, strbuf *err)
     ro.break_index = -1;
     ro.max_values = 4096;
     ro.timeout_s = 60;
+    live_ro = ro;
     if (runner_client_start((runner_client **)&a->rc, &ro, s, err) < 0)
         return -1;
     return open_writer(a, o, err);
@@ -145,6 +151,13 @@ int live_pump(app *a, int timeout_ms)
             live_continue(a);
     } else if (st == RUNNER_FINISHED || st == RUNNER_DEAD) {
         pending = PEND_NONE;
+    }
+    if (a->hunt_pending && (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD)) {
+        if (n > 0 && a->writer)
+            session_writer_sync(a->writer, &err);
+        strbuf_reset(&err);
+        hunt_live_settled(a);   /* the run stopped: hunt over what it recorded */
+        n = n > 0 ? n : 1;
     }
     if (n < 0)
         app_message(a, 1, "runner: %s", err.buf);
@@ -241,12 +254,55 @@ int live_restart(app *a)
     if (rc < 0)
         app_message(a, 1, "restart: %s", err.buf);
     else {
-        runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR);
+        runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR | (a->break_nan ? BREAK_ON_NAN : 0));
         app_message(a, 0, "restarted: a fresh runner from the first kernel");
         a->follow = 1;
     }
     strbuf_release(&err);
     return rc;
+}
+
+int live_rerun_blocking(app *a)
+{
+    if (!a->rc) {
+        need_rc(a);
+        return -1;
+    }
+    strbuf err = STRBUF_INIT;
+    runner_client_free(a->rc);
+    a->rc = NULL;
+    pending = PEND_NONE;
+    a->s->nevents = 0;   /* a fresh run, as runner_client_restart does */
+    a->s->nkernels = 0;
+    runner_options ro = live_ro;
+    ro.so_path = live_ro_so;
+    ro.cubin_dir = live_ro_dir;
+    ro.blocking = 1;
+    ro.deterministic = 1;
+    ro.break_flags = BREAK_EACH_KERNEL | BREAK_ON_ERROR | (a->break_nan ? BREAK_ON_NAN : 0);
+    int rc = runner_client_start((runner_client **)&a->rc, &ro, a->s, &err);
+    if (rc < 0) {
+        app_message(a, 1, "rerun-blocking: %s", err.buf);
+    } else {
+        live_ro = ro;
+        session_set_flag(a->s, "CUDA_LAUNCH_BLOCKING", "1");
+        session_set_flag(a->s, "PYTORCH_NO_CUDA_MEMORY_CACHING", "1");
+        session_set_flag(a->s, "AOTI_RUNTIME_CHECK_INPUTS", "1");
+        app_message(a, 0, "rerun with blocking launches (CUDA_LAUNCH_BLOCKING=1, sync at every kernel) from kernel 0");
+        a->follow = 1;
+    }
+    strbuf_release(&err);
+    return rc;
+}
+
+void live_break_nan(app *a, int on)
+{
+    if (!a->rc)
+        return;
+    runner_state st = runner_client_state(a->rc);
+    if (st == RUNNER_STOPPED || st == RUNNER_STARTING)
+        runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR | (on ? BREAK_ON_NAN : 0));
+    session_set_flag(a->s, "break-on-nan", on ? "1" : "0");
 }
 
 int live_run_to(app *a, const char *arg)

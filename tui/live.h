@@ -32,7 +32,13 @@ int live_step(app *a);
 int live_continue(app *a);
 int live_restart(app *a);
 int live_run_to(app *a, const char *arg);
-int live_interrupt(app *a);            /* SIGINT during a run: end the runner, keep the UI */
+int live_interrupt(app *a);
+/* rerun-blocking: a fresh runner with CUDA_LAUNCH_BLOCKING=1,
+ * PYTORCH_NO_CUDA_MEMORY_CACHING=1, AOTI_RUNTIME_CHECK_INPUTS=1 and a sync
+ * at every kernel boundary, from the first kernel. */
+int live_rerun_blocking(app *a);
+/* break-nan: the runner stops at the first kernel whose output holds NaN/Inf. */
+void live_break_nan(app *a, int on);            /* SIGINT during a run: end the runner, keep the UI */
 /* Final save (normal exit) or flush only (signal path). */
 void live_finish(app *a, int from_signal);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "app.h"
+#include "hunt.h"
 #include "pane_util.h"
 
 #define MAX_ROWS 512
@@ -67,6 +68,8 @@ static int contiguous(const tensor_rec *t)
     }
     return 1;
 }
+
+static void ref_line(app *a, const kernel_event *k, const tensor_rec *t, strbuf *sb);
 
 static const tensor_rec *partner(const kernel_event *k, const tensor_rec *t)
 {
@@ -219,6 +222,14 @@ static void i_render(app *a, grid *g, rect r, int focused)
     }
     pane *p = &a->panes[PANE_INSPECTOR];
     const tensor_rec *sel = &k->tensors[idx[p->cursor < n ? p->cursor : 0]];
+    if (a->ref && in.h >= 3) {   /* the diff against --reference, on top */
+        strbuf rl = STRBUF_INIT;
+        ref_line(a, k, sel, &rl);
+        grid_put(g, in.x, in.y, in.w, EL_WARN, rl.buf);
+        strbuf_release(&rl);
+        in.y++;
+        in.h--;
+    }
     /* Split: tensor list on top; values and histogram below when there is room. */
     int detail = sel->nvalues && in.h >= 12 ? in.h / 2 : 0;
     int list_h = in.h - detail;
@@ -270,6 +281,56 @@ static void i_render(app *a, grid *g, rect r, int focused)
                 histogram(g, (rect){d.x, d.y + used, d.w, d.h - used}, sel);
         }
     }
+}
+
+const tensor_rec *pane_inspector_selected(app *a)
+{
+    const kernel_event *k = app_selected_kernel(a);
+    int idx[MAX_ROWS];
+    int n = rows_of(a, k, idx);
+    int64_t c = a->panes[PANE_INSPECTOR].cursor;
+    if (c < 0 || c >= n)
+        return NULL;
+    return &k->tensors[idx[c]];
+}
+
+/* The selected tensor against the same kernel index, name and phase in the
+ * reference session: one line. */
+static void ref_line(app *a, const kernel_event *k, const tensor_rec *t, strbuf *sb)
+{
+    const tensor_rec *r = session_find_tensor(a->ref, k->index, t->name, t->phase);
+    if (!r) {
+        const event *re = session_kernel_event(a->ref, k->index);
+        strbuf_addf(sb, "vs reference: no %s %s at kernel #%lld there%s%s", phase_name(t->phase), t->name,
+                    (long long)k->index, re ? " (it is " : "", re ? re->u.kernel.name : "");
+        if (re)
+            strbuf_addch(sb, ')');
+        return;
+    }
+    tensor_diff d;
+    tensor_compare(t, r, 0, &d);
+    char ma[24], mr[24];
+    fmt_double(ma, sizeof ma, d.max_abs);
+    fmt_double(mr, sizeof mr, d.max_rel);
+    if (d.by_values) {
+        strbuf_addf(sb, "vs reference: max abs err %s, max rel err %s, ", ma, mr);
+        if (d.first_diff >= 0) {
+            strbuf_addstr(sb, "first differing index ");
+            fmt_index(sb, t, d.first_diff);
+            strbuf_addf(sb, " (%zu of %zu differ%s)", d.differing, d.compared, d.sampled ? ", sampled" : "");
+        } else {
+            strbuf_addf(sb, "identical (%zu values%s)", d.compared, d.sampled ? ", sampled" : "");
+        }
+    } else if (d.compared) {
+        strbuf_addf(sb, "vs reference (statistics only, no values on both sides): min/max/mean max abs err %s, rel %s%s",
+                    ma, mr, d.differing ? "" : ", same");
+    } else {
+        strbuf_addstr(sb, "vs reference: nothing to compare (no values or statistics on both sides)");
+    }
+    if (d.shape_differs)
+        strbuf_addstr(sb, "; shapes differ");
+    if (strcmp(k->name, session_kernel_event(a->ref, k->index)->u.kernel.name))
+        strbuf_addstr(sb, "; kernel names differ");
 }
 
 static const char *i_row_text(app *a, int64_t row, strbuf *buf)

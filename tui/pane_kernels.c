@@ -41,8 +41,12 @@ int64_t live_current_kernel(app *a);   /* live.c: -1 when not live */
 
 static void k_render(app *a, grid *g, rect r, int focused)
 {
-    char title[96];
-    snprintf(title, sizeof title, "kernels (%zu)%s", a->s->nkernels, a->follow ? "" : " [follow off]");
+    char title[160], mode[96] = "";
+    if (a->s->mode) {
+        const char *lim = app_mode_limits(a->s->mode);
+        snprintf(mode, sizeof mode, " [%s%s%s]", a->s->mode, *lim ? ": " : "", lim);
+    }
+    snprintf(title, sizeof title, "kernels (%zu)%s%s", a->s->nkernels, mode, a->follow ? "" : " [follow off]");
     rect in = pane_frame(a, g, r, focused, PANE_KERNELS, title);
     pane *p = &a->panes[PANE_KERNELS];
     if (!a->s->nkernels) {

@@ -5,6 +5,7 @@
  * also routes errors recorded without a route. */
 #include <stdio.h>
 #include <string.h>
+#include "actions.h"
 #include "app.h"
 #include "pane_util.h"
 #include "router.h"
@@ -65,6 +66,26 @@ static const error_event *nth_error(app *a, int64_t n)
 
 static int64_t r_rows(app *a) { return (int64_t)app_errors(a); }
 
+const route_result *pane_router_selected(app *a)
+{
+    const error_event *e = nth_error(a, a->panes[PANE_ROUTER].cursor);
+    return e ? routed(a, e) : NULL;
+}
+
+/* Key of a named action, for the pane ("C"); "" when unbound. */
+static void key_of(const char *name, char *buf, size_t n)
+{
+    buf[0] = 0;
+    int i = actions_find(name);
+    if (i < 0)
+        return;
+    strbuf kb = STRBUF_INIT;
+    actions_keys_text((size_t)i, &kb);
+    size_t l = strcspn(kb.buf, " ");
+    snprintf(buf, n, "%.*s", (int)l, kb.buf);
+    strbuf_release(&kb);
+}
+
 static void first_line(const char *text, char *out, size_t n)
 {
     size_t l = strcspn(text ? text : "", "\n");
@@ -108,6 +129,25 @@ static void r_render(app *a, grid *g, rect r, int focused)
     const char *route = e->route && strcmp(e->route, "unknown") ? e->route : rr ? rr->route : e->route;
     grid_printf(g, in.x, y++, in.w, EL_HEADER, "route: %s%s%s", route ? route : "unknown",
                 rr && rr->title ? " - " : "", rr && rr->title ? rr->title : "");
+    if (rr && rr->nactions && y < bottom) {
+        /* next steps as actions: x (or Enter) runs the selected one */
+        if (a->route_act >= (int)rr->nactions) a->route_act = (int)rr->nactions - 1;
+        if (a->route_act < 0) a->route_act = 0;
+        int x = grid_put(g, in.x, y, in.w, EL_HEADER, "actions (x runs >):");
+        for (size_t i = 0; i < rr->nactions && x < in.w; i++) {
+            const route_action *ra = &rr->actions[i];
+            char k[16], item[128];
+            key_of(ra->name, k, sizeof k);
+            if (ra->level)
+                snprintf(item, sizeof item, " %s%zu %s %d%s%s%s", (int)i == a->route_act ? ">" : "", i + 1, ra->name,
+                         ra->level, k[0] ? " [" : "", k, k[0] ? "]" : "");
+            else
+                snprintf(item, sizeof item, " %s%zu %s%s%s%s", (int)i == a->route_act ? ">" : "", i + 1, ra->name,
+                         k[0] ? " [" : "", k, k[0] ? "]" : "");
+            x += grid_put(g, in.x + x, y, in.w - x, (int)i == a->route_act ? EL_SELECTED : EL_WARN, item);
+        }
+        y++;
+    }
     if (e->kernel_index >= 0 && y < bottom) {
         const event *ke = session_kernel_event(a->s, e->kernel_index);
         grid_printf(g, in.x, y++, in.w, EL_NORMAL, "kernel: #%lld %s", (long long)e->kernel_index,

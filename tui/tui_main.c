@@ -35,11 +35,14 @@ static const char usage_common[] =
     "  --keys \"A B ...\"   run these actions (names, name:arg, or key names) first\n"
     "  --script FILE      run the actions in FILE (one `name [arg]` a line) first\n"
     "  --headless WxH     no terminal: render to stdout after each scripted action\n"
-    "  --dump-screen      with --headless: print only the final screen\n";
+    "  --dump-screen      with --headless: print only the final screen\n"
+    "  --reference S.yaml (replay, live) a second session of the same model, e.g. its CPU run:\n"
+    "                     the inspector diffs each tensor against it; hunt-diverge uses it\n";
 
 typedef struct {
     const char *target;            /* session, package or tutorial name */
     const char *keys, *script, *theme_name;
+    const char *reference;         /* --reference S.yaml (replay, live) */
     int ascii, no_color, mouse, headless, hw, hh, dump_last, list;
     live_options live;
 } options;
@@ -100,6 +103,7 @@ static int parse(const char *mode, int argc, char **argv, options *o)
         else if (!strcmp(mode, "live") && !strcmp(a, "--device")) { NEED(); o->live.device = next; }
         else if (!strcmp(mode, "live") && !strcmp(a, "--record")) { NEED(); o->live.record = next; }
         else if (!strcmp(mode, "live") && !strcmp(a, "--force")) o->live.force = 1;
+        else if (strcmp(mode, "tutorial") && !strcmp(a, "--reference")) { NEED(); o->reference = next; }
         else if (a[0] == '-' && a[1]) return usage_error(mode, "unknown option", a);
         else if (!o->target) o->target = a;
         else return usage_error(mode, "unexpected argument", a);
@@ -506,6 +510,15 @@ static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_ope
     return r;
 }
 
+int tui_print_actions(FILE *f)
+{
+    for (size_t i = 0; i < actions_count(); i++) {
+        const action *ac = actions_get(i);
+        fprintf(f, "%s\t%s\t%s\n", ac->name, ac->keys, ac->help);
+    }
+    return 0;
+}
+
 int tui_main(const char *mode, int argc, char **argv)
 {
     options o;
@@ -629,6 +642,17 @@ int tui_main(const char *mode, int argc, char **argv)
             fprintf(stderr, "aotidbg: warning: %s\n", err.buf);
             strbuf_reset(&err);
         }
+    }
+    if (o.reference) {
+        if (load_session(o.reference, &a.ref) < 0) {
+            app_release(&a);
+            script_free(&scripts[0]);
+            script_free(&scripts[1]);
+            free(live_pkg_path);
+            free(live_inputs_path);
+            return EXIT_USAGE;
+        }
+        a.ref_path = o.reference;
     }
     if (m == MODE_TUTORIAL) {
         a.narration_on = 1;

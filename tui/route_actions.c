@@ -1,0 +1,363 @@
+/* route_actions.c — the router's next steps as actions, and the text view
+ * (see route_actions.h). */
+#include "route_actions.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "actions.h"
+#include "checklist.h"
+#include "live.h"
+#include "package.h"
+#include "paths.h"
+#include "router.h"
+
+#define SOURCE_MAX_BYTES (64u << 20)   /* wrapper.cpp + kernel.cpp read for the view */
+
+/* ---- the text view ---------------------------------------------------- */
+
+void textview_open(app *a, const char *title, const char *text, int64_t top)
+{
+    strbuf_reset(&a->view);
+    strbuf_addstr(&a->view, text ? text : "");
+    snprintf(a->view_title, sizeof a->view_title, "%s", title);
+    a->view_on = 1;
+    a->view_top = top < 0 ? 0 : top;
+    a->view_hit = -1;
+    a->help = 0;
+}
+
+void textview_close(app *a)
+{
+    a->view_on = 0;
+}
+
+int64_t textview_lines(const app *a)
+{
+    int64_t n = 0;
+    for (size_t i = 0; i < a->view.len; i++)
+        n += a->view.buf[i] == '\n';
+    return n + (a->view.len && a->view.buf[a->view.len - 1] != '\n');
+}
+
+/* Start of line `line` in the view's text, or NULL past the end. */
+static const char *line_at(const app *a, int64_t line)
+{
+    const char *p = a->view.buf;
+    if (!p)
+        return NULL;
+    for (int64_t i = 0; i < line; i++) {
+        p = strchr(p, '\n');
+        if (!p)
+            return NULL;
+        p++;
+    }
+    return *p ? p : NULL;
+}
+
+int64_t textview_find(const app *a, const char *pat, int dir, int include_top)
+{
+    int64_t n = textview_lines(a);
+    if (!pat || !*pat || n == 0)
+        return -1;
+    /* an index of line starts keeps a long file's search linear */
+    const char **starts = malloc((size_t)n * sizeof *starts);
+    if (!starts)
+        abort();
+    const char *p = a->view.buf;
+    for (int64_t i = 0; i < n; i++) {
+        starts[i] = p;
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    int64_t from = a->view_hit >= 0 ? a->view_hit : a->view_top;
+    int64_t found = -1;
+    for (int64_t k = include_top ? 0 : 1; k <= n; k++) {
+        int64_t i = ((from + dir * k) % n + n) % n;
+        size_t len = strcspn(starts[i], "\n");
+        const char *hit = strstr(starts[i], pat);
+        if (hit && hit < starts[i] + len) {
+            found = i;
+            break;
+        }
+    }
+    free(starts);
+    return found;
+}
+
+void textview_render(app *a, grid *g, rect r)
+{
+    char title[220];
+    int64_t n = textview_lines(a);
+    snprintf(title, sizeof title, "%s  (%lld lines; / search, n next, q closes)", a->view_title, (long long)n);
+    grid_box(g, r.x, r.y, r.w, r.h, EL_BORDER_FOCUS, title, EL_TITLE_FOCUS);
+    int h = r.h - 2;
+    if (a->view_top > n - h)
+        a->view_top = n - h > 0 ? n - h : 0;
+    if (a->view_top < 0)
+        a->view_top = 0;
+    const char *p = line_at(a, a->view_top);
+    char buf[1024];
+    for (int y = 0; y < h && p; y++) {
+        int64_t ln = a->view_top + y;
+        size_t len = strcspn(p, "\n");
+        size_t c = len < sizeof buf - 1 ? len : sizeof buf - 1;
+        memcpy(buf, p, c);
+        buf[c] = 0;
+        for (size_t i = 0; i < c; i++)
+            if (buf[i] == '\t') buf[i] = ' ';
+        int x = grid_printf(g, r.x + 1, r.y + 1 + y, 7, EL_DIM, "%6lld ", (long long)ln + 1);
+        int el = ln == a->view_hit ? EL_MATCH : EL_NORMAL;
+        grid_put(g, r.x + 1 + x, r.y + 1 + y, r.w - 2 - x, el, buf);
+        p = p[len] && p[len + 1] ? p + len + 1 : NULL;
+    }
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static const route_action *nth_action(app *a, int i)
+{
+    const route_result *rr = pane_router_selected(a);
+    if (!rr || i < 0 || (size_t)i >= rr->nactions)
+        return NULL;
+    return &rr->actions[i];
+}
+
+/* The value the selected error's route gives for an action (e.g. the kernel
+ * of jump-kernel), or NULL. */
+static const char *route_value(app *a, const char *action)
+{
+    const route_result *rr = pane_router_selected(a);
+    for (size_t i = 0; rr && i < rr->nactions; i++)
+        if (!strcmp(rr->actions[i].name, action) && rr->actions[i].value)
+            return rr->actions[i].value;
+    const char *k = rr ? route_result_field(rr, "kernel") : NULL;
+    return k;
+}
+
+/* The error selected in the router, or NULL. */
+static const error_event *sel_error(app *a)
+{
+    int64_t c = a->panes[PANE_ROUTER].cursor;
+    if (c < 0 || (size_t)c >= app_errors(a))
+        return NULL;
+    return &a->s->events[a->err_idx[c]]->u.error;
+}
+
+/* ---- the actions ------------------------------------------------------ */
+
+int ra_route_action(app *a, const char *arg)
+{
+    const route_result *rr = pane_router_selected(a);
+    if (!rr || !rr->nactions) {
+        app_message(a, 1, "no next-step action: select an error in the router (1) that has some");
+        return AF_FAILED | AF_REDRAW;
+    }
+    int i = a->route_act;
+    if (arg && *arg) {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (*end || v < 1 || (size_t)v > rr->nactions) {
+            app_message(a, 1, "route-action: give 1..%zu", rr->nactions);
+            return AF_FAILED | AF_REDRAW;
+        }
+        i = (int)v - 1;
+    }
+    a->route_act = i;
+    const route_action *ra = nth_action(a, i);
+    int ai = actions_find(ra->name);
+    if (ai < 0) {
+        app_message(a, 1, "route-action: '%s' is not an action of this version", ra->name);
+        return AF_FAILED | AF_REDRAW;
+    }
+    char lv[16] = "";
+    if (ra->level)
+        snprintf(lv, sizeof lv, "%d", ra->level);
+    return actions_run(a, ai, ra->level ? lv : ra->value ? ra->value : "");
+}
+
+int ra_run_checklist(app *a, const char *arg)
+{
+    (void)arg;
+    /* a replay without rows: run it now when the package is on this machine */
+    if (!a->s->nchecks && a->mode != MODE_LIVE && a->s->package.path && access(a->s->package.path, R_OK) == 0) {
+        package_t *p = NULL;
+        strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+        if (package_open(&p, a->s->package.path, &err) == 0) {
+            checklist_opts co = {0};
+            co.device = a->s->device;
+            co.inputs = a->s->ninputs ? a->s->inputs : NULL;
+            co.ninputs = a->s->ninputs;
+            checklist_gate(p, &co, a->s, &why);
+        } else {
+            app_message(a, 1, "run-checklist: %s", err.buf);
+        }
+        package_close(p);
+        strbuf_release(&err);
+        strbuf_release(&why);
+    }
+    a->focus = PANE_CHECKLIST;
+    a->help = 0;
+    a->view_on = 0;
+    size_t fails = 0, warns = 0;
+    int64_t first = -1;
+    for (size_t i = 0; i < a->s->nchecks; i++) {
+        if (a->s->checks[i].status == CHECK_FAIL && first < 0)
+            first = (int64_t)i;
+        fails += a->s->checks[i].status == CHECK_FAIL;
+        warns += a->s->checks[i].status == CHECK_WARN;
+    }
+    if (first >= 0)
+        pane_goto(&a->panes[PANE_CHECKLIST], first, (int64_t)a->s->nchecks);
+    if (!a->s->nchecks)
+        app_message(a, 1, "no checklist rows: the package is not at hand (aotidbg check PKG --inputs SPEC)");
+    else
+        app_message(a, 0, "checklist: %zu rows, %zu FAIL, %zu WARN", a->s->nchecks, fails, warns);
+    return AF_HANDLED | AF_REDRAW;
+}
+
+int ra_rerun_blocking(app *a, const char *arg)
+{
+    (void)arg;
+    if (a->mode != MODE_LIVE) {
+        app_message(a, 0, "replay: rerun live with blocking launches: aotidbg %s%s (CUDA_LAUNCH_BLOCKING=1 is set by "
+                          "rerun-blocking there)", a->s->package.path ? a->s->package.path : "PKG.pt2",
+                    a->s->ninputs ? " --inputs SPEC" : "");
+        return AF_HANDLED | AF_REDRAW;
+    }
+    if (live_rerun_blocking(a) < 0)
+        return AF_FAILED | AF_REDRAW;
+    return AF_HANDLED | AF_REDRAW;
+}
+
+int ra_rebuild_printer(app *a, const char *arg)
+{
+    int level = arg && *arg ? atoi(arg) : 1;
+    if (level < 1 || level > 3) {
+        app_message(a, 1, "rebuild-printer: level 1, 2 or 3");
+        return AF_FAILED | AF_REDRAW;
+    }
+    /* A rebuild needs the user's exported program: say the exact command. */
+    app_message(a, 0, "rebuild with the printer at level %d: python3 %s/prepare/aotidbg_prepare.py EXPORTED.pt2 "
+                      "-o OUT.pt2 --printer %d (needs the torch.export.save file)", level, aotidbg_data_dir(), level);
+    return AF_HANDLED | AF_REDRAW;
+}
+
+int ra_jump_kernel(app *a, const char *arg)
+{
+    const char *want = arg && *arg ? arg : NULL;
+    const error_event *e = sel_error(a);
+    int64_t k = -1;
+    if (!want && e && e->kernel_index >= 0)
+        k = e->kernel_index;
+    if (!want && k < 0)
+        want = route_value(a, "jump-kernel");
+    if (want) {
+        char *end;
+        long long v = strtoll(want, &end, 10);
+        if (!*end)
+            k = v;
+        else
+            for (size_t i = 0; i < a->s->nkernels && k < 0; i++)
+                if (!strcmp(a->s->kernels[i]->u.kernel.name, want))
+                    k = (int64_t)i;
+    }
+    if (k < 0 || (size_t)k >= a->s->nkernels) {
+        app_message(a, 1, "jump-kernel: %s%s is not in this run's kernel list", want ? "kernel " : "no kernel",
+                    want ? want : " named by the error");
+        return AF_FAILED | AF_REDRAW;
+    }
+    a->focus = PANE_KERNELS;
+    a->follow = 0;
+    a->view_on = a->help = 0;
+    pane_goto(&a->panes[PANE_KERNELS], k, (int64_t)a->s->nkernels);
+    a->insp_tensor = 0;
+    a->panes[PANE_INSPECTOR].cursor = a->panes[PANE_INSPECTOR].top = 0;
+    app_message(a, 0, "kernel %lld: %s", (long long)k, a->s->kernels[k]->u.kernel.name);
+    return AF_HANDLED | AF_REDRAW;
+}
+
+int ra_open_source(app *a, const char *arg)
+{
+    const char *name = arg && *arg ? arg : NULL;
+    const error_event *e = sel_error(a);
+    if (!name && a->focus == PANE_ROUTER)
+        name = route_value(a, "open-source");
+    if (!name && a->focus == PANE_ROUTER && e && e->kernel_index >= 0 && (size_t)e->kernel_index < a->s->nkernels)
+        name = a->s->kernels[e->kernel_index]->u.kernel.name;
+    if (!name && app_selected_kernel(a))
+        name = app_selected_kernel(a)->name;
+    const char *pkg = a->s->package.path;
+    if (!pkg || access(pkg, R_OK) != 0) {
+        app_message(a, 1, "open-source: the package is not at hand (%s); the source is its wrapper.cpp/kernel.cpp",
+                    pkg ? pkg : "the session names none");
+        return AF_FAILED | AF_REDRAW;
+    }
+    package_t *p = NULL;
+    strbuf err = STRBUF_INIT, text = STRBUF_INIT, part = STRBUF_INIT;
+    package_model *m = NULL;
+    int rc = AF_FAILED | AF_REDRAW;
+    if (package_open(&p, pkg, &err) < 0 || !(m = package_find_model(p, a->s->package.model, &err))) {
+        app_message(a, 1, "open-source: %s", err.buf);
+        goto out;
+    }
+    const char *entries[2] = {m->wrapper_cpp_entry, m->kernel_cpp_entry};
+    for (int i = 0; i < 2; i++) {
+        if (!entries[i])
+            continue;
+        strbuf_reset(&part);
+        if (package_read_entry(p, entries[i], SOURCE_MAX_BYTES, &part, &err) < 0)
+            continue;   /* a missing piece: show what there is */
+        strbuf_addf(&text, "// ---- %s ----\n", entries[i]);
+        strbuf_add(&text, part.buf, part.len);
+        if (text.len && text.buf[text.len - 1] != '\n')
+            strbuf_addch(&text, '\n');
+    }
+    if (!text.len) {
+        app_message(a, 1, "open-source: the package has no wrapper.cpp or kernel.cpp to show%s%s",
+                    err.len ? ": " : "", err.buf);
+        goto out;
+    }
+    char title[160];
+    snprintf(title, sizeof title, "source: %s", name ? name : "wrapper.cpp");
+    textview_open(a, title, text.buf, 0);
+    if (name) {
+        /* the definition first ("void NAME(", "def NAME("), else any mention */
+        char pat[300];
+        int64_t line = -1;
+        snprintf(pat, sizeof pat, "void %s(", name);
+        line = textview_find(a, pat, 1, 1);
+        if (line < 0) {
+            snprintf(pat, sizeof pat, "def %s(", name);
+            line = textview_find(a, pat, 1, 1);
+        }
+        if (line < 0)
+            line = textview_find(a, name, 1, 1);
+        if (line >= 0) {
+            a->view_top = line > 2 ? line - 2 : 0;
+            a->view_hit = line;
+            snprintf(a->search, sizeof a->search, "%s", name);
+            app_message(a, 0, "%s: line %lld", name, (long long)line + 1);
+        } else {
+            app_message(a, 1, "%s is not named in the package's sources; showing wrapper.cpp", name);
+        }
+    }
+    rc = AF_HANDLED | AF_REDRAW;
+out:
+    package_close(p);
+    strbuf_release(&err);
+    strbuf_release(&text);
+    strbuf_release(&part);
+    return rc;
+}
+
+int ra_break_nan(app *a, const char *arg)
+{
+    (void)arg;
+    a->break_nan = !a->break_nan;
+    if (a->mode == MODE_LIVE)
+        live_break_nan(a, a->break_nan);
+    app_message(a, 0, "break on NaN/Inf: %s%s", a->break_nan ? "on" : "off",
+                a->mode == MODE_LIVE ? "" : " (replay: continue stops at the next kernel with NaN/Inf)");
+    return AF_HANDLED | AF_REDRAW;
+}
