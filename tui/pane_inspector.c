@@ -301,7 +301,7 @@ static void ref_line(app *a, const kernel_event *k, const tensor_rec *t, strbuf 
     const tensor_rec *r = session_find_tensor(a->ref, k->index, t->name, t->phase);
     if (!r) {
         const event *re = session_kernel_event(a->ref, k->index);
-        strbuf_addf(sb, "vs reference: no %s %s at kernel #%lld there%s%s", phase_name(t->phase), t->name,
+        strbuf_addf(sb, "vs ref: no %s %s at kernel #%lld there%s%s", phase_name(t->phase), t->name,
                     (long long)k->index, re ? " (it is " : "", re ? re->u.kernel.name : "");
         if (re)
             strbuf_addch(sb, ')');
@@ -312,20 +312,20 @@ static void ref_line(app *a, const kernel_event *k, const tensor_rec *t, strbuf 
     char ma[24], mr[24];
     fmt_double(ma, sizeof ma, d.max_abs);
     fmt_double(mr, sizeof mr, d.max_rel);
-    if (d.by_values) {
-        strbuf_addf(sb, "vs reference: max abs err %s, max rel err %s, ", ma, mr);
+    if (d.by_values) {   /* the first differing index first: it is what the user walks to */
         if (d.first_diff >= 0) {
-            strbuf_addstr(sb, "first differing index ");
+            strbuf_addstr(sb, "vs ref: first diff at ");
             fmt_index(sb, t, d.first_diff);
-            strbuf_addf(sb, " (%zu of %zu differ%s)", d.differing, d.compared, d.sampled ? ", sampled" : "");
+            strbuf_addf(sb, " (%zu/%zu differ%s), max abs err %s, max rel err %s", d.differing, d.compared,
+                        d.sampled ? ", sampled" : "", ma, mr);
         } else {
-            strbuf_addf(sb, "identical (%zu values%s)", d.compared, d.sampled ? ", sampled" : "");
+            strbuf_addf(sb, "vs ref: identical (%zu values%s)", d.compared, d.sampled ? ", sampled" : "");
         }
     } else if (d.compared) {
-        strbuf_addf(sb, "vs reference (statistics only, no values on both sides): min/max/mean max abs err %s, rel %s%s",
+        strbuf_addf(sb, "vs ref (statistics only, no values on both sides): min/max/mean max abs err %s, rel %s%s",
                     ma, mr, d.differing ? "" : ", same");
     } else {
-        strbuf_addstr(sb, "vs reference: nothing to compare (no values or statistics on both sides)");
+        strbuf_addstr(sb, "vs ref: nothing to compare (no values or statistics on both sides)");
     }
     if (d.shape_differs)
         strbuf_addstr(sb, "; shapes differ");
