@@ -603,6 +603,20 @@ int tui_main(const char *mode, int argc, char **argv)
             /* the demo: compile it now if the cache has none (progress on screen) */
             demo_paths dp;
             int prc = demo_locate(&dp, &err);
+            if (prc == 0 && !demo_ready(&dp) && !o.headless && !screen_opened) {
+                /* `tutorial live-demo` in a terminal: the progress goes on screen too */
+                screen_options so = {o.ascii, o.no_color, o.mouse};
+                int sa = 0;
+                if (screen_open(&so, &sa) == 0) {
+                    screen_install_signals();
+                    theme th;
+                    theme_default(&th);
+                    if (o.no_color)
+                        theme_mono(&th);
+                    screen_apply_theme(&th);
+                    screen_opened = 1;
+                }
+            }
             if (prc == 0)
                 prc = demo_prepare(&dp, screen_opened, o.ascii, &err);
             demo_paths_free(&dp);

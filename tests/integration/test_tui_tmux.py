@@ -411,3 +411,39 @@ def test_tutorial_menu_tmux(tmux, aotidbg, data_dir):
     tmux.send("q")
     tmux.wait_for("AOTIDBG-EXIT-0")
     _check_tty(tmux)
+
+
+@pytest.mark.slow
+def test_demo_compile_progress_tmux(tmux, aotidbg, tmp_path):
+    """The menu's live entry on a fresh cache: the compile runs in a child while
+    the screen shows a spinner and the elapsed seconds (it keeps changing: the
+    UI is not frozen), then live mode starts on the compiled demo."""
+    py = shutil.which("python3")
+    tmux.send(f"cd {tmp_path} && TERM=xterm LANG=C.UTF-8 XDG_CACHE_HOME={tmp_path}/cache AOTIDBG_PYTHON={py} "
+              f"{aotidbg} tutorial; echo AOTIDBG-EXIT-$?", "Enter")
+    tmux.wait_for(["guided walkthroughs", "live-demo", "compiled on first use"])
+    tmux.send("G")
+    tmux.send("Enter")
+    first = tmux.wait_for(["preparing the demo model", "compiling the bundled CPU model"], timeout=30)
+    secs = re.search(r"AOTInductor: (\d+) s", first)
+    assert secs, first
+    later = tmux.wait_for(f"AOTInductor: {int(secs.group(1)) + 2} s", timeout=30)
+    assert "q cancels" in later
+    tmux.wait_for(["LIVE", "demo.pt2"], timeout=180)
+    tmux.send("s")
+    tmux.wait_for(["inspector: #0 ", "| stopped |"], timeout=60)
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
+    _check_tty(tmux)
+
+
+def test_demo_compile_cancel_tmux(tmux, aotidbg, tmp_path):
+    py = shutil.which("python3")
+    tmux.send(f"cd {tmp_path} && TERM=xterm LANG=C.UTF-8 XDG_CACHE_HOME={tmp_path}/cache AOTIDBG_PYTHON={py} "
+              f"{aotidbg} tutorial live-demo; echo AOTIDBG-EXIT-$?", "Enter")
+    tmux.wait_for(["preparing the demo model", "q cancels"], timeout=30)
+    tmux.send("q")
+    screen = tmux.wait_for("AOTIDBG-EXIT-1", timeout=30)
+    assert "the demo build was cancelled" in screen
+    assert not (tmp_path / "cache" / "aotidbg" / "demo" / "demo.pt2").exists()
+    _check_tty(tmux)
