@@ -93,6 +93,7 @@ struct app {
     session *ref;
     const char *ref_path;
     int hunt_pending;              /* live: 1 hunt-nan, 2 hunt-diverge waits for the runner to stop */
+    int hunt_launched;             /* the runner was continued for it (else: at the first stop) */
     double hunt_tol;
     /* index of the error events (router rows), extended as the session grows */
     size_t *err_idx, nerr, cap_err, err_scanned;

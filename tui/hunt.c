@@ -350,6 +350,16 @@ static int finish_hunt(app *a, int kind, double tol)
     return AF_HANDLED | AF_REDRAW;
 }
 
+/* Continues the stopped runner for the pending hunt. */
+static int hunt_launch(app *a)
+{
+    runner_client_set_breaks(a->rc, BREAK_ON_ERROR | (a->hunt_pending == 1 ? BREAK_ON_NAN : 0));
+    if (runner_client_continue(a->rc) < 0)
+        return -1;
+    a->hunt_launched = 1;
+    return 0;
+}
+
 /* Live: let the run go on to the end (stopping at NaN for hunt-nan), then
  * hunt over what was recorded. */
 static int live_hunt(app *a, int kind)
@@ -366,12 +376,13 @@ static int live_hunt(app *a, int kind)
         return finish_hunt(a, kind, a->hunt_tol);
     if (kind == 1 && app_next_anomaly(a, -1) >= 0)
         return finish_hunt(a, kind, a->hunt_tol);   /* already recorded */
-    runner_client_set_breaks(a->rc, BREAK_ON_ERROR | (kind == 1 ? BREAK_ON_NAN : 0));
-    if (st == RUNNER_STOPPED && runner_client_continue(a->rc) < 0) {
+    a->hunt_pending = kind;
+    a->hunt_launched = 0;
+    if (st == RUNNER_STOPPED && hunt_launch(a) < 0) {
+        a->hunt_pending = 0;
         app_message(a, 1, "hunt: the runner is not stopped at a kernel (r restarts)");
         return AF_FAILED | AF_REDRAW;
-    }
-    a->hunt_pending = kind;
+    }   /* still loading: live_pump launches it at the first stop */
     a->follow = 1;
     app_message(a, 0, "%s: running%s...", kind == 1 ? "hunt-nan" : "hunt-diverge",
                 kind == 1 ? " to the first NaN/Inf" : " to the end");
@@ -380,6 +391,13 @@ static int live_hunt(app *a, int kind)
 
 void hunt_live_settled(app *a)
 {
+    if (a->hunt_pending && !a->hunt_launched && a->rc && runner_client_state(a->rc) == RUNNER_STOPPED) {
+        if (hunt_launch(a) < 0) {
+            a->hunt_pending = 0;
+            app_message(a, 1, "hunt: the runner did not continue (r restarts)");
+        }
+        return;
+    }
     int kind = a->hunt_pending;
     a->hunt_pending = 0;
     if (kind)

@@ -63,7 +63,8 @@ void hunt_report(const session *s, const hunt_hit *h, strbuf *out);
 int hunt_action_nan(app *a, const char *arg);
 int hunt_action_diverge(app *a, const char *arg);
 int hunt_action_producer(app *a, const char *arg);
-/* live: called by live_pump when the runner stops while a hunt waits. */
+/* live: called by live_pump when the runner stops while a hunt waits: the
+ * first stop after loading launches the hunt, the stop after that reports. */
 void hunt_live_settled(app *a);
 
 #endif

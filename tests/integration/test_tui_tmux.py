@@ -447,3 +447,20 @@ def test_demo_compile_cancel_tmux(tmux, aotidbg, tmp_path):
     assert "the demo build was cancelled" in screen
     assert not (tmp_path / "cache" / "aotidbg" / "demo" / "demo.pt2").exists()
     _check_tty(tmux)
+
+
+@pytest.mark.slow
+def test_live_hunt_nan_pressed_while_loading_tmux(tmux, aotidbg, package, tmp_path):
+    """F (hunt-nan) pressed before the runner has loaded the model: the hunt
+    starts at the first stop and ends at the log kernel, not at kernel 0."""
+    pkg = package("runner_nan")
+    spec = tmp_path / "in.yaml"
+    spec.write_text("inputs:\n  - {shape: [4, 8], dtype: float32, device: cpu, fill: randn, seed: 0}\n")
+    tmux.send(f"cd {tmp_path} && TERM=xterm LANG=C.UTF-8 {aotidbg} {pkg} --inputs {spec} --record r.yaml; "
+              "echo AOTIDBG-EXIT-$?", "Enter")
+    tmux.send("F")
+    screen = tmux.wait_for("hunt-nan report", timeout=60)
+    assert re.search(r"hunt-nan: kernel #\d+ cpp_fused_log", screen), screen
+    tmux.send("q")
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
