@@ -544,7 +544,8 @@ int tui_main(const char *mode, int argc, char **argv)
             for (size_t i = 0; i < menu.n; i++)
                 printf("%-28s %s (%zu steps)\n", menu.names[i], menu.titles[i], menu.steps[i]);
             if (menu.live_pkg)
-                printf("%-28s a live run of the bundled CPU model\n", "live-demo");
+                printf("%-28s a live run of the bundled CPU model%s\n", "live-demo",
+                       menu.live_cached ? "" : " (compiled on first use: python3 and torch)");
             if (!menu_rows(&menu))
                 printf("no walkthroughs found in %s/sessions/tutorials\n", aotidbg_data_dir());
             menu_free(&menu);
