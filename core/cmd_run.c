@@ -168,6 +168,32 @@ static void suggest_spec(const wrapper_scan *ws)
     }
 }
 
+static const char *error_field(const error_event *e, const char *key)
+{
+    for (size_t i = 0; i < e->nfields; i++)
+        if (!strcmp(e->fields[i].key, key))
+            return e->fields[i].value;
+    return NULL;
+}
+
+/* "  route: ID (input N NAME, dim D = SIZE); the steps: aotidbg route OUT" */
+static void print_route(const event *err_ev, const char *out)
+{
+    const error_event *e = &err_ev->u.error;
+    if (!e->route || !strcmp(e->route, "unknown"))
+        return;
+    fprintf(stderr, "  route: %s", e->route);
+    const char *ii = error_field(e, "input_index"), *name = error_field(e, "input"), *dim = error_field(e, "dim"),
+               *size = error_field(e, "dim_value");
+    if (ii) {
+        fprintf(stderr, " (input %s%s%s", ii, name ? " " : "", name ? name : "");
+        if (dim)
+            fprintf(stderr, ", dim %s%s%s", dim, size ? " = " : "", size ? size : "");
+        fputc(')', stderr);
+    }
+    fprintf(stderr, "; the steps: aotidbg route %s\n", out);
+}
+
 /* Prints the human summary to stderr and returns the exit code. */
 static int summarize(const session *s, runner_client *rc, int stopped, const char *out, int input_count_bad)
 {
@@ -202,8 +228,10 @@ static int summarize(const session *s, runner_client *rc, int stopped, const cha
         if (last >= 0)
             fprintf(stderr, " during or after kernel %" PRId64 " (%s)", last, kernel_name_at(s, last));
         fputc('\n', stderr);
-        if (err_ev)
+        if (err_ev) {
             fprintf(stderr, "  error: %s\n", first_line(err_ev->u.error.text, 300));
+            print_route(err_ev, out);
+        }
         if (x->stderr_tail) {
             /* the last few lines say most about a crash */
             const char *t = x->stderr_tail, *p = t + strlen(t);
@@ -223,8 +251,10 @@ static int summarize(const session *s, runner_client *rc, int stopped, const cha
                                           "at the first NaN/Inf", "at the first error", "at the start"};
         fprintf(stderr, "; stopped %s, kernel %" PRId64 " (%s)\n",
                 reason >= 0 && reason <= PROTO_STOP_START ? why[reason] : "at a break", k, kernel_name_at(s, k));
-        if (err_ev)
+        if (err_ev) {
             fprintf(stderr, "  error: %s\n", first_line(err_ev->u.error.text, 300));
+            print_route(err_ev, out);
+        }
         code = reason == PROTO_STOP_NAN || reason == PROTO_STOP_ERROR || err_ev ? EXIT_FAILED : EXIT_OK;
     } else if (runner_client_done_status(rc) == 0 && !err_ev) {
         fprintf(stderr, "; the model ran to the end%s\n", has_output ? " (outputs recorded)" : "");
@@ -237,6 +267,7 @@ static int summarize(const session *s, runner_client *rc, int stopped, const cha
                 fprintf(stderr, " (kernel %" PRId64 ", %s)", err_ev->u.error.kernel_index,
                         kernel_name_at(s, err_ev->u.error.kernel_index));
             fputc('\n', stderr);
+            print_route(err_ev, out);
         }
         code = EXIT_FAILED;
     }

@@ -596,6 +596,9 @@ def test_cpp_bounds_assert_is_routed_to_the_input(aotidbg, package, tmp_path):
     assert f["input"] == wrapper_input_names(pkg)[0]
     assert f["dim_value"] == str(rows) and f["input_shape"] == str(list(table.shape))
     assert "trace_error" not in f
+    # the summary names the route and the input, and where to see the steps
+    assert f"route: triton-index-oob (input 0 {f['input']}, dim 0 = {rows}); the steps: aotidbg route {out}" \
+        in r.stderr, r.stderr
     # in range, the same package runs clean
     spec = write_spec(str(tmp_path), [table, torch.tensor([0, rows - 1], dtype=torch.int64)], name="ok.yaml")
     r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out])
