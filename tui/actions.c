@@ -38,6 +38,8 @@ static int move_by(app *a, int64_t d)
         /* inspector rows are tensors; the kernel list keeps its own cursor */
     }
     pane_goto(p, p->cursor + d, n);
+    if (a->focus == PANE_ROUTER)
+        a->route_act = 0;   /* another error: its first next step */
     if (a->focus == PANE_KERNELS)
         a->insp_tensor = 0, a->panes[PANE_INSPECTOR].cursor = 0, a->panes[PANE_INSPECTOR].top = 0;
     if (a->focus == PANE_KERNELS || a->focus == PANE_INSPECTOR)
@@ -76,8 +78,24 @@ static int a_pane2(app *a, const char *arg) { return focus(a, PANE_CHECKLIST); }
 static int a_pane3(app *a, const char *arg) { return focus(a, PANE_KERNELS); }
 static int a_pane4(app *a, const char *arg) { return focus(a, PANE_INSPECTOR); }
 
+/* In the router, left/right choose among the selected error's next steps. */
+static int route_pick(app *a, int d)
+{
+    if (a->focus != PANE_ROUTER || a->help || a->view_on)
+        return 0;
+    const route_result *rr = pane_router_selected(a);
+    if (!rr || rr->nactions < 2)
+        return 0;
+    a->route_act = (int)((a->route_act + d + (int)rr->nactions) % (int)rr->nactions);
+    app_message(a, 0, "next step %d: %s (x or Enter runs it)", a->route_act + 1, rr->actions[a->route_act].name);
+    return AF_HANDLED | AF_REDRAW;
+}
+
 static int a_left(app *a, const char *arg)
 {
+    int r = route_pick(a, -1);
+    if (r)
+        return r;
     if (a->focus == PANE_INSPECTOR && !a->help) {
         a->insp_view = (a->insp_view + INSP__COUNT - 1) % INSP__COUNT;
         return AF_HANDLED | AF_REDRAW;
@@ -86,6 +104,9 @@ static int a_left(app *a, const char *arg)
 }
 static int a_right(app *a, const char *arg)
 {
+    int r = route_pick(a, 1);
+    if (r)
+        return r;
     if (a->focus == PANE_INSPECTOR && !a->help) {
         a->insp_view = (a->insp_view + 1) % INSP__COUNT;
         return AF_HANDLED | AF_REDRAW;
@@ -440,8 +461,8 @@ static int a_prev_step(app *a, const char *arg)
 static const action table[] = {
     {"down", "j Down", "[N]", "move down one row (the inspector: next tensor)", a_down},
     {"up", "k Up", "[N]", "move up one row", a_up},
-    {"left", "h Left", "", "previous pane; in the inspector, previous view", a_left},
-    {"right", "l Right", "", "next pane; in the inspector, next view", a_right},
+    {"left", "h Left", "", "previous pane; inspector: previous view; router: previous next-step action", a_left},
+    {"right", "l Right", "", "next pane; inspector: next view; router: next next-step action", a_right},
     {"page-down", "PgDn C-f", "", "move down one page", a_pgdn},
     {"page-up", "PgUp C-b", "", "move up one page", a_pgup},
     {"top", "g Home", "", "first row", a_top},

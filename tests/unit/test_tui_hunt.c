@@ -9,6 +9,7 @@
 #include "check.h"
 #include "hunt.h"
 #include "route_actions.h"
+#include "router.h"
 #include "test_tui_fixture.h"
 #include "tui.h"
 
@@ -160,6 +161,18 @@ static void test_router_actions(void)
     CHECK_CONTAINS(scr.buf, "actions (x runs >):");
     CHECK_CONTAINS(scr.buf, "break-nan [!]");
     strbuf_release(&scr);
+    /* right picks the next step; x runs the picked one */
+    const struct route_result *rr = pane_router_selected(&a);
+    CHECK(rr != NULL);
+    if (rr && rr->nactions >= 2) {
+        actions_token(&a, "right");
+        CHECK(a.route_act == 1 && a.focus == PANE_ROUTER);
+        char want[80];
+        snprintf(want, sizeof want, "next step 2: %s", rr->actions[1].name);
+        CHECK_CONTAINS(a.message.buf, want);
+        actions_token(&a, "left");
+        CHECK(a.route_act == 0);
+    }
     CHECK(!(actions_token(&a, "jump-kernel") & AF_FAILED));   /* the error's kernel */
     CHECK(a.focus == PANE_KERNELS && a.panes[PANE_KERNELS].cursor == 2);
     actions_token(&a, "break-nan");
