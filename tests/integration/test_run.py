@@ -264,6 +264,7 @@ FAULT_LIB = r"""
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 typedef void *H;
 typedef int32_t (*addmm_fn)(H, H, H, H, double, double);
@@ -277,6 +278,12 @@ int32_t aoti_torch_cpu_addmm_out(H out, H self, H m1, H m2, double beta, double 
             *(volatile int *)(uintptr_t)8 = 1;
         if (mode[0] == 'f')
             return 1;   /* AOTI_TORCH_FAILURE: the model's error check throws */
+        if (mode[0] == 'a') {   /* a device-side assert's words on stderr, then the failure */
+            const char *t = getenv("H2_FAULT_TEXT");
+            if (t)
+                write(2, t, strlen(t));
+            return 1;
+        }
         for (;;)
             pause();
     }
@@ -352,6 +359,34 @@ def test_kernel_failure_mid_run(aotidbg, package, fault_lib, tmp_path, break_on_
     assert errs and errs[0]["kernel"] == second_addmm
     assert not events(sess, "output")
     assert not events(sess, "runner-exit")   # the runner itself ended in order
+
+
+def test_error_routed_with_the_runner_stderr(aotidbg, package, fault_lib, tmp_path):
+    """The failing op first prints what a device-side assert prints (one line
+    per thread), then fails: the model's ERROR text says only which call
+    failed, so the route comes from the stderr lines routed with it (repeats
+    collapsed), and the package is consulted for the condition."""
+    pkg = package("mlp_ln")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs)
+    out = str(tmp_path / "s.yaml")
+    launches = wrapper_launches(pkg)
+    second_addmm = [i for i, k in enumerate(launches) if k == "aoti_torch_cpu_addmm_out"][1]
+    assert_lines = "".join(f"/tmp/torchinductor_root/jz/cjzeel.py:30: unknown: block: [0,0,0], thread: [{t},0,0] "
+                           "Assertion `index out of bounds: 0 <= tmp4 < ks0` failed.\n" for t in range(32))
+    env = dict(fault_env(fault_lib, "assert"), H2_FAULT_TEXT=assert_lines)
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out], env=env)
+    assert r.returncode == 1, r.stderr
+    sess = load_session(out)
+    errs = events(sess, "error")
+    assert len(errs) == 1 and errs[0]["kernel"] == second_addmm, errs
+    e = errs[0]
+    assert "API call failed" in e["text"] and "Assertion" not in e["text"]
+    assert e["route"] == "triton-index-oob", e
+    f = e["fields"]
+    assert (f["tmp"], f["bound"], f["count"]) == ("tmp4", "ks0", "32"), f
+    assert "no kernel in the package checks" in f["trace_error"]   # mlp_ln has no such check
+    assert sum("Assertion" in l["text"] for l in events(sess, "log")) == 32
 
 
 def test_break_on_index(aotidbg, package, tmp_path):
