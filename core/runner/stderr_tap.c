@@ -98,7 +98,8 @@ int stap_start(void)
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&at, 64 * 1024);
+    /* Default stack size: glibc carves static TLS out of the thread's stack, and with
+     * libtorch_cuda loaded a small stack made pthread_create fail on the H200. */
     if (pthread_create(&th, &at, forwarder, NULL)) {   /* put stderr back */
         dup2(orig, 2);
         close(orig);
