@@ -117,6 +117,8 @@ int grid_put(grid *g, int x, int y, int maxw, int el, const char *utf8)
         }
         if (c == '\t' || c == '\n' || c == '\r')
             c = ' ';
+        else if (c < 32 || c == 127 || (c >= 0x80 && c < 0xa0))
+            c = '?';   /* control bytes from untrusted text never reach the terminal */
         else if (c >= 0x80 && wcwidth((wchar_t)c) != 1)
             c = '?';   /* wide or zero-width glyphs would shift the columns */
         grid_set(g, x + col, y, c, el);

@@ -104,8 +104,9 @@ void textview_render(app *a, grid *g, rect r)
         size_t c = len < sizeof buf - 1 ? len : sizeof buf - 1;
         memcpy(buf, p, c);
         buf[c] = 0;
-        for (size_t i = 0; i < c; i++)
+        for (size_t i = 0; i < c; i++)   /* untrusted text: no control bytes reach the terminal */
             if (buf[i] == '\t') buf[i] = ' ';
+            else if ((unsigned char)buf[i] < 32 || buf[i] == 127) buf[i] = '?';
         int x = grid_printf(g, r.x + 1, r.y + 1 + y, 7, EL_DIM, "%6lld ", (long long)ln + 1);
         int el = ln == a->view_hit ? EL_MATCH : EL_NORMAL;
         grid_put(g, r.x + 1 + x, r.y + 1 + y, r.w - 2 - x, el, buf);

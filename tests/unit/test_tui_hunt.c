@@ -187,6 +187,12 @@ static void test_router_actions(void)
     CHECK(a.view_hit == 1);
     actions_token(&a, "search-next");
     CHECK(a.view_hit == 2);
+    /* untrusted source text: escape sequences are drawn as '?', never sent */
+    textview_open(&a, "t", "x\x1b[2Jy\x07z\n", 0);
+    strbuf scr2 = render(&a, 80, 24);
+    CHECK_CONTAINS(scr2.buf, "x?[2Jy?z");
+    CHECK(!strchr(scr2.buf, 0x1b));
+    strbuf_release(&scr2);
     app_release(&a);
 }
 
