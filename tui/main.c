@@ -14,6 +14,7 @@ static const char usage[] =
     "       aotidbg route [FILE|-] [--package PKG] [--format text|yaml]\n"
     "       aotidbg info PKG\n"
     "       aotidbg tutorial [--list|NAME]\n"
+    "       aotidbg --list-actions | --version | --help\n"
     "\n"
     "With no arguments, opens the tutorial menu. `aotidbg COMMAND --help` describes a\n"
     "command; man aotidbg has the whole manual.\n"
@@ -29,6 +30,8 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return EXIT_OK;
     }
+    if (!strcmp(cmd, "--list-actions"))   /* the action table, for scripts and the man page check */
+        return tui_print_actions(stdout);
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("aotidbg %s (session format %d.%d)\n", AOTIDBG_VERSION, SESSION_FORMAT_MAJOR, SESSION_FORMAT_MINOR);
         return EXIT_OK;

@@ -1,0 +1,56 @@
+"""The manual agrees with the program: it renders cleanly, names every action of the
+action table, and documents every option each subcommand's --help lists."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT, run
+
+MAN = os.path.join(ROOT, "man", "aotidbg.1")
+
+
+def man_text():
+    # groff escapes hyphens as \-; compare on the plain text.
+    return open(MAN, encoding="utf-8").read().replace("\\-", "-")
+
+
+@pytest.mark.parametrize("page", ["aotidbg.1", "aotidbg-session.5", "aotidbg-theme.5"])
+def test_renders_without_warnings(page):
+    if not shutil.which("groff"):
+        pytest.fail("groff is not installed (.ci/setup.sh installs groff-base)")
+    p = run(["groff", "-ww", "-man", "-Tutf8", os.path.join(ROOT, "man", page)])
+    assert p.returncode == 0
+    assert p.stderr.strip() == "", p.stderr
+
+
+def test_every_action_is_in_the_manual(aotidbg):
+    p = run([aotidbg, "--list-actions"])
+    assert p.returncode == 0, p.stderr
+    names = [line.split("\t")[0] for line in p.stdout.splitlines() if line.strip()]
+    assert len(names) >= 20, p.stdout
+    text = man_text()
+    missing = [n for n in names if not re.search(r"(?<![\w-])" + re.escape(n) + r"(?![\w-])", text)]
+    assert not missing, f"actions missing from man/aotidbg.1: {missing}"
+
+
+@pytest.mark.parametrize("cmd", [["run"], ["check"], ["route"], ["info"], ["replay", "--dump"], ["replay"], []])
+def test_every_option_is_in_the_manual(aotidbg, cmd):
+    p = run([aotidbg, *cmd, "--help"])
+    assert p.returncode == 0, p.stderr
+    opts = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", p.stdout))
+    assert opts, p.stdout
+    text = man_text()
+    missing = sorted(o for o in opts if o not in text)
+    assert not missing, f"`aotidbg {' '.join(cmd)} --help` lists {missing}, which man/aotidbg.1 does not"
+
+
+def test_every_subcommand_in_help_is_in_the_manual(aotidbg):
+    p = run([aotidbg, "--help"])
+    subs = set(re.findall(r"aotidbg (run|replay|check|route|info|tutorial)\b", p.stdout))
+    assert subs == {"run", "replay", "check", "route", "info", "tutorial"}
+    text = man_text()
+    for s in subs:
+        assert f".B {s}" in text or f"aotidbg {s}" in text, s
