@@ -19,8 +19,9 @@ static package_t *live_pkg;   /* one live run per process */
  * kept and sent at the next stop, so keys are never lost to timing. */
 enum { PEND_NONE = 0, PEND_STEP, PEND_CONTINUE };
 static int pending;
-static runner_options live_ro;        /* what the runner was started with */
-static const char *live_ro_so, *live_ro_dir;
+/* What the runner was started with; its strings live in live_pkg's arena
+ * (the extracted model), which stays open until live_finish. */
+static runner_options live_ro;
 
 int64_t live_current_kernel(app *a);
 int64_t live_current_kernel(app *a)
@@ -111,8 +112,6 @@ int live_start(app *a, const live_options *o, strbuf *err)
         session_add_note(s, "started with --force over a failing checklist");
     strbuf_release(&why);
     runner_options ro = {0};
-    live_ro_so = m->so_path;
-    live_ro_dir = m->model_dir;
     ro.so_path = m->so_path;
     ro.cubin_dir = m->model_dir;
     ro.device = s->device;
@@ -275,8 +274,6 @@ int live_rerun_blocking(app *a)
     a->s->nevents = 0;   /* a fresh run, as runner_client_restart does */
     a->s->nkernels = 0;
     runner_options ro = live_ro;
-    ro.so_path = live_ro_so;
-    ro.cubin_dir = live_ro_dir;
     ro.blocking = 1;
     ro.deterministic = 1;
     ro.break_flags = BREAK_EACH_KERNEL | BREAK_ON_ERROR | (a->break_nan ? BREAK_ON_NAN : 0);
