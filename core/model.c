@@ -139,7 +139,8 @@ kernel_type kernel_type_guess(const char *name)
         return KTYPE_TRITON;
     if (!strncmp(name, "cpp_", 4))
         return KTYPE_CPP;
-    if (!strncmp(name, "aoti_torch_", 11))
+    /* Fallback ATen calls show up as aoti_torch_<dev>_<op> or as C++ names (at::_ops::...::call). */
+    if (!strncmp(name, "aoti_torch_", 11) || strstr(name, "::"))
         return KTYPE_EXTERN;
     return KTYPE_UNKNOWN;
 }
