@@ -56,17 +56,23 @@ chk() {  # chk NAME ARGS... : aotidbg check ... --format yaml
 }
 
 step "sessions"
-rec cuda_mlp 120 cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --values 64
-rec cuda_mlp_blocking 120 cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --blocking --deterministic
-rec cuda_oob_blocking 120 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml --blocking --values 16
-rec cuda_oob_async 120 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml
-rec cuda_ima_blocking 120 cuda_gather_noassert.pt2 --inputs cuda_gather_noassert.far.inputs.yaml --blocking --values 16
+V="--values 64"
+rec cuda_mlp 120 cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml $V
+rec cuda_mlp_blocking 120 cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --blocking --deterministic $V
+rec cuda_oob_blocking 120 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml --blocking $V
+rec cuda_oob_async 120 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml $V
+rec cuda_ima_async 120 cuda_gather_noassert.pt2 --inputs cuda_gather_noassert.far.inputs.yaml $V
+rec cuda_ima_blocking 120 cuda_gather_noassert.pt2 --inputs cuda_gather_noassert.far.inputs.yaml --blocking $V
 rec cuda_nan_hunt 120 cuda_nan.pt2 --inputs cuda_nan.ok.inputs.yaml --break-on nan --values 256
 rec cuda_mlp_on_cpu 60 cuda_mlp.pt2 --inputs cuda_mlp.oncpu.inputs.yaml --device cpu
+rec cuda_mlp_on_cpu_forced 60 cuda_mlp.pt2 --inputs cuda_mlp.oncpu.inputs.yaml --device cpu --force
 rec cpu_mlp_on_cuda 60 cpu_mlp.pt2 --inputs cpu_mlp.oncuda.inputs.yaml --device cuda
+rec cpu_mlp_on_cuda_forced 60 cpu_mlp.pt2 --inputs cpu_mlp.oncuda.inputs.yaml --device cuda --force
 rec cuda_mlp_wrong_gpu 60 cuda_mlp.pt2 --inputs cuda_mlp.wrongidx.inputs.yaml --device cuda:1
 rec cuda_mlp_batch1 60 cuda_mlp.pt2 --inputs cuda_mlp.batch1.inputs.yaml --deterministic
-rec cuda_oob_noprinter 120 cuda_gather_noprinter.pt2 --inputs cuda_gather_noprinter.empty.inputs.yaml --blocking
+rec cuda_mlp_batch1_forced 60 cuda_mlp.pt2 --inputs cuda_mlp.batch1.inputs.yaml --deterministic --force $V
+rec cuda_oob_interpose 120 cuda_gather_noprinter.pt2 --inputs cuda_gather_noprinter.empty.inputs.yaml --blocking
+rec cuda_oob_reinstrument 180 cuda_gather_noprinter.pt2 --inputs cuda_gather_noprinter.empty.inputs.yaml --blocking --reinstrument $V
 
 step "checklist"
 chk cuda_on_cpu cuda_mlp.pt2 --inputs cuda_mlp.oncpu.inputs.yaml --device cpu
@@ -76,10 +82,10 @@ chk batch1 cuda_mlp.pt2 --inputs cuda_mlp.batch1.inputs.yaml
 chk ok cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml
 
 step "router on what the runs printed"
-for n in cuda_oob_blocking cuda_oob_async cuda_ima_blocking cuda_oob_noprinter; do
+for n in cuda_oob_blocking cuda_oob_async cuda_ima_blocking cuda_oob_interpose; do
   pkg=cuda_gather.pt2; [ $n = cuda_ima_blocking ] && pkg=cuda_gather_noassert.pt2
-  [ $n = cuda_oob_noprinter ] && pkg=cuda_gather_noprinter.pt2
-  timeout 30 "$AOTIDBG" route "$W/logs/$n.log" --package "$P/$pkg" --format yaml > "$W/routes/$n.yaml" 2>&1
+  [ $n = cuda_oob_interpose ] && pkg=cuda_gather_noprinter.pt2
+  timeout 30 "$AOTIDBG" route "$W/sessions/$n.yaml" --package "$P/$pkg" --format yaml > "$W/routes/$n.yaml" 2>&1
   echo "route $n: $(grep '^route:' "$W/routes/$n.yaml")"
 done
 cp "$P"/*.inputs.yaml "$W/sessions/" 2>/dev/null
@@ -93,7 +99,7 @@ PY
 done
 tar czf "$W/logs/wrappers.tgz" -C "$W/pkgs" $(cd "$W/pkgs" && ls *.wrapper.cpp) 2>/dev/null
 
-if [ "${BENCH:-1}" = 1 ]; then
+if [ "${BENCH:-0}" = 1 ]; then
   step "hook cost benchmark"
   OUT=$W/logs/bench timeout 240 bash "$SRC/tests/bench/gpu_runner_bench.sh" > "$W/logs/runner_bench.log" 2>&1
   grep -E "µs|us/|plain|hooks" "$W/logs/runner_bench.log" | head -20
