@@ -16,6 +16,8 @@ OUT = sys.argv[1]
 os.makedirs(OUT, exist_ok=True)
 times = open(os.path.join(OUT, "compile_times.tsv"), "w")
 PRINTER = {"aot_inductor.debug_intermediate_value_printer": "1"}
+# AOTIDBG_GPU_MODELS=gather,nan,mlp picks groups (default: all), to re-record a few quickly.
+GROUPS = set(filter(None, os.environ.get("AOTIDBG_GPU_MODELS", "mlp,gather,nan").split(",")))
 
 
 def spec(name, case, tensors, device="cuda"):
@@ -75,36 +77,39 @@ class NanChain(torch.nn.Module):
 torch.manual_seed(0)
 dev = "cuda"
 with torch.no_grad():
-    m = MLP().eval().to(dev)
-    x, idx = torch.randn(4, 16, device=dev), torch.tensor([0, 3, 5], device=dev)
-    compile_pkg("cuda_mlp", m, (x, idx), dynamic={"x": {0: torch.export.Dim("batch", min=2, max=64)}, "idx": None},
-                configs=PRINTER)
-    spec("cuda_mlp", "ok", [x, idx])
-    spec("cuda_mlp", "oncpu", [x, idx], device="cpu")
-    spec("cuda_mlp", "batch1", [torch.randn(1, 16, device=dev), idx])          # below the dynamic bound
-    spec("cuda_mlp", "wrongidx", [x, idx], device="cuda:1")                     # a GPU that is not there
+  if "mlp" in GROUPS:
+      m = MLP().eval().to(dev)
+      x, idx = torch.randn(4, 16, device=dev), torch.tensor([0, 3, 5], device=dev)
+      compile_pkg("cuda_mlp", m, (x, idx), dynamic={"x": {0: torch.export.Dim("batch", min=2, max=64)}, "idx": None},
+                  configs=PRINTER)
+      spec("cuda_mlp", "ok", [x, idx])
+      spec("cuda_mlp", "oncpu", [x, idx], device="cpu")
+      spec("cuda_mlp", "batch1", [torch.randn(1, 16, device=dev), idx])          # below the dynamic bound
+      spec("cuda_mlp", "wrongidx", [x, idx], device="cuda:1")                     # a GPU that is not there
 
-    cm = MLP().eval()
-    cx = torch.randn(4, 16)
-    compile_pkg("cpu_mlp", cm, (cx, idx.cpu()), dynamic={"x": {0: torch.export.Dim("batch", min=2, max=64)}, "idx": None},
-                configs=PRINTER)
-    spec("cpu_mlp", "oncuda", [cx, idx.cpu()], device="cuda")
-    spec("cpu_mlp", "ok", [cx, idx.cpu()], device="cpu")
+      cm = MLP().eval()
+      cx = torch.randn(4, 16)
+      compile_pkg("cpu_mlp", cm, (cx, idx.cpu()), dynamic={"x": {0: torch.export.Dim("batch", min=2, max=64)}, "idx": None},
+                  configs=PRINTER)
+      spec("cpu_mlp", "oncuda", [cx, idx.cpu()], device="cuda")
+      spec("cpu_mlp", "ok", [cx, idx.cpu()], device="cpu")
 
-    g = Gather().eval().to(dev)
-    table, gi = torch.randn(8, 4, device=dev), torch.tensor([1, 2, 7], device=dev)
-    dyn = {"table": {0: torch.export.Dim("rows", min=0, max=1024)}, "idx": {0: torch.export.Dim("n", min=1, max=1024)}}
-    compile_pkg("cuda_gather", g, (table, gi), dynamic=dyn, configs=PRINTER)
-    spec("cuda_gather", "ok", [table, gi])
-    spec("cuda_gather", "empty", [torch.randn(0, 4, device=dev), gi])          # size-0 dim: every index is out of bounds
-    compile_pkg("cuda_gather_noprinter", g, (table, gi), dynamic=dyn, configs={})
-    spec("cuda_gather_noprinter", "empty", [torch.randn(0, 4, device=dev), gi])
-    compile_pkg("cuda_gather_noassert", g, (table, gi), dynamic=dyn,
-                configs=dict(PRINTER, **{"assert_indirect_indexing": False}))
-    spec("cuda_gather_noassert", "far", [table, torch.tensor([1, 2, 1 << 40], device=dev)])
+  if "gather" in GROUPS:
+      g = Gather().eval().to(dev)
+      table, gi = torch.randn(8, 4, device=dev), torch.tensor([1, 2, 7], device=dev)
+      dyn = {"table": {0: torch.export.Dim("rows", min=0, max=1024)}, "idx": {0: torch.export.Dim("n", min=1, max=1024)}}
+      compile_pkg("cuda_gather", g, (table, gi), dynamic=dyn, configs=PRINTER)
+      spec("cuda_gather", "ok", [table, gi])
+      spec("cuda_gather", "empty", [torch.randn(0, 4, device=dev), gi])          # size-0 dim: every index is out of bounds
+      compile_pkg("cuda_gather_noprinter", g, (table, gi), dynamic=dyn, configs={})
+      spec("cuda_gather_noprinter", "empty", [torch.randn(0, 4, device=dev), gi])
+      compile_pkg("cuda_gather_noassert", g, (table, gi), dynamic=dyn,
+                  configs=dict(PRINTER, **{"assert_indirect_indexing": False}))
+      spec("cuda_gather_noassert", "far", [table, torch.tensor([1, 2, 1 << 40], device=dev)])
 
-    n = NanChain().eval().to(dev)
-    xn = torch.randn(8, 16, device=dev)
-    compile_pkg("cuda_nan", n, (xn,), configs=PRINTER)
-    spec("cuda_nan", "ok", [xn])
+  if "nan" in GROUPS:
+      n = NanChain().eval().to(dev)
+      xn = torch.randn(8, 16, device=dev)
+      compile_pkg("cuda_nan", n, (xn,), configs=PRINTER)
+      spec("cuda_nan", "ok", [xn])
 times.close()

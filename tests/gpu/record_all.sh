@@ -39,6 +39,7 @@ AOTIDBG=${AOTIDBG:-aotidbg}
 "$AOTIDBG" --version || { echo "front end does not start"; exit 1; }
 
 step "compile the CUDA packages"
+[ "${ONLY:-}" = oob ] && export AOTIDBG_GPU_MODELS=gather
 timeout 420 python3 "$SRC/tests/gpu/cuda_models.py" "$W/pkgs" > "$W/logs/compile.log" 2>&1 || { tail -30 "$W/logs/compile.log"; }
 cat "$W/pkgs/compile_times.tsv" 2>/dev/null
 P=$W/pkgs
@@ -57,10 +58,14 @@ chk() {  # chk NAME ARGS... : aotidbg check ... --format yaml
 
 step "sessions"
 V="--values 64"
+if [ "${ONLY:-}" != oob ]; then
 rec cuda_mlp 120 cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml $V
 rec cuda_mlp_blocking 120 cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --blocking --deterministic $V
-rec cuda_oob_blocking 120 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml --blocking $V
-rec cuda_oob_async 120 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml $V
+fi
+rec cuda_oob_gated 60 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml --blocking
+# The checklist refuses the size-0 dim (export min 2); --force shows the crash it prevents.
+rec cuda_oob_blocking 120 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml --blocking --force $V
+rec cuda_oob_async 120 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml --force $V
 rec cuda_ima_async 120 cuda_gather_noassert.pt2 --inputs cuda_gather_noassert.far.inputs.yaml $V
 rec cuda_ima_blocking 120 cuda_gather_noassert.pt2 --inputs cuda_gather_noassert.far.inputs.yaml --blocking $V
 rec cuda_nan_hunt 120 cuda_nan.pt2 --inputs cuda_nan.ok.inputs.yaml --break-on nan --values 256
@@ -71,8 +76,8 @@ rec cpu_mlp_on_cuda_forced 60 cpu_mlp.pt2 --inputs cpu_mlp.oncuda.inputs.yaml --
 rec cuda_mlp_wrong_gpu 60 cuda_mlp.pt2 --inputs cuda_mlp.wrongidx.inputs.yaml --device cuda:1
 rec cuda_mlp_batch1 60 cuda_mlp.pt2 --inputs cuda_mlp.batch1.inputs.yaml --deterministic
 rec cuda_mlp_batch1_forced 60 cuda_mlp.pt2 --inputs cuda_mlp.batch1.inputs.yaml --deterministic --force $V
-rec cuda_oob_interpose 120 cuda_gather_noprinter.pt2 --inputs cuda_gather_noprinter.empty.inputs.yaml --blocking
-rec cuda_oob_reinstrument 180 cuda_gather_noprinter.pt2 --inputs cuda_gather_noprinter.empty.inputs.yaml --blocking --reinstrument $V
+rec cuda_oob_interpose 120 cuda_gather_noprinter.pt2 --inputs cuda_gather_noprinter.empty.inputs.yaml --blocking --force
+rec cuda_oob_reinstrument 180 cuda_gather_noprinter.pt2 --inputs cuda_gather_noprinter.empty.inputs.yaml --blocking --reinstrument --force $V
 
 step "checklist"
 chk cuda_on_cpu cuda_mlp.pt2 --inputs cuda_mlp.oncpu.inputs.yaml --device cpu
