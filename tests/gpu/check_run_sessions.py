@@ -48,6 +48,9 @@ def main(d):
             continue
         rows = {c["id"]: c for c in s.get("checks") or []}
         check(s.get("printer_level", -1) != -1, f"{n}: printer_level recorded ({s.get('printer_level')})")
+        gated = any(c.get("status") == "FAIL" for c in rows.values()) and not events(s, "kernel")
+        if gated:   # the checklist refused the run: no mode; the FAIL rows say why
+            continue
         check(bool(s.get("mode")), f"{n}: mode {s.get('mode')}")
         check(rows.get("run.mode", {}).get("status") == "INFO", f"{n}: run.mode row")
         check(len(rows) > 1, f"{n}: checklist rows kept ({len(rows)})")
