@@ -224,12 +224,14 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "--consts")) {
         strbuf blob = STRBUF_INIT, err = STRBUF_INIT;
         const char *section; size_t tail;
-        if (reinstrument_read_consts(argv[2], &blob, &section, &tail, &err)) {
+        int rc = reinstrument_read_consts(argv[2], &blob, &section, &tail, &err);
+        if (rc)
             fprintf(stderr, "reinstrument: %s\n", err.buf);
-            return 1;
-        }
-        printf("consts %zu %s %zu\n", blob.len, section, tail);
-        return 0;
+        else
+            printf("consts %zu %s %zu\n", blob.len, section, tail);
+        strbuf_release(&blob);
+        strbuf_release(&err);
+        return rc ? 1 : 0;
     }
     if (argc == 3 && !strcmp(argv[1], "--instrument")) {
         strbuf src = STRBUF_INIT, out = STRBUF_INIT, err = STRBUF_INIT;
