@@ -569,6 +569,12 @@ static int get_enum(rd *r, int *out, int (*from_name)(const char *), const char 
     return next(r);
 }
 
+/* get_enum into a field of any enum type (each field has its own enum type,
+ * so this is a macro; it evaluates to get_enum's 0/-1 and sets the field
+ * only on success). */
+#define get_enum_as(r, tmp, field, from_name, choices) \
+    (get_enum((r), &(tmp), (from_name), (choices)) ? -1 : ((field) = (tmp), 0))
+
 /* ---------- structure ---------- */
 
 static int skip_node(rd *r);
@@ -988,16 +994,8 @@ static int parts_val(rd *r, int id, void *ctx)
         return event_val(r, id, &p->base);
     case E_INDEX: return get_i64(r, &p->index, 0, INT64_MAX, "a kernel index (integer >= 0)");
     case E_NAME: return get_str(r, &p->name, 0, "a kernel name");
-    case E_TYPE:
-        if (get_enum(r, &v, kernel_type_from_name, "triton, cpp, extern or unknown"))
-            return -1;
-        p->type = v;
-        return 0;
-    case E_STATUS:
-        if (get_enum(r, &v, kernel_status_from_name, "pending, ok, nan or error"))
-            return -1;
-        p->status = v;
-        return 0;
+    case E_TYPE: return get_enum_as(r, v, p->type, kernel_type_from_name, "triton, cpp, extern or unknown");
+    case E_STATUS: return get_enum_as(r, v, p->status, kernel_status_from_name, "pending, ok, nan or error");
     case E_DURATION: return get_double(r, &p->duration, "a duration in microseconds");
     case E_SOURCE: return get_str(r, &p->source, 1, "a source name");
     case E_TENSORS: return get_tensors(r, &p->ntensors, &p->tensors);
@@ -1110,11 +1108,7 @@ static int input_val(rd *r, int id, void *ctx)
     case I_SHAPE: return get_dims(r, in->shape, &in->ndim);
     case I_DTYPE: return get_str(r, &in->dtype, 0, "a dtype name");
     case I_DEVICE: return get_str(r, &in->device, 0, "a device name");
-    case I_FILL:
-        if (get_enum(r, &v, fill_kind_from_name, "randn, zeros, ones, arange, full or file"))
-            return -1;
-        in->fill = v;
-        return 0;
+    case I_FILL: return get_enum_as(r, v, in->fill, fill_kind_from_name, "randn, zeros, ones, arange, full or file");
     case I_SEED: return get_u64(r, &in->seed, "a seed (integer >= 0)");
     case I_VALUE: return get_double(r, &in->value, "a number");
     case I_FILE: return get_str(r, &in->file, 1, "a file path");
@@ -1149,11 +1143,7 @@ static int check_val(rd *r, int id, void *ctx)
     int v;
     switch (id) {
     case C_ID: return get_str(r, &c->id, 0, "a check id");
-    case C_STATUS:
-        if (get_enum(r, &v, check_status_from_name, "PASS, WARN, FAIL or INFO"))
-            return -1;
-        c->status = v;
-        return 0;
+    case C_STATUS: return get_enum_as(r, v, c->status, check_status_from_name, "PASS, WARN, FAIL or INFO");
     case C_SUBJECT: return get_str(r, &c->subject, 0, "a string");
     case C_EXPECTED: return get_str(r, &c->expected, 1, "a string");
     case C_GOT: return get_str(r, &c->got, 1, "a string");
