@@ -7,6 +7,7 @@
  * part of the dump (the caller prints them on stderr). No errors. */
 #include <math.h>
 #include <string.h>
+#include "fmt.h"
 #include "session_io.h"
 
 /* Writes s on one line: backslash escapes for \\, newline, tab, CR, other
@@ -68,6 +69,15 @@ static void put_field(FILE *f, const char *label, const char *v)
     putc('\n', f);
 }
 
+/* " label text" when text is set, nothing otherwise (optional columns). */
+static void put_opt(FILE *f, const char *label, const char *text)
+{
+    if (!text)
+        return;
+    fputs(label, f);
+    put_text(f, text);
+}
+
 static void put_tensor(FILE *f, const tensor_rec *t)
 {
     fprintf(f, "    %s ", phase_name(t->phase));
@@ -122,10 +132,7 @@ static void put_event(FILE *f, size_t i, const event *e)
             fputs("-", f);
         }
         fprintf(f, " index=%lld", (long long)k->index);
-        if (k->source) {
-            fputs(" source=", f);
-            put_text(f, k->source);
-        }
+        put_opt(f, " source=", k->source);
         break;
     }
     case EV_ERROR:
@@ -165,13 +172,7 @@ static void put_event(FILE *f, size_t i, const event *e)
         fputs("    text: ", f);
         put_text(f, e->u.error.text);
         putc('\n', f);
-        for (size_t j = 0; j < e->u.error.nfields; j++) {
-            fputs("    field ", f);
-            put_text(f, e->u.error.fields[j].key);
-            fputs(" = ", f);
-            put_text(f, e->u.error.fields[j].value);
-            putc('\n', f);
-        }
+        fmt_kv_lines(f, e->u.error.nfields, e->u.error.fields, "    field ", " = ", put_text, put_text);
         break;
     case EV_RUNNER_EXIT:
         if (e->u.exit.stderr_tail) {
@@ -210,13 +211,7 @@ void session_dump(const session *s, FILE *out)
     put_field(f, "device", s->device);
     fprintf(f, "printer_level: %d\n", s->printer_level);
     put_field(f, "mode", s->mode);
-    for (size_t i = 0; i < s->nflags; i++) {
-        fputs("flag ", f);
-        put_text(f, s->flags[i].key);
-        putc('=', f);
-        put_text(f, s->flags[i].value);
-        putc('\n', f);
-    }
+    fmt_kv_lines(f, s->nflags, s->flags, "flag ", "=", put_text, put_text);
     for (size_t i = 0; i < s->ninputs; i++) {
         const input_spec *in = &s->inputs[i];
         fprintf(f, "input %zu: ", i);
@@ -234,14 +229,8 @@ void session_dump(const session *s, FILE *out)
             fputs(" value=", f);
             put_num(f, in->value);
         }
-        if (in->file) {
-            fputs(" file=", f);
-            put_text(f, in->file);
-        }
-        if (in->key) {
-            fputs(" key=", f);
-            put_text(f, in->key);
-        }
+        put_opt(f, " file=", in->file);
+        put_opt(f, " key=", in->key);
         putc('\n', f);
     }
     for (size_t i = 0; i < s->nchecks; i++) {
@@ -258,10 +247,7 @@ void session_dump(const session *s, FILE *out)
         }
         fputs(" | source ", f);
         put_text(f, c->source);
-        if (c->fix) {
-            fputs(" | fix ", f);
-            put_text(f, c->fix);
-        }
+        put_opt(f, " | fix ", c->fix);
         putc('\n', f);
     }
     for (size_t i = 0; i < s->nbookmarks; i++) {

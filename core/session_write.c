@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "fmt.h"
 #include "session_io.h"
 
 /* Room left under SESSION_MAX_SCALAR_BYTES for the cut marker. */
@@ -354,13 +355,7 @@ static void put_header(FILE *f, const session *s, const char *end_state)
     put_line(f, "", "mode", s->mode);
     if (s->nflags) {
         fputs("flags:\n", f);
-        for (size_t i = 0; i < s->nflags; i++) {
-            fputs("  ", f);
-            put_key(f, s->flags[i].key);
-            fputs(": ", f);
-            put_str(f, s->flags[i].value);
-            putc('\n', f);
-        }
+        fmt_kv_lines(f, s->nflags, s->flags, "  ", ": ", put_key, put_str);
     }
     if (s->ninputs) {
         fputs("inputs:\n", f);
