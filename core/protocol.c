@@ -6,6 +6,7 @@
  * filled exactly by its fields. Errors: encode/decode return -1 and append
  * "protocol: <message> at byte N of a <TYPE> frame" to err. */
 #include "protocol.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -197,21 +198,28 @@ typedef struct {
     int failed;
 } cursor;
 
-static void fail(cursor *c, const char *what)
+/* Records the first failure only, pointing at byte `at` (where the bad
+ * field starts, so the message names its offset, not the one after it). */
+static void __attribute__((format(printf, 3, 4))) fail_at(cursor *c, size_t at, const char *fmt, ...)
 {
     if (c->failed) return;
     c->failed = 1;
-    strbuf_addf(c->err, "protocol: %s at byte %zu of a %s frame", what, c->pos,
-                proto_type_name(c->type));
+    c->pos = at;
+    strbuf_addstr(c->err, "protocol: ");
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(c->err, fmt, ap);
+    va_end(ap);
+    strbuf_addf(c->err, " at byte %zu of a %s frame", c->pos, proto_type_name(c->type));
 }
+
+#define fail(c, ...) fail_at((c), (c)->pos, __VA_ARGS__)
 
 static int need(cursor *c, size_t n, const char *what)
 {
     if (c->failed) return -1;
     if (n > c->end - c->pos) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s runs past the end of the frame", what);
-        fail(c, msg);
+        fail(c, "%s runs past the end of the frame", what);
         return -1;
     }
     return 0;
@@ -263,17 +271,12 @@ static const char *get_str(cursor *c, const char *what)
     uint32_t n = get_u32(c, what);
     if (c->failed) return "";
     if (n > PROTO_MAX_STR) {
-        c->pos = at;
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s length %u is over the %u-byte limit", what, n, PROTO_MAX_STR);
-        fail(c, msg);
+        fail_at(c, at, "%s length %u is over the %u-byte limit", what, n, PROTO_MAX_STR);
         return "";
     }
     if (need(c, n, what)) return "";
     if (memchr(c->p + c->pos, 0, n)) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s holds a NUL byte", what);
-        fail(c, msg);
+        fail(c, "%s holds a NUL byte", what);
         return "";
     }
     char *s = arena_strndup(c->a, (const char *)c->p + c->pos, n);
@@ -288,10 +291,7 @@ static int get_dims(cursor *c, int64_t **out, int64_t *fixed, const char *what)
     uint32_t n = get_u32(c, what);
     if (c->failed) return -1;
     if (n > TENSOR_MAX_DIMS) {
-        c->pos = at;
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s has %u dims (at most %d)", what, n, TENSOR_MAX_DIMS);
-        fail(c, msg);
+        fail_at(c, at, "%s has %u dims (at most %d)", what, n, TENSOR_MAX_DIMS);
         return -1;
     }
     if (need(c, (size_t)n * 8, what)) return -1;
@@ -307,10 +307,7 @@ static uint8_t get_enum(cursor *c, unsigned max, const char *what)
     size_t at = c->pos;
     uint8_t v = get_u8(c, what);
     if (!c->failed && v > max) {
-        c->pos = at;
-        char msg[160];
-        snprintf(msg, sizeof msg, "%s %u is out of range (0..%u)", what, v, max);
-        fail(c, msg);
+        fail_at(c, at, "%s %u is out of range (0..%u)", what, v, max);
     }
     return v;
 }
@@ -325,8 +322,7 @@ static void get_tensor(cursor *c, tensor_rec *t)
     int ns = get_dims(c, &t->strides, NULL, "tensor strides");
     if (c->failed) return;
     if (nd != ns) {
-        c->pos = at;
-        fail(c, "tensor strides count differs from its shape's");
+        fail_at(c, at, "tensor strides count differs from its shape's");
         return;
     }
     t->ndim = nd;
@@ -343,8 +339,7 @@ static void get_tensor(cursor *c, tensor_rec *t)
     uint32_t nv = get_u32(c, "values count");
     if (c->failed) return;
     if (nv > PROTO_MAX_VALUES) {
-        c->pos = at;
-        fail(c, "values count is over the limit");
+        fail_at(c, at, "values count is over the limit");
         return;
     }
     if (need(c, (size_t)nv * 8, "values")) return;
@@ -374,8 +369,7 @@ static void decode_body(cursor *c, proto_msg *m)
         if (c->failed) return;
         /* each name needs at least its 4-byte length: refuse counts the frame cannot hold */
         if (n > PROTO_MAX_NAMES || (size_t)n * 4 > c->end - c->pos) {
-            c->pos = at;
-            fail(c, "input name count is over the limit or larger than the frame");
+            fail_at(c, at, "input name count is over the limit or larger than the frame");
             return;
         }
         m->u.loaded.n_names = n;
