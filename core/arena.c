@@ -63,6 +63,18 @@ char *arena_strndup(arena *a, const char *s, size_t n)
     return q;
 }
 
+void *arena_grow(arena *a, void *p, size_t n, size_t *cap, size_t elem, size_t first_cap)
+{
+    if (p && n < *cap)
+        return p;
+    size_t nc = *cap ? *cap * 2 : first_cap;
+    void *q = arena_alloc(a, nc * elem);
+    if (n)
+        memcpy(q, p, n * elem);
+    *cap = nc;
+    return q;
+}
+
 char *arena_strdup(arena *a, const char *s)
 {
     return s ? arena_strndup(a, s, strlen(s)) : NULL;

@@ -462,14 +462,7 @@ typedef struct {
 
 static void add_field_raw(route_result *r, const char *key, const char *value)
 {
-    if (r->nfields == r->fields_cap) {
-        size_t nc = r->fields_cap ? r->fields_cap * 2 : 16;
-        route_field *f = arena_alloc(&r->arena, nc * sizeof *f);
-        if (r->nfields)
-            memcpy(f, r->fields, r->nfields * sizeof *f);
-        r->fields = f;
-        r->fields_cap = nc;
-    }
+    r->fields = arena_grow(&r->arena, r->fields, r->nfields, &r->fields_cap, sizeof *r->fields, 16);
     r->fields[r->nfields].key = arena_strdup(&r->arena, key);
     r->fields[r->nfields].value = arena_strdup(&r->arena, value);
     r->nfields++;

@@ -52,14 +52,7 @@ static int yerr(yctx *c, size_t line, size_t col, const char *fmt, const char *a
 
 static void ypush(yctx *c, ynode *parent, ynode *child)
 {
-    if (parent->n == parent->cap) {
-        size_t cap = parent->cap ? parent->cap * 2 : 8;
-        ynode **items = arena_alloc(c->a, cap * sizeof *items);
-        if (parent->n)
-            memcpy(items, parent->items, parent->n * sizeof *items);
-        parent->items = items;
-        parent->cap = cap;
-    }
+    parent->items = arena_grow(c->a, parent->items, parent->n, &parent->cap, sizeof *parent->items, 8);
     parent->items[parent->n++] = child;
 }
 
@@ -371,14 +364,7 @@ static void req_alt(const char *re, size_t n, int depth, reqset *out)
 
 static rr_hint *add_hint(router_rules *r)
 {
-    if (r->nhints == r->hints_cap || !r->hints) {
-        size_t cap = r->hints_cap ? r->hints_cap * 2 : 64;
-        rr_hint *h = arena_alloc(&r->arena, cap * sizeof *h);
-        if (r->nhints)
-            memcpy(h, r->hints, r->nhints * sizeof *h);
-        r->hints = h;
-        r->hints_cap = cap;
-    }
+    r->hints = arena_grow(&r->arena, r->hints, r->nhints, &r->hints_cap, sizeof *r->hints, 64);
     return &r->hints[r->nhints++];
 }
 
