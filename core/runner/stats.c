@@ -129,29 +129,32 @@ typedef struct {
         return nf;                                                                \
     }
 
-DEFINE_BLOCK(blk_f32, float, CONV_ID, SUB_F32)
-DEFINE_BLOCK(blk_f64, double, CONV_ID, SUB_F64)
-DEFINE_BLOCK(blk_f16, uint16_t, stats_half_to_double, SUB_F16)
-DEFINE_BLOCK(blk_bf16, uint16_t, stats_bf16_to_double, SUB_BF16)
-DEFINE_BLOCK(blk_e4m3, uint8_t, stats_f8e4m3_to_double, SUB_E4M3)
-DEFINE_BLOCK(blk_e5m2, uint8_t, stats_f8e5m2_to_double, SUB_E5M2)
-DEFINE_BLOCK(blk_i64, int64_t, CONV_ID, SUB_NONE)
-DEFINE_BLOCK(blk_i32, int32_t, CONV_ID, SUB_NONE)
-DEFINE_BLOCK(blk_i16, int16_t, CONV_ID, SUB_NONE)
-DEFINE_BLOCK(blk_i8, int8_t, CONV_ID, SUB_NONE)
-DEFINE_BLOCK(blk_u8, uint8_t, CONV_ID, SUB_NONE)
-DEFINE_BLOCK(blk_bool, uint8_t, CONV_BOOL, SUB_NONE)
+/* One row per dtype: its block reader's name, element type, conversion and
+ * subnormal test. Both the readers and the dispatch table come from it. */
+#define BLOCK_KINDS(X)                                                      \
+    X(DK_F32, blk_f32, float, CONV_ID, SUB_F32)                             \
+    X(DK_F64, blk_f64, double, CONV_ID, SUB_F64)                            \
+    X(DK_F16, blk_f16, uint16_t, stats_half_to_double, SUB_F16)             \
+    X(DK_BF16, blk_bf16, uint16_t, stats_bf16_to_double, SUB_BF16)          \
+    X(DK_F8E4M3, blk_e4m3, uint8_t, stats_f8e4m3_to_double, SUB_E4M3)       \
+    X(DK_F8E5M2, blk_e5m2, uint8_t, stats_f8e5m2_to_double, SUB_E5M2)       \
+    X(DK_I64, blk_i64, int64_t, CONV_ID, SUB_NONE)                          \
+    X(DK_I32, blk_i32, int32_t, CONV_ID, SUB_NONE)                          \
+    X(DK_I16, blk_i16, int16_t, CONV_ID, SUB_NONE)                          \
+    X(DK_I8, blk_i8, int8_t, CONV_ID, SUB_NONE)                             \
+    X(DK_U8, blk_u8, uint8_t, CONV_ID, SUB_NONE)                            \
+    X(DK_BOOL, blk_bool, uint8_t, CONV_BOOL, SUB_NONE)
+
+#define BLOCK_DEFINE(kind, fn, T, CONV, SUBN) DEFINE_BLOCK(fn, T, CONV, SUBN)
+BLOCK_KINDS(BLOCK_DEFINE)
+#define BLOCK_ENTRY(kind, fn, T, CONV, SUBN) [kind] = fn,
 
 typedef size_t (*block_fn)(walker *, const char *, size_t, double *, counts *);
 
 int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
                   tensor_stats *out, double *values, size_t max_values, size_t *nvalues)
 {
-    static const block_fn fns[] = {
-        [DK_F32] = blk_f32, [DK_F16] = blk_f16, [DK_BF16] = blk_bf16, [DK_F64] = blk_f64,
-        [DK_I64] = blk_i64, [DK_I32] = blk_i32, [DK_I16] = blk_i16, [DK_I8] = blk_i8,
-        [DK_U8] = blk_u8, [DK_BOOL] = blk_bool, [DK_F8E4M3] = blk_e4m3, [DK_F8E5M2] = blk_e5m2,
-    };
+    static const block_fn fns[] = {BLOCK_KINDS(BLOCK_ENTRY)};
     memset(out, 0, sizeof *out);
     out->min = out->max = out->mean = out->std = NAN;
     if (nvalues) *nvalues = 0;
