@@ -123,60 +123,75 @@ static int bad_stats(const tensor_rec *t)
     return t->has_stats && (t->stats.nan || t->stats.posinf || t->stats.neginf);
 }
 
-int hunt_nan(const session *s, hunt_hit *h)
-/* only tensors the kernel wrote count: a NaN it merely read came from earlier */
+/* Asks `test` about each tensor a kernel wrote (after phase), in run order;
+ * the first it accepts (returns 1, having filled what it found into h) is
+ * the hit. Only written tensors count: a bad value a kernel merely read
+ * came from earlier. */
+typedef int (*hunt_test)(const tensor_rec *t, size_t kernel, const void *ctx, hunt_hit *h);
+
+static int hunt_scan(const session *s, hunt_test test, const void *ctx, hunt_hit *h)
 {
-    memset(h, 0, sizeof *h);
-    h->kernel = -1;
-    h->first_bad = -1;
     for (size_t k = 0; k < s->nkernels; k++) {
         const kernel_event *ke = &s->kernels[k]->u.kernel;
         for (size_t i = 0; i < ke->ntensors; i++) {
             const tensor_rec *t = &ke->tensors[i];
             if (t->phase != PHASE_AFTER || !written(ke, t))
                 continue;
-            int64_t fb = tensor_first_nonfinite(t);
-            if (fb < 0 && !bad_stats(t))
+            if (!test(t, k, ctx, h))
                 continue;
             h->kernel = (int64_t)k;
             h->kernel_name = ke->name;
             h->tensor = t;
-            h->first_bad = fb;
             return 1;
         }
     }
     return 0;
 }
 
-int hunt_diverge(const session *s, const session *ref, double tol, hunt_hit *h)
+static void hunt_reset(hunt_hit *h)
 {
     memset(h, 0, sizeof *h);
     h->kernel = -1;
     h->first_bad = -1;
+}
+
+static int nan_test(const tensor_rec *t, size_t kernel, const void *ctx, hunt_hit *h)
+{
+    (void)kernel;
+    (void)ctx;
+    int64_t fb = tensor_first_nonfinite(t);
+    if (fb < 0 && !bad_stats(t))
+        return 0;
+    h->first_bad = fb;
+    return 1;
+}
+
+int hunt_nan(const session *s, hunt_hit *h)
+{
+    hunt_reset(h);
+    return hunt_scan(s, nan_test, NULL, h);
+}
+
+static int diverge_test(const tensor_rec *t, size_t kernel, const void *ctx, hunt_hit *h)
+{
+    const tensor_rec *r = session_find_tensor(ctx, (int64_t)kernel, t->name, PHASE_AFTER);
+    if (!r)
+        return 0;
+    tensor_diff d;
+    tensor_compare(t, r, h->tol, &d);
+    if (!d.differing && !d.shape_differs)
+        return 0;
+    h->diff = d;
+    h->first_bad = d.first_diff;
+    return 1;
+}
+
+int hunt_diverge(const session *s, const session *ref, double tol, hunt_hit *h)
+{
+    hunt_reset(h);
     h->is_diverge = 1;
     h->tol = tol;
-    for (size_t k = 0; k < s->nkernels; k++) {
-        const kernel_event *ke = &s->kernels[k]->u.kernel;
-        for (size_t i = 0; i < ke->ntensors; i++) {
-            const tensor_rec *t = &ke->tensors[i];
-            if (t->phase != PHASE_AFTER || !written(ke, t))
-                continue;
-            const tensor_rec *r = session_find_tensor(ref, (int64_t)k, t->name, PHASE_AFTER);
-            if (!r)
-                continue;
-            tensor_diff d;
-            tensor_compare(t, r, tol, &d);
-            if (!d.differing && !d.shape_differs)
-                continue;
-            h->kernel = (int64_t)k;
-            h->kernel_name = ke->name;
-            h->tensor = t;
-            h->diff = d;
-            h->first_bad = d.first_diff;
-            return 1;
-        }
-    }
-    return 0;
+    return hunt_scan(s, diverge_test, ref, h);
 }
 
 int64_t hunt_producer(const session *s, int64_t kernel, const char *name)
