@@ -212,18 +212,24 @@ static int busy(app *a, int what)
     return 1;
 }
 
+/* After asking a stopped runner to go on: follow the run, or say why not. */
+static int resumed(app *a, int rc, const char *what)
+{
+    if (rc < 0) {
+        app_message(a, 1, "%s: the runner is not stopped at a kernel (r restarts)", what);
+        return -1;
+    }
+    a->follow = 1;
+    return 0;
+}
+
 int live_step(app *a)
 {
     if (need_rc(a))
         return -1;
     if (busy(a, PEND_STEP))
         return 0;
-    if (runner_client_step(a->rc) < 0) {
-        app_message(a, 1, "step: the runner is not stopped at a kernel (r restarts)");
-        return -1;
-    }
-    a->follow = 1;
-    return 0;
+    return resumed(a, runner_client_step(a->rc), "step");
 }
 
 int live_continue(app *a)
@@ -235,12 +241,7 @@ int live_continue(app *a)
     int flags = BREAK_ON_ERROR | BREAK_ON_NAN;
     runner_client_set_breaks(a->rc, flags);
     int rc = a->break_kernel >= 0 ? runner_client_run_to_index(a->rc, a->break_kernel) : runner_client_continue(a->rc);
-    if (rc < 0) {
-        app_message(a, 1, "continue: the runner is not stopped at a kernel (r restarts)");
-        return -1;
-    }
-    a->follow = 1;
-    return 0;
+    return resumed(a, rc, "continue");
 }
 
 int live_restart(app *a)
