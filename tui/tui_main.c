@@ -228,6 +228,23 @@ static int run_headless(app *a, const options *o, script *scripts)
 
 static int pane_at(app *a, int x, int y, grid *g);
 
+/* A grid the size of the terminal now. */
+static void grid_at_screen_size(grid *g, int ascii)
+{
+    int w, h;
+    screen_size(&w, &h);
+    grid_init(g, w, h, ascii);
+}
+
+/* Follows a resized terminal before each repaint. */
+static void fit_to_screen(grid *g)
+{
+    int w, h;
+    screen_size(&w, &h);
+    if (w != g->w || h != g->h)
+        grid_resize(g, w, h);
+}
+
 static int run_interactive(app *a, const options *o, script *scripts)
 {
     screen_options so = {o->ascii, o->no_color, o->mouse};
@@ -241,10 +258,8 @@ static int run_interactive(app *a, const options *o, script *scripts)
     screen_apply_theme(&a->th);
     char theme_seen[64];
     snprintf(theme_seen, sizeof theme_seen, "%s", a->th.name);
-    int w, h;
-    screen_size(&w, &h);
     grid g;
-    grid_init(&g, w, h, ascii);
+    grid_at_screen_size(&g, ascii);
     for (int k = 0; k < 2 && !a->quit; k++)
         for (size_t i = 0; i < scripts[k].n && !a->quit; i++)
             run_item(a, &scripts[k], i);
@@ -275,9 +290,7 @@ static int run_interactive(app *a, const options *o, script *scripts)
             snprintf(theme_seen, sizeof theme_seen, "%s", a->th.name);
         }
         if (redraw) {
-            screen_size(&w, &h);
-            if (w != g.w || h != g.h)
-                grid_resize(&g, w, h);
+            fit_to_screen(&g);
             app_render(a, &g);
             screen_blit(&g);
             redraw = 0;
@@ -467,10 +480,8 @@ static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_ope
         strbuf_release(&err);
     }
     screen_apply_theme(&th);
-    int w, h;
-    screen_size(&w, &h);
     grid g;
-    grid_init(&g, w, h, ascii);
+    grid_at_screen_size(&g, ascii);
     int r = MENU_STAY, redraw = 1;
     while (r == MENU_STAY) {
         if (screen_sig_term) {
@@ -478,9 +489,7 @@ static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_ope
             break;
         }
         if (redraw) {
-            screen_size(&w, &h);
-            if (w != g.w || h != g.h)
-                grid_resize(&g, w, h);
+            fit_to_screen(&g);
             menu_render(m, &g);
             screen_blit(&g);
             redraw = 0;
