@@ -45,36 +45,47 @@ static int is_dir_with(const char *dir, const char *file)
     return access(p, R_OK) == 0;
 }
 
+/* Found once and kept: the environment variable `var` when set, else what
+ * `pick` finds from the executable's folder (exe may be NULL). */
+typedef void (*path_pick)(char *out, size_t n, const char *exe);
+
+static const char *chosen_path(char *out, size_t n, const char *var, path_pick pick)
+{
+    if (out[0])
+        return out;
+    const char *env = getenv(var);
+    if (env && *env)
+        snprintf(out, n, "%s", env);
+    else
+        pick(out, n, exe_dir());
+    return out;
+}
+
+static void pick_data_dir(char *out, size_t n, const char *exe)
+{
+    char cand[PATH_MAX];
+    if (exe && (snprintf(cand, sizeof cand, "%s/../share/aotidbg", exe), is_dir_with(cand, "routes.yaml")))
+        snprintf(out, n, "%s", cand);
+    else
+        snprintf(out, n, "%s", AOTIDBG_SOURCE_DIR);
+}
+
+static void pick_runner(char *out, size_t n, const char *exe)
+{
+    if (exe && is_dir_with(exe, "aotidbg-runner"))
+        snprintf(out, n, "%s/aotidbg-runner", exe);
+    else
+        snprintf(out, n, "aotidbg-runner");
+}
+
 const char *aotidbg_data_dir(void)
 {
     static char dir[PATH_MAX];
-    if (dir[0])
-        return dir;
-    const char *env = getenv("AOTIDBG_DATA_DIR");
-    const char *e = exe_dir();
-    char cand[PATH_MAX];
-    if (env && *env) {
-        snprintf(dir, sizeof dir, "%s", env);
-    } else if (e && (snprintf(cand, sizeof cand, "%s/../share/aotidbg", e), is_dir_with(cand, "routes.yaml"))) {
-        snprintf(dir, sizeof dir, "%s", cand);
-    } else {
-        snprintf(dir, sizeof dir, "%s", AOTIDBG_SOURCE_DIR);
-    }
-    return dir;
+    return chosen_path(dir, sizeof dir, "AOTIDBG_DATA_DIR", pick_data_dir);
 }
 
 const char *aotidbg_runner_path(void)
 {
     static char path[PATH_MAX];
-    if (path[0])
-        return path;
-    const char *env = getenv("AOTIDBG_RUNNER");
-    const char *e = exe_dir();
-    if (env && *env)
-        snprintf(path, sizeof path, "%s", env);
-    else if (e && is_dir_with(e, "aotidbg-runner"))
-        snprintf(path, sizeof path, "%s/aotidbg-runner", e);
-    else
-        snprintf(path, sizeof path, "aotidbg-runner");
-    return path;
+    return chosen_path(path, sizeof path, "AOTIDBG_RUNNER", pick_runner);
 }
