@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "checklist.h"
+#include "cli_opts.h"
 #include "commands.h"
 #include "inputs.h"
 #include "package.h"
@@ -27,35 +28,27 @@ static const char usage[] =
 int cmd_check(int argc, char **argv)
 {
     const char *pkg = NULL, *spec = NULL, *device = NULL, *format = "text", *model = NULL, *torch_lib = NULL;
+    const cli_opt opts[] = {{"--inputs", &spec}, {"--device", &device}, {"--format", &format},
+                            {"--model", &model}, {"--torch-lib", &torch_lib}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char **dst = !strcmp(a, "--inputs") ? &spec : !strcmp(a, "--device") ? &device
-                           : !strcmp(a, "--format") ? &format : !strcmp(a, "--model") ? &model
-                           : !strcmp(a, "--torch-lib") ? &torch_lib : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
             return EXIT_OK;
         }
-        if (dst) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "aotidbg check: %s needs a value\n%s", a, usage);
-                return EXIT_USAGE;
-            }
-            *dst = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "aotidbg check: unknown option '%s'\n%s", a, usage);
+        int k = cli_take("check", usage, argc, argv, &i, opts, (int)(sizeof opts / sizeof *opts));
+        if (k == CLI_ERR)
             return EXIT_USAGE;
-        } else if (!pkg) {
-            pkg = a;
-        } else {
-            fprintf(stderr, "aotidbg check: one package only (got '%s' and '%s')\n%s", pkg, a, usage);
-            return EXIT_USAGE;
-        }
+        if (k != CLI_NONE)
+            continue;
+        if (a[0] == '-' && a[1])
+            return cli_usage_error("check", usage, "unknown option '%s'", a);
+        if (pkg)
+            return cli_usage_error("check", usage, "one package only (got '%s' and '%s')", pkg, a);
+        pkg = a;
     }
-    if (!pkg) {
-        fprintf(stderr, "aotidbg check: no package given\n%s", usage);
-        return EXIT_USAGE;
-    }
+    if (!pkg)
+        return cli_usage_error("check", usage, "no package given");
     if (strcmp(format, "text") && strcmp(format, "yaml")) {
         fprintf(stderr, "aotidbg check: --format is text or yaml, not '%s'\n", format);
         return EXIT_USAGE;

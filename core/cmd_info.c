@@ -5,6 +5,7 @@
  * Exit: 0 shown, 2 bad usage or a package that cannot be read (message says why). */
 #include <stdio.h>
 #include <string.h>
+#include "cli_opts.h"
 #include "commands.h"
 #include "package.h"
 #include "wrapper_scan.h"
@@ -104,31 +105,26 @@ static void show_model(package_t *p, package_model *m)
 int cmd_info(int argc, char **argv)
 {
     const char *pkg = NULL, *model = NULL;
+    const cli_opt opts[] = {{"--model", &model}};
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
             return EXIT_OK;
         }
-        if (!strcmp(argv[i], "--model")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "aotidbg info: --model needs a value\n%s", usage);
-                return EXIT_USAGE;
-            }
-            model = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "aotidbg info: unknown option '%s'\n%s", argv[i], usage);
+        int k = cli_take("info", usage, argc, argv, &i, opts, 1);
+        if (k == CLI_ERR)
             return EXIT_USAGE;
-        } else if (!pkg) {
-            pkg = argv[i];
-        } else {
-            fprintf(stderr, "aotidbg info: one package only\n%s", usage);
-            return EXIT_USAGE;
-        }
+        if (k != CLI_NONE)
+            continue;
+        if (a[0] == '-' && a[1])
+            return cli_usage_error("info", usage, "unknown option '%s'", a);
+        if (pkg)
+            return cli_usage_error("info", usage, "one package only");
+        pkg = a;
     }
-    if (!pkg) {
-        fprintf(stderr, "aotidbg info: no package given\n%s", usage);
-        return EXIT_USAGE;
-    }
+    if (!pkg)
+        return cli_usage_error("info", usage, "no package given");
     strbuf err = STRBUF_INIT;
     package_t *p = NULL;
     if (package_open(&p, pkg, &err) < 0) {

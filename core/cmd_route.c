@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_opts.h"
 #include "commands.h"
 #include "router.h"
 #include "session_io.h"
@@ -107,35 +108,24 @@ static void add_runtime_size(route_result *r, const session *s)
 int cmd_route(int argc, char **argv)
 {
     const char *file = NULL, *pkg = NULL, *format = "text", *rules_path = NULL, *sess_path = NULL;
+    const cli_opt opts[] = {{"--package", &pkg}, {"--format", &format}, {"--rules", &rules_path},
+                            {"--session", &sess_path}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(route_usage, stdout);
             return EXIT_OK;
-        } else if (!strcmp(a, "--package") || !strcmp(a, "--format") || !strcmp(a, "--rules") ||
-                   !strcmp(a, "--session")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "aotidbg route: %s needs a value\n%s", a, route_usage);
-                return EXIT_USAGE;
-            }
-            const char *v = argv[++i];
-            if (!strcmp(a, "--package"))
-                pkg = v;
-            else if (!strcmp(a, "--format"))
-                format = v;
-            else if (!strcmp(a, "--session"))
-                sess_path = v;
-            else
-                rules_path = v;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "aotidbg route: unknown option '%s'\n%s", a, route_usage);
-            return EXIT_USAGE;
-        } else if (file) {
-            fprintf(stderr, "aotidbg route: more than one input ('%s' and '%s')\n", file, a);
-            return EXIT_USAGE;
-        } else {
-            file = a;
         }
+        int k = cli_take("route", route_usage, argc, argv, &i, opts, (int)(sizeof opts / sizeof *opts));
+        if (k == CLI_ERR)
+            return EXIT_USAGE;
+        if (k != CLI_NONE)
+            continue;
+        if (a[0] == '-' && a[1])
+            return cli_usage_error("route", route_usage, "unknown option '%s'", a);
+        if (file)
+            return cli_usage_error("route", "", "more than one input ('%s' and '%s')", file, a);
+        file = a;
     }
     if (strcmp(format, "text") && strcmp(format, "yaml")) {
         fprintf(stderr, "aotidbg route: --format must be text or yaml, not '%s'\n", format);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "checklist.h"
+#include "cli_opts.h"
 #include "commands.h"
 #include "inputs.h"
 #include "model.h"
@@ -71,13 +72,8 @@ static const char run_usage[] =
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fputs("aotidbg run: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(aotidbg run --help shows the options)\n", stderr);
-    return EXIT_USAGE;
-}
+#define usage_error(...) cli_usage_error("run", run_hint, __VA_ARGS__)
+static const char run_hint[] = "(aotidbg run --help shows the options)\n";
 
 static int device_ok(const char *d)
 {
@@ -398,9 +394,13 @@ int cmd_run(int argc, char **argv)
     int64_t break_index = -1;
     double timeout_s = 600;
     size_t max_values = 0;
+    const char *val = NULL; /* --break-on, --timeout, --values: checked as they come */
+    enum { O_INPUTS, O_DEVICE, O_RECORD, O_BREAK, O_TIMEOUT, O_VALUES };
+    const cli_opt opts[] = {[O_INPUTS] = {"--inputs", &spec},   [O_DEVICE] = {"--device", &device},
+                            [O_RECORD] = {"--record", &record}, [O_BREAK] = {"--break-on", &val},
+                            [O_TIMEOUT] = {"--timeout", &val},  [O_VALUES] = {"--values", &val}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(run_usage, stdout);
             return EXIT_OK;
@@ -421,17 +421,12 @@ int cmd_run(int argc, char **argv)
             reinstr = a[2] == 'n' ? REINSTR_OFF : REINSTR_FORCE;
             continue;
         }
-        int takes = !strcmp(a, "--inputs") || !strcmp(a, "--device") || !strcmp(a, "--break-on") ||
-                    !strcmp(a, "--timeout") || !strcmp(a, "--values") || !strcmp(a, "--record");
-        if (takes && !val)
-            return usage_error("%s needs a value", a);
-        if (!strcmp(a, "--inputs"))
-            spec = val;
-        else if (!strcmp(a, "--device"))
-            device = val;
-        else if (!strcmp(a, "--record"))
-            record = val;
-        else if (!strcmp(a, "--break-on")) {
+        int k = cli_take("run", run_hint, argc, argv, &i, opts, (int)(sizeof opts / sizeof *opts));
+        if (k == CLI_ERR)
+            return EXIT_USAGE;
+        if (k == O_INPUTS || k == O_DEVICE || k == O_RECORD)
+            continue;
+        if (k == O_BREAK) {
             if (!strcmp(val, "error"))
                 break_flags |= BREAK_ON_ERROR;
             else if (!strcmp(val, "nan"))
@@ -447,13 +442,13 @@ int cmd_run(int argc, char **argv)
                 break_index = n;
             } else
                 return usage_error("--break-on takes error, nan, kernel=NAME or index=N, not '%s'", val);
-        } else if (!strcmp(a, "--timeout")) {
+        } else if (k == O_TIMEOUT) {
             char *end;
             double t = strtod(val, &end);
             if (*end || end == val || !(t >= 0) || t > 1e7)
                 return usage_error("--timeout needs seconds (0 = never), got '%s'", val);
             timeout_s = t;
-        } else if (!strcmp(a, "--values")) {
+        } else if (k == O_VALUES) {
             char *end;
             errno = 0;
             unsigned long long n = strtoull(val, &end, 10);
@@ -464,11 +459,9 @@ int cmd_run(int argc, char **argv)
             return usage_error("unknown option '%s'", a);
         } else if (!pkg_path) {
             pkg_path = a;
-            continue;
         } else {
             return usage_error("one package only; '%s' is extra", a);
         }
-        i++;
     }
     if (!pkg_path)
         return usage_error("%s", "which package? aotidbg run PKG --record OUT.yaml");
