@@ -220,20 +220,31 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
     return r;
 }
 
-CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                        unsigned bz, unsigned shmem, CUstream stream, void **params, void **extra)
+/* Both launch spellings: pass straight through when nobody watches, else
+ * name the kernel, count it and report before and after. `fn` is the real
+ * entry point (NULL when libcuda lacks it: `entry` and `missing` say so). */
+static CUresult launch_via(launch_fn fn, const char *entry, const char *missing, CUfunction f, unsigned gx,
+                           unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                           CUstream stream, void **params, void **extra)
 {
-    ensure_real();
-    if (!real.launch) {
-        fprintf(stderr, "aotidbg-runner: cuLaunchKernel called but libcuda.so.1 was not found\n");
+    if (!fn) {
+        fprintf(stderr, "aotidbg-runner: %s called but libcuda.so.1 %s\n", entry, missing);
         return CUDA_ERROR_NOT_INITIALIZED;
     }
-    if (!user_cb && !blocking) return real.launch(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+    if (!user_cb && !blocking) return fn(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
     char kernel[512];
     name_of(f, kernel, sizeof kernel);
     __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
     if (user_cb) user_cb(kernel, INTERPOSE_BEFORE, user_ctx);
-    return after_launch(kernel, real.launch(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra));
+    return after_launch(kernel, fn(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra));
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned shmem, CUstream stream, void **params, void **extra)
+{
+    ensure_real();
+    return launch_via(real.launch, "cuLaunchKernel", "was not found", f, gx, gy, gz, bx, by, bz, shmem, stream,
+                      params, extra);
 }
 
 /* The per-thread-default-stream spelling (cuda.h maps cuLaunchKernel to it
@@ -242,16 +253,8 @@ CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz
                              unsigned bz, unsigned shmem, CUstream stream, void **params, void **extra)
 {
     ensure_real();
-    if (!real.launch_ptsz) {
-        fprintf(stderr, "aotidbg-runner: cuLaunchKernel_ptsz called but libcuda.so.1 has none\n");
-        return CUDA_ERROR_NOT_INITIALIZED;
-    }
-    if (!user_cb && !blocking) return real.launch_ptsz(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
-    char kernel[512];
-    name_of(f, kernel, sizeof kernel);
-    __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
-    if (user_cb) user_cb(kernel, INTERPOSE_BEFORE, user_ctx);
-    return after_launch(kernel, real.launch_ptsz(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra));
+    return launch_via(real.launch_ptsz, "cuLaunchKernel_ptsz", "has none", f, gx, gy, gz, bx, by, bz, shmem,
+                      stream, params, extra);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
