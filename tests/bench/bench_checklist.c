@@ -15,21 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <zip.h>
+#include "bench_util.h"
 #include "checklist.h"
 #include "package.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void add(zip_t *z, const char *name, const void *data, size_t len)
 {
@@ -116,7 +104,7 @@ int main(int argc, char **argv)
         double *t = calloc((size_t)runs, sizeof *t);
         size_t nrows = 0, nfail = 0, kern = 0;
         for (int r = 0; r < runs; r++) {
-            double t0 = now_ms();
+            double t0 = bench_now_ms();
             package_t *p;
             strbuf_reset(&err);
             if (package_open(&p, pkg, &err) < 0) {
@@ -127,7 +115,7 @@ int main(int argc, char **argv)
             checklist_init(&cl);
             checklist_opts o = {.device = "cuda:0", .inputs = in, .ninputs = 4, .torch_lib = pass ? tl : "none"};
             checklist_run(&cl, p, &o, &err);
-            t[r] = now_ms() - t0;
+            t[r] = bench_now_ms() - t0;
             nrows = cl.nrows;
             nfail = checklist_count(&cl, CHECK_FAIL);
             const check_row *wr = checklist_find(&cl, "package.wrapper-cpp");
@@ -135,7 +123,7 @@ int main(int argc, char **argv)
             checklist_free(&cl);
             package_close(p);
         }
-        qsort(t, (size_t)runs, sizeof *t, cmp_d);
+        qsort(t, (size_t)runs, sizeof *t, bench_cmp_double);
         printf("  %-34s median %8.2f ms  min %8.2f ms  max %8.2f ms  (%zu rows, %zu FAIL, %zu kernels seen)%s\n",
                pass ? "open + checklist + libtorch symbols" : "open + checklist (no symbol check)", t[runs / 2], t[0],
                t[runs - 1], nrows, nfail, kern, t[runs / 2] < 1000 ? "  target < 1 s: met" : "  target < 1 s: MISSED");

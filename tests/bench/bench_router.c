@@ -10,13 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "router.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "bench_util.h"
 
 static void make_log(strbuf *sb, size_t target)
 {
@@ -71,9 +65,9 @@ static double time_route(router_rules *rules, const strbuf *log, route_result *k
     double best = 1e9;
     for (int rep = 0; rep < 5; rep++) {
         route_result r = {0};
-        double t0 = now();
+        double t0 = bench_now_s();
         router_route_buffer(rules, log->buf, log->len, &r);
-        double t = now() - t0;
+        double t = bench_now_s() - t0;
         if (t < best)
             best = t;
         if (rep == 4)
@@ -91,12 +85,12 @@ int main(int argc, char **argv)
         mb = 10;
     strbuf err = STRBUF_INIT;
     router_rules *rules;
-    double t0 = now();
+    double t0 = bench_now_s();
     if (router_rules_load_default(&rules, &err)) {
         fprintf(stderr, "bench_router: %s\n", err.buf);
         return 1;
     }
-    double tload = now() - t0;
+    double tload = bench_now_s() - t0;
     strbuf log = STRBUF_INIT;
     make_log(&log, mb << 20);
     route_result r;

@@ -21,13 +21,7 @@
 #include <unistd.h>
 #include <yaml.h>
 #include "session_io.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "bench_util.h"
 
 static long rss_kib(void)
 {
@@ -125,7 +119,7 @@ int main(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof path, "%s/bench_session_%ld.yaml", dir, (long)getpid());
 
-    double t0 = now_s();
+    double t0 = bench_now_s();
     pid_t pid = fork();
     if (pid == 0)
         _exit(generate(path, n) ? 1 : 0);
@@ -137,26 +131,26 @@ int main(int argc, char **argv)
     struct stat sb;
     stat(path, &sb);
     double file_mb = (double)sb.st_size / 1e6;
-    printf("generated %ld kernel events: %s, %.1f MB in %.2f s\n", n, path, file_mb, now_s() - t0);
+    printf("generated %ld kernel events: %s, %.1f MB in %.2f s\n", n, path, file_mb, bench_now_s() - t0);
 
     /* Warm the page cache so both runs read from memory. */
     size_t nev;
     bare_parse(path, &nev);
 
-    t0 = now_s();
+    t0 = bench_now_s();
     if (bare_parse(path, &nev)) {
         fprintf(stderr, "bench_session: libyaml failed on %s\n", path);
         return 1;
     }
-    double t_bare = now_s() - t0;
+    double t_bare = bench_now_s() - t0;
 
     malloc_trim(0);
     long rss0 = rss_kib();
     session *s = NULL;
     strbuf err = STRBUF_INIT;
-    t0 = now_s();
+    t0 = bench_now_s();
     int rc = session_load(path, &s, &err);
-    double t_load = now_s() - t0;
+    double t_load = bench_now_s() - t0;
     long rss1 = rss_kib();
     if (rc) {
         fprintf(stderr, "bench_session: %s\n", err.buf);

@@ -13,19 +13,7 @@
 #include "../unit/test_tui_fixture.h"
 #include "actions.h"
 #include "app.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
@@ -36,18 +24,18 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) sscanf(argv[++i], "%dx%d", &w, &h);
         else { fprintf(stderr, "usage: bench_tui [--kernels N] [--size WxH]\n"); return 2; }
     }
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     session *s = fx_session(nk > 3 ? nk - 3 : 0);
-    double t_build = now_ms() - t0;
+    double t_build = bench_now_ms() - t0;
     actions_bind_defaults();
     app a;
     app_init(&a, s, MODE_REPLAY);
     a.owns_session = 1;
     grid g;
     grid_init(&g, w, h, 0);
-    t0 = now_ms();
+    t0 = bench_now_ms();
     app_render(&a, &g);
-    double t_first = now_ms() - t0;
+    double t_first = bench_now_ms() - t0;
 
     static const char *keys[] = {"3", "j", "j", "PgDn", "PgDn", "G", "k", "g", "End", "Home", "Tab", "S-Tab",
                                  "search:cpp_fused_mul_sum_2", "n", "N", "z", "z", "4", "j", "3", "next-anomaly", "b"};
@@ -58,22 +46,22 @@ int main(int argc, char **argv)
     size_t n = 0;
     for (int r = 0; r < ROUNDS; r++)
         for (size_t i = 0; i < nkeys; i++) {
-            double k0 = now_ms();
+            double k0 = bench_now_ms();
             actions_token(&a, keys[i]);
             app_render(&a, &g);
-            double d = now_ms() - k0;
+            double d = bench_now_ms() - k0;
             lat[n++] = d;
             if (d > worst) { worst = d; worst_key = keys[i]; }
         }
-    qsort(lat, n, sizeof *lat, cmp_d);
+    qsort(lat, n, sizeof *lat, bench_cmp_double);
     /* a search from the top to the last row: the worst case for the scan */
     actions_token(&a, "g");
     snprintf(a.search, sizeof a.search, "no-such-kernel");
     a.search_pane = PANE_KERNELS;
-    double s0 = now_ms();
+    double s0 = bench_now_ms();
     actions_token(&a, "n");
     app_render(&a, &g);
-    double t_miss = now_ms() - s0;
+    double t_miss = bench_now_ms() - s0;
     printf("bench_tui: %zu kernels, %dx%d screen\n", s->nkernels, w, h);
     printf("  build session in memory   %8.1f ms\n", t_build);
     printf("  first frame               %8.3f ms   (target <= 100 ms)\n", t_first);
