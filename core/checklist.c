@@ -541,8 +541,9 @@ static void check_cpu_isa(checklist *cl, const package_model *m, const char *loa
         char want[64];
         if (!strcmp(tok, "AVX512"))
             snprintf(want, sizeof want, "avx512f");
-        else if (!strcmp(tok, "NEON") || !strcmp(tok, "SVE256") || !strcmp(tok, "ZVECTOR") || !strcmp(tok, "DEFAULT"))
-            continue;   /* not reported as x86 flags */
+        else if (!strcmp(tok, "NEON") || !strcmp(tok, "SVE256") || !strcmp(tok, "ZVECTOR") || !strcmp(tok, "DEFAULT") ||
+                 !strcmp(tok, "INVALID_VEC_ISA"))
+            continue;   /* not x86 flags; INVALID_VEC_ISA: compiled with no vector ISA, runs anywhere */
         else {
             size_t k = 0;
             for (; tok[k] && k + 1 < sizeof want; k++)

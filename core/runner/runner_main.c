@@ -287,6 +287,10 @@ static int protocol_main(void)
             }
             tread_scratch_release(&sc);
             for (size_t i = 0; i < nspecs; i++) free(bi[i].host);
+            free(bi);
+            free(in);
+            free(out);
+            free(specs);
             model_unload(&model);
             return finish(0, 0);
         }
