@@ -1,4 +1,5 @@
-"""Helpers shared by test_run.py and test_inputs.py (owner: h2).
+"""Helpers shared by the integration tests (test_run.py, test_inputs.py, the TUI tests;
+conftest.py re-exports run).
 
 Everything here reads real artifacts: the package's wrapper.cpp, the session
 YAML our binaries wrote, and tensors computed by torch.
@@ -124,7 +125,21 @@ def check_stats(rec, want, what):
 
 
 def run(cmd, **kw):
+    """Runs a command, returns CompletedProcess with text output; never raises on exit code."""
     kw.setdefault("capture_output", True)
     kw.setdefault("text", True)
     kw.setdefault("timeout", 300)
     return subprocess.run(cmd, **kw)
+
+
+def frames(stdout):
+    """Splits `--headless --dump-screen` output into (label, screen text) pairs,
+    one per "=== label ===" header."""
+    out, cur = [], None
+    for line in stdout.splitlines():
+        if line.startswith("=== ") and line.endswith(" ==="):
+            cur = [line[4:-4], []]
+            out.append(cur)
+        elif cur is not None:
+            cur[1].append(line)
+    return [(label, "\n".join(lines)) for label, lines in out]

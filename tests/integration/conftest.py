@@ -4,10 +4,11 @@
 in build/test-models (or $AOTIDBG_MODELS_DIR), keyed by the model file's hash and the torch version).
 """
 import os
-import subprocess
 import sys
 
 import pytest
+
+from aotidbg_testlib import run  # noqa: F401  (tests import it from here)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -46,11 +47,3 @@ def package():
             built[name] = make_models.build(MODELS_DIR, name, builder, src_hash)
         return built[name]
     return get
-
-
-def run(cmd, **kw):
-    """Runs a command, returns CompletedProcess with text output; never raises on exit code."""
-    kw.setdefault("capture_output", True)
-    kw.setdefault("text", True)
-    kw.setdefault("timeout", 300)
-    return subprocess.run(cmd, **kw)

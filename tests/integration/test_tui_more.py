@@ -9,18 +9,8 @@ import subprocess
 
 import pytest
 
+from aotidbg_testlib import frames as _frames
 from conftest import run
-
-
-def _frames(stdout):
-    out, cur = [], None
-    for line in stdout.splitlines():
-        if line.startswith("=== ") and line.endswith(" ==="):
-            cur = [line[4:-4], []]
-            out.append(cur)
-        elif cur is not None:
-            cur[1].append(line)
-    return [(label, "\n".join(lines)) for label, lines in out]
 
 
 # ---- 1. the bundled demo model ---------------------------------------------

@@ -18,6 +18,7 @@ import uuid
 
 import pytest
 
+from aotidbg_testlib import frames as _frames
 from conftest import run
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -284,17 +285,6 @@ def live_setup(aotidbg, package, tmp_path_factory):
     names = re.findall(r"kind: kernel, [^\n]*?name: \"?([A-Za-z0-9_]+)", rec.read_text())
     assert len(names) >= 3
     return pkg, str(spec), names, d
-
-
-def _frames(stdout):
-    out, cur = [], None
-    for line in stdout.splitlines():
-        if line.startswith("=== ") and line.endswith(" ==="):
-            cur = [line[4:-4], []]
-            out.append(cur)
-        elif cur is not None:
-            cur[1].append(line)
-    return [(label, "\n".join(lines)) for label, lines in out]
 
 
 @pytest.mark.slow
