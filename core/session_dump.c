@@ -78,18 +78,28 @@ static void put_opt(FILE *f, const char *label, const char *text)
     put_text(f, text);
 }
 
+/* "<shape>[ strides <strides>] <dtype> <device>", shared by recorded tensors
+ * and input specs. */
+static void put_layout(FILE *f, int ndim, const int64_t *shape, int with_strides, const int64_t *strides,
+                       const char *dtype, const char *device)
+{
+    put_dims(f, ndim, shape);
+    if (with_strides) {
+        fputs(" strides ", f);
+        put_dims(f, ndim, strides);
+    }
+    putc(' ', f);
+    put_text(f, dtype);
+    putc(' ', f);
+    put_text(f, device);
+}
+
 static void put_tensor(FILE *f, const tensor_rec *t)
 {
     fprintf(f, "    %s ", phase_name(t->phase));
     put_text(f, t->name);
     putc(' ', f);
-    put_dims(f, t->ndim, t->shape);
-    fputs(" strides ", f);
-    put_dims(f, t->ndim, t->strides);
-    putc(' ', f);
-    put_text(f, t->dtype);
-    putc(' ', f);
-    put_text(f, t->device);
+    put_layout(f, t->ndim, t->shape, 1, t->strides, t->dtype, t->device);
     putc('\n', f);
     if (t->has_stats) {
         const tensor_stats *st = &t->stats;
@@ -215,15 +225,7 @@ void session_dump(const session *s, FILE *out)
     for (size_t i = 0; i < s->ninputs; i++) {
         const input_spec *in = &s->inputs[i];
         fprintf(f, "input %zu: ", i);
-        put_dims(f, in->ndim, in->shape);
-        if (in->has_strides) {
-            fputs(" strides ", f);
-            put_dims(f, in->ndim, in->strides);
-        }
-        putc(' ', f);
-        put_text(f, in->dtype);
-        putc(' ', f);
-        put_text(f, in->device);
+        put_layout(f, in->ndim, in->shape, in->has_strides, in->strides, in->dtype, in->device);
         fprintf(f, " fill=%s seed=%llu", fill_kind_name(in->fill), (unsigned long long)in->seed);
         if (in->fill == FILL_FULL) {
             fputs(" value=", f);
