@@ -298,9 +298,6 @@ torch._inductor.aoti_compile_and_package(ep, package_path=sys.argv[1], inductor_
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="product bug: core/runner/runner_main.c protocol_main() never frees `specs` "
-                   "(realloc, line ~214) and `in` (calloc, line ~229) before finish() calls _exit: valgrind reports "
-                   "both as definitely lost (one each per runner process)")
 def test_runner_has_no_definite_leak_under_valgrind(aotidbg, tmp_path):
     import shutil
     if not shutil.which("valgrind"):
