@@ -672,17 +672,24 @@ typedef int (*val_fn)(rd *r, int id, void *ctx);
 
 /* As parse_map, but stops AT the MAPPING_END: the caller commits what it
  * built before pulling more input (which may hit the cut of a cut-off file). */
-static int parse_map_body(rd *r, const char *const *keys, int nkeys, val_fn val, void *ctx, const char *where,
-                          uint32_t *seen)
+/* Consumes the start of a mapping, or says a mapping (`where`) was expected. */
+static int enter_map(rd *r, const char *where)
 {
-    *seen = 0;
     if (r->ev.type != YAML_MAPPING_START_EVENT) {
         char exp[128];
         snprintf(exp, sizeof exp, "a mapping (%s)", where);
         return unexpected(r, exp);
     }
-    if (next(r))
-        return -1;
+    return next(r);
+}
+
+/* The entries of a mapping whose start is already consumed, up to (not past)
+ * its end: known keys go to val (each once; bits of *seen, which may come in
+ * with some set), unknown ones are warned about (`place`: "in a kernel
+ * event", "at the top level") and skipped. */
+static int map_entries(rd *r, const char *const *keys, int nkeys, val_fn val, void *ctx, const char *place,
+                       uint32_t *seen)
+{
     hashset unknown = {0};
     int rc = 0;
     while (!rc && r->ev.type != YAML_MAPPING_END_EVENT) {
@@ -711,13 +718,24 @@ static int parse_map_body(rd *r, const char *const *keys, int nkeys, val_fn val,
             }
             strbuf d = STRBUF_INIT;
             add_shown(&d, key);
-            warn_at(r, r->ev.start_mark, "unknown key '%s' in %s; skipped (written by a newer aotidbg?)", d.buf, where);
+            warn_at(r, r->ev.start_mark, "unknown key '%s' %s; skipped (written by a newer aotidbg?)", d.buf, place);
             strbuf_release(&d);
             rc = next(r) || skip_node(r) ? -1 : 0;
         }
     }
     hashset_free(&unknown);
     return rc;
+}
+
+static int parse_map_body(rd *r, const char *const *keys, int nkeys, val_fn val, void *ctx, const char *where,
+                          uint32_t *seen)
+{
+    *seen = 0;
+    if (enter_map(r, where))
+        return -1;
+    char in[160];
+    snprintf(in, sizeof in, "in %s", where);
+    return map_entries(r, keys, nkeys, val, ctx, in, seen);
 }
 
 static int parse_map(rd *r, const char *const *keys, int nkeys, val_fn val, void *ctx, const char *where,
@@ -884,12 +902,7 @@ static int get_tensors(rd *r, size_t *n, tensor_rec **out)
 
 static int get_kv_map(rd *r, size_t *n, kv_pair **out, const char *where)
 {
-    if (r->ev.type != YAML_MAPPING_START_EVENT) {
-        char exp[128];
-        snprintf(exp, sizeof exp, "a mapping (%s)", where);
-        return unexpected(r, exp);
-    }
-    if (next(r))
+    if (enter_map(r, where))
         return -1;
     hashset hs = {0};
     r->kv.n = 0;
@@ -1327,40 +1340,9 @@ static int parse_session(rd *r)
     yaml_mark_t top = r->ev.start_mark;
     if (next(r) || parse_format(r))
         return -1;
-    /* The rest of the top mapping: re-enter parse_map's loop by faking its start. */
-    uint32_t seen = 1;   /* format_version */
-    hashset unknown = {0};
-    int rc = 0;
-    while (!rc && r->ev.type != YAML_MAPPING_END_EVENT) {
-        if (r->ev.type != YAML_SCALAR_EVENT) {
-            rc = unexpected(r, "a plain key");
-            break;
-        }
-        const char *key = sval(r);
-        int id = -1;
-        for (int i = 0; i < H__N; i++)
-            if (!strcmp(top_keys[i], key))
-                id = i;
-        if (id >= 0) {
-            if (seen & B(id)) {
-                rc = dup_key(r, key);
-                break;
-            }
-            seen |= B(id);
-            rc = next(r) || top_val(r, id, NULL) ? -1 : 0;
-        } else {
-            if (hashset_add(&unknown, key)) {
-                rc = dup_key(r, key);
-                break;
-            }
-            strbuf d = STRBUF_INIT;
-            add_shown(&d, key);
-            warn_at(r, r->ev.start_mark, "unknown key '%s' at the top level; skipped (written by a newer aotidbg?)", d.buf);
-            strbuf_release(&d);
-            rc = next(r) || skip_node(r) ? -1 : 0;
-        }
-    }
-    hashset_free(&unknown);
+    /* The rest of the top mapping, format_version already read. */
+    uint32_t seen = B(H_FORMAT);
+    int rc = map_entries(r, top_keys, H__N, top_val, NULL, "at the top level", &seen);
     if (rc)
         return -1;
     if (!(seen & B(H_EVENTS)))
