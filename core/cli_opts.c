@@ -38,3 +38,42 @@ int cli_take(const char *cmd, const char *usage, int argc, char **argv, int *i, 
     }
     return CLI_NONE;
 }
+
+int cli_next(const cli_spec *sp, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        fputs(sp->help, stdout);
+        return CLI_HELP;
+    }
+    int k = cli_take(sp->cmd, sp->on_error, argc, argv, i, sp->opts, sp->nopts);
+    if (k != CLI_NONE)
+        return k;
+    if (a[0] == '-' && a[1]) {
+        cli_usage_error(sp->cmd, sp->on_error, "unknown option '%s'", a);
+        return CLI_ERR;
+    }
+    return CLI_ARG;
+}
+
+int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char **arg, const char *extra, int *exit_code)
+{
+    *exit_code = EXIT_USAGE;
+    for (int i = 1; i < argc; i++) {
+        int k = cli_next(sp, argc, argv, &i);
+        if (k == CLI_HELP)
+            *exit_code = EXIT_OK;
+        if (k == CLI_HELP || k == CLI_ERR)
+            return -1;
+        if (k != CLI_ARG)
+            continue;
+        if (*arg) {
+            fprintf(stderr, "aotidbg %s: ", sp->cmd);
+            fprintf(stderr, extra, *arg, argv[i]);
+            fprintf(stderr, "\n%s", sp->on_error);
+            return -1;
+        }
+        *arg = argv[i];
+    }
+    return 0;
+}

@@ -14,12 +14,34 @@ typedef struct {
     const char **dst;
 } cli_opt;
 
-enum { CLI_NONE = -1, CLI_ERR = -2 };
+enum { CLI_NONE = -1, CLI_ERR = -2, CLI_HELP = -3, CLI_ARG = -4 };
 
 /* Is argv[*i] one of opts? Then stores its value in *opts[k].dst (advancing
  * *i past a separate value) and returns k. CLI_NONE when it is none of them;
  * CLI_ERR when the value is missing (message printed). */
 int cli_take(const char *cmd, const char *usage, int argc, char **argv, int *i, const cli_opt *opts, int nopts);
+
+/* A subcommand's options: its name, --help text (stdout), what follows a
+ * usage error on stderr (the help text, or a hint to run --help). */
+typedef struct {
+    const char *cmd, *help, *on_error;
+    const cli_opt *opts;
+    int nopts;
+} cli_spec;
+
+/* One step of the argument loop: k for an option of sp->opts (value
+ * stored), CLI_ARG for a positional argument (argv[*i]), CLI_HELP after
+ * printing the help (exit 0), CLI_ERR after printing a usage error (an
+ * unknown option or a missing value; exit EXIT_USAGE). Options the caller
+ * handles itself (flags) must be checked before. */
+int cli_next(const cli_spec *sp, int argc, char **argv, int *i);
+
+/* The whole loop for a subcommand with options and one positional argument
+ * (stored in *arg, left as is when absent): 0 when parsed; -1 when the
+ * command is done, with *exit_code EXIT_OK after --help or EXIT_USAGE after
+ * a printed error. `extra` is the message for a second positional, a printf
+ * format given the first and the second ("one package only (got '%s' and '%s')"). */
+int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char **arg, const char *extra, int *exit_code);
 
 /* Prints "aotidbg CMD: <message>\n" then usage (may be "") on stderr;
  * returns EXIT_USAGE so callers can `return cli_usage_error(...)`. */

@@ -30,23 +30,10 @@ int cmd_check(int argc, char **argv)
     const char *pkg = NULL, *spec = NULL, *device = NULL, *format = "text", *model = NULL, *torch_lib = NULL;
     const cli_opt opts[] = {{"--inputs", &spec}, {"--device", &device}, {"--format", &format},
                             {"--model", &model}, {"--torch-lib", &torch_lib}};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        int k = cli_take("check", usage, argc, argv, &i, opts, (int)(sizeof opts / sizeof *opts));
-        if (k == CLI_ERR)
-            return EXIT_USAGE;
-        if (k != CLI_NONE)
-            continue;
-        if (a[0] == '-' && a[1])
-            return cli_usage_error("check", usage, "unknown option '%s'", a);
-        if (pkg)
-            return cli_usage_error("check", usage, "one package only (got '%s' and '%s')", pkg, a);
-        pkg = a;
-    }
+    const cli_spec sp = {"check", usage, usage, opts, (int)(sizeof opts / sizeof *opts)};
+    int code;
+    if (cli_parse_one(&sp, argc, argv, &pkg, "one package only (got '%s' and '%s')", &code))
+        return code;
     if (!pkg)
         return cli_usage_error("check", usage, "no package given");
     if (strcmp(format, "text") && strcmp(format, "yaml")) {

@@ -106,23 +106,10 @@ int cmd_info(int argc, char **argv)
 {
     const char *pkg = NULL, *model = NULL;
     const cli_opt opts[] = {{"--model", &model}};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        }
-        int k = cli_take("info", usage, argc, argv, &i, opts, 1);
-        if (k == CLI_ERR)
-            return EXIT_USAGE;
-        if (k != CLI_NONE)
-            continue;
-        if (a[0] == '-' && a[1])
-            return cli_usage_error("info", usage, "unknown option '%s'", a);
-        if (pkg)
-            return cli_usage_error("info", usage, "one package only");
-        pkg = a;
-    }
+    const cli_spec sp = {"info", usage, usage, opts, 1};
+    int code;
+    if (cli_parse_one(&sp, argc, argv, &pkg, "one package only (got '%s' and '%s')", &code))
+        return code;
     if (!pkg)
         return cli_usage_error("info", usage, "no package given");
     strbuf err = STRBUF_INIT;

@@ -41,6 +41,19 @@ static const char route_usage[] =
     "compile-error out-of-memory crash unknown.\n"
     "Exit: 0 routed (also when the route is unknown), 2 bad usage or unreadable input.\n";
 
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case 4: return "SIGILL";
+    case 6: return "SIGABRT";
+    case 7: return "SIGBUS";
+    case 8: return "SIGFPE";
+    case 9: return "SIGKILL";
+    case 11: return "SIGSEGV";
+    default: return "signal";
+    }
+}
+
 /* A session's failure text: its error events, log lines and the runner's stderr tail. */
 static void route_session_text(const router_rules *rules, const session *s, route_result *res)
 {
@@ -53,6 +66,13 @@ static void route_session_text(const router_rules *rules, const session *s, rout
         if (t) {
             router_stream_feed(st, t, strlen(t));
             router_stream_feed(st, "\n", 1);
+        }
+        /* A runner killed by a signal often prints nothing: the death itself is the evidence. */
+        if (e->kind == EV_RUNNER_EXIT && e->u.exit.how && !strcmp(e->u.exit.how, "signal")) {
+            char line[96];
+            snprintf(line, sizeof line, "aotidbg-runner died by signal %d (%s)\n", e->u.exit.signal,
+                     signal_name(e->u.exit.signal));
+            router_stream_feed(st, line, strlen(line));
         }
     }
     router_stream_finish(st, res);
@@ -110,23 +130,10 @@ int cmd_route(int argc, char **argv)
     const char *file = NULL, *pkg = NULL, *format = "text", *rules_path = NULL, *sess_path = NULL;
     const cli_opt opts[] = {{"--package", &pkg}, {"--format", &format}, {"--rules", &rules_path},
                             {"--session", &sess_path}};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(route_usage, stdout);
-            return EXIT_OK;
-        }
-        int k = cli_take("route", route_usage, argc, argv, &i, opts, (int)(sizeof opts / sizeof *opts));
-        if (k == CLI_ERR)
-            return EXIT_USAGE;
-        if (k != CLI_NONE)
-            continue;
-        if (a[0] == '-' && a[1])
-            return cli_usage_error("route", route_usage, "unknown option '%s'", a);
-        if (file)
-            return cli_usage_error("route", "", "more than one input ('%s' and '%s')", file, a);
-        file = a;
-    }
+    const cli_spec sp = {"route", route_usage, route_usage, opts, (int)(sizeof opts / sizeof *opts)};
+    int code;
+    if (cli_parse_one(&sp, argc, argv, &file, "more than one input ('%s' and '%s')", &code))
+        return code;
     if (strcmp(format, "text") && strcmp(format, "yaml")) {
         fprintf(stderr, "aotidbg route: --format must be text or yaml, not '%s'\n", format);
         return EXIT_USAGE;

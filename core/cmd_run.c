@@ -399,12 +399,9 @@ int cmd_run(int argc, char **argv)
     const cli_opt opts[] = {[O_INPUTS] = {"--inputs", &spec},   [O_DEVICE] = {"--device", &device},
                             [O_RECORD] = {"--record", &record}, [O_BREAK] = {"--break-on", &val},
                             [O_TIMEOUT] = {"--timeout", &val},  [O_VALUES] = {"--values", &val}};
+    const cli_spec sp = {"run", run_usage, run_hint, opts, (int)(sizeof opts / sizeof *opts)};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(run_usage, stdout);
-            return EXIT_OK;
-        }
         if (!strcmp(a, "--deterministic")) {
             deterministic = 1;
             continue;
@@ -421,9 +418,9 @@ int cmd_run(int argc, char **argv)
             reinstr = a[2] == 'n' ? REINSTR_OFF : REINSTR_FORCE;
             continue;
         }
-        int k = cli_take("run", run_hint, argc, argv, &i, opts, (int)(sizeof opts / sizeof *opts));
-        if (k == CLI_ERR)
-            return EXIT_USAGE;
+        int k = cli_next(&sp, argc, argv, &i);
+        if (k == CLI_HELP || k == CLI_ERR)
+            return k == CLI_HELP ? EXIT_OK : EXIT_USAGE;
         if (k == O_INPUTS || k == O_DEVICE || k == O_RECORD)
             continue;
         if (k == O_BREAK) {
@@ -455,8 +452,6 @@ int cmd_run(int argc, char **argv)
             if (errno || *end || end == val || val[0] == '-' || n > PROTO_MAX_VALUES)
                 return usage_error("--values needs a count from 0 to 4194304, got '%s'", val);
             max_values = (size_t)n;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
         } else if (!pkg_path) {
             pkg_path = a;
         } else {
