@@ -124,16 +124,10 @@ def check_restart(aotidbg, clean, tmp_path):
     assert [k["name"] for k in events(load_session(out), "kernel")] == clean["kernels"]
 
 
-CRASH_XFAIL = pytest.mark.xfail(
-    strict=True, reason="product bug: core/cmd_route.c route_session_text() routes a runner-exit only by its "
-    "stderr_tail; a runner killed by SIGSEGV/SIGABRT with nothing on stderr routes 'unknown', not 'crash'")
-
 # mode, what `run` says, how the session ends, expected route (None: any fixed id)
 SIGNAL_FAULTS = [
-    pytest.param("segv", "the runner died by signal 11 (SIGSEGV)", signal.SIGSEGV, "crash", marks=CRASH_XFAIL,
-                 id="segfault"),
-    pytest.param("abort", "the runner died by signal 6 (SIGABRT)", signal.SIGABRT, "crash", marks=CRASH_XFAIL,
-                 id="abort"),
+    pytest.param("segv", "the runner died by signal 11 (SIGSEGV)", signal.SIGSEGV, "crash", id="segfault"),
+    pytest.param("abort", "the runner died by signal 6 (SIGABRT)", signal.SIGABRT, "crash", id="abort"),
     pytest.param("kill", "the runner died by signal 9 (SIGKILL)", signal.SIGKILL, None, id="sigkill-inside"),
 ]
 
