@@ -160,7 +160,8 @@ def _real_oob_log(pkg, tmp_path):
         "table = torch.randn(16, 8)\n"
         "idx = torch.tensor([0, 3, 16 + 5, 2], dtype=torch.int64)\n"
         "m(table, idx)\n")
-    r = run([sys.executable, str(script), pkg], timeout=300)
+    # cwd: the package's printer hooks save tensors under ./tmp/aoti_torch
+    r = run([sys.executable, str(script), pkg], timeout=300, cwd=str(tmp_path))
     assert r.returncode != 0, "indexing row 21 of a 16-row table should fail"
     log = tmp_path / "oob.log"
     log.write_text(r.stdout + r.stderr)
