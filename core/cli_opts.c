@@ -77,3 +77,50 @@ int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char **arg, c
     }
     return 0;
 }
+
+int cli_parse_ref_npy(const char *spec, cli_ref_npy *out, strbuf *err)
+{
+    static const char form[] = "; expected KERNEL:TENSOR=PATH (e.g. 3:buf2=ref.npy, or 3:before:buf2=ref.npy)";
+    memset(out, 0, sizeof *out);
+    const char *p = spec;
+    int64_t k = 0;
+    if (*p < '0' || *p > '9') {
+        strbuf_addf(err, "--ref-npy '%s': KERNEL must be a kernel index (0, 1, ...)%s", spec, form);
+        return -1;
+    }
+    for (; *p >= '0' && *p <= '9'; p++) {
+        k = k * 10 + (*p - '0');
+        if (k > 1000000000) {
+            strbuf_addf(err, "--ref-npy '%s': kernel index too large%s", spec, form);
+            return -1;
+        }
+    }
+    if (*p++ != ':') {
+        strbuf_addf(err, "--ref-npy '%s': no ':' after the kernel index%s", spec, form);
+        return -1;
+    }
+    out->kernel = k;
+    out->phase = PHASE_AFTER;
+    if (!strncmp(p, "before:", 7))
+        out->phase = PHASE_BEFORE, p += 7;
+    else if (!strncmp(p, "after:", 6))
+        p += 6;
+    const char *eq = strchr(p, '=');
+    if (!eq) {
+        strbuf_addf(err, "--ref-npy '%s': no '=PATH'%s", spec, form);
+        return -1;
+    }
+    size_t n = (size_t)(eq - p);
+    if (!n || n >= sizeof out->name) {
+        strbuf_addf(err, "--ref-npy '%s': the tensor name is %s%s", spec, n ? "over 127 bytes" : "empty", form);
+        return -1;
+    }
+    if (!eq[1]) {
+        strbuf_addf(err, "--ref-npy '%s': the PATH after '=' is empty%s", spec, form);
+        return -1;
+    }
+    memcpy(out->name, p, n);
+    out->name[n] = 0;
+    out->path = eq + 1;
+    return 0;
+}

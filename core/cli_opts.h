@@ -7,6 +7,9 @@
  * Values point into argv (nothing is allocated). */
 #ifndef AOTIDBG_CLI_OPTS_H
 #define AOTIDBG_CLI_OPTS_H
+#include <stdint.h>
+#include "model.h"
+#include "strbuf.h"
 
 /* An option that takes a value, and where the value goes. */
 typedef struct {
@@ -46,5 +49,19 @@ int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char **arg, c
 /* Prints "aotidbg CMD: <message>\n" then usage (may be "") on stderr;
  * returns EXIT_USAGE so callers can `return cli_usage_error(...)`. */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* --ref-npy KERNEL:TENSOR=PATH (replay, live): a .npy file as the inspector
+ * reference of kernel KERNEL's tensor TENSOR, its after-phase one unless
+ * written before:TENSOR (after:TENSOR also works). name is copied; path
+ * points into the spec. */
+typedef struct {
+    int64_t kernel;
+    tensor_phase phase;
+    char name[128];
+    const char *path;
+} cli_ref_npy;
+
+/* 0, or -1 with what is wrong (and the expected form) appended to err. */
+int cli_parse_ref_npy(const char *spec, cli_ref_npy *out, strbuf *err);
 
 #endif

@@ -21,14 +21,14 @@
 #include <unistd.h>
 #include <yaml.h>
 #include "paths.h"
+#include "tensor_file.h"
 
 #define SPEC_MAX_BYTES    (1U << 20)
 #define SPEC_MAX_DEPTH    16
 #define SPEC_MAX_NODES    200000
 #define SPEC_MAX_INPUTS   4096
 #define SPEC_MAX_SCALAR   4096
-#define MAX_NUMEL         (1ULL << 40)
-#define NPY_MAX_HEADER    (1U << 20)
+#define MAX_NUMEL         TENSOR_FILE_MAX_NUMEL
 #define ST_MAX_HEADER     (100U << 20)
 
 /* ---- dtypes ------------------------------------------------------------ */
@@ -530,268 +530,8 @@ int inputs_load(session *s, const char *path, strbuf *err)
 
 /* ---- tensor files --------------------------------------------------------- */
 
-typedef struct {
-    const char *dtype;         /* canonical */
-    int ndim;
-    int64_t shape[TENSOR_MAX_DIMS];
-    uint64_t offset, nbytes;   /* where the row-major data sits in the file */
-} file_tensor;
-
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
-static int numel_of(const int64_t *shape, int ndim, uint64_t *out)
-{
-    uint64_t n = 1;
-    for (int i = 0; i < ndim; i++) {
-        if (shape[i] < 0 || (uint64_t)shape[i] > MAX_NUMEL || (shape[i] && n > MAX_NUMEL / (uint64_t)shape[i]))
-            return -1;
-        n *= (uint64_t)shape[i];
-    }
-    *out = n;
-    return 0;
-}
-
-/* npy header dict text, e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } */
-typedef struct { const char *p, *end, *start; } lex;
-
-static void skip_ws(lex *l)
-{
-    while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' || *l->p == '\r'))
-        l->p++;
-}
-
-static int lex_char(lex *l, char c)
-{
-    skip_ws(l);
-    if (l->p < l->end && *l->p == c) {
-        l->p++;
-        return 0;
-    }
-    return -1;
-}
-
-static int lex_str(lex *l, char *out, size_t cap)
-{
-    skip_ws(l);
-    if (l->p >= l->end || (*l->p != '\'' && *l->p != '"'))
-        return -1;
-    char q = *l->p++;
-    size_t n = 0;
-    while (l->p < l->end && *l->p != q) {
-        if (n + 1 >= cap)
-            return -1;
-        out[n++] = *l->p++;
-    }
-    if (l->p >= l->end)
-        return -1;
-    l->p++;
-    out[n] = 0;
-    return 0;
-}
-
-static int lex_word(lex *l, const char *w)
-{
-    skip_ws(l);
-    size_t n = strlen(w);
-    if ((size_t)(l->end - l->p) >= n && !memcmp(l->p, w, n)) {
-        l->p += n;
-        return 0;
-    }
-    return -1;
-}
-
-static int npy_fail(strbuf *err, const char *file, const lex *l, const char *what)
-{
-    strbuf_addf(err, "%s: bad .npy header at byte %ld of the header dict: %s; re-save it with numpy.save",
-                file, (long)(l->p - l->start), what);
-    return -1;
-}
-
-static int npy_descr(const char *d, const char **dtype)
-{
-    static const struct { const char *code, *name; } map[] = {
-        {"f4", "float32"}, {"f2", "float16"}, {"f8", "float64"}, {"i8", "int64"}, {"i4", "int32"},
-        {"i2", "int16"},   {"i1", "int8"},    {"u1", "uint8"},   {"b1", "bool"},
-    };
-    char order = d[0];
-    if (order != '<' && order != '|' && order != '=')
-        return -1;
-    for (size_t i = 0; i < NELEM(map); i++)
-        if (!strcmp(d + 1, map[i].code)) {
-            if (order == '|' && map[i].code[1] != '1')
-                return -1;   /* '|' is "not applicable": only for 1-byte types */
-            *dtype = map[i].name;
-            return 0;
-        }
-    return -1;
-}
-
-static int npy_read(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err)
-{
-    unsigned char pre[12];
-    if (fsize < 10 || read_at(fd, pre, 10, 0) < 0 || memcmp(pre, "\x93NUMPY", 6)) {
-        strbuf_addf(err, "%s: not a .npy file (no \\x93NUMPY magic)", file);
-        return -1;
-    }
-    unsigned major = pre[6];
-    uint64_t hlen, hstart;
-    if (major == 1) {
-        hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
-        hstart = 10;
-    } else if (major == 2 || major == 3) {
-        if (fsize < 12 || read_at(fd, pre, 12, 0) < 0) {
-            strbuf_addf(err, "%s: .npy file cut off in its preamble", file);
-            return -1;
-        }
-        hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
-        hstart = 12;
-    } else {
-        strbuf_addf(err, "%s: .npy format version %u.%u, expected 1.x, 2.x or 3.x", file, major, pre[7]);
-        return -1;
-    }
-    if (hlen > NPY_MAX_HEADER || hstart + hlen > fsize) {
-        strbuf_addf(err, "%s: .npy header length %" PRIu64 " runs past the file (%" PRIu64 " bytes) or over %u",
-                    file, hlen, fsize, NPY_MAX_HEADER);
-        return -1;
-    }
-    char *h = malloc(hlen + 1);
-    if (!h)
-        abort();
-    if (read_at(fd, h, hlen, hstart) < 0) {
-        free(h);
-        strbuf_addf(err, "%s: cannot read the .npy header", file);
-        return -1;
-    }
-    h[hlen] = 0;
-    lex l = {h, h + hlen, h};
-    int rc = -1, have_descr = 0, have_order = 0, have_shape = 0, fortran = 0;
-    char key[64], val[64];
-    if (lex_char(&l, '{') < 0) {
-        npy_fail(err, file, &l, "expected '{'");
-        goto out;
-    }
-    for (;;) {
-        if (lex_char(&l, '}') == 0)
-            break;
-        if (lex_str(&l, key, sizeof key) < 0) {
-            npy_fail(err, file, &l, "expected a quoted key");
-            goto out;
-        }
-        if (lex_char(&l, ':') < 0) {
-            npy_fail(err, file, &l, "expected ':'");
-            goto out;
-        }
-        if (!strcmp(key, "descr")) {
-            if (lex_str(&l, val, sizeof val) < 0) {
-                npy_fail(err, file, &l, "descr: expected a string like '<f4' (structured dtypes are not supported)");
-                goto out;
-            }
-            if (npy_descr(val, &ft->dtype) < 0) {
-                strbuf_addf(err, "%s: .npy dtype '%s' is not supported; expected little-endian "
-                            "f4 f2 f8 i8 i4 i2 i1 u1 b1 (convert with arr.astype('<f4') or similar)", file, val);
-                goto out;
-            }
-            have_descr = 1;
-        } else if (!strcmp(key, "fortran_order")) {
-            if (lex_word(&l, "False") == 0)
-                fortran = 0;
-            else if (lex_word(&l, "True") == 0)
-                fortran = 1;
-            else {
-                npy_fail(err, file, &l, "fortran_order: expected True or False");
-                goto out;
-            }
-            have_order = 1;
-        } else if (!strcmp(key, "shape")) {
-            if (lex_char(&l, '(') < 0) {
-                npy_fail(err, file, &l, "shape: expected a tuple");
-                goto out;
-            }
-            ft->ndim = 0;
-            for (;;) {
-                if (lex_char(&l, ')') == 0)
-                    break;
-                skip_ws(&l);
-                if (l.p >= l.end || *l.p < '0' || *l.p > '9') {
-                    npy_fail(err, file, &l, "shape: expected a non-negative integer");
-                    goto out;
-                }
-                uint64_t v = 0;
-                while (l.p < l.end && *l.p >= '0' && *l.p <= '9') {
-                    v = v * 10 + (uint64_t)(*l.p++ - '0');
-                    if (v > MAX_NUMEL) {
-                        npy_fail(err, file, &l, "shape: a dimension over 2^40");
-                        goto out;
-                    }
-                }
-                skip_ws(&l);
-                if (l.p < l.end && *l.p == 'L')   /* Python 2 longs */
-                    l.p++;
-                if (ft->ndim >= TENSOR_MAX_DIMS) {
-                    npy_fail(err, file, &l, "shape: more than 16 dimensions");
-                    goto out;
-                }
-                ft->shape[ft->ndim++] = (int64_t)v;
-                if (lex_char(&l, ',') < 0) {
-                    if (lex_char(&l, ')') == 0)
-                        break;
-                    npy_fail(err, file, &l, "shape: expected ',' or ')'");
-                    goto out;
-                }
-            }
-            have_shape = 1;
-        } else {
-            char msg[128];
-            snprintf(msg, sizeof msg, "unexpected key '%s'", key);
-            npy_fail(err, file, &l, msg);
-            goto out;
-        }
-        if (lex_char(&l, ',') < 0) {
-            if (lex_char(&l, '}') == 0)
-                break;
-            npy_fail(err, file, &l, "expected ',' or '}'");
-            goto out;
-        }
-    }
-    if (!have_descr || !have_order || !have_shape) {
-        strbuf_addf(err, "%s: .npy header lacks %s; re-save it with numpy.save", file,
-                    !have_descr ? "'descr'" : !have_order ? "'fortran_order'" : "'shape'");
-        goto out;
-    }
-    uint64_t numel;
-    if (numel_of(ft->shape, ft->ndim, &numel) < 0) {
-        strbuf_addf(err, "%s: .npy shape has more than 2^40 elements", file);
-        goto out;
-    }
-    if (fortran && ft->ndim > 1) {
-        strbuf_addf(err, "%s: .npy array is in Fortran (column-major) order; save it with "
-                    "numpy.save(path, numpy.ascontiguousarray(arr))", file);
-        goto out;
-    }
-    ft->offset = hstart + hlen;
-    ft->nbytes = numel * dtype_size(ft->dtype);
-    if (ft->offset + ft->nbytes > fsize) {
-        strbuf_addf(err, "%s: .npy data is cut off: the header promises %" PRIu64 " bytes of data, the file has %"
-                    PRIu64, file, ft->nbytes, fsize - ft->offset);
-        goto out;
-    }
-    rc = 0;
-out:
-    free(h);
-    return rc;
-}
+/* The .npy header reader and the read/numel helpers live in tensor_file.c,
+ * shared with the inspector's .npy reference. */
 
 static const char *st_dtype(const char *s)
 {
@@ -808,7 +548,7 @@ static const char *st_dtype(const char *s)
 static int st_read(int fd, uint64_t fsize, const char *file, const char *want_key, file_tensor *ft, strbuf *err)
 {
     unsigned char pre[8];
-    if (fsize < 8 || read_at(fd, pre, 8, 0) < 0) {
+    if (fsize < 8 || tensor_file_read_at(fd, pre, 8, 0) < 0) {
         strbuf_addf(err, "%s: not a .safetensors file (shorter than its 8-byte header length)", file);
         return -1;
     }
@@ -823,7 +563,7 @@ static int st_read(int fd, uint64_t fsize, const char *file, const char *want_ke
     char *h = malloc(hlen + 1);
     if (!h)
         abort();
-    if (read_at(fd, h, hlen, 8) < 0) {
+    if (tensor_file_read_at(fd, h, hlen, 8) < 0) {
         free(h);
         strbuf_addf(err, "%s: cannot read the .safetensors header", file);
         return -1;
@@ -898,7 +638,7 @@ static int st_read(int fd, uint64_t fsize, const char *file, const char *want_ke
                     "-byte data section", file, name, b, e, data_len);
         goto out;
     }
-    if (numel_of(ft->shape, ft->ndim, &numel) < 0 || (uint64_t)(e - b) != numel * dtype_size(ft->dtype)) {
+    if (tensor_file_numel(ft->shape, ft->ndim, &numel) < 0 || (uint64_t)(e - b) != numel * dtype_size(ft->dtype)) {
         strbuf_addf(err, "%s: tensor '%s': data_offsets span %.0f bytes, but shape and dtype need %" PRIu64,
                     file, name, e - b, numel * dtype_size(ft->dtype));
         goto out;
@@ -946,7 +686,7 @@ int inputs_materialize_file(const input_spec *in, int index, const char *dir, ch
     }
     uint64_t fsize = (uint64_t)st.st_size;
     unsigned char magic[6] = {0};
-    int is_npy = fsize >= 6 && read_at(fd, magic, 6, 0) == 0 && !memcmp(magic, "\x93NUMPY", 6);
+    int is_npy = fsize >= 6 && tensor_file_read_at(fd, magic, 6, 0) == 0 && !memcmp(magic, "\x93NUMPY", 6);
     file_tensor ft = {0};
     int rc = -1, out = -1;
     char *path = NULL;
@@ -954,7 +694,7 @@ int inputs_materialize_file(const input_spec *in, int index, const char *dir, ch
     if (is_npy || ends_with(in->file, ".npy")) {
         if (in->key)
             strbuf_addf(err, "input %d: 'key' is for .safetensors files, and %s is a .npy file", index, in->file);
-        else if (npy_read(fd, fsize, in->file, &ft, err) == 0)
+        else if (npy_read_header(fd, fsize, in->file, &ft, err) == 0)
             rc = 0;
     } else if (ends_with(in->file, ".safetensors")) {
         rc = st_read(fd, fsize, in->file, in->key, &ft, err);
@@ -986,7 +726,7 @@ int inputs_materialize_file(const input_spec *in, int index, const char *dir, ch
     static char buf[1 << 16];
     for (uint64_t done = 0; done < ft.nbytes;) {
         size_t n = ft.nbytes - done < sizeof buf ? (size_t)(ft.nbytes - done) : sizeof buf;
-        if (read_at(fd, buf, n, ft.offset + done) < 0) {
+        if (tensor_file_read_at(fd, buf, n, ft.offset + done) < 0) {
             strbuf_addf(err, "input %d: %s: read failed at byte %" PRIu64, index, in->file, ft.offset + done);
             goto done;
         }

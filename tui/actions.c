@@ -456,6 +456,34 @@ static int a_prev_step(app *a, const char *arg)
     return AF_HANDLED | AF_REDRAW;
 }
 
+/* ---- inspector: a .npy file as the selected tensor's reference --------- */
+
+static int a_ref_npy(app *a, const char *arg)
+{
+    const kernel_event *k = app_selected_kernel(a);
+    const tensor_rec *t = pane_inspector_selected(a);
+    if (!k || !t) {
+        app_message(a, 1, "ref-npy: select a tensor in the inspector (4) first");
+        return AF_HANDLED | AF_REDRAW | AF_FAILED;
+    }
+    if (!arg || !*arg) {
+        int had = inspector_npy_clear(a, k->index, t->name, t->phase);
+        app_message(a, 0, "ref-npy: %s %s at kernel #%lld %s", phase_name(t->phase), t->name,
+                    (long long)k->index, had ? "has no .npy reference now" : "had no .npy reference; ref-npy PATH attaches one");
+        return AF_HANDLED | AF_REDRAW;
+    }
+    strbuf err = STRBUF_INIT;
+    if (inspector_npy_attach(a, k->index, t->name, t->phase, arg, &err) < 0) {
+        app_message(a, 1, "ref-npy: %s", err.buf);
+        strbuf_release(&err);
+        return AF_HANDLED | AF_REDRAW | AF_FAILED;
+    }
+    strbuf_release(&err);
+    app_message(a, 0, "ref-npy: %s is the reference of %s %s at kernel #%lld", arg, phase_name(t->phase), t->name,
+                (long long)k->index);
+    return AF_HANDLED | AF_REDRAW;
+}
+
 /* ---- the table -------------------------------------------------------- */
 
 static const action table[] = {
@@ -500,6 +528,7 @@ static const action table[] = {
     {"hunt-nan", "F", "", "find the first kernel whose output holds NaN/Inf (live: run to it); report its inputs", hunt_action_nan},
     {"hunt-diverge", "D", "[TOL]", "find the first kernel whose output differs from --reference beyond TOL", hunt_action_diverge},
     {"producer", "p", "", "inspector: select the kernel that produced the selected tensor", hunt_action_producer},
+    {"ref-npy", "", "[PATH]", "inspector: diff the selected tensor against a .npy file (no PATH: detach it)", a_ref_npy},
     {"next-step", "Enter Space", "", "walkthrough: next narration step", a_next_step},
     {"prev-step", "Backspace", "", "walkthrough: previous narration step", a_prev_step},
     {"help", "? F1", "", "this help (generated from the action table)", a_help},

@@ -104,6 +104,7 @@ void app_release(app *a)
     strbuf_release(&a->view);
     session_free(a->ref);
     a->ref = NULL;
+    inspector_npy_release(a);
     if (a->owns_session)
         session_free(a->s);
     a->s = NULL;

@@ -9,6 +9,7 @@
 #ifndef AOTIDBG_APP_H
 #define AOTIDBG_APP_H
 #include <stdint.h>
+#include "arena.h"
 #include "grid.h"
 #include "model.h"
 #include "strbuf.h"
@@ -45,6 +46,29 @@ const tensor_rec *pane_inspector_selected(app *a);
  * valid until the selection changes). */
 const struct route_result *pane_router_selected(app *a);
 extern const pane_ops pane_router_ops, pane_checklist_ops, pane_kernels_ops, pane_inspector_ops;
+
+/* A .npy file attached as the reference of one inspector tensor (ref-npy,
+ * --ref-npy): the tensor is named by kernel index, name and phase, so it
+ * can be attached before a live run reaches the kernel. */
+typedef struct {
+    int64_t kernel;
+    char *name, *path;             /* malloc'd */
+    tensor_phase phase;
+    arena ar;                      /* holds t's arrays and values */
+    tensor_rec t;                  /* the file's contents */
+} npy_ref;
+
+/* Attaches the .npy at path to (kernel, name, phase), replacing that
+ * tensor's earlier attachment; one attachment per tensor, several tensors.
+ * 0, or -1 with "PATH: what; what to do" in err (nothing changes then). */
+int inspector_npy_attach(app *a, int64_t kernel, const char *name, tensor_phase phase, const char *path,
+                         strbuf *err);
+/* The attachment of that tensor, or NULL. */
+const npy_ref *inspector_npy_find(const app *a, int64_t kernel, const char *name, tensor_phase phase);
+/* Drops that tensor's attachment; 1 when there was one. */
+int inspector_npy_clear(app *a, int64_t kernel, const char *name, tensor_phase phase);
+/* Frees every attachment (app_release calls it). */
+void inspector_npy_release(app *a);
 
 typedef enum { MODE_REPLAY = 0, MODE_LIVE, MODE_TUTORIAL } app_mode;
 
@@ -92,6 +116,8 @@ struct app {
     /* reference session for the inspector's diff and hunt-diverge; may be NULL */
     session *ref;
     const char *ref_path;
+    npy_ref *npy_refs;             /* .npy references, see inspector_npy_attach */
+    size_t nnpy_refs;
     int hunt_pending;              /* live: 1 hunt-nan, 2 hunt-diverge waits for the runner to stop */
     int hunt_launched;             /* the runner was continued for it (else: at the first stop) */
     double hunt_tol;

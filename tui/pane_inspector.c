@@ -1,13 +1,17 @@
 /* pane_inspector.c — the tensors of the selected kernel, before and after it
  * ran: shape, strides, dtype, device, contiguity and statistics; for the
  * selected tensor a value grid over a 2-D slice and a histogram when the
- * session holds values; the "diff" view pairs before/after by name. */
+ * session holds values; the "diff" view pairs before/after by name. On top,
+ * one line each against the --reference session and against a .npy file
+ * attached to the selected tensor (ref-npy); this file owns those attachments. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "app.h"
 #include "hunt.h"
 #include "pane_util.h"
+#include "tensor_file.h"
 
 #define MAX_ROWS 512
 
@@ -70,6 +74,7 @@ static int contiguous(const tensor_rec *t)
 }
 
 static void ref_line(app *a, const kernel_event *k, const tensor_rec *t, strbuf *sb);
+static void npy_line(const npy_ref *nr, const tensor_rec *t, strbuf *sb);
 
 static const tensor_rec *partner(const kernel_event *k, const tensor_rec *t)
 {
@@ -230,6 +235,15 @@ static void i_render(app *a, grid *g, rect r, int focused)
         in.y++;
         in.h--;
     }
+    const npy_ref *nr = inspector_npy_find(a, k->index, sel->name, sel->phase);
+    if (nr && in.h >= 3) {   /* the diff against an attached .npy file */
+        strbuf rl = STRBUF_INIT;
+        npy_line(nr, sel, &rl);
+        grid_put(g, in.x, in.y, in.w, EL_WARN, rl.buf);
+        strbuf_release(&rl);
+        in.y++;
+        in.h--;
+    }
     /* Split: tensor list on top; values and histogram below when there is room. */
     int detail = sel->nvalues && in.h >= 12 ? in.h / 2 : 0;
     int list_h = in.h - detail;
@@ -294,6 +308,34 @@ const tensor_rec *pane_inspector_selected(app *a)
     return &k->tensors[idx[c]];
 }
 
+/* "vs LABEL: first diff at [i, j] (n/m differ), max abs err …, max rel err …"
+ * and its family, for t against the reference r. */
+static void cmp_line(const char *label, const tensor_rec *t, const tensor_rec *r, strbuf *sb)
+{
+    tensor_diff d;
+    tensor_compare(t, r, 0, &d);
+    char ma[24], mr[24];
+    fmt_double(ma, sizeof ma, d.max_abs);
+    fmt_double(mr, sizeof mr, d.max_rel);
+    if (d.by_values) {   /* the first differing index first: it is what the user walks to */
+        if (d.first_diff >= 0) {
+            strbuf_addf(sb, "vs %s: first diff at ", label);
+            fmt_index(sb, t, d.first_diff);
+            strbuf_addf(sb, " (%zu/%zu differ%s), max abs err %s, max rel err %s", d.differing, d.compared,
+                        d.sampled ? ", sampled" : "", ma, mr);
+        } else {
+            strbuf_addf(sb, "vs %s: identical (%zu values%s)", label, d.compared, d.sampled ? ", sampled" : "");
+        }
+    } else if (d.compared) {
+        strbuf_addf(sb, "vs %s (statistics only, no values on both sides): min/max/mean max abs err %s, rel %s%s",
+                    label, ma, mr, d.differing ? "" : ", same");
+    } else {
+        strbuf_addf(sb, "vs %s: nothing to compare (no values or statistics on both sides)", label);
+    }
+    if (d.shape_differs)
+        strbuf_addstr(sb, "; shapes differ");
+}
+
 /* The selected tensor against the same kernel index, name and phase in the
  * reference session: one line. */
 static void ref_line(app *a, const kernel_event *k, const tensor_rec *t, strbuf *sb)
@@ -307,30 +349,96 @@ static void ref_line(app *a, const kernel_event *k, const tensor_rec *t, strbuf 
             strbuf_addch(sb, ')');
         return;
     }
-    tensor_diff d;
-    tensor_compare(t, r, 0, &d);
-    char ma[24], mr[24];
-    fmt_double(ma, sizeof ma, d.max_abs);
-    fmt_double(mr, sizeof mr, d.max_rel);
-    if (d.by_values) {   /* the first differing index first: it is what the user walks to */
-        if (d.first_diff >= 0) {
-            strbuf_addstr(sb, "vs ref: first diff at ");
-            fmt_index(sb, t, d.first_diff);
-            strbuf_addf(sb, " (%zu/%zu differ%s), max abs err %s, max rel err %s", d.differing, d.compared,
-                        d.sampled ? ", sampled" : "", ma, mr);
-        } else {
-            strbuf_addf(sb, "vs ref: identical (%zu values%s)", d.compared, d.sampled ? ", sampled" : "");
-        }
-    } else if (d.compared) {
-        strbuf_addf(sb, "vs ref (statistics only, no values on both sides): min/max/mean max abs err %s, rel %s%s",
-                    ma, mr, d.differing ? "" : ", same");
-    } else {
-        strbuf_addstr(sb, "vs ref: nothing to compare (no values or statistics on both sides)");
-    }
-    if (d.shape_differs)
-        strbuf_addstr(sb, "; shapes differ");
+    cmp_line("ref", t, r, sb);
     if (strcmp(k->name, session_kernel_event(a->ref, k->index)->u.kernel.name))
         strbuf_addstr(sb, "; kernel names differ");
+}
+
+/* The selected tensor against its attached .npy file, labelled by the
+ * file's base name (the line has room for little else). */
+static void npy_line(const npy_ref *nr, const tensor_rec *t, strbuf *sb)
+{
+    const char *base = strrchr(nr->path, '/');
+    cmp_line(base && base[1] ? base + 1 : nr->path, t, &nr->t, sb);
+    int same = t->ndim == nr->t.ndim;
+    for (int i = 0; same && i < t->ndim; i++)
+        same = t->shape[i] == nr->t.shape[i];
+    if (!same) {   /* say which: the file is the one the user can re-save */
+        strbuf_addstr(sb, " (tensor ");
+        fmt_shape(sb, t->ndim, t->shape);
+        strbuf_addstr(sb, ", file ");
+        fmt_shape(sb, nr->t.ndim, nr->t.shape);
+        strbuf_addch(sb, ')');
+    }
+}
+
+/* ---- .npy attachments ---------------------------------------------------- */
+
+static npy_ref *npy_slot(const app *a, int64_t kernel, const char *name, tensor_phase phase)
+{
+    for (size_t i = 0; i < a->nnpy_refs; i++) {
+        npy_ref *r = &a->npy_refs[i];
+        if (r->kernel == kernel && r->phase == phase && !strcmp(r->name, name))
+            return r;
+    }
+    return NULL;
+}
+
+static void npy_free(npy_ref *r)
+{
+    free(r->name);
+    free(r->path);
+    arena_release(&r->ar);
+}
+
+const npy_ref *inspector_npy_find(const app *a, int64_t kernel, const char *name, tensor_phase phase)
+{
+    return name ? npy_slot(a, kernel, name, phase) : NULL;
+}
+
+int inspector_npy_attach(app *a, int64_t kernel, const char *name, tensor_phase phase, const char *path,
+                         strbuf *err)
+{
+    npy_ref nr = {kernel, NULL, NULL, phase, ARENA_INIT, {0}};
+    if (tensor_file_load_npy(&nr.ar, path, 0, &nr.t, err) < 0) {
+        arena_release(&nr.ar);
+        return -1;
+    }
+    nr.name = strdup(name);
+    nr.path = strdup(path);
+    if (!nr.name || !nr.path)
+        abort();
+    npy_ref *old = npy_slot(a, kernel, name, phase);
+    if (old) {
+        npy_free(old);
+        *old = nr;
+        return 0;
+    }
+    npy_ref *p = realloc(a->npy_refs, (a->nnpy_refs + 1) * sizeof *p);
+    if (!p)
+        abort();
+    a->npy_refs = p;
+    a->npy_refs[a->nnpy_refs++] = nr;
+    return 0;
+}
+
+int inspector_npy_clear(app *a, int64_t kernel, const char *name, tensor_phase phase)
+{
+    npy_ref *r = npy_slot(a, kernel, name, phase);
+    if (!r)
+        return 0;
+    npy_free(r);
+    *r = a->npy_refs[--a->nnpy_refs];
+    return 1;
+}
+
+void inspector_npy_release(app *a)
+{
+    for (size_t i = 0; i < a->nnpy_refs; i++)
+        npy_free(&a->npy_refs[i]);
+    free(a->npy_refs);
+    a->npy_refs = NULL;
+    a->nnpy_refs = 0;
 }
 
 static const char *i_row_text(app *a, int64_t row, strbuf *buf)

@@ -16,8 +16,10 @@
 #include <unistd.h>
 #include "actions.h"
 #include "app.h"
+#include "cli_opts.h"
 #include "commands.h"
 #include "demo.h"
+#include "hunt.h"
 #include "live.h"
 #include "menu.h"
 #include "paths.h"
@@ -37,12 +39,16 @@ static const char usage_common[] =
     "  --headless WxH     no terminal: render to stdout after each scripted action\n"
     "  --dump-screen      with --headless: print only the final screen\n"
     "  --reference S.yaml (replay, live) a second session of the same model, e.g. its CPU run:\n"
-    "                     the inspector diffs each tensor against it; hunt-diverge uses it\n";
+    "                     the inspector diffs each tensor against it; hunt-diverge uses it\n"
+    "  --ref-npy K:T=PATH (replay, live) a .npy file as the reference of kernel K's tensor T\n"
+    "                     (after the kernel; before:T for before it); repeatable\n";
 
 typedef struct {
     const char *target;            /* session, package or tutorial name */
     const char *keys, *script, *theme_name;
     const char *reference;         /* --reference S.yaml (replay, live) */
+    cli_ref_npy ref_npy[32];       /* --ref-npy K:T=PATH (replay, live) */
+    int nref_npy;
     int ascii, no_color, mouse, headless, hw, hh, dump_last, list;
     live_options live;
 } options;
@@ -104,6 +110,20 @@ static int parse(const char *mode, int argc, char **argv, options *o)
         else if (!strcmp(mode, "live") && !strcmp(a, "--record")) { NEED(); o->live.record = next; }
         else if (!strcmp(mode, "live") && !strcmp(a, "--force")) o->live.force = 1;
         else if (strcmp(mode, "tutorial") && !strcmp(a, "--reference")) { NEED(); o->reference = next; }
+        else if (strcmp(mode, "tutorial") && (!strcmp(a, "--ref-npy") || !strncmp(a, "--ref-npy=", 10))) {
+            const char *v = a[9] == '=' ? a + 10 : next;
+            if (!a[9])
+                NEED();
+            if (o->nref_npy >= (int)(sizeof o->ref_npy / sizeof *o->ref_npy))
+                return usage_error(mode, "--ref-npy: at most 32 of them, got more at", v);
+            strbuf e = STRBUF_INIT;
+            if (cli_parse_ref_npy(v, &o->ref_npy[o->nref_npy], &e) < 0) {
+                int rc = usage_error(mode, e.buf, NULL);
+                strbuf_release(&e);
+                return rc;
+            }
+            o->nref_npy++;
+        }
         else if (a[0] == '-' && a[1]) return usage_error(mode, "unknown option", a);
         else if (!o->target) o->target = a;
         else return usage_error(mode, "unexpected argument", a);
@@ -528,6 +548,30 @@ int tui_print_actions(FILE *f)
     return 0;
 }
 
+/* --ref-npy: loads each file onto its tensor. A replay knows every tensor,
+ * so one that is not there is an error now; live kernels come later. */
+static int attach_ref_npy(app *a, const options *o)
+{
+    for (int i = 0; i < o->nref_npy; i++) {
+        const cli_ref_npy *r = &o->ref_npy[i];
+        if (a->mode == MODE_REPLAY && !session_find_tensor(a->s, r->kernel, r->name, r->phase)) {
+            fprintf(stderr, "aotidbg: --ref-npy %lld:%s%s=%s: the session has no %s tensor %s at kernel #%lld "
+                    "(%lld kernels); `aotidbg replay %s --dump` lists the tensors\n", (long long)r->kernel,
+                    r->phase == PHASE_BEFORE ? "before:" : "", r->name, r->path, phase_name(r->phase), r->name,
+                    (long long)r->kernel, (long long)session_kernel_count(a->s), a->source ? a->source : "S.yaml");
+            return -1;
+        }
+        strbuf err = STRBUF_INIT;
+        if (inspector_npy_attach(a, r->kernel, r->name, r->phase, r->path, &err) < 0) {
+            fprintf(stderr, "aotidbg: --ref-npy: %s\n", err.buf);
+            strbuf_release(&err);
+            return -1;
+        }
+        strbuf_release(&err);
+    }
+    return 0;
+}
+
 int tui_main(const char *mode, int argc, char **argv)
 {
     options o;
@@ -677,6 +721,14 @@ int tui_main(const char *mode, int argc, char **argv)
             return EXIT_USAGE;
         }
         a.ref_path = o.reference;
+    }
+    if (attach_ref_npy(&a, &o) < 0) {
+        app_release(&a);
+        script_free(&scripts[0]);
+        script_free(&scripts[1]);
+        free(live_pkg_path);
+        free(live_inputs_path);
+        return EXIT_USAGE;
     }
     if (m == MODE_TUTORIAL) {
         a.narration_on = 1;

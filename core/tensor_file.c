@@ -1,0 +1,455 @@
+/* tensor_file.c — .npy headers and .npy files as tensor_recs (tensor_file.h).
+ *
+ * The header dict is read with a tiny lexer for the one Python-literal shape
+ * numpy writes ({'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), });
+ * anything else is refused with the byte where it went wrong. */
+#include "tensor_file.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "inputs.h"
+
+#define NPY_MAX_HEADER (1U << 20)
+#define NELEM(a) (sizeof(a) / sizeof *(a))
+
+int tensor_file_read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+int tensor_file_numel(const int64_t *shape, int ndim, uint64_t *out)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0 || (uint64_t)shape[i] > TENSOR_FILE_MAX_NUMEL ||
+            (shape[i] && n > TENSOR_FILE_MAX_NUMEL / (uint64_t)shape[i]))
+            return -1;
+        n *= (uint64_t)shape[i];
+    }
+    *out = n;
+    return 0;
+}
+
+/* npy header dict text, e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } */
+typedef struct { const char *p, *end, *start; } lex;
+
+static void skip_ws(lex *l)
+{
+    while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' || *l->p == '\r'))
+        l->p++;
+}
+
+static int lex_char(lex *l, char c)
+{
+    skip_ws(l);
+    if (l->p < l->end && *l->p == c) {
+        l->p++;
+        return 0;
+    }
+    return -1;
+}
+
+static int lex_str(lex *l, char *out, size_t cap)
+{
+    skip_ws(l);
+    if (l->p >= l->end || (*l->p != '\'' && *l->p != '"'))
+        return -1;
+    char q = *l->p++;
+    size_t n = 0;
+    while (l->p < l->end && *l->p != q) {
+        if (n + 1 >= cap)
+            return -1;
+        out[n++] = *l->p++;
+    }
+    if (l->p >= l->end)
+        return -1;
+    l->p++;
+    out[n] = 0;
+    return 0;
+}
+
+static int lex_word(lex *l, const char *w)
+{
+    skip_ws(l);
+    size_t n = strlen(w);
+    if ((size_t)(l->end - l->p) >= n && !memcmp(l->p, w, n)) {
+        l->p += n;
+        return 0;
+    }
+    return -1;
+}
+
+static int npy_fail(strbuf *err, const char *file, const lex *l, const char *what)
+{
+    strbuf_addf(err, "%s: bad .npy header at byte %ld of the header dict: %s; re-save it with numpy.save",
+                file, (long)(l->p - l->start), what);
+    return -1;
+}
+
+static int npy_descr(const char *d, const char **dtype)
+{
+    static const struct { const char *code, *name; } map[] = {
+        {"f4", "float32"}, {"f2", "float16"}, {"f8", "float64"}, {"i8", "int64"}, {"i4", "int32"},
+        {"i2", "int16"},   {"i1", "int8"},    {"u1", "uint8"},   {"b1", "bool"},
+    };
+    char order = d[0];
+    if (order != '<' && order != '|' && order != '=')
+        return -1;
+    for (size_t i = 0; i < NELEM(map); i++)
+        if (!strcmp(d + 1, map[i].code)) {
+            if (order == '|' && map[i].code[1] != '1')
+                return -1;   /* '|' is "not applicable": only for 1-byte types */
+            *dtype = map[i].name;
+            return 0;
+        }
+    return -1;
+}
+
+int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err)
+{
+    unsigned char pre[12];
+    if (fsize < 10 || tensor_file_read_at(fd, pre, 10, 0) < 0 || memcmp(pre, "\x93NUMPY", 6)) {
+        strbuf_addf(err, "%s: not a .npy file (no \\x93NUMPY magic)", file);
+        return -1;
+    }
+    unsigned major = pre[6];
+    uint64_t hlen, hstart;
+    if (major == 1) {
+        hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
+        hstart = 10;
+    } else if (major == 2 || major == 3) {
+        if (fsize < 12 || tensor_file_read_at(fd, pre, 12, 0) < 0) {
+            strbuf_addf(err, "%s: .npy file cut off in its preamble", file);
+            return -1;
+        }
+        hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
+        hstart = 12;
+    } else {
+        strbuf_addf(err, "%s: .npy format version %u.%u, expected 1.x, 2.x or 3.x", file, major, pre[7]);
+        return -1;
+    }
+    if (hlen > NPY_MAX_HEADER || hstart + hlen > fsize) {
+        strbuf_addf(err, "%s: .npy header length %" PRIu64 " runs past the file (%" PRIu64 " bytes) or over %u",
+                    file, hlen, fsize, NPY_MAX_HEADER);
+        return -1;
+    }
+    char *h = malloc(hlen + 1);
+    if (!h)
+        abort();
+    if (tensor_file_read_at(fd, h, hlen, hstart) < 0) {
+        free(h);
+        strbuf_addf(err, "%s: cannot read the .npy header", file);
+        return -1;
+    }
+    h[hlen] = 0;
+    lex l = {h, h + hlen, h};
+    int rc = -1, have_descr = 0, have_order = 0, have_shape = 0, fortran = 0;
+    char key[64], val[64];
+    if (lex_char(&l, '{') < 0) {
+        npy_fail(err, file, &l, "expected '{'");
+        goto out;
+    }
+    for (;;) {
+        if (lex_char(&l, '}') == 0)
+            break;
+        if (lex_str(&l, key, sizeof key) < 0) {
+            npy_fail(err, file, &l, "expected a quoted key");
+            goto out;
+        }
+        if (lex_char(&l, ':') < 0) {
+            npy_fail(err, file, &l, "expected ':'");
+            goto out;
+        }
+        if (!strcmp(key, "descr")) {
+            if (lex_str(&l, val, sizeof val) < 0) {
+                npy_fail(err, file, &l, "descr: expected a string like '<f4' (structured dtypes are not supported)");
+                goto out;
+            }
+            if (npy_descr(val, &ft->dtype) < 0) {
+                strbuf_addf(err, "%s: .npy dtype '%s' is not supported; expected little-endian "
+                            "f4 f2 f8 i8 i4 i2 i1 u1 b1 (convert with arr.astype('<f4') or similar)", file, val);
+                goto out;
+            }
+            have_descr = 1;
+        } else if (!strcmp(key, "fortran_order")) {
+            if (lex_word(&l, "False") == 0)
+                fortran = 0;
+            else if (lex_word(&l, "True") == 0)
+                fortran = 1;
+            else {
+                npy_fail(err, file, &l, "fortran_order: expected True or False");
+                goto out;
+            }
+            have_order = 1;
+        } else if (!strcmp(key, "shape")) {
+            if (lex_char(&l, '(') < 0) {
+                npy_fail(err, file, &l, "shape: expected a tuple");
+                goto out;
+            }
+            ft->ndim = 0;
+            for (;;) {
+                if (lex_char(&l, ')') == 0)
+                    break;
+                skip_ws(&l);
+                if (l.p >= l.end || *l.p < '0' || *l.p > '9') {
+                    npy_fail(err, file, &l, "shape: expected a non-negative integer");
+                    goto out;
+                }
+                uint64_t v = 0;
+                while (l.p < l.end && *l.p >= '0' && *l.p <= '9') {
+                    v = v * 10 + (uint64_t)(*l.p++ - '0');
+                    if (v > TENSOR_FILE_MAX_NUMEL) {
+                        npy_fail(err, file, &l, "shape: a dimension over 2^40");
+                        goto out;
+                    }
+                }
+                skip_ws(&l);
+                if (l.p < l.end && *l.p == 'L')   /* Python 2 longs */
+                    l.p++;
+                if (ft->ndim >= TENSOR_MAX_DIMS) {
+                    npy_fail(err, file, &l, "shape: more than 16 dimensions");
+                    goto out;
+                }
+                ft->shape[ft->ndim++] = (int64_t)v;
+                if (lex_char(&l, ',') < 0) {
+                    if (lex_char(&l, ')') == 0)
+                        break;
+                    npy_fail(err, file, &l, "shape: expected ',' or ')'");
+                    goto out;
+                }
+            }
+            have_shape = 1;
+        } else {
+            char msg[128];
+            snprintf(msg, sizeof msg, "unexpected key '%s'", key);
+            npy_fail(err, file, &l, msg);
+            goto out;
+        }
+        if (lex_char(&l, ',') < 0) {
+            if (lex_char(&l, '}') == 0)
+                break;
+            npy_fail(err, file, &l, "expected ',' or '}'");
+            goto out;
+        }
+    }
+    if (!have_descr || !have_order || !have_shape) {
+        strbuf_addf(err, "%s: .npy header lacks %s; re-save it with numpy.save", file,
+                    !have_descr ? "'descr'" : !have_order ? "'fortran_order'" : "'shape'");
+        goto out;
+    }
+    uint64_t numel;
+    if (tensor_file_numel(ft->shape, ft->ndim, &numel) < 0) {
+        strbuf_addf(err, "%s: .npy shape has more than 2^40 elements", file);
+        goto out;
+    }
+    if (fortran && ft->ndim > 1) {
+        strbuf_addf(err, "%s: .npy array is in Fortran (column-major) order; save it with "
+                    "numpy.save(path, numpy.ascontiguousarray(arr))", file);
+        goto out;
+    }
+    ft->offset = hstart + hlen;
+    ft->nbytes = numel * dtype_size(ft->dtype);
+    if (ft->offset + ft->nbytes > fsize) {
+        strbuf_addf(err, "%s: .npy data is cut off: the header promises %" PRIu64 " bytes of data, the file has %"
+                    PRIu64, file, ft->nbytes, fsize - ft->offset);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(h);
+    return rc;
+}
+
+
+/* ---- a whole .npy file as a tensor_rec ---------------------------------- */
+
+static double half_to_double(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+    return h >> 15 ? -v : v;
+}
+
+/* Element p of a little-endian buffer as a double; *subn set for a value
+ * that is subnormal in its own dtype (the runner's definition). */
+static double element(const char *dtype, const unsigned char *p, int *subn)
+{
+    *subn = 0;
+    switch (dtype[0]) {
+    case 'f':
+        if (!strcmp(dtype, "float32")) {
+            float f;
+            memcpy(&f, p, 4);
+            *subn = fpclassify(f) == FP_SUBNORMAL;
+            return f;
+        }
+        if (!strcmp(dtype, "float64")) {
+            double d;
+            memcpy(&d, p, 8);
+            *subn = fpclassify(d) == FP_SUBNORMAL;
+            return d;
+        }
+        uint16_t h = (uint16_t)(p[0] | p[1] << 8);   /* float16 */
+        *subn = (h & 0x7c00) == 0 && (h & 0x3ff) != 0;
+        return half_to_double(h);
+    case 'i': {
+        size_t n = dtype_size(dtype);
+        uint64_t u = 0;
+        for (size_t i = 0; i < n; i++)
+            u |= (uint64_t)p[i] << (8 * i);
+        if (n < 8 && (u >> (8 * n - 1)) & 1)   /* sign-extend */
+            u |= ~0ULL << (8 * n);
+        int64_t v;
+        memcpy(&v, &u, 8);
+        return (double)v;
+    }
+    case 'b':
+        return p[0] ? 1.0 : 0.0;
+    default:   /* uint8 */
+        return p[0];
+    }
+}
+
+/* Running statistics: each block is done exactly (two passes over values in
+ * cache), then merged (Chan et al.), as the runner's stats pass does. */
+typedef struct {
+    tensor_stats st;
+    double n, mean, m2, mn, mx;
+} acc;
+
+static void acc_block(acc *a, const double *fin, size_t nf)
+{
+    if (!nf)
+        return;
+    double s = 0, bmn = fin[0], bmx = fin[0];
+    for (size_t i = 0; i < nf; i++) {
+        s += fin[i];
+        if (fin[i] < bmn) bmn = fin[i];
+        if (fin[i] > bmx) bmx = fin[i];
+    }
+    double bmean = s / (double)nf, bm2 = 0;
+    for (size_t i = 0; i < nf; i++)
+        bm2 += (fin[i] - bmean) * (fin[i] - bmean);
+    double nb = (double)nf, nt = a->n + nb, delta = bmean - a->mean;
+    a->mean += delta * nb / nt;
+    a->m2 += bm2 + delta * delta * a->n * nb / nt;
+    a->n = nt;
+    if (bmn < a->mn) a->mn = bmn;
+    if (bmx > a->mx) a->mx = bmx;
+}
+
+#define CHUNK_BYTES (1U << 16)
+
+int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_rec *t, strbuf *err)
+{
+    memset(t, 0, sizeof *t);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        strbuf_addf(err, "%s: cannot open it: %s; check the path", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        strbuf_addf(err, "%s: not a regular file; give the path of a .npy file", path);
+        close(fd);
+        return -1;
+    }
+    file_tensor ft;
+    memset(&ft, 0, sizeof ft);
+    uint64_t numel = 0;
+    if (npy_read_header(fd, (uint64_t)st.st_size, path, &ft, err) < 0 ||
+        tensor_file_numel(ft.shape, ft.ndim, &numel) < 0) {
+        close(fd);
+        return -1;
+    }
+    size_t esz = dtype_size(ft.dtype);
+    size_t budget = (size_t)(TENSOR_FILE_VALUES_BUDGET / sizeof(double));
+    if (!max_values || max_values > budget)
+        max_values = budget;
+    size_t keep = numel < max_values ? (size_t)numel : max_values;
+    double *vals = keep ? arena_alloc(ar, keep * sizeof *vals) : NULL;
+
+    static unsigned char buf[CHUNK_BYTES];
+    static double fin[CHUNK_BYTES];   /* finite values of a chunk (1-byte elements at most); one thread */
+    acc a = {.mn = INFINITY, .mx = -INFINITY};
+    size_t nvals = 0;
+    uint64_t per = CHUNK_BYTES / esz;
+    for (uint64_t done = 0; done < numel;) {
+        size_t n = numel - done < per ? (size_t)(numel - done) : (size_t)per;
+        if (tensor_file_read_at(fd, buf, n * esz, ft.offset + done * esz) < 0) {
+            strbuf_addf(err, "%s: read failed at byte %" PRIu64 " (the file changed while read?); try again",
+                        path, ft.offset + done * esz);
+            close(fd);
+            return -1;
+        }
+        size_t nf = 0;
+        for (size_t i = 0; i < n; i++) {
+            int subn;
+            double x = element(ft.dtype, buf + i * esz, &subn);
+            if (nvals < keep)
+                vals[nvals++] = x;
+            if (isnan(x))
+                a.st.nan++;
+            else if (x == INFINITY)
+                a.st.posinf++;
+            else if (x == -INFINITY)
+                a.st.neginf++;
+            else {
+                if (x == 0)
+                    a.st.zeros++;
+                else if (subn)
+                    a.st.subnormal++;
+                fin[nf++] = x;
+            }
+        }
+        acc_block(&a, fin, nf);
+        done += n;
+    }
+    close(fd);
+
+    t->name = arena_strdup(ar, path);
+    t->phase = PHASE_AFTER;
+    t->ndim = ft.ndim;
+    if (ft.ndim) {
+        t->shape = arena_memdup(ar, ft.shape, (size_t)ft.ndim * sizeof *t->shape);
+        t->strides = arena_alloc(ar, (size_t)ft.ndim * sizeof *t->strides);
+        int64_t s = 1;
+        for (int d = ft.ndim - 1; d >= 0; d--) {
+            t->strides[d] = s;
+            s *= ft.shape[d] > 0 ? ft.shape[d] : 1;
+        }
+    }
+    t->dtype = ft.dtype;
+    t->device = "file";
+    t->has_stats = 1;
+    t->stats = a.st;
+    t->stats.numel = numel;
+    t->stats.finite = (uint64_t)a.n;
+    t->stats.min = t->stats.max = t->stats.mean = t->stats.std = NAN;
+    if (a.n > 0) {
+        t->stats.min = a.mn;
+        t->stats.max = a.mx;
+        t->stats.mean = a.mean;
+        t->stats.std = a.n > 1 ? sqrt(a.m2 / (a.n - 1)) : NAN;
+    }
+    t->nvalues = nvals;
+    t->values = vals;
+    t->values_complete = nvals == numel;
+    return 0;
+}
