@@ -468,8 +468,8 @@ static int a_ref_npy(app *a, const char *arg)
     }
     if (!arg || !*arg) {
         int had = inspector_npy_clear(a, k->index, t->name, t->phase);
-        app_message(a, 0, "ref-npy: %s %s at kernel #%lld %s", phase_name(t->phase), t->name,
-                    (long long)k->index, had ? "has no .npy reference now" : "had no .npy reference; ref-npy PATH attaches one");
+        app_message(a, 0, "ref-npy: %s %s at kernel #%lld %s", phase_name(t->phase), t->name, (long long)k->index,
+                    had ? "has no .npy reference now" : "had no .npy reference; ref-npy PATH attaches one");
         return AF_HANDLED | AF_REDRAW;
     }
     strbuf err = STRBUF_INIT;
