@@ -33,7 +33,7 @@ torch._inductor.aoti_compile_and_package(ep, package_path=f"{out}/deep.pt2",
     inductor_configs={"aot_inductor.debug_intermediate_value_printer": "1"})
 open(f"{out}/in.yaml", "w").write(f"inputs:\n  - {{shape: [32, 64], dtype: float32, device: {dev}, fill: randn, seed: 1}}\n")
 PY
-A="$BUILD/aotidbg"
+A=${AOTIDBG:-$BUILD/aotidbg}   # AOTIDBG: a front end built elsewhere (the GPU box)
 time_run() {  # prints wall seconds of one run
   local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1 || true; t1=$(date +%s.%N)
   python3 -c "print($t1 - $t0)"

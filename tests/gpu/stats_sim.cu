@@ -6,6 +6,7 @@
  * calls (the GPU test does). Built and driven by check_stats_sim.py.
  *
  * usage: stats_sim DTYPE STORAGE_FILE STORAGE_OFFSET_ELEMS MAX_BLOCKS NDIM SIZES... STRIDES...
+ * (MAX_BLOCKS 0: the grid the H200 would get for this dtype)
  * prints: numel finite nan posinf neginf zeros subnormal min max mean std
  * exit 0, or 1 with a message on stderr.
  *
@@ -19,15 +20,17 @@
 #undef aotidbg_cuda_stats_error
 #include <stdlib.h>
 
-template <class Tr> static void sim_f(const sb_plan &p, int blocks, sb_partial &tot) {
-    uint64_t T = (uint64_t)blocks * SB_THREADS;
+#define H200_SMS 132
+
+template <class Tr, class C> static void sim_f(const sb_plan &p, int blocks, sb_partial &tot) {
+    uint64_t T = (uint64_t)blocks * C::threads;
     for (int b = 0; b < blocks; b++) {
         sb_partial bp;
         sb_partial_empty(bp);
-        for (int t = 0; t < SB_THREADS; t++) {
+        for (int t = 0; t < C::threads; t++) {
             sb_accf a;
             sb_accf_init(a);
-            sb_thread_f<Tr>(p, (uint64_t)b * SB_THREADS + t, T, a);
+            sb_thread_f<Tr, C>(p, (uint64_t)b * C::threads + t, T, a);
             sb_partial q;
             sb_partial_of(q, a);
             sb_merge(bp, q);
@@ -35,15 +38,15 @@ template <class Tr> static void sim_f(const sb_plan &p, int blocks, sb_partial &
         sb_merge(tot, bp);
     }
 }
-template <class Tr> static void sim_w(const sb_plan &p, int blocks, sb_partial &tot) {
-    uint64_t T = (uint64_t)blocks * SB_THREADS;
+template <class Tr, class C> static void sim_w(const sb_plan &p, int blocks, sb_partial &tot) {
+    uint64_t T = (uint64_t)blocks * C::threads;
     for (int b = 0; b < blocks; b++) {
         sb_partial bp;
         sb_partial_empty(bp);
-        for (int t = 0; t < SB_THREADS; t++) {
+        for (int t = 0; t < C::threads; t++) {
             sb_accw<typename Tr::M> a;
             sb_accw_init(a);
-            sb_thread_w<Tr>(p, (uint64_t)b * SB_THREADS + t, T, a);
+            sb_thread_w<Tr>(p, (uint64_t)b * C::threads + t, T, a);
             sb_partial q;
             sb_partial_of(q, a);
             sb_merge(bp, q);
@@ -53,12 +56,13 @@ template <class Tr> static void sim_w(const sb_plan &p, int blocks, sb_partial &
 }
 
 typedef void (*sim_fn)(const sb_plan &, int, sb_partial &);
+/* In k_dtypes' order, with the same configurations. */
 static const struct { const char *name; sim_fn fn; } k_sims[] = {
-    {"float32", sim_f<tf_f32>}, {"float16", sim_f<tf_f16>}, {"bfloat16", sim_f<tf_bf16>},
-    {"float64", sim_w<tw_f64>}, {"float8_e4m3fn", sim_f<tf_e4m3>}, {"float8_e5m2", sim_f<tf_e5m2>},
-    {"int64", sim_w<tw_i64>}, {"int32", sim_w<tw_i32>}, {"int16", sim_f<tf_i16>},
-    {"int8", sim_f<tf_i8>}, {"uint8", sim_f<tf_u8>}, {"bool", sim_f<tf_bool>},
-    {"uint16", sim_f<tf_u16>}, {"uint32", sim_w<tw_u32>}, {"uint64", sim_w<tw_u64>},
+    {"float32", sim_f<tf_f32, cfg4>}, {"float16", sim_f<tf_f16, cfg2>}, {"bfloat16", sim_f<tf_bf16, cfg2>},
+    {"float64", sim_w<tw_f64, cfgw>}, {"float8_e4m3fn", sim_f<tf_e4m3, cfg1>}, {"float8_e5m2", sim_f<tf_e5m2, cfg1>},
+    {"int64", sim_w<tw_i64, cfgw>}, {"int32", sim_w<tw_i32, cfgw>}, {"int16", sim_f<tf_i16, cfg2>},
+    {"int8", sim_f<tf_i8, cfg1>}, {"uint8", sim_f<tf_u8, cfg1>}, {"bool", sim_f<tf_bool, cfg1>},
+    {"uint16", sim_f<tf_u16, cfg2>}, {"uint32", sim_w<tw_u32, cfgw>}, {"uint64", sim_w<tw_u64, cfgw>},
 };
 
 static sim_fn sim_for(const char *dtype, const dtype_entry **dt) {
@@ -83,7 +87,7 @@ extern "C" int aotidbg_cuda_stats(const void *ptr, const char *dtype, int ndim, 
     if (!ptr) return fail("data pointer is NULL for %llu elements", (unsigned long long)numel);
     sb_partial tot;
     sb_partial_empty(tot);
-    fn(plan, grid_blocks(plan, numel, 528), tot);
+    fn(plan, grid_blocks(plan, numel, dt->threads, H200_SMS * dt->bps), tot);
     return fill_result(tot, numel, out);
 }
 #else
@@ -92,7 +96,7 @@ int main(int argc, char **argv) {
     const char *dtype = argv[1];
     long long off = atoll(argv[3]);
     int max_blocks = atoi(argv[4]), ndim = atoi(argv[5]);
-    if (ndim < 0 || ndim > 16 || argc != 6 + 2 * ndim || max_blocks < 1) { fprintf(stderr, "bad arguments\n"); return 1; }
+    if (ndim < 0 || ndim > 16 || argc != 6 + 2 * ndim || max_blocks < 0) { fprintf(stderr, "bad arguments\n"); return 1; }
     int64_t sizes[16], strides[16];
     for (int d = 0; d < ndim; d++) { sizes[d] = atoll(argv[6 + d]); strides[d] = atoll(argv[6 + ndim + d]); }
     const dtype_entry *dt = NULL;
@@ -116,7 +120,8 @@ int main(int argc, char **argv) {
     if (numel == 0) {
         fill_empty(&out, 0);
     } else {
-        int blocks = grid_blocks(plan, numel, max_blocks);
+        /* MAX_BLOCKS 0: the H200's grid for this dtype */
+        int blocks = grid_blocks(plan, numel, dt->threads, max_blocks ? max_blocks : H200_SMS * dt->bps);
         sb_partial tot;
         sb_partial_empty(tot);
         fn(plan, blocks, tot);

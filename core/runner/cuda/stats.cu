@@ -3,8 +3,8 @@
  * that way, is in stats_body.cuh.
  *
  * One call = one read of the tensor, one launch, one stream synchronize: the
- * kernel (about 4 blocks of 256 threads per SM, grid-stride, 16-byte loads
- * where the elements are dense) leaves one partial per block in a cached
+ * kernel (grid-stride, a launch configuration per element width, 16-byte
+ * loads where the elements are dense) leaves one partial per block in a cached
  * device buffer; the last block to finish merges them and writes the result
  * into cached mapped pinned host memory. A tensor whose elements are dense in
  * memory in any dim order (contiguous, transposed, permuted) takes the vector
@@ -19,8 +19,27 @@
 #include "cuda_stats.h"
 #include "stats_body.cuh"
 
-#define SB_THREADS 256
-#define SB_BLOCKS_PER_SM 4
+/* Launch configurations (threads, blocks per SM, prefetch, load hint) by
+ * element width, measured on the H200 with tests/gpu/tune_stats.sh, which
+ * overrides them with -D. Float32 is at the memory's pace with plain loads
+ * and 4 blocks of 256; the narrower types do more arithmetic per byte and
+ * gain from loads in flight while they sum. Each is THREADS, BLOCKS_PER_SM,
+ * PREFETCH, HINT; tune_stats.sh sets them in a header it -includes (nvcc
+ * splits -D values at commas). */
+#ifndef SB_CFG4
+#define SB_CFG4 256, 4, false, false
+#endif
+#ifndef SB_CFG2
+#define SB_CFG2 512, 1, true, true
+#endif
+#ifndef SB_CFG1
+#define SB_CFG1 512, 1, true, true
+#endif
+typedef sb_cfg<SB_CFG4> cfg4;                     /* float32 */
+typedef sb_cfg<SB_CFG2> cfg2;                     /* 2-byte types */
+typedef sb_cfg<SB_CFG1> cfg1;                     /* 1-byte types */
+typedef sb_cfg<256, 4, false, false> cfgw;        /* the double path (8-byte, 32-bit ints) */
+#define SB_MAX_BPS 8                              /* scratch holds this many partials per SM */
 #define SB_MAX_DEVICES 64
 
 static __thread char g_err[512];
@@ -58,7 +77,7 @@ __device__ __forceinline__ void shfl_merge(sb_partial &p, int off) {
  * sources are all in range feed lane 0, so nothing is counted twice. Uses
  * shared memory: callers separate two calls with a __syncthreads(). */
 __device__ __forceinline__ sb_partial block_reduce(sb_partial p) {
-    __shared__ sb_partial sh[SB_THREADS / 32];
+    __shared__ sb_partial sh[32];                  /* one per warp, up to 1024 threads */
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int off = 16; off > 0; off >>= 1) shfl_merge(p, off);
     if (lane == 0) sh[warp] = p;
@@ -107,20 +126,20 @@ __device__ __forceinline__ void finish(sb_partial p, sb_partial *parts, unsigned
 
 struct sb_out { sb_partial *parts; unsigned *ticket; unsigned base; sb_partial *res; };
 
-template <class Tr>
-__global__ void __launch_bounds__(SB_THREADS, SB_BLOCKS_PER_SM)
+template <class Tr, class C>
+__global__ void __launch_bounds__(C::threads, C::bps)
 k_stats_f(sb_plan plan, sb_out o) {
     sb_accf a;
     sb_accf_init(a);
-    sb_thread_f<Tr>(plan, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
+    sb_thread_f<Tr, C>(plan, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
                     (uint64_t)gridDim.x * blockDim.x, a);
     sb_partial p;
     sb_partial_of(p, a);
     finish(p, o.parts, o.ticket, o.base, o.res);
 }
 
-template <class Tr>
-__global__ void __launch_bounds__(SB_THREADS, SB_BLOCKS_PER_SM)
+template <class Tr, class C>
+__global__ void __launch_bounds__(C::threads, C::bps)
 k_stats_w(sb_plan plan, sb_out o) {
     sb_accw<typename Tr::M> a;
     sb_accw_init(a);
@@ -133,28 +152,32 @@ k_stats_w(sb_plan plan, sb_out o) {
 
 /* ---- dtype table ------------------------------------------------------- */
 typedef void (*launch_fn)(const sb_plan &, int, cudaStream_t, const sb_out &);
-template <class Tr> static void launch_f(const sb_plan &p, int b, cudaStream_t s, const sb_out &o) {
-    k_stats_f<Tr><<<b, SB_THREADS, 0, s>>>(p, o);
+template <class Tr, class C> static void launch_f(const sb_plan &p, int b, cudaStream_t s, const sb_out &o) {
+    k_stats_f<Tr, C><<<b, C::threads, 0, s>>>(p, o);
 }
-template <class Tr> static void launch_w(const sb_plan &p, int b, cudaStream_t s, const sb_out &o) {
-    k_stats_w<Tr><<<b, SB_THREADS, 0, s>>>(p, o);
+template <class Tr, class C> static void launch_w(const sb_plan &p, int b, cudaStream_t s, const sb_out &o) {
+    k_stats_w<Tr, C><<<b, C::threads, 0, s>>>(p, o);
 }
 
-typedef struct { const char *name; int size; launch_fn launch; } dtype_entry;
+typedef struct { const char *name; int size; launch_fn launch; int threads, bps; } dtype_entry;
+#define SB_F(NAME, SIZE, TR, C) {NAME, SIZE, launch_f<TR, C>, C::threads, C::bps}
+#define SB_W(NAME, SIZE, TR) {NAME, SIZE, launch_w<TR, cfgw>, cfgw::threads, cfgw::bps}
 static const dtype_entry k_dtypes[] = {
-    {"float32", 4, launch_f<tf_f32>},       {"float16", 2, launch_f<tf_f16>},
-    {"bfloat16", 2, launch_f<tf_bf16>},     {"float64", 8, launch_w<tw_f64>},
-    {"float8_e4m3fn", 1, launch_f<tf_e4m3>}, {"float8_e5m2", 1, launch_f<tf_e5m2>},
-    {"int64", 8, launch_w<tw_i64>},         {"int32", 4, launch_w<tw_i32>},
-    {"int16", 2, launch_f<tf_i16>},         {"int8", 1, launch_f<tf_i8>},
-    {"uint8", 1, launch_f<tf_u8>},          {"bool", 1, launch_f<tf_bool>},
-    {"uint16", 2, launch_f<tf_u16>},        {"uint32", 4, launch_w<tw_u32>},
-    {"uint64", 8, launch_w<tw_u64>},
+    SB_F("float32", 4, tf_f32, cfg4),        SB_F("float16", 2, tf_f16, cfg2),
+    SB_F("bfloat16", 2, tf_bf16, cfg2),      SB_W("float64", 8, tw_f64),
+    SB_F("float8_e4m3fn", 1, tf_e4m3, cfg1), SB_F("float8_e5m2", 1, tf_e5m2, cfg1),
+    SB_W("int64", 8, tw_i64),                SB_W("int32", 4, tw_i32),
+    SB_F("int16", 2, tf_i16, cfg2),          SB_F("int8", 1, tf_i8, cfg1),
+    SB_F("uint8", 1, tf_u8, cfg1),           SB_F("bool", 1, tf_bool, cfg1),
+    SB_F("uint16", 2, tf_u16, cfg2),         SB_W("uint32", 4, tw_u32),
+    SB_W("uint64", 8, tw_u64),
 };
+static_assert(cfg4::bps <= SB_MAX_BPS && cfg2::bps <= SB_MAX_BPS && cfg1::bps <= SB_MAX_BPS &&
+              cfgw::bps <= SB_MAX_BPS, "blocks per SM past the scratch");
 
 /* ---- per-device scratch (under g_lock) --------------------------------- */
 typedef struct {
-    int ready, max_blocks;
+    int ready, sms;
     sb_partial *d_parts;       /* one partial per block */
     unsigned *d_ticket;        /* blocks finished, ever (wraps) */
     unsigned ticket_base;      /* its value when no kernel of ours is running */
@@ -171,7 +194,7 @@ static int scratch_get(int dev, dev_scratch **out) {
         cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
         if (e != cudaSuccess || sms <= 0)
             return fail("cannot query CUDA device %d: %s", dev, cudaGetErrorString(e));
-        int mb = sms * SB_BLOCKS_PER_SM;
+        int mb = sms * SB_MAX_BPS;
         if (!s->d_parts && (e = cudaMalloc(&s->d_parts, (size_t)mb * sizeof(sb_partial))) != cudaSuccess) {
             s->d_parts = NULL;
             return fail("cannot allocate %zu bytes of scratch on cuda:%d: %s",
@@ -198,7 +221,7 @@ static int scratch_get(int dev, dev_scratch **out) {
             s->h_res = (sb_partial *)h;
             s->d_res = (sb_partial *)d;
         }
-        s->max_blocks = mb;
+        s->sms = sms;
         s->ready = 1;
     }
     *out = s;
@@ -282,9 +305,10 @@ static void fill_empty(tensor_stats *out, uint64_t numel) {
 }
 
 /* ---- the API ----------------------------------------------------------- */
-/* Blocks for one call: enough for the work, at most SB_BLOCKS_PER_SM per SM. */
-static int grid_blocks(const sb_plan &plan, uint64_t numel, int max_blocks) {
-    uint64_t per_block = (uint64_t)SB_THREADS * (plan.strided ? SB_SCHUNK : SB_CHUNK);
+/* Blocks for one call: enough for the work, at most max_blocks (the
+ * dtype's blocks per SM times the SMs). */
+static int grid_blocks(const sb_plan &plan, uint64_t numel, int threads, int max_blocks) {
+    uint64_t per_block = (uint64_t)threads * (plan.strided ? SB_SCHUNK : SB_CHUNK);
     uint64_t want = (numel + per_block - 1) / per_block;
     if (want < 1) want = 1;
     return want < (uint64_t)max_blocks ? (int)want : max_blocks;
@@ -309,8 +333,8 @@ static int run_locked(const dtype_entry *dt, const sb_plan &plan, uint64_t numel
                       cudaStream_t stream, tensor_stats *out) {
     dev_scratch *s = NULL;
     if (scratch_get(dev, &s)) return -1;
-    int blocks = grid_blocks(plan, numel, s->max_blocks);
-    uint64_t threads = (uint64_t)blocks * SB_THREADS;
+    int blocks = grid_blocks(plan, numel, dt->threads, s->sms * dt->bps);
+    uint64_t threads = (uint64_t)blocks * (uint64_t)dt->threads;
     if (numel / threads + 64 >= UINT64_C(0xffffffff))
         return fail("%llu elements is past what one call handles", (unsigned long long)numel);
     (void)cudaGetLastError();   /* a stale launch error of someone else's must not read as ours */

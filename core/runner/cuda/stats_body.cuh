@@ -37,6 +37,7 @@
 #include <float.h>
 #ifdef __CUDACC__
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #define SB_HD __host__ __device__ __forceinline__
 #else
 #define SB_HD static inline
@@ -45,6 +46,14 @@
 #define SB_MAX_DIMS 16
 #define SB_CHUNK 16        /* elements per float chunk (contiguous path) */
 #define SB_SCHUNK 8        /* elements gathered per iteration (strided path) */
+/* A launch configuration: threads per block, blocks per SM, whether the
+ * contiguous loop loads the next group while summing this one (PF, more
+ * registers: fewer blocks), and whether loads carry the L1::no_allocate
+ * L2::256B hint (HINT). stats.cu picks one per element width; the figures
+ * behind the choice come from tests/gpu/tune_stats.sh on the H200. */
+template <int THREADS, int BPS, bool PF, bool HINT> struct sb_cfg {
+    enum { threads = THREADS, bps = BPS, pf = PF, hint = HINT };
+};
 
 /* What the host plans for one call; passed to the kernel by value. */
 typedef struct {
@@ -90,12 +99,17 @@ SB_HD float sb_half(uint32_t h) {
     return sb_f32(s | ((e + 112u) << 23) | (m << 13));
 #endif
 }
-/* float8_e4m3fn: bias 7, no Inf, S.1111.111 is NaN, max 448. */
+/* float8_e4m3fn: bias 7, no Inf, S.1111.111 is NaN, max 448. sm_89 and
+ * later convert in hardware (2 instructions, not ~10 of bit fiddling). */
 SB_HD float sb_e4m3(uint32_t b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+    return __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)b, __NV_E4M3)));
+#else
     uint32_t s = (b & 0x80u) << 24, e = (b >> 3) & 0xfu, m = b & 7u;
     if (e == 15 && m == 7) return sb_f32(s | 0x7fc00000u);
     if (e == 0) { float v = (float)m * 0x1p-9f; return s ? -v : v; }
     return sb_f32(s | ((e + 120u) << 23) | (m << 20));
+#endif
 }
 
 #ifdef __CUDA_ARCH__
@@ -104,6 +118,30 @@ SB_HD float sb_e4m3(uint32_t b) {
 #else
 #define SB_LD(p) (*(p))
 #define SB_UNROLL
+#endif
+/* 16-byte vector load of the contiguous path. */
+template <bool HINT> SB_HD uint4 sb_ld16(const uint4 *p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (HINT) {
+        uint4 r;
+        asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+            : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+        return r;
+    }
+#endif
+    return SB_LD(p);
+}
+/* The same load again, never merged with the first (which would keep its
+ * registers alive across the fast path). */
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ uint4 sb_ld16_again(const uint4 *p) {
+    uint4 r;
+    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    return r;
+}
+#else
+SB_HD uint4 sb_ld16_again(const uint4 *p) { return *p; }
 #endif
 
 /* ---- dtype traits ----------------------------------------------------- */
@@ -180,65 +218,13 @@ SB_HD void sb_twosum(float &s, float &e, float x) {
     s = t;
 }
 
-/* Add up to N float values x[0..n) (n == N when FULL) as one chunk. */
+/* A chunk's float sums enter the thread's double sums (see the top). */
 template <int N, bool FULL>
-SB_HD void sb_chunk(sb_accf &a, const float (&x)[N], int n, float tiny) {
-    /* x*0 is 0 for finite x and NaN for NaN/Inf: one FMA per element tells
-     * whether the whole chunk is finite, the common case. */
-    float probe = 0.0f;
-SB_UNROLL
-    for (int j = 0; j < N; j++)
-        if (FULL || j < n) probe = fmaf(x[j], 0.0f, probe);
-    float c, s1 = 0.0f, e1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx;
-    uint32_t m = 0;
-    if (probe == 0.0f) {
-        uint32_t nzero = 0, nsmall = 0;
-        c = x[0];
-SB_UNROLL
-        for (int j = 0; j < N; j++) {
-            if (FULL || j < n) {
-                float d = x[j] - c;
-                sb_twosum(s1, e1, x[j]);
-                s2 = fmaf(d, d, s2);
-                mn = fminf(mn, x[j]);
-                mx = fmaxf(mx, x[j]);
-                nzero += (x[j] == 0.0f);
-                nsmall += (fabsf(x[j]) < tiny);
-            }
-        }
-        m = FULL ? (uint32_t)N : (uint32_t)n;
-        a.zero += nzero;
-        a.sub += nsmall - nzero;
-    } else {
-        c = 0.0f;
-SB_UNROLL
-        for (int j = N - 1; j >= 0; j--)
-            if ((FULL || j < n) && fabsf(x[j]) <= FLT_MAX) c = x[j];
-SB_UNROLL
-        for (int j = 0; j < N; j++) {
-            if (FULL || j < n) {
-                float v = x[j], av = fabsf(v);
-                bool fin = av <= FLT_MAX, inf = av == INFINITY;
-                a.nan += (v != v);
-                a.pinf += inf && v > 0.0f;
-                a.ninf += inf && v < 0.0f;
-                a.zero += (v == 0.0f);
-                a.sub += (av < tiny) && v != 0.0f;
-                if (fin) {
-                    float d = v - c;
-                    sb_twosum(s1, e1, v);
-                    s2 = fmaf(d, d, s2);
-                    mn = fminf(mn, v);
-                    mx = fmaxf(mx, v);
-                    m++;
-                }
-            }
-        }
-    }
-    a.mn = mn; a.mx = mx;
+SB_HD void sb_chunk_commit(sb_accf &a, const float (&x)[N], int n, uint32_t m,
+                           float c, float s1, float e1, float s2) {
     if (m == 0) return;
     if (a.fin == 0) a.K = (double)c;
-    if (s2 + fabsf(s1) + fabsf(e1) <= FLT_MAX) {   /* false on overflow or NaN */
+    if (s2 + fabsf(s1) + fabsf(e1) <= FLT_MAX) {   /* false on overflow */
         /* sum of d, from the exact x values: d itself is rounded, and that
          * rounding would not average out over periodic or stride-0 data */
         double D = (double)c - a.K, dm = (double)m, t1 = ((double)s1 + (double)e1) - dm * (double)c;
@@ -255,6 +241,82 @@ SB_UNROLL
         }
     }
     a.fin += m;
+}
+
+/* The common case: every value finite and no float overflow. Returns false,
+ * leaving a untouched, when that does not hold: NaN or Inf anywhere, or an
+ * overflow, leaves s1, e1 or s2 non-finite. Six adds per element for the
+ * compensated sum, one FMA for s2, two min/max, two compares and counts. */
+template <int N>
+SB_HD bool sb_chunk_fast(sb_accf &a, const float (&x)[N], float tiny) {
+    float c = x[0], s1 = 0.0f, e1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx;
+    uint32_t nzero = 0, nsmall = 0;
+SB_UNROLL
+    for (int j = 0; j < N; j++) {
+        float d = x[j] - c;
+        sb_twosum(s1, e1, x[j]);
+        s2 = fmaf(d, d, s2);
+        mn = fminf(mn, x[j]);
+        mx = fmaxf(mx, x[j]);
+        nzero += (x[j] == 0.0f);
+        nsmall += (fabsf(x[j]) < tiny);
+    }
+    if (!(s2 + fabsf(s1) + fabsf(e1) <= FLT_MAX)) return false;
+    a.mn = mn; a.mx = mx;
+    a.zero += nzero;
+    a.sub += nsmall - nzero;
+    if (a.fin == 0) a.K = (double)c;
+    double D = (double)c - a.K, dm = (double)N, t1 = ((double)s1 + (double)e1) - dm * (double)c;
+    a.S1 += dm * D + t1;
+    a.S2 += D * (dm * D + 2.0 * t1) + (double)s2;
+    a.fin += N;
+    return true;
+}
+
+/* Any chunk: classifies every value, sums the finite ones. */
+template <int N, bool FULL>
+SB_HD void sb_chunk_any(sb_accf &a, const float (&x)[N], int n, float tiny) {
+    float c = 0.0f, s1 = 0.0f, e1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx;
+    uint32_t m = 0;
+SB_UNROLL
+    for (int j = N - 1; j >= 0; j--)
+        if ((FULL || j < n) && fabsf(x[j]) <= FLT_MAX) c = x[j];
+SB_UNROLL
+    for (int j = 0; j < N; j++) {
+        if (FULL || j < n) {
+            float v = x[j], av = fabsf(v);
+            bool fin = av <= FLT_MAX, inf = av == INFINITY;
+            a.nan += (v != v);
+            a.pinf += inf && v > 0.0f;
+            a.ninf += inf && v < 0.0f;
+            a.zero += (v == 0.0f);
+            a.sub += (av < tiny) && v != 0.0f;
+            if (fin) {
+                float d = v - c;
+                sb_twosum(s1, e1, v);
+                s2 = fmaf(d, d, s2);
+                mn = fminf(mn, v);
+                mx = fmaxf(mx, v);
+                m++;
+            }
+        }
+    }
+    a.mn = mn; a.mx = mx;
+    sb_chunk_commit<N, FULL>(a, x, n, m, c, s1, e1, s2);
+}
+
+/* Add up to N float values x[0..n) (n == N when FULL) as one chunk. */
+template <int N, bool FULL>
+SB_HD void sb_chunk(sb_accf &a, const float (&x)[N], int n, float tiny) {
+    if (FULL) {
+        /* x*0 is 0 for finite x and NaN for NaN/Inf: one FMA per element
+         * picks the path before any sum is spent. */
+        float probe = 0.0f;
+SB_UNROLL
+        for (int j = 0; j < N; j++) probe = fmaf(x[j], 0.0f, probe);
+        if (probe == 0.0f && sb_chunk_fast<N>(a, x, tiny)) return;
+    }
+    sb_chunk_any<N, FULL>(a, x, n, tiny);
 }
 
 template <class Tr>
@@ -302,7 +364,37 @@ template <> SB_HD uint16_t sb_lane<uint16_t>(const sb_vec &u, int j) { return u.
 template <> SB_HD uint32_t sb_lane<uint32_t>(const sb_vec &u, int j) { return u.w[j]; }
 template <> SB_HD uint64_t sb_lane<uint64_t>(const sb_vec &u, int j) { return u.q[j]; }
 
-template <class Tr>
+/* U vectors of one group: thread g's v, v+T, ..., v+(U-1)T. */
+template <int U, bool HINT>
+SB_HD void sb_load_group(sb_vec (&r)[U], const uint4 *vp, uint64_t v, uint64_t T) {
+SB_UNROLL
+    for (int k = 0; k < U; k++) r[k].v = sb_ld16<HINT>(vp + v + (uint64_t)k * T);
+}
+/* A group's U*V elements as one chunk. The fast path runs first, with no
+ * probe: the rare group it refuses is loaded again (from cache) rather than
+ * kept in registers across it. */
+template <class Tr, int U, int V>
+SB_HD void sb_sum_group(sb_accf &a, const sb_vec (&r)[U], float tiny,
+                        const uint4 *vp, uint64_t v, uint64_t T) {
+    typedef typename Tr::raw R;
+    float x[U * V];
+SB_UNROLL
+    for (int k = 0; k < U; k++)
+SB_UNROLL
+        for (int j = 0; j < V; j++) x[k * V + j] = Tr::conv(sb_lane<R>(r[k], j));
+    if (sb_chunk_fast<U * V>(a, x, tiny)) return;
+    sb_vec q[U];
+SB_UNROLL
+    for (int k = 0; k < U; k++) q[k].v = sb_ld16_again(vp + v + (uint64_t)k * T);
+    float y[U * V];
+SB_UNROLL
+    for (int k = 0; k < U; k++)
+SB_UNROLL
+        for (int j = 0; j < V; j++) y[k * V + j] = Tr::conv(sb_lane<R>(q[k], j));
+    sb_chunk_any<U * V, true>(a, y, U * V, tiny);
+}
+
+template <class Tr, class C>
 SB_HD void sb_thread_f(const sb_plan &p, uint64_t g, uint64_t T, sb_accf &a) {
     typedef typename Tr::raw R;
     const R *e = (const R *)p.base;
@@ -333,20 +425,33 @@ SB_UNROLL
     }
     const uint4 *vp = (const uint4 *)(e + p.head);
     uint64_t v = g;
-    for (; v + (uint64_t)(U - 1) * T < p.nvec; v += (uint64_t)U * T) {
+    const uint64_t step = (uint64_t)U * T, last = (uint64_t)(U - 1) * T;
+    if (C::pf && v + last < p.nvec) {
+        /* Two buffers in turn: the loads of the next group are in flight
+         * while this one is summed (no register copies between iterations). */
+        sb_vec ra[U], rb[U];
+        sb_load_group<U, C::hint>(ra, vp, v, T);
+        for (;;) {
+            bool more = v + step + last < p.nvec;
+            if (more) sb_load_group<U, C::hint>(rb, vp, v + step, T);
+            sb_sum_group<Tr, U, V>(a, ra, tiny, vp, v, T);
+            v += step;
+            if (!more) break;
+            more = v + step + last < p.nvec;
+            if (more) sb_load_group<U, C::hint>(ra, vp, v + step, T);
+            sb_sum_group<Tr, U, V>(a, rb, tiny, vp, v, T);
+            v += step;
+            if (!more) break;
+        }
+    }
+    for (; v + last < p.nvec; v += step) {   /* without PF: every group */
         sb_vec r[U];
-SB_UNROLL
-        for (int k = 0; k < U; k++) r[k].v = SB_LD(vp + v + (uint64_t)k * T);
-        float x[SB_CHUNK];
-SB_UNROLL
-        for (int k = 0; k < U; k++)
-SB_UNROLL
-            for (int j = 0; j < V; j++) x[k * V + j] = Tr::conv(sb_lane<R>(r[k], j));
-        sb_chunk<SB_CHUNK, true>(a, x, SB_CHUNK, tiny);
+        sb_load_group<U, C::hint>(r, vp, v, T);
+        sb_sum_group<Tr, U, V>(a, r, tiny, vp, v, T);
     }
     for (; v < p.nvec; v += T) {
         sb_vec r;
-        r.v = SB_LD(vp + v);
+        r.v = sb_ld16<C::hint>(vp + v);
         float x[V];
 SB_UNROLL
         for (int j = 0; j < V; j++) x[j] = Tr::conv(sb_lane<R>(r, j));
@@ -382,7 +487,7 @@ SB_UNROLL
     for (; v + (uint64_t)(U - 1) * T < p.nvec; v += (uint64_t)U * T) {
         sb_vec r[U];
 SB_UNROLL
-        for (int k = 0; k < U; k++) r[k].v = SB_LD(vp + v + (uint64_t)k * T);
+        for (int k = 0; k < U; k++) r[k].v = sb_ld16<false>(vp + v + (uint64_t)k * T);
 SB_UNROLL
         for (int k = 0; k < U; k++)
 SB_UNROLL
@@ -390,7 +495,7 @@ SB_UNROLL
     }
     for (; v < p.nvec; v += T) {
         sb_vec r;
-        r.v = SB_LD(vp + v);
+        r.v = sb_ld16<false>(vp + v);
 SB_UNROLL
         for (int j = 0; j < V; j++) sb_elem_w<Tr>(a, sb_lane<R>(r, j));
     }
