@@ -572,6 +572,15 @@ static int attach_ref_npy(app *a, const options *o)
     return 0;
 }
 
+/* What tui_main owns on every way out: the scripts and the live demo's paths. */
+static void main_free(script *scripts, char *live_pkg_path, char *live_inputs_path)
+{
+    script_free(&scripts[0]);
+    script_free(&scripts[1]);
+    free(live_pkg_path);
+    free(live_inputs_path);
+}
+
 int tui_main(const char *mode, int argc, char **argv)
 {
     options o;
@@ -678,10 +687,7 @@ int tui_main(const char *mode, int argc, char **argv)
                 screen_close();
                 fprintf(stderr, "aotidbg: live demo: %s\n", err.buf);
                 strbuf_release(&err);
-                script_free(&scripts[0]);
-                script_free(&scripts[1]);
-                free(live_pkg_path);
-                free(live_inputs_path);
+                main_free(scripts, live_pkg_path, live_inputs_path);
                 return EXIT_FAILED;
             }
             s = session_new();
@@ -714,20 +720,14 @@ int tui_main(const char *mode, int argc, char **argv)
     if (o.reference) {
         if (load_session(o.reference, &a.ref) < 0) {
             app_release(&a);
-            script_free(&scripts[0]);
-            script_free(&scripts[1]);
-            free(live_pkg_path);
-            free(live_inputs_path);
+            main_free(scripts, live_pkg_path, live_inputs_path);
             return EXIT_USAGE;
         }
         a.ref_path = o.reference;
     }
     if (attach_ref_npy(&a, &o) < 0) {
         app_release(&a);
-        script_free(&scripts[0]);
-        script_free(&scripts[1]);
-        free(live_pkg_path);
-        free(live_inputs_path);
+        main_free(scripts, live_pkg_path, live_inputs_path);
         return EXIT_USAGE;
     }
     if (m == MODE_TUTORIAL) {

@@ -35,10 +35,8 @@ REPS = 20
 WARMUP = 3
 
 
-def time_ms(fn, reps=REPS, warmup=WARMUP):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
+def event_times(fn, reps):
+    """ms of each of reps calls of fn, each between two CUDA events."""
     times = []
     for _ in range(reps):
         a = torch.cuda.Event(enable_timing=True)
@@ -48,6 +46,14 @@ def time_ms(fn, reps=REPS, warmup=WARMUP):
         b.record()
         b.synchronize()
         times.append(a.elapsed_time(b))
+    return times
+
+
+def time_ms(fn, reps=REPS, warmup=WARMUP):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = event_times(fn, reps)
     return statistics.median(times), min(times)
 
 

@@ -15,22 +15,10 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats_ref  # noqa: E402
+from bench_stats import event_times  # noqa: E402
 from test_cuda_stats import Lib  # noqa: E402
 
 GIB = 1 << 30
-
-
-def timed(fn, reps):
-    ts = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    return ts
 
 
 def main():
@@ -72,7 +60,7 @@ def main():
         torch.cuda.synchronize()
         for _ in range(a.rounds):
             for k, (fn, _) in calls.items():
-                times[k] += timed(fn, a.reps)
+                times[k] += event_times(fn, a.reps)
         print(f"\n{dname}: 1 GiB, {a.rounds} rounds x {a.reps} runs, interleaved")
         print(f"  {'build':28s} {'median ms':>9s} {'min ms':>8s} {'TB/s':>6s}  check")
         res[dname] = {}
