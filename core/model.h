@@ -26,7 +26,7 @@ typedef struct { const char *key, *value; } kv_pair;
 
 typedef enum { PHASE_BEFORE = 0, PHASE_AFTER = 1, PHASE_OUTPUT = 2 } tensor_phase;
 
-/* One pass over a tensor gives all of these (runner/stats.c). std is the
+/* One pass over a tensor gives all of these (host_stats.c). std is the
  * unbiased (n-1) standard deviation, as torch.std computes by default; min,
  * max, mean and std skip NaN and ±Inf (the counts report those). When every
  * element is non-finite, or numel is 0, finite == 0 and min..std are NaN. */

@@ -4,6 +4,7 @@
  * numpy writes ({'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), });
  * anything else is refused with the byte where it went wrong. */
 #include "tensor_file.h"
+#include "host_stats.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -279,79 +280,20 @@ out:
 
 /* ---- a whole .npy file as a tensor_rec ---------------------------------- */
 
-static double half_to_double(uint16_t h)
+/* The loader's dtypes as the host statistics pass knows them. */
+static int kind_of(const char *dtype, dtype_kind *k)
 {
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
-    return h >> 15 ? -v : v;
-}
-
-/* Element p of a little-endian buffer as a double; *subn set for a value
- * that is subnormal in its own dtype (the runner's definition). */
-static double element(const char *dtype, const unsigned char *p, int *subn)
-{
-    *subn = 0;
-    switch (dtype[0]) {
-    case 'f':
-        if (!strcmp(dtype, "float32")) {
-            float f;
-            memcpy(&f, p, 4);
-            *subn = fpclassify(f) == FP_SUBNORMAL;
-            return f;
+    static const struct { const char *name; dtype_kind kind; } kinds[] = {
+        {"float32", DK_F32}, {"float16", DK_F16}, {"float64", DK_F64}, {"int64", DK_I64},
+        {"int32", DK_I32},   {"int16", DK_I16},   {"int8", DK_I8},     {"uint8", DK_U8},
+        {"bool", DK_BOOL},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (!strcmp(kinds[i].name, dtype)) {
+            *k = kinds[i].kind;
+            return 0;
         }
-        if (!strcmp(dtype, "float64")) {
-            double d;
-            memcpy(&d, p, 8);
-            *subn = fpclassify(d) == FP_SUBNORMAL;
-            return d;
-        }
-        uint16_t h = (uint16_t)(p[0] | p[1] << 8);   /* float16 */
-        *subn = (h & 0x7c00) == 0 && (h & 0x3ff) != 0;
-        return half_to_double(h);
-    case 'i': {
-        size_t n = dtype_size(dtype);
-        uint64_t u = 0;
-        for (size_t i = 0; i < n; i++)
-            u |= (uint64_t)p[i] << (8 * i);
-        if (n < 8 && (u >> (8 * n - 1)) & 1)   /* sign-extend */
-            u |= ~0ULL << (8 * n);
-        int64_t v;
-        memcpy(&v, &u, 8);
-        return (double)v;
-    }
-    case 'b':
-        return p[0] ? 1.0 : 0.0;
-    default:   /* uint8 */
-        return p[0];
-    }
-}
-
-/* Running statistics: each block is done exactly (two passes over values in
- * cache), then merged (Chan et al.), as the runner's stats pass does. */
-typedef struct {
-    tensor_stats st;
-    double n, mean, m2, mn, mx;
-} acc;
-
-static void acc_block(acc *a, const double *fin, size_t nf)
-{
-    if (!nf)
-        return;
-    double s = 0, bmn = fin[0], bmx = fin[0];
-    for (size_t i = 0; i < nf; i++) {
-        s += fin[i];
-        if (fin[i] < bmn) bmn = fin[i];
-        if (fin[i] > bmx) bmx = fin[i];
-    }
-    double bmean = s / (double)nf, bm2 = 0;
-    for (size_t i = 0; i < nf; i++)
-        bm2 += (fin[i] - bmean) * (fin[i] - bmean);
-    double nb = (double)nf, nt = a->n + nb, delta = bmean - a->mean;
-    a->mean += delta * nb / nt;
-    a->m2 += bm2 + delta * delta * a->n * nb / nt;
-    a->n = nt;
-    if (bmn < a->mn) a->mn = bmn;
-    if (bmx > a->mx) a->mx = bmx;
+    return -1;
 }
 
 #define CHUNK_BYTES (1U << 16)
@@ -385,10 +327,17 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
     size_t keep = numel < max_values ? (size_t)numel : max_values;
     double *vals = keep ? arena_alloc(ar, keep * sizeof *vals) : NULL;
 
-    static unsigned char buf[CHUNK_BYTES];
-    static double fin[CHUNK_BYTES];   /* finite values of a chunk (1-byte elements at most); one thread */
-    acc a = {.mn = INFINITY, .mx = -INFINITY};
-    size_t nvals = 0;
+    dtype_kind kind;
+    if (kind_of(ft.dtype, &kind) < 0) {   /* npy_read_header accepted a dtype this table lacks */
+        strbuf_addf(err, "%s: dtype %s has no statistics here; save it as float64", path, ft.dtype);
+        close(fd);
+        return -1;
+    }
+    /* Little-endian file data read in chunks and fed to the runner's own
+     * statistics pass (host_stats.h), so a file and a tensor agree. */
+    static _Alignas(8) unsigned char buf[CHUNK_BYTES];
+    stats_acc a;
+    stats_acc_init(&a, vals, keep);
     uint64_t per = CHUNK_BYTES / esz;
     for (uint64_t done = 0; done < numel;) {
         size_t n = numel - done < per ? (size_t)(numel - done) : (size_t)per;
@@ -398,31 +347,11 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
             close(fd);
             return -1;
         }
-        size_t nf = 0;
-        for (size_t i = 0; i < n; i++) {
-            int subn;
-            double x = element(ft.dtype, buf + i * esz, &subn);
-            if (nvals < keep)
-                vals[nvals++] = x;
-            if (isnan(x))
-                a.st.nan++;
-            else if (x == INFINITY)
-                a.st.posinf++;
-            else if (x == -INFINITY)
-                a.st.neginf++;
-            else {
-                if (x == 0)
-                    a.st.zeros++;
-                else if (subn)
-                    a.st.subnormal++;
-                fin[nf++] = x;
-            }
-        }
-        acc_block(&a, fin, nf);
+        stats_acc_add(&a, buf, kind, n);
         done += n;
     }
     close(fd);
-
+    size_t nvals = 0;
     t->name = arena_strdup(ar, path);
     t->phase = PHASE_AFTER;
     t->ndim = ft.ndim;
@@ -438,16 +367,7 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
     t->dtype = ft.dtype;
     t->device = "file";
     t->has_stats = 1;
-    t->stats = a.st;
-    t->stats.numel = numel;
-    t->stats.finite = (uint64_t)a.n;
-    t->stats.min = t->stats.max = t->stats.mean = t->stats.std = NAN;
-    if (a.n > 0) {
-        t->stats.min = a.mn;
-        t->stats.max = a.mx;
-        t->stats.mean = a.mean;
-        t->stats.std = a.n > 1 ? sqrt(a.m2 / (a.n - 1)) : NAN;
-    }
+    stats_acc_finish(&a, &t->stats, &nvals);
     t->nvalues = nvals;
     t->values = vals;
     t->values_complete = nvals == numel;

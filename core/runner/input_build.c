@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "stats.h"
+#include "host_stats.h"
 #include "torch_abi.h"
 
 static uint64_t splitmix64(uint64_t *s)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "prof.h"
-#include "stats.h"
+#include "host_stats.h"
 #include "torch_abi.h"
 
 static aotidbg_cuda_stats_fn cuda_stats;

@@ -9,7 +9,7 @@
 #define AOTIDBG_TORCH_ABI_H
 #include <stddef.h>
 #include <stdint.h>
-#include "stats.h"
+#include "host_stats.h"
 
 typedef struct {
     const char *name;        /* canonical name: "float32", "bfloat16", "float8_e4m3fn", ... */

@@ -5,7 +5,7 @@
  * inputs, each with a known dtype.
  * Build (from the repository root; tests/fuzz/run_all.sh does this):
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore \
- *     tests/fuzz/fuzz_inputs.c core/inputs.c core/tensor_file.c core/model.c core/paths.c core/arena.c \
+ *     tests/fuzz/fuzz_inputs.c core/inputs.c core/tensor_file.c core/host_stats.c core/model.c core/paths.c core/arena.c \
  *     core/strbuf.c \
  *     $(pkg-config --cflags --libs yaml-0.1 libcjson) -lm -o fuzz_inputs
  * Run:

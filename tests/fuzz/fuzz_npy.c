@@ -9,7 +9,7 @@
  * Build (from the repository root; tests/fuzz/run_all.sh links the
  * sanitizer-instrumented libraries instead):
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore \
- *     tests/fuzz/fuzz_npy.c core/tensor_file.c core/inputs.c core/model.c core/paths.c core/arena.c \
+ *     tests/fuzz/fuzz_npy.c core/tensor_file.c core/host_stats.c core/inputs.c core/model.c core/paths.c core/arena.c \
  *     core/strbuf.c $(pkg-config --cflags --libs yaml-0.1 libcjson) -lm -o fuzz_npy
  * Run:
  *   mkdir -p /tmp/fuzz-npy && ./fuzz_npy -max_total_time=60 /tmp/fuzz-npy tests/fuzz/corpus/npy */

@@ -1,10 +1,10 @@
 /* test_runner_stats.c — the runner's one-pass tensor statistics
- * (core/runner/stats.c, which has no torch dependency and is compiled in
- * here directly): every dtype conversion, strided walks, special values,
+ * (core/host_stats.c, no torch dependency; also behind the .npy reference): every dtype conversion, strided walks, special values,
  * numerics on hard inputs, checked against straightforward two-pass sums. */
 #include <math.h>
 #include <stdlib.h>
-#include "../../core/runner/stats.c"
+#include <string.h>
+#include "host_stats.h"
 #include "check.h"
 
 /* Reference: two passes in long double over an array of doubles. */

@@ -1,5 +1,5 @@
-/* stats.c — one-pass tensor statistics over strided host memory (stats.h). */
-#include "stats.h"
+/* host_stats.c — one-pass tensor statistics over strided host memory (host_stats.h). */
+#include "host_stats.h"
 #include <math.h>
 #include <string.h>
 
@@ -151,14 +151,90 @@ BLOCK_KINDS(BLOCK_DEFINE)
 
 typedef size_t (*block_fn)(walker *, const char *, size_t, double *, counts *);
 
+/* A block's finite values (exact two-pass: the block sits in L1) merged
+ * into the running (n, mean, m2) with Chan et al.'s update. */
+static void acc_merge_block(stats_acc *a, const double *fin, size_t nf)
+{
+    if (!nf) return;
+    double s = 0, bmn = fin[0], bmx = fin[0];
+    for (size_t i = 0; i < nf; i++) {
+        s += fin[i];
+        if (fin[i] < bmn) bmn = fin[i];
+        if (fin[i] > bmx) bmx = fin[i];
+    }
+    double bmean = s / (double)nf, bm2 = 0;
+    for (size_t i = 0; i < nf; i++) {
+        double dlt = fin[i] - bmean;
+        bm2 += dlt * dlt;
+    }
+    double nb = (double)nf, nt = a->n + nb, delta = bmean - a->mean;
+    a->mean += delta * nb / nt;
+    a->m2 += bm2 + delta * delta * a->n * nb / nt;
+    a->n = nt;
+    if (bmn < a->mn) a->mn = bmn;
+    if (bmx > a->mx) a->mx = bmx;
+}
+
+/* n elements of kind k along the walker, block by block. */
+static void acc_walk(stats_acc *a, walker *w, const void *data, dtype_kind k, uint64_t n)
+{
+    static const block_fn fns[] = {BLOCK_KINDS(BLOCK_ENTRY)};
+    counts c = {a->st.nan, a->st.posinf, a->st.neginf, a->st.zeros, a->st.subnormal,
+                a->values, a->maxv, a->nvals};
+    double fin[BLOCK];
+    for (uint64_t done = 0; done < n;) {
+        size_t m = n - done < BLOCK ? (size_t)(n - done) : BLOCK;
+        acc_merge_block(a, fin, fns[k](w, data, m, fin, &c));
+        done += m;
+    }
+    a->st.nan = c.nan;
+    a->st.posinf = c.posinf;
+    a->st.neginf = c.neginf;
+    a->st.zeros = c.zeros;
+    a->st.subnormal = c.subnormal;
+    a->nvals = c.nvals;
+    a->st.numel += n;
+}
+
+void stats_acc_init(stats_acc *a, double *values, size_t max_values)
+{
+    memset(a, 0, sizeof *a);
+    a->mn = INFINITY;
+    a->mx = -INFINITY;
+    a->values = values;
+    a->maxv = values ? max_values : 0;
+}
+
+int stats_acc_add(stats_acc *a, const void *data, dtype_kind k, size_t n)
+{
+    if ((unsigned)k > DK_F8E5M2 || (n && !data)) return -1;
+    int64_t size = (int64_t)n, stride = 1;
+    walker w = {1, &size, &stride, {0}, 0};
+    acc_walk(a, &w, data, k, n);
+    return 0;
+}
+
+void stats_acc_finish(const stats_acc *a, tensor_stats *out, size_t *nvalues)
+{
+    *out = a->st;
+    out->finite = (uint64_t)a->n;
+    out->min = out->max = out->mean = out->std = NAN;
+    if (a->n > 0) {
+        out->min = a->mn;
+        out->max = a->mx;
+        out->mean = a->mean;
+        out->std = a->n > 1 ? sqrt(a->m2 / (a->n - 1)) : NAN;
+    }
+    if (nvalues) *nvalues = a->nvals;
+}
+
 int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
                   tensor_stats *out, double *values, size_t max_values, size_t *nvalues)
 {
-    static const block_fn fns[] = {BLOCK_KINDS(BLOCK_ENTRY)};
     memset(out, 0, sizeof *out);
     out->min = out->max = out->mean = out->std = NAN;
     if (nvalues) *nvalues = 0;
-    if (ndim < 0 || ndim > TENSOR_MAX_DIMS || (unsigned)k >= sizeof fns / sizeof *fns) return -1;
+    if (ndim < 0 || ndim > TENSOR_MAX_DIMS || (unsigned)k > DK_F8E5M2) return -1;
     uint64_t numel = 1;
     for (int d = 0; d < ndim; d++) {
         if (sizes[d] < 0) return -1;
@@ -167,47 +243,10 @@ int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes
     out->numel = numel;
     if (numel == 0) return 0;
     if (!data) return -1;
-
+    stats_acc a;
+    stats_acc_init(&a, values, max_values);
     walker w = {ndim, sizes, strides, {0}, 0};
-    counts c = {0, 0, 0, 0, 0, values, values ? max_values : 0, 0};
-    double fin[BLOCK];
-    double n_acc = 0, mean = 0, m2 = 0, mn = INFINITY, mx = -INFINITY;
-    for (uint64_t done = 0; done < numel;) {
-        size_t n = numel - done < BLOCK ? (size_t)(numel - done) : BLOCK;
-        size_t nf = fns[k](&w, data, n, fin, &c);
-        done += n;
-        if (!nf) continue;
-        /* exact two-pass inside the block (it sits in L1), then merge */
-        double s = 0, bmn = fin[0], bmx = fin[0];
-        for (size_t i = 0; i < nf; i++) {
-            s += fin[i];
-            if (fin[i] < bmn) bmn = fin[i];
-            if (fin[i] > bmx) bmx = fin[i];
-        }
-        double bmean = s / (double)nf, bm2 = 0;
-        for (size_t i = 0; i < nf; i++) {
-            double dlt = fin[i] - bmean;
-            bm2 += dlt * dlt;
-        }
-        double nb = (double)nf, nt = n_acc + nb, delta = bmean - mean;
-        mean += delta * nb / nt;
-        m2 += bm2 + delta * delta * n_acc * nb / nt;
-        n_acc = nt;
-        if (bmn < mn) mn = bmn;
-        if (bmx > mx) mx = bmx;
-    }
-    out->nan = c.nan;
-    out->posinf = c.posinf;
-    out->neginf = c.neginf;
-    out->zeros = c.zeros;
-    out->subnormal = c.subnormal;
-    out->finite = (uint64_t)n_acc;
-    if (n_acc > 0) {
-        out->min = mn;
-        out->max = mx;
-        out->mean = mean;
-        out->std = n_acc > 1 ? sqrt(m2 / (n_acc - 1)) : NAN;
-    }
-    if (nvalues) *nvalues = c.nvals;
+    acc_walk(&a, &w, data, k, numel);
+    stats_acc_finish(&a, out, nvalues);
     return 0;
 }

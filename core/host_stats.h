@@ -1,4 +1,4 @@
-/* stats.h — one pass over a strided host tensor: the numbers of model.h's
+/* host_stats.h — one pass over a strided host tensor: the numbers of model.h's
  * tensor_stats plus the first values in logical (row-major) order.
  *
  * Numerics: elements are widened to double; mean and variance are merged
@@ -7,8 +7,8 @@
  * with a large mean. NaN and ±Inf are counted and left out of min/max/mean/std;
  * subnormal is judged in the element's own dtype (a float16 subnormal counts
  * even though it is normal as a double). No torch, no allocation. */
-#ifndef AOTIDBG_STATS_H
-#define AOTIDBG_STATS_H
+#ifndef AOTIDBG_HOST_STATS_H
+#define AOTIDBG_HOST_STATS_H
 #include <stddef.h>
 #include <stdint.h>
 #include "model.h"
@@ -25,6 +25,19 @@ typedef enum {
  * elements to read. */
 int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
                   tensor_stats *out, double *values, size_t max_values, size_t *nvalues);
+
+/* The same pass fed piece by piece (a file read in chunks): init, add the
+ * elements in logical order as often as needed, finish. values as above. */
+typedef struct {
+    tensor_stats st;           /* counts so far; numel = elements added */
+    double n, mean, m2, mn, mx;
+    double *values;
+    size_t maxv, nvals;
+} stats_acc;
+void stats_acc_init(stats_acc *a, double *values, size_t max_values);
+/* n contiguous elements of kind k; -1 on a bad kind or NULL data. */
+int stats_acc_add(stats_acc *a, const void *data, dtype_kind k, size_t n);
+void stats_acc_finish(const stats_acc *a, tensor_stats *out, size_t *nvalues);
 
 /* Element conversions, shared with the input builder and the tests. */
 double stats_half_to_double(uint16_t h);
