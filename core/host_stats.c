@@ -143,7 +143,10 @@ typedef struct {
     X(DK_I16, blk_i16, int16_t, CONV_ID, SUB_NONE)                          \
     X(DK_I8, blk_i8, int8_t, CONV_ID, SUB_NONE)                             \
     X(DK_U8, blk_u8, uint8_t, CONV_ID, SUB_NONE)                            \
-    X(DK_BOOL, blk_bool, uint8_t, CONV_BOOL, SUB_NONE)
+    X(DK_BOOL, blk_bool, uint8_t, CONV_BOOL, SUB_NONE)                      \
+    X(DK_U16, blk_u16, uint16_t, CONV_ID, SUB_NONE)                         \
+    X(DK_U32, blk_u32, uint32_t, CONV_ID, SUB_NONE)                         \
+    X(DK_U64, blk_u64, uint64_t, CONV_ID, SUB_NONE)
 
 #define BLOCK_DEFINE(kind, fn, T, CONV, SUBN) DEFINE_BLOCK(fn, T, CONV, SUBN)
 BLOCK_KINDS(BLOCK_DEFINE)
@@ -207,7 +210,7 @@ void stats_acc_init(stats_acc *a, double *values, size_t max_values)
 
 int stats_acc_add(stats_acc *a, const void *data, dtype_kind k, size_t n)
 {
-    if ((unsigned)k > DK_F8E5M2 || (n && !data)) return -1;
+    if ((unsigned)k >= DK__COUNT || (n && !data)) return -1;
     int64_t size = (int64_t)n, stride = 1;
     walker w = {1, &size, &stride, {0}, 0};
     acc_walk(a, &w, data, k, n);
@@ -234,7 +237,7 @@ int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes
     memset(out, 0, sizeof *out);
     out->min = out->max = out->mean = out->std = NAN;
     if (nvalues) *nvalues = 0;
-    if (ndim < 0 || ndim > TENSOR_MAX_DIMS || (unsigned)k > DK_F8E5M2) return -1;
+    if (ndim < 0 || ndim > TENSOR_MAX_DIMS || (unsigned)k >= DK__COUNT) return -1;
     uint64_t numel = 1;
     for (int d = 0; d < ndim; d++) {
         if (sizes[d] < 0) return -1;

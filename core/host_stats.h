@@ -15,7 +15,8 @@
 
 typedef enum {
     DK_F32, DK_F16, DK_BF16, DK_F64, DK_I64, DK_I32, DK_I16, DK_I8, DK_U8, DK_BOOL,
-    DK_F8E4M3, DK_F8E5M2,
+    DK_F8E4M3, DK_F8E5M2, DK_U16, DK_U32, DK_U64,
+    DK__COUNT
 } dtype_kind;
 
 /* data points at logical element 0; sizes/strides are in elements (strides

@@ -41,7 +41,7 @@ static void store(void *buf, uint64_t i, dtype_kind k, double x)
     case DK_I8: ((int8_t *)buf)[i] = (int8_t)sat_i64(x, -128, 127); break;
     case DK_U8: ((uint8_t *)buf)[i] = (uint8_t)sat_i64(x, 0, 255); break;
     case DK_BOOL: ((uint8_t *)buf)[i] = x != 0; break;
-    default: break;   /* float8 inputs are refused earlier */
+    default: break;   /* float8 and uint16/32/64 inputs are refused earlier */
     }
 }
 
@@ -131,7 +131,7 @@ int input_build(const input_spec *spec, int index, int default_cuda_index, built
 {
     memset(out, 0, sizeof *out);
     const dtype_entry *dt = tabi_dtype_by_name(spec->dtype ? spec->dtype : "");
-    if (!dt || dt->kind == DK_F8E4M3 || dt->kind == DK_F8E5M2) {
+    if (!dt || dt->kind == DK_F8E4M3 || dt->kind == DK_F8E5M2 || dt->kind >= DK_U16) {
         strbuf_addf(err, "input %d: dtype '%s' is not one aotidbg can make (float32 float16 bfloat16 float64 "
                     "int64 int32 int16 int8 uint8 bool)", index, spec->dtype ? spec->dtype : "");
         return -1;

@@ -12,7 +12,8 @@ static dtype_entry dtypes[] = {
     {"float64", DK_F64, 8, 0, 0},   {"int64", DK_I64, 8, 0, 0},     {"int32", DK_I32, 4, 0, 0},
     {"int16", DK_I16, 2, 0, 0},     {"int8", DK_I8, 1, 0, 0},       {"uint8", DK_U8, 1, 0, 0},
     {"bool", DK_BOOL, 1, 0, 0},     {"float8_e4m3fn", DK_F8E4M3, 1, 0, 0},
-    {"float8_e5m2", DK_F8E5M2, 1, 0, 0},
+    {"float8_e5m2", DK_F8E5M2, 1, 0, 0}, {"uint16", DK_U16, 2, 0, 0},     {"uint32", DK_U32, 4, 0, 0},
+    {"uint64", DK_U64, 8, 0, 0},
 };
 #define NDTYPES (sizeof dtypes / sizeof *dtypes)
 
@@ -42,12 +43,13 @@ void tabi_init(void)
         dtypes[i].present = 1;
     }
     /* optional in older builds: look them up rather than link them */
-    static const char *f8[] = {"aoti_torch_dtype_float8_e4m3fn", "aoti_torch_dtype_float8_e5m2"};
-    for (size_t i = 0; i < 2; i++) {
-        int32_t (*g)(void) = (int32_t (*)(void))dlsym(RTLD_DEFAULT, f8[i]);
+    for (size_t i = sizeof getters / sizeof *getters; i < NDTYPES; i++) {
+        char sym[64];
+        snprintf(sym, sizeof sym, "aoti_torch_dtype_%s", dtypes[i].name);
+        int32_t (*g)(void) = (int32_t (*)(void))dlsym(RTLD_DEFAULT, sym);
         if (g) {
-            dtypes[10 + i].code = g();
-            dtypes[10 + i].present = 1;
+            dtypes[i].code = g();
+            dtypes[i].present = 1;
         }
     }
     /* libtorch_cuda pulls in libcudart; it may sit in the global scope or only

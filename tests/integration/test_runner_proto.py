@@ -164,6 +164,32 @@ def test_every_dtype_stats_match_torch(runner, models, tmp_path):
     r.finish()
 
 
+def test_read_only_dtypes_stats_match_torch(runner, models, tmp_path):
+    """float8 (both kinds, with specials), uint16 (strided), uint32, uint64: the
+    runner reads these (the shim's dtype codes looked up by name) though it
+    does not build inputs of them."""
+    so, cubin, inputs, expected, _ = models("runner_dtypes2")
+    r, loaded = start(runner, so, cubin, file_inputs(inputs, tmp_path), control_msg())
+    msgs = r.until(DONE)
+    assert msgs[-1]["status"] == 0, [m for m in msgs if m["type"] == ERROR]
+    outs = [m for m in msgs if m["type"] == TENSOR and m["kernel"] == -1]
+    with torch.no_grad():
+        eager = __import__("model_runner").Dtypes2()(*inputs)
+    names = {torch.float8_e4m3fn: "float8_e4m3fn", torch.float8_e5m2: "float8_e5m2", torch.uint16: "uint16",
+             torch.uint32: "uint32", torch.uint64: "uint64"}
+    assert [o["dtype"] for o in outs] == [names[e.dtype] for e in eager]
+    for o, e in zip(outs, eager):
+        assert o["strides"] == list(e.stride()), o["name"]
+        assert_stats(o["stats"], torch_stats(e), f"{o['name']} {o['dtype']}")
+        assert o["complete"] == 1
+        # values in logical (row-major) order, also for the transposed uint16
+        assert torch.equal(torch.tensor(o["values"], dtype=torch.float64).isnan(), e.double().flatten().isnan())
+        ok = ~e.double().flatten().isnan()
+        assert torch.tensor(o["values"], dtype=torch.float64)[ok].tolist() == e.double().flatten()[ok].tolist()
+    assert outs[0]["stats"]["subnormal"] >= 1 and outs[0]["stats"]["nan"] >= 1
+    r.finish()
+
+
 def splitmix64(state):
     state = (state + 0x9E3779B97F4A7C15) & (2**64 - 1)
     z = state

@@ -4,6 +4,9 @@ runner_dtypes: one input of every dtype the runner builds (float32 float16
                bfloat16 int32 bool float64 int8 int16 uint8 int64) and outputs
                in float16, bfloat16, bool, float64, int16, uint8 and int64, so
                the statistics of each dtype are checked against torch.
+runner_dtypes2: outputs in the dtypes the runner only reads: float8_e4m3fn and
+               float8_e5m2 (with NaN, Inf and subnormals), uint16 (transposed:
+               strided), uint32 and uint64.
 runner_nan:    Linear -> log -> Linear: the log kernel turns negative
                activations into NaN, for the break-on-NaN stop.
 runner_level2: runner_nan built with the printer at level 2, whose calls go
@@ -22,6 +25,13 @@ class Dtypes(nn.Module):
         y = (x + h.float() + b.float()) * i.float()
         y = torch.where(m, y, torch.zeros_like(y))
         return y.half(), y.bfloat16(), y > 0, d * 2.0, k.to(torch.int16) * s, u + 1, l * 3
+
+
+class Dtypes2(nn.Module):
+    def forward(self, x, s):
+        a = x.abs()
+        return (s.to(torch.float8_e4m3fn), (s * 4).to(torch.float8_e5m2), (a * 100).to(torch.uint16).t(),
+                (a * 1000).to(torch.uint32), (a * 1e6).to(torch.uint64))
 
 
 class NanNet(nn.Module):
@@ -52,6 +62,14 @@ def runner_dtypes():
     return {"module": Dtypes().eval(), "inputs": inputs, "dynamic": None}
 
 
+def runner_dtypes2():
+    g = torch.Generator().manual_seed(5)
+    s = torch.randn(4, 8, generator=g)
+    s[0, :5] = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, 0.004])   # 0.004: e4m3 subnormal
+    s[1, 0] = 1e-5                                                                        # e5m2 subnormal (x4)
+    return {"module": Dtypes2().eval(), "inputs": (torch.randn(4, 8, generator=g), s), "dynamic": None}
+
+
 def runner_nan():
     torch.manual_seed(4)
     return {"module": NanNet().eval(), "inputs": (torch.randn(4, 8),), "dynamic": None}
@@ -69,5 +87,5 @@ def runner_nanassert():
     return spec
 
 
-MODELS = {"runner_dtypes": runner_dtypes, "runner_nan": runner_nan, "runner_level2": runner_level2,
+MODELS = {"runner_dtypes": runner_dtypes, "runner_dtypes2": runner_dtypes2, "runner_nan": runner_nan, "runner_level2": runner_level2,
           "runner_nanassert": runner_nanassert}

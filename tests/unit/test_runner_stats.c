@@ -203,6 +203,48 @@ static void test_numerics_large_mean(void)
     free(x);
 }
 
+/* Unsigned 16/32/64-bit: full range, no sign extension; and the streaming
+ * form (stats_acc) fed in pieces agrees with one stats_compute call. */
+static void test_unsigned_and_streaming(void)
+{
+    uint16_t a[3] = {0, 65535, 7};
+    uint32_t b[3] = {4294967295u, 1, 0};
+    uint64_t c[2] = {UINT64_C(1) << 40, 3};
+    int64_t n3[1] = {3}, n2[1] = {2}, one[1] = {1};
+    tensor_stats s;
+    CHECK(stats_compute(a, DK_U16, 1, n3, one, &s, NULL, 0, NULL) == 0);
+    CHECK(s.min == 0 && s.max == 65535 && s.zeros == 1 && s.mean == (65535.0 + 7) / 3);
+    CHECK(stats_compute(b, DK_U32, 1, n3, one, &s, NULL, 0, NULL) == 0);
+    CHECK(s.max == 4294967295.0 && s.min == 0 && s.zeros == 1);
+    CHECK(stats_compute(c, DK_U64, 1, n2, one, &s, NULL, 0, NULL) == 0);
+    CHECK(s.max == ldexp(1, 40) && s.min == 3);
+    CHECK(stats_compute(a, DK__COUNT, 1, n3, one, &s, NULL, 0, NULL) == -1);
+
+    float x[10000];
+    for (int i = 0; i < 10000; i++) x[i] = (float)(1000.0 + sin(i) * (i % 7));
+    x[17] = NAN;
+    x[9999] = 0;
+    int64_t n[1] = {10000};
+    double v1[20], v2[20];
+    size_t nv1, nv2;
+    tensor_stats whole, piecewise;
+    CHECK(stats_compute(x, DK_F32, 1, n, one, &whole, v1, 20, &nv1) == 0);
+    stats_acc acc;
+    stats_acc_init(&acc, v2, 20);
+    CHECK(stats_acc_add(&acc, x, DK_F32, 7) == 0);          /* uneven pieces, across block edges */
+    CHECK(stats_acc_add(&acc, x + 7, DK_F32, 5000) == 0);
+    CHECK(stats_acc_add(&acc, x + 5007, DK_F32, 0) == 0);
+    CHECK(stats_acc_add(&acc, x + 5007, DK_F32, 4993) == 0);
+    CHECK(stats_acc_add(&acc, NULL, DK_F32, 1) == -1);
+    stats_acc_finish(&acc, &piecewise, &nv2);
+    CHECK(piecewise.numel == 10000 && piecewise.nan == 1 && piecewise.zeros == 1 && piecewise.finite == 9999);
+    CHECK(piecewise.min == whole.min && piecewise.max == whole.max);
+    CHECK(fabs(piecewise.mean - whole.mean) <= 1e-12 * fabs(whole.mean));
+    CHECK(fabs(piecewise.std - whole.std) <= 1e-9 * whole.std);
+    CHECK(nv1 == 20 && nv2 == 20);
+    for (int i = 0; i < 20; i++) CHECK(v1[i] == v2[i] || (isnan(v1[i]) && isnan(v2[i])));
+}
+
 int main(void)
 {
     RUN(test_f32_special_values);
@@ -213,5 +255,6 @@ int main(void)
     RUN(test_subnormal_per_dtype);
     RUN(test_integers_and_bool);
     RUN(test_numerics_large_mean);
+    RUN(test_unsigned_and_streaming);
     return CHECK_DONE();
 }
