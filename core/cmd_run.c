@@ -33,7 +33,7 @@
 static const char run_usage[] =
     "usage: aotidbg run PKG [--inputs SPEC] [--device DEV] [--break-on error|nan|kernel=NAME|index=N]\n"
     "                  [--deterministic] [--blocking] [--timeout S] [--values N] [--force]\n"
-    "                  [--reinstrument | --no-reinstrument]\n"
+    "                  [--values-budget SIZE] [--reinstrument | --no-reinstrument]\n"
     "                  --record OUT.yaml\n"
     "\n"
     "Runs an AOTInductor package headless, kernel by kernel, and records every event\n"
@@ -51,7 +51,13 @@ static const char run_usage[] =
     "  --blocking         synchronize and check the device at every kernel boundary\n"
     "  --timeout S        kill the runner when a kernel (or the load) takes longer than S\n"
     "                     seconds (default 600; 0 = never)\n"
-    "  --values N         keep up to N values per tensor for the value grid (default 0)\n"
+    "  --values N         keep up to N values per tensor for the value grid (default 0),\n"
+    "                     within the value budget\n"
+    "  --values-budget SIZE\n"
+    "                     bytes of values kept in all (8 per value; K, M, G suffixes;\n"
+    "                     default 256M; 0 = no limit); past it a tensor keeps its\n"
+    "                     statistics and its first 1024 values while such samples fit in\n"
+    "                     a reserve of SIZE/16, then statistics only\n"
     "  --force            run even when the checklist (aotidbg check) has a FAIL row\n"
     "  --reinstrument     rebuild a private copy of the model .so with a hook around every\n"
     "                     kernel launch (from the sources the package carries) and run that;\n"
@@ -188,6 +194,46 @@ static void print_route(const event *err_ev, const char *out)
         fputc(')', stderr);
     }
     fprintf(stderr, "; the steps: aotidbg route %s\n", out);
+}
+
+/* "4 KiB", "256 MiB", "1536 bytes": the budget as it was most likely given. */
+static void put_size(FILE *f, uint64_t n)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (u < 3 && n && n % 1024 == 0)
+        n /= 1024, u++;
+    fprintf(f, "%llu %s", (unsigned long long)n, unit[u]);
+}
+
+/* One line when the value budget cut any tensor: where it first ran out
+ * and how many tensors keep only statistics and a sample. */
+static void report_budget(const session *s, uint64_t budget)
+{
+    size_t ncut = 0;
+    const event *first = NULL;
+    for (size_t i = 0; i < s->nevents; i++) {
+        const event *e = s->events[i];
+        size_t n = e->kind == EV_KERNEL ? e->u.kernel.ntensors : e->kind == EV_OUTPUT ? e->u.output.ntensors : 0;
+        const tensor_rec *t = e->kind == EV_KERNEL ? e->u.kernel.tensors : e->kind == EV_OUTPUT ? e->u.output.tensors
+                                                                                              : NULL;
+        for (size_t j = 0; j < n; j++)
+            if (t[j].values_budget_cut) {
+                ncut++;
+                if (!first)
+                    first = e;
+            }
+    }
+    if (!ncut)
+        return;
+    fputs("aotidbg: the value budget (", stderr);
+    put_size(stderr, budget);
+    if (first->kind == EV_KERNEL)
+        fprintf(stderr, ") was used up at kernel #%" PRId64 " (%s)", first->u.kernel.index, first->u.kernel.name);
+    else
+        fputs(") was used up at the outputs", stderr);
+    fprintf(stderr, "; %zu tensor%s keep%s statistics and a sample of %s values (--values-budget)\n", ncut,
+            ncut == 1 ? "" : "s", ncut == 1 ? "s" : "", ncut == 1 ? "its" : "their");
 }
 
 /* Prints the human summary to stderr and returns the exit code. */
@@ -394,11 +440,13 @@ int cmd_run(int argc, char **argv)
     int64_t break_index = -1;
     double timeout_s = 600;
     size_t max_values = 0;
-    const char *val = NULL; /* --break-on, --timeout, --values: checked as they come */
-    enum { O_INPUTS, O_DEVICE, O_RECORD, O_BREAK, O_TIMEOUT, O_VALUES };
+    uint64_t values_budget = VALUES_BUDGET_DEFAULT;
+    const char *val = NULL; /* --break-on, --timeout, --values, --values-budget: checked as they come */
+    enum { O_INPUTS, O_DEVICE, O_RECORD, O_BREAK, O_TIMEOUT, O_VALUES, O_BUDGET };
     const cli_opt opts[] = {[O_INPUTS] = {"--inputs", &spec},   [O_DEVICE] = {"--device", &device},
                             [O_RECORD] = {"--record", &record}, [O_BREAK] = {"--break-on", &val},
-                            [O_TIMEOUT] = {"--timeout", &val},  [O_VALUES] = {"--values", &val}};
+                            [O_TIMEOUT] = {"--timeout", &val},  [O_VALUES] = {"--values", &val},
+                            [O_BUDGET] = {"--values-budget", &val}};
     const cli_spec sp = {"run", run_usage, run_hint, opts, (int)(sizeof opts / sizeof *opts)};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -452,6 +500,10 @@ int cmd_run(int argc, char **argv)
             if (errno || *end || end == val || val[0] == '-' || n > PROTO_MAX_VALUES)
                 return usage_error("--values needs a count from 0 to 4194304, got '%s'", val);
             max_values = (size_t)n;
+        } else if (k == O_BUDGET) {
+            if (cli_parse_size(val, &values_budget) < 0)
+                return usage_error("--values-budget needs a size in bytes with an optional K, M or G suffix "
+                                   "(256M; 0 = no limit), got '%s'", val);
         } else if (!pkg_path) {
             pkg_path = a;
         } else {
@@ -533,6 +585,8 @@ int cmd_run(int argc, char **argv)
     s->package.compute_capability = arena_strdup(&s->arena, m->compute_capability);
     s->package.cpu_isa = arena_strdup(&s->arena, m->cpu_isa);
     s->device = arena_strdup(&s->arena, device);
+    if (max_values)   /* the budget matters only when values are kept */
+        s->values_budget = values_budget;
     char host[256];
     if (gethostname(host, sizeof host) == 0) {
         host[sizeof host - 1] = 0;
@@ -564,6 +618,7 @@ int cmd_run(int argc, char **argv)
         .so_path = rebuilt_so ? rebuilt_so : m->so_path, .cubin_dir = m->model_dir, .device = device,
         .blocking = blocking, .deterministic = deterministic, .timeout_s = timeout_s, .break_flags = break_flags,
         .break_kernel = break_kernel, .break_index = break_index, .max_values = max_values,
+        .values_budget = values_budget,
         .trace_source = m->wrapper_cpp_path ? m->wrapper_cpp_path : pkg->is_bare_so ? NULL : pkg_path,
     };
     if (runner_client_start(&rc, &o, s, &err) < 0) {
@@ -629,6 +684,7 @@ int cmd_run(int argc, char **argv)
                     "(inputs: [{shape, dtype, device, fill}], see aotidbg run --help)\n", want, want == 1 ? "" : "s");
         code = summarize(s, rc, stopped, record, count_bad);
     }
+    report_budget(s, values_budget);
     if (write_failed && code == EXIT_OK)
         code = EXIT_FAILED;
 out:

@@ -48,6 +48,8 @@ typedef struct {
     size_t nvalues;            /* sample of values in logical (row-major) order */
     double *values;            /* may be NULL when nvalues == 0 */
     int values_complete;       /* 1 when values holds every element */
+    int values_budget_cut;     /* 1 when the value budget (--values-budget) dropped values the
+                                  runner sent: values is then a prefix sample or empty */
 } tensor_rec;
 
 typedef enum {
@@ -179,6 +181,7 @@ typedef struct session {
     const char *device;        /* requested device; may be NULL */
     int printer_level;         /* compiled-in printer level, -1 unknown */
     const char *mode;          /* "printer", "interpose", "reinstrument"; may be NULL */
+    uint64_t values_budget;    /* bytes of values the run could keep (--values-budget); 0 no limit or unknown */
     size_t nflags;   kv_pair *flags;          /* env flags in effect, "0"/"1"/value */
     size_t ninputs;  input_spec *inputs;
     size_t nchecks;  check_row *checks;

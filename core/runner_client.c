@@ -62,6 +62,7 @@ struct runner_client {
     char **raw_paths;          /* per input; NULL entries for non-file fills */
     char **input_names;        /* from LOADED ("arg0_1", ...); n_input_names entries */
     size_t n_input_names;
+    values_budget_state vb;    /* values kept so far this run (reset on restart) */
 #ifdef HAVE_ROUTER
     router_rules *rules;       /* loaded on the first error; NULL if unavailable */
     int rules_tried;
@@ -350,6 +351,47 @@ static kernel_event *kernel_by_index(runner_client *rc, int64_t idx)
 
 /* Appends t to an arena-backed array whose capacity is implied by its length
  * (4, 8, 16, ...), so no capacity field is needed in model.h. */
+size_t values_budget_keep(values_budget_state *b, size_t n)
+{
+    if (!b->budget || !n)
+        return n;
+    uint64_t bytes = (uint64_t)n * sizeof(double);
+    if (b->used <= b->budget && bytes <= b->budget - b->used) {
+        b->used += bytes;
+        return n;
+    }
+    size_t k = n < VALUES_BUDGET_SAMPLE ? n : VALUES_BUDGET_SAMPLE;
+    uint64_t kb = (uint64_t)k * sizeof(double), reserve = b->budget / 16;
+    if (b->reserve_used <= reserve && kb <= reserve - b->reserve_used) {
+        b->reserve_used += kb;
+        return k;
+    }
+    return 0;
+}
+
+/* Copies a tensor decoded into scratch memory into the session arena,
+ * keeping the values the budget allows (a prefix; statistics untouched). */
+static tensor_rec keep_tensor(runner_client *rc, const tensor_rec *src)
+{
+    arena *a = &rc->s->arena;
+    tensor_rec t = *src;
+    t.name = arena_strdup(a, src->name);
+    t.dtype = arena_strdup(a, src->dtype);
+    t.device = arena_strdup(a, src->device);
+    int nd = src->ndim > 0 && src->ndim <= TENSOR_MAX_DIMS ? src->ndim : 0;
+    t.shape = nd && src->shape ? arena_memdup(a, src->shape, (size_t)nd * sizeof *t.shape) : NULL;
+    t.strides = nd && src->strides ? arena_memdup(a, src->strides, (size_t)nd * sizeof *t.strides) : NULL;
+    size_t n = src->values ? src->nvalues : 0;
+    size_t k = values_budget_keep(&rc->vb, n);
+    if (k < n) {
+        t.values_budget_cut = 1;
+        t.values_complete = 0;
+    }
+    t.nvalues = k;
+    t.values = k ? arena_memdup(a, src->values, k * sizeof *t.values) : NULL;
+    return t;
+}
+
 static void push_tensor(arena *a, size_t *n, tensor_rec **arr, const tensor_rec *t)
 {
     size_t len = *n;
@@ -512,7 +554,8 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
             }
             m->u.tensor.t.phase = PHASE_OUTPUT;
             output_event *o = &rc->output_ev->u.output;
-            push_tensor(&s->arena, &o->ntensors, &o->tensors, &m->u.tensor.t);
+            tensor_rec t = keep_tensor(rc, &m->u.tensor.t);
+            push_tensor(&s->arena, &o->ntensors, &o->tensors, &t);
             return added;
         }
         kernel_event *k = kernel_by_index(rc, ki);
@@ -520,7 +563,8 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
             strbuf_addf(err, "runner sent a tensor for kernel %" PRId64 ", which it never announced", ki);
             return -1;
         }
-        push_tensor(&s->arena, &k->ntensors, &k->tensors, &m->u.tensor.t);
+        tensor_rec t = keep_tensor(rc, &m->u.tensor.t);
+        push_tensor(&s->arena, &k->ntensors, &k->tensors, &t);
         return 0;
     }
     case PROTO_STOPPED:
@@ -794,6 +838,7 @@ int runner_client_start(runner_client **out, const runner_options *o, session *s
     if (!rc)
         abort();
     rc->o = *o;
+    rc->vb.budget = o->values_budget;
     rc->o.so_path = xstrdup(o->so_path);
     rc->o.cubin_dir = xstrdup(o->cubin_dir);
     rc->o.device = xstrdup(o->device ? o->device : "cpu");
@@ -841,11 +886,12 @@ static int decode_frames(runner_client *rc, strbuf *err)
     while (off < rc->rbuf.len) {
         const unsigned char *p = (const unsigned char *)rc->rbuf.buf + off;
         size_t avail = rc->rbuf.len - off;
-        /* Tensors live on in the session: decode them straight into its arena. */
-        arena *a = avail > 4 && p[4] == PROTO_TENSOR ? &rc->s->arena : &scratch;
+        /* Every frame decodes into scratch memory, released after it is
+         * applied: a tensor is copied into the session arena with only the
+         * values the budget allows, so a run's memory stays bounded. */
         proto_msg m;
         strbuf derr = STRBUF_INIT;
-        long used = proto_decode(p, avail, &m, a, &derr);
+        long used = proto_decode(p, avail, &m, &scratch, &derr);
         if (used < 0) {
             strbuf_addf(err, "runner protocol error: %s", derr.buf);
             strbuf_release(&derr);
@@ -858,6 +904,7 @@ static int decode_frames(runner_client *rc, strbuf *err)
         off += (size_t)used;
         rc->t_last = now_s();
         int r = apply(rc, &m, err);
+        arena_release(&scratch);
         if (r < 0) {
             added = -1;
             break;
@@ -1051,6 +1098,7 @@ int runner_client_restart(runner_client *rc, strbuf *err)
     /* A fresh run: the old events go (their memory stays in the arena). */
     rc->s->nevents = 0;
     rc->s->nkernels = 0;
+    rc->vb.used = rc->vb.reserve_used = 0;
     return spawn(rc, err);
 }
 

@@ -43,6 +43,8 @@ typedef struct {
     const char *break_kernel;  /* stop before the first kernel with this name; may be NULL */
     int64_t break_index;       /* stop before kernel N; -1 none */
     size_t max_values;         /* values kept per tensor for the grid (0 = none) */
+    uint64_t values_budget;    /* bytes of values kept in the session, all tensors together,
+                                  8 per value (values_budget_keep); 0 = no limit */
     const char *trace_source;  /* the package's generated code for routing errors (a .pt2, an
                                   extracted folder or a *.wrapper.cpp, see triton_trace.h):
                                   resolves an index-out-of-bounds assert to the input behind
@@ -50,6 +52,23 @@ typedef struct {
 } runner_options;
 
 typedef struct runner_client runner_client;
+
+/* The value budget: values the session keeps for the grid, 8 bytes each,
+ * across every tensor of a run. A tensor whose values fit is kept whole;
+ * past the budget a tensor keeps its first VALUES_BUDGET_SAMPLE values (a
+ * prefix slice) while such samples fit in a reserve of budget/16 on top,
+ * then none. Its statistics always stay (they cover every element). */
+#define VALUES_BUDGET_DEFAULT ((uint64_t)256 << 20)
+#define VALUES_BUDGET_SAMPLE 1024
+typedef struct {
+    uint64_t budget;           /* bytes; 0 = no limit */
+    uint64_t used;             /* bytes of tensors kept whole */
+    uint64_t reserve_used;     /* bytes of samples kept past the budget */
+} values_budget_state;
+
+/* How many of a tensor's n values to keep (n when the budget allows all of
+ * them); counts them against b. A result below n means the tensor was cut. */
+size_t values_budget_keep(values_budget_state *b, size_t n);
 
 int runner_client_start(runner_client **out, const runner_options *o, session *s, strbuf *err);
 int runner_client_fd(const runner_client *rc);        /* -1 when no runner */

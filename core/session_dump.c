@@ -124,6 +124,9 @@ static void put_tensor(FILE *f, const tensor_rec *t)
         }
         putc('\n', f);
     }
+    if (t->values_budget_cut)
+        fprintf(f, "      values_budget_cut: %zu value%s kept (the value budget was used up)\n", t->nvalues,
+                t->nvalues == 1 ? "" : "s");
 }
 
 static void put_event(FILE *f, size_t i, const event *e)
@@ -221,6 +224,8 @@ void session_dump(const session *s, FILE *out)
     put_field(f, "device", s->device);
     fprintf(f, "printer_level: %d\n", s->printer_level);
     put_field(f, "mode", s->mode);
+    if (s->values_budget)
+        fprintf(f, "values_budget: %llu\n", (unsigned long long)s->values_budget);
     fmt_kv_lines(f, s->nflags, s->flags, "flag ", "=", put_text, put_text);
     for (size_t i = 0; i < s->ninputs; i++) {
         const input_spec *in = &s->inputs[i];

@@ -812,9 +812,9 @@ static int value_item(rd *r, void *ctx)
     return get_double(r, v, "a number (.nan and .inf allowed)");
 }
 
-enum { T_NAME, T_PHASE, T_SHAPE, T_STRIDES, T_DTYPE, T_DEVICE, T_STATS, T_VALUES, T_COMPLETE };
+enum { T_NAME, T_PHASE, T_SHAPE, T_STRIDES, T_DTYPE, T_DEVICE, T_STATS, T_VALUES, T_COMPLETE, T_BUDGET_CUT, T__N };
 static const char *const tensor_keys[] = {"name", "phase", "shape", "strides", "dtype",
-                                          "device", "stats", "values", "values_complete"};
+                                          "device", "stats", "values", "values_complete", "values_budget_cut"};
 
 typedef struct {
     tensor_rec *t;
@@ -854,6 +854,7 @@ static int tensor_val(rd *r, int id, void *ctx)
         return 0;
     }
     case T_COMPLETE: return get_bool(r, &t->values_complete);
+    case T_BUDGET_CUT: return get_bool(r, &t->values_budget_cut);
     }
     return -1;
 }
@@ -864,7 +865,7 @@ static int tensor_item(rd *r, void *ctx)
     tensor_ctx c = {.t = &t};
     yaml_mark_t at = r->ev.start_mark;
     uint32_t seen;
-    if (parse_map(r, tensor_keys, 9, tensor_val, &c, "a tensor", &seen) ||
+    if (parse_map(r, tensor_keys, T__N, tensor_val, &c, "a tensor", &seen) ||
         need_keys(r, at, seen, 1u << T_NAME | 1u << T_PHASE | 1u << T_DTYPE | 1u << T_DEVICE, tensor_keys,
                   "a tensor"))
         return -1;
@@ -1236,10 +1237,10 @@ static int narr_item(rd *r, void *ctx)
 }
 
 enum { H_FORMAT, H_TOOL, H_TORCH, H_HOST, H_GPU, H_TITLE, H_PACKAGE, H_DEVICE, H_PRINTER, H_MODE, H_FLAGS,
-       H_INPUTS, H_CHECKS, H_BOOKMARKS, H_NOTES, H_NARRATION, H_END_STATE, H_EVENTS, H__N };
+       H_INPUTS, H_CHECKS, H_BOOKMARKS, H_NOTES, H_NARRATION, H_END_STATE, H_EVENTS, H_VALUES_BUDGET, H__N };
 static const char *const top_keys[] = {"format_version", "tool_version", "torch_version", "host", "gpu", "title",
                                        "package", "device", "printer_level", "mode", "flags", "inputs", "checks",
-                                       "bookmarks", "notes", "narration", "end_state", "events"};
+                                       "bookmarks", "notes", "narration", "end_state", "events", "values_budget"};
 
 /* Copies a scratch vec into the arena. */
 static void *vec_to_arena(rd *r, vec *v, size_t *n)
@@ -1288,6 +1289,7 @@ static int top_val(rd *r, int id, void *ctx)
         return rc;
     }
     case H_END_STATE: return get_str(r, &s->end_state, 1, "complete, running or cut-off");
+    case H_VALUES_BUDGET: return get_u64(r, &s->values_budget, "a size in bytes (integer >= 0)");
     case H_EVENTS: {
         r->in_events = 1;
         int rc = parse_list(r, event_item, NULL, "a list of events");

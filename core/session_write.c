@@ -237,6 +237,10 @@ static void put_tensor(FILE *f, const tensor_rec *t)
         fkey(&m, "values_complete");
         fputs(t->values_complete ? "true" : "false", f);
     }
+    if (t->values_budget_cut) {   /* only when set: older files stay as they were */
+        fkey(&m, "values_budget_cut");
+        fputs("true", f);
+    }
     putc('}', f);
 }
 
@@ -353,6 +357,8 @@ static void put_header(FILE *f, const session *s, const char *end_state)
     put_line(f, "", "device", s->device);
     fprintf(f, "printer_level: %d\n", s->printer_level);
     put_line(f, "", "mode", s->mode);
+    if (s->values_budget)
+        fprintf(f, "values_budget: %llu\n", (unsigned long long)s->values_budget);
     if (s->nflags) {
         fputs("flags:\n", f);
         fmt_kv_lines(f, s->nflags, s->flags, "  ", ": ", put_key, put_str);

@@ -119,6 +119,8 @@ int live_start(app *a, const live_options *o, strbuf *err)
     ro.break_flags = BREAK_EACH_KERNEL | BREAK_ON_ERROR;
     ro.break_index = -1;
     ro.max_values = 4096;
+    ro.values_budget = o->values_budget_set ? o->values_budget : VALUES_BUDGET_DEFAULT;
+    s->values_budget = ro.values_budget;
     ro.timeout_s = 60;
     live_ro = ro;
     if (runner_client_start((runner_client **)&a->rc, &ro, s, err) < 0)

@@ -13,6 +13,8 @@ typedef struct {
     const char *device;        /* may be NULL: the package's device */
     const char *record;        /* session file; NULL: ./aotidbg-session-<time>.yaml */
     int force;                 /* start even when a checklist row FAILs */
+    uint64_t values_budget;    /* --values-budget in bytes, 0 = no limit */
+    int values_budget_set;     /* 0: the default (VALUES_BUDGET_DEFAULT) */
 } live_options;
 
 /* live_start runs the checklist first (checklist_gate: rows go into the

@@ -64,10 +64,16 @@ static void print_usage(const char *mode, FILE *f)
               "NAME live-demo steps through the bundled CPU model live; it is compiled on first use\n"
               "(python3 and torch needed) into $XDG_CACHE_HOME/aotidbg/demo (else ~/.cache/aotidbg/demo).\n", f);
     else
-        fputs("usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [--force] [UI options]\n"
+        fputs("usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [--force]\n"
+              "                      [--values-budget SIZE] [UI options]\n"
               "Debugs a package live: s steps one kernel, c continues, r restarts. Every event is\n"
               "recorded to PATH (default ./aotidbg-session-<time>.yaml). The device/shape checklist\n"
-              "runs first; a FAIL row keeps the run from starting unless --force is given.\n", f);
+              "runs first; a FAIL row keeps the run from starting unless --force is given.\n"
+              "Up to 4096 values per tensor are kept for the value grid, within the value budget:\n"
+              "  --values-budget SIZE  bytes of values kept in all (8 per value; K, M, G suffixes;\n"
+              "                        default 256M; 0 = no limit); past it a tensor keeps its\n"
+              "                        statistics and its first 1024 values while such samples fit\n"
+              "                        in a reserve of SIZE/16, then statistics only\n", f);
     fputs(usage_common, f);
 }
 
@@ -109,6 +115,15 @@ static int parse(const char *mode, int argc, char **argv, options *o)
         else if (!strcmp(mode, "live") && !strcmp(a, "--device")) { NEED(); o->live.device = next; }
         else if (!strcmp(mode, "live") && !strcmp(a, "--record")) { NEED(); o->live.record = next; }
         else if (!strcmp(mode, "live") && !strcmp(a, "--force")) o->live.force = 1;
+        else if (!strcmp(mode, "live") && (!strcmp(a, "--values-budget") || !strncmp(a, "--values-budget=", 16))) {
+            const char *v = a[15] == '=' ? a + 16 : next;
+            if (!a[15])
+                NEED();
+            if (cli_parse_size(v, &o->live.values_budget) < 0)
+                return usage_error(mode, "--values-budget needs a size in bytes with an optional K, M or G suffix "
+                                   "(256M; 0 = no limit), got", v);
+            o->live.values_budget_set = 1;
+        }
         else if (strcmp(mode, "tutorial") && !strcmp(a, "--reference")) { NEED(); o->reference = next; }
         else if (strcmp(mode, "tutorial") && (!strcmp(a, "--ref-npy") || !strncmp(a, "--ref-npy=", 10))) {
             const char *v = a[9] == '=' ? a + 10 : next;
