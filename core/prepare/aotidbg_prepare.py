@@ -22,6 +22,8 @@ Exit codes: 0 built; 1 the compile failed; 2 bad usage or unreadable input.
 """
 import argparse
 import os
+import shutil
+import tempfile
 import sys
 import time
 import zipfile
@@ -101,14 +103,22 @@ def main(argv):
         os.environ["AOTI_RUNTIME_CHECK_INPUTS"] = "1"
 
     out = os.path.abspath(args.output)
-    tmp = out + ".tmp.pt2"
+    # Written under its final name in a private folder beside it (AOTI names the archive's root
+    # folder after the file), then renamed into place: a failed build leaves nothing behind.
+    private = tempfile.mkdtemp(prefix=".aotidbg-prepare.", dir=os.path.dirname(out))
+    try:
+        return finish_build(args, ep, configs, device, out, os.path.join(private, os.path.basename(out)))
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def finish_build(args, ep, configs, device, out, tmp):
+    import torch
     t0 = time.monotonic()
     try:
         torch._inductor.aoti_compile_and_package(ep, package_path=tmp, inductor_configs=configs)
     except Exception as e:
         print(f"aotidbg_prepare: compiling failed: {type(e).__name__}: {e}", file=sys.stderr)
-        if os.path.exists(tmp):
-            os.remove(tmp)
         return 1
     secs = time.monotonic() - t0
 

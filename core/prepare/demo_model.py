@@ -10,6 +10,8 @@ renamed into place, so a cancelled build leaves nothing half-made).
 Exit codes: 0 built, 2 bad usage, 3 torch is missing, 1 the compile failed.
 """
 import os
+import shutil
+import tempfile
 import sys
 import time
 
@@ -57,13 +59,20 @@ def build(outdir):
     pkg = os.path.join(outdir, "demo.pt2")
     spec = os.path.join(outdir, "demo.inputs.yaml")
     say("compiling with AOTInductor (printer level 1); the first compile takes about a minute")
-    torch._inductor.aoti_compile_and_package(
-        ep, package_path=pkg + tag + ".pt2",
-        inductor_configs={"aot_inductor.debug_intermediate_value_printer": "1"})
-    with open(spec + tag, "w") as f:
-        f.write(INPUTS_YAML)
-    os.replace(spec + tag, spec)
-    os.replace(pkg + tag + ".pt2", pkg)
+    # Built under its final name in a private folder (AOTI names the archive's root folder after
+    # the file), then renamed into place.
+    private = tempfile.mkdtemp(prefix=".demo.", dir=outdir)
+    try:
+        built = os.path.join(private, "demo.pt2")
+        torch._inductor.aoti_compile_and_package(
+            ep, package_path=built,
+            inductor_configs={"aot_inductor.debug_intermediate_value_printer": "1"})
+        with open(spec + tag, "w") as f:
+            f.write(INPUTS_YAML)
+        os.replace(spec + tag, spec)
+        os.replace(built, pkg)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
     say(f"built {pkg} in {time.time() - t0:.0f} s")
     return 0
 

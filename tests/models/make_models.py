@@ -17,6 +17,8 @@ import glob
 import hashlib
 import importlib.util
 import os
+import shutil
+import tempfile
 import sys
 
 
@@ -51,15 +53,22 @@ def build(outdir, name, builder, src_hash):
         expected = module(*inputs)
     ep = torch.export.export(module, inputs, dynamic_shapes=spec.get("dynamic"))
     # Several test processes may build the same model at once: write privately, rename into place.
+    # The package is written under its final name in a private folder: AOTI names the archive's
+    # root folder after the file, and a temporary name there would show in every listing.
     tag = f".{os.getpid()}.tmp"
-    torch._inductor.aoti_compile_and_package(ep, package_path=pkg + tag + ".pt2", inductor_configs=configs)
-    torch.save(tuple(inputs), os.path.join(outdir, name + ".inputs.pt" + tag))
-    torch.save(expected, os.path.join(outdir, name + ".expected.pt" + tag))
-    with open(stamp_path + tag, "w") as f:
-        f.write(stamp)
-    for suffix in (".inputs.pt", ".expected.pt"):
-        os.replace(os.path.join(outdir, name + suffix + tag), os.path.join(outdir, name + suffix))
-    os.replace(pkg + tag + ".pt2", pkg)
+    private = tempfile.mkdtemp(prefix=f".{name}.", dir=outdir)
+    try:
+        built = os.path.join(private, os.path.basename(pkg))
+        torch._inductor.aoti_compile_and_package(ep, package_path=built, inductor_configs=configs)
+        torch.save(tuple(inputs), os.path.join(outdir, name + ".inputs.pt" + tag))
+        torch.save(expected, os.path.join(outdir, name + ".expected.pt" + tag))
+        with open(stamp_path + tag, "w") as f:
+            f.write(stamp)
+        for suffix in (".inputs.pt", ".expected.pt"):
+            os.replace(os.path.join(outdir, name + suffix + tag), os.path.join(outdir, name + suffix))
+        os.replace(built, pkg)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
     os.replace(stamp_path + tag, stamp_path)
     return pkg
 
