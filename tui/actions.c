@@ -9,6 +9,7 @@
 #include "live.h"
 #include "route_actions.h"
 #include "router.h"
+#include "value_grid.h"
 #include "ytree.h"
 
 /* ---- movement over the focused pane ---------------------------------- */
@@ -43,7 +44,7 @@ static int move_by(app *a, int64_t d)
     if (a->focus == PANE_KERNELS)
         a->insp_tensor = 0, a->panes[PANE_INSPECTOR].cursor = 0, a->panes[PANE_INSPECTOR].top = 0;
     if (a->focus == PANE_KERNELS || a->focus == PANE_INSPECTOR)
-        a->vrow = a->vcol = 0;   /* another tensor: its grid starts at [0, 0] */
+        value_grid_reset(a);   /* another tensor: its grid starts at [0, 0], default view */
     return AF_HANDLED | AF_REDRAW;
 }
 
@@ -114,13 +115,18 @@ static int a_right(app *a, const char *arg)
     return a_next_pane(a, arg);
 }
 
-/* Value grid scrolling; the inspector clamps to the tensor's extent. */
+/* Value grid scrolling: the cursor moves along with the view; the
+ * inspector clamps both to the slice's extent (tui/value_grid.c). */
 static int vscroll(app *a, int64_t dr, int64_t dc)
 {
     a->vrow += dr;
     a->vcol += dc;
+    a->grid_crow += dr;
+    a->grid_ccol += dc;
     if (a->vrow < 0) a->vrow = 0;
     if (a->vcol < 0) a->vcol = 0;
+    if (a->grid_crow < 0) a->grid_crow = 0;
+    if (a->grid_ccol < 0) a->grid_ccol = 0;
     return AF_HANDLED | AF_REDRAW;
 }
 static int a_vdown(app *a, const char *arg) { return vscroll(a, arg && *arg ? atoll(arg) : 1, 0); }
@@ -242,6 +248,7 @@ static int replay_goto(app *a, int64_t k)
     pane_goto(&a->panes[PANE_KERNELS], k, kcount(a));
     a->insp_tensor = 0;
     a->panes[PANE_INSPECTOR].cursor = a->panes[PANE_INSPECTOR].top = 0;
+    value_grid_reset(a);
     const kernel_event *ke = app_selected_kernel(a);
     if (ke)
         app_message(a, 0, "kernel %lld: %s (%s)", (long long)ke->index, ke->name, kernel_status_name(ke->status));
@@ -517,6 +524,13 @@ static const action table[] = {
     {"values-up", "K", "[N]", "inspector: scroll the value grid up", a_vup},
     {"values-right", "L", "[N]", "inspector: scroll the value grid right", a_vright},
     {"values-left", "H", "[N]", "inspector: scroll the value grid left", a_vleft},
+    {"grid-cursor-down", "]", "[N]", "inspector: move the value grid's cursor down (scrolls to keep it shown)", vg_action_cdown},
+    {"grid-cursor-up", "[", "[N]", "inspector: move the value grid's cursor up", vg_action_cup},
+    {"grid-cursor-right", ">", "[N]", "inspector: move the value grid's cursor right", vg_action_cright},
+    {"grid-cursor-left", "<", "[N]", "inspector: move the value grid's cursor left", vg_action_cleft},
+    {"grid-axes", "", "[ROW COL]", "inspector: show the values over dims ROW x COL (no args: the last two dims)", vg_action_axes},
+    {"grid-fix", "", "DIM IDX", "inspector: hold dim DIM (not a grid axis) at index IDX", vg_action_fix},
+    {"grid-goto", "", "I,J,K", "inspector: put the value grid's cursor on the element [I, J, K]", vg_action_goto},
     {"zoom", "z", "", "zoom the focused pane full screen and back", a_zoom},
     {"route-action", "x", "[N]", "router: run the selected error's next step N (default the first; also Enter)", ra_route_action},
     {"run-checklist", "C", "", "focus the checklist on its first FAIL row (replay: run it when the package is here)", ra_run_checklist},

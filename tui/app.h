@@ -88,6 +88,12 @@ struct app {
     int insp_view;                 /* INSP_* */
     int64_t insp_tensor;           /* tensor selected in the inspector */
     int64_t vrow, vcol;            /* value grid scroll: first row and column shown */
+    /* value grid slice (tui/value_grid.h): row and column axis (equal, as
+     * zeroed, means the default view), the index of every other dim, and the
+     * cursor cell inside the slice; value_grid_reset clears them */
+    int grid_rax, grid_cax;
+    int64_t grid_fix[TENSOR_MAX_DIMS];
+    int64_t grid_crow, grid_ccol;
     char search[128];
     int search_pane;               /* pane the pattern applies to, -1 none */
     int follow;                    /* kernel list follows the running kernel */

@@ -8,6 +8,7 @@
 #include "live.h"
 #include "route_actions.h"
 #include "runner_client.h"
+#include "value_grid.h"
 
 #define DEFAULT_TOL 1e-4
 
@@ -327,12 +328,7 @@ static void select_hit(app *a, const hunt_hit *h)
     int64_t row = h->tensor - ke->tensors;
     a->panes[PANE_INSPECTOR].cursor = row;
     a->panes[PANE_INSPECTOR].top = 0;
-    a->vrow = a->vcol = 0;
-    if (h->first_bad >= 0 && h->tensor->ndim >= 1) {   /* scroll the value grid to it */
-        int64_t cols = h->tensor->shape[h->tensor->ndim - 1];
-        if (cols > 0)
-            a->vrow = h->first_bad / cols;
-    }
+    value_grid_goto_flat(a, h->tensor, h->first_bad);   /* the grid's cursor on the first bad value */
 }
 
 static int finish_hunt(app *a, int kind, double tol)
@@ -490,7 +486,7 @@ int hunt_action_producer(app *a, const char *arg)
             break;
         }
     a->panes[PANE_INSPECTOR].top = 0;
-    a->vrow = a->vcol = 0;
+    value_grid_reset(a);
     a->focus = PANE_INSPECTOR;
     if (strcmp(nm, orig))
         app_message(a, 0, "%s was produced by kernel #%lld %s as %s (buffer reused)", orig, (long long)p, pk->name, nm);

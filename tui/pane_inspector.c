@@ -12,6 +12,7 @@
 #include "hunt.h"
 #include "pane_util.h"
 #include "tensor_file.h"
+#include "value_grid.h"
 
 #define MAX_ROWS 512
 
@@ -162,41 +163,6 @@ static void diff_line(const tensor_rec *b, const tensor_rec *af, strbuf *sb)
     }
 }
 
-/* Value grid: the sampled values as rows of the last dimension (leading
- * dimensions flattened), scrolled by a->vrow / a->vcol. */
-static int value_grid(app *a, grid *g, rect r, const tensor_rec *t)
-{
-    if (!t->nvalues || r.h < 2 || r.w < 10)
-        return 0;
-    int64_t cols = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
-    if (cols < 1) cols = 1;
-    int64_t nrow = (int64_t)t->nvalues / cols;
-    if (nrow < 1) { nrow = 1; cols = (int64_t)t->nvalues; }
-    int cw = 10, fit = (r.w - 7) / cw;
-    if (fit < 1) fit = 1;
-    if (a->vrow > nrow - 1) a->vrow = nrow - 1 > 0 ? nrow - 1 : 0;
-    if (a->vcol > cols - 1) a->vcol = cols - 1 > 0 ? cols - 1 : 0;
-    char hdr[256];
-    snprintf(hdr, sizeof hdr, "values (%zu%s) rows %lld-%lld of %lld, cols %lld-%lld of %lld:", t->nvalues,
-             t->values_budget_cut ? " sampled: value budget" : t->values_complete ? "" : " sampled", (long long)a->vrow,
-             (long long)(a->vrow + r.h - 2 < nrow - 1 ? a->vrow + r.h - 2 : nrow - 1), (long long)nrow,
-             (long long)a->vcol, (long long)(a->vcol + fit - 1 < cols - 1 ? a->vcol + fit - 1 : cols - 1),
-             (long long)cols);
-    grid_put(g, r.x, r.y, r.w, EL_HEADER, hdr);
-    int y = 1;
-    for (int64_t i = a->vrow; i < nrow && y < r.h; i++, y++) {
-        int x = r.x + grid_printf(g, r.x, r.y + y, 7, EL_DIM, "%6lld ", (long long)i);
-        for (int64_t j = a->vcol; j < cols && j < a->vcol + fit; j++) {
-            double v = t->values[i * cols + j];
-            char b[24];
-            fmt_short(b, sizeof b, v);
-            grid_printf(g, x, r.y + y, cw, isfinite(v) ? EL_NORMAL : EL_NAN, " %9s", b);
-            x += cw;
-        }
-    }
-    return y;
-}
-
 static void histogram(grid *g, rect r, const tensor_rec *t)
 {
     if (!t->nvalues || r.h < 3 || r.w < 20)
@@ -326,10 +292,10 @@ static void i_render(app *a, grid *g, rect r, int focused)
         rect d = {in.x, dy + 1, in.w, detail - 1};
         if (d.w >= 70) {
             int vw = d.w * 3 / 5;
-            value_grid(a, g, (rect){d.x, d.y, vw, d.h}, sel);
+            value_grid_draw(a, g, (rect){d.x, d.y, vw, d.h}, sel);
             histogram(g, (rect){d.x + vw + 1, d.y, d.w - vw - 1, d.h}, sel);
         } else {
-            int used = value_grid(a, g, (rect){d.x, d.y, d.w, d.h / 2 > 2 ? d.h / 2 : d.h}, sel);
+            int used = value_grid_draw(a, g, (rect){d.x, d.y, d.w, d.h / 2 > 2 ? d.h / 2 : d.h}, sel);
             if (d.h - used >= 3)
                 histogram(g, (rect){d.x, d.y + used, d.w, d.h - used}, sel);
         }
