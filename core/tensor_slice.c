@@ -63,7 +63,11 @@ int tslice_set_axes(tensor_slice *s, int row_axis, int col_axis, strbuf *err)
 
 int tslice_set_fix(tensor_slice *s, int dim, int64_t idx, strbuf *err)
 {
-    if (dim < 0 || dim >= s->ndim) {
+    if (dim < 0) {
+        strbuf_addf(err, "dim %d is negative (dims count from 0)", dim);
+        return -1;
+    }
+    if (dim >= s->ndim) {
         strbuf_addf(err, "dim %d is past the tensor's %d dims", dim, s->ndim);
         return -1;
     }

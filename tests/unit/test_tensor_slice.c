@@ -126,6 +126,9 @@ static void test_validation(void)
     CHECK(tslice_set_fix(&s, 5, 0, &err) < 0);
     CHECK_CONTAINS(err.buf, "dim 5 is past the tensor's 3 dims");
     strbuf_reset(&err);
+    CHECK(tslice_set_fix(&s, -1, 0, &err) < 0);
+    CHECK_CONTAINS(err.buf, "dim -1 is negative");
+    strbuf_reset(&err);
     CHECK(tslice_set_fix(&s, 1, 3, &err) == 0 && s.fix[1] == 3);
     CHECK(tslice_flat(&s, 1, 2) == flat_of(3, sh3, (int64_t[]){1, 3, 2}));
     strbuf d = STRBUF_INIT;
@@ -220,7 +223,16 @@ static void test_grid_not_kept(void)
     /* the NaN cell is drawn with EL_NAN, the cursor cell with EL_SELECTED */
     CHECK(g.cells[2 * 70 + 7 + 10 + 9].el == EL_NAN);
     CHECK(g.cells[2 * 70 + 7 + 2 * 10 + 9].el == EL_SELECTED);
-    /* the cursor below the page scrolls the rows */
+    /* ASCII mode draws a not-kept cell as "-" */
+    grid ga;
+    grid_init(&ga, 70, 8, 1);
+    grid_clear(&ga, EL_NORMAL);
+    value_grid_draw(&a, &ga, (rect){0, 0, 70, 8}, &t);
+    strbuf_reset(&out);
+    grid_dump(&ga, &out);
+    CHECK_CONTAINS(out.buf, "     0       15.5       nan         -         -         -");
+    grid_free(&ga);
+        /* the cursor below the page scrolls the rows */
     a.grid_fix[0] = 0;
     a.grid_crow = 2;
     grid_clear(&g, EL_NORMAL);
