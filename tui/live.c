@@ -122,6 +122,8 @@ int live_start(app *a, const live_options *o, strbuf *err)
     ro.values_budget = o->values_budget_set ? o->values_budget : VALUES_BUDGET_DEFAULT;
     s->values_budget = ro.values_budget;
     ro.timeout_s = 60;
+    /* as `aotidbg run` does: an index-out-of-bounds assert is traced to its input */
+    ro.trace_source = m->wrapper_cpp_path ? m->wrapper_cpp_path : live_pkg->is_bare_so ? NULL : o->package;
     live_ro = ro;
     if (runner_client_start((runner_client **)&a->rc, &ro, s, err) < 0)
         return -1;
