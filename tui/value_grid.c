@@ -198,6 +198,16 @@ static int parse_ints(const char *arg, long long *v, int max)
     }
 }
 
+/* After a change of view: the message line says which slice is shown. */
+static int said_slice(app *a, const tensor_slice *s)
+{
+    strbuf d = STRBUF_INIT;
+    tslice_describe(s, &d);
+    app_message(a, 0, "grid: %s", d.buf);
+    strbuf_release(&d);
+    return AF_HANDLED | AF_REDRAW;
+}
+
 int vg_action_axes(app *a, const char *arg)
 {
     const tensor_rec *t = selected(a, "grid-axes");
@@ -230,11 +240,7 @@ int vg_action_axes(app *a, const char *arg)
     a->grid_crow = r;
     a->grid_ccol = c;
     a->vrow = a->vcol = 0;
-    strbuf d = STRBUF_INIT;
-    tslice_describe(&s, &d);
-    app_message(a, 0, "grid: %s", d.buf);
-    strbuf_release(&d);
-    return AF_HANDLED | AF_REDRAW;
+    return said_slice(a, &s);
 }
 
 int vg_action_fix(app *a, const char *arg)
@@ -257,11 +263,7 @@ int vg_action_fix(app *a, const char *arg)
     }
     strbuf_release(&err);
     a->grid_fix[v[0]] = v[1];
-    strbuf d = STRBUF_INIT;
-    tslice_describe(&s, &d);
-    app_message(a, 0, "grid: %s", d.buf);
-    strbuf_release(&d);
-    return AF_HANDLED | AF_REDRAW;
+    return said_slice(a, &s);
 }
 
 int vg_action_goto(app *a, const char *arg)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "session_io.h"
+#include "session_mem.h"
 
 #ifndef AOTIDBG_SOURCE_DIR
 #define AOTIDBG_SOURCE_DIR "."
@@ -131,27 +132,6 @@ static session *build_session(void)
     e->u.exit.exit_code = 0;
     e->u.exit.stderr_tail = "Segmentation fault\n";
     return s;
-}
-
-static char *write_mem(const session *s, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    strbuf err = STRBUF_INIT;
-    CHECK(session_write(s, f, &err) == 0);
-    fclose(f);
-    strbuf_release(&err);
-    return buf;
-}
-
-static char *dump_mem(const session *s)
-{
-    char *buf = NULL;
-    size_t len;
-    FILE *f = open_memstream(&buf, &len);
-    session_dump(s, f);
-    fclose(f);
-    return buf;
 }
 
 /* "name:L:C: " at the start of msg. */

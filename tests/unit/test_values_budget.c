@@ -10,6 +10,7 @@
 #include "model.h"
 #include "runner_client.h"
 #include "session_io.h"
+#include "session_mem.h"
 
 static void test_size_parser(void)
 {
@@ -123,27 +124,6 @@ static session *one_tensor_session(int cut)
     t->values_complete = 0;
     t->values_budget_cut = cut;
     return s;
-}
-
-static char *write_mem(const session *s, size_t *len)
-{
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    strbuf err = STRBUF_INIT;
-    CHECK(session_write(s, f, &err) == 0);
-    fclose(f);
-    strbuf_release(&err);
-    return buf;
-}
-
-static char *dump_mem(const session *s)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    session_dump(s, f);
-    fclose(f);
-    return buf;
 }
 
 static void test_session_flag_round_trip(void)
