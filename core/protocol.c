@@ -396,7 +396,7 @@ static void decode_body(cursor *c, proto_msg *m)
     case PROTO_STOPPED:
         m->u.stopped.kernel_index = get_i64(c, "kernel index");
         m->u.stopped.phase = get_enum(c, 1, "stop phase");
-        m->u.stopped.reason = get_enum(c, PROTO_STOP_START, "stop reason");
+        m->u.stopped.reason = get_enum(c, PROTO_STOP_PAUSE, "stop reason");
         return;
     case PROTO_ERROR:
         m->u.error.kernel_index = get_i64(c, "kernel index");

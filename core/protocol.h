@@ -31,6 +31,9 @@
  *  - The runner exits right after DONE (0, or 1 when the model failed) and on
  *    QUIT (0, no DONE); a restart is a fresh process.
  *  - LOAD.max_values above PROTO_MAX_VALUES is clamped to it.
+ *  - SIGUSR1 (the front end's ^C) while running: STOPPED(k, 0, PAUSE) at the
+ *    next kernel's start, as if stepping had been asked for (a run with no
+ *    kernel boundaries, or stuck inside a kernel, does not stop).
  *
  * Untrusted bytes: proto_decode() never reads past len, caps every count and
  * string, and reports what was malformed; it is fuzzed (tests/fuzz).
@@ -93,6 +96,7 @@ typedef enum {
 typedef enum {
     PROTO_STOP_STEP = 0, PROTO_STOP_BREAK_INDEX, PROTO_STOP_BREAK_NAME,
     PROTO_STOP_NAN, PROTO_STOP_ERROR, PROTO_STOP_START,
+    PROTO_STOP_PAUSE,      /* SIGUSR1 asked for a stop: at the next kernel's start */
 } proto_stop_reason;
 
 typedef struct {

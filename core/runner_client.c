@@ -647,6 +647,9 @@ static int spawn(runner_client *rc, strbuf *err)
         if (nul >= 0)
             dup2(nul, 0);
         signal(SIGPIPE, SIG_DFL);
+        /* The terminal's ^C reaches the whole process group: the front end
+         * says what it means (live: pause via SIGUSR1; run: end the runner). */
+        signal(SIGINT, SIG_IGN);
         if (rc->o.deterministic)
             for (size_t i = 0; i < sizeof det_vars / sizeof *det_vars; i++)
                 setenv(det_vars[i], "1", 1);

@@ -2,6 +2,7 @@
  * runner client, the session writer, and the step/continue/restart glue. */
 #include "live.h"
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "hunt.h"
 #include "inputs.h"
 #include "package.h"
+#include "protocol.h"
 #include "runner_client.h"
 #include "session_io.h"
 
@@ -19,6 +21,7 @@ static package_t *live_pkg;   /* one live run per process */
  * kept and sent at the next stop, so keys are never lost to timing. */
 enum { PEND_NONE = 0, PEND_STEP, PEND_CONTINUE };
 static int pending;
+static int pause_asked;   /* ^C sent SIGUSR1; a second ^C before the stop ends the runner */
 /* What the runner was started with; its strings live in live_pkg's arena
  * (the extracted model), which stays open until live_finish. */
 static runner_options live_ro;
@@ -145,6 +148,13 @@ int live_pump(app *a, int timeout_ms)
         n = 1;
     last_state = st;
     last_kernel = ck;
+    if (pause_asked && st != RUNNER_RUNNING) {
+        pause_asked = 0;
+        pending = PEND_NONE;
+        if (st == RUNNER_STOPPED && runner_client_stop_reason(a->rc) == PROTO_STOP_PAUSE)
+            app_message(a, 0, "paused before kernel #%lld (^C); s steps, c continues",
+                        (long long)runner_client_current_kernel(a->rc));
+    }
     if (st == RUNNER_STOPPED && pending) {
         int p = pending;
         pending = PEND_NONE;
@@ -254,6 +264,7 @@ int live_restart(app *a)
         return -1;
     strbuf err = STRBUF_INIT;
     pending = PEND_NONE;
+    pause_asked = 0;
     int rc = runner_client_restart(a->rc, &err);
     if (rc < 0)
         app_message(a, 1, "restart: %s", err.buf);
@@ -324,8 +335,16 @@ int live_interrupt(app *a)
 {
     if (!a->rc || runner_client_state(a->rc) != RUNNER_RUNNING)
         return -1;
-    /* The protocol has no "pause": a runaway run is ended (the UI and the
-     * recording stay; r starts a fresh runner). */
+    int pid = runner_client_pid(a->rc);
+    if (!pause_asked && pid > 0 && kill(pid, SIGUSR1) == 0) {
+        /* The runner stops at the next kernel start (protocol.h: PAUSE). */
+        pause_asked = 1;
+        app_message(a, 0, "^C: stopping at the next kernel start (^C again ends the runner)");
+        return 0;
+    }
+    /* A second ^C, or a kernel that never ends: the runner goes (the UI and
+     * the recording stay; r starts a fresh runner). */
+    pause_asked = 0;
     pending = PEND_NONE;
     runner_client_quit(a->rc, 500);
     live_pump(a, 0);

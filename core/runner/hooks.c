@@ -1,6 +1,7 @@
 /* hooks.c — printer hooks, kernel boundaries and stepping (hooks.h). */
 #define _GNU_SOURCE
 #include "hooks.h"
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,14 @@ static void send_or_die(const proto_msg *m)
         fprintf(stderr, "aotidbg-runner: the front end went away; ending\n");
         die(1);
     }
+}
+
+static volatile sig_atomic_t pause_requested;
+
+void hooks_request_pause(int sig)
+{
+    (void)sig;
+    pause_requested = 1;
 }
 
 void hooks_configure(const hooks_config *c) { cfg = *c; }
@@ -145,7 +154,11 @@ static void start_kernel(const char *name, const char *source)
     else if (ctl.cmd == PROTO_CMD_RUN_TO_INDEX && K.kidx == ctl.arg) reason = PROTO_STOP_BREAK_INDEX;
     else if (ctl.cmd == PROTO_CMD_RUN_TO_NAME && !strcmp(name, ctl.name)) reason = PROTO_STOP_BREAK_NAME;
     else if (ctl.flags & BREAK_EACH_KERNEL) reason = PROTO_STOP_STEP;
-    if (reason >= 0) hooks_stop(K.kidx, 0, reason);
+    else if (pause_requested) reason = PROTO_STOP_PAUSE;
+    if (reason >= 0) {
+        pause_requested = 0;   /* any stop answers a pending ^C */
+        hooks_stop(K.kidx, 0, reason);
+    }
     K.t_launch = hooks_now_us();   /* an after-hook with no before-hook measures from here */
 }
 

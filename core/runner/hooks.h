@@ -44,6 +44,8 @@ void hooks_begin_run(void);
  * When the run failed, a kernel that never reached its after-hooks is marked
  * error. Returns the kernel index to blame for a failure (-1 none). */
 int64_t hooks_end_run(int run_failed);
+/* SIGUSR1's handler: the next kernel start stops with PAUSE (async-signal-safe). */
+void hooks_request_pause(int sig);
 /* Sends STOPPED and blocks for the next CONTROL (QUIT / peer gone: exits). */
 void hooks_stop(int64_t kernel_index, int phase, int reason);
 int hooks_break_flags(void);

@@ -305,6 +305,14 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IONBF, 0);
     setvbuf(stderr, NULL, _IONBF, 0);
     signal(SIGPIPE, SIG_IGN);
+    /* The front end's ^C: stop at the next kernel start (hooks.c); from the
+     * first instruction on, so an early one cannot kill the runner. */
+    struct sigaction pause_sa;
+    memset(&pause_sa, 0, sizeof pause_sa);
+    pause_sa.sa_handler = hooks_request_pause;
+    pause_sa.sa_flags = SA_RESTART;
+    sigemptyset(&pause_sa.sa_mask);
+    sigaction(SIGUSR1, &pause_sa, NULL);
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return 0;

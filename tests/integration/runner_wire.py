@@ -16,7 +16,7 @@ import torch
 HELLO, LOADED, KERNEL, TENSOR, STOPPED, ERROR, DONE = 1, 2, 3, 4, 5, 6, 7
 LOAD, INPUT, CONTROL, RUN, QUIT = 16, 17, 18, 19, 20
 STEP, CONTINUE, RUN_TO_INDEX, RUN_TO_NAME = 0, 1, 2, 3
-STOP_STEP, STOP_INDEX, STOP_NAME, STOP_NAN, STOP_ERROR, STOP_START = range(6)
+STOP_STEP, STOP_INDEX, STOP_NAME, STOP_NAN, STOP_ERROR, STOP_START, STOP_PAUSE = range(7)
 BREAK_EACH, BREAK_ERROR, BREAK_NAN = 1, 2, 4
 FILL = {"randn": 0, "zeros": 1, "ones": 2, "arange": 3, "full": 4, "file": 5}
 KSTAT = {0: "pending", 1: "ok", 2: "nan", 3: "error"}

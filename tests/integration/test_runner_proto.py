@@ -272,6 +272,38 @@ def test_stepping_and_breaks(runner, models, tmp_path):
     assert rc == 0, err
 
 
+def test_sigusr1_pauses_at_the_next_kernel(runner, models, tmp_path):
+    """The live UI's ^C: SIGUSR1 makes the running model stop at the next
+    kernel start with reason PAUSE; the run then goes on as asked. Sent while
+    stopped at kernel 0 (the read the runner blocks in is restarted), so the
+    pause is due at kernel 1 whatever the timing."""
+    import signal
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    frames = file_inputs(inputs, tmp_path)
+    r, _ = start(runner, so, cubin, frames, control_msg(RUN_TO_INDEX, arg=0))
+    st = r.until(STOPPED)[-1]
+    assert (st["kernel"], st["reason"]) == (0, STOP_INDEX)
+    os.kill(r.p.pid, signal.SIGUSR1)
+    r.send(control_msg(CONTINUE))
+    st = r.until(STOPPED, DONE)[-1]
+    assert st["type"] == STOPPED and (st["kernel"], st["phase"], st["reason"]) == (1, 0, STOP_PAUSE), st
+    r.send(control_msg(CONTINUE))   # answered: no second pause
+    msgs = r.until(DONE)
+    assert msgs[-1]["status"] == 0 and not [m for m in msgs if m["type"] == STOPPED]
+    assert r.finish()[0] == 0
+    # sent as the run starts: a pause at whichever kernel start comes next (or
+    # none, if the run ended first); never the death SIGUSR1 means by default
+    r, _ = start(runner, so, cubin, frames, control_msg())
+    os.kill(r.p.pid, signal.SIGUSR1)
+    m = r.until(STOPPED, DONE)[-1]
+    if m["type"] == STOPPED:
+        assert (m["phase"], m["reason"]) == (0, STOP_PAUSE), m
+        r.send(control_msg(CONTINUE))
+        m = r.until(DONE)[-1]
+    assert m["status"] == 0
+    assert r.finish()[0] == 0
+
+
 def test_break_on_nan(runner, models, tmp_path):
     so, cubin, inputs, _, _ = models("runner_nan")
     frames = file_inputs(inputs, tmp_path)

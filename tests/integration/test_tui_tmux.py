@@ -440,6 +440,31 @@ def test_demo_compile_cancel_tmux(tmux, aotidbg, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_live_ctrl_c_pauses_the_run_tmux(tmux, aotidbg, package, tmp_path):
+    """^C while the model runs: it stops at the next kernel start (the runner
+    lives on, c goes on to the end); a second ^C before that stop would end it."""
+    pkg = package("runner_slow")
+    spec = tmp_path / "in.yaml"
+    spec.write_text("inputs:\n  - {shape: [1024, 1024], dtype: float32, device: cpu, fill: randn, seed: 0}\n")
+    tmux.send(f"cd {tmp_path} && TERM=xterm LANG=C.UTF-8 {aotidbg} {pkg} --inputs {spec} --record r.yaml; "
+              "echo AOTIDBG-EXIT-$?", "Enter")
+    tmux.wait_for("| stopped", timeout=60)
+    tmux.send("c")
+    tmux.wait_for("| running", timeout=60)   # not sooner: the tty drops typed-ahead keys on ^C
+    tmux.send("C-c")
+    screen = tmux.wait_for("paused before kernel #", timeout=60)
+    m = re.search(r"paused before kernel #(\d+)", screen)
+    assert 0 < int(m.group(1)) < 79, screen          # mid-run, not at the end
+    assert "| stopped" in screen
+    tmux.send("c")
+    tmux.wait_for("| finished", timeout=120)
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
+    rec = (tmp_path / "r.yaml").read_text()
+    assert len(re.findall(r"kind: kernel", rec)) >= 80   # the paused run went on to the end
+
+
 def test_live_hunt_nan_pressed_while_loading_tmux(tmux, aotidbg, package, tmp_path):
     """F (hunt-nan) pressed before the runner has loaded the model: the hunt
     starts at the first stop and ends at the log kernel, not at kernel 0."""

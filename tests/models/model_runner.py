@@ -7,6 +7,8 @@ runner_dtypes: one input of every dtype the runner builds (float32 float16
 runner_dtypes2: outputs in the dtypes the runner only reads: float8_e4m3fn and
                float8_e5m2 (with NaN, Inf and subnormals), uint16 (transposed:
                strided), uint32 and uint64.
+runner_slow:   40 rounds of relu(x @ w) on 1024x1024 (one weight): about 80
+               kernels that take a second or two on CPU, for ^C while running.
 runner_nan:    Linear -> log -> Linear: the log kernel turns negative
                activations into NaN, for the break-on-NaN stop.
 runner_level2: runner_nan built with the printer at level 2, whose calls go
@@ -32,6 +34,17 @@ class Dtypes2(nn.Module):
         a = x.abs()
         return (s.to(torch.float8_e4m3fn), (s * 4).to(torch.float8_e5m2), (a * 100).to(torch.uint16).t(),
                 (a * 1000).to(torch.uint32), (a * 1e6).to(torch.uint64))
+
+
+class SlowChain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(1024, 1024) / 32)
+
+    def forward(self, x):
+        for _ in range(40):
+            x = torch.relu(x @ self.w)
+        return x
 
 
 class NanNet(nn.Module):
@@ -70,6 +83,11 @@ def runner_dtypes2():
     return {"module": Dtypes2().eval(), "inputs": (torch.randn(4, 8, generator=g), s), "dynamic": None}
 
 
+def runner_slow():
+    torch.manual_seed(6)
+    return {"module": SlowChain().eval(), "inputs": (torch.randn(1024, 1024),), "dynamic": None}
+
+
 def runner_nan():
     torch.manual_seed(4)
     return {"module": NanNet().eval(), "inputs": (torch.randn(4, 8),), "dynamic": None}
@@ -87,5 +105,5 @@ def runner_nanassert():
     return spec
 
 
-MODELS = {"runner_dtypes": runner_dtypes, "runner_dtypes2": runner_dtypes2, "runner_nan": runner_nan, "runner_level2": runner_level2,
+MODELS = {"runner_dtypes": runner_dtypes, "runner_dtypes2": runner_dtypes2, "runner_slow": runner_slow, "runner_nan": runner_nan, "runner_level2": runner_level2,
           "runner_nanassert": runner_nanassert}
