@@ -45,6 +45,8 @@ static int sample_msgs(proto_msg *out)
     memset(&m, 0, sizeof m); m.type = PROTO_STOPPED;
     m.u.stopped.kernel_index = 2; m.u.stopped.phase = 0; m.u.stopped.reason = PROTO_STOP_BREAK_NAME;
     out[n++] = m;
+    m.u.stopped.kernel_index = 5; m.u.stopped.reason = PROTO_STOP_PAUSE;   /* the last reason */
+    out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_ERROR;
     m.u.error.kernel_index = -1; m.u.error.text = "CUDA error: device-side assert triggered\nline 2";
     out[n++] = m;
@@ -153,7 +155,7 @@ static void test_round_trip_every_message(void)
 {
     proto_msg msgs[32];
     int n = sample_msgs(msgs);
-    CHECK(n == 13);
+    CHECK(n == 14);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);
