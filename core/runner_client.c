@@ -349,8 +349,6 @@ static kernel_event *kernel_by_index(runner_client *rc, int64_t idx)
     return NULL;
 }
 
-/* Appends t to an arena-backed array whose capacity is implied by its length
- * (4, 8, 16, ...), so no capacity field is needed in model.h. */
 size_t values_budget_keep(values_budget_state *b, size_t n)
 {
     if (!b->budget || !n)
@@ -392,6 +390,8 @@ static tensor_rec keep_tensor(runner_client *rc, const tensor_rec *src)
     return t;
 }
 
+/* Appends t to an arena-backed array whose capacity is implied by its length
+ * (4, 8, 16, ...), so no capacity field is needed in model.h. */
 static void push_tensor(arena *a, size_t *n, tensor_rec **arr, const tensor_rec *t)
 {
     size_t len = *n;
