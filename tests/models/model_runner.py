@@ -7,8 +7,8 @@ runner_dtypes: one input of every dtype the runner builds (float32 float16
 runner_dtypes2: outputs in the dtypes the runner only reads: float8_e4m3fn and
                float8_e5m2 (with NaN, Inf and subnormals), uint16 (transposed:
                strided), uint32 and uint64.
-runner_slow:   40 rounds of relu(x @ w) on 1024x1024 (one weight): about 80
-               kernels that take a second or two on CPU, for ^C while running.
+runner_slow:   80 rounds of relu(x @ w) on 1024x1024 (one weight): 160
+               kernels that take a few seconds on CPU, for ^C while running.
 runner_nan:    Linear -> log -> Linear: the log kernel turns negative
                activations into NaN, for the break-on-NaN stop.
 runner_level2: runner_nan built with the printer at level 2, whose calls go
@@ -42,7 +42,7 @@ class SlowChain(nn.Module):
         self.w = nn.Parameter(torch.randn(1024, 1024) / 32)
 
     def forward(self, x):
-        for _ in range(40):
+        for _ in range(80):
             x = torch.relu(x @ self.w)
         return x
 
