@@ -218,26 +218,36 @@ SB_HD void sb_twosum(float &s, float &e, float x) {
     s = t;
 }
 
-/* A chunk's float sums enter the thread's double sums (see the top). */
+/* m finite values whose float sums (no overflow) are s1 + e1 and s2 about
+ * c enter the thread's double sums exactly through D = c - K (see the top).
+ * The sum of d comes from the exact x values: d itself is rounded, and that
+ * rounding would not average out over periodic or stride-0 data. */
+SB_HD void sb_add_sums(sb_accf &a, uint32_t m, float c, float s1, float e1, float s2) {
+    if (a.fin == 0) a.K = (double)c;
+    double D = (double)c - a.K, dm = (double)m, t1 = ((double)s1 + (double)e1) - dm * (double)c;
+    a.S1 += dm * D + t1;
+    a.S2 += D * (dm * D + 2.0 * t1) + (double)s2;
+    a.fin += m;
+}
+
+/* A chunk's float sums enter the thread's double sums; on float overflow
+ * the chunk is redone in double. */
 template <int N, bool FULL>
 SB_HD void sb_chunk_commit(sb_accf &a, const float (&x)[N], int n, uint32_t m,
                            float c, float s1, float e1, float s2) {
     if (m == 0) return;
-    if (a.fin == 0) a.K = (double)c;
     if (s2 + fabsf(s1) + fabsf(e1) <= FLT_MAX) {   /* false on overflow */
-        /* sum of d, from the exact x values: d itself is rounded, and that
-         * rounding would not average out over periodic or stride-0 data */
-        double D = (double)c - a.K, dm = (double)m, t1 = ((double)s1 + (double)e1) - dm * (double)c;
-        a.S1 += dm * D + t1;
-        a.S2 += D * (dm * D + 2.0 * t1) + (double)s2;
-    } else {                          /* float overflow (|x| or |x - c| near 1.8e19+): redo in double */
+        sb_add_sums(a, m, c, s1, e1, s2);
+        return;
+    }
+    /* float overflow (|x| or |x - c| near 1.8e19+): redo in double */
+    if (a.fin == 0) a.K = (double)c;
 SB_UNROLL
-        for (int j = 0; j < N; j++) {
-            if ((FULL || j < n) && fabsf(x[j]) <= FLT_MAX) {
-                double d = (double)x[j] - a.K;
-                a.S1 += d;
-                a.S2 += d * d;
-            }
+    for (int j = 0; j < N; j++) {
+        if ((FULL || j < n) && fabsf(x[j]) <= FLT_MAX) {
+            double d = (double)x[j] - a.K;
+            a.S1 += d;
+            a.S2 += d * d;
         }
     }
     a.fin += m;
@@ -265,11 +275,7 @@ SB_UNROLL
     a.mn = mn; a.mx = mx;
     a.zero += nzero;
     a.sub += nsmall - nzero;
-    if (a.fin == 0) a.K = (double)c;
-    double D = (double)c - a.K, dm = (double)N, t1 = ((double)s1 + (double)e1) - dm * (double)c;
-    a.S1 += dm * D + t1;
-    a.S2 += D * (dm * D + 2.0 * t1) + (double)s2;
-    a.fin += N;
+    sb_add_sums(a, N, c, s1, e1, s2);
     return true;
 }
 
