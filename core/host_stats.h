@@ -27,6 +27,13 @@ typedef enum {
 int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
                   tensor_stats *out, double *values, size_t max_values, size_t *nvalues);
 
+/* The canonical dtype names ("float32", "float8_e4m3fn", "uint16", ...) and
+ * element sizes of the kinds; shared by the runner's torch dtype table and
+ * the .npy loader. by_name: -1 for a name no kind has. */
+const char *stats_kind_name(dtype_kind k);
+size_t stats_kind_size(dtype_kind k);
+int stats_kind_by_name(const char *name, dtype_kind *out);
+
 /* The same pass fed piece by piece (a file read in chunks): init, add the
  * elements in logical order as often as needed, finish. values as above. */
 typedef struct {

@@ -280,22 +280,6 @@ out:
 
 /* ---- a whole .npy file as a tensor_rec ---------------------------------- */
 
-/* The loader's dtypes as the host statistics pass knows them. */
-static int kind_of(const char *dtype, dtype_kind *k)
-{
-    static const struct { const char *name; dtype_kind kind; } kinds[] = {
-        {"float32", DK_F32}, {"float16", DK_F16}, {"float64", DK_F64}, {"int64", DK_I64},
-        {"int32", DK_I32},   {"int16", DK_I16},   {"int8", DK_I8},     {"uint8", DK_U8},
-        {"bool", DK_BOOL},
-    };
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (!strcmp(kinds[i].name, dtype)) {
-            *k = kinds[i].kind;
-            return 0;
-        }
-    return -1;
-}
-
 #define CHUNK_BYTES (1U << 16)
 
 int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_rec *t, strbuf *err)
@@ -328,7 +312,7 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
     double *vals = keep ? arena_alloc(ar, keep * sizeof *vals) : NULL;
 
     dtype_kind kind;
-    if (kind_of(ft.dtype, &kind) < 0) {   /* npy_read_header accepted a dtype this table lacks */
+    if (stats_kind_by_name(ft.dtype, &kind) < 0) {   /* npy_read_header accepted a dtype it lacks */
         strbuf_addf(err, "%s: dtype %s has no statistics here; save it as float64", path, ft.dtype);
         close(fd);
         return -1;

@@ -7,13 +7,12 @@
 #include <string.h>
 #include "aoti_abi.h"
 
+/* The first ten in the order of tabi_init's linked getters; the rest are
+ * looked up by name. Names and sizes come from host_stats (one table). */
 static dtype_entry dtypes[] = {
-    {"float32", DK_F32, 4, 0, 0},   {"float16", DK_F16, 2, 0, 0},   {"bfloat16", DK_BF16, 2, 0, 0},
-    {"float64", DK_F64, 8, 0, 0},   {"int64", DK_I64, 8, 0, 0},     {"int32", DK_I32, 4, 0, 0},
-    {"int16", DK_I16, 2, 0, 0},     {"int8", DK_I8, 1, 0, 0},       {"uint8", DK_U8, 1, 0, 0},
-    {"bool", DK_BOOL, 1, 0, 0},     {"float8_e4m3fn", DK_F8E4M3, 1, 0, 0},
-    {"float8_e5m2", DK_F8E5M2, 1, 0, 0}, {"uint16", DK_U16, 2, 0, 0},     {"uint32", DK_U32, 4, 0, 0},
-    {"uint64", DK_U64, 8, 0, 0},
+    {.kind = DK_F32},  {.kind = DK_F16}, {.kind = DK_BF16}, {.kind = DK_F64},     {.kind = DK_I64},
+    {.kind = DK_I32},  {.kind = DK_I16}, {.kind = DK_I8},   {.kind = DK_U8},      {.kind = DK_BOOL},
+    {.kind = DK_F8E4M3}, {.kind = DK_F8E5M2}, {.kind = DK_U16}, {.kind = DK_U32}, {.kind = DK_U64},
 };
 #define NDTYPES (sizeof dtypes / sizeof *dtypes)
 
@@ -32,6 +31,10 @@ void tabi_init(void)
 {
     if (inited) return;
     inited = 1;
+    for (size_t i = 0; i < NDTYPES; i++) {
+        dtypes[i].name = stats_kind_name(dtypes[i].kind);
+        dtypes[i].itemsize = stats_kind_size(dtypes[i].kind);
+    }
     dev_cpu = aoti_torch_device_type_cpu();
     dev_cuda = aoti_torch_device_type_cuda();
     int32_t (*getters[])(void) = {aoti_torch_dtype_float32, aoti_torch_dtype_float16, aoti_torch_dtype_bfloat16,
