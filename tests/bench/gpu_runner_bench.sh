@@ -21,13 +21,8 @@ echo "== gpu_runner_bench $(date -u +%FT%TZ) on $(hostname)"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
 
-GEN=()
-command -v ninja >/dev/null && GEN=(-G Ninja)
 BUILD="$OUT/build-runner"
-if ! cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DAOTIDBG_RUNNER_ONLY=ON -DCMAKE_BUILD_TYPE=Release \
-        > "$OUT/cmake.log" 2>&1 || ! cmake --build "$BUILD" -j 16 >> "$OUT/cmake.log" 2>&1; then
-    echo "BUILD FAILED; tail of $OUT/cmake.log:"; tail -40 "$OUT/cmake.log"; exit 1
-fi
+bash "$ROOT/tests/gpu/build_runner.sh" "$ROOT" "$BUILD" "$OUT/cmake.log" || exit 1
 RUNNER="$BUILD/aotidbg-runner"
 "$RUNNER" --version
 ls "$BUILD"/libaotidbg_cudastats.so 2>/dev/null && echo "(device statistics library present)"

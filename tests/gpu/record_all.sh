@@ -28,11 +28,7 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
 
 step "build the runner (runner only, Release)"
-GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
-if ! cmake -S "$SRC" -B "$W/build" "${GEN[@]}" -DAOTIDBG_RUNNER_ONLY=ON -DCMAKE_BUILD_TYPE=Release > "$W/logs/build.log" 2>&1 \
-   || ! cmake --build "$W/build" -j 16 >> "$W/logs/build.log" 2>&1; then
-  tail -40 "$W/logs/build.log"; echo "BUILD FAILED"; exit 1
-fi
+bash "$SRC/tests/gpu/build_runner.sh" "$SRC" "$W/build" "$W/logs/build.log" || exit 1
 export AOTIDBG_RUNNER=$W/build/aotidbg-runner AOTIDBG_DATA_DIR=$SRC
 ls -la "$W/build"/aotidbg-runner "$W/build"/libaotidbg_cudastats.so 2>&1
 AOTIDBG=${AOTIDBG:-aotidbg}

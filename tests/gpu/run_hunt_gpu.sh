@@ -14,11 +14,7 @@ T0=$(date +%s)
 step() { echo "== [$(( $(date +%s) - T0 ))s] $*"; }
 W=$(mktemp -d /tmp/aotidbg-hunt.XXXXXX)
 step "build the runner (runner only, Release)"
-GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
-if ! cmake -S "$ROOT" -B "$W/build" "${GEN[@]}" -DAOTIDBG_RUNNER_ONLY=ON -DCMAKE_BUILD_TYPE=Release > "$W/build.log" 2>&1 \
-   || ! cmake --build "$W/build" -j 16 >> "$W/build.log" 2>&1; then
-  tail -30 "$W/build.log"; echo "BUILD FAILED"; exit 1
-fi
+bash "$ROOT/tests/gpu/build_runner.sh" "$ROOT" "$W/build" "$W/build.log" || exit 1
 export AOTIDBG_RUNNER=$W/build/aotidbg-runner AOTIDBG_DATA_DIR=$ROOT
 ls "$W/build"/libaotidbg_cudastats.so >/dev/null || echo "note: no CUDA statistics library: the runner uses its host path"
 "${AOTIDBG:?set AOTIDBG to a front end}" --version || exit 1

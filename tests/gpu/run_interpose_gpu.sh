@@ -28,11 +28,8 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,c
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >> "$SUMMARY" 2>&1
 
 # ---- 1. the runner alone (no ncurses/libyaml here) ----
-GEN=""
-command -v ninja >/dev/null && GEN="-G Ninja"
-if ! { cmake -S "$ROOT" -B "$WORK/build" $GEN -DAOTIDBG_RUNNER_ONLY=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
-       cmake --build "$WORK/build" -j"$(nproc)"; } > "$OUT/build.log" 2>&1; then
-    say "FAIL: building aotidbg-runner (see build.log)"; tail -30 "$OUT/build.log"; exit 1
+if ! bash "$ROOT/tests/gpu/build_runner.sh" "$ROOT" "$WORK/build" "$OUT/build.log" RelWithDebInfo; then
+    say "FAIL: building aotidbg-runner (see build.log)"; exit 1
 fi
 RUNNER="$WORK/build/aotidbg-runner"
 nm -D "$RUNNER" | grep -E ' T (cuLaunchKernel|cuLaunchKernelEx|cuModuleGetFunction|interpose_)' >> "$OUT/facts.txt"
