@@ -619,7 +619,7 @@ int cmd_run(int argc, char **argv)
         .blocking = blocking, .deterministic = deterministic, .timeout_s = timeout_s, .break_flags = break_flags,
         .break_kernel = break_kernel, .break_index = break_index, .max_values = max_values,
         .values_budget = values_budget,
-        .trace_source = m->wrapper_cpp_path ? m->wrapper_cpp_path : pkg->is_bare_so ? NULL : pkg_path,
+        .trace_source = package_trace_source(pkg, m),
     };
     if (runner_client_start(&rc, &o, s, &err) < 0) {
         fprintf(stderr, "aotidbg run: %s\n", err.buf);

@@ -576,6 +576,11 @@ fail:
     return -1;
 }
 
+const char *package_trace_source(const package_t *p, const package_model *m)
+{
+    return m->wrapper_cpp_path ? m->wrapper_cpp_path : p->is_bare_so ? NULL : p->path;
+}
+
 package_model *package_find_model(package_t *p, const char *name, strbuf *err)
 {
     if (!name) {

@@ -50,6 +50,9 @@ int package_open(package_t **out, const char *path, strbuf *err);
 package_model *package_find_model(package_t *p, const char *name, strbuf *err);
 /* Extracts one model's folder to a private temp folder; fills *_path fields. */
 int package_extract(package_t *p, package_model *m, strbuf *err);
+/* What the router's Triton trace reads the generated code from (triton_trace.h):
+ * the extracted wrapper.cpp, else the package itself; NULL for a bare .so. */
+const char *package_trace_source(const package_t *p, const package_model *m);
 /* Reads an archive entry fully (capped at max bytes) into sb. */
 int package_read_entry(package_t *p, const char *entry, size_t max, strbuf *sb, strbuf *err);
 void package_close(package_t *p);  /* removes the extraction folder; NULL is fine */

@@ -126,7 +126,7 @@ int live_start(app *a, const live_options *o, strbuf *err)
     s->values_budget = ro.values_budget;
     ro.timeout_s = 60;
     /* as `aotidbg run` does: an index-out-of-bounds assert is traced to its input */
-    ro.trace_source = m->wrapper_cpp_path ? m->wrapper_cpp_path : live_pkg->is_bare_so ? NULL : o->package;
+    ro.trace_source = package_trace_source(live_pkg, m);
     live_ro = ro;
     if (runner_client_start((runner_client **)&a->rc, &ro, s, err) < 0)
         return -1;
