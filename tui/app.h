@@ -1,7 +1,7 @@
 /* app.h — the state of one UI session and the pane interface.
  *
  * The app owns the session it shows (replay) or borrows it from the runner
- * client (live); either way it reads it only through core/model.h. Panes are
+ * client (live); either way it reads it only through core/model/model.h. Panes are
  * small objects with an ops table (after tig's view_ops): each knows how many
  * rows it has, how to draw itself into a grid rectangle, and how to search.
  * Everything here is curses-free so headless tests and the bench drive the
@@ -133,7 +133,7 @@ struct app {
      * is final (scanning stops at the first pending one) */
     int64_t *anom_idx;
     size_t nanom, cap_anom, anom_scanned;
-    int router_off;                /* 1: do not consult core/router.h (stable golden dumps) */
+    int router_off;                /* 1: do not consult core/router/router.h (stable golden dumps) */
     int quit;
     theme th;
     int ascii;

@@ -1,4 +1,4 @@
-/* live.h — the UI's side of a live run: drives core/runner_client.h from
+/* live.h — the UI's side of a live run: drives core/run/runner_client.h from
  * actions, pumps events into the session without blocking, records them
  * through the session writer. Replay mode uses the same actions over the
  * recorded kernels (step = next kernel, continue = next anomaly or break).

@@ -1,7 +1,7 @@
 /* pane_router.c — the session's error events: route id, the fields pulled out
  * of the text (kernel, tmpN, ksM, input index, expected/got), the kernel it
  * is attributed to, the router's title and next steps, and the text itself.
- * The selected error's text goes through core/router.h once (cached), which
+ * The selected error's text goes through core/router/router.h once (cached), which
  * also routes errors recorded without a route. */
 #include <stdio.h>
 #include <string.h>

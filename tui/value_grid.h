@@ -1,5 +1,5 @@
 /* value_grid.h — the inspector's value grid: the kept values of one tensor
- * over a 2-D slice (core/tensor_slice.h) with a cursor cell, and the actions
+ * over a 2-D slice (core/model/tensor_slice.h) with a cursor cell, and the actions
  * that choose the slice and move the cursor.
  *
  * The state lives in app (grid_rax, grid_cax, grid_fix, grid_crow,

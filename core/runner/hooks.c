@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "aoti_abi.h"
 #include "prof.h"
-#include "runner_client.h"
+#include "protocol.h"
 #include "stderr_tap.h"
 #include "tensor_read.h"
 #include "torch_abi.h"

@@ -35,7 +35,7 @@
 #include "input_build.h"
 #include "model_so.h"
 #include "prof.h"
-#include "runner_client.h"
+#include "protocol.h"
 #include "runner_main.h"
 #include "stderr_tap.h"
 #include "tensor_read.h"

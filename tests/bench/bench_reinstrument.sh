@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_reinstrument.sh — issue 10 benchmark: time to re-instrument and rebuild
-# a shipped package (core/reinstrument.c) against the time AOTI took to compile
+# a shipped package (core/package/reinstrument.c) against the time AOTI took to compile
 # it in the first place, and the cache hit of a second call.
 #
 # Targets (issue 10): rebuild <= 1x the AOTI compile; cache hit <= 1 s.
@@ -18,8 +18,8 @@ N="${1:-1}"
 WORK="$(mktemp -d /tmp/aotidbg-bench-reinstrument.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
-gcc -std=gnu11 -O2 -DAOTIDBG_SOURCE_DIR="\"$ROOT\"" -I"$ROOT/core" -I"$ROOT/tests/unit" \
-    "$ROOT/tests/unit/test_reinstrument.c" "$ROOT/core/reinstrument.c" "$ROOT/core/strbuf.c" \
+gcc -std=gnu11 -O2 -DAOTIDBG_SOURCE_DIR="\"$ROOT\"" $(for d in "$ROOT"/core/*/; do printf -- "-I%s " "${d%/}"; done) -I"$ROOT/tests/unit" \
+    "$ROOT/tests/unit/test_reinstrument.c" "$ROOT/core/package/reinstrument.c" "$ROOT/core/util/strbuf.c" \
     -o "$WORK/drv" || { echo "bench_reinstrument: cannot build the driver"; exit 0; }
 
 now() { date +%s.%N; }   # cheap: the cache hit is milliseconds

@@ -1,12 +1,12 @@
-/* fuzz_inputs.c — libFuzzer target for the inputs spec parser (core/inputs.c
+/* fuzz_inputs.c — libFuzzer target for the inputs spec parser (core/inputs/inputs.c
  * inputs_parse), which reads YAML written by users or other tools.
  * Checks besides "no crash, no leak, no UB": a refusal always names the
  * input ("fuzz.yaml:") and says something; a spec that parses has ninputs
  * inputs, each with a known dtype.
  * Build (from the repository root; tests/fuzz/run_all.sh does this):
- *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore \
- *     tests/fuzz/fuzz_inputs.c core/inputs.c core/tensor_file.c core/host_stats.c core/model.c core/paths.c core/arena.c \
- *     core/strbuf.c \
+ *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore/util -Icore/model -Icore/proto -Icore/package -Icore/inputs -Icore/check -Icore/router -Icore/session \
+ *     tests/fuzz/fuzz_inputs.c core/inputs/inputs.c core/inputs/tensor_file.c core/model/host_stats.c core/model/model.c core/util/paths.c core/util/arena.c \
+ *     core/util/strbuf.c \
  *     $(pkg-config --cflags --libs yaml-0.1 libcjson) -lm -o fuzz_inputs
  * Run:
  *   mkdir -p /tmp/fuzz-inputs && ./fuzz_inputs -max_total_time=60 /tmp/fuzz-inputs tests/fuzz/corpus/inputs */

@@ -1,4 +1,4 @@
-/* fuzz_npy.c — libFuzzer target for .npy files (core/tensor_file.c
+/* fuzz_npy.c — libFuzzer target for .npy files (core/inputs/tensor_file.c
  * tensor_file_load_npy, the inspector's .npy reference; its header reader is
  * also the inputs spec's `fill: file` reader). The loader takes a path, so
  * each input is written to one private temporary file first.
@@ -8,9 +8,9 @@
  * (inputs are far below the values budget) matching the counts.
  * Build (from the repository root; tests/fuzz/run_all.sh links the
  * sanitizer-instrumented libraries instead):
- *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore \
- *     tests/fuzz/fuzz_npy.c core/tensor_file.c core/host_stats.c core/inputs.c core/model.c core/paths.c core/arena.c \
- *     core/strbuf.c $(pkg-config --cflags --libs yaml-0.1 libcjson) -lm -o fuzz_npy
+ *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore/util -Icore/model -Icore/proto -Icore/package -Icore/inputs -Icore/check -Icore/router -Icore/session \
+ *     tests/fuzz/fuzz_npy.c core/inputs/tensor_file.c core/model/host_stats.c core/inputs/inputs.c core/model/model.c core/util/paths.c core/util/arena.c \
+ *     core/util/strbuf.c $(pkg-config --cflags --libs yaml-0.1 libcjson) -lm -o fuzz_npy
  * Run:
  *   mkdir -p /tmp/fuzz-npy && ./fuzz_npy -max_total_time=60 /tmp/fuzz-npy tests/fuzz/corpus/npy */
 #include <math.h>

@@ -1,9 +1,9 @@
 /* fuzz_package.c — libFuzzer target for the package reader, the wrapper.cpp
  * scanner and the checklist: every byte of a package is untrusted.
  * Build (clang only):
- *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore \
- *     tests/fuzz/fuzz_package.c core/package.c core/wrapper_scan.c core/checklist.c \
- *     core/elf_syms.c core/model.c core/strbuf.c core/arena.c \
+ *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore/util -Icore/model -Icore/proto -Icore/package -Icore/inputs -Icore/check -Icore/router -Icore/session \
+ *     tests/fuzz/fuzz_package.c core/package/package.c core/package/wrapper_scan.c core/check/checklist.c \
+ *     core/package/elf_syms.c core/model/model.c core/util/strbuf.c core/util/arena.c \
  *     $(pkg-config --cflags --libs libzip libcjson libelf) -lm -o fuzz_package
  *   ./fuzz_package tests/fuzz/corpus/package -max_total_time=60
  * Inputs starting with "PK" are written to a file and opened as a package

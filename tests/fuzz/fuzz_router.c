@@ -1,20 +1,20 @@
 /* fuzz_router.c — libFuzzer target for the error router, which reads untrusted
- * logs (core/router.c), rules (core/router_rules.c) and generated sources
- * (core/triton_trace.c).
+ * logs (core/router/router.c), rules (core/router/router_rules.c) and generated sources
+ * (core/router/triton_trace.c).
  *
  * Input modes, by prefix:
  *   "RULES\n" + YAML   parse as a rules file: either rules, or a refusal that
  *                      starts "fuzz.yaml:LINE:COL: "
  *   "TRACE\n" + "tmpN BOUND\n" + text   resolve the condition in text as a wrapper.cpp
- *   anything else      a log, routed with the shipped rules (core/routes.yaml)
+ *   anything else      a log, routed with the shipped rules (core/router/routes.yaml)
  * Checks besides "no crash, no leak, no UB": the route is one of the fixed ids;
  * routing the log in two chunks split anywhere gives the same result as one
  * buffer; the YAML and text output are valid UTF-8.
  *
  * Build (from the repository root):
- *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore \
- *     -DAOTIDBG_SOURCE_DIR='"'$PWD'"' tests/fuzz/fuzz_router.c core/router.c core/router_rules.c \
- *     core/router_format.c core/triton_trace.c core/package.c core/paths.c core/arena.c core/strbuf.c \
+ *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore/util -Icore/model -Icore/proto -Icore/package -Icore/inputs -Icore/check -Icore/router -Icore/session \
+ *     -DAOTIDBG_SOURCE_DIR='"'$PWD'"' tests/fuzz/fuzz_router.c core/router/router.c core/router/router_rules.c \
+ *     core/router/router_format.c core/router/triton_trace.c core/package/package.c core/util/paths.c core/util/arena.c core/util/strbuf.c \
  *     $(pkg-config --cflags --libs yaml-0.1 libzip libcjson) -ldl -o fuzz_router
  * Run:
  *   mkdir -p /tmp/fuzz-router && ./fuzz_router -max_len=20000 -max_total_time=300 \
@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!shipped) {
         strbuf err = STRBUF_INIT;
-        if (router_rules_load(&shipped, AOTIDBG_SOURCE_DIR "/core/routes.yaml", &err)) {
+        if (router_rules_load(&shipped, AOTIDBG_SOURCE_DIR "/core/router/routes.yaml", &err)) {
             fprintf(stderr, "fuzz_router: %s\n", err.buf);
             abort();
         }

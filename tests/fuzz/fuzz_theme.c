@@ -6,9 +6,9 @@
  * loads has every colour in range (default or 0..255).
  * Build (from the repository root; tests/fuzz/run_all.sh links the
  * sanitizer-instrumented libraries instead):
- *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore -Itui \
- *     -DAOTIDBG_SOURCE_DIR='"'$PWD'"' tests/fuzz/fuzz_theme.c tui/theme.c tui/ytree.c core/paths.c \
- *     core/arena.c core/strbuf.c $(pkg-config --cflags --libs yaml-0.1) -lm -o fuzz_theme
+ *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore/util -Icore/model -Icore/proto -Icore/package -Icore/inputs -Icore/check -Icore/router -Icore/session -Itui \
+ *     -DAOTIDBG_SOURCE_DIR='"'$PWD'"' tests/fuzz/fuzz_theme.c tui/theme.c tui/ytree.c core/util/paths.c \
+ *     core/util/arena.c core/util/strbuf.c $(pkg-config --cflags --libs yaml-0.1) -lm -o fuzz_theme
  * Run:
  *   mkdir -p /tmp/fuzz-theme && ./fuzz_theme -max_total_time=60 /tmp/fuzz-theme tests/fuzz/corpus/theme */
 #define _GNU_SOURCE

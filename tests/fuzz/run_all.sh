@@ -17,9 +17,12 @@ cd "$ROOT" || exit 2
 
 cmake -S . -B "$B" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN" >"$B.cmake.log" 2>&1 &&
-  cmake --build "$B" --target aotidbg_tui aotidbg_core aotidbg_proto >>"$B.cmake.log" 2>&1 ||
+  cmake --build "$B" --target aotidbg_tui >>"$B.cmake.log" 2>&1 ||
   { echo "run_all: building the instrumented libraries failed, see $B.cmake.log"; exit 1; }
-LIBS="$B/tui/libaotidbg_tui.a $B/core/libaotidbg_core.a $B/core/proto/libaotidbg_proto.a"
+# the layers, users before what they use (static link order)
+LAYERS="cli run session router check inputs package proto model util"
+LIBS="$B/tui/libaotidbg_tui.a $(for l in $LAYERS; do printf '%s ' "$B/core/$l/libaotidbg_$l.a"; done)"
+INC="$(for d in core/*/; do printf -- '-I%s ' "${d%/}"; done)"
 SYS="$(pkg-config --libs yaml-0.1 libzip libcjson libelf ncursesw) -lm -ldl"
 CFL="$(pkg-config --cflags libcjson ncursesw)"
 
@@ -27,7 +30,7 @@ status=0
 targets=()
 for src in tests/fuzz/fuzz_*.c; do
   name=$(basename "$src" .c); name=${name#fuzz_}
-  if ! clang -std=gnu11 -g -O1 -fsanitize=fuzzer $SAN -Icore -Itui $CFL -DAOTIDBG_SOURCE_DIR="\"$ROOT\"" \
+  if ! clang -std=gnu11 -g -O1 -fsanitize=fuzzer $SAN $INC -Itui $CFL -DAOTIDBG_SOURCE_DIR="\"$ROOT\"" \
        "$src" $LIBS $SYS -o "$B/fuzz_$name" 2>"$B/fuzz_$name.build.log"; then
     echo "run_all: fuzz_$name does not build, see $B/fuzz_$name.build.log"; status=1; continue
   fi

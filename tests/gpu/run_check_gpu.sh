@@ -71,10 +71,10 @@ cat > "$WORK/check_main.c" <<'EOF'
 #include "commands.h"
 int main(int argc, char **argv) { argv[0] = "check"; return cmd_check(argc, argv); }
 EOF
-SRCS="core/cmd_check.c core/checklist.c core/package.c core/wrapper_scan.c core/elf_syms.c core/model.c
-      core/strbuf.c core/arena.c core/inputs.c core/paths.c"
+SRCS="core/cli/cmd_check.c core/check/checklist.c core/package/package.c core/package/wrapper_scan.c core/package/elf_syms.c core/model/model.c
+      core/util/strbuf.c core/util/arena.c core/inputs/inputs.c core/util/paths.c"
 CHECK=$WORK/aotidbg-check
-if ! gcc -std=gnu11 -O2 -g -Wall -Icore -DAOTIDBG_SOURCE_DIR="\"$ROOT\"" $CFLAGS_DEPS $SRCS "$WORK/check_main.c" \
+if ! gcc -std=gnu11 -O2 -g -Wall $(for d in core/*/; do printf -- "-I%s " "${d%/}"; done) -DAOTIDBG_SOURCE_DIR="\"$ROOT\"" $CFLAGS_DEPS $SRCS "$WORK/check_main.c" \
       $LIBS_DEPS -ldl -lm -o "$CHECK" >"$OUT/build.log" 2>&1; then
   cat "$OUT/build.log"; echo "BUILD FAILED"; exit 2
 fi

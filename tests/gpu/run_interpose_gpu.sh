@@ -3,7 +3,7 @@
 # printer OFF and an index input that can go out of range.
 #   1. launch interposition (core/runner/interpose.c) in blocking mode names
 #      the faulting Triton kernel, with no rebuild;
-#   2. re-instrumentation (core/reinstrument.c) rebuilds the package with the
+#   2. re-instrumentation (core/package/reinstrument.c) rebuilds the package with the
 #      printer hooks: the runner then gives every kernel with its tensors, and
 #      in blocking mode the failing kernel's index and error.
 # Also records the facts the code relies on: the model .so imports
@@ -34,9 +34,9 @@ fi
 RUNNER="$WORK/build/aotidbg-runner"
 nm -D "$RUNNER" | grep -E ' T (cuLaunchKernel|cuLaunchKernelEx|cuModuleGetFunction|interpose_)' >> "$OUT/facts.txt"
 
-# the re-instrumentation driver: core/reinstrument.c needs only libc (+ strbuf)
-if ! gcc -std=gnu11 -O1 -g -DAOTIDBG_SOURCE_DIR="\"$ROOT\"" -I"$ROOT/core" -I"$ROOT/tests/unit" \
-        "$ROOT/tests/unit/test_reinstrument.c" "$ROOT/core/reinstrument.c" "$ROOT/core/strbuf.c" \
+# the re-instrumentation driver: core/package/reinstrument.c needs only libc (+ strbuf)
+if ! gcc -std=gnu11 -O1 -g -DAOTIDBG_SOURCE_DIR="\"$ROOT\"" $(for d in "$ROOT"/core/*/; do printf -- "-I%s " "${d%/}"; done) -I"$ROOT/tests/unit" \
+        "$ROOT/tests/unit/test_reinstrument.c" "$ROOT/core/package/reinstrument.c" "$ROOT/core/util/strbuf.c" \
         -o "$WORK/test_reinstrument" >> "$OUT/build.log" 2>&1; then
     say "FAIL: building the re-instrumentation driver (see build.log)"; exit 1
 fi
@@ -93,7 +93,7 @@ EOF
     echo "== save hooks in the shipped wrapper (expect 0)"; grep -c aoti_torch_save_tensor_handle "$MODEL_DIR"/*.wrapper.cpp
 } >> "$OUT/facts.txt" 2>&1
 
-# ---- a minimal protocol client (core/protocol.h, version 1) ----
+# ---- a minimal protocol client (core/proto/protocol.h, version 1) ----
 cat > "$WORK/client.py" <<'EOF'
 """client.py RUNNER SO CUBIN_DIR IDX_RAW OUT_JSON [blocking]: one run, every message as JSON."""
 import json, os, select, socket, struct, subprocess, sys, time

@@ -32,7 +32,7 @@ $PY -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cu
 step "build ($NVCC, sm_90 + compute_90 PTX)"
 if ! "$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
      -Xcompiler -fPIC,-Wall -Xptxas -v -shared -cudart shared \
-     -I"$ROOT/core" -I"$ROOT/core/runner/cuda" "$ROOT/core/runner/cuda/stats.cu" -o "$LIB" > "$OUT/build.log" 2>&1; then
+     -I"$ROOT/core/model" -I"$ROOT/core/util" -I"$ROOT/core/runner/cuda" "$ROOT/core/runner/cuda/stats.cu" -o "$LIB" > "$OUT/build.log" 2>&1; then
   tail -40 "$OUT/build.log"; echo "FAIL: build"; exit 2
 fi
 grep -E "spill|Used [0-9]+ registers" "$OUT/build.log" | paste - - | sed 's/ptxas info *: //' | head -20

@@ -19,7 +19,7 @@ FIELDS = COUNTS + VALUES
 
 
 class TensorStats(ctypes.Structure):
-    """tensor_stats of core/model.h."""
+    """tensor_stats of core/model/model.h."""
     _fields_ = [(n, ctypes.c_uint64) for n in COUNTS] + [(n, ctypes.c_double) for n in VALUES]
 
     def as_dict(self):

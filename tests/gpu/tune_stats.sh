@@ -32,7 +32,7 @@ build() {  # build NAME [CFG4;CFG2;CFG1]
     printf '#define SB_CFG4 %s\n#define SB_CFG2 %s\n#define SB_CFG1 %s\n' "$c4" "$c2" "$c1" > "$B/$name.h"
   fi
   "$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xcompiler -fPIC -Xptxas -v -shared -cudart shared \
-    -include "$B/$name.h" -I"$ROOT/core" -I"$ROOT/core/runner/cuda" "$ROOT/core/runner/cuda/stats.cu" -o "$B/$name.so" \
+    -include "$B/$name.h" -I"$ROOT/core/model" -I"$ROOT/core/util" -I"$ROOT/core/runner/cuda" "$ROOT/core/runner/cuda/stats.cu" -o "$B/$name.so" \
     > "$OUT/sass/$name.build.log" 2>&1 || { echo "BUILD FAILED $name"; tail -5 "$OUT/sass/$name.build.log"; return 1; }
   # the float32 and bfloat16 kernels' SASS only (the whole library is too big to bring back)
   command -v cuobjdump >/dev/null && cuobjdump -sass "$B/$name.so" 2>/dev/null \

@@ -1,5 +1,5 @@
-"""The runner protocol (core/protocol.h) packed with struct, independently of
-core/protocol.c, for tests that drive aotidbg-runner directly over its socket
+"""The runner protocol (core/proto/protocol.h) packed with struct, independently of
+core/proto/protocol.c, for tests that drive aotidbg-runner directly over its socket
 (tests/integration/test_runner_proto.py, tests/gpu/runner_cuda_check.py).
 Needs torch only for the dtype table.
 """
@@ -12,7 +12,7 @@ import time
 
 import torch
 
-# message types (core/protocol.h)
+# message types (core/proto/protocol.h)
 HELLO, LOADED, KERNEL, TENSOR, STOPPED, ERROR, DONE = 1, 2, 3, 4, 5, 6, 7
 LOAD, INPUT, CONTROL, RUN, QUIT = 16, 17, 18, 19, 20
 STEP, CONTINUE, RUN_TO_INDEX, RUN_TO_NAME = 0, 1, 2, 3

@@ -1,7 +1,7 @@
 """Issue 10: debugging a package as shipped.
 
 A real CPU package built with the printer OFF (shipped_p0) is re-instrumented
-by core/reinstrument.c (driven through build/test_reinstrument --build) and
+by core/package/reinstrument.c (driven through build/test_reinstrument --build) and
 its copy is run; the same model built with printer level 1 (shipped_p1) is
 run the same way. Both runs go through torch's own aoti_torch_save_tensor_handle
 (libtorch's implementation: it logs each call in order and saves the tensor),

@@ -251,7 +251,7 @@ def test_wrong_dtype_deterministic(aotidbg, package, tmp_path):
     assert sess["flags"]["CUDA_LAUNCH_BLOCKING"] == "1"
     text = "\n".join(e["text"] for e in events(sess, "error"))
     assert "unmatched dtype" in text, (text, r.stderr)
-    assert events(sess, "error")[-1]["route"] == "input-mismatch"   # routed by core/routes.yaml
+    assert events(sess, "error")[-1]["route"] == "input-mismatch"   # routed by core/router/routes.yaml
     assert events(sess, "error")[-1]["fields"]["input_index"] == "0"
     assert "the model failed" in r.stderr
     assert not events(sess, "kernel")

@@ -2,7 +2,7 @@
 AOTI packages compiled by torch on CPU: hooks and kernel boundaries, stepping
 and breaks, statistics and values checked against torch, input building,
 errors. The protocol is packed here with struct, independently of
-core/protocol.c, so a framing bug on either side shows up.
+core/proto/protocol.c, so a framing bug on either side shows up.
 """
 import math
 import os

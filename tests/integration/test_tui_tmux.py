@@ -361,7 +361,7 @@ def data_dir(tmp_path_factory):
     them without narration (so not listed)."""
     d = tmp_path_factory.mktemp("data")
     os.symlink(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                            "core", "routes.yaml"), d / "routes.yaml")
+                            "core", "router", "routes.yaml"), d / "routes.yaml")
     (d / "sessions" / "tutorials").mkdir(parents=True)
     write_session(str(d / "sessions" / "tutorials" / "nan-hunt.yaml"), extra_kernels=5, narration=NARRATION)
     write_session(str(d / "sessions" / "tutorials" / "plain.yaml"), extra_kernels=1)

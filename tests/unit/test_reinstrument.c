@@ -1,4 +1,4 @@
-/* test_reinstrument.c — unit tests of core/reinstrument.c, and (with
+/* test_reinstrument.c — unit tests of core/package/reinstrument.c, and (with
  * arguments) the driver the integration test and the benchmark use:
  *
  *   test_reinstrument                        the unit tests (no torch needed)

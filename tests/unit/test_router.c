@@ -1,4 +1,4 @@
-/* test_router.c — the error router on the shipped rules (core/routes.yaml):
+/* test_router.c — the error router on the shipped rules (core/router/routes.yaml):
  * rule loading and its errors, log cleaning (prefixes, ANSI, repeats, long
  * lines, binary, invalid UTF-8), root cause over consequence, fields, chunked
  * streaming, demangling, and triton_trace on a wrapper/kernel pair. */
@@ -470,7 +470,7 @@ static void test_triton_trace(void)
 int main(void)
 {
     strbuf err = STRBUF_INIT;
-    if (router_rules_load(&rules, AOTIDBG_SOURCE_DIR "/core/routes.yaml", &err)) {
+    if (router_rules_load(&rules, AOTIDBG_SOURCE_DIR "/core/router/routes.yaml", &err)) {
         fprintf(stderr, "cannot load rules: %s\n", err.buf);
         return 1;
     }

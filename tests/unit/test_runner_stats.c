@@ -1,5 +1,5 @@
 /* test_runner_stats.c — the runner's one-pass tensor statistics
- * (core/host_stats.c, no torch dependency; also behind the .npy reference): every dtype conversion, strided walks, special values,
+ * (core/model/host_stats.c, no torch dependency; also behind the .npy reference): every dtype conversion, strided walks, special values,
  * numerics on hard inputs, checked against straightforward two-pass sums. */
 #include <math.h>
 #include <stdlib.h>

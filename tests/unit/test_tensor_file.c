@@ -1,7 +1,7 @@
-/* test_tensor_file.c — .npy files as tensor_recs (core/tensor_file.c, the
+/* test_tensor_file.c — .npy files as tensor_recs (core/inputs/tensor_file.c, the
  * inspector's .npy reference): files written here byte by byte, their values,
  * shape, strides and statistics; malformed files and their messages; the
- * --ref-npy option syntax (core/cli_opts.c); a loaded file against a tensor
+ * --ref-npy option syntax (core/cli/cli_opts.c); a loaded file against a tensor
  * with tensor_compare (tui/hunt.c). */
 #include <float.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* test_tensor_slice.c — 2-D slices of N-d tensors (core/tensor_slice.c):
+/* test_tensor_slice.c — 2-D slices of N-d tensors (core/model/tensor_slice.c):
  * the cell -> row-major flat index mapping checked against an independent
  * stride computation, validation messages, 0-d/1-d/3-d/4-d tensors, the
  * multi-index parser and formatter; and the value grid drawn over a tensor

@@ -103,7 +103,7 @@ static void test_content(void)
     CHECK_CONTAINS(out.buf, "WARN NaN asserts compiled in");
     CHECK(strstr(out.buf, "non-contiguous") == NULL);
     strbuf_release(&out);
-    /* the router's next steps for the selected error (core/router.h, routes.yaml) */
+    /* the router's next steps for the selected error (core/router/router.h, routes.yaml) */
     actions_token(&a, "pane-router");
     actions_token(&a, "zoom");
     out = render(&a, 100, 40);

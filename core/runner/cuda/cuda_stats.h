@@ -1,7 +1,7 @@
 /* cuda_stats.h — the device statistics engine: libaotidbg_cudastats.so.
  *
  * One pass over a CUDA tensor computes every statistic of tensor_stats
- * (core/model.h): counts of finite, NaN, +Inf, -Inf, zero and subnormal
+ * (core/model/model.h): counts of finite, NaN, +Inf, -Inf, zero and subnormal
  * elements, and min, max, mean and unbiased std over the finite elements
  * (NaN when there are none; std is NaN when fewer than two, as torch.std).
  *

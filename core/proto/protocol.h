@@ -86,6 +86,12 @@ typedef enum {
 
 enum { PROTO_LOAD_BLOCKING = 1 };
 
+enum {                     /* break flags (the SET_BREAKS argument) */
+    BREAK_EACH_KERNEL = 1, /* stop before every kernel (stepping) */
+    BREAK_ON_ERROR = 2,
+    BREAK_ON_NAN = 4,
+};
+
 typedef enum {
     PROTO_CMD_STEP = 0,       /* run to the next kernel boundary */
     PROTO_CMD_CONTINUE = 1,   /* run until a break or the end */

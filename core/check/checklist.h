@@ -1,7 +1,7 @@
 /* checklist.h — the device/shape checklist: every detectable mismatch between
  * a package, this machine and the inputs, before anything runs.
  *
- * Owner: core/checklist.c. Produces check_row rows (model.h) with PASS, WARN,
+ * Owner: core/check/checklist.c. Produces check_row rows (model.h) with PASS, WARN,
  * FAIL or INFO, the evidence (expected, got, source) and a one-line fix.
  * Row ids are stable (scripts and tests match them):
  *   artifact.api, package.model, package.metadata, package.so, package.wrapper-cpp,

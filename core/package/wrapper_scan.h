@@ -1,6 +1,6 @@
 /* wrapper_scan.h — what a package's generated <key>.wrapper.cpp tells us.
  *
- * Owner: core/wrapper_scan.c. Reads the C++ text AOTInductor generates
+ * Owner: core/package/wrapper_scan.c. Reads the C++ text AOTInductor generates
  * (never compiles or runs it) and pulls out: the model inputs as compiled
  * (name, dtype, device, rank, static dims, dynamic dim bounds, static strides,
  * from the generated check_input_N functions, inputs_info_ and

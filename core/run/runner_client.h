@@ -15,6 +15,7 @@
 #define AOTIDBG_RUNNER_CLIENT_H
 #include <stdint.h>
 #include "model.h"
+#include "protocol.h"   /* BREAK_* flags */
 #include "strbuf.h"
 
 typedef enum {
@@ -24,12 +25,6 @@ typedef enum {
     RUNNER_FINISHED,       /* the model returned (ok or with an error) */
     RUNNER_DEAD,           /* the process ended abnormally */
 } runner_state;
-
-enum {                     /* break flags */
-    BREAK_EACH_KERNEL = 1, /* stop before every kernel (stepping) */
-    BREAK_ON_ERROR = 2,
-    BREAK_ON_NAN = 4,
-};
 
 typedef struct {
     const char *so_path;       /* the model .so */

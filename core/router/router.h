@@ -32,7 +32,7 @@ int router_rules_load(router_rules **out, const char *path, strbuf *err);
 /* Parses rules from memory; `name` is used in messages. */
 int router_rules_parse(router_rules **out, const char *text, size_t len, const char *name, strbuf *err);
 /* Loads the installed rules: <aotidbg_data_dir()>/routes.yaml, else
- * <data_dir>/core/routes.yaml (a source tree). */
+ * <data_dir>/core/router/routes.yaml (a source tree). */
 int router_rules_load_default(router_rules **out, strbuf *err);
 void router_rules_free(router_rules *r);
 /* Number of routes and their ids, in file order (for tests and help). */

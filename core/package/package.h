@@ -1,6 +1,6 @@
 /* package.h — reading a .pt2 package (a zip) or a bare AOTI model .so.
  *
- * Owner: the package reader (core/package.c). A package_t owns its arena, its
+ * Owner: the package reader (core/package/package.c). A package_t owns its arena, its
  * extraction folder (a private mkdtemp folder, removed by package_close()),
  * and every string it hands out. Errors: functions return 0 / -1 and append
  * a message naming the file and the entry to `err`.

@@ -1,6 +1,6 @@
 /* elf_syms.h — dynamic symbol tables of ELF shared objects, read with libelf.
  *
- * Owner: core/elf_syms.c. Used by the checklist to find symbols a model .so
+ * Owner: core/package/elf_syms.c. Used by the checklist to find symbols a model .so
  * needs from libtorch that the local libtorch does not export (the usual
  * sign of a package built against another torch). Never runs nm or the
  * dynamic loader: the files are only parsed.

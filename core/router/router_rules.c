@@ -724,7 +724,7 @@ int router_rules_load_default(router_rules **out, strbuf *err)
     FILE *f = fopen(p, "rb");
     if (!f) {
         free(p);
-        p = path_join(dir, "core/routes.yaml");
+        p = path_join(dir, "core/router/routes.yaml");
     } else {
         fclose(f);
     }
