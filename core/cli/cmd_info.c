@@ -1,20 +1,26 @@
-/* cmd_info.c — `aotidbg info PKG [--model NAME]`: what the package holds.
+/* cmd_info.c — `aotidbg info PKG [--model NAME] [--calls]`: what the package holds.
  * Prints the root, models, device metadata, the .so, wrapper.cpp, cubins,
  * weights, and from the wrapper.cpp the compiled inputs (name, dtype, shape
- * with dynamic bounds), printer level and kernel count.
+ * with dynamic bounds), printer level and kernel count; the provenance of its
+ * kernel calls (provenance.h), each call with --calls.
  * Exit: 0 shown, 2 bad usage or a package that cannot be read (message says why). */
 #include <stdio.h>
 #include <string.h>
 #include "cli_opts.h"
 #include "commands.h"
 #include "package.h"
+#include "provenance.h"
+#include "stack_trace.h"
 #include "wrapper_scan.h"
 
 static const char usage[] =
-    "usage: aotidbg info PKG [--model NAME]\n"
+    "usage: aotidbg info PKG [--model NAME] [--calls]\n"
     "Shows what a .pt2 package (or a bare model .so) holds: models, compile device,\n"
     "compute capability, CPU ISA, the .so, wrapper.cpp, cubins, weights, and the\n"
     "compiled inputs (dtype, shape with dynamic bounds), printer level and kernels.\n"
+    "  --calls   every kernel call with where it comes from: the user's source line\n"
+    "            (kernel_information.json, when the package was compiled with\n"
+    "            trace.provenance_tracking_level 1), graph nodes, ATen ops, weights\n"
     "Exit codes: 0 shown, 2 bad usage or an unreadable package.\n";
 
 static const char *or_none(const char *s) { return s && *s ? s : "(none)"; }
@@ -45,7 +51,68 @@ static void print_shape(const ws_input *in)
     putchar(']');
 }
 
-static void show_model(package_t *p, package_model *m)
+/* Prints a list ("  label: a, b, c\n"); nothing when empty. */
+static void print_list(const char *label, size_t n, const char *const *v)
+{
+    if (!n)
+        return;
+    printf("      %s: ", label);
+    for (size_t i = 0; i < n; i++)
+        printf(i ? ", %s" : "%s", v[i]);
+    putchar('\n');
+}
+
+static void show_calls(const session *s)
+{
+    for (size_t i = 0; i < s->ncalls; i++) {
+        const kernel_call *c = &s->calls[i];
+        printf("    %zu %s", i, c->kernel);
+        if (c->handle)
+            printf(" (%s)", c->handle);
+        if (c->line)
+            printf(" wrapper.cpp:%lld", (long long)c->line);
+        putchar('\n');
+        st_frame f[16];
+        size_t n = kernel_call_sites(c, f, 16);
+        for (size_t j = 0; j < n; j++)
+            printf("      at %.*s:%lld%s%.*s%s%.*s\n", f[j].file_len, f[j].file, (long long)f[j].line,
+                   f[j].func_len ? " in " : "", f[j].func_len, f[j].func, f[j].code_len ? ": " : "",
+                   f[j].code_len, f[j].code);
+        size_t nn;
+        const char *which;
+        const char *const *nodes = kernel_call_nodes(c, &nn, &which);
+        print_list(which ? which : "nodes", nn, nodes);
+        print_list("aten", c->naten, c->aten);
+        print_list("weights", c->nparams, c->params);
+    }
+}
+
+/* The provenance summary line, and each call with --calls. */
+static void show_provenance(package_t *p, package_model *m, int calls)
+{
+    session *s = session_new();
+    strbuf err = STRBUF_INIT;
+    provenance_load(s, p, m, &err);
+    size_t traced = 0;
+    for (size_t i = 0; i < s->ncalls; i++)
+        traced += s->calls[i].nstack > 0;
+    if (!s->ncalls)
+        printf("  provenance:          none (no wrapper.cpp or kernel_information.json)\n");
+    else if (m->kernel_info_entry)
+        printf("  provenance:          %zu calls, %zu with source lines (kernel_information.json)\n", s->ncalls,
+               traced);
+    else
+        printf("  provenance:          %zu calls, graph nodes only (wrapper.cpp; compile with "
+               "trace.provenance_tracking_level 1 for source lines)\n", s->ncalls);
+    if (err.len)
+        printf("  provenance problem:  %s\n", err.buf);
+    if (calls)
+        show_calls(s);
+    strbuf_release(&err);
+    session_free(s);
+}
+
+static void show_model(package_t *p, package_model *m, int calls)
 {
     printf("model %s\n", m->name);
     printf("  device key:          %s\n", or_none(m->device_key));
@@ -66,6 +133,9 @@ static void show_model(package_t *p, package_model *m)
     printf("  weights:             %zu\n", m->nweights);
     for (size_t i = 0; i < m->nweights; i++)
         printf("    %s\n", m->weight_entries[i]);
+    if (m->kernel_info_entry)
+        printf("  kernel info:         %s\n", m->kernel_info_entry);
+    show_provenance(p, m, calls);
     if (!m->wrapper_cpp_entry)
         return;
     strbuf text = STRBUF_INIT, err = STRBUF_INIT;
@@ -105,11 +175,25 @@ static void show_model(package_t *p, package_model *m)
 int cmd_info(int argc, char **argv)
 {
     const char *pkg = NULL, *model = NULL;
+    int calls = 0;
     const cli_opt opts[] = {{"--model", &model}};
     const cli_spec sp = {"info", usage, usage, opts, 1};
-    int code;
-    if (cli_parse_one(&sp, argc, argv, &pkg, "one package only (got '%s' and '%s')", &code))
-        return code;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--calls")) {
+            calls = 1;
+            continue;
+        }
+        int k = cli_next(&sp, argc, argv, &i);
+        if (k == CLI_HELP)
+            return EXIT_OK;
+        if (k == CLI_ERR)
+            return EXIT_USAGE;
+        if (k == CLI_ARG) {
+            if (pkg)
+                return cli_usage_error("info", usage, "one package only (got '%s' and '%s')", pkg, argv[i]);
+            pkg = argv[i];
+        }
+    }
     if (!pkg)
         return cli_usage_error("info", usage, "no package given");
     strbuf err = STRBUF_INIT;
@@ -135,11 +219,11 @@ int cmd_info(int argc, char **argv)
             fprintf(stderr, "aotidbg info: %s\n", err.buf);
             rc = EXIT_USAGE;
         } else {
-            show_model(p, m);
+            show_model(p, m, calls);
         }
     } else {
         for (size_t i = 0; i < p->nmodels; i++)
-            show_model(p, &p->models[i]);
+            show_model(p, &p->models[i], calls);
     }
     package_close(p);
     strbuf_release(&err);

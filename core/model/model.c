@@ -53,6 +53,7 @@ event *session_add_event(session *s, event_kind kind)
     if (kind == EV_KERNEL) {
         e->u.kernel.duration_us = -1;
         e->u.kernel.index = (int64_t)s->nkernels;
+        e->u.kernel.call = -1;
         s->kernels = grow(s->kernels, &s->cap_kernels, s->nkernels, sizeof *s->kernels);
         s->kernels[s->nkernels++] = e;
     } else if (kind == EV_ERROR) {
@@ -158,3 +159,44 @@ const event *session_kernel_event(const session *s, int64_t i)
 }
 
 int64_t session_kernel_count(const session *s) { return (int64_t)s->nkernels; }
+
+/* How far back session_match_call looks for the last matched launch. */
+#define MATCH_LOOKBACK 64
+
+int64_t session_match_call(const session *s, int64_t pos, const char *name)
+{
+    if (!name || !s->ncalls)
+        return -1;
+    if (pos > (int64_t)s->nkernels)
+        pos = (int64_t)s->nkernels;
+    size_t from = 0;
+    for (int64_t i = pos - 1; i >= 0 && i >= pos - MATCH_LOOKBACK; i--) {
+        int64_t c = s->kernels[i]->u.kernel.call;
+        if (c >= 0 && (size_t)c < s->ncalls) {
+            from = (size_t)c + 1;
+            break;
+        }
+    }
+    for (size_t k = 0; k < s->ncalls; k++) {
+        size_t i = (from + k) % s->ncalls;   /* wraps: a second run of the model starts over */
+        if (s->calls[i].kernel && !strcmp(s->calls[i].kernel, name))
+            return (int64_t)i;
+    }
+    return -1;
+}
+
+const kernel_call *session_kernel_call(const session *s, const kernel_event *k)
+{
+    if (!k || k->call < 0 || (size_t)k->call >= s->ncalls)
+        return NULL;
+    return &s->calls[k->call];
+}
+
+int64_t session_call_of_node(const session *s, const char *node)
+{
+    for (size_t i = 0; node && i < s->ncalls; i++)
+        for (size_t j = 0; j < s->calls[i].npost; j++)
+            if (!strcmp(s->calls[i].post_grad[j], node))
+                return (int64_t)i;
+    return -1;
+}

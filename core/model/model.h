@@ -81,7 +81,23 @@ typedef struct {
     const char *source;        /* how it was seen: "printer", "interpose", "reinstrument"; may be NULL */
     size_t ntensors;
     tensor_rec *tensors;       /* before tensors, then after tensors */
+    int64_t call;              /* row of session.calls this launch is, -1 unknown (session_match_call) */
 } kernel_event;
+
+/* One kernel call of the package, in wrapper.cpp order: where it comes from in
+ * the user's model (core/package/provenance.h fills the table; sessions keep it
+ * under `provenance:`). Every list may be empty. */
+typedef struct {
+    const char *kernel;        /* the name it is launched under (the printer's, else the call site's) */
+    const char *handle;        /* kernel_information.json key "<kernel>:<N>"; may be NULL */
+    int64_t line;              /* 1-based wrapper.cpp line of the launch, 0 unknown */
+    size_t nnodes;  const char **nodes;      /* `// Topologically Sorted Source Nodes: [...]` */
+    size_t naten;   const char **aten;       /* `Original ATen: [...]` ("aten.addmm") */
+    size_t nstack;  const char **stack;      /* stack_traces: one Python traceback text each */
+    size_t npre;    const char **pre_grad;   /* pre_grad_nodes */
+    size_t npost;   const char **post_grad;  /* post_grad_nodes: the graph nodes it computes */
+    size_t nparams; const char **params;     /* weights the call passes ("blocks.0.fc.weight") */
+} kernel_call;
 
 typedef struct {
     const char *text;          /* the error text as received */
@@ -191,6 +207,8 @@ typedef struct session {
     size_t nnotes, cap_notes; const char **notes;
     size_t nnarration; narration_step *narration;
     size_t nwarnings, cap_warnings; const char **warnings;  /* reader warnings (unknown keys, ...) */
+    const char *calls_from;    /* where calls came from: "kernel_information.json" or "wrapper.cpp"; NULL none */
+    size_t ncalls;   kernel_call *calls;      /* the package's kernel calls (see kernel_call) */
     int truncated;             /* the file ended mid-event: the tail was cut off */
     const char *end_state;     /* "complete", "running", "cut-off"; may be NULL */
 } session;
@@ -223,5 +241,16 @@ int fill_kind_from_name(const char *s);
 /* Lookups used by panes and hunts; NULL / -1 when absent. */
 const event *session_kernel_event(const session *s, int64_t kernel_index);
 int64_t session_kernel_count(const session *s);
+
+/* The row of s->calls for the launch of `name` at position pos of s->kernels
+ * (the launches before it already matched): the first call of that name after
+ * the last matched launch before pos, else the first of that name; -1 when the
+ * package has no such call. Launches follow the printer's order, so matching
+ * by name and order also holds for interposed or re-instrumented runs. */
+int64_t session_match_call(const session *s, int64_t pos, const char *name);
+/* The call of a kernel event, or NULL. */
+const kernel_call *session_kernel_call(const session *s, const kernel_event *k);
+/* The first call whose post_grad_nodes hold node (a graph node name), -1 none. */
+int64_t session_call_of_node(const session *s, const char *node);
 
 #endif

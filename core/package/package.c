@@ -356,6 +356,8 @@ static void classify(package_t *p, const char *name)
         m->metadata_entry = s;
     else if (ends_with(base, "_metadata.json") && !ends_with(base, ".kernel_metadata.json") && !m->metadata_entry)
         m->metadata_entry = s;   /* older naming; kernel metadata is not the package's device record */
+    else if (!strcmp(base, "kernel_information.json"))
+        m->kernel_info_entry = s;
     else if (ends_with(base, ".wrapper.json"))
         m->proxy_json_entry = s;
     else if (ends_with(base, ".cubin") || ends_with(base, ".hsaco") || ends_with(base, ".spv"))
@@ -393,6 +395,9 @@ static int open_bare_so(package_priv *pp, const char *path, strbuf *err)
                 m->wrapper_cpp_entry = m->wrapper_cpp_path = c;
         }
     }
+    char *ki = arena_printf(&p->arena, "%s/kernel_information.json", m->model_dir);
+    if (access(ki, R_OK) == 0)
+        m->kernel_info_entry = ki;
     return 0;
 }
 

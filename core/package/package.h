@@ -24,6 +24,7 @@ typedef struct {
     const char *name;              /* model folder name under data/aotinductor/, "model" by default */
     const char *so_entry;          /* archive entry of <key>.wrapper.so; NULL if missing */
     const char *wrapper_cpp_entry, *kernel_cpp_entry, *metadata_entry, *proxy_json_entry; /* may be NULL */
+    const char *kernel_info_entry;  /* kernel_information.json (provenance tracking on); may be NULL */
     size_t ncubins;  const char **cubin_entries;
     size_t nweights; const char **weight_entries;
     /* from <key>.wrapper_metadata.json; NULL when absent */

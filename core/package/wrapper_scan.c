@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LINE_MAX_COPY 8192
+#define LINE_MAX_COPY 65536   /* provenance comments of big fused kernels run long */
 
 static void *xgrow(void *p, size_t *cap, size_t n, size_t elem)
 {
@@ -126,14 +126,67 @@ static void note_dim(ws_input *in, int64_t d)
         in->ndim = (int)d + 1;
 }
 
-static void add_kernel(wrapper_scan *ws, const char *name, int line)
+/* The current check_input_N being read, or -1. */
+typedef struct {
+    int64_t cur_input;
+    char cur_kernel[512];     /* open launch: saw before_launch, no after_launch yet */
+    int in_run_impl;
+    int in_model_base;        /* lines left to look for include_weights */
+    int printer_seen;
+    /* provenance comments seen since the last launch, for the next one */
+    const char *pend_nodes, *pend_handle;
+} scan_state;
+
+static void add_kernel(wrapper_scan *ws, scan_state *st, const char *name, int line)
 {
     if (ws->nkernels >= WS_MAX_KERNELS)
         return;
     ws->kernels = xgrow(ws->kernels, &ws->cap_kernels, ws->nkernels, sizeof *ws->kernels);
-    ws->kernels[ws->nkernels].name = arena_strdup(&ws->arena, name);
-    ws->kernels[ws->nkernels].line = line;
-    ws->nkernels++;
+    ws_kernel *k = &ws->kernels[ws->nkernels++];
+    memset(k, 0, sizeof *k);
+    k->name = arena_strdup(&ws->arena, name);
+    k->line = line;
+    k->source_nodes = st->pend_nodes;
+    k->handle = st->pend_handle;
+    st->pend_nodes = st->pend_handle = NULL;
+}
+
+/* The weights a call site passes: identifiers of the statement that name a
+ * constant, as its original_fqn when known. */
+static void note_params(wrapper_scan *ws, ws_kernel *k, const char *stmt)
+{
+    const char *found[64];
+    size_t n = 0;
+    for (const char *p = stmt; *p && n < 64;) {
+        if (!(isalpha((unsigned char)*p) || *p == '_')) {
+            p++;
+            continue;
+        }
+        const char *b = p;
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        size_t len = (size_t)(p - b);
+        for (size_t i = 0; i < ws->nconstants; i++) {
+            const ws_constant *c = &ws->constants[i];
+            if (c->name && strlen(c->name) == len && !memcmp(c->name, b, len)) {
+                const char *v = c->fqn ? c->fqn : c->name;
+                int dup = 0;
+                for (size_t j = 0; j < n && !dup; j++)
+                    dup = found[j] == v;
+                if (!dup)
+                    found[n++] = v;
+                break;
+            }
+        }
+    }
+    if (!n)
+        return;
+    const char **all = arena_alloc(&ws->arena, (k->nparams + n) * sizeof *all);
+    if (k->nparams)
+        memcpy(all, k->params, k->nparams * sizeof *all);
+    memcpy(all + k->nparams, found, n * sizeof *all);
+    k->params = all;
+    k->nparams += n;
 }
 
 /* "<name>_size[D]" or "<name>_stride[D]" right at p: fills name and D. */
@@ -152,15 +205,6 @@ static int size_ref(const char *p, const char *kind, char *name, size_t n, int64
     return 0;
 }
 
-/* The current check_input_N being read, or -1. */
-typedef struct {
-    int64_t cur_input;
-    char cur_kernel[512];     /* open launch: saw before_launch, no after_launch yet */
-    int in_run_impl;
-    int in_model_base;        /* lines left to look for include_weights */
-    int printer_seen;
-} scan_state;
-
 static void printer_event(wrapper_scan *ws, scan_state *st, int level, int before, const char *kernel, int line)
 {
     if (level > ws->printer_level)
@@ -172,7 +216,7 @@ static void printer_event(wrapper_scan *ws, scan_state *st, int level, int befor
     if (!strcmp(st->cur_kernel, kernel))
         return;
     snprintf(st->cur_kernel, sizeof st->cur_kernel, "%s", kernel);
-    add_kernel(ws, kernel, line);
+    add_kernel(ws, st, kernel, line);
 }
 
 static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
@@ -446,19 +490,43 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
         }
         return;
     }
-    /* Call sites, counted as kernels only when there is no printer. */
-    if (st->in_run_impl && !st->printer_seen) {
-        const char *c = t;
-        if (!strncmp(c, "AOTI_TORCH_ERROR_CODE_CHECK(", 28))
-            c += 28;
-        if (!strncmp(c, "call_triton_", 12) || !strncmp(c, "cpp_fused_", 10) ||
-            !strncmp(c, "aoti_torch_cpu_", 15) || !strncmp(c, "aoti_torch_cuda_", 16)) {
-            size_t k = ident(c, buf, sizeof buf);
-            if (k && c[k] == '(') {
-                const char *kn = !strncmp(buf, "call_", 5) ? buf + 5 : buf;
-                ws->kernels_source = "call-sites";
-                add_kernel(ws, kn, line);
-            }
+    if (!st->in_run_impl)
+        return;
+    /* Provenance comments belong to the next launch. */
+    if (!strncmp(t, "// Topologically Sorted Source Nodes: ", 38)) {
+        st->pend_nodes = arena_strdup(&ws->arena, t + 38);
+        return;
+    }
+    if (!strncmp(t, "// [Provenance debug handles] ", 30)) {
+        st->pend_handle = arena_strdup(&ws->arena, t + 30);
+        return;
+    }
+    /* Call sites: the kernel list when there is no printer; with one, the
+     * launch it instruments gets the call's weights, and a call it does not
+     * instrument takes its comments with it. */
+    const char *c = t;
+    if (!strncmp(c, "AOTI_TORCH_ERROR_CODE_CHECK(", 28))
+        c += 28;
+    if (!strncmp(c, "aoti_torch_proxy_executor_call_function(", 40)) {
+        if (!st->cur_kernel[0])
+            st->pend_nodes = st->pend_handle = NULL;
+        return;
+    }
+    if (!strncmp(c, "call_triton_", 12) || !strncmp(c, "cpp_fused_", 10) ||
+        !strncmp(c, "aoti_torch_cpu_", 15) || !strncmp(c, "aoti_torch_cuda_", 16)) {
+        size_t k = ident(c, buf, sizeof buf);
+        if (!k || c[k] != '(')
+            return;
+        if (!st->printer_seen) {
+            const char *kn = !strncmp(buf, "call_", 5) ? buf + 5 : buf;
+            ws->kernels_source = "call-sites";
+            add_kernel(ws, st, kn, line);
+            if (ws->nkernels)
+                note_params(ws, &ws->kernels[ws->nkernels - 1], c + k);
+        } else if (st->cur_kernel[0] && ws->nkernels) {
+            note_params(ws, &ws->kernels[ws->nkernels - 1], c + k);
+        } else {
+            st->pend_nodes = st->pend_handle = NULL;
         }
     }
 }

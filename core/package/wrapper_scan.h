@@ -7,7 +7,8 @@
  * assert_size_stride), the printer level compiled in, whether NaN asserts are
  * compiled in, the kernel launch list (from printer calls, or call sites when
  * there is no printer), the cubins it loads, the constants it references and
- * the proxy-executor calls.
+ * the proxy-executor calls; and for each launch the provenance comments above
+ * it and the weights it passes.
  *
  * The text is untrusted: indexes are capped, numbers are range-checked, and
  * anything unrecognised is skipped (the result only says what was found).
@@ -45,6 +46,11 @@ typedef struct {
 typedef struct {
     const char *name;                   /* kernel name as the printer gives it */
     int line;                           /* 1-based line of its first before_launch call */
+    /* comments AOTInductor writes above the launch (provenance.h reads them); NULL when absent */
+    const char *source_nodes;           /* text after "// Topologically Sorted Source Nodes: " */
+    const char *handle;                 /* "<kernel>:<N>" of "// [Provenance debug handles] " */
+    size_t nparams;                     /* constants the call passes (weights), as named in */
+    const char **params;                /* constants_info_ (their original_fqn when known) */
 } ws_kernel;
 
 typedef struct {

@@ -14,9 +14,14 @@ aids baked in, so `aotidbg` sees every kernel with its tensors:
                     AOTI_RUNTIME_CHECK_INPUTS=1 is set at run time: this flag
                     verifies they are there and says so
   --device cpu|cuda compile for this device (moves the program if needed)
+  --provenance 0|1  provenance tracking (default 1): the package carries
+                    kernel_information.json, each kernel call's stack traces
+                    and graph nodes, so aotidbg shows the model line of every
+                    kernel (trace.provenance_tracking_level)
 
 usage: python3 core/prepare/aotidbg_prepare.py EXPORTED.pt2 -o OUT.pt2
            [--printer 1|2|3] [--nan-asserts] [--check-inputs] [--device cpu|cuda]
+           [--provenance 0|1]
 
 Exit codes: 0 built; 1 the compile failed; 2 bad usage or unreadable input.
 """
@@ -37,6 +42,7 @@ def parse_args(argv):
     p.add_argument("--nan-asserts", action="store_true")
     p.add_argument("--check-inputs", action="store_true")
     p.add_argument("--device", choices=["cpu", "cuda"], default=None)
+    p.add_argument("--provenance", choices=["0", "1"], default="1")
     p.add_argument("--filtered-kernels", default=None,
                    help="with --printer 2: only these kernels (comma-separated)")
     return p.parse_args(argv)
@@ -98,6 +104,12 @@ def main(argv):
         configs["aot_inductor.filtered_kernel_names"] = args.filtered_kernels
     if args.nan_asserts:
         configs["nan_asserts"] = True
+    if args.provenance == "1":
+        if hasattr(torch._inductor.config.trace, "provenance_tracking_level"):
+            configs["trace.provenance_tracking_level"] = 1
+        else:
+            print("aotidbg_prepare: this torch has no trace.provenance_tracking_level: the package "
+                  "names graph nodes only, no source lines", file=sys.stderr)
     if args.check_inputs:
         # torch < 2.6 read this at compile time; newer ones at run time.
         os.environ["AOTI_RUNTIME_CHECK_INPUTS"] = "1"
@@ -127,6 +139,10 @@ def finish_build(args, ep, configs, device, out, tmp):
     with zipfile.ZipFile(tmp) as z:
         names = [n for n in z.namelist() if n.endswith(".wrapper.cpp")]
         src = z.read(names[0]).decode("utf-8", "replace") if names else ""
+        has_kinfo = any(n.endswith("/kernel_information.json") for n in z.namelist())
+    if configs.get("trace.provenance_tracking_level") and not has_kinfo:
+        notes.append("warning: provenance tracking requested but the package has no "
+                     "kernel_information.json")
     expect = {"1": "aoti_torch_save_tensor_handle(", "2": "aoti_torch_print_tensor_handle(",
               "3": "[ before_launch: "}
     if args.printer in expect and expect[args.printer] not in src:
@@ -144,7 +160,8 @@ def finish_build(args, ep, configs, device, out, tmp):
     os.replace(tmp, out)
     print(f"aotidbg_prepare: wrote {out} (device {device}, printer {args.printer}"
           f"{', nan asserts' if args.nan_asserts else ''}"
-          f"{', input checks' if args.check_inputs else ''}) in {secs:.1f} s")
+          f"{', input checks' if args.check_inputs else ''}"
+          f"{', provenance' if has_kinfo else ''}) in {secs:.1f} s")
     for n in notes:
         print(f"aotidbg_prepare: {n}")
     return 0

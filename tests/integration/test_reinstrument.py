@@ -248,11 +248,14 @@ def test_prepare_rebuilds_exported_program(package, tmp_path):
              str(exported), "-o", str(out), "--nan-asserts", "--check-inputs"])
     assert r.returncode == 0, r.stderr[-3000:]
     assert "input checks compiled in" in r.stdout
+    assert "provenance" in r.stdout   # provenance tracking is on by default
     with zipfile.ZipFile(out) as z:
         (w,) = [n for n in z.namelist() if n.endswith(".wrapper.cpp")]
         src = z.read(w).decode()
+        assert any(n.endswith("/kernel_information.json") for n in z.namelist())
     assert "aoti_torch_save_tensor_handle(" in src
     assert "aoti_torch_check_inf_and_nan(" in src
+    assert "// [Provenance debug handles] " in src
     # a compiled package is not an exported program: a clear refusal, exit 2
     r = run([sys.executable, os.path.join(ROOT, "core", "prepare", "aotidbg_prepare.py"),
              package("shipped_p0"), "-o", str(tmp_path / "x.pt2")])

@@ -1,0 +1,275 @@
+/* provenance.c — the package's call table from wrapper.cpp comments and
+ * kernel_information.json (see provenance.h). */
+#include "provenance.h"
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One kernel_information.json entry. */
+typedef struct {
+    const char *key;           /* "<kernel>:<N>" */
+    size_t name_len;           /* length of <kernel> */
+    const cJSON *val;
+    int used;
+} jentry;
+
+typedef struct {
+    session *s;
+    jentry *e;                 /* in file order */
+    jentry **by_key;           /* sorted by key */
+    size_t n;
+    size_t skipped;            /* entries of the wrong shape */
+} jindex;
+
+static const char *cut_dup(arena *a, const char *s, size_t n)
+{
+    return arena_strndup(a, s, n > PROV_MAX_STRING ? PROV_MAX_STRING : n);
+}
+
+/* "[a, b, , c]" at *p -> the non-empty items; advances past ']'. */
+static size_t bracket_list(arena *a, const char **p, const char ***out)
+{
+    const char *s = *p;
+    *out = NULL;
+    if (*s != '[')
+        return 0;
+    const char *end = strchr(s, ']');
+    if (!end)
+        end = s + strlen(s);
+    size_t cap = 0, n = 0;
+    const char **v = NULL;
+    for (const char *q = s + 1; q < end && n < PROV_MAX_LIST;) {
+        while (q < end && *q == ' ')
+            q++;
+        if (q >= end)
+            break;
+        const char *c = memchr(q, ',', (size_t)(end - q));
+        const char *e = c ? c : end;
+        const char *t = e;
+        while (t > q && t[-1] == ' ')
+            t--;
+        if (t > q) {
+            v = arena_grow(a, v, n, &cap, sizeof *v, 8);
+            v[n++] = cut_dup(a, q, (size_t)(t - q));
+        }
+        q = c ? c + 1 : end;
+    }
+    *p = *end ? end + 1 : end;
+    *out = v;
+    return n;
+}
+
+/* "[nodes], Original ATen: [ops]" (the text after "Source Nodes: "). */
+static void parse_nodes_comment(arena *a, const char *text, kernel_call *c)
+{
+    const char *p = text;
+    c->nnodes = bracket_list(a, &p, &c->nodes);
+    const char *at = strstr(p, "Original ATen: ");
+    if (at) {
+        p = at + strlen("Original ATen: ");
+        c->naten = bracket_list(a, &p, &c->aten);
+    }
+}
+
+static size_t json_list(arena *a, const cJSON *obj, const char *key, const char ***out)
+{
+    *out = NULL;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsArray(arr))
+        return 0;
+    size_t cap = 0, n = 0;
+    const char **v = NULL;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr) {
+        if (n >= PROV_MAX_LIST)
+            break;
+        if (!cJSON_IsString(it) || !it->valuestring)
+            continue;
+        v = arena_grow(a, v, n, &cap, sizeof *v, 8);
+        v[n++] = cut_dup(a, it->valuestring, strlen(it->valuestring));
+    }
+    *out = v;
+    return n;
+}
+
+static void fill_from_json(arena *a, kernel_call *c, jentry *e)
+{
+    e->used = 1;
+    c->handle = cut_dup(a, e->key, strlen(e->key));
+    c->nstack = json_list(a, e->val, "stack_traces", &c->stack);
+    c->npre = json_list(a, e->val, "pre_grad_nodes", &c->pre_grad);
+    c->npost = json_list(a, e->val, "post_grad_nodes", &c->post_grad);
+}
+
+static int by_key_cmp(const void *x, const void *y)
+{
+    return strcmp((*(jentry *const *)x)->key, (*(jentry *const *)y)->key);
+}
+
+static jentry *find_key(const jindex *ix, const char *key)
+{
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(ix->by_key[mid]->key, key);
+        if (!c)
+            return ix->by_key[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* The JSON's entries; -1 when it is not an object of objects at all. */
+static int index_json(jindex *ix, const cJSON *root, const char *jname, strbuf *err)
+{
+    if (!cJSON_IsObject(root)) {
+        strbuf_addf(err, "%s: not a JSON object of kernel calls (\"<kernel>:<N>\": {...}); provenance from "
+                    "wrapper.cpp only", jname);
+        return -1;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(root);
+    ix->e = calloc(n ? n : 1, sizeof *ix->e);
+    ix->by_key = calloc(n ? n : 1, sizeof *ix->by_key);
+    if (!ix->e || !ix->by_key)
+        abort();
+    const cJSON *it;
+    cJSON_ArrayForEach(it, root) {
+        if (!it->string || !cJSON_IsObject(it)) {
+            ix->skipped++;
+            continue;
+        }
+        jentry *e = &ix->e[ix->n];
+        e->key = it->string;
+        const char *colon = strrchr(it->string, ':');
+        e->name_len = colon ? (size_t)(colon - it->string) : strlen(it->string);
+        e->val = it;
+        ix->by_key[ix->n++] = e;
+    }
+    qsort(ix->by_key, ix->n, sizeof *ix->by_key, by_key_cmp);
+    return 0;
+}
+
+int provenance_from_scan(session *s, const wrapper_scan *ws, const char *json, size_t jlen, const char *jname,
+                         strbuf *err)
+{
+    arena *a = &s->arena;
+    int rc = 0;
+    jindex ix = {.s = s};
+    cJSON *root = NULL;
+    if (!jname)
+        jname = "kernel_information.json";
+    if (json && jlen > PROV_MAX_JSON_BYTES) {
+        strbuf_addf(err, "%s: %zu bytes, over the %u-byte limit; provenance from wrapper.cpp only", jname, jlen,
+                    PROV_MAX_JSON_BYTES);
+        json = NULL;
+        rc = -1;
+    }
+    if (json) {
+        root = cJSON_ParseWithLength(json, jlen);
+        if (!root) {
+            const char *at = cJSON_GetErrorPtr();
+            strbuf_addf(err, "%s: not valid JSON (near byte %ld); provenance from wrapper.cpp only", jname,
+                        at && at >= json && at <= json + jlen ? (long)(at - json) : 0L);
+            rc = -1;
+        } else if (index_json(&ix, root, jname, err) < 0) {
+            rc = -1;
+        }
+    }
+    size_t nrows = ws && ws->nkernels ? ws->nkernels : ix.n;
+    kernel_call *calls = nrows ? arena_alloc(a, nrows * sizeof *calls) : NULL;
+    size_t used = 0;
+    if (ws && ws->nkernels) {
+        size_t cursor = 0;   /* for rows without a handle: JSON entries in order */
+        for (size_t i = 0; i < nrows; i++) {
+            const ws_kernel *k = &ws->kernels[i];
+            kernel_call *c = &calls[i];
+            c->kernel = arena_strdup(a, k->name);
+            c->line = k->line;
+            if (k->source_nodes)
+                parse_nodes_comment(a, k->source_nodes, c);
+            if (k->nparams) {
+                c->params = arena_memdup(a, k->params, k->nparams * sizeof *c->params);
+                for (size_t j = 0; j < k->nparams; j++)
+                    c->params[j] = arena_strdup(a, k->params[j]);
+                c->nparams = k->nparams;
+            }
+            jentry *e = k->handle && ix.n ? find_key(&ix, k->handle) : NULL;
+            if (e && e->used)
+                e = NULL;
+            if (!e && k->handle)
+                c->handle = cut_dup(a, k->handle, strlen(k->handle));
+            for (size_t j = cursor; !e && !k->handle && j < ix.n; j++) {
+                jentry *f = &ix.e[j];
+                if (!f->used && f->name_len == strlen(k->name) && !memcmp(f->key, k->name, f->name_len)) {
+                    e = f;
+                    cursor = j + 1;
+                }
+            }
+            if (e) {
+                fill_from_json(a, c, e);
+                used++;
+            }
+        }
+    } else {
+        for (size_t i = 0; i < nrows; i++) {   /* no wrapper.cpp: the JSON alone */
+            calls[i].kernel = cut_dup(a, ix.e[i].key, ix.e[i].name_len);
+            fill_from_json(a, &calls[i], &ix.e[i]);
+            used++;
+        }
+    }
+    if (ix.skipped && !rc) {
+        strbuf_addf(err, "%s: %zu entr%s not of the form \"<kernel>:<N>\": {...}; skipped", jname, ix.skipped,
+                    ix.skipped == 1 ? "y" : "ies");
+        rc = -1;
+    }
+    if (nrows) {
+        s->calls = calls;
+        s->ncalls = nrows;
+        s->calls_from = used ? "kernel_information.json" : "wrapper.cpp";
+    }
+    free(ix.e);
+    free(ix.by_key);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int provenance_scan(session *s, const char *wrapper, size_t wlen, const char *json, size_t jlen, const char *jname,
+                    strbuf *err)
+{
+    wrapper_scan ws;
+    int have = 0;
+    if (wrapper) {
+        if (wrapper_scan_text(&ws, wrapper, wlen, err) < 0) {
+            wrapper_scan_free(&ws);
+            return -1;
+        }
+        have = 1;
+    }
+    int rc = provenance_from_scan(s, have ? &ws : NULL, json, jlen, jname, err);
+    if (have)
+        wrapper_scan_free(&ws);
+    return rc;
+}
+
+int provenance_load(session *s, package_t *p, const package_model *m, strbuf *err)
+{
+    strbuf w = STRBUF_INIT, j = STRBUF_INIT;
+    int rc = 0, have_w = 0, have_j = 0;
+    if (m->wrapper_cpp_path)
+        have_w = strbuf_read_file(&w, m->wrapper_cpp_path, WS_MAX_BYTES, err) == 0;
+    else if (m->wrapper_cpp_entry)
+        have_w = package_read_entry(p, m->wrapper_cpp_entry, WS_MAX_BYTES, &w, err) == 0;
+    if (m->kernel_info_entry)
+        have_j = package_read_entry(p, m->kernel_info_entry, PROV_MAX_JSON_BYTES, &j, err) == 0;
+    if ((m->wrapper_cpp_entry && !have_w) || (m->kernel_info_entry && !have_j))
+        rc = -1;
+    if ((have_w || have_j) &&
+        provenance_scan(s, have_w ? w.buf : NULL, w.len, have_j ? j.buf : NULL, j.len, m->kernel_info_entry, err) < 0)
+        rc = -1;
+    strbuf_release(&w);
+    strbuf_release(&j);
+    return rc;
+}

@@ -1,0 +1,162 @@
+/* test_provenance.c — the call table from wrapper.cpp comments and
+ * kernel_information.json (core/package/provenance.h), the user's line of a
+ * stack trace (core/model/stack_trace.h) and matching launches to calls
+ * (session_match_call). The texts have the shape torch 2.13 wrote for a CPU
+ * package with the printer and provenance tracking on; the integration tests
+ * (test_provenance.py) run the same code on real packages. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "provenance.h"
+#include "stack_trace.h"
+
+static const char wrapper[] =
+    "    constants_info_[0].name = \"emb_weight\";\n"
+    "    constants_info_[0].original_fqn = \"emb.weight\";\n"
+    "    constants_info_[1].name = \"blocks_0_fc_bias\";\n"
+    "    constants_info_[1].original_fqn = \"blocks.0.fc.bias\";\n"
+    "void AOTInductorModel::run_impl(\n"
+    "    // [Provenance debug handles] cpp_fused_embedding_0:1\n"
+    "    aoti_torch_save_tensor_handle(arg11_1, \"arg11_1\", \"before_launch\", \"cpp_fused_embedding_0\");\n"
+    "    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"before_launch\", \"cpp_fused_embedding_0\");\n"
+    "    cpp_fused_embedding_0((const int64_t*)(arg11_1.data_ptr()), (const float*)(emb_weight.data_ptr()), "
+    "(float*)(buf0.data_ptr()));\n"
+    "    aoti_torch_save_tensor_handle(arg11_1, \"arg11_1\", \"after_launch\", \"cpp_fused_embedding_0\");\n"
+    "    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"after_launch\", \"cpp_fused_embedding_0\");\n"
+    "    // Topologically Sorted Source Nodes: [embedding, linear, ], Original ATen: [aten.embedding, aten.addmm]\n"
+    "    // [Provenance debug handles] aoti_torch_cpu_addmm_out:2\n"
+    "    aoti_torch_save_tensor_handle(buf1, \"buf1\", \"before_launch\", \"aoti_torch_cpu_addmm_out\");\n"
+    "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(buf1, blocks_0_fc_bias, buf0, w, 1L, 1L));\n"
+    "    aoti_torch_save_tensor_handle(buf1, \"buf1\", \"after_launch\", \"aoti_torch_cpu_addmm_out\");\n"
+    /* a call the printer does not instrument takes its comments along */
+    "    // Topologically Sorted Source Nodes: [scatter], Original ATen: [aten.scatter]\n"
+    "    aoti_torch_proxy_executor_call_function(proxy_executor, 0, 1, ints, 2, tensors);\n"
+    "    aoti_torch_save_tensor_handle(buf1, \"buf1\", \"before_launch\", \"cpp_fused_relu_1\");\n"
+    "    cpp_fused_relu_1((float*)(buf1.data_ptr()));\n"
+    "    aoti_torch_save_tensor_handle(buf1, \"buf1\", \"after_launch\", \"cpp_fused_relu_1\");\n"
+    "    // [Provenance debug handles] aoti_torch_cpu_addmm_out:4\n"
+    "    aoti_torch_save_tensor_handle(buf2, \"buf2\", \"before_launch\", \"aoti_torch_cpu_addmm_out\");\n"
+    "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(buf2, b, buf1, w, 1L, 1L));\n"
+    "    aoti_torch_save_tensor_handle(buf2, \"buf2\", \"after_launch\", \"aoti_torch_cpu_addmm_out\");\n"
+    "} // AOTInductorModel::run_impl\n";
+
+static const char json[] =
+    "{\"cpp_fused_embedding_0:1\": {\"stack_traces\": [\"File \\\"/src/model.py\\\", line 17, in forward\\n"
+    "    h = self.emb(idx)\\n  File \\\"/usr/lib/python3/site-packages/torch/nn/modules/sparse.py\\\", line 189, "
+    "in forward\\n    return F.embedding(\"], \"post_grad_nodes\": [\"embedding\"], \"pre_grad_nodes\": [\"embedding\"]},\n"
+    " \"aoti_torch_cpu_addmm_out:2\": {\"stack_traces\": [], \"post_grad_nodes\": [\"addmm\"], \"pre_grad_nodes\": "
+    "[\"linear\"]},\n"
+    " \"cpp_fused_relu_1:3\": {\"stack_traces\": [\"File \\\"/src/model.py\\\", line 19, in forward\\n    h = b(h)\\n"
+    "  File \\\"/src/model.py\\\", line 9, in forward\\n    return torch.relu(x)\", \"File \\\"/src/model.py\\\", "
+    "line 19, in forward\\n    h = b(h)\\n  File \\\"/src/model.py\\\", line 9, in forward\\n    return torch.relu(x)\","
+    " \"File \\\"/src/model.py\\\", line 20, in forward\\n    h = torch.log(h - 10.0)\"], \"post_grad_nodes\": "
+    "[\"relu\", \"log\"], \"pre_grad_nodes\": [\"relu\"]},\n"
+    " \"aoti_torch_cpu_addmm_out:4\": {\"stack_traces\": [\"File \\\"/src/model.py\\\", line 21, in forward\\n"
+    "    return self.head(h)\"], \"post_grad_nodes\": [\"addmm_1\"], \"pre_grad_nodes\": [\"linear_1\"]}}\n";
+
+static void test_table(void)
+{
+    session *s = session_new();
+    strbuf err = STRBUF_INIT;
+    CHECK(provenance_scan(s, wrapper, strlen(wrapper), json, strlen(json), "kernel_information.json", &err) == 0);
+    CHECK(s->ncalls == 4);
+    CHECK_STR(s->calls_from, "kernel_information.json");
+    const kernel_call *c = &s->calls[0];
+    CHECK_STR(c->kernel, "cpp_fused_embedding_0");
+    CHECK_STR(c->handle, "cpp_fused_embedding_0:1");
+    CHECK(c->line == 7 && c->nnodes == 0 && c->nstack == 1 && c->npost == 1);
+    CHECK(c->nparams == 1 && !strcmp(c->params[0], "emb.weight"));
+    c = &s->calls[1];
+    CHECK(c->nnodes == 2 && !strcmp(c->nodes[0], "embedding") && !strcmp(c->nodes[1], "linear"));
+    CHECK(c->naten == 2 && !strcmp(c->aten[1], "aten.addmm"));
+    CHECK(c->nstack == 0 && c->npre == 1 && !strcmp(c->pre_grad[0], "linear"));
+    CHECK(c->nparams == 1 && !strcmp(c->params[0], "blocks.0.fc.bias"));
+    c = &s->calls[2];   /* no handle: joined by name and order; the scatter's comment is not its */
+    CHECK_STR(c->kernel, "cpp_fused_relu_1");
+    CHECK_STR(c->handle, "cpp_fused_relu_1:3");
+    CHECK(c->nnodes == 0 && c->nstack == 3);
+    CHECK_STR(s->calls[3].handle, "aoti_torch_cpu_addmm_out:4");
+    CHECK(session_call_of_node(s, "log") == 2 && session_call_of_node(s, "nothing") == -1);
+
+    /* the user's lines: innermost frame outside torch, duplicates dropped */
+    st_frame f[8];
+    size_t n = kernel_call_sites(&s->calls[0], f, 8);
+    CHECK(n == 1 && f[0].line == 17 && f[0].code_len && !strncmp(f[0].code, "h = self.emb(idx)", 17));
+    int bl;
+    const char *b = st_frame_base(&f[0], &bl);
+    CHECK(bl == 8 && !strncmp(b, "model.py", 8));
+    n = kernel_call_sites(&s->calls[2], f, 8);
+    CHECK(n == 2 && f[0].line == 9 && f[1].line == 20);
+    strbuf_release(&err);
+    session_free(s);
+}
+
+/* Launches match calls by name and order, across a second run of the model
+ * and with launches the package does not list (interposed runs). */
+static void test_match(void)
+{
+    session *s = session_new();
+    strbuf err = STRBUF_INIT;
+    CHECK(provenance_scan(s, wrapper, strlen(wrapper), NULL, 0, NULL, &err) == 0);
+    CHECK_STR(s->calls_from, "wrapper.cpp");
+    const char *launches[] = {"cpp_fused_embedding_0", "aoti_torch_cpu_addmm_out", "unknown_kernel",
+                              "cpp_fused_relu_1", "aoti_torch_cpu_addmm_out", "cpp_fused_embedding_0",
+                              "aoti_torch_cpu_addmm_out"};
+    int64_t want[] = {0, 1, -1, 2, 3, 0, 1};
+    for (size_t i = 0; i < 7; i++) {
+        event *e = session_add_event(s, EV_KERNEL);
+        e->u.kernel.name = launches[i];
+        e->u.kernel.call = session_match_call(s, (int64_t)s->nkernels - 1, launches[i]);
+        CHECK(e->u.kernel.call == want[i]);
+    }
+    CHECK(session_kernel_call(s, &s->kernels[2]->u.kernel) == NULL);
+    CHECK(session_kernel_call(s, &s->kernels[3]->u.kernel) == &s->calls[2]);
+    strbuf_release(&err);
+    session_free(s);
+}
+
+/* Untrusted JSON: not an object, wrong shapes, no wrapper.cpp at all. */
+static void test_bad_json(void)
+{
+    session *s = session_new();
+    strbuf err = STRBUF_INIT;
+    CHECK(provenance_scan(s, wrapper, strlen(wrapper), "[1, 2", 5, "k.json", &err) < 0);
+    CHECK_CONTAINS(err.buf, "k.json: not valid JSON");
+    CHECK(s->ncalls == 4);   /* the wrapper's rows stay */
+    session_free(s);
+    s = session_new();
+    strbuf_reset(&err);
+    const char *odd = "{\"a:1\": 3, \"b:2\": {\"stack_traces\": [1, \"File \\\"m.py\\\", line 3, in f\"]}}";
+    CHECK(provenance_scan(s, NULL, 0, odd, strlen(odd), "k.json", &err) < 0);
+    CHECK_CONTAINS(err.buf, "1 entry not of the form");
+    CHECK(s->ncalls == 1 && !strcmp(s->calls[0].kernel, "b") && s->calls[0].nstack == 1);
+    st_frame f[2];
+    CHECK(kernel_call_sites(&s->calls[0], f, 2) == 1 && f[0].line == 3 && f[0].code_len == 0);
+    strbuf_release(&err);
+    session_free(s);
+}
+
+/* Frames: torch's own code is skipped, a file in a folder named torch is not. */
+static void test_frames(void)
+{
+    const char *t = "File \"/home/u/torch/model.py\", line 5, in forward\n    y = f(x)\n"
+                    "  File \"/opt/conda/lib/python3.11/site-packages/transformers/llama.py\", line 300, in forward\n"
+                    "    q = self.q_proj(h)\n"
+                    "  File \"/opt/conda/lib/python3.11/site-packages/torch/nn/modules/linear.py\", line 134, in forward\n"
+                    "    return F.linear(input, self.weight, self.bias)";
+    st_frame f[4];
+    size_t n = stack_trace_frames(t, f, 4);
+    CHECK(n == 3 && !f[0].in_torch && !f[1].in_torch && f[2].in_torch);
+    CHECK(stack_trace_user(f, n) == 1 && f[1].line == 300);
+    CHECK(stack_trace_frames(t, f, 2) == 2 && f[1].in_torch && f[0].line == 300);   /* the innermost two */
+    CHECK(stack_trace_frames("no frames here", f, 4) == 0 && stack_trace_user(f, 0) == -1);
+}
+
+int main(void)
+{
+    RUN(test_table);
+    RUN(test_match);
+    RUN(test_bad_json);
+    RUN(test_frames);
+    return CHECK_DONE();
+}
