@@ -996,6 +996,18 @@ int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_p
     strbuf_addf(&path, "%s/%s", tmpdir.buf, so_base);
     if (access(path.buf, R_OK) != 0) { strbuf_addf(err, "the link command did not write %s", path.buf); goto out; }
     if (mmap_tail && append_mmap_tail(so, path.buf, mmap_tail, err)) goto out;
+    /* torch's runner builds the proxy executor from <so stem>.json beside the .so */
+    {
+        strbuf js = STRBUF_INIT, jd = STRBUF_INIT;
+        strbuf_addf(&js, "%.*s.json", (int)(strlen(so) - 3), so);
+        strbuf_addf(&jd, "%s/%.*s.json", tmpdir.buf, (int)(strlen(so_base) - 3), so_base);
+        strbuf body = STRBUF_INIT;
+        int bad = access(js.buf, R_OK) == 0 &&
+                  (strbuf_read_file(&body, js.buf, REINSTRUMENT_MAX_SOURCE, err) ||
+                   write_file(jd.buf, body.buf, body.len, err));
+        strbuf_release(&js); strbuf_release(&jd); strbuf_release(&body);
+        if (bad) goto out;
+    }
     strbuf_reset(&path);
     strbuf_addf(&path, "%s/stamp", tmpdir.buf);
     if (write_file(path.buf, stamp.buf, stamp.len, err)) goto out;

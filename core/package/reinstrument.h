@@ -14,7 +14,8 @@
  * .so (section .lrodata, or .ldata when buffers mutate); we copy those bytes
  * out of the shipped .so (its ELF symbol table) and assemble a replacement weights.o
  * with `.incbin`. Weights that AOTI appended to the end of the .so (mmap'd
- * weights, > 2 GB) are copied behind the rebuilt .so the same way.
+ * weights, > 2 GB) are copied behind the rebuilt .so the same way, and the
+ * proxy executor's node list (<stem>.json) is copied beside it.
  *
  * The user's package is never modified. The result lives in
  * $AOTIDBG_CACHE_DIR, else $XDG_CACHE_HOME/aotidbg/reinstrument, else
@@ -30,7 +31,7 @@
 #include <stddef.h>
 #include "strbuf.h"
 
-#define REINSTRUMENT_VERSION       1
+#define REINSTRUMENT_VERSION       2   /* 2: the proxy executor's <stem>.json beside the copy */
 #define REINSTRUMENT_MAX_SOURCE    (512U << 20)   /* wrapper.cpp / kernel.cpp */
 #define REINSTRUMENT_MAX_CMD       (256U << 10)   /* one command line */
 #define REINSTRUMENT_MAX_STATEMENT (1U << 20)     /* one kernel-launch statement */

@@ -69,5 +69,9 @@ typedef AOTIRuntimeError (*aoti_run_fn)(AOTInductorModelContainerHandle h, AtenT
 typedef AOTIRuntimeError (*aoti_get_count_fn)(AOTInductorModelContainerHandle h, size_t *ret);
 typedef AOTIRuntimeError (*aoti_get_name_fn)(AOTInductorModelContainerHandle h, size_t idx, const char **ret);
 typedef AOTIRuntimeError (*aoti_last_error_fn)(const char **msg);
+/* External weights (package_constants_on_disk_format="binary_blob"), as torch's
+ * AOTIModelContainerRunner::update_constant_buffer_from_blob calls them. */
+typedef AOTIRuntimeError (*aoti_blob_size_fn)(AOTInductorModelContainerHandle h, uint64_t *ret_size);
+typedef AOTIRuntimeError (*aoti_from_blob_fn)(AOTInductorModelContainerHandle h, const uint8_t *weight_blob_ptr);
 
 #endif

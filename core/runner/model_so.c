@@ -1,10 +1,15 @@
 /* model_so.c — loading and running an AOTI model .so (model_so.h). */
 #define _GNU_SOURCE
 #include "model_so.h"
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "stderr_tap.h"
 #include "torch_abi.h"
 
@@ -14,6 +19,107 @@ static void add_last_error(model_so *m, strbuf *err, uint64_t mark, const char *
     const char *msg = NULL;
     if (m->last_error && m->last_error(&msg) == 0 && msg && *msg) strbuf_addstr(err, msg);
     else if (!stap_model_error(mark, err)) strbuf_addstr(err, fallback);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !memcmp(s + a - b, suf, b);
+}
+
+/* "<dir>/<stem>.json" beside the .so: the proxy executor's node list. */
+static int has_proxy_json(const char *so_path)
+{
+    size_t n = strlen(so_path);
+    if (!ends_with(so_path, ".so")) return 0;
+    char *j = malloc(n + 3);
+    if (!j) return 0;
+    memcpy(j, so_path, n - 3);
+    memcpy(j + n - 3, ".json", 6);
+    int ok = access(j, R_OK) == 0;
+    free(j);
+    return ok;
+}
+
+/* The external weights blob, as torch's loader finds it: a *.blob file in the
+ * model's folder. 0 none, 1 found (*path malloc'd), -1 ambiguous (err). */
+static int find_blob(const char *dir, char **path, strbuf *err)
+{
+    *path = NULL;
+    DIR *d = dir && *dir ? opendir(dir) : NULL;
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!ends_with(e->d_name, ".blob")) continue;
+        if (++n > 1) {
+            strbuf_addf(err, "%s holds more than one weights *.blob (%s and %s): which one the model needs is not "
+                        "recorded; keep the one the package shipped", dir, strrchr(*path, '/') + 1, e->d_name);
+            break;
+        }
+        strbuf p = STRBUF_INIT;
+        strbuf_addf(&p, "%s/%s", dir, e->d_name);
+        *path = strbuf_detach(&p, NULL);
+    }
+    closedir(d);
+    if (n > 1) {
+        free(*path);
+        *path = NULL;
+        return -1;
+    }
+    return n;
+}
+
+/* binary_blob weights: the file must hold what the model asks for; it is
+ * mapped, copied in by the model, and unmapped (as torch's runner does). */
+static int load_blob(model_so *m, const char *so_path, const char *blob, strbuf *err)
+{
+    aoti_blob_size_fn size_fn = (aoti_blob_size_fn)dlsym(m->dl, "AOTInductorModelContainerGetConstantsBlobSize");
+    aoti_from_blob_fn from_fn = (aoti_from_blob_fn)dlsym(m->dl, "AOTInductorModelUpdateConstantsFromBlob");
+    if (!size_fn || !from_fn) {
+        strbuf_addf(err, "%s: the package carries weights outside the .so (%s), but the model exports no "
+                    "AOTInductorModelUpdateConstantsFromBlob: it was built by a torch too old to load them; "
+                    "rebuild the package with this torch", so_path, blob);
+        return -1;
+    }
+    uint64_t want = 0;
+    uint64_t mark = stap_mark();
+    if (size_fn(m->h, &want) != 0) {
+        strbuf_addf(err, "%s: the model did not say how large its weights are: ", so_path);
+        add_last_error(m, err, mark, "see the runner's stderr");
+        return -1;
+    }
+    int fd = open(blob, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        strbuf_addf(err, "%s: cannot read the weights: %s", blob, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size < want) {
+        strbuf_addf(err, "%s: the weights file holds %lld bytes, but the model needs %llu: a truncated or "
+                    "mismatched blob; copy the package again or rebuild it", blob, (long long)st.st_size,
+                    (unsigned long long)want);
+        close(fd);
+        return -1;
+    }
+    void *p = want ? mmap(NULL, (size_t)want, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    close(fd);
+    if (p == MAP_FAILED) {
+        strbuf_addf(err, "%s: mapping %llu bytes of weights failed: %s", blob, (unsigned long long)want,
+                    strerror(errno));
+        return -1;
+    }
+    mark = stap_mark();
+    int bad = want && from_fn(m->h, (const uint8_t *)p) != 0;
+    if (p) munmap(p, (size_t)want);   /* the model copied them into its own buffers */
+    if (bad) {
+        strbuf_addf(err, "%s: loading the weights from %s failed: ", so_path, blob);
+        add_last_error(m, err, mark, "see the runner's stderr");
+        return -1;
+    }
+    m->weights_bytes = want;
+    return 0;
 }
 
 int model_load(model_so *m, const char *so_path, const char *device, const char *cubin_dir, strbuf *err)
@@ -57,11 +163,40 @@ int model_load(model_so *m, const char *so_path, const char *device, const char 
         m->last_error = (aoti_last_error_fn)dlsym(m->dl, "AOTInductorGetLastError");
     m->is_cuda = !strncmp(device, "cuda", 4);
     uint64_t mark = stap_mark();
-    if (m->create(&m->h, 1, device, cubin_dir && *cubin_dir ? cubin_dir : NULL) != 0 || !m->h) {
+    const char *cdir = cubin_dir && *cubin_dir ? cubin_dir : NULL;
+    if (has_proxy_json(so_path)) {
+        char terr[2048] = "";
+        void *h = NULL, *px = NULL;
+        if (tcxx_runner_create(so_path, device, cdir, &m->torch_runner, &h, &px, terr, sizeof terr) || !h) {
+            strbuf_addf(err, "%s: creating the model (with its proxy executor, for ops without a C shim) on "
+                        "device %s failed: %s", so_path, device, terr);
+            if (strstr(terr, "Could not find schema"))
+                strbuf_addstr(err, " (an op the package calls is not registered in the runner: a C++ custom op "
+                                   "needs its library loaded, e.g. LD_PRELOAD=/path/libmy_ops.so aotidbg ...; a "
+                                   "Python op (torch.library.custom_op) can only run inside Python)");
+            strbuf e2 = STRBUF_INIT;
+            if (stap_model_error(mark, &e2)) strbuf_addf(err, "; %s", e2.buf);
+            strbuf_release(&e2);
+            return -1;
+        }
+        m->h = h;
+        m->proxy = px;
+    } else if (m->create(&m->h, 1, device, cdir) != 0 || !m->h) {
         strbuf_addf(err, "%s: creating the model on device %s failed: ", so_path, device);
         add_last_error(m, err, mark, "see the runner's stderr for the model's message");
         m->h = NULL;
         return -1;
+    }
+    char *blob = NULL;
+    int nb = find_blob(cdir, &blob, err);
+    if (nb < 0) return -1;
+    if (nb > 0) {
+        int bad = load_blob(m, so_path, blob, err);
+        if (bad) {
+            free(blob);
+            return -1;
+        }
+        m->weights_path = blob;
     }
     if (m->num_inputs(m->h, &m->n_inputs) || m->num_outputs(m->h, &m->n_outputs) ||
         m->n_inputs > MODEL_MAX_IO || m->n_outputs > MODEL_MAX_IO) {
@@ -81,7 +216,7 @@ int model_run(model_so *m, AtenTensorHandle *inputs, size_t n_inputs, AtenTensor
         return -1;
     }
     uint64_t mark = stap_mark();
-    if (m->run(m->h, inputs, n_inputs, outputs, m->n_outputs, NULL, NULL) != 0) {
+    if (m->run(m->h, inputs, n_inputs, outputs, m->n_outputs, NULL, m->proxy) != 0) {
         add_last_error(m, err, mark, "model run failed; see stderr");
         return -1;
     }
@@ -98,8 +233,13 @@ int model_run(model_so *m, AtenTensorHandle *inputs, size_t n_inputs, AtenTensor
 
 void model_unload(model_so *m)
 {
-    if (m->h) m->destroy(m->h);
+    if (m->torch_runner) tcxx_runner_free(m->torch_runner);   /* deletes the container */
+    else if (m->h) m->destroy(m->h);
+    m->torch_runner = NULL;
     m->h = NULL;
+    m->proxy = NULL;
+    free(m->weights_path);
+    m->weights_path = NULL;
     free(m->input_names);
     m->input_names = NULL;
 }

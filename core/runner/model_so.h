@@ -8,14 +8,24 @@
  * After a Run of a CUDA model returned 0, model_run synchronizes and checks
  * for a CUDA error (an asynchronous fault, e.g. a device-side assert in a
  * package built without the printer, surfaces there): -1 with
- * "CUDA error: <what> (code N)". Ownership: model_so owns the dlopen handle
- * and the container; model_unload() releases both (the .so stays mapped:
+ * "CUDA error: <what> (code N)".
+ *
+ * Loaded as torch's AOTIModelPackageLoader does: a package whose model needs
+ * the proxy executor (fallback ops without a C shim, custom ops: a
+ * <so stem>.json beside the .so) is created through torch's own model runner
+ * (torch_cxx.h), which builds the executor from that file; every Run passes
+ * it. Weights outside the .so (binary_blob: one *.blob in cubin_dir) are
+ * mapped and handed to AOTInductorModelUpdateConstantsFromBlob after the
+ * container exists, after checking the file holds the size the model asks.
+ * Ownership: model_so owns the dlopen handle and the container (or torch's
+ * runner holding it); model_unload() releases them (the .so stays mapped:
  * libtorch may hold pointers into it until exit). */
 #ifndef AOTIDBG_MODEL_SO_H
 #define AOTIDBG_MODEL_SO_H
 #include <stddef.h>
 #include "aoti_abi.h"
 #include "strbuf.h"
+#include "torch_cxx.h"
 
 #define MODEL_MAX_IO 65536
 
@@ -28,6 +38,10 @@ typedef struct {
     aoti_get_count_fn num_inputs, num_outputs;
     aoti_get_name_fn input_name;
     aoti_last_error_fn last_error;   /* may be NULL */
+    tcxx_runner *torch_runner;       /* torch's runner owning the container; NULL when we created it */
+    AOTIProxyExecutorHandle proxy;   /* passed to every Run; NULL when the model needs none */
+    char *weights_path;              /* the external weights blob loaded, malloc'd; NULL when none */
+    unsigned long long weights_bytes;
     size_t n_inputs, n_outputs;
     const char **input_names;        /* n_inputs entries, owned by the container */
     int is_cuda;                     /* the device string names cuda */

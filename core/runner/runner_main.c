@@ -122,6 +122,18 @@ int runner_env_record(void)
     return !(r && !strcmp(r, "0"));
 }
 
+/* Deletes each output handle once: a model that returns one tensor twice
+ * gives the same handle twice (output_handles[1] = output_handles[0]). */
+static void free_outputs(AtenTensorHandle *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!out[i]) continue;
+        for (size_t j = i + 1; j < n; j++)
+            if (out[j] == out[i]) out[j] = NULL;
+        aoti_torch_delete_tensor_object(out[i]);
+    }
+}
+
 static void on_launch(const char *kernel, int phase, void *ctx)
 {
     (void)ctx;
@@ -187,6 +199,9 @@ static int protocol_main(void)
                 return fail(t, 1);
             }
             loaded = 1;
+            if (model.weights_path)
+                fprintf(stderr, "aotidbg-runner: weights: %llu bytes from %s (outside the .so)\n",
+                        model.weights_bytes, model.weights_path);
             load_flags = m.u.load.flags;
             if (model.is_cuda && interpose_available()) {
                 interpose_set_callback(on_launch, NULL);
@@ -251,13 +266,14 @@ static int protocol_main(void)
                 fprintf(stderr, "aotidbg-runner: timing: run %.1f us, %llu hook events (hooks counting only)\n",
                         t1 - t0, (unsigned long long)c.events);
             } else if (hooks_get_counters().events == 0) {
+                /* Facts only: the package may have no kernel, or only kernels the printer does not
+                 * reach (torch.cond branches, proxy calls); the front end knows what was compiled in. */
                 if (model.is_cuda && hooks_get_counters().kernels > 0)
-                    fprintf(stderr, "aotidbg-runner: the model called no printer hooks (built without "
-                                    "aot_inductor.debug_intermediate_value_printer): kernels come from interposed "
-                                    "cuLaunchKernel, with no tensors\n");
+                    fprintf(stderr, "aotidbg-runner: no printer hook fired in this run: kernels come from "
+                                    "interposed cuLaunchKernel, with no tensors\n");
                 else
-                    fprintf(stderr, "aotidbg-runner: the model called no printer hooks: it was built without "
-                                    "aot_inductor.debug_intermediate_value_printer, so no kernels are reported\n");
+                    fprintf(stderr, "aotidbg-runner: no printer hook fired in this run, so no kernels are "
+                                    "reported\n");
             }
             prof_report(stderr, "run", 1, (unsigned long long)hooks_get_counters().events);
             if (rc) {
@@ -271,6 +287,10 @@ static int protocol_main(void)
                 t.u.tensor.kernel_index = -1;
                 char name[32];
                 snprintf(name, sizeof name, "output%zu", i);
+                if (!out[i]) {   /* a None output: AOTI leaves the handle NULL */
+                    fprintf(stderr, "aotidbg-runner: %s is None (no tensor)\n", name);
+                    continue;
+                }
                 strbuf terr = STRBUF_INIT;
                 if (tread_tensor(out[i], name, PHASE_OUTPUT, max_values, 1, &sc, &t.u.tensor.t, &terr)) {
                     /* a CUDA fault can surface here first: say what the runtime says */
@@ -283,8 +303,8 @@ static int protocol_main(void)
                 }
                 strbuf_release(&terr);
                 if (chan_send(&t)) return 1;
-                aoti_torch_delete_tensor_object(out[i]);
             }
+            free_outputs(out, model.n_outputs);
             tread_scratch_release(&sc);
             for (size_t i = 0; i < nspecs; i++) free(bi[i].host);
             free(bi);

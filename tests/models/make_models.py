@@ -4,8 +4,13 @@ Every tests/models/model_*.py module defines MODELS: a dict name -> builder,
 where builder() returns a dict:
     module:   a torch.nn.Module (eval mode)
     inputs:   a tuple of example tensors
+    kwargs:   keyword example tensors (exported as kwargs: their names reach the
+              package's in_spec_), optional; inputs.pt holds args then kwargs
     dynamic:  dynamic_shapes for torch.export.export, or None
     configs:  extra inductor_configs (merged over printer level 1), optional
+    build:    build(package_path, configs) -> None, optional: writes the package
+              itself (several models in one archive, ...) instead of the export
+              and aoti_compile_and_package of module
 The package is written to OUTDIR/<name>.pt2, with OUTDIR/<name>.inputs.pt
 (the example inputs) and OUTDIR/<name>.expected.pt (eager outputs) beside it.
 A package is rebuilt only when the builder's module source changes
@@ -46,12 +51,11 @@ def build(outdir, name, builder, src_hash):
     if os.path.exists(pkg) and os.path.exists(stamp_path) and open(stamp_path).read() == stamp:
         return pkg
     spec = builder()
-    module, inputs = spec["module"], spec["inputs"]
+    module, inputs, kwargs = spec["module"], spec["inputs"], spec.get("kwargs") or {}
     configs = {"aot_inductor.debug_intermediate_value_printer": "1"}
     configs.update(spec.get("configs") or {})
     with torch.no_grad():
-        expected = module(*inputs)
-    ep = torch.export.export(module, inputs, dynamic_shapes=spec.get("dynamic"))
+        expected = module(*inputs, **kwargs)
     # Several test processes may build the same model at once: write privately, rename into place.
     # The package is written under its final name in a private folder: AOTI names the archive's
     # root folder after the file, and a temporary name there would show in every listing.
@@ -59,8 +63,13 @@ def build(outdir, name, builder, src_hash):
     private = tempfile.mkdtemp(prefix=f".{name}.", dir=outdir)
     try:
         built = os.path.join(private, os.path.basename(pkg))
-        torch._inductor.aoti_compile_and_package(ep, package_path=built, inductor_configs=configs)
-        torch.save(tuple(inputs), os.path.join(outdir, name + ".inputs.pt" + tag))
+        if spec.get("build"):
+            spec["build"](built, configs)
+        else:
+            ep = torch.export.export(module, tuple(inputs), kwargs=kwargs or None,
+                                     dynamic_shapes=spec.get("dynamic"))
+            torch._inductor.aoti_compile_and_package(ep, package_path=built, inductor_configs=configs)
+        torch.save(tuple(inputs) + tuple(kwargs.values()), os.path.join(outdir, name + ".inputs.pt" + tag))
         torch.save(expected, os.path.join(outdir, name + ".expected.pt" + tag))
         with open(stamp_path + tag, "w") as f:
             f.write(stamp)

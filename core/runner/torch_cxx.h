@@ -1,0 +1,44 @@
+/* torch_cxx.h — the two things libtorch offers only through C++, behind a C API:
+ *
+ *  - torch's own model runner (torch::inductor::AOTIModelContainerRunner, from
+ *    the registry AOTIModelPackageLoader uses). It loads the model .so, makes
+ *    the proxy executor from <so stem>.json (fallback ops without a C shim,
+ *    custom ops: torch's OSSProxyExecutor is not exported, so this is the one
+ *    way to get it) and creates the container, exactly as
+ *    torch._inductor.aoti_load_package does. We keep the object and borrow its
+ *    container and proxy-executor handles; our C code runs the container.
+ *  - the std::unordered_map<std::string, AtenTensorHandle> that the
+ *    container's V1 constant-buffer API takes (the C-ABI "Pairs" variants are
+ *    newer than torch 2.11).
+ *
+ * Handles are passed as void * so that this header needs neither aoti_abi.h
+ * (whose C prototypes clash with torch's headers in the C++ file) nor torch.
+ * Errors: 0 / -1 with a message in err (C++ exceptions never cross into C).
+ * Ownership: a tcxx_runner owns the container; tcxx_runner_free() deletes it.
+ * Threads: the runner's main (model) thread only. */
+#ifndef AOTIDBG_TORCH_CXX_H
+#define AOTIDBG_TORCH_CXX_H
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tcxx_runner tcxx_runner;
+
+/* device: "cpu", "cuda", "cuda:N"; cubin_dir may be NULL. *container gets
+ * the AOTInductorModelContainerHandle, *proxy the AOTIProxyExecutorHandle
+ * (NULL when the package has no <stem>.json). */
+int tcxx_runner_create(const char *so_path, const char *device, const char *cubin_dir, tcxx_runner **out,
+                       void **container, void **proxy, char *err, size_t errlen);
+void tcxx_runner_free(tcxx_runner *r);
+
+/* Calls fn (AOTInductorModelContainerUpdate[UserManaged]ConstantBuffer of the
+ * model .so) with a map of names[i] -> handles[i]. */
+int tcxx_update_constants(void *fn, void *container, const char *const *names, void *const *handles, size_t n,
+                          int use_inactive, int validate_full, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
