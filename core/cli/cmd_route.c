@@ -13,6 +13,8 @@
 #include <string.h>
 #include "cli_opts.h"
 #include "commands.h"
+#include "provenance.h"
+#include "route_provenance.h"
 #include "router.h"
 #include "session_io.h"
 #include "triton_trace.h"
@@ -28,7 +30,8 @@ static const char route_usage[] =
     "  --package PKG     resolve an index-out-of-bounds assert through the package's\n"
     "                    generated code: the kernel, the input and dimension behind\n"
     "                    ksM, and the ATen ops; PKG is a .pt2, an extracted package\n"
-    "                    folder, or a *.wrapper.cpp file\n"
+    "                    folder, or a *.wrapper.cpp file; the failing kernel's source\n"
+    "                    line and graph nodes (source_line, graph_nodes, ...)\n"
     "  --session S.yaml  a recorded session: with no FILE its error text is routed;\n"
     "                    (a FILE that is a session file is taken as --session FILE)\n"
     "                    its package is used when --package is not given; the\n"
@@ -125,6 +128,33 @@ static void add_runtime_size(route_result *r, const session *s)
     strbuf_release(&shape);
 }
 
+/* The failing kernel's source line and graph nodes: from the session's
+ * calls, else from the package's (route_provenance.h). */
+static void add_provenance(route_result *r, const session *sess, const char *pkg)
+{
+    int64_t ki = -1;
+    for (size_t i = 0; sess && i < sess->nevents && ki < 0; i++)
+        if (sess->events[i]->kind == EV_ERROR)
+            ki = sess->events[i]->u.error.kernel_index;
+    if (sess && sess->ncalls) {
+        route_add_provenance(r, sess, ki);
+        return;
+    }
+    if (!pkg || (ki < 0 && !route_result_field(r, "kernel")))
+        return;
+    session *tmp = session_new();
+    strbuf ignore = STRBUF_INIT;   /* a package without provenance just adds nothing */
+    provenance_load_path(tmp, pkg, &ignore);
+    if (sess && ki >= 0) {   /* the recorded kernel's name picks its call */
+        const event *e = session_kernel_event(sess, ki);
+        if (e && !route_result_field(r, "kernel"))
+            route_result_set_field(r, "kernel", e->u.kernel.name);
+    }
+    route_add_provenance(r, tmp, -1);
+    strbuf_release(&ignore);
+    session_free(tmp);
+}
+
 int cmd_route(int argc, char **argv)
 {
     const char *file = NULL, *pkg = NULL, *format = "text", *rules_path = NULL, *sess_path = NULL;
@@ -200,6 +230,7 @@ int cmd_route(int argc, char **argv)
     }
     if (sess)
         add_runtime_size(&res, sess);
+    add_provenance(&res, sess, pkg);
     strbuf out = STRBUF_INIT;
     if (!strcmp(format, "yaml"))
         route_result_format_yaml(&res, &out);

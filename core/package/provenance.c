@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include "package_sources.h"
 
 /* One kernel_information.json entry. */
 typedef struct {
@@ -271,5 +272,16 @@ int provenance_load(session *s, package_t *p, const package_model *m, strbuf *er
         rc = -1;
     strbuf_release(&w);
     strbuf_release(&j);
+    return rc;
+}
+
+int provenance_load_path(session *s, const char *pkg, strbuf *err)
+{
+    package_sources src = PACKAGE_SOURCES_INIT;
+    int rc = package_sources_read(pkg, WS_MAX_BYTES, &src, err);
+    if (!rc)
+        rc = provenance_scan(s, src.wrapper.buf, src.wrapper.len, src.has_kernel_info ? src.kernel_info.buf : NULL,
+                             src.kernel_info.len, "kernel_information.json", err);
+    package_sources_release(&src);
     return rc;
 }

@@ -46,5 +46,7 @@ int provenance_from_scan(session *s, const wrapper_scan *ws, const char *json, s
                          strbuf *err);
 /* From a package's model: reads its wrapper.cpp and kernel_information.json. */
 int provenance_load(session *s, package_t *p, const package_model *m, strbuf *err);
+/* From PKG in any form package_sources.h reads (.pt2, folder, *.wrapper.cpp). */
+int provenance_load_path(session *s, const char *pkg, strbuf *err);
 
 #endif

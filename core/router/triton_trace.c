@@ -3,17 +3,14 @@
 #define _GNU_SOURCE
 #include "triton_trace.h"
 #include <ctype.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include "package.h"
+#include "package_sources.h"
 
 #define BACK_WINDOW   (256u << 10)   /* how far back a kernel definition may start */
 #define NODES_WINDOW  4096           /* how far above a call its Source Nodes comment may be */
 #define MAX_PARAMS    512
-#define MAX_DIR_DEPTH 6
 
 static int is_ident(int c) { return isalnum(c) || c == '_'; }
 
@@ -399,104 +396,15 @@ int triton_trace_apply(route_result *r, const char *wrapper, size_t wlen, const 
     return 0;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcmp(s + n - m, suf);
-}
-
-/* First file under dir (depth-limited) whose name ends with suffix; malloc'd. */
-static char *find_file(const char *dir, const char *suffix, int depth)
-{
-    if (depth > MAX_DIR_DEPTH)
-        return NULL;
-    DIR *d = opendir(dir);
-    if (!d)
-        return NULL;
-    char *found = NULL;
-    struct dirent *e;
-    while (!found && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        size_t n = strlen(dir) + strlen(e->d_name) + 2;
-        char *p = malloc(n);
-        if (!p)
-            abort();
-        snprintf(p, n, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0) {
-            if (S_ISREG(st.st_mode) && ends_with(e->d_name, suffix)) {
-                found = p;
-                continue;
-            }
-            if (S_ISDIR(st.st_mode))
-                found = find_file(p, suffix, depth + 1);
-        }
-        free(p);
-    }
-    closedir(d);
-    return found;
-}
-
 int triton_trace_apply_package(route_result *r, const char *pkg, strbuf *err)
 {
     if (!r->route || strcmp(r->route, "triton-index-oob"))
         return 0;
-    strbuf w = STRBUF_INIT, k = STRBUF_INIT;
+    package_sources src = PACKAGE_SOURCES_INIT;
     int rc = -1;
-    struct stat st;
-    if (stat(pkg, &st)) {
-        strbuf_addf(err, "%s: cannot read it", pkg);
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode) || ends_with(pkg, ".wrapper.cpp")) {
-        char *wpath = S_ISDIR(st.st_mode) ? find_file(pkg, ".wrapper.cpp", 0) : strdup(pkg);
-        if (!wpath) {
-            strbuf_addf(err, "%s: no *.wrapper.cpp in this folder", pkg);
-            goto out;
-        }
-        if (strbuf_read_file(&w, wpath, TRITON_TRACE_MAX_SOURCE, err)) {
-            free(wpath);
-            goto out;
-        }
-        char *slash = strrchr(wpath, '/');
-        if (slash)
-            *slash = 0;
-        char *kpath = find_file(slash ? wpath : ".", ".kernel.cpp", MAX_DIR_DEPTH);
-        if (kpath) {
-            strbuf ignore = STRBUF_INIT;
-            if (strbuf_read_file(&k, kpath, TRITON_TRACE_MAX_SOURCE, &ignore))
-                strbuf_reset(&k);
-            strbuf_release(&ignore);
-            free(kpath);
-        }
-        free(wpath);
-    } else {
-        package_t *p = NULL;
-        if (package_open(&p, pkg, err))
-            goto out;
-        package_model *m = package_find_model(p, NULL, err);
-        if (!m || !m->wrapper_cpp_entry) {
-            if (m)
-                strbuf_addf(err, "%s: the package has no wrapper.cpp (needed to map ksM to an input)", pkg);
-            package_close(p);
-            goto out;
-        }
-        if (package_read_entry(p, m->wrapper_cpp_entry, TRITON_TRACE_MAX_SOURCE, &w, err)) {
-            package_close(p);
-            goto out;
-        }
-        if (m->kernel_cpp_entry) {
-            strbuf ignore = STRBUF_INIT;
-            if (package_read_entry(p, m->kernel_cpp_entry, TRITON_TRACE_MAX_SOURCE, &k, &ignore))
-                strbuf_reset(&k);
-            strbuf_release(&ignore);
-        }
-        package_close(p);
-    }
-    rc = triton_trace_apply(r, w.buf, w.len, k.len ? k.buf : NULL, k.len, err);
-out:
-    strbuf_release(&w);
-    strbuf_release(&k);
+    if (package_sources_read(pkg, TRITON_TRACE_MAX_SOURCE, &src, err) == 0)
+        rc = triton_trace_apply(r, src.wrapper.buf, src.wrapper.len, src.kernel.len ? src.kernel.buf : NULL,
+                                src.kernel.len, err);
+    package_sources_release(&src);
     return rc;
 }

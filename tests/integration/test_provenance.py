@@ -11,6 +11,8 @@ import os
 import re
 import zipfile
 
+import yaml
+
 from conftest import ROOT, run
 from aotidbg_testlib import wrapper_cpp, wrapper_launches
 
@@ -99,3 +101,30 @@ def test_without_provenance_the_calls_show_graph_nodes(aotidbg, package):
                           wrapper_cpp(pt2))
     shown = [(", ".join(c["nodes"]), ", ".join(c["aten"])) for c in calls if "nodes" in c]
     assert shown == [(n.replace(", ,", ",").strip(", "), a) for n, a in comments] and len(shown) >= 4
+
+
+def test_route_names_the_failing_kernels_source_line(aotidbg, package, tmp_path):
+    """An id past the embedding's 100 rows: the index assert's route carries the line of the
+    model that does the lookup, from the session and from a bare log with --package."""
+    pt2 = package("provenance")
+    spec = tmp_path / "oob.yaml"
+    spec.write_text("inputs:\n  - {shape: [1, 4], dtype: int64, device: cpu, fill: full, value: 137}\n")
+    sess = tmp_path / "s.yaml"
+    r = run([aotidbg, "run", pt2, "--inputs", str(spec), "--record", str(sess)])
+    assert "index out of bounds" in r.stdout + r.stderr, r.stdout + r.stderr
+    src = open(MODEL_FILE).read().splitlines()
+    (line,) = [i + 1 for i, t in enumerate(src) if t.strip() == "h = self.emb(idx)"]
+    want = {"source_line": f"{MODEL_FILE}:{line}", "source_code": "h = self.emb(idx)",
+            "graph_nodes": "embedding", "kernel_call": "cpp_fused_embedding_0:1"}
+    r = run([aotidbg, "route", str(sess), "--format", "yaml"])
+    assert r.returncode == 0, r.stderr
+    doc = yaml.safe_load(r.stdout)
+    assert doc["route"] == "triton-index-oob"
+    assert {k: doc["fields"].get(k) for k in want} == want, doc["fields"]
+    # the same from the error text alone, with the package
+    text = "\n".join(e["text"] for e in yaml.safe_load(open(sess))["events"] if e["kind"] == "error")
+    log = tmp_path / "oob.log"
+    log.write_text(text + "\n")
+    r = run([aotidbg, "route", str(log), "--package", pt2, "--format", "yaml"])
+    doc = yaml.safe_load(r.stdout)
+    assert {k: doc["fields"].get(k) for k in want} == want, doc["fields"]
