@@ -1,0 +1,228 @@
+/* source_view.c — a kernel's body in generated sources, a user file's lines
+ * (see source_view.h). */
+#define _GNU_SOURCE
+#include "source_view.h"
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int is_ident(int c) { return isalnum(c) || c == '_'; }
+
+static int64_t line_of(const char *text, const char *p)
+{
+    int64_t line = 1;
+    for (const char *q = text; q < p; q++)
+        line += *q == '\n';
+    return line;
+}
+
+/* `name` at p as a whole identifier (text starts at text, ends at end). */
+static int whole_word(const char *text, const char *end, const char *p, size_t n)
+{
+    return (p == text || !is_ident((unsigned char)p[-1])) && (p + n >= end || !is_ident((unsigned char)p[n]));
+}
+
+static const char *skip_space(const char *p, const char *end)
+{
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* The '}' closing the '{' at p (string and char literals skipped), or end. */
+static const char *match_brace(const char *p, const char *end)
+{
+    int depth = 0;
+    for (; p < end; p++) {
+        if (*p == '"' || *p == '\'') {
+            char q = *p;
+            for (p++; p < end && *p != q; p++)
+                if (*p == '\\')
+                    p++;
+            continue;
+        }
+        if (*p == '{')
+            depth++;
+        else if (*p == '}' && --depth == 0)
+            return p;
+    }
+    return end;
+}
+
+/* A C++ definition `void name(...) {`: sets [*first, *last] to it, returns 1. */
+static int cpp_body(const char *text, size_t len, const char *name, const char **first, const char **last)
+{
+    const char *end = text + len;
+    size_t n = strlen(name);
+    for (const char *p = text; (p = memmem(p, (size_t)(end - p), name, n)); p += n) {
+        if (!whole_word(text, end, p, n))
+            continue;
+        const char *q = skip_space(p + n, end);
+        const char *b = p;
+        while (b > text && isspace((unsigned char)b[-1]))
+            b--;
+        if (q >= end || *q != '(' || b - text < 4 || memcmp(b - 4, "void", 4) ||
+            (b - 4 > text && is_ident((unsigned char)b[-5])))
+            continue;
+        int depth = 0;
+        const char *c = q;
+        for (; c < end; c++) {
+            if (*c == '(')
+                depth++;
+            else if (*c == ')' && --depth == 0)
+                break;
+        }
+        const char *o = c < end ? skip_space(c + 1, end) : end;
+        if (o < end && *o == '{') {   /* a forward declaration ends in ';' */
+            *first = b - 4;
+            *last = match_brace(o, end);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A Triton kernel's embedded `def name(`: to the next top-level line or the comment's end. */
+static int py_body(const char *text, size_t len, const char *name, const char **first, const char **last)
+{
+    const char *end = text + len;
+    size_t n = strlen(name);
+    for (const char *p = text; (p = memmem(p, (size_t)(end - p), name, n)); p += n) {
+        if (p - text < 4 || memcmp(p - 4, "def ", 4) || (p - 4 > text && p[-5] != '\n') || p + n >= end ||
+            p[n] != '(')
+            continue;
+        const char *l = memchr(p, '\n', (size_t)(end - p));
+        const char *lastc = l ? l - 1 : end - 1;
+        while (l && l + 1 < end) {
+            const char *s = l + 1, *e = memchr(s, '\n', (size_t)(end - s));
+            if (!e)
+                e = end;
+            if (e > s && !isspace((unsigned char)*s))   /* top level again, or the closing comment */
+                break;
+            if (e > s)
+                lastc = e - 1;
+            l = e < end ? e : NULL;
+        }
+        *first = p - 4;
+        *last = lastc;
+        return 1;
+    }
+    return 0;
+}
+
+/* The first whole-word `name(` after run_impl begins (a launch), or NULL. */
+static const char *launch(const char *text, size_t len, const char *name)
+{
+    const char *end = text + len;
+    const char *ri = memmem(text, len, "::run_impl(", 11);
+    size_t n = strlen(name);
+    for (const char *p = ri ? ri : text; p && (p = memmem(p, (size_t)(end - p), name, n)); p += n)
+        if (whole_word(text, end, p, n) && p + n < end && p[n] == '(')
+            return p;
+    return NULL;
+}
+
+static const char *mention(const char *text, size_t len, const char *name)
+{
+    const char *end = text + len;
+    size_t n = strlen(name);
+    for (const char *p = text; p && (p = memmem(p, (size_t)(end - p), name, n)); p += n)
+        if (whole_word(text, end, p, n))
+            return p;
+    return NULL;
+}
+
+int kernel_source_find(const char *wrapper, size_t wlen, const char *kernel, size_t klen, const char *name,
+                       int64_t launch_line, const char *fail, int64_t fail_line, source_spot *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!name || !*name)
+        return -1;
+    const char *texts[2] = {wrapper, kernel};
+    size_t lens[2] = {wrapper ? wlen : 0, kernel ? klen : 0};
+    const char *first, *last;
+    /* bodies: C++ in kernel.cpp first (wrapper.cpp holds only its declaration), Triton in wrapper.cpp */
+    static const source_part order[2] = {SRC_KERNEL, SRC_WRAPPER};
+    for (int k = 0; k < 2; k++) {
+        source_part part = order[k];
+        const char *t = texts[part];
+        if (!t || !(cpp_body(t, lens[part], name, &first, &last) || py_body(t, lens[part], name, &first, &last)))
+            continue;
+        out->part = part;
+        out->line = out->body_first = line_of(t, first);
+        out->body_last = out->body_first + line_of(first, last) - 1;
+        out->what = "body";
+        const char *f = fail && *fail ? memmem(first, (size_t)(last - first + 1), fail, strlen(fail)) : NULL;
+        if (f) {
+            out->line = out->body_first + line_of(first, f) - 1;
+            out->what = "failing line";
+        } else if (fail_line >= out->body_first && fail_line <= out->body_last) {
+            out->line = fail_line;
+            out->what = "failing line";
+        }
+        return 0;
+    }
+    const char *p;
+    if (launch_line > 0 && wrapper) {
+        out->part = SRC_WRAPPER;
+        out->line = launch_line;
+        out->what = "launch";
+        return 0;
+    }
+    if (wrapper && (p = launch(wrapper, wlen, name))) {
+        out->part = SRC_WRAPPER;
+        out->line = line_of(wrapper, p);
+        out->what = "launch";
+        return 0;
+    }
+    for (int part = 0; part < 2; part++)
+        if (texts[part] && (p = mention(texts[part], lens[part], name))) {
+            out->part = (source_part)part;
+            out->line = line_of(texts[part], p);
+            out->what = "mention";
+            return 0;
+        }
+    return -1;
+}
+
+int source_excerpt(const char *path, int64_t line, int ctx, strbuf *out, strbuf *err)
+{
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        strbuf_addf(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        strbuf_addf(err, "%s: not a regular file", path);
+        return -1;
+    }
+    strbuf text = STRBUF_INIT;
+    if (strbuf_read_file(&text, path, SOURCE_EXCERPT_MAX_BYTES, err) < 0) {
+        strbuf_release(&text);
+        return -1;
+    }
+    int64_t lo = line - ctx < 1 ? 1 : line - ctx, hi = line + ctx, n = 1;
+    const char *p = text.buf, *end = text.buf + text.len;
+    int found = 0;
+    while (p < end && n <= hi) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end;
+        if (n >= lo) {
+            strbuf_addf(out, "%c %5lld  ", n == line ? '>' : ' ', (long long)n);
+            for (const char *c = p; c < e; c++)
+                strbuf_addch(out, *c == '\t' ? ' ' : (unsigned char)*c < 32 || *c == 127 ? '?' : *c);
+            strbuf_addch(out, '\n');
+            found |= n == line;
+        }
+        n++;
+        p = e + 1;
+    }
+    strbuf_release(&text);
+    if (!found) {
+        strbuf_addf(err, "%s: has no line %lld (changed since the package was built?)", path, (long long)line);
+        return -1;
+    }
+    return 0;
+}
