@@ -537,7 +537,7 @@ static const action table[] = {
     {"rerun-blocking", "R", "", "live: rerun from kernel 0 with blocking launches (CUDA_LAUNCH_BLOCKING=1)", ra_rerun_blocking},
     {"rebuild-printer", "P", "[LEVEL]", "say how to rebuild the package with the printer at LEVEL (1-3)", ra_rebuild_printer},
     {"jump-kernel", "e", "[N|NAME]", "select the error's kernel (or kernel N / NAME) in the kernel list", ra_jump_kernel},
-    {"open-source", "S", "[KERNEL]", "show the kernel's generated source (wrapper.cpp/kernel.cpp of the package)", ra_open_source},
+    {"open-source", "S", "[KERNEL]", "show the kernel's generated source: its body (kernel.cpp or wrapper.cpp), the failing line for an error", ra_open_source},
     {"break-nan", "!", "", "toggle breaking at the first kernel whose output holds NaN/Inf", ra_break_nan},
     {"hunt-nan", "F", "", "find the first kernel whose output holds NaN/Inf (live: run to it); report its inputs", hunt_action_nan},
     {"hunt-diverge", "D", "[TOL]", "find the first kernel whose output differs from --reference beyond TOL", hunt_action_diverge},

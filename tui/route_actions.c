@@ -9,6 +9,8 @@
 #include "checklist.h"
 #include "live.h"
 #include "package.h"
+#include "package_sources.h"
+#include "source_view.h"
 #include "paths.h"
 #include "router.h"
 
@@ -278,77 +280,111 @@ int ra_jump_kernel(app *a, const char *arg)
     return AF_HANDLED | AF_REDRAW;
 }
 
+/* A field of an error event, or NULL. */
+static const char *error_field(const error_event *e, const char *key)
+{
+    for (size_t i = 0; e && i < e->nfields; i++)
+        if (!strcmp(e->fields[i].key, key))
+            return e->fields[i].value;
+    return NULL;
+}
+
+/* The first error attributed to kernel index ki, or NULL. */
+static const error_event *kernel_error(app *a, int64_t ki)
+{
+    for (size_t i = 0; ki >= 0 && i < app_errors(a); i++) {
+        const error_event *e = &a->s->events[a->err_idx[i]]->u.error;
+        if (e->kernel_index == ki)
+            return e;
+    }
+    return NULL;
+}
+
+/* What the failing line holds, from an error's fields: the index assert's
+ * message; and the kernel.cpp line a CPU error names (0 none). */
+static void failing_line(const error_event *e, const route_result *rr, char *text, size_t n, int64_t *line)
+{
+    const char *tmp = error_field(e, "tmp"), *bound = error_field(e, "bound");
+    const char *file = error_field(e, "file"), *ln = error_field(e, "line");
+    if (rr) {
+        tmp = tmp ? tmp : route_result_field(rr, "tmp");
+        bound = bound ? bound : route_result_field(rr, "bound");
+        file = file ? file : route_result_field(rr, "file");
+        ln = ln ? ln : route_result_field(rr, "line");
+    }
+    text[0] = 0;
+    *line = 0;
+    if (tmp && bound)
+        snprintf(text, n, "index out of bounds: 0 <= %s < %s", tmp, bound);
+    size_t fl = file ? strlen(file) : 0;
+    if (ln && fl > 11 && !strcmp(file + fl - 11, ".kernel.cpp"))
+        *line = atoll(ln);
+}
+
 int ra_open_source(app *a, const char *arg)
 {
     const char *name = arg && *arg ? arg : NULL;
-    const error_event *e = sel_error(a);
-    if (!name && a->focus == PANE_ROUTER)
+    const error_event *e = a->focus == PANE_ROUTER ? sel_error(a) : NULL;
+    const route_result *rr = e ? pane_router_selected(a) : NULL;
+    const kernel_event *k = NULL;
+    if (!name && e)
         name = route_value(a, "open-source");
-    if (!name && a->focus == PANE_ROUTER && e && e->kernel_index >= 0 && (size_t)e->kernel_index < a->s->nkernels)
+    if (!name && e && e->kernel_index >= 0 && (size_t)e->kernel_index < a->s->nkernels)
         name = a->s->kernels[e->kernel_index]->u.kernel.name;
-    if (!name && app_selected_kernel(a))
-        name = app_selected_kernel(a)->name;
+    if (e && e->kernel_index >= 0 && (size_t)e->kernel_index < a->s->nkernels)
+        k = &a->s->kernels[e->kernel_index]->u.kernel;
+    if (!name && (k = app_selected_kernel(a)))
+        name = k->name;
+    if (k && name && strcmp(k->name, name))
+        k = NULL;   /* a kernel named by hand: its first launch below */
+    for (size_t i = 0; !k && name && i < a->s->nkernels; i++)
+        if (!strcmp(a->s->kernels[i]->u.kernel.name, name))
+            k = &a->s->kernels[i]->u.kernel;
+    if (!e && k)
+        e = kernel_error(a, k->index);   /* the kernel that failed: its failing line */
     const char *pkg = a->s->package.path;
     if (!pkg || access(pkg, R_OK) != 0) {
         app_message(a, 1, "open-source: the package is not at hand (%s); the source is its wrapper.cpp/kernel.cpp",
                     pkg ? pkg : "the session names none");
         return AF_FAILED | AF_REDRAW;
     }
-    package_t *p = NULL;
-    strbuf err = STRBUF_INIT, text = STRBUF_INIT, part = STRBUF_INIT;
-    package_model *m = NULL;
+    package_sources src = PACKAGE_SOURCES_INIT;
+    strbuf err = STRBUF_INIT;
     int rc = AF_FAILED | AF_REDRAW;
-    if (package_open(&p, pkg, &err) < 0 || !(m = package_find_model(p, a->s->package.model, &err))) {
+    if (package_sources_read(pkg, a->s->package.model, SOURCE_MAX_BYTES, &src, &err) < 0) {
         app_message(a, 1, "open-source: %s", err.buf);
         goto out;
     }
-    const char *entries[2] = {m->wrapper_cpp_entry, m->kernel_cpp_entry};
-    for (int i = 0; i < 2; i++) {
-        if (!entries[i])
-            continue;
-        strbuf_reset(&part);
-        if (package_read_entry(p, entries[i], SOURCE_MAX_BYTES, &part, &err) < 0)
-            continue;   /* a missing piece: show what there is */
-        strbuf_addf(&text, "// ---- %s ----\n", entries[i]);
-        strbuf_add(&text, part.buf, part.len);
-        if (text.len && text.buf[text.len - 1] != '\n')
-            strbuf_addch(&text, '\n');
-    }
-    if (!text.len) {
-        app_message(a, 1, "open-source: the package has no wrapper.cpp or kernel.cpp to show%s%s",
-                    err.len ? ": " : "", err.buf);
-        goto out;
-    }
-    char title[160];
-    snprintf(title, sizeof title, "source: %s", name ? name : "wrapper.cpp");
-    textview_open(a, title, text.buf, 0);
-    if (name) {
-        /* the definition first ("void NAME(", "def NAME("), else any mention */
-        char pat[300];
-        int64_t line = -1;
-        snprintf(pat, sizeof pat, "void %s(", name);
-        line = textview_find(a, pat, 1, 1);
-        if (line < 0) {
-            snprintf(pat, sizeof pat, "def %s(", name);
-            line = textview_find(a, pat, 1, 1);
-        }
-        if (line < 0)
-            line = textview_find(a, name, 1, 1);
-        if (line >= 0) {
-            a->view_top = line > 2 ? line - 2 : 0;
-            a->view_hit = line;
-            snprintf(a->search, sizeof a->search, "%s", name);
-            app_message(a, 0, "%s: line %lld", name, (long long)line + 1);
-        } else {
-            app_message(a, 1, "%s is not named in the package's sources; showing wrapper.cpp", name);
-        }
+    source_spot sp = {SRC_WRAPPER, 1, 0, 0, "top"};
+    char fail[256];
+    int64_t fail_line;
+    failing_line(e, rr, fail, sizeof fail, &fail_line);
+    const kernel_call *kc = k ? session_kernel_call(a->s, k) : NULL;
+    int found = name && kernel_source_find(src.wrapper.buf, src.wrapper.len, src.kernel.len ? src.kernel.buf : NULL,
+                                           src.kernel.len, name, kc ? kc->line : 0, fail, fail_line, &sp) == 0;
+    const strbuf *text = sp.part == SRC_KERNEL ? &src.kernel : &src.wrapper;
+    const char *at = sp.part == SRC_KERNEL ? src.kernel_at.buf : src.wrapper_at.buf;
+    const char *base = strrchr(at, '/') ? strrchr(at, '/') + 1 : at;
+    const char *kind = sp.part == SRC_KERNEL ? "kernel.cpp" : "wrapper.cpp";
+    char title[sizeof a->view_title];
+    if (found)
+        snprintf(title, sizeof title, "source: %s - %s line %lld (%s) - %s", name, kind, (long long)sp.line,
+                 sp.what, at);
+    else
+        snprintf(title, sizeof title, "source: %s - %s", kind, at);
+    textview_open(a, title, text->buf, 0);
+    a->view_top = sp.line > 3 ? sp.line - 3 : 0;
+    a->view_hit = found ? sp.line - 1 : -1;
+    if (found) {
+        snprintf(a->search, sizeof a->search, "%s", name);
+        app_message(a, 0, "%s: %s at line %lld of %s", name, sp.what, (long long)sp.line, base);
+    } else if (name) {
+        app_message(a, 1, "%s is not named in the package's sources; showing %s", name, base);
     }
     rc = AF_HANDLED | AF_REDRAW;
 out:
-    package_close(p);
+    package_sources_release(&src);
     strbuf_release(&err);
-    strbuf_release(&text);
-    strbuf_release(&part);
     return rc;
 }
 

@@ -18,13 +18,15 @@ typedef struct {
     strbuf kernel;             /* <key>.kernel.cpp (CPU packages); empty when absent */
     strbuf kernel_info;        /* kernel_information.json; empty when absent */
     int has_kernel_info;
+    strbuf wrapper_at, kernel_at;  /* where they were read: an archive entry or a path; empty when not read */
 } package_sources;
 
-#define PACKAGE_SOURCES_INIT {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0}
+#define PACKAGE_SOURCES_INIT {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, 0, STRBUF_INIT, STRBUF_INIT}
 
-/* PKG's model "model" (or its only one); a folder or a wrapper.cpp: the
- * kernel.cpp and kernel_information.json beside the wrapper.cpp found. */
-int package_sources_read(const char *pkg, size_t max, package_sources *out, strbuf *err);
+/* A .pt2: its model named model (NULL: "model" or its only one); a folder
+ * or a wrapper.cpp: the kernel.cpp and kernel_information.json beside the
+ * wrapper.cpp found (model is not used). */
+int package_sources_read(const char *pkg, const char *model, size_t max, package_sources *out, strbuf *err);
 void package_sources_release(package_sources *ps);
 
 #endif

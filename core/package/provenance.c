@@ -278,7 +278,7 @@ int provenance_load(session *s, package_t *p, const package_model *m, strbuf *er
 int provenance_load_path(session *s, const char *pkg, strbuf *err)
 {
     package_sources src = PACKAGE_SOURCES_INIT;
-    int rc = package_sources_read(pkg, WS_MAX_BYTES, &src, err);
+    int rc = package_sources_read(pkg, NULL, WS_MAX_BYTES, &src, err);
     if (!rc)
         rc = provenance_scan(s, src.wrapper.buf, src.wrapper.len, src.has_kernel_info ? src.kernel_info.buf : NULL,
                              src.kernel_info.len, "kernel_information.json", err);

@@ -111,13 +111,26 @@ static int py_body(const char *text, size_t len, const char *name, const char **
     return 0;
 }
 
-/* The first whole-word `name(` after run_impl begins (a launch), or NULL. */
-static const char *launch(const char *text, size_t len, const char *name)
+/* Start of 1-based line `line`, or NULL past the end. */
+static const char *line_start(const char *text, size_t len, int64_t line)
+{
+    const char *p = text, *end = text + len;
+    for (int64_t i = 1; i < line && p; i++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        p = p ? p + 1 : NULL;
+    }
+    return p && p < end ? p : NULL;
+}
+
+/* The first whole-word `name(` from `from` (a launch), or NULL; at most
+ * `window` bytes on when window > 0. */
+static const char *launch(const char *text, size_t len, const char *from, size_t window, const char *name)
 {
     const char *end = text + len;
-    const char *ri = memmem(text, len, "::run_impl(", 11);
+    if (window && (size_t)(end - from) > window)
+        end = from + window;
     size_t n = strlen(name);
-    for (const char *p = ri ? ri : text; p && (p = memmem(p, (size_t)(end - p), name, n)); p += n)
+    for (const char *p = from; p && (p = memmem(p, (size_t)(end - p), name, n)); p += n)
         if (whole_word(text, end, p, n) && p + n < end && p[n] == '(')
             return p;
     return NULL;
@@ -163,14 +176,17 @@ int kernel_source_find(const char *wrapper, size_t wlen, const char *kernel, siz
         }
         return 0;
     }
-    const char *p;
-    if (launch_line > 0 && wrapper) {
+    const char *p, *from;
+    if (launch_line > 0 && wrapper && (from = line_start(wrapper, wlen, launch_line))) {
+        /* the provenance's line is the launch's first printer call: the call itself follows */
+        p = launch(wrapper, wlen, from, 64u << 10, name);
         out->part = SRC_WRAPPER;
-        out->line = launch_line;
+        out->line = p ? line_of(wrapper, p) : launch_line;
         out->what = "launch";
         return 0;
     }
-    if (wrapper && (p = launch(wrapper, wlen, name))) {
+    const char *ri = wrapper ? memmem(wrapper, wlen, "::run_impl(", 11) : NULL;
+    if (wrapper && (p = launch(wrapper, wlen, ri ? ri : wrapper, 0, name))) {
         out->part = SRC_WRAPPER;
         out->line = line_of(wrapper, p);
         out->what = "launch";

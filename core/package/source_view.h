@@ -27,8 +27,8 @@ typedef struct {
 /* Finds kernel `name` in wrapper (wlen bytes) and kernel (klen, may be NULL):
  * its body, not a forward declaration (C++: `void name(...)` followed by `{`;
  * Triton: the embedded `def name(`); an extern op has none: then its launch
- * (launch_line, a 1-based wrapper.cpp line from the provenance, or the first
- * call in run_impl); else the first mention. With fail (text the failing line
+ * (the call at or after launch_line, a 1-based wrapper.cpp line from the
+ * provenance, or the first call in run_impl); else the first mention. With fail (text the failing line
  * holds, e.g. the assert message; may be NULL) or fail_line (a 1-based line
  * in the body's file the error names; 0 none), the spot is that line of the
  * body when the body holds it. -1 when name is nowhere. */

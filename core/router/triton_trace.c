@@ -402,7 +402,7 @@ int triton_trace_apply_package(route_result *r, const char *pkg, strbuf *err)
         return 0;
     package_sources src = PACKAGE_SOURCES_INIT;
     int rc = -1;
-    if (package_sources_read(pkg, TRITON_TRACE_MAX_SOURCE, &src, err) == 0)
+    if (package_sources_read(pkg, NULL, TRITON_TRACE_MAX_SOURCE, &src, err) == 0)
         rc = triton_trace_apply(r, src.wrapper.buf, src.wrapper.len, src.kernel.len ? src.kernel.buf : NULL,
                                 src.kernel.len, err);
     package_sources_release(&src);

@@ -11,6 +11,7 @@ import os
 import re
 import zipfile
 
+import pytest
 import yaml
 
 from conftest import ROOT, run
@@ -103,28 +104,51 @@ def test_without_provenance_the_calls_show_graph_nodes(aotidbg, package):
     assert shown == [(n.replace(", ,", ",").strip(", "), a) for n, a in comments] and len(shown) >= 4
 
 
-def test_route_names_the_failing_kernels_source_line(aotidbg, package, tmp_path):
-    """An id past the embedding's 100 rows: the index assert's route carries the line of the
-    model that does the lookup, from the session and from a bare log with --package."""
+@pytest.fixture(scope="module")
+def oob(aotidbg, package, tmp_path_factory):
+    """A run of `provenance` fed the id 137 for its 100-row embedding: the index assert fires in
+    the embedding kernel (kernel 0)."""
+    d = tmp_path_factory.mktemp("oob")
     pt2 = package("provenance")
-    spec = tmp_path / "oob.yaml"
+    spec = d / "oob.yaml"
     spec.write_text("inputs:\n  - {shape: [1, 4], dtype: int64, device: cpu, fill: full, value: 137}\n")
-    sess = tmp_path / "s.yaml"
+    sess = d / "s.yaml"
     r = run([aotidbg, "run", pt2, "--inputs", str(spec), "--record", str(sess)])
     assert "index out of bounds" in r.stdout + r.stderr, r.stdout + r.stderr
+    return {"pt2": pt2, "session": sess, "dir": d}
+
+
+def test_route_names_the_failing_kernels_source_line(aotidbg, oob):
+    """The index assert's route carries the line of the model that does the lookup, from the
+    session and from a bare log with --package."""
     src = open(MODEL_FILE).read().splitlines()
     (line,) = [i + 1 for i, t in enumerate(src) if t.strip() == "h = self.emb(idx)"]
     want = {"source_line": f"{MODEL_FILE}:{line}", "source_code": "h = self.emb(idx)",
             "graph_nodes": "embedding", "kernel_call": "cpp_fused_embedding_0:1"}
-    r = run([aotidbg, "route", str(sess), "--format", "yaml"])
+    r = run([aotidbg, "route", str(oob["session"]), "--format", "yaml"])
     assert r.returncode == 0, r.stderr
     doc = yaml.safe_load(r.stdout)
     assert doc["route"] == "triton-index-oob"
     assert {k: doc["fields"].get(k) for k in want} == want, doc["fields"]
     # the same from the error text alone, with the package
-    text = "\n".join(e["text"] for e in yaml.safe_load(open(sess))["events"] if e["kind"] == "error")
-    log = tmp_path / "oob.log"
+    text = "\n".join(e["text"] for e in yaml.safe_load(open(oob["session"]))["events"] if e["kind"] == "error")
+    log = oob["dir"] / "oob.log"
     log.write_text(text + "\n")
-    r = run([aotidbg, "route", str(log), "--package", pt2, "--format", "yaml"])
+    r = run([aotidbg, "route", str(log), "--package", oob["pt2"], "--format", "yaml"])
     doc = yaml.safe_load(r.stdout)
     assert {k: doc["fields"].get(k) for k in want} == want, doc["fields"]
+
+
+def test_open_source_lands_on_the_failing_line(aotidbg, oob):
+    """S on the failing kernel (from the kernel list or the router) shows kernel.cpp, says so, and
+    puts the assert that fired under the cursor; on a kernel that did not fail, its body."""
+    with zipfile.ZipFile(oob["pt2"]) as z:
+        (n,) = [n for n in z.namelist() if n.endswith(".kernel.cpp")]
+        lines = z.read(n).decode().split("\n")
+    (fail,) = [i + 1 for i, t in enumerate(lines) if "index out of bounds: 0 <= tmp" in t and "CHECK" in t]
+    for keys in ("goto:0 open-source", "pane-router open-source"):
+        r = run([aotidbg, "replay", str(oob["session"]), "--headless", "140x30", "--keys", keys, "--dump-screen"])
+        assert r.returncode == 0, r.stderr
+        assert f"source: cpp_fused_embedding_0 - kernel.cpp line {fail} (failing line) - {n[:40]}" in r.stdout, \
+            r.stdout
+        assert re.search(rf"^. +{fail} .*AOTI_TORCH_CHECK", r.stdout, re.M), r.stdout

@@ -206,22 +206,17 @@ def test_open_source_and_router_keys(aotidbg, package, tmp_path):
     r = run([aotidbg, "replay", str(rec), "--headless", "120x40", "--keys",
              f"goto:{log_k} open-source", "--dump-screen"])
     assert r.returncode == 0, r.stderr
-    assert f"source: {name}" in r.stdout
-    m = re.search(rf"{name}: line (\d+)", r.stdout)
+    # the view shows one file and says which; the line is the kernel's body, not its declaration
+    m = re.search(rf"source: {name} - (kernel|wrapper)\.cpp line (\d+) \(body\)", r.stdout)
     assert m, r.stdout
-    # that line of the package's sources really names the kernel
     import zipfile
     with zipfile.ZipFile(pkg) as z:
-        texts = []
-        for n in sorted(z.namelist()):
-            if n.endswith(".wrapper.cpp") or n.endswith(".kernel.cpp"):
-                texts.append((n, z.read(n).decode()))
-    order = sorted(texts, key=lambda t: not t[0].endswith(".wrapper.cpp"))
-    lines = []
-    for n, t in order:
-        lines.append(f"// ---- {n} ----")
-        lines.extend(t.split("\n")[:-1] if t.endswith("\n") else t.split("\n"))
-    assert name in lines[int(m.group(1)) - 1]
+        (n,) = [n for n in z.namelist() if n.endswith(f".{m.group(1)}.cpp")]
+        lines = z.read(n).decode().split("\n")
+    line = int(m.group(2))
+    assert name in lines[line - 1] and lines[line - 1].lstrip().startswith("extern")
+    after = "\n".join(lines[line - 1:])
+    assert after.index("{") < after.index(";"), after[:300]   # a definition, not `...);`
     # search inside the view, then q closes it and the panes are back
     r = run([aotidbg, "replay", str(rec), "--headless", "120x40", "--keys",
              f"goto:{log_k} open-source search:in_out_ptr0 q", "--dump-screen"])

@@ -71,7 +71,9 @@ static void test_cpu(void)
     CHECK(kernel_source_find(cpu_wrapper, wl, cpu_kernel, kl, "aoti_torch_cpu_addmm_out", 0, NULL, 0, &sp) == 0);
     CHECK(sp.part == SRC_WRAPPER && sp.line == 7 && !strcmp(sp.what, "launch"));
     CHECK(kernel_source_find(cpu_wrapper, wl, cpu_kernel, kl, "aoti_torch_cpu_addmm_out", 5, NULL, 0, &sp) == 0);
-    CHECK(sp.line == 5);
+    CHECK(sp.line == 7);   /* the call after the provenance's printer line */
+    CHECK(kernel_source_find(cpu_wrapper, wl, cpu_kernel, kl, "at::_ops::sdpa::call", 5, NULL, 0, &sp) == 0);
+    CHECK(sp.line == 5 && !strcmp(sp.what, "launch"));   /* a printer name that is no call: the line given */
     CHECK(kernel_source_find(cpu_wrapper, wl, cpu_kernel, kl, "cpp_fused_missing_9", 0, NULL, 0, &sp) == -1);
 }
 
