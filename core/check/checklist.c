@@ -129,46 +129,6 @@ static int parse_device(const char *s, devspec *d)
     return 0;
 }
 
-typedef int (*cu_i_fn)(unsigned);
-typedef int (*cu_pi_fn)(int *);
-typedef int (*cu_attr_fn)(int *, int, int);
-
-void cuda_probe_run(cuda_probe *cp)
-{
-    memset(cp, 0, sizeof *cp);
-    const char *lib = getenv("AOTIDBG_LIBCUDA");   /* lets tests point at another driver */
-    void *h = dlopen(lib && *lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(cp->error, sizeof cp->error, "no CUDA driver: dlopen(libcuda.so.1) failed");
-        return;
-    }
-    cu_i_fn cu_init = (cu_i_fn)dlsym(h, "cuInit");
-    cu_pi_fn cu_count = (cu_pi_fn)dlsym(h, "cuDeviceGetCount");
-    cu_pi_fn cu_ver = (cu_pi_fn)dlsym(h, "cuDriverGetVersion");
-    cu_attr_fn cu_attr = (cu_attr_fn)dlsym(h, "cuDeviceGetAttribute");
-    if (!cu_init || !cu_count || !cu_attr) {
-        snprintf(cp->error, sizeof cp->error, "libcuda.so.1 lacks cuInit/cuDeviceGetCount/cuDeviceGetAttribute");
-        return;   /* keep the handle: unloading a driver mid-process is not worth the risk */
-    }
-    cp->driver_found = 1;
-    if (cu_ver)
-        cu_ver(&cp->driver_version);
-    int rc = cu_init(0);
-    if (rc != 0) {
-        snprintf(cp->error, sizeof cp->error, "cuInit(0) failed with CUresult %d%s", rc,
-                 rc == 100 ? " (no CUDA-capable device)" : rc == 35 ? " (driver older than the runtime)" : "");
-        return;
-    }
-    cp->init_ok = 1;
-    if (cu_count(&cp->device_count) != 0)
-        cp->device_count = 0;
-    for (int i = 0; i < cp->device_count && i < 16; i++) {
-        /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76; device handle == ordinal */
-        if (cu_attr(&cp->cc_major[i], 75, i) != 0 || cu_attr(&cp->cc_minor[i], 76, i) != 0)
-            cp->cc_major[i] = cp->cc_minor[i] = -1;
-    }
-}
-
 /* ---- libtorch location ---- */
 static int has_libc10(const char *dir)
 {
@@ -420,7 +380,7 @@ void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, co
 
 /* ---- device rows ---- */
 static void check_devices(checklist *cl, const package_t *p, const package_model *m, const char *req,
-                          const wrapper_scan *ws)
+                          const wrapper_scan *ws, host_facts *hf, int hf_local)
 {
     arena *a = &cl->arena;
     const char *meta_src = m->metadata_entry ? arena_printf(a, "metadata AOTI_DEVICE_KEY (%s)", basename_of(m->metadata_entry))
@@ -459,8 +419,9 @@ static void check_devices(checklist *cl, const package_t *p, const package_model
         add(cl, "device.cuda-available", CHECK_INFO, "CUDA usable here", NULL, "not needed (cpu)", "load device",
             NULL);
     } else {
-        cuda_probe cp;
-        cuda_probe_run(&cp);
+        if (hf_local)
+            cuda_probe_run(&hf->cuda);   /* only when CUDA matters: cuInit takes a while */
+        const cuda_probe cp = hf->cuda;
         int usable = cp.init_ok && cp.device_count > 0;
         const char *gotv = usable ? arena_printf(a, "driver %d.%d, %d device(s)", cp.driver_version / 1000,
                                                  (cp.driver_version % 1000) / 10, cp.device_count)
@@ -507,7 +468,7 @@ static void check_devices(checklist *cl, const package_t *p, const package_model
 }
 
 /* Maps AOTI_CPU_ISA words to /proc/cpuinfo flags. */
-static void check_cpu_isa(checklist *cl, const package_model *m, const char *load_type)
+static void check_cpu_isa(checklist *cl, const package_model *m, const char *load_type, const host_facts *hf)
 {
     arena *a = &cl->arena;
     if (!m->cpu_isa || !*m->cpu_isa) {
@@ -515,26 +476,12 @@ static void check_cpu_isa(checklist *cl, const package_model *m, const char *loa
             NULL);
         return;
     }
-    strbuf flags = STRBUF_INIT, e = STRBUF_INIT;
-    if (strbuf_read_file(&flags, "/proc/cpuinfo", 16u << 20, &e) < 0) {
+    if (!hf->cpu_flags) {
         add(cl, "device.cpu-isa", CHECK_WARN, "CPU instruction set vs package", m->cpu_isa, NULL, "/proc/cpuinfo",
-            "cannot read /proc/cpuinfo to compare");
-        strbuf_release(&flags);
-        strbuf_release(&e);
+            "cannot read the flags of /proc/cpuinfo to compare");
         return;
     }
-    /* First "flags" line only (all cores share it). */
-    char *fl = strstr(flags.buf, "\nflags");
-    char *line = NULL;
-    if (fl) {
-        line = strchr(fl, ':');
-        if (line) {
-            char *end = strchr(line, '\n');
-            if (end)
-                *end = 0;
-            line++;
-        }
-    }
+    char *line = arena_strdup(a, hf->cpu_flags);
     strbuf missing = STRBUF_INIT;
     char *isa = arena_strdup(a, m->cpu_isa);
     for (char *tok = strtok(isa, " ,"); tok; tok = strtok(NULL, " ,")) {
@@ -551,22 +498,14 @@ static void check_cpu_isa(checklist *cl, const package_model *m, const char *loa
             want[k] = 0;
         }
         int found = 0;
-        if (line) {
-            char pat[80];
-            snprintf(pat, sizeof pat, " %s", want);
-            for (char *q = strstr(line, pat); q; q = strstr(q + 1, pat))
-                if (q[strlen(pat)] == ' ' || q[strlen(pat)] == 0) {
-                    found = 1;
-                    break;
-                }
-        }
-        if (!found && line)
+        char pat[80];
+        snprintf(pat, sizeof pat, " %s", want);
+        for (char *q = strstr(line, pat); q && !found; q = strstr(q + 1, pat))
+            found = q[strlen(pat)] == ' ' || q[strlen(pat)] == 0;
+        if (!found)
             strbuf_addf(&missing, "%s%s", missing.len ? " " : "", want);
     }
-    if (!line)
-        add(cl, "device.cpu-isa", CHECK_WARN, "CPU instruction set vs package", m->cpu_isa, NULL, "/proc/cpuinfo",
-            "no flags line in /proc/cpuinfo to compare");
-    else if (missing.len)
+    if (missing.len)
         add(cl, "device.cpu-isa", !strcmp(load_type, "cpu") ? CHECK_FAIL : CHECK_WARN,
             "CPU instruction set vs package", m->cpu_isa, arena_printf(a, "missing %s", missing.buf),
             "metadata AOTI_CPU_ISA, /proc/cpuinfo flags",
@@ -575,8 +514,6 @@ static void check_cpu_isa(checklist *cl, const package_model *m, const char *loa
         add(cl, "device.cpu-isa", CHECK_PASS, "CPU instruction set vs package", m->cpu_isa, "all present",
             "metadata AOTI_CPU_ISA, /proc/cpuinfo flags", NULL);
     strbuf_release(&missing);
-    strbuf_release(&flags);
-    strbuf_release(&e);
 }
 
 /* ---- integrity ---- */
@@ -795,12 +732,28 @@ out:
     strbuf_release(&list);
 }
 
-static void check_symbols(checklist *cl, package_t *p, const package_model *m, const char *torch_lib)
+static void check_symbols(checklist *cl, package_t *p, const package_model *m, const char *torch_lib,
+                          const host_facts *remote)
 {
     arena *a = &cl->arena;
     const char *subject = "symbols the .so needs from libtorch";
     if (!m->so_entry)
         return;   /* package.so already FAILs */
+    if (remote) {   /* --remote: the runner there loaded the .so against its libtorch */
+        const char *host = remote->hostname[0] ? remote->hostname : "the remote box";
+        if (!remote->so_checked)
+            add(cl, "package.symbols", CHECK_INFO, subject, NULL, arena_printf(a, "not checked on %s", host), NULL,
+                NULL);
+        else
+            add(cl, "package.symbols", remote->so_error[0] ? CHECK_FAIL : CHECK_PASS, subject,
+                "the .so loads against the runner's libtorch",
+                remote->so_error[0] ? arena_strdup(a, remote->so_error) : "loads (dlopen RTLD_NOW)",
+                arena_printf(a, "dlopen on %s (%s)", host, remote->runner),
+                remote->so_error[0] ? "the package was built against another torch: rebuild it with the torch on "
+                                      "that box, or build the runner there against the torch it was built with"
+                                    : NULL);
+        return;
+    }
     if (torch_lib && !strcmp(torch_lib, "none")) {
         add(cl, "package.symbols", CHECK_INFO, subject, NULL, "not checked (--torch-lib none)", NULL, NULL);
         return;
@@ -868,7 +821,7 @@ out:
     strbuf_release(&miss);
 }
 
-static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src)
+static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src, const host_facts *hf)
 {
     arena *a = &cl->arena;
     if (ws) {
@@ -888,13 +841,13 @@ static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src)
             ws->nan_asserts ? arena_printf(a, "%s:%d", src, ws->nan_assert_line) : src,
             ws->nan_asserts ? NULL : "rebuild with TORCHINDUCTOR_NAN_ASSERTS=1 to stop at the first NaN/Inf buffer");
     }
-    static const char *const envs[][2] = {
+    static const char *const envs[HOST_NENV][2] = {   /* in host_env_names' order */
         {"AOTI_RUNTIME_CHECK_INPUTS", "the model checks input dtype/shape/stride/device itself at run time"},
         {"CUDA_LAUNCH_BLOCKING", "kernel launches block, so errors name the failing kernel"},
         {"PYTORCH_NO_CUDA_MEMORY_CACHING", "no caching allocator: out-of-bounds accesses fault sooner"},
     };
-    for (size_t i = 0; i < 3; i++) {
-        const char *v = getenv(envs[i][0]);
+    for (size_t i = 0; i < HOST_NENV; i++) {
+        const char *v = hf->env[i];
         int on = v && *v && strcmp(v, "0");
         add(cl, arena_printf(a, "flag.%s", envs[i][0]), CHECK_INFO, envs[i][0], NULL,
             on ? arena_printf(a, "%s: %s", v, envs[i][1]) : "unset", "environment",
@@ -958,10 +911,26 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
             "input dtype/shape checks need the wrapper.cpp: rebuild with aoti_compile_and_package");
     }
 
-    check_devices(cl, p, m, o->device, ws);
+    /* The box the model runs on: given (--remote), or this one, probed as needed. */
+    host_facts local_hf;
+    host_facts *hf = (host_facts *)o->host;
+    if (!hf) {
+        memset(&local_hf, 0, sizeof local_hf);
+        hf = &local_hf;
+        for (int i = 0; i < HOST_NENV; i++) {
+            const char *v = getenv(host_env_names[i]);
+            snprintf(hf->env[i], sizeof hf->env[i], "%s", v ? v : "");
+        }
+    }
+    host_facts hf_copy = *hf;   /* check_devices may probe CUDA into a local one */
+    check_devices(cl, p, m, o->device, ws, &hf_copy, !o->host);
     devspec load = {"cpu", -1};
     parse_device(cl->device, &load);
-    check_cpu_isa(cl, m, load.type);
+    if (!o->host && m->cpu_isa && *m->cpu_isa)
+        hf_copy.cpu_flags = host_cpu_flags_read();
+    check_cpu_isa(cl, m, load.type, &hf_copy);
+    if (!o->host)
+        free(hf_copy.cpu_flags);
 
     if (!o->inputs) {
         add(cl, "input.spec", CHECK_INFO, "inputs checked against the compiled spec", "an inputs spec (--inputs)",
@@ -976,8 +945,8 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
     check_cubins(cl, p, m, ws, src);
     check_weights(cl, p, m, ws);
     check_custom_ops(cl, p, m, ws);
-    check_symbols(cl, p, m, o->torch_lib);
-    check_flags(cl, ws, src);
+    check_symbols(cl, p, m, o->torch_lib, o->host);
+    check_flags(cl, ws, src, &hf_copy);
     if (ws)
         wrapper_scan_free(ws);
     strbuf_release(&e);

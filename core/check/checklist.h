@@ -13,7 +13,8 @@
  *   flag.printer-level, flag.nan-asserts, flag.AOTI_RUNTIME_CHECK_INPUTS,
  *   flag.CUDA_LAUNCH_BLOCKING, flag.PYTORCH_NO_CUDA_MEMORY_CACHING
  * Nothing here loads CUDA's runtime or libtorch: CUDA is probed through
- * dlopen("libcuda.so.1") and libtorch is only read as ELF files.
+ * dlopen("libcuda.so.1") and libtorch is only read as ELF files. Device, CPU
+ * and environment rows judge the box in opts.host when given (host_facts.h).
  * Ownership: a checklist owns its rows and strings (its arena and array);
  * release with checklist_free(). Errors: 0 / -1 with a message in err only
  * for a failure to check at all; a failed check is a FAIL row, not an error. */
@@ -24,6 +25,7 @@
 #include "model.h"
 #include "package.h"
 #include "strbuf.h"
+#include "host_facts.h"   /* cuda_probe, cuda_probe_run */
 #include "wrapper_scan.h"
 
 typedef struct {
@@ -32,6 +34,8 @@ typedef struct {
     const input_spec *inputs;  /* NULL: no spec given, per-input rows are skipped */
     size_t ninputs;
     const char *torch_lib;     /* libtorch folder; NULL: $TORCH_DIR or python3's torch; "none": skip */
+    const host_facts *host;    /* the box the model runs on (--remote: the runner's FACTS); NULL:
+                                  this machine, probed as needed */
 } checklist_opts;
 
 typedef struct {
@@ -41,15 +45,6 @@ typedef struct {
     const char *device;        /* the load device the rows were computed for (arena) */
 } checklist;
 
-/* What dlopen("libcuda.so.1") says about this machine. */
-typedef struct {
-    int driver_found;          /* libcuda.so.1 loaded and its symbols resolved */
-    int init_ok;               /* cuInit(0) == 0 */
-    int driver_version;        /* cuDriverGetVersion, 0 unknown */
-    int device_count;
-    int cc_major[16], cc_minor[16];  /* per device index, first 16 */
-    char error[160];           /* why not usable; empty when usable */
-} cuda_probe;
 
 void checklist_init(checklist *cl);
 /* Runs every row for package p (opened, not necessarily extracted). */
@@ -72,8 +67,6 @@ void checklist_format_text(const checklist *cl, strbuf *out);
 void checklist_format_yaml(const checklist *cl, strbuf *out);
 void checklist_free(checklist *cl);
 
-/* Probes the CUDA driver through dlopen/dlsym; never fails the process. */
-void cuda_probe_run(cuda_probe *cp);
 /* Folder of libtorch's shared libraries: $TORCH_DIR(/lib), else python3's
  * torch/lib (found without importing torch). Static storage; NULL if none. */
 const char *checklist_torch_lib_dir(void);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
+#include "paths.h"
 
 #define META_MAX_BYTES (1u << 20)
 
@@ -25,6 +26,10 @@
 typedef struct {
     package_t pub;
     zip_t *za;                 /* NULL for a bare .so */
+    const package_source *src; /* package_open_source (&src_store); NULL for a local file */
+    package_source src_store;
+    uint64_t src_pos;          /* its read position for libzip */
+    zip_error_t src_err;
 } package_priv;
 
 /* ---- SHA-256 (FIPS 180-4), small and dependency-free ---- */
@@ -171,39 +176,6 @@ static int ends_with(const char *s, const char *suf)
 }
 
 static int starts_with(const char *s, const char *pre) { return !strncmp(s, pre, strlen(pre)); }
-
-/* A name is safe when relative, without "..", "." or empty components,
- * backslashes or control characters. Returns a reason or NULL. */
-static const char *unsafe_name(const char *name)
-{
-    if (!*name)
-        return "empty entry name";
-    if (name[0] == '/')
-        return "absolute path";
-    if (strlen(name) > 1024)
-        return "name longer than 1024 bytes";
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
-        if (*c == '\\')
-            return "backslash in name";
-        if (*c < 0x20 || *c == 0x7f)
-            return "control character in name";
-    }
-    const char *p = name;
-    while (*p) {
-        const char *slash = strchr(p, '/');
-        size_t n = slash ? (size_t)(slash - p) : strlen(p);
-        if (n == 2 && p[0] == '.' && p[1] == '.')
-            return "'..' component (path escapes the archive)";
-        if (n == 1 && p[0] == '.')
-            return "'.' component";
-        if (n == 0 && slash)
-            return "empty path component";
-        if (!slash)
-            break;
-        p = slash + 1;
-    }
-    return NULL;
-}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -370,6 +342,19 @@ static int open_bare_so(package_priv *pp, const char *path, strbuf *err)
 {
     package_t *p = &pp->pub;
     char real[PATH_MAX];
+    if (pp->src) {   /* on another box: its path as given, nothing looked up beside it here */
+        p->is_bare_so = 1;
+        p->root = "";
+        p->nmodels = 1;
+        p->models = arena_alloc(&p->arena, sizeof *p->models);
+        package_model *m = &p->models[0];
+        m->name = "model";
+        m->so_entry = m->so_path = p->path;
+        char *dir = arena_strdup(&p->arena, p->path);
+        char *sl = strrchr(dir, '/');
+        m->model_dir = sl ? (sl == dir ? "/" : (*sl = 0, dir)) : ".";
+        return 0;
+    }
     if (!realpath(path, real)) {
         strbuf_addf(err, "%s: %s", path, strerror(errno));
         return -1;
@@ -401,7 +386,92 @@ static int open_bare_so(package_priv *pp, const char *path, strbuf *err)
     return 0;
 }
 
+/* libzip's view of a package_source: a seekable, read-only stream. */
+static zip_int64_t src_cb(void *ud, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
+{
+    package_priv *pp = ud;
+    const package_source *s = pp->src;
+    switch (cmd) {
+    case ZIP_SOURCE_OPEN:
+        pp->src_pos = 0;
+        return 0;
+    case ZIP_SOURCE_READ: {
+        zip_uint64_t left = s->size - (pp->src_pos < s->size ? pp->src_pos : s->size), done = 0;
+        if (len > left)
+            len = left;
+        while (done < len) {
+            strbuf e = STRBUF_INIT;
+            long n = s->read(s->ctx, pp->src_pos + done, (char *)data + done, (size_t)(len - done), &e);
+            strbuf_release(&e);
+            if (n <= 0) {
+                zip_error_set(&pp->src_err, ZIP_ER_READ, EIO);
+                return -1;
+            }
+            done += (zip_uint64_t)n;
+        }
+        pp->src_pos += done;
+        return (zip_int64_t)done;
+    }
+    case ZIP_SOURCE_CLOSE:
+    case ZIP_SOURCE_FREE:
+        return 0;
+    case ZIP_SOURCE_STAT: {
+        zip_stat_t *st = data;
+        zip_stat_init(st);
+        st->size = s->size;
+        st->valid |= ZIP_STAT_SIZE;
+        return sizeof *st;
+    }
+    case ZIP_SOURCE_ERROR:
+        return zip_error_to_data(&pp->src_err, data, len);
+    case ZIP_SOURCE_SEEK: {
+        zip_int64_t at = zip_source_seek_compute_offset(pp->src_pos, s->size, data, len, &pp->src_err);
+        if (at < 0)
+            return -1;
+        pp->src_pos = (zip_uint64_t)at;
+        return 0;
+    }
+    case ZIP_SOURCE_TELL:
+        return (zip_int64_t)pp->src_pos;
+    case ZIP_SOURCE_SUPPORTS:
+        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT,
+                                              ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL,
+                                              ZIP_SOURCE_SUPPORTS, -1);
+    default:
+        zip_error_set(&pp->src_err, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
+}
+
+/* zip_open() of the package's file, or of its source. */
+static zip_t *open_zip(package_priv *pp, const char *path, int flags, int *zerr)
+{
+    if (!pp->src)
+        return zip_open(path, flags, zerr);
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *zs = zip_source_function_create(src_cb, pp, &ze);
+    zip_t *za = zs ? zip_open_from_source(zs, flags, &ze) : NULL;
+    if (!za && zs)
+        zip_source_free(zs);
+    *zerr = zip_error_code_zip(&ze);
+    zip_error_fini(&ze);
+    return za;
+}
+
+static int package_open_impl(package_t **out, const char *path, const package_source *src, strbuf *err);
+
 int package_open(package_t **out, const char *path, strbuf *err)
+{
+    return package_open_impl(out, path, NULL, err);
+}
+
+int package_open_source(package_t **out, const char *path, const package_source *src, strbuf *err)
+{
+    return package_open_impl(out, path, src, err);
+}
+
+static int package_open_impl(package_t **out, const char *path, const package_source *src, strbuf *err)
 {
     *out = NULL;
     package_priv *pp = calloc(1, sizeof *pp);
@@ -409,27 +479,41 @@ int package_open(package_t **out, const char *path, strbuf *err)
         abort();
     package_t *p = &pp->pub;
     p->path = arena_strdup(&p->arena, path);
-
-    struct stat st;
-    if (stat(path, &st) < 0) {
-        strbuf_addf(err, "%s: %s", path, strerror(errno));
-        goto fail;
+    if (src) {
+        pp->src_store = *src;
+        pp->src = &pp->src_store;
+        src = pp->src;
     }
-    if (!S_ISREG(st.st_mode)) {
-        strbuf_addf(err, "%s: not a regular file; give a .pt2 package or a model .so", path);
-        goto fail;
-    }
-    if (package_sha256_file(path, p->sha256, err) < 0)
-        goto fail;
+    zip_error_init(&pp->src_err);
 
     unsigned char magic[4] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        strbuf_addf(err, "%s: %s", path, strerror(errno));
-        goto fail;
+    size_t got = 0;
+    if (src) {
+        snprintf(p->sha256, sizeof p->sha256, "%s", src->sha256 ? src->sha256 : "");
+        long n = src->size >= 4 ? src->read(src->ctx, 0, magic, 4, err) : 0;
+        if (n < 0)
+            goto fail;
+        got = (size_t)n;
+    } else {
+        struct stat st;
+        if (stat(path, &st) < 0) {
+            strbuf_addf(err, "%s: %s", path, strerror(errno));
+            goto fail;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            strbuf_addf(err, "%s: not a regular file; give a .pt2 package or a model .so", path);
+            goto fail;
+        }
+        if (package_sha256_file(path, p->sha256, err) < 0)
+            goto fail;
+        FILE *f = fopen(path, "rb");
+        if (!f) {
+            strbuf_addf(err, "%s: %s", path, strerror(errno));
+            goto fail;
+        }
+        got = fread(magic, 1, 4, f);
+        fclose(f);
     }
-    size_t got = fread(magic, 1, 4, f);
-    fclose(f);
     if (got == 4 && !memcmp(magic, "\x7f" "ELF", 4)) {
         if (open_bare_so(pp, path, err) < 0)
             goto fail;
@@ -438,11 +522,11 @@ int package_open(package_t **out, const char *path, strbuf *err)
     }
 
     int zerr = 0;
-    pp->za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+    pp->za = open_zip(pp, path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
     if (!pp->za && zerr == ZIP_ER_EXISTS) {
         /* libzip saw two entries with one name; reopen without the check only to name it. */
         int e2 = 0;
-        zip_t *z2 = zip_open(path, ZIP_RDONLY, &e2);
+        zip_t *z2 = open_zip(pp, path, ZIP_RDONLY, &e2);
         zip_int64_t n2 = z2 ? zip_get_num_entries(z2, 0) : 0;
         const char *dup = NULL;
         if (z2 && n2 > 0 && n2 <= PACKAGE_MAX_ENTRIES) {
@@ -493,7 +577,7 @@ int package_open(package_t **out, const char *path, strbuf *err)
             goto fail;
         }
         const char *name = zs.name;
-        const char *why = unsafe_name(name);
+        const char *why = path_unsafe_entry(name);
         if (why) {
             strbuf_addf(err, "%s: entry '%s' refused: %s; nothing was extracted", path, name, why);
             goto fail;
@@ -583,7 +667,8 @@ fail:
 
 const char *package_trace_source(const package_t *p, const package_model *m)
 {
-    return m->wrapper_cpp_path ? m->wrapper_cpp_path : p->is_bare_so ? NULL : p->path;
+    const package_priv *pp = (const package_priv *)p;
+    return m->wrapper_cpp_path ? m->wrapper_cpp_path : p->is_bare_so || pp->src ? NULL : p->path;
 }
 
 package_model *package_find_model(package_t *p, const char *name, strbuf *err)
@@ -718,30 +803,70 @@ static int extract_one(package_priv *pp, int topfd, zip_int64_t idx, const char 
     return rc;
 }
 
+/* The private folder entries are written to (removed by package_close and at exit). */
+static int make_extract_dir(package_t *p, strbuf *err)
+{
+    if (p->extract_dir)
+        return 0;
+    const char *tmp = getenv("TMPDIR");
+    char *tmpl = arena_printf(&p->arena, "%s/aotidbg-pkg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpl)) {
+        strbuf_addf(err, "cannot create a temporary folder %s: %s", tmpl, strerror(errno));
+        return -1;
+    }
+    p->extract_dir = tmpl;
+    if (!atexit_registered) {
+        atexit(cleanup_at_exit);
+        atexit_registered = 1;
+    }
+    track_dir(p->extract_dir, 1);
+    return 0;
+}
+
+const char *package_mirror_entry(package_t *p, const char *entry, size_t max, strbuf *err)
+{
+    if (!entry || p->is_bare_so || make_extract_dir(p, err) < 0)
+        return NULL;
+    strbuf sb = STRBUF_INIT;
+    const char *out = NULL;
+    if (package_read_entry(p, entry, max, &sb, err) == 0) {
+        int top = open(p->extract_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        const char *rel = entry + strlen(p->root);
+        int dfd = top < 0 ? -1 : open_dirs(top, rel, err, entry);
+        const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+        int fd = dfd < 0 ? -1 : openat(dfd, base, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int ok = fd >= 0 && write(fd, sb.buf, sb.len) == (ssize_t)sb.len;
+        if (fd >= 0 && close(fd) != 0)
+            ok = 0;
+        if (ok)
+            out = arena_printf(&p->arena, "%s/%s", p->extract_dir, rel);
+        else if (dfd >= 0)
+            strbuf_addf(err, "%s: cannot write a copy of %s: %s", p->extract_dir, entry, strerror(errno));
+        if (dfd >= 0)
+            close(dfd);
+        if (top >= 0)
+            close(top);
+    }
+    strbuf_release(&sb);
+    return out;
+}
+
 int package_extract(package_t *p, package_model *m, strbuf *err)
 {
     package_priv *pp = (package_priv *)p;
     if (p->is_bare_so)
         return 0;   /* paths already point at the file and its folder */
+    if (pp->src) {
+        strbuf_addf(err, "%s: extracted where it is, not here (package_open_source)", p->path);
+        return -1;
+    }
     if (!m->so_entry) {
         strbuf_addf(err, "%s: model '%s' has no <key>.wrapper.so under %sdata/aotinductor/%s/; rebuild the package",
                     p->path, m->name, p->root, m->name);
         return -1;
     }
-    if (!p->extract_dir) {
-        const char *tmp = getenv("TMPDIR");
-        char *tmpl = arena_printf(&p->arena, "%s/aotidbg-pkg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(tmpl)) {
-            strbuf_addf(err, "cannot create a temporary folder %s: %s", tmpl, strerror(errno));
-            return -1;
-        }
-        p->extract_dir = tmpl;
-        if (!atexit_registered) {
-            atexit(cleanup_at_exit);
-            atexit_registered = 1;
-        }
-        track_dir(p->extract_dir, 1);
-    }
+    if (make_extract_dir(p, err) < 0)
+        return -1;
     int topfd = open(p->extract_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (topfd < 0) {
         strbuf_addf(err, "%s: %s", p->extract_dir, strerror(errno));
@@ -780,6 +905,9 @@ void package_close(package_t *p)
     package_priv *pp = (package_priv *)p;
     if (pp->za)
         zip_discard(pp->za);
+    zip_error_fini(&pp->src_err);
+    if (pp->src && pp->src->release)
+        pp->src->release(pp->src->ctx);
     if (p->extract_dir) {
         remove_tree(p->extract_dir);
         track_dir(p->extract_dir, 0);

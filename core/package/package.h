@@ -47,6 +47,22 @@ typedef struct package_t {
 
 /* Opens and validates the archive (or bare .so); reads metadata. Extracts nothing. */
 int package_open(package_t **out, const char *path, strbuf *err);
+
+/* A package read through someone else's hands (--remote: byte ranges of a
+ * file on another box). read() fills buf with up to len bytes at off and
+ * returns how many (0 at the end), or -1 with err. */
+typedef struct {
+    void *ctx;
+    uint64_t size;               /* the file's size */
+    const char *sha256;          /* hex, computed where the file is */
+    long (*read)(void *ctx, uint64_t off, void *buf, size_t len, strbuf *err);
+    void (*release)(void *ctx);  /* called by package_close (or a failed open); may be NULL */
+} package_source;
+/* package_open for a package behind src (path names it in messages). Its
+ * entries read as usual (package_read_entry); package_extract refuses (the
+ * owner of src extracts where the file is, and fills so_path, model_dir and
+ * wrapper_cpp_path itself). The package keeps a copy of *src and owns ctx. */
+int package_open_source(package_t **out, const char *path, const package_source *src, strbuf *err);
 /* Model by name (NULL: the only or the "model" one). NULL with a message if absent. */
 package_model *package_find_model(package_t *p, const char *name, strbuf *err);
 /* Extracts one model's folder to a private temp folder; fills *_path fields. */
@@ -54,6 +70,10 @@ int package_extract(package_t *p, package_model *m, strbuf *err);
 /* What the router's Triton trace reads the generated code from (triton_trace.h):
  * the extracted wrapper.cpp, else the package itself; NULL for a bare .so. */
 const char *package_trace_source(const package_t *p, const package_model *m);
+/* Copies one entry into the package's private folder here (made as for
+ * package_extract) and returns its path there (package arena), for code that
+ * reads files, when the package itself is elsewhere (package_open_source). */
+const char *package_mirror_entry(package_t *p, const char *entry, size_t max, strbuf *err);
 /* Reads an archive entry fully (capped at max bytes) into sb. */
 int package_read_entry(package_t *p, const char *entry, size_t max, strbuf *sb, strbuf *err);
 void package_close(package_t *p);  /* removes the extraction folder; NULL is fine */

@@ -50,6 +50,17 @@ static int put_str(strbuf *o, const char *s, const char *what, strbuf *err)
     return 0;
 }
 
+static int put_bytes(strbuf *o, const void *d, uint32_t n, const char *what, strbuf *err)
+{
+    if (n > PROTO_MAX_DATA || (n && !d)) {
+        strbuf_addf(err, "protocol: %s is %u bytes, over the %u-byte limit", what, n, PROTO_MAX_DATA);
+        return -1;
+    }
+    put_u32(o, n);
+    strbuf_add(o, n ? d : "", n);
+    return 0;
+}
+
 static int put_dims(strbuf *o, const int64_t *d, int n, const char *what, strbuf *err)
 {
     if (n < 0 || n > TENSOR_MAX_DIMS || (n > 0 && !d)) {
@@ -159,6 +170,43 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
         return 0;
     case PROTO_RUN:
     case PROTO_QUIT:
+    case PROTO_PING:
+        return 0;
+    case PROTO_FREAD:
+        if (put_str(o, m->u.fread.path, "path", err)) return -1;
+        put_u64(o, m->u.fread.offset);
+        put_u32(o, m->u.fread.len);
+        return 0;
+    case PROTO_SHA256:
+    case PROTO_FACTS:
+        return put_str(o, m->u.sha256.path, "path", err);
+    case PROTO_EXTRACT:
+        return put_str(o, m->u.extract.path, "path", err) || put_str(o, m->u.extract.prefixes, "prefixes", err)
+               ? -1 : 0;
+    case PROTO_PUT:
+        if (put_str(o, m->u.put.name, "name", err)) return -1;
+        put_u64(o, m->u.put.offset);
+        if (put_bytes(o, m->u.put.data, m->u.put.ndata, "PUT data", err)) return -1;
+        put_u8(o, m->u.put.last ? 1 : 0);
+        return 0;
+    case PROTO_SPAWN:
+        put_u32(o, m->u.spawn.flags);
+        return 0;
+    case PROTO_SIGNAL:
+        put_u8(o, m->u.signal.what);
+        return 0;
+    case PROTO_REPLY:
+        put_u8(o, m->u.reply.request);
+        put_u8(o, m->u.reply.ok ? 1 : 0);
+        put_i64(o, m->u.reply.value);
+        return put_str(o, m->u.reply.text, "reply text", err) ||
+               put_bytes(o, m->u.reply.data, m->u.reply.ndata, "reply data", err) ? -1 : 0;
+    case PROTO_LOG:
+        put_u8(o, m->u.log.stream);
+        return put_bytes(o, m->u.log.data, m->u.log.ndata, "log data", err);
+    case PROTO_EXIT:
+        put_u8(o, m->u.exit.how);
+        put_i64(o, m->u.exit.code);
         return 0;
     }
     strbuf_addf(err, "protocol: cannot encode unknown message type %d", (int)m->type);
@@ -282,6 +330,26 @@ static const char *get_str(cursor *c, const char *what)
     char *s = arena_strndup(c->a, (const char *)c->p + c->pos, n);
     c->pos += n;
     return s;
+}
+
+/* Bytes stay in the frame's arena copy; *n gets their count. */
+static const void *get_bytes(cursor *c, uint32_t *n, const char *what)
+{
+    size_t at = c->pos;
+    *n = get_u32(c, what);
+    if (c->failed) return NULL;
+    if (*n > PROTO_MAX_DATA) {
+        fail_at(c, at, "%s length %u is over the %u-byte limit", what, *n, PROTO_MAX_DATA);
+        *n = 0;
+        return NULL;
+    }
+    if (need(c, *n, what)) {
+        *n = 0;
+        return NULL;
+    }
+    void *d = *n ? arena_memdup(c->a, c->p + c->pos, *n) : NULL;
+    c->pos += *n;
+    return d;
 }
 
 /* Reads a dims array; returns its count (or -1) and the items in *out (arena). */
@@ -434,6 +502,47 @@ static void decode_body(cursor *c, proto_msg *m)
         return;
     case PROTO_RUN:
     case PROTO_QUIT:
+    case PROTO_PING:
+        return;
+    case PROTO_FREAD:
+        m->u.fread.path = get_str(c, "path");
+        m->u.fread.offset = get_u64(c, "offset");
+        m->u.fread.len = get_u32(c, "length");
+        return;
+    case PROTO_SHA256:
+    case PROTO_FACTS:
+        m->u.sha256.path = get_str(c, "path");
+        return;
+    case PROTO_EXTRACT:
+        m->u.extract.path = get_str(c, "path");
+        m->u.extract.prefixes = get_str(c, "prefixes");
+        return;
+    case PROTO_PUT:
+        m->u.put.name = get_str(c, "name");
+        m->u.put.offset = get_u64(c, "offset");
+        m->u.put.data = get_bytes(c, &m->u.put.ndata, "PUT data");
+        m->u.put.last = get_enum(c, 1, "last flag");
+        return;
+    case PROTO_SPAWN:
+        m->u.spawn.flags = get_u32(c, "spawn flags");
+        return;
+    case PROTO_SIGNAL:
+        m->u.signal.what = get_enum(c, PROTO_SIGNAL_KILL, "signal");
+        return;
+    case PROTO_REPLY:
+        m->u.reply.request = get_u8(c, "request type");
+        m->u.reply.ok = get_enum(c, 1, "ok flag");
+        m->u.reply.value = get_i64(c, "value");
+        m->u.reply.text = get_str(c, "reply text");
+        m->u.reply.data = get_bytes(c, &m->u.reply.ndata, "reply data");
+        return;
+    case PROTO_LOG:
+        m->u.log.stream = get_enum(c, 1, "log stream");
+        m->u.log.data = get_bytes(c, &m->u.log.ndata, "log data");
+        return;
+    case PROTO_EXIT:
+        m->u.exit.how = get_enum(c, 1, "exit kind");
+        m->u.exit.code = get_i64(c, "exit code");
         return;
     }
     c->pos = 4;
@@ -477,6 +586,17 @@ const char *proto_type_name(proto_type t)
     case PROTO_CONTROL: return "CONTROL";
     case PROTO_RUN: return "RUN";
     case PROTO_QUIT: return "QUIT";
+    case PROTO_FREAD: return "FREAD";
+    case PROTO_SHA256: return "SHA256";
+    case PROTO_FACTS: return "FACTS";
+    case PROTO_EXTRACT: return "EXTRACT";
+    case PROTO_PUT: return "PUT";
+    case PROTO_SPAWN: return "SPAWN";
+    case PROTO_SIGNAL: return "SIGNAL";
+    case PROTO_PING: return "PING";
+    case PROTO_REPLY: return "REPLY";
+    case PROTO_LOG: return "LOG";
+    case PROTO_EXIT: return "EXIT";
     }
     return "unknown";
 }

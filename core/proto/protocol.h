@@ -9,6 +9,7 @@
  *     str: u32 byte length + bytes (no NUL; at most PROTO_MAX_STR)
  *     i64[]: u32 count + items (count at most TENSOR_MAX_DIMS for shapes)
  *     f64[]: u32 count + items (at most PROTO_MAX_VALUES)
+ *     bytes: u32 length + bytes (may hold NUL; at most PROTO_MAX_DATA)
  * A frame whose fields do not exactly fill its length is malformed.
  *
  * Conversation: the runner sends HELLO; the front end sends LOAD, then one
@@ -35,6 +36,16 @@
  *    next kernel's start, as if stepping had been asked for (a run with no
  *    kernel boundaries, or stuck inside a kernel, does not stop).
  *
+ * Remote (protocol 2): `aotidbg-runner --serve` is an agent on the GPU box,
+ * started through ssh, speaking this protocol on its stdin/stdout. It sends
+ * HELLO (pid = its own), serves requests (FREAD, SHA256, FACTS, EXTRACT,
+ * PUT), each answered by one REPLY in order, and on SPAWN starts a runner as
+ * its child and relays: the runner's frames pass through unchanged (so the
+ * conversation above holds), front-end frames of types 16..20 go to it, its
+ * stdout/stderr come as LOG, and its end as EXIT. SIGNAL pauses or kills it.
+ * The agent exits, killing its runner and removing its folder, when its
+ * stdin closes or nothing (not even PING) arrived for its idle limit.
+ *
  * Untrusted bytes: proto_decode() never reads past len, caps every count and
  * string, and reports what was malformed; it is fuzzed (tests/fuzz).
  * Ownership: decoded strings and arrays live in the caller's arena.
@@ -50,12 +61,13 @@
 #include "model.h"
 #include "strbuf.h"
 
-#define PROTO_VERSION     1
+#define PROTO_VERSION     2              /* 2: the remote agent's messages (32..50) */
 #define PROTO_FD          3              /* the runner's end of the socketpair */
 #define PROTO_MAX_FRAME   (64U << 20)
 #define PROTO_MAX_STR     (1U << 20)
 #define PROTO_MAX_VALUES  (4U << 20)
 #define PROTO_MAX_NAMES   (1U << 16)     /* input names in LOADED */
+#define PROTO_MAX_DATA    (4U << 20)     /* bytes fields (FREAD replies, PUT, LOG) */
 
 typedef enum {
     /* runner -> front end */
@@ -78,7 +90,29 @@ typedef enum {
     PROTO_CONTROL = 18,  /* u8 cmd (proto_cmd), i64 arg (kernel index), str name, u32 break_flags */
     PROTO_RUN = 19,      /* no fields */
     PROTO_QUIT = 20,     /* no fields */
+    /* front end -> remote agent (aotidbg-runner --serve) */
+    PROTO_FREAD = 32,    /* str path, u64 offset, u32 len -> REPLY(value = file size, data = the bytes,
+                            fewer at the end of the file; len at most PROTO_MAX_DATA) */
+    PROTO_SHA256 = 33,   /* str path -> REPLY(text = hex SHA-256) */
+    PROTO_FACTS = 34,    /* str so_path ("" = none) -> REPLY(text = "key\tvalue\n" lines: the box's
+                            CUDA driver, CPU flags, debug environment, runner build; with so_path,
+                            whether that .so loads against the box's libtorch) */
+    PROTO_EXTRACT = 35,  /* str package path, str entry-name prefixes ("\n"-separated) -> REPLY(text =
+                            the folder on the box holding the entries, root folder stripped;
+                            value = files written) */
+    PROTO_PUT = 36,      /* str name (a plain file name), u64 offset, bytes data, u8 last -> after
+                            the last piece, REPLY(text = the file's path on the box) */
+    PROTO_SPAWN = 37,    /* u32 flags (PROTO_SPAWN_*) -> the runner's frames, then EXIT */
+    PROTO_SIGNAL = 38,   /* u8 what (PROTO_SIGNAL_*) to the spawned runner */
+    PROTO_PING = 39,     /* no fields: keeps the agent's idle limit from ending it */
+    /* remote agent -> front end */
+    PROTO_REPLY = 48,    /* u8 request type, u8 ok, i64 value, str text (the error when not ok), bytes data */
+    PROTO_LOG = 49,      /* u8 stream (0 stdout, 1 stderr), bytes: the runner's output as it came */
+    PROTO_EXIT = 50,     /* u8 how (0 exited, 1 killed by a signal), i64 exit code or signal number */
 } proto_type;
+
+enum { PROTO_SPAWN_DETERMINISTIC = 1 };   /* CUDA_LAUNCH_BLOCKING=1 ... in the runner's environment */
+enum { PROTO_SIGNAL_PAUSE = 0, PROTO_SIGNAL_KILL = 1 };
 
 /* tensor encoding: str name, str dtype, str device, i64[] shape, i64[] strides,
  * u8 has_stats, then if has_stats: u64 numel, finite, nan, posinf, neginf,
@@ -120,6 +154,15 @@ typedef struct {
         struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values; } load;
         struct { uint32_t index; input_spec spec; const char *raw_path; } input;
         struct { uint8_t cmd; int64_t arg; const char *name; uint32_t break_flags; } control;
+        struct { const char *path; uint64_t offset; uint32_t len; } fread;
+        struct { const char *path; } sha256, facts;          /* facts: path is the so_path */
+        struct { const char *path, *prefixes; } extract;
+        struct { const char *name; uint64_t offset; const void *data; uint32_t ndata; uint8_t last; } put;
+        struct { uint32_t flags; } spawn;
+        struct { uint8_t what; } signal;
+        struct { uint8_t request, ok; int64_t value; const char *text; const void *data; uint32_t ndata; } reply;
+        struct { uint8_t stream; const void *data; uint32_t ndata; } log;
+        struct { uint8_t how; int64_t code; } exit;
     } u;
 } proto_msg;
 

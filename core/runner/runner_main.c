@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "agent.h"
 #include "channel.h"
 #include "hooks.h"
 #include "input_build.h"
@@ -49,11 +50,20 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: aotidbg-runner            (started by aotidbg: protocol on fd 3)\n"
+            "       aotidbg-runner --serve [--idle S]   (started by aotidbg --remote through ssh)\n"
+            "       aotidbg-runner --check-so SO\n"
             "       aotidbg-runner --bench SO CUBIN_DIR DEVICE ITERS MODE INPUT...\n"
             "       aotidbg-runner --help | --version\n"
             "\n"
             "aotidbg-runner loads libtorch and an AOTInductor model .so and runs it for the\n"
             "aotidbg front end, reporting every kernel launch through the printer hooks.\n"
+            "\n"
+            "--serve is the GPU box's end of `aotidbg --remote HOST`: it speaks the protocol on\n"
+            "stdin/stdout, extracts the package into a private folder, starts a runner per run and\n"
+            "relays it; it leaves (killing its runner, removing its folder) when the connection\n"
+            "closes or nothing arrives for S seconds (default 300).\n"
+            "--check-so loads SO with RTLD_NOW against this runner's libtorch and prints \"ok\" or\n"
+            "the loader's message (exit 0 or 1).\n"
             "\n"
             "--bench times ITERS runs of the model in one MODE:\n"
             "  off       hooks only count events\n"
@@ -342,6 +352,8 @@ int main(int argc, char **argv)
                AOTIDBG_TORCH_VERSION);
         return 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "--serve")) return agent_main(argc - 2, argv + 2);
+    if (argc == 3 && !strcmp(argv[1], "--check-so")) return check_so_main(argv[2]);
     tabi_init();
     if (argc > 1 && !strcmp(argv[1], "--bench")) return bench_main(argc - 2, argv + 2);
     if (argc > 1) {

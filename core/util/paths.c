@@ -89,3 +89,33 @@ const char *aotidbg_runner_path(void)
     static char path[PATH_MAX];
     return chosen_path(path, sizeof path, "AOTIDBG_RUNNER", pick_runner);
 }
+
+const char *path_unsafe_entry(const char *name)
+{
+    if (!*name)
+        return "empty entry name";
+    if (name[0] == '/')
+        return "absolute path";
+    if (strlen(name) > 1024)
+        return "name longer than 1024 bytes";
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        if (*c == '\\')
+            return "backslash in name";
+        if (*c < 0x20 || *c == 0x7f)
+            return "control character in name";
+    }
+    for (const char *p = name; *p;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return "'..' component (path escapes the archive)";
+        if (n == 1 && p[0] == '.')
+            return "'.' component";
+        if (n == 0 && slash)
+            return "empty path component";
+        if (!slash)
+            break;
+        p = slash + 1;
+    }
+    return NULL;
+}

@@ -53,7 +53,7 @@ def file_inputs(tensors, d):
 def start(runner, so, cubin, frames, ctl, env=None, max_values=1 << 20):
     r = Runner(runner, env)
     hello = r.recv()
-    assert hello["type"] == HELLO and hello["version"] == 1 and hello["pid"] == r.p.pid
+    assert hello["type"] == HELLO and hello["version"] == 2 and hello["pid"] == r.p.pid
     r.send(load_msg(so, cubin, max_values=max_values))
     loaded = r.until(LOADED, DONE)[-1]
     assert loaded["type"] == LOADED, r.msgs

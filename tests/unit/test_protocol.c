@@ -68,6 +68,30 @@ static int sample_msgs(proto_msg *out)
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_RUN; out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_QUIT; out[n++] = m;
+    /* the remote agent's (protocol 2); bytes fields may hold NUL */
+    static const char bin[] = {'P', 'K', 0, 3, 0, '\n'};
+    memset(&m, 0, sizeof m); m.type = PROTO_FREAD;
+    m.u.fread.path = "/data/m.pt2"; m.u.fread.offset = UINT64_MAX - 1; m.u.fread.len = PROTO_MAX_DATA;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_SHA256; m.u.sha256.path = "/data/m.pt2"; out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_FACTS; m.u.facts.path = ""; out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_EXTRACT;
+    m.u.extract.path = "/data/m.pt2"; m.u.extract.prefixes = "m/data/aotinductor/model/\nm/data/weights/";
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_PUT;
+    m.u.put.name = "in0.raw"; m.u.put.offset = 4096; m.u.put.data = bin; m.u.put.ndata = sizeof bin; m.u.put.last = 1;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_SPAWN; m.u.spawn.flags = PROTO_SPAWN_DETERMINISTIC; out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_SIGNAL; m.u.signal.what = PROTO_SIGNAL_KILL; out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_PING; out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_REPLY;
+    m.u.reply.request = PROTO_FREAD; m.u.reply.ok = 1; m.u.reply.value = 1234; m.u.reply.text = "";
+    m.u.reply.data = bin; m.u.reply.ndata = sizeof bin;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_LOG;
+    m.u.log.stream = 1; m.u.log.data = "Error: boom\n"; m.u.log.ndata = 12;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_EXIT; m.u.exit.how = 1; m.u.exit.code = 11; out[n++] = m;
     return n;
 }
 
@@ -146,7 +170,33 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
                a->u.control.break_flags == b->u.control.break_flags;
     case PROTO_RUN:
     case PROTO_QUIT:
+    case PROTO_PING:
         return 1;
+    case PROTO_FREAD:
+        return !strcmp(a->u.fread.path, b->u.fread.path) && a->u.fread.offset == b->u.fread.offset &&
+               a->u.fread.len == b->u.fread.len;
+    case PROTO_SHA256:
+    case PROTO_FACTS:
+        return !strcmp(a->u.sha256.path, b->u.sha256.path);
+    case PROTO_EXTRACT:
+        return !strcmp(a->u.extract.path, b->u.extract.path) && !strcmp(a->u.extract.prefixes, b->u.extract.prefixes);
+    case PROTO_PUT:
+        return !strcmp(a->u.put.name, b->u.put.name) && a->u.put.offset == b->u.put.offset &&
+               a->u.put.ndata == b->u.put.ndata && !memcmp(a->u.put.data, b->u.put.data, a->u.put.ndata) &&
+               a->u.put.last == b->u.put.last;
+    case PROTO_SPAWN:
+        return a->u.spawn.flags == b->u.spawn.flags;
+    case PROTO_SIGNAL:
+        return a->u.signal.what == b->u.signal.what;
+    case PROTO_REPLY:
+        return a->u.reply.request == b->u.reply.request && a->u.reply.ok == b->u.reply.ok &&
+               a->u.reply.value == b->u.reply.value && !strcmp(a->u.reply.text, b->u.reply.text) &&
+               a->u.reply.ndata == b->u.reply.ndata && !memcmp(a->u.reply.data, b->u.reply.data, a->u.reply.ndata);
+    case PROTO_LOG:
+        return a->u.log.stream == b->u.log.stream && a->u.log.ndata == b->u.log.ndata &&
+               !memcmp(a->u.log.data, b->u.log.data, a->u.log.ndata);
+    case PROTO_EXIT:
+        return a->u.exit.how == b->u.exit.how && a->u.exit.code == b->u.exit.code;
     }
     return 0;
 }
@@ -155,7 +205,7 @@ static void test_round_trip_every_message(void)
 {
     proto_msg msgs[32];
     int n = sample_msgs(msgs);
-    CHECK(n == 14);
+    CHECK(n == 25);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);

@@ -1,0 +1,46 @@
+/* remote_package.h — a package and an inputs spec that live on the remote
+ * box (`--remote`), seen from here.
+ *
+ * The package opens with the usual reader (package.h) over byte ranges read
+ * through the agent, so every check, the wrapper.cpp scan and the source view
+ * work as for a local file while only the bytes they read travel (the
+ * central directory, metadata, wrapper.cpp: not the .so or the weights). The
+ * hash is computed there. Extraction happens there too, into the agent's
+ * private folder: the model's so_path and model_dir are paths there, and
+ * wrapper_cpp_path is a copy here (for the router and the source view).
+ * Inputs: the spec is read from there; files it names (fill: file) are
+ * copied here, into a private folder removed by remote_close(), so the
+ * runner client can materialise and push them like local ones.
+ * Errors: 0 / -1 with err naming the path and the host. */
+#ifndef AOTIDBG_REMOTE_PACKAGE_H
+#define AOTIDBG_REMOTE_PACKAGE_H
+#include "model.h"
+#include "package.h"
+#include "remote.h"
+
+#define REMOTE_SPEC_MAX   (1u << 20)      /* an inputs spec */
+#define REMOTE_INPUT_MAX  (16ULL << 30)   /* one input file fetched here */
+
+/* The options every command shares: --remote, --remote-runner, --push. */
+typedef struct {
+    const char *target;        /* [USER@]HOST[:PORT]; NULL: not remote */
+    const char *runner_path;   /* --remote-runner; NULL: aotidbg-runner on its PATH */
+    int push;                  /* --push: the package and the spec are here; copy the package there */
+    int batch;                 /* no password prompts (the UI owns the terminal) */
+} remote_cli;
+
+/* Everything before the checklist: connects, copies the package there with
+ * --push (telling progress on stderr when it is big), reads the inputs spec
+ * (spec may be NULL) into s, here with --push and there without, and opens the
+ * package. On error everything it made is closed again (*r, *pkg NULL). */
+int remote_open(const remote_cli *o, const char *pkg_path, const char *spec, session *s, remote **r,
+                package_t **pkg, strbuf *err);
+/* Extracts the model there (only its .so when so_only: enough for the facts)
+ * and asks for the box's facts, with whether the .so loads there. */
+int remote_prepare_model(remote *r, package_t *p, package_model *m, int so_only, host_facts *hf, strbuf *err);
+
+int remote_package_open(remote *r, const char *path, package_t **out, strbuf *err);
+int remote_package_extract(remote *r, package_t *p, package_model *m, strbuf *err);
+int remote_inputs_load(remote *r, session *s, const char *spec_path, strbuf *err);
+
+#endif
