@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1   /* memmem */
 #include "reinstrument.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -84,9 +85,16 @@ static int plain_ident(const char *s, size_t n)
 }
 
 /* The printer keeps, for cpp and extern kernels, only arguments named
- * buf* / arg* (debug_utils.py set_printer_args). */
+ * buf* / arg* (debug_utils.py set_printer_args); inside a subgraph the same
+ * buffers carry its prefix: true_graph_0_buf0, while_loop_body_graph_0_arg1_1. */
 static int printer_name(const char *s, size_t n)
 {
+    for (size_t i = 0; i + 7 < n; i++) {   /* skip "<...>_graph_<N>_" prefixes */
+        if (memcmp(s + i, "_graph_", 7)) continue;
+        size_t j = i + 7;
+        while (j < n && isdigit((unsigned char)s[j])) j++;
+        if (j > i + 7 && j < n && s[j] == '_') { s += j + 1; n -= j + 1; i = (size_t)-1; }
+    }
     return (n > 3 && (starts_with(s, "buf") || starts_with(s, "arg")));
 }
 
@@ -125,7 +133,7 @@ static int triton_tensor_params(const char *src, size_t len, const char *fn, siz
 
 /* ---------- the instrumentation pass ---------- */
 
-typedef enum { L_NONE = 0, L_CPP, L_EXTERN, L_TRITON } launch_kind;
+typedef enum { L_NONE = 0, L_CPP, L_EXTERN, L_TRITON, L_PROXY } launch_kind;
 
 /* Classifies the statement that starts at p (first non-blank of a line).
  * Sets name/open (the '(' of the launch call). */
@@ -143,6 +151,7 @@ static launch_kind classify(const char *p, const char *end, span *name, const ch
                                      "aoti_torch_mps_", NULL};
         for (int i = 0; devs[i]; i++)
             if (starts_with(q, devs[i])) k = L_EXTERN;
+        if (starts_with(q, "aoti_torch_proxy_executor_call_function(")) k = L_PROXY;
         if (!k) return L_NONE;
     } else if (starts_with(p, "cpp_")) {
         k = L_CPP;
@@ -160,11 +169,129 @@ static launch_kind classify(const char *p, const char *end, span *name, const ch
 }
 
 static void emit_hook(strbuf *out, const char *indent, size_t indent_len, span arg,
-                      const char *phase, span kernel)
+                      const char *phase, const char *branch, span kernel)
 {
     strbuf_add(out, indent, indent_len);
-    strbuf_addf(out, "aoti_torch_save_tensor_handle(%.*s, \"%.*s\", \"%s\", \"%.*s\");\n",
-                (int)arg.n, arg.s, (int)arg.n, arg.s, phase, (int)kernel.n, kernel.s);
+    strbuf_addf(out, "aoti_torch_save_tensor_handle(%.*s, \"%.*s\", \"%s%s%s\", \"%.*s\");\n",
+                (int)arg.n, arg.s, (int)arg.n, arg.s, phase, *branch ? ":" : "", branch, (int)kernel.n, kernel.s);
+}
+
+/* ---------- where a line sits: subgraphs and the printer's own hooks ---------- */
+
+#define MAX_NEST 32
+
+/* Subgraphs are emitted inline in run_impl, each opened by a comment
+ *     // subgraph: true_graph_0
+ * inside the block of its if / else / while (a while_loop's cond and body
+ * graphs share one block, one after the other). A subgraph lasts until the
+ * block it was opened in closes. */
+typedef struct {
+    int depth;                       /* brace depth at the current point */
+    int n;
+    struct { int depth; char name[128]; } sg[MAX_NEST];
+    char branch[MAX_NEST * 130];     /* "outer/inner", "" in the main graph */
+    char printed[512];               /* kernel named by the printer's last before_launch, "" none */
+} where;
+
+static void where_branch(where *w)
+{
+    w->branch[0] = 0;
+    for (int i = 0; i < w->n; i++) {
+        size_t l = strlen(w->branch);
+        snprintf(w->branch + l, sizeof w->branch - l, "%s%s", i ? "/" : "", w->sg[i].name);
+    }
+}
+
+/* Braces of a chunk of code (string and char literals and // comments skipped). */
+static void where_code(where *w, const char *p, const char *end)
+{
+    for (; p < end; p++) {
+        char c = *p;
+        if (c == '"' || c == '\'') {
+            for (p++; p < end && *p != c; p++)
+                if (*p == '\\' && p + 1 < end) p++;
+            continue;
+        }
+        if (c == '/' && p + 1 < end && p[1] == '/') {
+            while (p < end && *p != '\n') p++;
+            continue;
+        }
+        if (c == '{') w->depth++;
+        else if (c == '}') {
+            w->depth--;
+            int popped = 0;
+            while (w->n && w->sg[w->n - 1].depth > w->depth) { w->n--; popped = 1; }
+            if (popped) where_branch(w);
+        }
+    }
+}
+
+/* A line that is only a comment or a printer call (t: first non-blank). */
+static void where_line(where *w, const char *t, const char *eol)
+{
+    if (starts_with(t, "// subgraph: ")) {
+        const char *nm = t + 13, *e = nm;
+        while (e < eol && is_ident(*e)) e++;
+        if (e == nm) return;
+        if (w->n && w->sg[w->n - 1].depth == w->depth) w->n--;   /* while_loop: cond, then body */
+        if (w->n < MAX_NEST) {
+            w->sg[w->n].depth = w->depth;
+            snprintf(w->sg[w->n].name, sizeof w->sg[w->n].name, "%.*s", (int)(e - nm), nm);
+            w->n++;
+        }
+        where_branch(w);
+        return;
+    }
+    /* the printer's before-launch call, at any level:
+     *   aoti_torch_save_tensor_handle(buf0, "buf0", "before_launch", "<k>");
+     *   aoti_torch_print_tensor_handle(buf0, "before_launch - <k> - buf0");
+     *   printf("[ before_launch: <k> ]\n");                                   */
+    const char *b = memmem(t, (size_t)(eol - t), "before_launch", 13);
+    if (!b) return;
+    const char *k = NULL, *ke = NULL;
+    if (b[13] == '"' && b[14] == ',') {
+        k = memchr(b + 15, '"', (size_t)(eol - b - 15));
+        if (k) { k++; ke = memchr(k, '"', (size_t)(eol - k)); }
+    } else if (!strncmp(b + 13, " - ", 3)) {
+        k = b + 16; ke = memmem(k, (size_t)(eol - k), " - ", 3);
+    } else if (!strncmp(b + 13, ": ", 2)) {
+        k = b + 15; ke = memmem(k, (size_t)(eol - k), " ]", 2);
+    }
+    if (k && ke && ke > k && (size_t)(ke - k) < sizeof w->printed)
+        snprintf(w->printed, sizeof w->printed, "%.*s", (int)(ke - k), k);
+}
+
+/* The n-th op of the proxy executor's node list, or a stand-in name. */
+static span proxy_name(const reinstrument_opts *o, const char *open, const char *lim, char *buf, size_t bufsz)
+{
+    /* aoti_torch_proxy_executor_call_function(proxy_executor, <index>, ... */
+    const char *c = memchr(open, ',', (size_t)(lim - open));
+    long idx = -1;
+    if (c) {
+        char *e;
+        idx = strtol(c + 1, &e, 10);
+        if (e == c + 1) idx = -1;
+    }
+    if (o && o->proxy_ops && idx >= 0 && (size_t)idx < o->nproxy_ops && o->proxy_ops[idx] && *o->proxy_ops[idx])
+        snprintf(buf, bufsz, "%s", o->proxy_ops[idx]);
+    else
+        snprintf(buf, bufsz, "proxy_executor_call_%ld", idx);
+    span sp = {buf, strlen(buf)};
+    return sp;
+}
+
+/* The tensor arguments of a proxy call: the std::array<AtenTensorHandle, N>{a, b}. */
+static int proxy_tensors(const char *open, const char *lim, span *args, int max)
+{
+    const char *a = memmem(open, (size_t)(lim - open), "std::array<AtenTensorHandle", 27);
+    const char *br = a ? memchr(a, '{', (size_t)(lim - a)) : NULL;
+    if (!br) return 0;
+    const char *st[MAX_ARGS]; size_t ln[MAX_ARGS];
+    int n = split_args(br, lim, st, ln, max < MAX_ARGS ? max : MAX_ARGS);
+    int na = 0;
+    for (int i = 0; i < n; i++)
+        if (plain_ident(st[i], ln[i])) { args[na].s = st[i]; args[na].n = ln[i]; na++; }
+    return na;
 }
 
 int reinstrument_find_cmd(const char *src, size_t len, const char *which, strbuf *cmd, strbuf *err)
@@ -194,7 +321,8 @@ int reinstrument_find_cmd(const char *src, size_t len, const char *which, strbuf
     return 0;
 }
 
-int reinstrument_source(const char *src, size_t len, strbuf *out, reinstrument_stats *st, strbuf *err)
+int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o, strbuf *out,
+                        reinstrument_stats *st, strbuf *err)
 {
     reinstrument_stats local = {0};
     const char *end = src + len;
@@ -209,13 +337,12 @@ int reinstrument_source(const char *src, size_t len, strbuf *out, reinstrument_s
         strbuf_addstr(err, "wrapper.cpp: run_impl has no closing \"" RUN_IMPL_END "\" (truncated file?)");
         return -1;
     }
-    if (memmem(ri, (size_t)(re - ri), "aoti_torch_save_tensor_handle(", 30)) {
-        strbuf_addstr(err, "wrapper.cpp already calls aoti_torch_save_tensor_handle: the package was "
-                      "built with the printer at level 1; run it as it is");
-        return -1;
-    }
+    strbuf scratch = STRBUF_INIT;
+    if (!out) out = &scratch;   /* counting only: the text is built and dropped */
     strbuf_grow(out, len + len / 4);
     strbuf_add(out, src, (size_t)(ri - src));
+    where w;
+    memset(&w, 0, sizeof w);
     const char *p = ri;
     while (p < re) {
         const char *eol = memchr(p, '\n', (size_t)(re - p));
@@ -224,7 +351,13 @@ int reinstrument_source(const char *src, size_t len, strbuf *out, reinstrument_s
         while (q < line_end && (*q == ' ' || *q == '\t')) q++;
         span name; const char *open = NULL;
         launch_kind k = classify(q, re, &name, &open);
-        if (!k) { strbuf_add(out, p, (size_t)(line_end - p)); p = line_end; continue; }
+        if (!k) {
+            where_line(&w, q, line_end);
+            where_code(&w, q, line_end);
+            strbuf_add(out, p, (size_t)(line_end - p));
+            p = line_end;
+            continue;
+        }
         /* The statement may span lines: it ends at the ';' after the call closes. */
         const char *st_[MAX_ARGS]; size_t ln_[MAX_ARGS];
         const char *lim = re - open > REINSTRUMENT_MAX_STATEMENT ? open + REINSTRUMENT_MAX_STATEMENT : re;
@@ -234,6 +367,7 @@ int reinstrument_source(const char *src, size_t len, strbuf *out, reinstrument_s
             for (const char *c = src; c < p; c++) lineno += *c == '\n';
             strbuf_addf(err, "wrapper.cpp:%zu: the call to %.*s never closes (or is over %u bytes)",
                         lineno, (int)name.n, name.s, REINSTRUMENT_MAX_STATEMENT);
+            strbuf_release(&scratch);
             return -1;
         }
         const char *close = open;
@@ -253,12 +387,25 @@ int reinstrument_source(const char *src, size_t len, strbuf *out, reinstrument_s
         const char *stmt_end = memchr(semi, '\n', (size_t)(re - semi));
         stmt_end = stmt_end ? stmt_end + 1 : re;
 
+        char pname[256];
         span kernel = name;
         if (k == L_TRITON) { kernel.s += 5; kernel.n -= 5; }   /* printer names drop "call_" */
+        if (k == L_PROXY) kernel = proxy_name(o, open, close, pname, sizeof pname);
+        /* the printer's hooks just before it, for this kernel: leave it alone */
+        int printed = w.printed[0] && strlen(w.printed) == kernel.n && !memcmp(w.printed, kernel.s, kernel.n);
+        w.printed[0] = 0;
+        where_code(&w, q, stmt_end);
+        if (printed) {
+            local.printer++;
+            strbuf_add(out, p, (size_t)(stmt_end - p));
+            p = stmt_end;
+            continue;
+        }
         span args[MAX_ARGS]; int na = 0;
         unsigned char tensor_param[MAX_ARGS];
         int np = k == L_TRITON ? triton_tensor_params(src, len, name.s, name.n, tensor_param, MAX_ARGS) : -1;
-        for (int i = 0; i < n; i++) {
+        if (k == L_PROXY) na = proxy_tensors(open, close, args, MAX_ARGS);
+        for (int i = 0; k != L_PROXY && i < n; i++) {
             span a = {st_[i], ln_[i]};
             if (k == L_CPP) {
                 /* (float*)(buf2.data_ptr()) -> buf2 */
@@ -276,17 +423,20 @@ int reinstrument_source(const char *src, size_t len, strbuf *out, reinstrument_s
             }
         }
         size_t indent_len = (size_t)(q - p);
-        for (int i = 0; i < na; i++) emit_hook(out, p, indent_len, args[i], "before_launch", kernel);
+        for (int i = 0; i < na; i++) emit_hook(out, p, indent_len, args[i], "before_launch", w.branch, kernel);
         strbuf_add(out, p, (size_t)(stmt_end - p));
-        for (int i = 0; i < na; i++) emit_hook(out, p, indent_len, args[i], "after_launch", kernel);
+        for (int i = 0; i < na; i++) emit_hook(out, p, indent_len, args[i], "after_launch", w.branch, kernel);
         local.launches++;
         local.hooks += 2 * (size_t)na;
+        if (w.n) local.subgraph++;
         if (k == L_CPP) local.cpp++;
         else if (k == L_EXTERN) local.extern_ops++;
+        else if (k == L_PROXY) local.proxy++;
         else local.triton++;
         p = stmt_end;
     }
     strbuf_add(out, re, (size_t)(end - re));
+    strbuf_release(&scratch);
     if (st) *st = local;
     return 0;
 }
@@ -802,6 +952,39 @@ static void progress(reinstrument_progress_fn fn, void *ctx, const char *stage, 
     if (fn) fn(stage, f, ctx);
 }
 
+/* The proxy executor's node list (<so stem>.json): node index -> its op. */
+typedef struct { char **ops; size_t n; } proxy_ops;
+
+static void read_proxy_ops(const char *so, proxy_ops *po)
+{
+    memset(po, 0, sizeof *po);
+    strbuf path = STRBUF_INIT, text = STRBUF_INIT, e = STRBUF_INIT;
+    strbuf_addf(&path, "%.*s.json", (int)(strlen(so) - 3), so);
+    cJSON *j = NULL;
+    if (access(path.buf, R_OK) == 0 && strbuf_read_file(&text, path.buf, REINSTRUMENT_MAX_SOURCE, &e) == 0)
+        j = cJSON_ParseWithLength(text.buf, text.len);
+    cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
+    int n = cJSON_IsArray(nodes) ? cJSON_GetArraySize(nodes) : 0;
+    if (n > 0 && n < 1000000) {
+        po->ops = calloc((size_t)n, sizeof *po->ops);
+        for (int i = 0; po->ops && i < n; i++) {
+            cJSON *t = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(nodes, i), "node"), "target");
+            po->ops[i] = cJSON_IsString(t) ? strdup(t->valuestring) : NULL;
+        }
+        if (po->ops) po->n = (size_t)n;
+    }
+    cJSON_Delete(j);
+    strbuf_release(&path); strbuf_release(&text); strbuf_release(&e);
+}
+
+static void proxy_ops_free(proxy_ops *po)
+{
+    for (size_t i = 0; i < po->n; i++) free(po->ops[i]);
+    free(po->ops);
+    memset(po, 0, sizeof *po);
+}
+
 static int append_mmap_tail(const char *orig_so, const char *new_so, size_t tail, strbuf *err)
 {
     int rc = -1;
@@ -907,10 +1090,19 @@ int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_p
     progress(pfn, pctx, "instrument", 0.0);
     if (strbuf_read_file(&src, wrapper, REINSTRUMENT_MAX_SOURCE, err)) goto out;
     reinstrument_stats st;
-    if (reinstrument_source(src.buf, src.len, &inst, &st, err)) { strbuf_addf(err, " (%s)", wrapper); goto out; }
+    proxy_ops pops;
+    read_proxy_ops(so, &pops);
+    reinstrument_opts ro = {pops.ops, pops.n};
+    int bad_src = reinstrument_source(src.buf, src.len, &ro, &inst, &st, err);
+    proxy_ops_free(&pops);
+    if (bad_src) { strbuf_addf(err, " (%s)", wrapper); goto out; }
     if (st.launches == 0) {
-        strbuf_addf(err, "%s: found no kernel launch in run_impl (cpp_*, call_triton_*, aoti_torch_<device>_*): "
-                    "nothing to instrument", wrapper);
+        if (st.printer)
+            strbuf_addf(err, "%s: the printer already hooks every kernel launch (%zu): nothing to add; run the "
+                        "package as it is", wrapper, st.printer);
+        else
+            strbuf_addf(err, "%s: found no kernel launch in run_impl (cpp_*, call_triton_*, aoti_torch_<device>_*, "
+                        "proxy-executor calls): nothing to instrument", wrapper);
         goto out;
     }
     if (reinstrument_find_cmd(src.buf, src.len, "Compile cmd", &wcmd_s, err) ||

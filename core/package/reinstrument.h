@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include "strbuf.h"
 
-#define REINSTRUMENT_VERSION       2   /* 2: the proxy executor's <stem>.json beside the copy */
+#define REINSTRUMENT_VERSION       3   /* 2: <stem>.json beside the copy; 3: subgraphs, proxy calls */
 #define REINSTRUMENT_MAX_SOURCE    (512U << 20)   /* wrapper.cpp / kernel.cpp */
 #define REINSTRUMENT_MAX_CMD       (256U << 10)   /* one command line */
 #define REINSTRUMENT_MAX_STATEMENT (1U << 20)     /* one kernel-launch statement */
@@ -41,24 +41,39 @@
 typedef void (*reinstrument_progress_fn)(const char *stage, double fraction, void *ctx);
 
 typedef struct {
-    size_t launches;        /* kernel launches instrumented */
+    size_t launches;        /* kernel launches instrumented (or, counting only, that would be) */
     size_t hooks;           /* save calls inserted (before + after) */
-    size_t cpp, extern_ops, triton;
+    size_t cpp, extern_ops, triton, proxy;
+    size_t printer;         /* launches the package's printer already hooks: left as they are */
+    size_t subgraph;        /* instrumented launches inside torch.cond / while_loop subgraphs */
 } reinstrument_stats;
+
+typedef struct {
+    /* extern node index -> op ("aten::_unique2"), from <stem>.json, naming the
+     * proxy-executor calls; may be NULL (then "proxy_executor_call_<N>") */
+    const char *const *proxy_ops;
+    size_t nproxy_ops;
+} reinstrument_opts;
 
 /* Builds (or finds in the cache) the instrumented copy of the model in
  * model_dir (an extracted data/aotinductor/<model>/ folder). sha256 is the
  * package's hash (hex, 64 chars): the cache key. On success *out_so_path is
- * a malloc'd absolute path (caller frees). progress may be NULL. */
+ * a malloc'd absolute path (caller frees). progress may be NULL. -1 also when
+ * there is nothing to add (no launch, or the printer already hooks all). */
 int reinstrument_build(const char *model_dir, const char *sha256,
                        reinstrument_progress_fn progress, void *ctx,
                        char **out_so_path, strbuf *err);
 
-/* The text step alone: copies src (a wrapper.cpp) to out with the hooks
- * inserted around every kernel launch in run_impl. -1 when run_impl is not
- * found, when the wrapper already carries printer-level-1 saves, or when a
- * statement is over the caps. st may be NULL. */
-int reinstrument_source(const char *src, size_t len, strbuf *out,
+/* The text step alone: copies src (a wrapper.cpp) to out with hooks around
+ * every kernel launch in run_impl that has none: all of them in a package
+ * built without the printer; in one built with it, those the printer does
+ * not reach (kernels inside torch.cond / while_loop subgraphs, proxy-executor
+ * calls). A launch inside a subgraph passes "before_launch:<subgraph>" (and
+ * "after_launch:<subgraph>"; nested ones "outer/inner") as the launch prefix,
+ * so the hooks know its branch. out NULL: count only (st says what would be
+ * done). -1 when run_impl is not found or a statement is over the caps.
+ * o and st may be NULL. */
+int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o, strbuf *out,
                         reinstrument_stats *st, strbuf *err);
 
 /* Reads the command that follows `// <which>\n// ` at the end of a

@@ -36,6 +36,7 @@ static struct {
     int nan_stopped;       /* the once-per-run NaN stop happened */
     int printer_seen;      /* a printer hook fired in this run: interposed launches are not kernels */
     const char *source;    /* "printer" or "interpose": how the current kernel was seen */
+    char branch[256];      /* the subgraph of the current kernel ("" main graph) */
 } K;
 
 static hooks_counters counters;
@@ -113,6 +114,7 @@ static void send_kernel(int phase, int status)
     m.u.kernel.t_us = hooks_now_us() - K.t0;
     m.u.kernel.duration_us = phase ? K.duration : -1;
     m.u.kernel.source = K.source;
+    m.u.kernel.branch = K.branch;
     double pt = prof_now();
     send_or_die(&m);
     prof_add(PROF_SEND, pt);
@@ -132,11 +134,12 @@ static void finish_kernel(int status)
     }
 }
 
-static void start_kernel(const char *name, const char *source)
+static void start_kernel(const char *name, const char *source, const char *branch)
 {
     finish_kernel(KSTAT_OK);
     K.kidx++;
     K.source = source;
+    snprintf(K.branch, sizeof K.branch, "%s", branch);
     counters.kernels = K.kidx + 1;
     size_t n = strlen(name) + 1;
     if (n > K.kname_cap) {
@@ -183,7 +186,8 @@ static void cuda_failed(const char *text, int phase)
     die(1);   /* no destructors: they would touch the dead context */
 }
 
-static void on_event_inner(AtenTensorHandle h, const char *tname, int before, const char *kname)
+static void on_event_inner(AtenTensorHandle h, const char *tname, int before, const char *kname,
+                           const char *branch)
 {
     counters.events++;
     if (!K.active) return;
@@ -197,10 +201,11 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
     }
     if (!cfg.record) return;
     if (!kname) kname = "";
+    int other = K.kidx < 0 || strcmp(kname, K.kname) || strcmp(branch, K.branch);
     if (before) {
-        if (K.kidx < 0 || K.kphase == 1 || strcmp(kname, K.kname)) start_kernel(kname, "printer");
+        if (other || K.kphase == 1) start_kernel(kname, "printer", branch);
     } else {
-        if (K.kidx < 0 || strcmp(kname, K.kname)) start_kernel(kname, "printer");   /* after without before */
+        if (other) start_kernel(kname, "printer", branch);   /* after without before */
         if (K.kphase == 0) {
             K.kphase = 1;
             K.duration = hooks_now_us() - K.t_launch;
@@ -221,29 +226,39 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
     if (before) K.t_launch = hooks_now_us();
 }
 
-static void on_event(AtenTensorHandle h, const char *tname, int before, const char *kname)
+static void on_event(AtenTensorHandle h, const char *tname, int before, const char *kname, const char *branch)
 {
     double pt = prof_now();
-    on_event_inner(h, tname, before, kname);
+    on_event_inner(h, tname, before, kname, branch);
     prof_add(PROF_HOOK, pt);
+}
+
+/* A printer kernel's before-hooks have fired and its after-hooks not yet:
+ * an interposed launch now is that kernel's own. */
+static int printer_in_flight(void)
+{
+    return K.kidx >= 0 && !K.kdone && K.kphase == 0 && K.source && !strcmp(K.source, "printer");
 }
 
 void hooks_interposed(const char *kname, int phase)
 {
     if (!K.active) return;
+    if (!kname) kname = "";
+    /* a launch no printer hook covers: no printer in this run so far, or one
+     * outside the printer's hooks (a kernel inside a torch.cond branch) */
+    int own = !K.printer_seen || !printer_in_flight();
     if (phase == HOOKS_LAUNCH_FAILED) {   /* blocking sync or the launch itself failed at this kernel */
-        if (!K.printer_seen && cfg.record && (K.kidx < 0 || K.kdone || strcmp(kname, K.kname)))
-            start_kernel(kname, "interpose");
+        if (own && cfg.record && (K.kidx < 0 || K.kdone || strcmp(kname, K.kname)))
+            start_kernel(kname, "interpose", "");
         const char *e = interpose_last_error();
         char text[1100];   /* "CUDA error: " keeps the shape of the other CUDA failures */
         snprintf(text, sizeof text, "CUDA error: %s", e && *e ? e : "kernel launch failed");
         cuda_failed(text, 0);
     }
-    if (K.printer_seen || !cfg.record) return;   /* the printer's events win */
-    if (!kname) kname = "";
+    if (!own || !cfg.record) return;   /* the printer's events win */
     if (phase == HOOKS_LAUNCH_BEFORE) {
-        start_kernel(kname, "interpose");   /* may stop here: before the launch */
-    } else if (phase == HOOKS_LAUNCH_AFTER && K.kidx >= 0 && !K.kdone) {
+        start_kernel(kname, "interpose", "");   /* may stop here: before the launch */
+    } else if (phase == HOOKS_LAUNCH_AFTER && K.kidx >= 0 && !K.kdone && !strcmp(K.source, "interpose")) {
         K.kphase = 1;
         K.duration = hooks_now_us() - K.t_launch;   /* launch only, or launch + sync when blocking */
         finish_kernel(KSTAT_OK);
@@ -286,7 +301,9 @@ __attribute__((visibility("default"))) void aoti_torch_save_tensor_handle(AtenTe
                                                                           const char *launch_prefix,
                                                                           const char *kernel_name)
 {
-    on_event(self, tensor_name, launch_prefix && launch_prefix[0] == 'b', kernel_name);
+    /* re-instrumented launches in a subgraph say which: "before_launch:true_graph_0" */
+    const char *colon = launch_prefix ? strchr(launch_prefix, ':') : NULL;
+    on_event(self, tensor_name, launch_prefix && launch_prefix[0] == 'b', kernel_name, colon ? colon + 1 : "");
 }
 
 /* Level 2: msg is "<before_launch|after_launch> - <kernel> - <arg>", or
@@ -307,5 +324,5 @@ __attribute__((visibility("default"))) void aoti_torch_print_tensor_handle(AtenT
     if (n >= sizeof kname) n = sizeof kname - 1;
     memcpy(kname, a + 3, n);
     kname[n] = 0;
-    on_event(self, b + 3, before, kname);
+    on_event(self, b + 3, before, kname, "");
 }

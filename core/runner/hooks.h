@@ -6,7 +6,9 @@
  * (level 2) before and after every kernel for each tensor argument; the
  * runner defines both and exports them (-rdynamic), so those calls land here
  * on the model's thread. A kernel starts at the first "before_launch" event
- * after an "after_launch" one (or under a new kernel name).
+ * after an "after_launch" one (or under a new kernel name or branch). A
+ * re-instrumented launch inside a subgraph passes "before_launch:<subgraph>"
+ * (reinstrument.h); the part after ':' is the kernel's branch (KERNEL.branch).
  *
  * Stops: "before kernel k" is the first before-hook of k: KERNEL(k, before)
  * has been sent, none of k's TENSOR(before) yet (they follow the next
@@ -54,9 +56,11 @@ void hooks_reset_counters(void);
 double hooks_now_us(void);   /* CLOCK_MONOTONIC */
 
 /* Kernel boundaries from interposed cuLaunchKernel (interpose.c), for CUDA
- * packages built without the printer. Only while no printer hook has fired
- * in this run: then each launch is one kernel, KERNEL source "interpose",
- * stepping and breaks stop before the launch. FAILED (always honoured, also
+ * packages built without the printer, and for the launches a printer package
+ * does not hook (kernels inside torch.cond / while_loop branches): a launch
+ * while no printer kernel is between its before- and after-hooks is one
+ * kernel, KERNEL source "interpose" (branch "": the front end names it from
+ * wrapper.cpp), stepping and breaks stop before the launch. FAILED (always honoured, also
  * with the printer): ERROR naming the kernel with interpose_last_error(),
  * KERNEL(after, error), DONE 1 and exit. Called on the launching thread. */
 #define HOOKS_LAUNCH_BEFORE 0

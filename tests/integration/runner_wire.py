@@ -80,6 +80,7 @@ def decode(t, body):
         m.update(index=r.take("q"), name=r.str(), phase=r.take("B"), status=KSTAT[r.take("B")],
                  t_us=r.take("d"), duration_us=r.take("d"))
         m["source"] = r.str() if r.o < len(body) else ""
+        m["branch"] = r.str() if r.o < len(body) else ""
     elif t == TENSOR:
         m.update(kernel=r.take("q"), phase=r.take("B"), name=r.str(), dtype=r.str(), device=r.str(),
                  shape=r.dims(), strides=r.dims())

@@ -108,3 +108,81 @@ def test_no_kernel_is_not_called_built_without_the_printer(aotidbg, package, tmp
     assert not events(sess, "kernel")
     text = " ".join(e["text"] for e in events(sess, "log") if "aotidbg-runner" in e["text"])
     assert "built without" not in text and "no printer hook fired in this run" in text
+
+
+# ---- kernels inside torch.cond / while_loop subgraphs -----------------------------
+# The printer does not instrument subgraphs; re-instrumentation adds hooks to the
+# launches it does not reach (build/tests/test_reinstrument --build, the same code
+# `aotidbg run` uses), each tagged with its branch, and the runner reports them.
+
+def reinstrumented(package, name, tmp_path):
+    import hashlib
+    import subprocess
+    import zipfile
+    from conftest import BUILD
+    pkg = package(name)
+    with zipfile.ZipFile(pkg) as z:
+        z.extractall(tmp_path / "x")
+    so = next(os.path.join(r, f) for r, _, fs in os.walk(tmp_path / "x") for f in fs if f.endswith(".wrapper.so"))
+    sha = hashlib.sha256(open(pkg, "rb").read()).hexdigest()
+    env = dict(os.environ, AOTIDBG_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run([os.path.join(BUILD, "tests", "test_reinstrument"), "--build", os.path.dirname(so), sha],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split("so ", 1)[1].strip(), os.path.dirname(so)
+
+
+def wire_run(runner, so, cubin, inputs, tmp_path):
+    from runner_wire import DONE, ERROR, KERNEL, LOADED, RUN, TENSOR, Runner, control_msg, frame, load_msg
+    from test_runner_proto import file_inputs
+    r = Runner(runner)
+    r.recv()
+    r.send(load_msg(so, cubin))
+    assert r.until(LOADED, DONE)[-1]["type"] == LOADED, r.msgs
+    r.send(*file_inputs(inputs, tmp_path), control_msg(), frame(RUN))
+    msgs = r.until(DONE)
+    assert msgs[-1]["status"] == 0, [m for m in msgs if m["type"] == ERROR]
+    r.finish()
+    kernels = [(m["name"], m["branch"]) for m in msgs if m["type"] == KERNEL and m["phase"] == 1]
+    outs = [m for m in msgs if m["type"] == TENSOR and m["kernel"] == -1]
+    return kernels, outs
+
+
+def check_outs(outs, expected):
+    assert len(outs) == len(expected)
+    for o, e in zip(outs, expected):
+        got = np.array(o["values"], dtype=np.float64).reshape(tuple(e.shape))
+        np.testing.assert_allclose(got, e.detach().double().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_cond_kernels_of_both_branches_with_their_branch(runner, package, tmp_path):
+    """Before: only the main graph's kernels appeared (the printer skips subgraphs).
+    Now each branch's kernels run with their branch named; the printer's own stay."""
+    import model_control
+    so, cubin = reinstrumented(package, "ctl_cond", tmp_path)
+    inputs, expected = example(package("ctl_cond"))
+    main = [k for k in wrapper_launches(package("ctl_cond"))]
+    assert len(main) == 2   # the predicate and x * 3: all the printer sees
+    kernels, outs = wire_run(runner, so, cubin, inputs, tmp_path)
+    check_outs(outs, expected)
+    assert [k for k in kernels if not k[1]] == [(main[0], ""), (main[1], "")]
+    assert [k[0] for k in kernels if k[1] == "true_graph_0"] == ["aoti_torch_cpu_addmm_out", kernels[2][0]]
+    assert kernels[1][1] == "true_graph_0" and kernels[2][0].startswith("cpp_fused")
+    # the other branch: flag sums to < 0
+    torch.manual_seed(0)
+    other = (inputs[0], -torch.ones(3))
+    kernels, outs = wire_run(runner, so, cubin, other, tmp_path)
+    with torch.no_grad():
+        check_outs(outs, model_control.ctl_cond()["module"](*other))
+    branches = [b for _, b in kernels]
+    assert branches == ["", "false_graph_0", ""], kernels
+
+
+def test_while_loop_kernels_each_iteration(runner, package, tmp_path):
+    """3 iterations: the cond graph's kernel 4 times, the body's 3 times, in order."""
+    so, cubin = reinstrumented(package, "ctl_while", tmp_path)
+    inputs, expected = example(package("ctl_while"))
+    kernels, outs = wire_run(runner, so, cubin, inputs, tmp_path)
+    check_outs(outs, expected)
+    branches = [b for _, b in kernels]
+    assert branches == ["while_loop_cond_graph_0", "while_loop_body_graph_0"] * 3 + ["while_loop_cond_graph_0"]

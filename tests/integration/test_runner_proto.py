@@ -45,7 +45,7 @@ def file_inputs(tensors, d):
         path = os.path.join(d, f"in{i}.raw")
         t = t.contiguous()
         with open(path, "wb") as f:
-            f.write(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+            f.write(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
         frames.append(input_msg(i, DTYPE_NAME[t.dtype], list(t.shape), "file", raw=path))
     return frames
 

@@ -33,7 +33,7 @@ static char *instrument(const char *body, reinstrument_stats *st, strbuf *err)
 {
     strbuf in = STRBUF_INIT, out = STRBUF_INIT;
     strbuf_addf(&in, "%s%s%s", WRAP_HEAD, body, WRAP_TAIL);
-    int rc = reinstrument_source(in.buf, in.len, &out, st, err);
+    int rc = reinstrument_source(in.buf, in.len, NULL, &out, st, err);
     strbuf_release(&in);
     if (rc) { strbuf_release(&out); return NULL; }
     return strbuf_detach(&out, NULL);
@@ -93,7 +93,7 @@ static void test_triton_kernel(void)
     strbuf_addstr(&in, WRAP_HEAD);
     strbuf_addstr(&in, "    call_triton_poi_fused_0(arg0_1, buf1, s0,\n        this->device_idx_, stream, kernels, this->cubin_dir_);\n");
     strbuf_addstr(&in, WRAP_TAIL);
-    CHECK(reinstrument_source(in.buf, in.len, &out, &st, &err) == 0);
+    CHECK(reinstrument_source(in.buf, in.len, NULL, &out, &st, &err) == 0);
     CHECK_CONTAINS(out.buf,
         "    aoti_torch_save_tensor_handle(arg0_1, \"arg0_1\", \"before_launch\", \"triton_poi_fused_0\");\n"
         "    aoti_torch_save_tensor_handle(buf1, \"buf1\", \"before_launch\", \"triton_poi_fused_0\");\n"
@@ -108,22 +108,79 @@ static void test_refusals(void)
 {
     strbuf err = STRBUF_INIT, out = STRBUF_INIT;
     const char *no_run = "int main() { cpp_fused_0((float*)(buf0.data_ptr())); }\n";
-    CHECK(reinstrument_source(no_run, strlen(no_run), &out, NULL, &err) == -1);
+    CHECK(reinstrument_source(no_run, strlen(no_run), NULL, &out, NULL, &err) == -1);
     CHECK_CONTAINS(err.buf, "run_impl");
     strbuf_reset(&err);
-    char *o = instrument("    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"before_launch\", \"k\");\n", NULL, &err);
-    CHECK(!o);
-    CHECK_CONTAINS(err.buf, "printer at level 1");
-    strbuf_reset(&err);
-    o = instrument("    cpp_fused_0((float*)(buf0.data_ptr()),\n", NULL, &err);   /* never closes */
+    char *o = instrument("    cpp_fused_0((float*)(buf0.data_ptr()),\n", NULL, &err);   /* never closes */
     CHECK(!o);
     CHECK_CONTAINS(err.buf, "never closes");
     strbuf_reset(&err);
     /* a truncated run_impl */
     const char *trunc = "void AOTInductorModel::run_impl(\n  cpp_fused_0();\n";
-    CHECK(reinstrument_source(trunc, strlen(trunc), &out, NULL, &err) == -1);
+    CHECK(reinstrument_source(trunc, strlen(trunc), NULL, &out, NULL, &err) == -1);
     CHECK_CONTAINS(err.buf, "closing");
     strbuf_release(&out); strbuf_release(&err);
+}
+
+/* A package built with the printer: its hooked launches stay as they are;
+ * the launches inside torch.cond / while_loop subgraphs and the proxy call get
+ * hooks, with the subgraph in the launch prefix (text as torch 2.13 writes it). */
+static void test_printer_package_subgraphs_and_proxy(void)
+{
+    strbuf err = STRBUF_INIT;
+    reinstrument_stats st;
+    const char *body =
+        "    aoti_torch_save_tensor_handle(arg3_1, \"arg3_1\", \"before_launch\", \"cpp_fused_gt_sum_0\");\n"
+        "    cpp_fused_gt_sum_0((const float*)(arg3_1.data_ptr()), (bool*)(buf1.data_ptr()));\n"
+        "    aoti_torch_save_tensor_handle(arg3_1, \"arg3_1\", \"after_launch\", \"cpp_fused_gt_sum_0\");\n"
+        "    if (buf1_scalar) {\n"
+        "        // subgraph: true_graph_0\n"
+        "        AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(true_graph_0_buf0, true_graph_0_arg1_1, "
+        "true_graph_0_arg0_1, wrap_with_raii_handle_if_needed(x), 1L, 1L));\n"
+        "        cpp_fused_add_gt_relu_1((float*)(true_graph_0_buf1.data_ptr()));\n"
+        "    } else {\n"
+        "        // subgraph: false_graph_0\n"
+        "        cpp_fused_gt_mul_sigmoid_2((const float*)(false_graph_0_arg0_1.data_ptr()), "
+        "(float*)(false_graph_0_buf0.data_ptr()));\n"
+        "    }\n"
+        "    while (1) {\n"
+        "        // subgraph: while_loop_cond_graph_0\n"
+        "        cpp_fused_gt_3((const int64_t*)(while_loop_cond_graph_0_arg0_1.data_ptr()));\n"
+        "        if (!buf0_cond_result_scalar) break;\n"
+        "        // subgraph: while_loop_body_graph_0\n"
+        "        cpp_fused_sin_4((float*)(while_loop_body_graph_0_buf0.data_ptr()));\n"
+        "    }\n"
+        "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_proxy_executor_call_function(proxy_executor, 0, 0, "
+        "std::array<int64_t, 0>{}.data(), 2, std::array<AtenTensorHandle, 2>{buf4, buf5}.data()));\n"
+        "    aoti_torch_save_tensor_handle(buf6, \"buf6\", \"before_launch\", \"cpp_fused_mul_5\");\n"
+        "    cpp_fused_mul_5((float*)(buf6.data_ptr()));\n";
+    char *o = instrument(body, &st, &err);
+    CHECK(o);
+    CHECK(st.printer == 2 && st.launches == 6 && st.subgraph == 5 && st.proxy == 1 && st.extern_ops == 1);
+    /* the printer's launch is not hooked twice */
+    CHECK(!strstr(o, "\"before_launch\", \"cpp_fused_gt_sum_0\");\n    aoti_torch_save_tensor_handle(arg3_1"));
+    CHECK_CONTAINS(o, "        aoti_torch_save_tensor_handle(true_graph_0_buf0, \"true_graph_0_buf0\", "
+                      "\"before_launch:true_graph_0\", \"aoti_torch_cpu_addmm_out\");\n");
+    CHECK_CONTAINS(o, "(true_graph_0_buf1, \"true_graph_0_buf1\", \"after_launch:true_graph_0\", "
+                      "\"cpp_fused_add_gt_relu_1\");\n");
+    CHECK_CONTAINS(o, "\"before_launch:false_graph_0\", \"cpp_fused_gt_mul_sigmoid_2\"");
+    CHECK_CONTAINS(o, "\"before_launch:while_loop_cond_graph_0\", \"cpp_fused_gt_3\"");
+    CHECK_CONTAINS(o, "\"before_launch:while_loop_body_graph_0\", \"cpp_fused_sin_4\"");
+    /* after the loop: the main graph again; the proxy call named by index */
+    CHECK_CONTAINS(o, "    aoti_torch_save_tensor_handle(buf4, \"buf4\", \"before_launch\", \"proxy_executor_call_0\");\n"
+                      "    aoti_torch_save_tensor_handle(buf5, \"buf5\", \"before_launch\", \"proxy_executor_call_0\");\n");
+    free(o);
+    /* named from the executor's node list; counting only */
+    strbuf in = STRBUF_INIT, out = STRBUF_INIT;
+    strbuf_addf(&in, "%s%s%s", WRAP_HEAD, body, WRAP_TAIL);
+    const char *ops[] = {"aten::_unique2"};
+    reinstrument_opts ro = {ops, 1};
+    CHECK(reinstrument_source(in.buf, in.len, &ro, &out, &st, &err) == 0);
+    CHECK_CONTAINS(out.buf, "\"before_launch\", \"aten::_unique2\");");
+    reinstrument_stats st2;
+    CHECK(reinstrument_source(in.buf, in.len, &ro, NULL, &st2, &err) == 0);
+    CHECK(st2.launches == st.launches && st2.hooks == st.hooks && st2.printer == 2);
+    strbuf_release(&in); strbuf_release(&out); strbuf_release(&err);
 }
 
 static void test_find_cmd(void)
@@ -180,7 +237,7 @@ static void test_truncated_and_mangled_sources(void)
         char *copy = malloc(cut + 1);
         memcpy(copy, in.buf, cut);   /* no NUL inside the length: the parser must use len */
         copy[cut] = 'x';
-        int rc = reinstrument_source(copy, cut, &out, NULL, &err);
+        int rc = reinstrument_source(copy, cut, NULL, &out, NULL, &err);
         CHECK(rc == 0 || (rc == -1 && err.len > 0));
         rc == 0 ? ok++ : refused++;
         free(copy);
@@ -192,7 +249,7 @@ static void test_truncated_and_mangled_sources(void)
             strbuf_reset(&out); strbuf_reset(&err);
             char saved = in.buf[i];
             in.buf[i] = flips[f];
-            int rc = reinstrument_source(in.buf, in.len, &out, NULL, &err);
+            int rc = reinstrument_source(in.buf, in.len, NULL, &out, NULL, &err);
             CHECK(rc == 0 || (rc == -1 && err.len > 0));
             in.buf[i] = saved;
         }
@@ -237,7 +294,7 @@ int main(int argc, char **argv)
         strbuf src = STRBUF_INIT, out = STRBUF_INIT, err = STRBUF_INIT;
         reinstrument_stats st;
         if (strbuf_read_file(&src, argv[2], REINSTRUMENT_MAX_SOURCE, &err) ||
-            reinstrument_source(src.buf, src.len, &out, &st, &err)) {
+            reinstrument_source(src.buf, src.len, NULL, &out, &st, &err)) {
             fprintf(stderr, "reinstrument: %s\n", err.buf);
             return 1;
         }
@@ -249,6 +306,7 @@ int main(int argc, char **argv)
     RUN(test_extern_kernel);
     RUN(test_triton_kernel);
     RUN(test_refusals);
+    RUN(test_printer_package_subgraphs_and_proxy);
     RUN(test_find_cmd);
     RUN(test_build_refuses_bad_input);
     RUN(test_truncated_and_mangled_sources);
