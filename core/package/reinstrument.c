@@ -1092,7 +1092,7 @@ int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_p
     reinstrument_stats st;
     proxy_ops pops;
     read_proxy_ops(so, &pops);
-    reinstrument_opts ro = {pops.ops, pops.n};
+    reinstrument_opts ro = {(const char *const *)pops.ops, pops.n};
     int bad_src = reinstrument_source(src.buf, src.len, &ro, &inst, &st, err);
     proxy_ops_free(&pops);
     if (bad_src) { strbuf_addf(err, " (%s)", wrapper); goto out; }
