@@ -23,8 +23,6 @@ void session_free(session *s)
         return;
     free(s->events);
     free(s->kernels);
-    free(s->bookmarks);
-    free(s->notes);
     free(s->warnings);
     arena_release(&s->arena);
     free(s);
@@ -77,13 +75,13 @@ void session_add_warning(session *s, const char *fmt, ...)
 
 void session_add_note(session *s, const char *text)
 {
-    s->notes = grow(s->notes, &s->cap_notes, s->nnotes, sizeof *s->notes);
+    s->notes = arena_grow(&s->arena, s->notes, s->nnotes, &s->cap_notes, sizeof *s->notes, 16);
     s->notes[s->nnotes++] = arena_strdup(&s->arena, text);
 }
 
 void session_add_bookmark(session *s, int64_t event_index, const char *note)
 {
-    s->bookmarks = grow(s->bookmarks, &s->cap_bookmarks, s->nbookmarks, sizeof *s->bookmarks);
+    s->bookmarks = arena_grow(&s->arena, s->bookmarks, s->nbookmarks, &s->cap_bookmarks, sizeof *s->bookmarks, 16);
     bookmark *b = &s->bookmarks[s->nbookmarks++];
     b->event_index = event_index;
     b->note = arena_strdup(&s->arena, note ? note : "");

@@ -187,7 +187,8 @@ typedef struct {
     const char *compute_capability, *cpu_isa;   /* may be NULL */
 } package_info;
 
-/* Growable arrays are plain (ptr, len, cap) triples grown by model.c. */
+/* Growable arrays are plain (ptr, len, cap) triples grown by model.c; events,
+ * kernels and warnings are malloc'd, the rest live in the arena. */
 typedef struct session {
     arena arena;
     int format_major, format_minor;

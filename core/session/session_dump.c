@@ -6,9 +6,11 @@
  * escaped, so every line of the dump is one fact. Reader warnings are not
  * part of the dump (the caller prints them on stderr). No errors. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "fmt.h"
 #include "session_io.h"
+#include "session_keys.h"
 
 /* Writes s on one line: backslash escapes for \\, newline, tab, CR, other
  * control bytes, and the C1 controls and Unicode line/paragraph separators
@@ -62,13 +64,6 @@ static void put_dims(FILE *f, int n, const int64_t *d)
     putc(']', f);
 }
 
-static void put_field(FILE *f, const char *label, const char *v)
-{
-    fprintf(f, "%s: ", label);
-    put_text(f, v);
-    putc('\n', f);
-}
-
 /* " label text" when text is set, nothing otherwise (optional columns). */
 static void put_opt(FILE *f, const char *label, const char *text)
 {
@@ -94,27 +89,131 @@ static void put_layout(FILE *f, int ndim, const int64_t *shape, int with_strides
     put_text(f, device);
 }
 
+/* ---------- keys without a place of their own: " key=value" ---------- */
+
+#define AT(rec, off, type) ((const type *)((const char *)(rec) + (off)))
+
+static const char *label(const skey *k) { return k->label ? k->label : k->name; }
+
+/* 1 when an SKF_OPT key holds a value (same rule as the writer's). */
+static int is_set(const skey *k, const void *rec)
+{
+    switch (k->type) {
+    case SK_STR: return *AT(rec, k->off, char *) != NULL;
+    case SK_INT: return *AT(rec, k->off, int) >= 0;
+    case SK_I64: return *AT(rec, k->off, int64_t) >= 0;
+    case SK_NUM: return !(*AT(rec, k->off, double) < 0);
+    case SK_U64: return *AT(rec, k->off, uint64_t) != 0;
+    case SK_BOOL: case SK_ENUM: return *AT(rec, k->off, int) != 0;
+    case SK_DIMS: return *AT(rec, k->cnt, int) > 0;
+    case SK_NUMS: case SK_STRS: case SK_KV: case SK_LIST: return *AT(rec, k->cnt, size_t) > 0;
+    case SK_SUB:
+        if (k->has)
+            return *AT(rec, k->has, int);
+        for (int i = 0; i < k->sub->n; i++)
+            if (is_set(&k->sub->keys[i], AT(rec, k->off, char)))
+                return 1;
+        return 0;
+    case SK_CUSTOM: return 1;
+    }
+    return 0;
+}
+
+static void put_keys(FILE *f, const stable *t, const void *rec, const char *sep, int hand_too);
+
+/* The value of key k of rec on one line. */
+static void put_value(FILE *f, const skey *k, const void *rec)
+{
+    const void *v = AT(rec, k->off, char);
+    size_t n = k->type >= SK_NUMS && k->type != SK_SUB && k->type != SK_CUSTOM ? *AT(rec, k->cnt, size_t) : 0;
+    switch (k->type) {
+    case SK_STR: put_text(f, *(const char *const *)v); break;
+    case SK_INT: fprintf(f, "%d", *(const int *)v); break;
+    case SK_I64: fprintf(f, "%lld", (long long)*(const int64_t *)v); break;
+    case SK_U64: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)v); break;
+    case SK_NUM: put_num(f, *(const double *)v); break;
+    case SK_BOOL: fputs(*(const int *)v ? "yes" : "no", f); break;
+    case SK_ENUM: put_text(f, k->enum_name(*(const int *)v)); break;
+    case SK_DIMS: put_dims(f, *AT(rec, k->cnt, int), v); break;
+    case SK_NUMS:
+        putc('[', f);
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                putc(' ', f);
+            put_num(f, (*(const double *const *)v)[i]);
+        }
+        putc(']', f);
+        break;
+    case SK_STRS:
+        putc('[', f);
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                fputs(", ", f);
+            put_text(f, (*(const char *const *const *)v)[i]);
+        }
+        putc(']', f);
+        break;
+    case SK_KV:
+        putc('{', f);
+        for (size_t i = 0; i < n; i++) {
+            const kv_pair *kv = &(*(const kv_pair *const *)v)[i];
+            fputs(i ? ", " : "", f);
+            put_text(f, kv->key);
+            putc('=', f);
+            put_text(f, kv->value);
+        }
+        putc('}', f);
+        break;
+    case SK_SUB:
+        putc('{', f);
+        put_keys(f, k->sub, v, " ", 1);
+        putc('}', f);
+        break;
+    case SK_LIST:
+        putc('[', f);
+        for (size_t i = 0; i < n; i++) {
+            fputs(i ? ", {" : "{", f);
+            put_keys(f, k->sub, *(const char *const *)v + i * k->sub->size, " ", 1);
+            putc('}', f);
+        }
+        putc(']', f);
+        break;
+    case SK_CUSTOM: break;
+    }
+}
+
+/* "key=value" for the keys of t (all, or those without SKF_HAND), each
+ * after sep (the first one without it when sep is " " inside braces). */
+static void put_keys(FILE *f, const stable *t, const void *rec, const char *sep, int hand_too)
+{
+    int first = 1;
+    for (int i = 0; i < t->n; i++) {
+        const skey *k = &t->keys[i];
+        if (k->type == SK_CUSTOM || (!hand_too && (k->flags & SKF_HAND)) || ((k->flags & SKF_OPT) && !is_set(k, rec)))
+            continue;
+        if (!(first && hand_too))
+            fputs(sep, f);
+        first = 0;
+        fprintf(f, "%s=", label(k));
+        put_value(f, k, rec);
+    }
+}
+
+/* The keys of rec no hand-written line shows, as " key=value". */
+static void put_rest(FILE *f, const stable *t, const void *rec) { put_keys(f, t, rec, " ", 0); }
+
 static void put_tensor(FILE *f, const tensor_rec *t)
 {
     fprintf(f, "    %s ", phase_name(t->phase));
     put_text(f, t->name);
     putc(' ', f);
     put_layout(f, t->ndim, t->shape, 1, t->strides, t->dtype, t->device);
+    put_rest(f, &session_tensor_table, t);
     putc('\n', f);
     if (t->has_stats) {
-        const tensor_stats *st = &t->stats;
-        fprintf(f, "      numel=%llu finite=%llu min=", (unsigned long long)st->numel,
-                (unsigned long long)st->finite);
-        put_num(f, st->min);
-        fputs(" max=", f);
-        put_num(f, st->max);
-        fputs(" mean=", f);
-        put_num(f, st->mean);
-        fputs(" std=", f);
-        put_num(f, st->std);
-        fprintf(f, " nan=%llu +inf=%llu -inf=%llu zeros=%llu subnormal=%llu\n", (unsigned long long)st->nan,
-                (unsigned long long)st->posinf, (unsigned long long)st->neginf, (unsigned long long)st->zeros,
-                (unsigned long long)st->subnormal);
+        fputs("      ", f);
+        put_keys(f, &session_stats_table, &t->stats, " ", 1);
+        putc('\n', f);
     }
     if (t->nvalues && t->values) {
         fprintf(f, "      values (%zu%s):", t->nvalues, t->values_complete ? ", all" : ", sample");
@@ -166,6 +265,8 @@ static void put_event(FILE *f, size_t i, const event *e)
     default:
         break;
     }
+    if (e->kind < EV__COUNT)
+        put_rest(f, session_kind_tables[e->kind], &e->u);
     if (e->t_ms >= 0 || isnan(e->t_ms)) {
         fputs(" t=", f);
         put_num(f, e->t_ms);
@@ -204,85 +305,115 @@ static void put_event(FILE *f, size_t i, const event *e)
     }
 }
 
+static void put_input(FILE *f, size_t i, const input_spec *in)
+{
+    fprintf(f, "input %zu: ", i);
+    put_layout(f, in->ndim, in->shape, in->has_strides, in->strides, in->dtype, in->device);
+    fprintf(f, " fill=%s seed=%llu", fill_kind_name(in->fill), (unsigned long long)in->seed);
+    if (in->fill == FILL_FULL) {
+        fputs(" value=", f);
+        put_num(f, in->value);
+    }
+    put_opt(f, " file=", in->file);
+    put_opt(f, " key=", in->key);
+    put_rest(f, &session_input_table, in);
+    putc('\n', f);
+}
+
+static void put_check(FILE *f, const check_row *c)
+{
+    fprintf(f, "check %-4s ", check_status_name(c->status));
+    put_text(f, c->id);
+    fputs(": ", f);
+    put_text(f, c->subject);
+    if (c->expected || c->got) {
+        fputs(" | expected ", f);
+        put_text(f, c->expected);
+        fputs(" | got ", f);
+        put_text(f, c->got);
+    }
+    fputs(" | source ", f);
+    put_text(f, c->source);
+    put_opt(f, " | fix ", c->fix);
+    put_rest(f, &session_check_table, c);
+    putc('\n', f);
+}
+
+static void put_narration(FILE *f, size_t i, const narration_step *n)
+{
+    fprintf(f, "narration %zu: pane=", i);
+    put_text(f, n->pane);
+    fprintf(f, " event=%lld action=", (long long)n->event_index);
+    put_text(f, n->action);
+    fputs(" expect=", f);
+    put_text(f, n->expect);
+    fputs(" text=", f);
+    put_text(f, n->text);
+    put_rest(f, &session_narration_table, n);
+    putc('\n', f);
+}
+
+/* One top-level key, in table order: lines of its own for the keys of
+ * format 1.0, "key: value" for the rest. */
+static void put_top(FILE *f, const session *s, const skey *k)
+{
+    switch (k->custom) {
+    case SC_FORMAT:
+        fprintf(f, "session format %d.%d\n", s->format_major, s->format_minor);
+        return;
+    case SC_EVENTS:
+        if (s->truncated)
+            fputs("truncated: yes (the file was cut off; the last event may be missing)\n", f);
+        fprintf(f, "events: %zu (%zu kernels)\n", s->nevents, s->nkernels);
+        for (size_t i = 0; i < s->nevents; i++)
+            put_event(f, i, s->events[i]);
+        return;
+    default:
+        break;
+    }
+    if (k->type == SK_SUB) {   /* package: its path on the first line, the rest below */
+        const stable *t = k->sub;
+        const void *rec = AT(s, k->off, char);
+        for (int i = 0; i < t->n; i++) {
+            fprintf(f, i ? "  %s: " : "%s: ", i ? label(&t->keys[i]) : label(k));
+            put_value(f, &t->keys[i], rec);
+            putc('\n', f);
+        }
+        return;
+    }
+    if (k->off == offsetof(session, flags)) {
+        fmt_kv_lines(f, s->nflags, s->flags, "flag ", "=", put_text, put_text);
+    } else if (k->off == offsetof(session, inputs)) {
+        for (size_t i = 0; i < s->ninputs; i++)
+            put_input(f, i, &s->inputs[i]);
+    } else if (k->off == offsetof(session, checks)) {
+        for (size_t i = 0; i < s->nchecks; i++)
+            put_check(f, &s->checks[i]);
+    } else if (k->off == offsetof(session, bookmarks)) {
+        for (size_t i = 0; i < s->nbookmarks; i++) {
+            fprintf(f, "bookmark event #%lld: ", (long long)s->bookmarks[i].event_index);
+            put_text(f, s->bookmarks[i].note);
+            put_rest(f, &session_bookmark_table, &s->bookmarks[i]);
+            putc('\n', f);
+        }
+    } else if (k->off == offsetof(session, notes)) {
+        for (size_t i = 0; i < s->nnotes; i++) {
+            fputs("note: ", f);
+            put_text(f, s->notes[i]);
+            putc('\n', f);
+        }
+    } else if (k->off == offsetof(session, narration)) {
+        for (size_t i = 0; i < s->nnarration; i++)
+            put_narration(f, i, &s->narration[i]);
+    } else if (!(k->flags & SKF_OPT) || is_set(k, s)) {
+        fprintf(f, "%s: ", label(k));
+        put_value(f, k, s);
+        putc('\n', f);
+    }
+}
+
 void session_dump(const session *s, FILE *out)
 {
-    FILE *f = out;
-    fprintf(f, "session format %d.%d\n", s->format_major, s->format_minor);
-    put_field(f, "tool_version", s->tool_version);
-    put_field(f, "torch_version", s->torch_version);
-    put_field(f, "host", s->host);
-    put_field(f, "gpu", s->gpu);
-    if (s->title)
-        put_field(f, "title", s->title);
-    const package_info *p = &s->package;
-    put_field(f, "package", p->path);
-    put_field(f, "  sha256", p->sha256);
-    put_field(f, "  model", p->model);
-    put_field(f, "  device_key", p->device_key);
-    put_field(f, "  compute_capability", p->compute_capability);
-    put_field(f, "  cpu_isa", p->cpu_isa);
-    put_field(f, "device", s->device);
-    fprintf(f, "printer_level: %d\n", s->printer_level);
-    put_field(f, "mode", s->mode);
-    if (s->values_budget)
-        fprintf(f, "values_budget: %llu\n", (unsigned long long)s->values_budget);
-    fmt_kv_lines(f, s->nflags, s->flags, "flag ", "=", put_text, put_text);
-    for (size_t i = 0; i < s->ninputs; i++) {
-        const input_spec *in = &s->inputs[i];
-        fprintf(f, "input %zu: ", i);
-        put_layout(f, in->ndim, in->shape, in->has_strides, in->strides, in->dtype, in->device);
-        fprintf(f, " fill=%s seed=%llu", fill_kind_name(in->fill), (unsigned long long)in->seed);
-        if (in->fill == FILL_FULL) {
-            fputs(" value=", f);
-            put_num(f, in->value);
-        }
-        put_opt(f, " file=", in->file);
-        put_opt(f, " key=", in->key);
-        putc('\n', f);
-    }
-    for (size_t i = 0; i < s->nchecks; i++) {
-        const check_row *c = &s->checks[i];
-        fprintf(f, "check %-4s ", check_status_name(c->status));
-        put_text(f, c->id);
-        fputs(": ", f);
-        put_text(f, c->subject);
-        if (c->expected || c->got) {
-            fputs(" | expected ", f);
-            put_text(f, c->expected);
-            fputs(" | got ", f);
-            put_text(f, c->got);
-        }
-        fputs(" | source ", f);
-        put_text(f, c->source);
-        put_opt(f, " | fix ", c->fix);
-        putc('\n', f);
-    }
-    for (size_t i = 0; i < s->nbookmarks; i++) {
-        fprintf(f, "bookmark event #%lld: ", (long long)s->bookmarks[i].event_index);
-        put_text(f, s->bookmarks[i].note);
-        putc('\n', f);
-    }
-    for (size_t i = 0; i < s->nnotes; i++) {
-        fputs("note: ", f);
-        put_text(f, s->notes[i]);
-        putc('\n', f);
-    }
-    for (size_t i = 0; i < s->nnarration; i++) {
-        const narration_step *n = &s->narration[i];
-        fprintf(f, "narration %zu: pane=", i);
-        put_text(f, n->pane);
-        fprintf(f, " event=%lld action=", (long long)n->event_index);
-        put_text(f, n->action);
-        fputs(" expect=", f);
-        put_text(f, n->expect);
-        fputs(" text=", f);
-        put_text(f, n->text);
-        putc('\n', f);
-    }
-    put_field(f, "end_state", s->end_state);
-    if (s->truncated)
-        fputs("truncated: yes (the file was cut off; the last event may be missing)\n", f);
-    fprintf(f, "events: %zu (%zu kernels)\n", s->nevents, s->nkernels);
-    for (size_t i = 0; i < s->nevents; i++)
-        put_event(f, i, s->events[i]);
+    for (int i = 0; i < session_top_table.n; i++)
+        put_top(out, s, &session_top_table.keys[i]);
 }

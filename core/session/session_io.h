@@ -8,6 +8,7 @@
  * Writer: the header is written at open; each event is appended and flushed
  * as it happens (on disk within 100 ms); session_writer_finish() rewrites
  * the whole session to PATH.tmp and renames it over PATH.
+ * Keys: all three walk the tables of session_keys.h (README.md: adding a key).
  * Ownership: a session_writer borrows the session; the caller frees both. */
 #ifndef AOTIDBG_SESSION_IO_H
 #define AOTIDBG_SESSION_IO_H

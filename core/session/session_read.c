@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 #include "session_io.h"
+#include "session_keys.h"
 
 #define CHUNK (64 * 1024)
 #define MAX_WARNINGS 100
@@ -82,7 +83,11 @@ typedef struct {
     int quiet;               /* inside an event of unknown kind: no key warnings */   /* warning counts when the current event began */
     const char **itab;       /* interned strings (arena-owned), open addressing */
     size_t icap, in;
-    vec tensors, values, kv;
+    vec values, kv;
+    vec lists[SESSION_MAX_DEPTH + 2];   /* list scratch, by depth */
+    int nstrides;            /* strides of the tensor or input being read */
+    yaml_mark_t strides_at;
+    struct ev_ctx *evc;      /* the event being read */
 } rd;
 
 /* ---------- messages ---------- */
@@ -665,13 +670,11 @@ static int skip_node(rd *r)
     return unexpected(r, "a value");
 }
 
-/* Iterates a mapping of known keys. val(r, id, ctx) consumes the value of
- * known key id; unknown keys are warned about and skipped; *seen gets the
- * bitmask of known keys present. Starts at MAPPING_START, ends past MAPPING_END. */
+/* Iterates a mapping. find(fctx, key) gives a known key's id (< 64) or -1;
+ * val(r, id, ctx) consumes the value of known key id. */
+typedef int (*find_fn)(const void *fctx, const char *key);
 typedef int (*val_fn)(rd *r, int id, void *ctx);
 
-/* As parse_map, but stops AT the MAPPING_END: the caller commits what it
- * built before pulling more input (which may hit the cut of a cut-off file). */
 /* Consumes the start of a mapping, or says a mapping (`where`) was expected. */
 static int enter_map(rd *r, const char *where)
 {
@@ -686,9 +689,11 @@ static int enter_map(rd *r, const char *where)
 /* The entries of a mapping whose start is already consumed, up to (not past)
  * its end: known keys go to val (each once; bits of *seen, which may come in
  * with some set), unknown ones are warned about (`place`: "in a kernel
- * event", "at the top level") and skipped. */
-static int map_entries(rd *r, const char *const *keys, int nkeys, val_fn val, void *ctx, const char *place,
-                       uint32_t *seen)
+ * event", "at the top level") and skipped. Stopping AT the end lets the
+ * caller commit what it built before pulling more input (which may hit the
+ * cut of a cut-off file). */
+static int map_entries(rd *r, find_fn find, const void *fctx, val_fn val, void *ctx, const char *place,
+                       uint64_t *seen)
 {
     hashset unknown = {0};
     int rc = 0;
@@ -698,18 +703,13 @@ static int map_entries(rd *r, const char *const *keys, int nkeys, val_fn val, vo
             break;
         }
         const char *key = sval(r);
-        int id = -1;
-        for (int i = 0; i < nkeys; i++)
-            if (!strcmp(keys[i], key)) {
-                id = i;
-                break;
-            }
+        int id = find(fctx, key);
         if (id >= 0) {
-            if (*seen & (1u << id)) {
+            if (*seen & (1ull << id)) {
                 rc = dup_key(r, key);
                 break;
             }
-            *seen |= 1u << id;
+            *seen |= 1ull << id;
             rc = next(r) || val(r, id, ctx) ? -1 : 0;
         } else {
             if (hashset_add(&unknown, key)) {
@@ -725,31 +725,6 @@ static int map_entries(rd *r, const char *const *keys, int nkeys, val_fn val, vo
     }
     hashset_free(&unknown);
     return rc;
-}
-
-static int parse_map_body(rd *r, const char *const *keys, int nkeys, val_fn val, void *ctx, const char *where,
-                          uint32_t *seen)
-{
-    *seen = 0;
-    if (enter_map(r, where))
-        return -1;
-    char in[160];
-    snprintf(in, sizeof in, "in %s", where);
-    return map_entries(r, keys, nkeys, val, ctx, in, seen);
-}
-
-static int parse_map(rd *r, const char *const *keys, int nkeys, val_fn val, void *ctx, const char *where,
-                     uint32_t *seen)
-{
-    return parse_map_body(r, keys, nkeys, val, ctx, where, seen) ? -1 : next(r);
-}
-
-static int need_keys(rd *r, yaml_mark_t at, uint32_t seen, uint32_t need, const char *const *keys, const char *where)
-{
-    for (int i = 0; i < 32; i++)
-        if ((need & (1u << i)) && !(seen & (1u << i)))
-            return fail_at(r, at, "found %s without '%s', expected a '%s' key", where, keys[i], keys[i]);
-    return 0;
 }
 
 /* Iterates a list: item(r, ctx) consumes one element. A plain empty, ~ or
@@ -790,116 +765,11 @@ static int get_dims(rd *r, int64_t *dims, int *n)
     return 0;
 }
 
-/* ---------- tensors ---------- */
-
-static const char *const stats_keys[] = {"numel", "finite", "min", "max", "mean", "std",
-                                         "nan", "posinf", "neginf", "zeros", "subnormal"};
-
-static int stats_val(rd *r, int id, void *ctx)
-{
-    tensor_stats *st = ctx;
-    uint64_t *u[] = {&st->numel, &st->finite, NULL, NULL, NULL, NULL,
-                     &st->nan, &st->posinf, &st->neginf, &st->zeros, &st->subnormal};
-    double *d[] = {NULL, NULL, &st->min, &st->max, &st->mean, &st->std};
-    if (u[id])
-        return get_u64(r, u[id], "a count (integer >= 0)");
-    return get_double(r, d[id], "a number (.nan and .inf allowed)");
-}
-
 static int value_item(rd *r, void *ctx)
 {
     double *v = vec_push(&r->values);
     return get_double(r, v, "a number (.nan and .inf allowed)");
 }
-
-enum { T_NAME, T_PHASE, T_SHAPE, T_STRIDES, T_DTYPE, T_DEVICE, T_STATS, T_VALUES, T_COMPLETE, T_BUDGET_CUT, T__N };
-static const char *const tensor_keys[] = {"name", "phase", "shape", "strides", "dtype",
-                                          "device", "stats", "values", "values_complete", "values_budget_cut"};
-
-typedef struct {
-    tensor_rec *t;
-    int64_t shape[TENSOR_MAX_DIMS], strides[TENSOR_MAX_DIMS];
-    int nshape, nstrides;
-    yaml_mark_t strides_at;
-} tensor_ctx;
-
-static int tensor_val(rd *r, int id, void *ctx)
-{
-    tensor_ctx *c = ctx;
-    tensor_rec *t = c->t;
-    uint32_t seen;
-    int ph;
-    switch (id) {
-    case T_NAME: return get_str(r, &t->name, 0, "a tensor name");
-    case T_PHASE:
-        if (get_enum(r, &ph, phase_from_name, "before, after or output"))
-            return -1;
-        t->phase = ph;
-        return 0;
-    case T_SHAPE: return get_dims(r, c->shape, &c->nshape);
-    case T_STRIDES:
-        c->strides_at = r->ev.start_mark;
-        return get_dims(r, c->strides, &c->nstrides);
-    case T_DTYPE: return get_str(r, &t->dtype, 0, "a dtype name");
-    case T_DEVICE: return get_str(r, &t->device, 0, "a device name");
-    case T_STATS:
-        t->has_stats = 1;
-        return parse_map(r, stats_keys, 11, stats_val, &t->stats, "tensor stats", &seen);
-    case T_VALUES: {
-        r->values.n = 0;
-        if (parse_list(r, value_item, NULL, "a list of numbers"))
-            return -1;
-        t->nvalues = r->values.n;
-        t->values = t->nvalues ? arena_memdup(&r->s->arena, r->values.p, t->nvalues * sizeof(double)) : NULL;
-        return 0;
-    }
-    case T_COMPLETE: return get_bool(r, &t->values_complete);
-    case T_BUDGET_CUT: return get_bool(r, &t->values_budget_cut);
-    }
-    return -1;
-}
-
-static int tensor_item(rd *r, void *ctx)
-{
-    tensor_rec t = {0};
-    tensor_ctx c = {.t = &t};
-    yaml_mark_t at = r->ev.start_mark;
-    uint32_t seen;
-    if (parse_map(r, tensor_keys, T__N, tensor_val, &c, "a tensor", &seen) ||
-        need_keys(r, at, seen, 1u << T_NAME | 1u << T_PHASE | 1u << T_DTYPE | 1u << T_DEVICE, tensor_keys,
-                  "a tensor"))
-        return -1;
-    if ((seen & (1u << T_STRIDES)) && c.nstrides != c.nshape)
-        return fail_at(r, c.strides_at, "found %d strides for %d dimensions, expected one stride per dimension",
-                       c.nstrides, c.nshape);
-    t.ndim = c.nshape;
-    if (t.ndim) {
-        t.shape = arena_memdup(&r->s->arena, c.shape, (size_t)t.ndim * sizeof(int64_t));
-        t.strides = seen & (1u << T_STRIDES) ? arena_memdup(&r->s->arena, c.strides, (size_t)t.ndim * sizeof(int64_t))
-                                             : arena_alloc(&r->s->arena, (size_t)t.ndim * sizeof(int64_t));
-        if (!(seen & (1u << T_STRIDES))) {   /* contiguous by default */
-            int64_t st = 1;
-            for (int i = t.ndim - 1; i >= 0; i--) {
-                t.strides[i] = st;
-                st *= t.shape[i] > 0 ? t.shape[i] : 1;
-            }
-        }
-    }
-    *(tensor_rec *)vec_push(&r->tensors) = t;
-    return 0;
-}
-
-static int get_tensors(rd *r, size_t *n, tensor_rec **out)
-{
-    r->tensors.n = 0;
-    if (parse_list(r, tensor_item, NULL, "a list of tensors"))
-        return -1;
-    *n = r->tensors.n;
-    *out = *n ? arena_memdup(&r->s->arena, r->tensors.p, *n * sizeof(tensor_rec)) : NULL;
-    return 0;
-}
-
-/* ---------- string maps (flags, fields) ---------- */
 
 static int get_kv_map(rd *r, size_t *n, kv_pair **out, const char *where)
 {
@@ -934,101 +804,344 @@ static int get_kv_map(rd *r, size_t *n, kv_pair **out, const char *where)
     return next(r);
 }
 
-/* ---------- events ---------- */
-
-enum { E_KIND, E_TMS, E_INDEX, E_NAME, E_TYPE, E_STATUS, E_DURATION, E_SOURCE, E_TENSORS, E_TEXT, E_ROUTE,
-       E_KERNEL, E_FIELDS, E_HOW, E_EXIT_CODE, E_SIGNAL, E_STDERR_TAIL, E_STREAM, E__N };
-static const char *const event_keys[] = {"kind", "t_ms", "index", "name", "type", "status", "duration_us",
-                                         "source", "tensors", "text", "route", "kernel", "fields", "how",
-                                         "exit_code", "signal", "stderr_tail", "stream"};
-/* Which keys each kind takes, and which it needs. */
-#define B(x) (1u << (x))
-static const uint32_t kind_keys[EV__COUNT] = {
-    [EV_KERNEL] = B(E_INDEX) | B(E_NAME) | B(E_TYPE) | B(E_STATUS) | B(E_DURATION) | B(E_SOURCE) | B(E_TENSORS),
-    [EV_ERROR] = B(E_TEXT) | B(E_ROUTE) | B(E_KERNEL) | B(E_FIELDS),
-    [EV_OUTPUT] = B(E_TENSORS),
-    [EV_RUNNER_EXIT] = B(E_HOW) | B(E_EXIT_CODE) | B(E_SIGNAL) | B(E_STDERR_TAIL),
-    [EV_LOG] = B(E_STREAM) | B(E_TEXT),
-};
-static const uint32_t kind_needs[EV__COUNT] = {
-    [EV_KERNEL] = B(E_INDEX) | B(E_NAME),
-    [EV_ERROR] = B(E_TEXT),
-    [EV_OUTPUT] = 0,
-    [EV_RUNNER_EXIT] = B(E_HOW),
-    [EV_LOG] = B(E_STREAM) | B(E_TEXT),
-};
-
-typedef struct {
-    int kind;                /* -1 until known, -2 unknown kind: skip */
-    event e;                 /* t_ms only */
-    const char *unknown_kind;
-} ev_ctx;
-
-/* kind and t_ms; the rest goes through parts_val. */
-static int event_val(rd *r, int id, void *ctx)
+/* The scratch vec for a list at the current depth (lists nest, so each
+ * depth has its own; buffers are kept for the next list there). */
+static vec *list_vec(rd *r, size_t elem)
 {
-    ev_ctx *c = ctx;
-    if (id == E_TMS)
-        return get_double(r, &c->e.t_ms, "a time in ms");
-    if (r->ev.type != YAML_SCALAR_EVENT)
-        return unexpected(r, "an event kind (kernel, error, output, runner-exit, log)");
-    c->kind = event_kind_from_name(sval(r));
-    if (c->kind < 0) {
-        c->kind = -2;
-        c->unknown_kind = intern(r, sval(r), slen(r));
-        r->quiet = 1;
+    vec *v = &r->lists[r->depth];
+    if (v->elem != elem) {
+        free(v->p);
+        *v = (vec){.elem = elem};
     }
-    return next(r);
+    v->n = 0;
+    return v;
 }
 
-/* The kind may come after other keys, and the event union's members
- * overlap, so keys land in separate fields first and are assembled at the end. */
-typedef struct {
-    ev_ctx base;
-    /* per-kind scratch, assembled after the map ends */
-    int64_t index;
-    const char *name, *source, *text, *route, *how, *stderr_tail, *stream;
-    int type, status, exit_code, signal;
-    double duration;
-    int64_t kernel;
-    size_t ntensors, nfields;
-    tensor_rec *tensors;
-    kv_pair *fields;
-} ev_parts;
-
-static int parts_val(rd *r, int id, void *ctx)
+/* Copies a scratch vec into the arena. */
+static void *vec_to_arena(rd *r, vec *v, size_t *n)
 {
-    ev_parts *p = ctx;
+    *n = v->n;
+    void *p = v->n ? arena_memdup(&r->s->arena, v->p, v->n * v->elem) : NULL;
+    v->n = 0;
+    return p;
+}
+
+/* ---------- records, by their key tables (session_keys.c) ---------- */
+
+#define AT(rec, off, type) ((type *)((char *)(rec) + (off)))
+
+static int read_record(rd *r, const stable *t, void *rec, const char *where);
+
+static int find_row(const void *t, const char *key)
+{
+    const skey *k = skey_find(t, key);
+    return k ? (int)(k - ((const stable *)t)->keys) : -1;
+}
+
+/* A new record's values before its keys are read: defaults and -1s. */
+static void record_init(const stable *t, void *rec)
+{
+    memset(rec, 0, t->size);
+    for (int i = 0; i < t->n; i++) {
+        const skey *k = &t->keys[i];
+        if (k->type == SK_STR && k->dflt)
+            *AT(rec, k->off, const char *) = k->dflt;
+        else if (k->flags & SKF_NEG1) {
+            if (k->type == SK_INT)
+                *AT(rec, k->off, int) = -1;
+            else if (k->type == SK_I64)
+                *AT(rec, k->off, int64_t) = -1;
+            else if (k->type == SK_NUM)
+                *AT(rec, k->off, double) = -1;
+        }
+    }
+}
+
+static int need_keys(rd *r, yaml_mark_t at, uint64_t seen, const stable *t, const char *where)
+{
+    for (int i = 0; i < t->n; i++)
+        if ((t->keys[i].flags & SKF_NEED) && !(seen & (1ull << i)))
+            return fail_at(r, at, "found %s without '%s', expected a '%s' key", where, t->keys[i].name,
+                           t->keys[i].name);
+    return 0;
+}
+
+typedef struct {
+    const stable *t;   /* SK_LIST */
+    const skey *k;     /* SK_STRS */
+    vec *v;
+} list_ctx;
+
+static int str_item(rd *r, void *ctx)
+{
+    list_ctx *c = ctx;
+    const char **p = vec_push(c->v);
+    return get_str(r, p, 0, c->k->item);
+}
+
+static int record_item(rd *r, void *ctx)
+{
+    list_ctx *c = ctx;
+    void *rec = vec_push(c->v);
+    return read_record(r, c->t, rec, c->t->where);
+}
+
+/* Consumes the value of key k into rec. */
+static int read_value(rd *r, const skey *k, void *rec)
+{
+    void *f = AT(rec, k->off, void);
     int v;
-    if (p->base.kind == -2)
-        return skip_node(r);
-    switch (id) {
-    case E_KIND:
-    case E_TMS:
-        return event_val(r, id, &p->base);
-    case E_INDEX: return get_i64(r, &p->index, 0, INT64_MAX, "a kernel index (integer >= 0)");
-    case E_NAME: return get_str(r, &p->name, 0, "a kernel name");
-    case E_TYPE: return get_enum_as(r, v, p->type, kernel_type_from_name, "triton, cpp, extern or unknown");
-    case E_STATUS: return get_enum_as(r, v, p->status, kernel_status_from_name, "pending, ok, nan or error");
-    case E_DURATION: return get_double(r, &p->duration, "a duration in microseconds");
-    case E_SOURCE: return get_str(r, &p->source, 1, "a source name");
-    case E_TENSORS: return get_tensors(r, &p->ntensors, &p->tensors);
-    case E_TEXT: return get_str(r, &p->text, 0, "a text string");
-    case E_ROUTE: return get_str(r, &p->route, 1, "a route id");
-    case E_KERNEL: return get_i64(r, &p->kernel, -1, INT64_MAX, "a kernel index (integer >= -1)");
-    case E_FIELDS: return get_kv_map(r, &p->nfields, &p->fields, "error fields");
-    case E_HOW: return get_str(r, &p->how, 0, "how the runner ended (exited, signal, ...)");
-    case E_EXIT_CODE: return get_int(r, &p->exit_code, -1000000, 1000000, "an exit code");
-    case E_SIGNAL: return get_int(r, &p->signal, 0, 1000, "a signal number");
-    case E_STDERR_TAIL: return get_str(r, &p->stderr_tail, 1, "a string");
-    case E_STREAM: return get_str(r, &p->stream, 0, "stdout or stderr");
+    switch (k->custom) {
+    case SC_FORMAT:
+        return -1;   /* read before the rest; a second one is a duplicate */
+    case SC_TENSOR_SHAPE:
+    case SC_TENSOR_STRIDES: {
+        tensor_rec *t = rec;
+        int64_t d[TENSOR_MAX_DIMS];
+        int n;
+        yaml_mark_t at = r->ev.start_mark;
+        if (get_dims(r, d, &n))
+            return -1;
+        int64_t *p = n ? arena_memdup(&r->s->arena, d, (size_t)n * sizeof *d) : NULL;
+        if (k->custom == SC_TENSOR_SHAPE) {
+            t->shape = p;
+            t->ndim = n;
+        } else {
+            t->strides = p;
+            r->nstrides = n;
+            r->strides_at = at;
+        }
+        return 0;
+    }
+    case SC_INPUT_STRIDES:
+        ((input_spec *)rec)->has_strides = 1;
+        return get_dims(r, f, &r->nstrides);
+    default:
+        break;
+    }
+    switch (k->type) {
+    case SK_STR: return get_str(r, f, !!(k->flags & SKF_NULL), k->what);
+    case SK_INT: return get_int(r, f, (int)k->lo, (int)k->hi, k->what);
+    case SK_I64: return get_i64(r, f, k->lo, k->hi, k->what);
+    case SK_U64: return get_u64(r, f, k->what);
+    case SK_NUM: return get_double(r, f, k->what);
+    case SK_BOOL: return get_bool(r, f);
+    case SK_ENUM:
+        if (get_enum(r, &v, k->enum_from, k->what))
+            return -1;
+        *(int *)f = v;
+        return 0;
+    case SK_DIMS: return get_dims(r, f, AT(rec, k->cnt, int));
+    case SK_NUMS: {
+        r->values.n = 0;
+        if (parse_list(r, value_item, NULL, k->what))
+            return -1;
+        size_t n = r->values.n;
+        *AT(rec, k->cnt, size_t) = n;
+        *(double **)f = n ? arena_memdup(&r->s->arena, r->values.p, n * sizeof(double)) : NULL;
+        return 0;
+    }
+    case SK_STRS: {
+        list_ctx c = {NULL, k, list_vec(r, sizeof(const char *))};
+        int rc = parse_list(r, str_item, &c, k->what);
+        *(void **)f = vec_to_arena(r, c.v, AT(rec, k->cnt, size_t));
+        return rc;
+    }
+    case SK_KV: return get_kv_map(r, AT(rec, k->cnt, size_t), f, k->what);
+    case SK_SUB:
+        if (k->has)
+            *AT(rec, k->has, int) = 1;
+        return read_record(r, k->sub, f, k->what);
+    case SK_LIST: {
+        list_ctx c = {k->sub, NULL, list_vec(r, k->sub->size)};
+        int rc = parse_list(r, record_item, &c, k->what);
+        *(void **)f = vec_to_arena(r, c.v, AT(rec, k->cnt, size_t));
+        return rc;
+    }
+    case SK_CUSTOM: break;
     }
     return -1;
 }
 
+typedef struct {
+    const stable *t;
+    void *rec;
+} rec_ctx;
+
+static int record_val(rd *r, int id, void *ctx)
+{
+    rec_ctx *c = ctx;
+    return read_value(r, &c->t->keys[id], c->rec);
+}
+
+/* After a record's keys: what no single key can check. */
+static int record_done(rd *r, const stable *t, void *rec, yaml_mark_t at, uint64_t seen)
+{
+    if (t == &session_input_table) {
+        input_spec *in = rec;
+        if (in->has_strides && r->nstrides != in->ndim)
+            return fail_at(r, at, "found an input with %d strides for %d dimensions, expected one stride per dimension",
+                           r->nstrides, in->ndim);
+    } else if (t == &session_tensor_table) {
+        tensor_rec *tr = rec;
+        int has_strides = !!(seen & (1ull << (skey_find(t, "strides") - t->keys)));
+        if (has_strides && r->nstrides != tr->ndim)
+            return fail_at(r, r->strides_at, "found %d strides for %d dimensions, expected one stride per dimension",
+                           r->nstrides, tr->ndim);
+        if (!tr->ndim) {
+            tr->shape = tr->strides = NULL;
+        } else if (!has_strides) {   /* contiguous by default */
+            tr->strides = arena_alloc(&r->s->arena, (size_t)tr->ndim * sizeof(int64_t));
+            int64_t st = 1;
+            for (int i = tr->ndim - 1; i >= 0; i--) {
+                tr->strides[i] = st;
+                st *= tr->shape[i] > 0 ? tr->shape[i] : 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* A mapping of t's keys into rec, from its start to past its end; `where`
+ * names it in messages ("a mapping (where)", "unknown key ... in where"). */
+static int read_record(rd *r, const stable *t, void *rec, const char *where)
+{
+    yaml_mark_t at = r->ev.start_mark;
+    record_init(t, rec);
+    int outer_nstrides = r->nstrides;   /* a tensor's strides, around its stats */
+    r->nstrides = 0;
+    if (enter_map(r, where))
+        return -1;
+    char in[160];
+    snprintf(in, sizeof in, "in %s", where);
+    uint64_t seen = 0;
+    rec_ctx c = {t, rec};
+    if (map_entries(r, find_row, t, record_val, &c, in, &seen) || need_keys(r, at, seen, t, t->where) ||
+        record_done(r, t, rec, at, seen))
+        return -1;
+    r->nstrides = outer_nstrides;
+    return next(r);
+}
+
+/* ---------- events ---------- */
+
+/* The event keys: kind and t_ms, then every kind's keys, each name once,
+ * in table order (the order of "does not belong" warnings). */
+typedef struct {
+    const char *name[64];
+    int n;
+    const skey *row[64][EV__COUNT];   /* each name's row in each kind, or NULL */
+    uint64_t kind_mask[EV__COUNT];    /* the names each kind takes */
+    uint64_t common;                  /* kind, t_ms */
+} key_names;
+
+static void event_key_names(key_names *u)
+{
+    memset(u, 0, sizeof *u);
+    const stable *ts[1 + EV__COUNT] = {&session_event_table};
+    for (int k = 0; k < EV__COUNT; k++)
+        ts[1 + k] = session_kind_tables[k];
+    for (int i = 0; i <= EV__COUNT; i++)
+        for (int j = 0; j < ts[i]->n; j++) {
+            int m = 0;
+            while (m < u->n && strcmp(u->name[m], ts[i]->keys[j].name))
+                m++;
+            if (m == 64)
+                continue;
+            if (m == u->n)
+                u->name[u->n++] = ts[i]->keys[j].name;
+            if (i == 0) {
+                u->common |= 1ull << m;
+            } else {
+                u->row[m][i - 1] = &ts[i]->keys[j];
+                u->kind_mask[i - 1] |= 1ull << m;
+            }
+        }
+}
+
+static int find_name(const void *u, const char *key)
+{
+    const key_names *n = u;
+    for (int i = 0; i < n->n; i++)
+        if (!strcmp(n->name[i], key))
+            return i;
+    return -1;
+}
+
+/* The kind may come after other keys and the members of event.u overlap, so
+ * each kind gets its own scratch event; a key several kinds have ("text",
+ * "tensors") is read once and copied to the others. */
+typedef struct ev_ctx {
+    int kind;                /* -1 until known, -2 unknown kind: skip */
+    const char *unknown_kind;
+    double t_ms;
+    const key_names *names;
+    event k[EV__COUNT];
+} ev_ctx;
+
+/* Bytes of the value of a row (its field, and its count where it has one). */
+static void copy_value(const skey *from, const void *src, const skey *to, void *dst)
+{
+    size_t n = 0;
+    switch (from->type) {
+    case SK_STR: n = sizeof(const char *); break;
+    case SK_INT: case SK_BOOL: case SK_ENUM: n = sizeof(int); break;
+    case SK_I64: case SK_U64: n = sizeof(int64_t); break;
+    case SK_NUM: n = sizeof(double); break;
+    case SK_DIMS: n = TENSOR_MAX_DIMS * sizeof(int64_t); break;
+    case SK_NUMS: case SK_STRS: case SK_KV: case SK_LIST: n = sizeof(void *); break;
+    case SK_SUB: n = from->sub->size; break;
+    case SK_CUSTOM: return;
+    }
+    memcpy(AT(dst, to->off, char), AT(src, from->off, char), n);
+    if (from->type == SK_DIMS)
+        *AT(dst, to->cnt, int) = *AT(src, from->cnt, int);
+    else if (from->type >= SK_NUMS && from->type != SK_SUB)
+        *AT(dst, to->cnt, size_t) = *AT(src, from->cnt, size_t);
+    else if (from->type == SK_SUB && from->has && to->has)
+        *AT(dst, to->has, int) = *AT(src, from->has, int);
+}
+
+static int event_val(rd *r, int id, void *ctx)
+{
+    ev_ctx *c = ctx;
+    if (c->kind == -2)
+        return skip_node(r);
+    const char *key = c->names->name[id];
+    if (!strcmp(key, "kind")) {
+        if (r->ev.type != YAML_SCALAR_EVENT)
+            return unexpected(r, skey_find(&session_event_table, "kind")->what);
+        c->kind = event_kind_from_name(sval(r));
+        if (c->kind < 0) {
+            c->kind = -2;
+            c->unknown_kind = intern(r, sval(r), slen(r));
+            r->quiet = 1;
+        }
+        return next(r);
+    }
+    if (!strcmp(key, "t_ms"))
+        return get_double(r, &c->t_ms, skey_find(&session_event_table, "t_ms")->what);
+    const skey *first = NULL;
+    int first_kind = -1;
+    for (int k = 0; k < EV__COUNT; k++) {
+        const skey *row = c->names->row[id][k];
+        if (!row)
+            continue;
+        if (!first) {
+            if (read_value(r, row, &c->k[k].u))
+                return -1;
+            first = row;
+            first_kind = k;
+        } else {
+            copy_value(first, &c->k[first_kind].u, row, &c->k[k].u);
+        }
+    }
+    return first ? 0 : -1;
+}
+
 static int event_item(rd *r, void *ctx)
 {
-    (void)ctx;
+    const key_names *names = ctx;
     yaml_mark_t at = r->ev.start_mark;
     r->ev_warnings = r->s->nwarnings;
     r->ev_nwarn = r->nwarn;
@@ -1042,50 +1155,42 @@ static int event_item(rd *r, void *ctx)
         }
         return fail_at(r, at, "found an empty value, expected an event (a mapping with 'kind')");
     }
-    ev_parts p = {.base.kind = -1, .base.e.t_ms = -1, .duration = -1, .kernel = -1};
-    uint32_t seen;
-    int rc = parse_map_body(r, event_keys, E__N, parts_val, &p, "an event", &seen);
+    ev_ctx *c = r->evc;
+    c->kind = -1;
+    c->t_ms = -1;
+    c->names = names;
+    for (int k = 0; k < EV__COUNT; k++)
+        record_init(session_kind_tables[k], &c->k[k].u);
+    uint64_t seen = 0;
+    int rc = enter_map(r, "an event") ? -1 : map_entries(r, find_name, names, event_val, c, "in an event", &seen);
     r->quiet = 0;
     if (rc)
         return -1;
-    if (p.base.kind == -2) {
+    if (c->kind == -2) {
         strbuf d = STRBUF_INIT;
-        add_shown(&d, p.base.unknown_kind);
+        add_shown(&d, c->unknown_kind);
         warn_at(r, at, "unknown event kind '%s'; event skipped (written by a newer aotidbg?)", d.buf);
         strbuf_release(&d);
         return next(r);
     }
-    if (p.base.kind < 0)
+    if (c->kind < 0)
         return fail_at(r, at, "found an event without 'kind', expected kind: kernel, error, output, runner-exit or log");
-    int k = p.base.kind;
-    const char *kname = event_kind_name(k);
-    char where[64];
-    snprintf(where, sizeof where, "a %s event", kname);
-    if (need_keys(r, at, seen, kind_needs[k], event_keys, where))
+    int k = c->kind;
+    const stable *t = session_kind_tables[k];
+    const char *where = t->where;
+    uint64_t kseen = 0;   /* seen, as bits of t's rows */
+    for (int i = 0; i < names->n; i++)
+        if ((seen & (1ull << i)) && names->row[i][k])
+            kseen |= 1ull << (names->row[i][k] - t->keys);
+    if (need_keys(r, at, kseen, t, where))
         return -1;
-    uint32_t extra = seen & ~(kind_keys[k] | B(E_KIND) | B(E_TMS));
-    for (int i = 0; i < E__N; i++)
-        if (extra & B(i))
-            warn_at(r, at, "key '%s' does not belong in %s; ignored", event_keys[i], where);
+    uint64_t extra = seen & ~(names->kind_mask[k] | names->common);
+    for (int i = 0; i < names->n; i++)
+        if (extra & (1ull << i))
+            warn_at(r, at, "key '%s' does not belong in %s; ignored", names->name[i], where);
     event *e = session_add_event(r->s, k);
-    e->t_ms = p.base.e.t_ms;
-    switch (k) {
-    case EV_KERNEL:
-        e->u.kernel = (kernel_event){p.index, p.name, p.type, p.status, p.duration, p.source, p.ntensors, p.tensors};
-        break;
-    case EV_ERROR:
-        e->u.error = (error_event){p.text, p.route, p.kernel, p.nfields, p.fields};
-        break;
-    case EV_OUTPUT:
-        e->u.output = (output_event){p.ntensors, p.tensors};
-        break;
-    case EV_RUNNER_EXIT:
-        e->u.exit = (runner_exit_event){p.how, p.exit_code, p.signal, p.stderr_tail};
-        break;
-    case EV_LOG:
-        e->u.log = (log_event){p.stream, p.text};
-        break;
-    }
+    e->t_ms = c->t_ms;
+    memcpy(&e->u, &c->k[k].u, sizeof e->u);
     r->ev_warnings = r->s->nwarnings;   /* committed: its warnings stay */
     r->ev_nwarn = r->nwarn;
     return next(r);
@@ -1093,212 +1198,23 @@ static int event_item(rd *r, void *ctx)
 
 /* ---------- header ---------- */
 
-static const char *const pkg_keys[] = {"path", "sha256", "model", "device_key", "compute_capability", "cpu_isa"};
-
-static int pkg_val(rd *r, int id, void *ctx)
-{
-    package_info *p = ctx;
-    const char **f[] = {&p->path, &p->sha256, &p->model, &p->device_key, &p->compute_capability, &p->cpu_isa};
-    return get_str(r, f[id], 1, "a string");
-}
-
-enum { I_SHAPE, I_DTYPE, I_DEVICE, I_FILL, I_SEED, I_VALUE, I_FILE, I_KEY, I_STRIDES };
-static const char *const input_keys[] = {"shape", "dtype", "device", "fill", "seed", "value", "file", "key", "strides"};
-
-typedef struct {
-    input_spec *in;
-    int nstrides;
-} input_ctx;
-
-static int input_val(rd *r, int id, void *ctx)
-{
-    input_ctx *c = ctx;
-    input_spec *in = c->in;
-    int v;
-    switch (id) {
-    case I_STRIDES:
-        in->has_strides = 1;
-        return get_dims(r, in->strides, &c->nstrides);
-    case I_SHAPE: return get_dims(r, in->shape, &in->ndim);
-    case I_DTYPE: return get_str(r, &in->dtype, 0, "a dtype name");
-    case I_DEVICE: return get_str(r, &in->device, 0, "a device name");
-    case I_FILL: return get_enum_as(r, v, in->fill, fill_kind_from_name, "randn, zeros, ones, arange, full or file");
-    case I_SEED: return get_u64(r, &in->seed, "a seed (integer >= 0)");
-    case I_VALUE: return get_double(r, &in->value, "a number");
-    case I_FILE: return get_str(r, &in->file, 1, "a file path");
-    case I_KEY: return get_str(r, &in->key, 1, "a tensor key");
-    }
-    return -1;
-}
-
-static int input_item(rd *r, void *ctx)
-{
-    vec *v = ctx;
-    input_spec *in = vec_push(v);
-    in->dtype = "float32";
-    in->device = "cpu";
-    input_ctx c = {in, 0};
-    yaml_mark_t at = r->ev.start_mark;
-    uint32_t seen;
-    if (parse_map(r, input_keys, 9, input_val, &c, "an input", &seen))
-        return -1;
-    if (in->has_strides && c.nstrides != in->ndim)
-        return fail_at(r, at, "found an input with %d strides for %d dimensions, expected one stride per dimension",
-                       c.nstrides, in->ndim);
-    return 0;
-}
-
-enum { C_ID, C_STATUS, C_SUBJECT, C_EXPECTED, C_GOT, C_SOURCE, C_FIX };
-static const char *const check_keys[] = {"id", "status", "subject", "expected", "got", "source", "fix"};
-
-static int check_val(rd *r, int id, void *ctx)
-{
-    check_row *c = ctx;
-    int v;
-    switch (id) {
-    case C_ID: return get_str(r, &c->id, 0, "a check id");
-    case C_STATUS: return get_enum_as(r, v, c->status, check_status_from_name, "PASS, WARN, FAIL or INFO");
-    case C_SUBJECT: return get_str(r, &c->subject, 0, "a string");
-    case C_EXPECTED: return get_str(r, &c->expected, 1, "a string");
-    case C_GOT: return get_str(r, &c->got, 1, "a string");
-    case C_SOURCE: return get_str(r, &c->source, 0, "a string");
-    case C_FIX: return get_str(r, &c->fix, 1, "a string");
-    }
-    return -1;
-}
-
-static int check_item(rd *r, void *ctx)
-{
-    vec *v = ctx;
-    check_row *c = vec_push(v);
-    c->subject = c->source = "";
-    yaml_mark_t at = r->ev.start_mark;
-    uint32_t seen;
-    if (parse_map(r, check_keys, 7, check_val, c, "a check", &seen))
-        return -1;
-    return need_keys(r, at, seen, B(C_ID) | B(C_STATUS), check_keys, "a check");
-}
-
-static const char *const bm_keys[] = {"event", "note"};
-typedef struct { int64_t ev; const char *note; } bm_tmp;
-
-static int bm_val(rd *r, int id, void *ctx)
-{
-    bm_tmp *b = ctx;
-    if (id == 0)
-        return get_i64(r, &b->ev, -1, INT64_MAX, "an event index (-1 for none)");
-    return get_str(r, &b->note, 0, "a note");
-}
-
-static int bm_item(rd *r, void *ctx)
-{
-    bm_tmp b = {-1, ""};
-    uint32_t seen;
-    if (parse_map(r, bm_keys, 2, bm_val, &b, "a bookmark", &seen))
-        return -1;
-    session_add_bookmark(r->s, b.ev, b.note);
-    return 0;
-}
-
-static int note_item(rd *r, void *ctx)
-{
-    const char *n;
-    if (get_str(r, &n, 0, "a note (a string)"))
-        return -1;
-    session_add_note(r->s, n);
-    return 0;
-}
-
-static const char *const narr_keys[] = {"text", "pane", "event", "action", "expect"};
-
-static int narr_val(rd *r, int id, void *ctx)
-{
-    narration_step *n = ctx;
-    switch (id) {
-    case 0: return get_str(r, &n->text, 0, "the narration text");
-    case 1: return get_str(r, &n->pane, 1, "a pane (router, checklist, kernels, inspector)");
-    case 2: return get_i64(r, &n->event_index, -1, INT64_MAX, "an event index (-1 for none)");
-    case 3: return get_str(r, &n->action, 1, "an action name");
-    case 4: return get_str(r, &n->expect, 1, "the text to expect");
-    }
-    return -1;
-}
-
-static int narr_item(rd *r, void *ctx)
-{
-    vec *v = ctx;
-    narration_step *n = vec_push(v);
-    n->event_index = -1;
-    yaml_mark_t at = r->ev.start_mark;
-    uint32_t seen;
-    if (parse_map(r, narr_keys, 5, narr_val, n, "a narration step", &seen))
-        return -1;
-    return need_keys(r, at, seen, 1, narr_keys, "a narration step");
-}
-
-enum { H_FORMAT, H_TOOL, H_TORCH, H_HOST, H_GPU, H_TITLE, H_PACKAGE, H_DEVICE, H_PRINTER, H_MODE, H_FLAGS,
-       H_INPUTS, H_CHECKS, H_BOOKMARKS, H_NOTES, H_NARRATION, H_END_STATE, H_EVENTS, H_VALUES_BUDGET, H__N };
-static const char *const top_keys[] = {"format_version", "tool_version", "torch_version", "host", "gpu", "title",
-                                       "package", "device", "printer_level", "mode", "flags", "inputs", "checks",
-                                       "bookmarks", "notes", "narration", "end_state", "events", "values_budget"};
-
-/* Copies a scratch vec into the arena. */
-static void *vec_to_arena(rd *r, vec *v, size_t *n)
-{
-    *n = v->n;
-    void *p = v->n ? arena_memdup(&r->s->arena, v->p, v->n * v->elem) : NULL;
-    free(v->p);
-    *v = (vec){.elem = v->elem};
-    return p;
-}
-
 static int top_val(rd *r, int id, void *ctx)
 {
-    session *s = r->s;
-    uint32_t seen;
-    switch (id) {
-    case H_FORMAT: return -1;   /* handled before the map loop */
-    case H_TOOL: return get_str(r, &s->tool_version, 1, "a version string");
-    case H_TORCH: return get_str(r, &s->torch_version, 1, "a version string");
-    case H_HOST: return get_str(r, &s->host, 1, "a host name");
-    case H_GPU: return get_str(r, &s->gpu, 1, "a GPU name");
-    case H_TITLE: return get_str(r, &s->title, 1, "a title");
-    case H_PACKAGE: return parse_map(r, pkg_keys, 6, pkg_val, &s->package, "package", &seen);
-    case H_DEVICE: return get_str(r, &s->device, 1, "a device name");
-    case H_PRINTER: return get_int(r, &s->printer_level, -1, 3, "a printer level");
-    case H_MODE: return get_str(r, &s->mode, 1, "a mode (printer, interpose, reinstrument)");
-    case H_FLAGS: return get_kv_map(r, &s->nflags, &s->flags, "flags");
-    case H_INPUTS: {
-        vec v = {.elem = sizeof(input_spec)};
-        int rc = parse_list(r, input_item, &v, "a list of inputs");
-        s->inputs = vec_to_arena(r, &v, &s->ninputs);
-        return rc;
+    const skey *k = &session_top_table.keys[id];
+    if (k->custom != SC_EVENTS)
+        return read_value(r, k, ctx);
+    key_names *names = malloc(sizeof *names);
+    if (!names) {
+        fputs("aotidbg: out of memory\n", stderr);
+        abort();
     }
-    case H_CHECKS: {
-        vec v = {.elem = sizeof(check_row)};
-        int rc = parse_list(r, check_item, &v, "a list of checks");
-        s->checks = vec_to_arena(r, &v, &s->nchecks);
-        return rc;
-    }
-    case H_BOOKMARKS: return parse_list(r, bm_item, NULL, "a list of bookmarks");
-    case H_NOTES: return parse_list(r, note_item, NULL, "a list of notes");
-    case H_NARRATION: {
-        vec v = {.elem = sizeof(narration_step)};
-        int rc = parse_list(r, narr_item, &v, "a list of narration steps");
-        s->narration = vec_to_arena(r, &v, &s->nnarration);
-        return rc;
-    }
-    case H_END_STATE: return get_str(r, &s->end_state, 1, "complete, running or cut-off");
-    case H_VALUES_BUDGET: return get_u64(r, &s->values_budget, "a size in bytes (integer >= 0)");
-    case H_EVENTS: {
-        r->in_events = 1;
-        int rc = parse_list(r, event_item, NULL, "a list of events");
-        if (!rc)   /* on failure, load() needs to know where it failed */
-            r->in_events = 0;
-        return rc;
-    }
-    }
-    return -1;
+    event_key_names(names);
+    r->in_events = 1;
+    int rc = parse_list(r, event_item, names, k->what);
+    free(names);
+    if (!rc)   /* on failure, load() needs to know where it failed */
+        r->in_events = 0;
+    return rc;
 }
 
 static int parse_format(rd *r)
@@ -1343,11 +1259,12 @@ static int parse_session(rd *r)
     if (next(r) || parse_format(r))
         return -1;
     /* The rest of the top mapping, format_version already read. */
-    uint32_t seen = B(H_FORMAT);
-    int rc = map_entries(r, top_keys, H__N, top_val, NULL, "at the top level", &seen);
+    const stable *t = &session_top_table;
+    uint64_t seen = 1ull << find_row(t, "format_version");
+    int rc = map_entries(r, find_row, t, top_val, r->s, "at the top level", &seen);
     if (rc)
         return -1;
-    if (!(seen & B(H_EVENTS)))
+    if (!(seen & (1ull << find_row(t, "events"))))
         return fail_at(r, r->ev.start_mark, "found the end of the session without 'events' (it began at line %zu), "
                        "expected an events: list (is the file cut off before the events?)", (size_t)top.line + 1);
     if (next(r))
@@ -1381,11 +1298,17 @@ static int load(rd *r, session **out, strbuf *err)
     r->s = session_new();
     r->err = err;
     r->line = r->col = 1;
-    r->tensors.elem = sizeof(tensor_rec);
     r->values.elem = sizeof(double);
+    r->evc = calloc(1, sizeof *r->evc);
+    if (!r->evc) {
+        strbuf_addf(err, "%s: out of memory", r->name);
+        session_free(r->s);
+        return -1;
+    }
     r->kv.elem = sizeof(kv_pair);
     if (!yaml_parser_initialize(&r->p)) {
         strbuf_addf(err, "%s: out of memory", r->name);
+        free(r->evc);
         session_free(r->s);
         return -1;
     }
@@ -1435,7 +1358,9 @@ static int load(rd *r, session **out, strbuf *err)
         yaml_event_delete(&r->ev);
     yaml_parser_delete(&r->p);
     free(r->itab);
-    free(r->tensors.p);
+    free(r->evc);
+    for (int i = 0; i < SESSION_MAX_DEPTH + 2; i++)
+        free(r->lists[i].p);
     free(r->values.p);
     free(r->kv.p);
     if (rc) {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "fmt.h"
 #include "session_io.h"
+#include "session_keys.h"
 
 /* Room left under SESSION_MAX_SCALAR_BYTES for the cut marker. */
 #define STR_CAP (SESSION_MAX_SCALAR_BYTES - 64)
@@ -172,92 +173,6 @@ static void fstr(flow *m, const char *k, const char *v)
         put_str(m->f, v);
     }
 }
-static void fint(flow *m, const char *k, long long v)
-{
-    fkey(m, k);
-    fprintf(m->f, "%lld", v);
-}
-static void fu64(flow *m, const char *k, uint64_t v)
-{
-    fkey(m, k);
-    fprintf(m->f, "%llu", (unsigned long long)v);
-}
-static void fnum(flow *m, const char *k, double v)
-{
-    fkey(m, k);
-    put_num(m->f, v);
-}
-
-static void put_tensor(FILE *f, const tensor_rec *t)
-{
-    flow m = {f, 0};
-    putc('{', f);
-    fstr(&m, "name", t->name);
-    fstr(&m, "phase", phase_name(t->phase));
-    if (t->ndim > 0 && t->shape) {
-        fkey(&m, "shape");
-        put_dims(f, t->ndim, t->shape);
-    } else {
-        fkey(&m, "shape");
-        fputs("[]", f);
-    }
-    if (t->ndim > 0 && t->strides) {
-        fkey(&m, "strides");
-        put_dims(f, t->ndim, t->strides);
-    }
-    fstr(&m, "dtype", t->dtype);
-    fstr(&m, "device", t->device);
-    if (t->has_stats) {
-        const tensor_stats *st = &t->stats;
-        fkey(&m, "stats");
-        flow sm = {f, 0};
-        putc('{', f);
-        fu64(&sm, "numel", st->numel);
-        fu64(&sm, "finite", st->finite);
-        fnum(&sm, "min", st->min);
-        fnum(&sm, "max", st->max);
-        fnum(&sm, "mean", st->mean);
-        fnum(&sm, "std", st->std);
-        fu64(&sm, "nan", st->nan);
-        fu64(&sm, "posinf", st->posinf);
-        fu64(&sm, "neginf", st->neginf);
-        fu64(&sm, "zeros", st->zeros);
-        fu64(&sm, "subnormal", st->subnormal);
-        putc('}', f);
-    }
-    if (t->nvalues && t->values) {
-        fkey(&m, "values");
-        putc('[', f);
-        for (size_t i = 0; i < t->nvalues; i++) {
-            if (i)
-                fputs(", ", f);
-            put_num(f, t->values[i]);
-        }
-        putc(']', f);
-        fkey(&m, "values_complete");
-        fputs(t->values_complete ? "true" : "false", f);
-    }
-    if (t->values_budget_cut) {   /* only when set: older files stay as they were */
-        fkey(&m, "values_budget_cut");
-        fputs("true", f);
-    }
-    putc('}', f);
-}
-
-static void put_tensor_list(flow *m, size_t n, const tensor_rec *t)
-{
-    fkey(m, "tensors");
-    if (!n) {
-        fputs("[]", m->f);
-        return;
-    }
-    putc('[', m->f);
-    for (size_t i = 0; i < n; i++) {
-        fputs(i ? ",\n    " : "\n    ", m->f);
-        put_tensor(m->f, &t[i]);
-    }
-    putc(']', m->f);
-}
 
 static void put_kv_map(FILE *f, size_t n, const kv_pair *kv)
 {
@@ -272,171 +187,229 @@ static void put_kv_map(FILE *f, size_t n, const kv_pair *kv)
     putc('}', f);
 }
 
+/* ---------- records, by their key tables (session_keys.c) ---------- */
+
+#define AT(rec, off, type) ((const type *)((const char *)(rec) + (off)))
+
+/* 1 when the row's value counts as given (SKF_OPT rows are left out otherwise). */
+static int is_set(const skey *k, const void *rec)
+{
+    switch (k->type) {
+    case SK_STR: return *AT(rec, k->off, char *) != NULL;
+    case SK_INT: return *AT(rec, k->off, int) >= 0;
+    case SK_I64: return *AT(rec, k->off, int64_t) >= 0;
+    case SK_NUM: return !(*AT(rec, k->off, double) < 0);
+    case SK_U64: return *AT(rec, k->off, uint64_t) != 0;
+    case SK_BOOL: case SK_ENUM: return *AT(rec, k->off, int) != 0;
+    case SK_DIMS: return *AT(rec, k->cnt, int) > 0;
+    case SK_NUMS: case SK_STRS: case SK_KV: case SK_LIST:
+        return *AT(rec, k->cnt, size_t) > 0 && *AT(rec, k->off, void *);
+    case SK_SUB:
+        if (k->has)
+            return *AT(rec, k->has, int);
+        for (int i = 0; i < k->sub->n; i++)
+            if (is_set(&k->sub->keys[i], AT(rec, k->off, char)))
+                return 1;
+        return 0;
+    case SK_CUSTOM: return 1;
+    }
+    return 0;
+}
+
+/* 1 when the writer puts key k of rec in the file. */
+static int written(const skey *k, const void *rec)
+{
+    switch (k->custom) {
+    case SC_KIND: return 0;   /* put_event writes it first */
+    case SC_INPUT_STRIDES: return ((const input_spec *)rec)->has_strides;
+    case SC_INPUT_VALUE: return ((const input_spec *)rec)->fill == FILL_FULL;
+    case SC_VALUES_COMPLETE: {
+        const tensor_rec *t = rec;
+        return t->nvalues && t->values;
+    }
+    case SC_TENSOR_STRIDES: {
+        const tensor_rec *t = rec;
+        return t->ndim > 0 && t->strides;
+    }
+    default: break;
+    }
+    if (k->type == SK_STR)
+        return *AT(rec, k->off, char *) || k->dflt;
+    if (k->type == SK_SUB && k->has)
+        return *AT(rec, k->has, int);
+    return !(k->flags & SKF_OPT) || is_set(k, rec);
+}
+
+static void put_record_flow(FILE *f, const stable *t, const void *rec);
+
+/* The value of key k of rec, in flow style (one line, or a list of flow records). */
+static void put_value(FILE *f, const skey *k, const void *rec)
+{
+    const void *v = AT(rec, k->off, char);
+    switch (k->custom) {
+    case SC_TENSOR_SHAPE:
+    case SC_TENSOR_STRIDES: {
+        const tensor_rec *t = rec;
+        const int64_t *d = k->custom == SC_TENSOR_SHAPE ? t->shape : t->strides;
+        put_dims(f, d ? t->ndim : 0, d);
+        return;
+    }
+    case SC_INPUT_STRIDES:
+        put_dims(f, ((const input_spec *)rec)->ndim, v);
+        return;
+    default: break;
+    }
+    switch (k->type) {
+    case SK_STR: {
+        const char *s = *(const char *const *)v;
+        put_str(f, s ? s : k->dflt);
+        break;
+    }
+    case SK_INT: fprintf(f, "%d", *(const int *)v); break;
+    case SK_I64: fprintf(f, "%lld", (long long)*(const int64_t *)v); break;
+    case SK_U64: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)v); break;
+    case SK_NUM: put_num(f, *(const double *)v); break;
+    case SK_BOOL: fputs(*(const int *)v ? "true" : "false", f); break;
+    case SK_ENUM: put_str(f, k->enum_name(*(const int *)v)); break;
+    case SK_DIMS: put_dims(f, *AT(rec, k->cnt, int), v); break;
+    case SK_NUMS: {
+        size_t n = *AT(rec, k->cnt, size_t);
+        const double *d = *(const double *const *)v;
+        putc('[', f);
+        for (size_t i = 0; i < n && d; i++) {
+            if (i)
+                fputs(", ", f);
+            put_num(f, d[i]);
+        }
+        putc(']', f);
+        break;
+    }
+    case SK_STRS: {
+        size_t n = *AT(rec, k->cnt, size_t);
+        const char *const *s = *(const char *const *const *)v;
+        putc('[', f);
+        for (size_t i = 0; i < n && s; i++) {
+            if (i)
+                fputs(", ", f);
+            put_str(f, s[i] ? s[i] : k->dflt);
+        }
+        putc(']', f);
+        break;
+    }
+    case SK_KV: put_kv_map(f, *AT(rec, k->cnt, size_t), *(const kv_pair *const *)v); break;
+    case SK_SUB: put_record_flow(f, k->sub, v); break;
+    case SK_LIST: {
+        size_t n = *AT(rec, k->cnt, size_t);
+        const char *items = *(const char *const *)v;
+        if (!n || !items) {
+            fputs("[]", f);
+            break;
+        }
+        putc('[', f);
+        for (size_t i = 0; i < n; i++) {
+            fputs(i ? ",\n    " : "\n    ", f);
+            put_record_flow(f, k->sub, items + i * k->sub->size);
+        }
+        putc(']', f);
+        break;
+    }
+    case SK_CUSTOM: break;
+    }
+}
+
+/* The keys of rec that are written, as "k: v, k: v" (no braces). */
+static void put_keys_flow(flow *m, const stable *t, const void *rec)
+{
+    for (int i = 0; i < t->n; i++) {
+        const skey *k = &t->keys[i];
+        if (!written(k, rec))
+            continue;
+        fkey(m, k->name);
+        put_value(m->f, k, rec);
+    }
+}
+
+static void put_record_flow(FILE *f, const stable *t, const void *rec)
+{
+    flow m = {f, 0};
+    putc('{', f);
+    put_keys_flow(&m, t, rec);
+    putc('}', f);
+}
+
 /* One event as a complete list item ending in a newline. */
 static void put_event(FILE *f, const event *e)
 {
     flow m = {f, 0};
     fputs("- {", f);
     fstr(&m, "kind", event_kind_name(e->kind));
-    if (e->t_ms >= 0 || isnan(e->t_ms))
-        fnum(&m, "t_ms", e->t_ms);
-    switch (e->kind) {
-    case EV_KERNEL: {
-        const kernel_event *k = &e->u.kernel;
-        fint(&m, "index", k->index);
-        fstr(&m, "name", k->name ? k->name : "?");
-        fstr(&m, "type", kernel_type_name(k->type));
-        fstr(&m, "status", kernel_status_name(k->status));
-        fnum(&m, "duration_us", k->duration_us);
-        fstr(&m, "source", k->source);
-        put_tensor_list(&m, k->ntensors, k->tensors);
-        break;
-    }
-    case EV_ERROR: {
-        const error_event *er = &e->u.error;
-        fstr(&m, "text", er->text ? er->text : "");
-        fstr(&m, "route", er->route);
-        if (er->kernel_index >= 0)
-            fint(&m, "kernel", er->kernel_index);
-        if (er->nfields) {
-            fkey(&m, "fields");
-            put_kv_map(f, er->nfields, er->fields);
-        }
-        break;
-    }
-    case EV_OUTPUT:
-        put_tensor_list(&m, e->u.output.ntensors, e->u.output.tensors);
-        break;
-    case EV_RUNNER_EXIT: {
-        const runner_exit_event *x = &e->u.exit;
-        fstr(&m, "how", x->how ? x->how : "lost");
-        fint(&m, "exit_code", x->exit_code);
-        fint(&m, "signal", x->signal);
-        fstr(&m, "stderr_tail", x->stderr_tail);
-        break;
-    }
-    case EV_LOG:
-        fstr(&m, "stream", e->u.log.stream ? e->u.log.stream : "stderr");
-        fstr(&m, "text", e->u.log.text ? e->u.log.text : "");
-        break;
-    default:
-        break;
-    }
+    put_keys_flow(&m, &session_event_table, e);
+    if (e->kind < EV__COUNT)
+        put_keys_flow(&m, session_kind_tables[e->kind], &e->u);
     fputs("}\n", f);
 }
 
-static void put_line(FILE *f, const char *indent, const char *key, const char *v)
+/* Block style: "key: value" lines under indent; a sub-record as "key:" and
+ * its keys one level in; lists as "key:" and "  - item" lines. */
+static void put_record_block(FILE *f, const stable *t, const void *rec, const char *indent)
 {
-    if (!v)
-        return;
-    fprintf(f, "%s%s: ", indent, key);
-    put_str(f, v);
-    putc('\n', f);
+    for (int i = 0; i < t->n; i++) {
+        const skey *k = &t->keys[i];
+        if (k->custom == SC_FORMAT) {
+            fprintf(f, "%sformat_version: \"%d.%d\"\n", indent, SESSION_FORMAT_MAJOR, SESSION_FORMAT_MINOR);
+            continue;
+        }
+        if (k->custom == SC_EVENTS) {
+            fprintf(f, "%sevents:\n", indent);
+            continue;
+        }
+        if (!written(k, rec))
+            continue;
+        const void *v = AT(rec, k->off, char);
+        size_t n = k->type >= SK_NUMS && k->type != SK_SUB ? *AT(rec, k->cnt, size_t) : 0;
+        char in2[32];
+        snprintf(in2, sizeof in2, "%s  ", indent);
+        switch (k->type) {
+        case SK_SUB:
+            fprintf(f, "%s%s:\n", indent, k->name);
+            put_record_block(f, k->sub, v, in2);
+            break;
+        case SK_KV:
+            fprintf(f, "%s%s:\n", indent, k->name);
+            fmt_kv_lines(f, n, *(const kv_pair *const *)v, in2, ": ", put_key, put_str);
+            break;
+        case SK_LIST:
+            fprintf(f, "%s%s:\n", indent, k->name);
+            for (size_t j = 0; j < n; j++) {
+                fprintf(f, "%s- ", in2);
+                put_record_flow(f, k->sub, *(const char *const *)v + j * k->sub->size);
+                putc('\n', f);
+            }
+            break;
+        case SK_STRS:
+            fprintf(f, "%s%s:\n", indent, k->name);
+            for (size_t j = 0; j < n; j++) {
+                const char *s = (*(const char *const *const *)v)[j];
+                fprintf(f, "%s- ", in2);
+                put_str(f, s ? s : k->dflt);
+                putc('\n', f);
+            }
+            break;
+        default:
+            fprintf(f, "%s%s: ", indent, k->name);
+            put_value(f, k, rec);
+            putc('\n', f);
+        }
+    }
 }
 
 /* Everything but the events, in schema order; end_state given separately so
  * the streaming header can say "running". */
 static void put_header(FILE *f, const session *s, const char *end_state)
 {
-    fprintf(f, "format_version: \"%d.%d\"\n", SESSION_FORMAT_MAJOR, SESSION_FORMAT_MINOR);
-    put_line(f, "", "tool_version", s->tool_version);
-    put_line(f, "", "torch_version", s->torch_version);
-    put_line(f, "", "host", s->host);
-    put_line(f, "", "gpu", s->gpu);
-    put_line(f, "", "title", s->title);
-    const package_info *p = &s->package;
-    if (p->path || p->sha256 || p->model || p->device_key || p->compute_capability || p->cpu_isa) {
-        fputs("package:\n", f);
-        put_line(f, "  ", "path", p->path);
-        put_line(f, "  ", "sha256", p->sha256);
-        put_line(f, "  ", "model", p->model);
-        put_line(f, "  ", "device_key", p->device_key);
-        put_line(f, "  ", "compute_capability", p->compute_capability);
-        put_line(f, "  ", "cpu_isa", p->cpu_isa);
-    }
-    put_line(f, "", "device", s->device);
-    fprintf(f, "printer_level: %d\n", s->printer_level);
-    put_line(f, "", "mode", s->mode);
-    if (s->values_budget)
-        fprintf(f, "values_budget: %llu\n", (unsigned long long)s->values_budget);
-    if (s->nflags) {
-        fputs("flags:\n", f);
-        fmt_kv_lines(f, s->nflags, s->flags, "  ", ": ", put_key, put_str);
-    }
-    if (s->ninputs) {
-        fputs("inputs:\n", f);
-        for (size_t i = 0; i < s->ninputs; i++) {
-            const input_spec *in = &s->inputs[i];
-            flow m = {f, 0};
-            fputs("  - {", f);
-            fkey(&m, "shape");
-            put_dims(f, in->ndim, in->shape);
-            if (in->has_strides) {
-                fkey(&m, "strides");
-                put_dims(f, in->ndim, in->strides);
-            }
-            fstr(&m, "dtype", in->dtype);
-            fstr(&m, "device", in->device);
-            fstr(&m, "fill", fill_kind_name(in->fill));
-            fu64(&m, "seed", in->seed);
-            if (in->fill == FILL_FULL)
-                fnum(&m, "value", in->value);
-            fstr(&m, "file", in->file);
-            fstr(&m, "key", in->key);
-            fputs("}\n", f);
-        }
-    }
-    if (s->nchecks) {
-        fputs("checks:\n", f);
-        for (size_t i = 0; i < s->nchecks; i++) {
-            const check_row *c = &s->checks[i];
-            flow m = {f, 0};
-            fputs("  - {", f);
-            fstr(&m, "id", c->id ? c->id : "?");
-            fstr(&m, "status", check_status_name(c->status));
-            fstr(&m, "subject", c->subject ? c->subject : "");
-            fstr(&m, "expected", c->expected);
-            fstr(&m, "got", c->got);
-            fstr(&m, "source", c->source ? c->source : "");
-            fstr(&m, "fix", c->fix);
-            fputs("}\n", f);
-        }
-    }
-    if (s->nbookmarks) {
-        fputs("bookmarks:\n", f);
-        for (size_t i = 0; i < s->nbookmarks; i++) {
-            flow m = {f, 0};
-            fputs("  - {", f);
-            fint(&m, "event", s->bookmarks[i].event_index);
-            fstr(&m, "note", s->bookmarks[i].note ? s->bookmarks[i].note : "");
-            fputs("}\n", f);
-        }
-    }
-    if (s->nnotes) {
-        fputs("notes:\n", f);
-        for (size_t i = 0; i < s->nnotes; i++) {
-            fputs("  - ", f);
-            put_str(f, s->notes[i] ? s->notes[i] : "");
-            putc('\n', f);
-        }
-    }
-    if (s->nnarration) {
-        fputs("narration:\n", f);
-        for (size_t i = 0; i < s->nnarration; i++) {
-            const narration_step *n = &s->narration[i];
-            flow m = {f, 0};
-            fputs("  - {", f);
-            fstr(&m, "text", n->text ? n->text : "");
-            fstr(&m, "pane", n->pane);
-            if (n->event_index >= 0)
-                fint(&m, "event", n->event_index);
-            fstr(&m, "action", n->action);
-            fstr(&m, "expect", n->expect);
-            fputs("}\n", f);
-        }
-    }
-    put_line(f, "", "end_state", end_state);
-    fputs("events:\n", f);
+    session as = *s;   /* shallow copy: only end_state differs */
+    as.end_state = end_state;
+    put_record_block(f, &session_top_table, &as, "");
 }
 
 static int check_stream(FILE *f, const char *what, strbuf *err)

@@ -68,6 +68,8 @@ void *arena_grow(arena *a, void *p, size_t n, size_t *cap, size_t elem, size_t f
     if (p && n < *cap)
         return p;
     size_t nc = *cap ? *cap * 2 : first_cap;
+    if (nc <= n)   /* an array made elsewhere (a reader) with no room recorded */
+        nc = 2 * n;
     void *q = arena_alloc(a, nc * elem);
     if (n)
         memcpy(q, p, n * elem);

@@ -23,7 +23,7 @@ char *arena_strdup(arena *a, const char *s);           /* NULL in, NULL out */
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Room for one more item in an arena array of n elem-sized items: when it is
- * full (n == *cap) or not yet made, returns a copy with twice the capacity
+ * full (n >= *cap) or not yet made, returns a copy with twice the capacity
  * (first_cap when *cap is 0) and updates *cap; otherwise returns p. The old
  * copy stays in the arena until release (arrays here are small and few). */
 void *arena_grow(arena *a, void *p, size_t n, size_t *cap, size_t elem, size_t first_cap);

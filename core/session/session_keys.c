@@ -1,0 +1,213 @@
+/* session_keys.c — the session key tables; see session_keys.h for how to add a key.
+ * Row order is the order the writer puts keys in (and the dump shows them). */
+#include "session_keys.h"
+#include <string.h>
+
+/* The enum name functions take their own enum types; the tables call them with an int. */
+#define ENUM_NAME(fn, type) \
+    static const char *fn##_i(int v) { return fn((type)v); }
+ENUM_NAME(kernel_type_name, kernel_type)
+ENUM_NAME(kernel_status_name, kernel_status)
+ENUM_NAME(phase_name, tensor_phase)
+ENUM_NAME(check_status_name, check_status)
+ENUM_NAME(fill_kind_name, fill_kind)
+#define ENUM(fn) .enum_name = fn##_name_i, .enum_from = fn##_from_name
+
+#define TABLE(var, rec, where_, rows) \
+    const stable var = {where_, rows, (int)(sizeof rows / sizeof rows[0]), sizeof(rec)}
+
+/* Row makers: S string, I int, L int64, U uint64, N number, B bool, E enum. */
+#define S(rec, k, f, fl, wh, df) {.name = #k, .type = SK_STR, .flags = (fl), .off = offsetof(rec, f), .what = wh, .dflt = df}
+#define I(rec, k, f, fl, wh, l, h) {.name = #k, .type = SK_INT, .flags = (fl), .off = offsetof(rec, f), .what = wh, .lo = l, .hi = h}
+#define L(rec, k, f, fl, wh, l, h) {.name = #k, .type = SK_I64, .flags = (fl), .off = offsetof(rec, f), .what = wh, .lo = l, .hi = h}
+#define U(rec, k, f, fl, wh) {.name = #k, .type = SK_U64, .flags = (fl), .off = offsetof(rec, f), .what = wh}
+#define N(rec, k, f, fl, wh) {.name = #k, .type = SK_NUM, .flags = (fl), .off = offsetof(rec, f), .what = wh}
+#define B(rec, k, f, fl) {.name = #k, .type = SK_BOOL, .flags = (fl), .off = offsetof(rec, f), .what = "true or false"}
+#define E(rec, k, f, fl, wh, fn) {.name = #k, .type = SK_ENUM, .flags = (fl), .off = offsetof(rec, f), .what = wh, ENUM(fn)}
+#define LIST(rec, k, f, n, fl, wh, tab) \
+    {.name = #k, .type = SK_LIST, .flags = (fl), .off = offsetof(rec, f), .cnt = offsetof(rec, n), .what = wh, .sub = &tab}
+
+#define H SKF_HAND
+#define NUL SKF_NULL
+#define OPT SKF_OPT
+#define NEED SKF_NEED
+#define NEG1 SKF_NEG1
+#define INT64_LIMIT INT64_MAX
+
+static const skey package_rows[] = {
+    S(package_info, path, path, NUL, "a string", NULL),
+    S(package_info, sha256, sha256, NUL, "a string", NULL),
+    S(package_info, model, model, NUL, "a string", NULL),
+    S(package_info, device_key, device_key, NUL, "a string", NULL),
+    S(package_info, compute_capability, compute_capability, NUL, "a string", NULL),
+    S(package_info, cpu_isa, cpu_isa, NUL, "a string", NULL),
+};
+TABLE(session_package_table, package_info, "package", package_rows);
+
+static const skey input_rows[] = {
+    {.name = "shape", .type = SK_DIMS, .flags = H, .off = offsetof(input_spec, shape), .cnt = offsetof(input_spec, ndim),
+     .what = "a list of integers like [4, 16]"},
+    {.name = "strides", .type = SK_DIMS, .flags = H, .off = offsetof(input_spec, strides),
+     .what = "a list of integers like [4, 16]", .custom = SC_INPUT_STRIDES},
+    S(input_spec, dtype, dtype, H, "a dtype name", "float32"),
+    S(input_spec, device, device, H, "a device name", "cpu"),
+    E(input_spec, fill, fill, H, "randn, zeros, ones, arange, full or file", fill_kind),
+    U(input_spec, seed, seed, H, "a seed (integer >= 0)"),
+    {.name = "value", .type = SK_NUM, .flags = H, .off = offsetof(input_spec, value), .what = "a number",
+     .custom = SC_INPUT_VALUE},
+    S(input_spec, file, file, H | NUL, "a file path", NULL),
+    S(input_spec, key, key, H | NUL, "a tensor key", NULL),
+};
+TABLE(session_input_table, input_spec, "an input", input_rows);
+
+static const skey check_rows[] = {
+    S(check_row, id, id, H | NEED, "a check id", "?"),
+    E(check_row, status, status, H | NEED, "PASS, WARN, FAIL or INFO", check_status),
+    S(check_row, subject, subject, H, "a string", ""),
+    S(check_row, expected, expected, H | NUL, "a string", NULL),
+    S(check_row, got, got, H | NUL, "a string", NULL),
+    S(check_row, source, source, H, "a string", ""),
+    S(check_row, fix, fix, H | NUL, "a string", NULL),
+};
+TABLE(session_check_table, check_row, "a check", check_rows);
+
+static const skey bookmark_rows[] = {
+    L(bookmark, event, event_index, H | NEG1, "an event index (-1 for none)", -1, INT64_LIMIT),
+    S(bookmark, note, note, H, "a note", ""),
+};
+TABLE(session_bookmark_table, bookmark, "a bookmark", bookmark_rows);
+
+static const skey narration_rows[] = {
+    S(narration_step, text, text, H | NEED, "the narration text", ""),
+    S(narration_step, pane, pane, H | NUL, "a pane (router, checklist, kernels, inspector)", NULL),
+    L(narration_step, event, event_index, H | NEG1 | OPT, "an event index (-1 for none)", -1, INT64_LIMIT),
+    S(narration_step, action, action, H | NUL, "an action name", NULL),
+    S(narration_step, expect, expect, H | NUL, "the text to expect", NULL),
+};
+TABLE(session_narration_table, narration_step, "a narration step", narration_rows);
+
+/* The dump shows the statistics on one line, in this order, with these labels. */
+static const skey stats_rows[] = {
+    U(tensor_stats, numel, numel, 0, "a count (integer >= 0)"),
+    U(tensor_stats, finite, finite, 0, "a count (integer >= 0)"),
+    N(tensor_stats, min, min, 0, "a number (.nan and .inf allowed)"),
+    N(tensor_stats, max, max, 0, "a number (.nan and .inf allowed)"),
+    N(tensor_stats, mean, mean, 0, "a number (.nan and .inf allowed)"),
+    N(tensor_stats, std, std, 0, "a number (.nan and .inf allowed)"),
+    U(tensor_stats, nan, nan, 0, "a count (integer >= 0)"),
+    {.name = "posinf", .type = SK_U64, .off = offsetof(tensor_stats, posinf), .what = "a count (integer >= 0)",
+     .label = "+inf"},
+    {.name = "neginf", .type = SK_U64, .off = offsetof(tensor_stats, neginf), .what = "a count (integer >= 0)",
+     .label = "-inf"},
+    U(tensor_stats, zeros, zeros, 0, "a count (integer >= 0)"),
+    U(tensor_stats, subnormal, subnormal, 0, "a count (integer >= 0)"),
+};
+TABLE(session_stats_table, tensor_stats, "tensor stats", stats_rows);
+
+static const skey tensor_rows[] = {
+    S(tensor_rec, name, name, H | NEED, "a tensor name", NULL),
+    E(tensor_rec, phase, phase, H | NEED, "before, after or output", phase),
+    {.name = "shape", .type = SK_CUSTOM, .flags = H, .what = "a list of integers like [4, 16]",
+     .custom = SC_TENSOR_SHAPE},
+    {.name = "strides", .type = SK_CUSTOM, .flags = H, .what = "a list of integers like [4, 16]",
+     .custom = SC_TENSOR_STRIDES},
+    S(tensor_rec, dtype, dtype, H | NEED, "a dtype name", NULL),
+    S(tensor_rec, device, device, H | NEED, "a device name", NULL),
+    {.name = "stats", .type = SK_SUB, .flags = H, .off = offsetof(tensor_rec, stats),
+     .has = offsetof(tensor_rec, has_stats), .what = "tensor stats", .sub = &session_stats_table},
+    {.name = "values", .type = SK_NUMS, .flags = H | OPT, .off = offsetof(tensor_rec, values),
+     .cnt = offsetof(tensor_rec, nvalues), .what = "a list of numbers"},
+    {.name = "values_complete", .type = SK_BOOL, .flags = H, .off = offsetof(tensor_rec, values_complete),
+     .what = "true or false", .custom = SC_VALUES_COMPLETE},
+    B(tensor_rec, values_budget_cut, values_budget_cut, H | OPT),
+};
+TABLE(session_tensor_table, tensor_rec, "a tensor", tensor_rows);
+
+/* Every event: kind first, then t_ms, then its kind's keys. */
+static const skey event_rows[] = {
+    {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log)",
+     .custom = SC_KIND},
+    N(event, t_ms, t_ms, H | OPT | NEG1, "a time in ms"),
+};
+TABLE(session_event_table, event, "an event", event_rows);
+
+static const skey kernel_rows[] = {
+    L(kernel_event, index, index, H | NEED, "a kernel index (integer >= 0)", 0, INT64_LIMIT),
+    S(kernel_event, name, name, H | NEED, "a kernel name", "?"),
+    E(kernel_event, type, type, H, "triton, cpp, extern or unknown", kernel_type),
+    E(kernel_event, status, status, H, "pending, ok, nan or error", kernel_status),
+    N(kernel_event, duration_us, duration_us, H | NEG1, "a duration in microseconds"),
+    S(kernel_event, source, source, H | NUL, "a source name", NULL),
+    LIST(kernel_event, tensors, tensors, ntensors, H, "a list of tensors", session_tensor_table),
+};
+static TABLE(kernel_table, kernel_event, "a kernel event", kernel_rows);
+
+static const skey error_rows[] = {
+    S(error_event, text, text, H | NEED, "a text string", ""),
+    S(error_event, route, route, H | NUL, "a route id", NULL),
+    L(error_event, kernel, kernel_index, H | OPT | NEG1, "a kernel index (integer >= -1)", -1, INT64_LIMIT),
+    {.name = "fields", .type = SK_KV, .flags = H | OPT, .off = offsetof(error_event, fields),
+     .cnt = offsetof(error_event, nfields), .what = "error fields"},
+};
+static TABLE(error_table, error_event, "an error event", error_rows);
+
+static const skey output_rows[] = {
+    LIST(output_event, tensors, tensors, ntensors, H, "a list of tensors", session_tensor_table),
+};
+static TABLE(output_table, output_event, "an output event", output_rows);
+
+static const skey exit_rows[] = {
+    S(runner_exit_event, how, how, H | NEED, "how the runner ended (exited, signal, ...)", "lost"),
+    I(runner_exit_event, exit_code, exit_code, H, "an exit code", -1000000, 1000000),
+    I(runner_exit_event, signal, signal, H, "a signal number", 0, 1000),
+    S(runner_exit_event, stderr_tail, stderr_tail, H | NUL, "a string", NULL),
+};
+static TABLE(exit_table, runner_exit_event, "a runner-exit event", exit_rows);
+
+static const skey log_rows[] = {
+    S(log_event, stream, stream, H | NEED, "stdout or stderr", "stderr"),
+    S(log_event, text, text, H | NEED, "a text string", ""),
+};
+static TABLE(log_table, log_event, "a log event", log_rows);
+
+const stable *const session_kind_tables[EV__COUNT] = {
+    [EV_KERNEL] = &kernel_table,
+    [EV_ERROR] = &error_table,
+    [EV_OUTPUT] = &output_table,
+    [EV_RUNNER_EXIT] = &exit_table,
+    [EV_LOG] = &log_table,
+};
+
+static const skey top_rows[] = {
+    {.name = "format_version", .type = SK_CUSTOM, .flags = H, .what = "a version like \"1.0\"", .custom = SC_FORMAT},
+    S(session, tool_version, tool_version, NUL, "a version string", NULL),
+    S(session, torch_version, torch_version, NUL, "a version string", NULL),
+    S(session, host, host, NUL, "a host name", NULL),
+    S(session, gpu, gpu, NUL, "a GPU name", NULL),
+    S(session, title, title, NUL | OPT, "a title", NULL),
+    {.name = "package", .type = SK_SUB, .flags = OPT, .off = offsetof(session, package), .what = "package",
+     .sub = &session_package_table},
+    S(session, device, device, NUL, "a device name", NULL),
+    I(session, printer_level, printer_level, NEG1, "a printer level", -1, 3),
+    S(session, mode, mode, NUL, "a mode (printer, interpose, reinstrument)", NULL),
+    U(session, values_budget, values_budget, OPT, "a size in bytes (integer >= 0)"),
+    {.name = "flags", .type = SK_KV, .flags = H | OPT, .off = offsetof(session, flags), .cnt = offsetof(session, nflags),
+     .what = "flags"},
+    LIST(session, inputs, inputs, ninputs, H | OPT, "a list of inputs", session_input_table),
+    LIST(session, checks, checks, nchecks, H | OPT, "a list of checks", session_check_table),
+    LIST(session, bookmarks, bookmarks, nbookmarks, H | OPT, "a list of bookmarks", session_bookmark_table),
+    {.name = "notes", .type = SK_STRS, .flags = H | OPT, .off = offsetof(session, notes), .cnt = offsetof(session, nnotes),
+     .what = "a list of notes", .item = "a note (a string)", .dflt = ""},
+    LIST(session, narration, narration, nnarration, H | OPT, "a list of narration steps", session_narration_table),
+    S(session, end_state, end_state, NUL, "complete, running or cut-off", NULL),
+    {.name = "events", .type = SK_CUSTOM, .flags = H, .what = "a list of events", .custom = SC_EVENTS},
+};
+TABLE(session_top_table, session, "the session", top_rows);
+
+const skey *skey_find(const stable *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(t->keys[i].name, name))
+            return &t->keys[i];
+    return NULL;
+}
