@@ -374,9 +374,18 @@ static void put_top(FILE *f, const session *s, const skey *k)
     if (k->type == SK_SUB) {   /* package: its path on the first line, the rest below */
         const stable *t = k->sub;
         const void *rec = AT(s, k->off, char);
+        if ((k->flags & SKF_OPT) && !is_set(k, s) && !(k->flags & SKF_HAND))
+            return;
         for (int i = 0; i < t->n; i++) {
-            fprintf(f, i ? "  %s: " : "%s: ", i ? label(&t->keys[i]) : label(k));
-            put_value(f, &t->keys[i], rec);
+            const skey *c = &t->keys[i];
+            if (!(k->flags & SKF_HAND)) {   /* others: a "key.child: value" line each */
+                if (c->type == SK_CUSTOM || ((c->flags & SKF_OPT) && !is_set(c, rec)))
+                    continue;
+                fprintf(f, "%s.%s: ", label(k), label(c));
+            } else {
+                fprintf(f, i ? "  %s: " : "%s: ", i ? label(c) : label(k));
+            }
+            put_value(f, c, rec);
             putc('\n', f);
         }
         return;

@@ -185,7 +185,7 @@ static const skey top_rows[] = {
     S(session, host, host, NUL, "a host name", NULL),
     S(session, gpu, gpu, NUL, "a GPU name", NULL),
     S(session, title, title, NUL | OPT, "a title", NULL),
-    {.name = "package", .type = SK_SUB, .flags = OPT, .off = offsetof(session, package), .what = "package",
+    {.name = "package", .type = SK_SUB, .flags = H | OPT, .off = offsetof(session, package), .what = "package",
      .sub = &session_package_table},
     S(session, device, device, NUL, "a device name", NULL),
     I(session, printer_level, printer_level, NEG1, "a printer level", -1, 3),

@@ -838,10 +838,11 @@ static int find_row(const void *t, const char *key)
     return k ? (int)(k - ((const stable *)t)->keys) : -1;
 }
 
-/* A new record's values before its keys are read: defaults and -1s. */
+/* A new record's values before its keys are read: defaults and -1s on
+ * top of zeros (lists zero their items; a sub-record is zeroed with the
+ * record holding it, and may even be that record's own fields). */
 static void record_init(const stable *t, void *rec)
 {
-    memset(rec, 0, t->size);
     for (int i = 0; i < t->n; i++) {
         const skey *k = &t->keys[i];
         if (k->type == SK_STR && k->dflt)
@@ -1159,6 +1160,7 @@ static int event_item(rd *r, void *ctx)
     c->kind = -1;
     c->t_ms = -1;
     c->names = names;
+    memset(c->k, 0, sizeof c->k);
     for (int k = 0; k < EV__COUNT; k++)
         record_init(session_kind_tables[k], &c->k[k].u);
     uint64_t seen = 0;
@@ -1190,7 +1192,8 @@ static int event_item(rd *r, void *ctx)
             warn_at(r, at, "key '%s' does not belong in %s; ignored", names->name[i], where);
     event *e = session_add_event(r->s, k);
     e->t_ms = c->t_ms;
-    memcpy(&e->u, &c->k[k].u, sizeof e->u);
+    for (int i = 0; i < t->n; i++)   /* fields no key sets keep session_add_event's values */
+        copy_value(&t->keys[i], &c->k[k].u, &t->keys[i], &e->u);
     r->ev_warnings = r->s->nwarnings;   /* committed: its warnings stay */
     r->ev_nwarn = r->nwarn;
     return next(r);
