@@ -81,10 +81,8 @@ int live_start(app *a, const live_options *o, strbuf *err)
         package_extract(live_pkg, m, err) < 0)
         return -1;
     session *s = a->s;
-    s->package.path = arena_strdup(&s->arena, o->package);
-    s->package.sha256 = arena_strdup(&s->arena, live_pkg->sha256);
-    s->package.model = arena_strdup(&s->arena, m->name);
-    s->package.device_key = arena_strdup(&s->arena, m->device_key);
+    package_to_session(live_pkg, m, s);
+    package_sha256_to_session(live_pkg, s);   /* i16: moves off the load path with the run service */
     s->device = arena_strdup(&s->arena, o->device ? o->device : m->device_key ? m->device_key : "cpu");
     if (o->inputs && inputs_load(s, o->inputs, err) < 0)
         return -1;

@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include "elf_syms.h"
 
-#define SO_MAX_BYTES      (4ULL << 30)
 #define JSON_MAX_BYTES    (64u << 20)
 #define LIST_SHOWN        8          /* names shown in one row before "and N more" */
 
@@ -153,6 +152,12 @@ const char *checklist_torch_lib_dir(void)
         if (has_libc10(dir))
             return dir;
     }
+#ifdef AOTIDBG_TORCH_LIB_DIR
+    /* the torch the runner was built with, when it is on this machine */
+    snprintf(dir, sizeof dir, "%s", AOTIDBG_TORCH_LIB_DIR);
+    if (has_libc10(dir))
+        return dir;
+#endif
     dir[0] = 0;
     /* find_spec locates torch without importing it (importing takes seconds). */
     FILE *f = popen("python3 -c 'import importlib.util as u,os;s=u.find_spec(\"torch\");"
@@ -732,6 +737,21 @@ out:
     strbuf_release(&list);
 }
 
+/* The .so's undefined symbols, from its dynamic tables alone: the extracted
+ * file when there is one, else the archive entry read in pieces. */
+static int undefined_syms(package_t *p, const package_model *m, elf_symlist *und, strbuf *e)
+{
+    if (m->so_path)
+        return elf_syms_undefined_file(und, m->so_path, e);
+    package_entry *pe;
+    uint64_t size;
+    if (package_entry_open(p, m->so_entry, &pe, &size, e) < 0)
+        return -1;
+    int rc = elf_syms_undefined_read(und, package_entry_read_at, pe, size, basename_of(m->so_entry), e);
+    package_entry_close(pe);
+    return rc;
+}
+
 static void check_symbols(checklist *cl, package_t *p, const package_model *m, const char *torch_lib,
                           const host_facts *remote)
 {
@@ -764,14 +784,21 @@ static void check_symbols(checklist *cl, package_t *p, const package_model *m, c
             "set TORCH_DIR or --torch-lib to the folder holding libtorch_cpu.so to check symbols");
         return;
     }
-    strbuf so = STRBUF_INIT, e = STRBUF_INIT, miss = STRBUF_INIT;
-    elf_symlist und = ELF_SYMLIST_INIT, exp = ELF_SYMLIST_INIT;
-    if (package_read_entry(p, m->so_entry, SO_MAX_BYTES, &so, &e) < 0 ||
-        elf_syms_undefined(&und, so.buf, so.len, basename_of(m->so_entry), &e) < 0) {
+    strbuf e = STRBUF_INIT, miss = STRBUF_INIT;
+    elf_symlist und = ELF_SYMLIST_INIT, want = ELF_SYMLIST_INIT;
+    unsigned char *found = NULL;
+    if (undefined_syms(p, m, &und, &e) < 0) {
         add(cl, "package.symbols", CHECK_FAIL, subject, "a readable shared library", e.buf, m->so_entry,
             "rebuild or recopy the package");
         goto out;
     }
+    /* the torch names the .so needs; each library marks those it exports */
+    for (size_t i = 0; i < und.n; i++)
+        if (elf_sym_is_torch(und.names[i]))
+            elf_symlist_add(&want, und.names[i]);
+    found = calloc(want.n ? want.n : 1, 1);
+    if (!found)
+        abort();
     DIR *dd = opendir(dir);
     size_t nlibs = 0;
     if (dd) {
@@ -783,7 +810,7 @@ static void check_symbols(checklist *cl, package_t *p, const package_model *m, c
                 continue;
             char *path = arena_printf(a, "%s/%s", dir, n);
             strbuf e2 = STRBUF_INIT;
-            if (elf_syms_exported_file(&exp, path, &e2) == 0)
+            if (elf_syms_mark_exported(path, &want, found, &e2) == 0)
                 nlibs++;
             strbuf_release(&e2);
         }
@@ -795,11 +822,12 @@ static void check_symbols(checklist *cl, package_t *p, const package_model *m, c
         goto out;
     }
     size_t ntorch = 0, nmiss = 0;
-    for (size_t i = 0; i < und.n; i++) {
+    for (size_t i = 0; i < und.n; i++) {   /* in the .so's order */
         if (!elf_sym_is_torch(und.names[i]))
             continue;
         ntorch++;
-        if (!elf_symlist_has(&exp, und.names[i])) {
+        long k = elf_symlist_index(&want, und.names[i]);
+        if (k < 0 || !found[k]) {
             if (nmiss < LIST_SHOWN)
                 strbuf_addf(&miss, "%s%s", miss.len ? ", " : "", und.names[i]);
             nmiss++;
@@ -814,9 +842,9 @@ static void check_symbols(checklist *cl, package_t *p, const package_model *m, c
         nmiss ? "the package was built against another torch: rebuild it with this torch, or run with the torch "
                 "it was built with (set TORCH_DIR)" : NULL);
 out:
+    free(found);
     elf_symlist_free(&und);
-    elf_symlist_free(&exp);
-    strbuf_release(&so);
+    elf_symlist_free(&want);
     strbuf_release(&e);
     strbuf_release(&miss);
 }

@@ -67,7 +67,8 @@ void checklist_format_text(const checklist *cl, strbuf *out);
 void checklist_format_yaml(const checklist *cl, strbuf *out);
 void checklist_free(checklist *cl);
 
-/* Folder of libtorch's shared libraries: $TORCH_DIR(/lib), else python3's
+/* Folder of libtorch's shared libraries: $TORCH_DIR(/lib), else the one
+ * aotidbg-runner was built against (when present here), else python3's
  * torch/lib (found without importing torch). Static storage; NULL if none. */
 const char *checklist_torch_lib_dir(void);
 

@@ -23,6 +23,12 @@ int cli_take(const char *cmd, const char *usage, int argc, char **argv, int *i, 
         size_t n = strlen(opts[k].name);
         if (strncmp(a, opts[k].name, n))
             continue;
+        if (opts[k].flag) {   /* takes no value */
+            if (a[n])
+                continue;
+            *opts[k].flag = 1;
+            return k;
+        }
         if (a[n] == '=') {
             *opts[k].dst = a + n + 1;
             return k;

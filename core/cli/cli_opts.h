@@ -11,10 +11,12 @@
 #include "model.h"
 #include "strbuf.h"
 
-/* An option that takes a value, and where the value goes. */
+/* An option that takes a value, and where the value goes; or, with flag set,
+ * an option without a value that sets *flag to 1. */
 typedef struct {
     const char *name;     /* "--inputs" */
     const char **dst;
+    int *flag;            /* "--sha256": dst is NULL */
 } cli_opt;
 
 enum { CLI_NONE = -1, CLI_ERR = -2, CLI_HELP = -3, CLI_ARG = -4 };

@@ -13,7 +13,7 @@
 static const char usage[] =
     "usage: aotidbg check [--remote [USER@]HOST[:PORT] [--push] [--remote-runner PATH]]\n"
     "                     PKG [--inputs SPEC] [--device DEV] [--format text|yaml]\n"
-    "                     [--model NAME] [--torch-lib DIR|none]\n"
+    "                     [--model NAME] [--torch-lib DIR|none] [--sha256]\n"
     "Checks, before anything runs, that PKG (a .pt2 package or a bare model .so) fits\n"
     "this machine and the inputs: compile vs load device, CUDA driver, GPU index and\n"
     "compute capability, CPU ISA, every input's dtype/device/rank/dims/strides against\n"
@@ -31,31 +31,25 @@ static const char usage[] =
     "  --format F       text (default) or yaml\n"
     "  --model NAME     model inside the package (default: the only one, or 'model')\n"
     "  --torch-lib DIR  libtorch folder for the symbol check; 'none' skips it\n"
-    "                   (default: $TORCH_DIR, else python3's torch)\n"
+    "                   (default: $TORCH_DIR, else the torch aotidbg-runner was built\n"
+    "                   with, else python3's torch)\n"
+    "  --sha256         also the SHA-256 of the whole file (reads every byte; the\n"
+    "                   checks read only the archive's directory and the parts they need)\n"
     "Exit codes: 0 nothing failed, 1 a check failed, 2 bad usage or bad input.\n";
 
 int cmd_check(int argc, char **argv)
 {
     const char *pkg = NULL, *spec = NULL, *device = NULL, *format = "text", *model = NULL, *torch_lib = NULL;
     remote_cli rmt = {0};
+    int want_sha = 0;
     const cli_opt opts[] = {{"--inputs", &spec}, {"--device", &device}, {"--format", &format},
                             {"--model", &model}, {"--torch-lib", &torch_lib}, {"--remote", &rmt.target},
-                            {"--remote-runner", &rmt.runner_path}};
+                            {"--remote-runner", &rmt.runner_path}, {"--push", NULL, &rmt.push},
+                            {"--sha256", NULL, &want_sha}};
     const cli_spec sp = {"check", usage, usage, opts, (int)(sizeof opts / sizeof *opts)};
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--push")) {
-            rmt.push = 1;
-            continue;
-        }
-        int k = cli_next(&sp, argc, argv, &i);
-        if (k == CLI_HELP || k == CLI_ERR)
-            return k == CLI_HELP ? EXIT_OK : EXIT_USAGE;
-        if (k != CLI_ARG)
-            continue;
-        if (pkg)
-            return cli_usage_error("check", usage, "one package only (got '%s' and '%s')", pkg, argv[i]);
-        pkg = argv[i];
-    }
+    int code;
+    if (cli_parse_one(&sp, argc, argv, &pkg, "one package only (got '%s' and '%s')", &code))
+        return code;
     if (!pkg)
         return cli_usage_error("check", usage, "no package given");
     if ((rmt.push || rmt.runner_path) && !rmt.target)
@@ -104,11 +98,19 @@ int cmd_check(int argc, char **argv)
             goto out;
         }
     }
+    if (want_sha)   /* on its own thread while the checks run */
+        package_sha256_start(p);
     checklist cl;
     checklist_init(&cl);
     checklist_opts o = {.device = device, .model = model, .inputs = spec ? s->inputs : NULL,
                         .ninputs = spec ? s->ninputs : 0, .torch_lib = torch_lib, .host = r ? &hf : NULL};
     if (checklist_run(&cl, p, &o, &err) < 0) {
+        fprintf(stderr, "aotidbg check: %s\n", err.buf);
+        checklist_free(&cl);
+        goto out;
+    }
+    const char *sha = NULL;
+    if (want_sha && !(sha = package_sha256(p, &err))) {
         fprintf(stderr, "aotidbg check: %s\n", err.buf);
         checklist_free(&cl);
         goto out;
@@ -121,13 +123,17 @@ int cmd_check(int argc, char **argv)
             strbuf_addstr(&outb, "\nhost: ");
             strbuf_add_yaml_quoted(&outb, rmt.target);
         }
-        strbuf_addf(&outb, "\nsha256: \"%s\"\ndevice: ", p->sha256);
+        if (sha)
+            strbuf_addf(&outb, "\nsha256: \"%s\"", sha);
+        strbuf_addstr(&outb, "\ndevice: ");
         strbuf_add_yaml_quoted(&outb, cl.device ? cl.device : "");
         strbuf_addch(&outb, '\n');
         checklist_format_yaml(&cl, &outb);
     } else {
         strbuf_addf(&outb, "aotidbg check %s%s%s (device %s)\n", r ? rmt.target : "", r ? ":" : "", pkg,
                     cl.device ? cl.device : "?");
+        if (sha)
+            strbuf_addf(&outb, "sha256: %s\n", sha);
         checklist_format_text(&cl, &outb);
     }
     fwrite(outb.buf, 1, outb.len, stdout);

@@ -1,4 +1,4 @@
-/* cmd_info.c — `aotidbg info PKG [--model NAME] [--calls]`: what the package holds.
+/* cmd_info.c — `aotidbg info PKG [--model NAME] [--calls] [--sha256]`: what the package holds.
  * Prints the root, models, device metadata, the .so, wrapper.cpp, cubins,
  * weights, and from the wrapper.cpp the compiled inputs (name, dtype, shape
  * with dynamic bounds), printer level and kernel count; the provenance of its
@@ -14,10 +14,13 @@
 #include "wrapper_scan.h"
 
 static const char usage[] =
-    "usage: aotidbg info PKG [--model NAME] [--calls]\n"
+    "usage: aotidbg info PKG [--model NAME] [--calls] [--sha256]\n"
     "Shows what a .pt2 package (or a bare model .so) holds: models, compile device,\n"
     "compute capability, CPU ISA, the .so, wrapper.cpp, cubins, weights, and the\n"
     "compiled inputs (dtype, shape with dynamic bounds), printer level and kernels.\n"
+    "It reads the archive's directory and small entries only, whatever the size.\n"
+    "  --model N one model of the package\n"
+    "  --sha256  also the SHA-256 of the whole file (reads every byte)\n"
     "  --calls   every kernel call with where it comes from: the user's source line\n"
     "            (kernel_information.json, when the package was compiled with\n"
     "            trace.provenance_tracking_level 1), graph nodes, ATen ops, weights\n"
@@ -175,25 +178,12 @@ static void show_model(package_t *p, package_model *m, int calls)
 int cmd_info(int argc, char **argv)
 {
     const char *pkg = NULL, *model = NULL;
-    int calls = 0;
-    const cli_opt opts[] = {{"--model", &model}};
-    const cli_spec sp = {"info", usage, usage, opts, 1};
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--calls")) {
-            calls = 1;
-            continue;
-        }
-        int k = cli_next(&sp, argc, argv, &i);
-        if (k == CLI_HELP)
-            return EXIT_OK;
-        if (k == CLI_ERR)
-            return EXIT_USAGE;
-        if (k == CLI_ARG) {
-            if (pkg)
-                return cli_usage_error("info", usage, "one package only (got '%s' and '%s')", pkg, argv[i]);
-            pkg = argv[i];
-        }
-    }
+    int calls = 0, want_sha = 0;
+    const cli_opt opts[] = {{"--model", &model}, {"--calls", NULL, &calls}, {"--sha256", NULL, &want_sha}};
+    const cli_spec sp = {"info", usage, usage, opts, 3};
+    int code;
+    if (cli_parse_one(&sp, argc, argv, &pkg, "one package only (got '%s' and '%s')", &code))
+        return code;
     if (!pkg)
         return cli_usage_error("info", usage, "no package given");
     strbuf err = STRBUF_INIT;
@@ -204,7 +194,16 @@ int cmd_info(int argc, char **argv)
         return EXIT_USAGE;
     }
     printf("package %s\n", pkg);
-    printf("  sha256:   %s\n", p->sha256);
+    if (want_sha) {
+        const char *sha = package_sha256(p, &err);
+        if (!sha) {
+            fprintf(stderr, "aotidbg info: %s\n", err.buf);
+            package_close(p);
+            strbuf_release(&err);
+            return EXIT_USAGE;
+        }
+        printf("  sha256:   %s\n", sha);
+    }
     printf("  kind:     %s\n", p->is_bare_so ? "bare .so (deprecated torch._export.aot_compile; no device recorded)"
                                              : ".pt2 (torch._inductor.aoti_compile_and_package)");
     if (!p->is_bare_so) {

@@ -408,7 +408,8 @@ static void choose_mode(session *s, package_t *pkg, package_model *m, const char
         strbuf err = STRBUF_INIT;
         const char *last = NULL;
         char *so = NULL;
-        if (reinstrument_build(m->model_dir, pkg->sha256, reinstrument_progress, &last, &so, &err) == 0) {
+        const char *sha = package_sha256(pkg, &err);   /* the rebuild cache's key */
+        if (sha && reinstrument_build(m->model_dir, sha, reinstrument_progress, &last, &so, &err) == 0) {
             *so_out = so;
             s->mode = "reinstrument";
             strbuf_addf(why, "; rebuilt copy %s", so);
@@ -578,12 +579,8 @@ int cmd_run(int argc, char **argv)
         wrapper_scan_free(&ws);
     }
     s->tool_version = AOTIDBG_VERSION;
-    s->package.path = arena_strdup(&s->arena, pkg_path);
-    s->package.sha256 = arena_strdup(&s->arena, pkg->sha256);
-    s->package.model = arena_strdup(&s->arena, m->name);
-    s->package.device_key = arena_strdup(&s->arena, m->device_key);
-    s->package.compute_capability = arena_strdup(&s->arena, m->compute_capability);
-    s->package.cpu_isa = arena_strdup(&s->arena, m->cpu_isa);
+    package_to_session(pkg, m, s);
+    package_sha256_to_session(pkg, s);   /* i16: moves off the load path with the run service */
     s->device = arena_strdup(&s->arena, device);
     if (max_values)   /* the budget matters only when values are kept */
         s->values_budget = values_budget;

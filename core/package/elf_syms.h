@@ -9,6 +9,7 @@
 #ifndef AOTIDBG_ELF_SYMS_H
 #define AOTIDBG_ELF_SYMS_H
 #include <stddef.h>
+#include <stdint.h>
 #include "arena.h"
 #include "strbuf.h"
 
@@ -24,12 +25,29 @@ typedef struct {
 /* Appends the undefined, non-weak symbols of .dynsym of the ELF image in
  * memory (data, len); `what` names it in messages. */
 int elf_syms_undefined(elf_symlist *out, const void *data, size_t len, const char *what, strbuf *err);
+/* Reads n bytes at offset off of an image into buf: 0, or -1 with err. */
+typedef int (*elf_read_fn)(void *ctx, uint64_t off, void *buf, size_t n, strbuf *err);
+/* elf_syms_undefined for an image of `size` bytes read through rd, which is
+ * asked only for the ELF header, the section header table, .dynsym and its
+ * string table (a few hundred KB of a model .so that is mostly weights);
+ * memory use does not grow with size. */
+int elf_syms_undefined_read(elf_symlist *out, elf_read_fn rd, void *ctx, uint64_t size, const char *what,
+                            strbuf *err);
+/* The same for a file (an extracted .so). */
+int elf_syms_undefined_file(elf_symlist *out, const char *path, strbuf *err);
 /* Appends the DT_NEEDED library names of the image (libtorch.so, ...). */
 int elf_syms_needed(elf_symlist *out, const void *data, size_t len, const char *what, strbuf *err);
 /* Appends the defined (exported) symbols of .dynsym of the file at path. */
 int elf_syms_exported_file(elf_symlist *out, const char *path, strbuf *err);
+/* Sets found[i] = 1 for each name i of want (sorted first, so the indices are
+ * those of want after the call) that the file at path exports. Nothing is
+ * copied: a library of 10^5 exports costs one pass over its tables. */
+int elf_syms_mark_exported(const char *path, elf_symlist *want, unsigned char *found, strbuf *err);
 /* 1 when sorted list holds name (sorts on first use). */
 int elf_symlist_has(elf_symlist *l, const char *name);
+/* name's index in the sorted list (sorts on first use), -1 when absent. */
+long elf_symlist_index(elf_symlist *l, const char *name);
+void elf_symlist_add(elf_symlist *l, const char *name);   /* copies name */
 void elf_symlist_free(elf_symlist *l);
 /* 1 for names a model .so gets from libtorch: aoti_torch_*, AOTI*, and C++
  * symbols in the c10, at, torch and caffe2 namespaces. */

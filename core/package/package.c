@@ -12,6 +12,9 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,101 +33,130 @@ typedef struct {
     package_source src_store;
     uint64_t src_pos;          /* its read position for libzip */
     zip_error_t src_err;
+    int fd;                    /* the local file, opened once (libzip reads a dup); -1 for src */
+    /* the SHA-256 thread (package_sha256_start): it preads fd and writes
+     * hash_rc, hex and hash_err, which are read only after the join */
+    pthread_t hasher;
+    int hashing, hashed;       /* thread started; result (hex or hash_err) final */
+    atomic_int cancel;
+    int hash_rc;
+    char hex[65];
+    strbuf hash_err;
 } package_priv;
 
-/* ---- SHA-256 (FIPS 180-4), small and dependency-free ---- */
-typedef struct { uint32_t h[8]; uint64_t len; uint8_t buf[64]; size_t n; } sha256_ctx;
+/* ---- SHA-256 with libcrypto, off the load path ----
+ * A package's hash identifies it in sessions and the rebuild cache, but it reads
+ * every byte: package_sha256_start() runs it on a thread while the caller
+ * extracts, checks and loads, and package_sha256() waits for it. */
+#define HASH_CHUNK (1u << 20)
 
-static const uint32_t K256[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
-
-static void sha256_block(sha256_ctx *c, const uint8_t *p)
+/* Hex SHA-256 of the file open as fd (read with pread: the offset others use
+ * is left alone); -1 with err. *cancel (may be NULL) stops it early. */
+static int sha256_fd(int fd, const char *path, char hex[65], const atomic_int *cancel, strbuf *err)
 {
-    uint32_t w[64], a, b, d, e, f, g, h, cc;
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    unsigned char *buf = malloc(HASH_CHUNK), md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    int rc = -1;
+    if (!buf || !c || !EVP_DigestInit_ex(c, EVP_sha256(), NULL)) {
+        strbuf_addf(err, "%s: cannot start SHA-256 (libcrypto)", path);
+        goto out;
     }
-    a = c->h[0]; b = c->h[1]; cc = c->h[2]; d = c->h[3]; e = c->h[4]; f = c->h[5]; g = c->h[6]; h = c->h[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
-        uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & cc) ^ (b & cc));
-        h = g; g = f; f = e; e = d + t1; d = cc; cc = b; b = a; a = t1 + t2;
-    }
-    c->h[0] += a; c->h[1] += b; c->h[2] += cc; c->h[3] += d; c->h[4] += e; c->h[5] += f; c->h[6] += g; c->h[7] += h;
-}
-
-static void sha256_init(sha256_ctx *c)
-{
-    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    memcpy(c->h, h0, sizeof h0);
-    c->len = 0;
-    c->n = 0;
-}
-
-static void sha256_update(sha256_ctx *c, const uint8_t *p, size_t n)
-{
-    c->len += n;
-    while (n) {
-        size_t k = 64 - c->n < n ? 64 - c->n : n;
-        memcpy(c->buf + c->n, p, k);
-        c->n += k; p += k; n -= k;
-        if (c->n == 64) {
-            sha256_block(c, c->buf);
-            c->n = 0;
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    for (off_t at = 0;;) {
+        if (cancel && atomic_load(cancel)) {
+            strbuf_addf(err, "%s: hashing stopped", path);
+            goto out;
         }
+        ssize_t n = pread(fd, buf, HASH_CHUNK, at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            strbuf_addf(err, "%s: read error: %s", path, strerror(errno));
+            goto out;
+        }
+        if (n == 0)
+            break;
+        at += n;
+        EVP_DigestUpdate(c, buf, (size_t)n);
     }
+    if (!EVP_DigestFinal_ex(c, md, &mdlen) || mdlen != 32) {
+        strbuf_addf(err, "%s: SHA-256 failed (libcrypto)", path);
+        goto out;
+    }
+    for (unsigned i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    rc = 0;
+out:
+    EVP_MD_CTX_free(c);
+    free(buf);
+    return rc;
 }
 
-static void sha256_final(sha256_ctx *c, char hex[65])
-{
-    uint64_t bits = c->len * 8;
-    uint8_t pad = 0x80, zero = 0, lenb[8];
-    sha256_update(c, &pad, 1);
-    while (c->n != 56)
-        sha256_update(c, &zero, 1);
-    for (int i = 0; i < 8; i++)
-        lenb[i] = (uint8_t)(bits >> (56 - 8 * i));
-    sha256_update(c, lenb, 8);
-    for (int i = 0; i < 8; i++)
-        snprintf(hex + 8 * i, 9, "%08x", c->h[i]);
-}
-
-/* Hex SHA-256 of a file; -1 with err if unreadable. */
 int package_sha256_file(const char *path, char hex[65], strbuf *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         strbuf_addf(err, "%s: cannot read: %s", path, strerror(errno));
         return -1;
     }
-    sha256_ctx c;
-    sha256_init(&c);
-    uint8_t buf[1 << 16];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sha256_update(&c, buf, n);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        strbuf_addf(err, "%s: read error", path);
-        return -1;
+    int rc = sha256_fd(fd, path, hex, NULL, err);
+    close(fd);
+    return rc;
+}
+
+static void *hash_main(void *arg)
+{
+    package_priv *pp = arg;
+    pp->hash_rc = sha256_fd(pp->fd, pp->pub.path, pp->hex, &pp->cancel, &pp->hash_err);
+    return NULL;
+}
+
+void package_sha256_start(package_t *p)
+{
+    package_priv *pp = (package_priv *)p;
+    if (pp->hashing || pp->hashed)
+        return;
+    if (pthread_create(&pp->hasher, NULL, hash_main, pp) == 0)
+        pp->hashing = 1;   /* else package_sha256() hashes on the caller's thread */
+}
+
+const char *package_sha256(package_t *p, strbuf *err)
+{
+    package_priv *pp = (package_priv *)p;
+    if (!pp->hashed) {
+        if (pp->hashing)
+            pthread_join(pp->hasher, NULL);
+        else
+            pp->hash_rc = sha256_fd(pp->fd, p->path, pp->hex, NULL, &pp->hash_err);
+        pp->hashing = 0;
+        pp->hashed = 1;
     }
-    sha256_final(&c, hex);
-    return 0;
+    if (pp->hash_rc) {
+        strbuf_addstr(err, pp->hash_err.buf);
+        return NULL;
+    }
+    return pp->hex;
+}
+
+void package_to_session(const package_t *p, const package_model *m, session *s)
+{
+    s->package.path = arena_strdup(&s->arena, p->path);
+    s->package.model = arena_strdup(&s->arena, m->name);
+    s->package.device_key = arena_strdup(&s->arena, m->device_key);
+    s->package.compute_capability = arena_strdup(&s->arena, m->compute_capability);
+    s->package.cpu_isa = arena_strdup(&s->arena, m->cpu_isa);
+}
+
+void package_sha256_to_session(package_t *p, session *s)
+{
+    strbuf err = STRBUF_INIT;
+    const char *sha = package_sha256(p, &err);
+    if (sha)
+        s->package.sha256 = arena_strdup(&s->arena, sha);
+    else
+        session_add_note(s, arena_printf(&s->arena, "no package sha256: %s", err.buf));
+    strbuf_release(&err);
 }
 
 /* ---- cleanup of extraction folders, also at exit ---- */
@@ -262,6 +294,116 @@ int package_read_entry(package_t *p, const char *entry, size_t max, strbuf *sb, 
         return -1;
     }
     return read_zip_entry(pp, idx, entry, max, sb, err);
+}
+
+struct package_entry {
+    package_priv *pp;
+    zip_int64_t idx;
+    zip_file_t *zf;            /* NULL for a bare .so (pp->fd or pp->src is the file) */
+    int seekable;              /* stored: zip_fseek works */
+    uint64_t pos, size;
+    const char *name;
+};
+
+int package_entry_open(package_t *p, const char *entry, package_entry **out, uint64_t *size, strbuf *err)
+{
+    package_priv *pp = (package_priv *)p;
+    *out = NULL;
+    package_entry *e = calloc(1, sizeof *e);
+    if (!e)
+        abort();
+    e->pp = pp;
+    e->name = entry;
+    if (!pp->za && pp->src) {   /* bare .so on another box */
+        e->size = pp->src->size;
+    } else if (!pp->za) {   /* bare .so: its one entry is the file itself */
+        struct stat st;
+        if (fstat(pp->fd, &st) < 0) {
+            strbuf_addf(err, "%s: %s", p->path, strerror(errno));
+            free(e);
+            return -1;
+        }
+        e->size = (uint64_t)st.st_size;
+    } else {
+        zip_stat_t st;
+        if ((e->idx = zip_name_locate(pp->za, entry, 0)) < 0 || zip_stat_index(pp->za, (zip_uint64_t)e->idx, 0, &st) < 0
+            || !(st.valid & ZIP_STAT_SIZE) || !(e->zf = zip_fopen_index(pp->za, (zip_uint64_t)e->idx, 0))) {
+            strbuf_addf(err, "%s: %s: cannot open entry: %s", p->path, entry, zip_strerror(pp->za));
+            free(e);
+            return -1;
+        }
+        e->size = st.size;
+        e->seekable = (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_STORE;
+    }
+    *size = e->size;
+    *out = e;
+    return 0;
+}
+
+int package_entry_read_at(void *entry, uint64_t off, void *buf, size_t n, strbuf *err)
+{
+    package_entry *e = entry;
+    const char *path = e->pp->pub.path;
+    if (off > e->size || n > e->size - off) {
+        strbuf_addf(err, "%s: %s: bytes %llu..%llu are past its end", path, e->name, (unsigned long long)off,
+                    (unsigned long long)(off + n));
+        return -1;
+    }
+    const package_source *src = e->pp->src;
+    if (!e->zf) {
+        for (size_t got = 0; got < n;) {
+            ssize_t r = src ? src->read(src->ctx, off + got, (char *)buf + got, n - got, err)
+                            : pread(e->pp->fd, (char *)buf + got, n - got, (off_t)(off + got));
+            if (r < 0 && src)
+                return -1;
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                strbuf_addf(err, "%s: read error: %s", path, r ? strerror(errno) : "the file got shorter");
+                return -1;
+            }
+            got += (size_t)r;
+        }
+        return 0;
+    }
+    if (e->pos != off && e->seekable && zip_fseek(e->zf, (zip_int64_t)off, SEEK_SET) == 0)
+        e->pos = off;
+    if (e->pos > off) {   /* compressed, going back: read again from the start */
+        zip_fclose(e->zf);
+        if (!(e->zf = zip_fopen_index(e->pp->za, (zip_uint64_t)e->idx, 0))) {
+            strbuf_addf(err, "%s: %s: cannot open entry: %s", path, e->name, zip_strerror(e->pp->za));
+            return -1;
+        }
+        e->pos = 0;
+    }
+    char skip[1 << 16];
+    while (e->pos < off || n) {
+        int skipping = e->pos < off;
+        uint64_t want = skipping ? off - e->pos : n;
+        if (skipping && want > sizeof skip)
+            want = sizeof skip;
+        zip_int64_t r = zip_fread(e->zf, skipping ? skip : buf, want);
+        if (r <= 0) {
+            strbuf_addf(err, "%s: %s: read failed (truncated or corrupt archive?): %s", path, e->name,
+                        r < 0 ? zip_file_strerror(e->zf) : "ends early");
+            return -1;
+        }
+        e->pos += (uint64_t)r;
+        if (!skipping) {
+            buf = (char *)buf + r;
+            n -= (size_t)r;
+        }
+    }
+    return 0;
+}
+
+void package_entry_close(package_entry *e)
+{
+    if (!e)
+        return;
+    if (e->zf)
+        zip_fclose(e->zf);
+    free(e);
 }
 
 static const char *json_str(arena *a, cJSON *o, const char *key)
@@ -446,8 +588,16 @@ static zip_int64_t src_cb(void *ud, void *data, zip_uint64_t len, zip_source_cmd
 /* zip_open() of the package's file, or of its source. */
 static zip_t *open_zip(package_priv *pp, const char *path, int flags, int *zerr)
 {
-    if (!pp->src)
-        return zip_open(path, flags, zerr);
+    if (!pp->src) {   /* the file opened once; zip_fdopen closes its fd on success only */
+        (void)path;
+        int zfd = dup(pp->fd);
+        zip_t *za = zfd < 0 ? NULL : zip_fdopen(zfd, flags & ZIP_CHECKCONS, zerr);
+        if (zfd < 0)
+            *zerr = ZIP_ER_OPEN;
+        else if (!za)
+            close(zfd);
+        return za;
+    }
     zip_error_t ze;
     zip_error_init(&ze);
     zip_source_t *zs = zip_source_function_create(src_cb, pp, &ze);
@@ -479,6 +629,8 @@ static int package_open_impl(package_t **out, const char *path, const package_so
         abort();
     package_t *p = &pp->pub;
     p->path = arena_strdup(&p->arena, path);
+    pp->fd = -1;
+    strbuf_init(&pp->hash_err, 0);
     if (src) {
         pp->src_store = *src;
         pp->src = &pp->src_store;
@@ -488,15 +640,22 @@ static int package_open_impl(package_t **out, const char *path, const package_so
 
     unsigned char magic[4] = {0};
     size_t got = 0;
-    if (src) {
-        snprintf(p->sha256, sizeof p->sha256, "%s", src->sha256 ? src->sha256 : "");
+    if (src) {   /* hashed where the file is */
+        pp->hashed = 1;
+        pp->hash_rc = src->sha256 && strlen(src->sha256) == 64 ? 0 : -1;
+        if (pp->hash_rc)
+            strbuf_addf(&pp->hash_err, "%s: the remote side gave no SHA-256", path);
+        else
+            memcpy(pp->hex, src->sha256, 65);
         long n = src->size >= 4 ? src->read(src->ctx, 0, magic, 4, err) : 0;
         if (n < 0)
             goto fail;
         got = (size_t)n;
     } else {
+        /* O_NONBLOCK: a FIFO put in the package's place must not hang the open */
+        pp->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         struct stat st;
-        if (stat(path, &st) < 0) {
+        if (pp->fd < 0 || fstat(pp->fd, &st) < 0) {
             strbuf_addf(err, "%s: %s", path, strerror(errno));
             goto fail;
         }
@@ -504,15 +663,8 @@ static int package_open_impl(package_t **out, const char *path, const package_so
             strbuf_addf(err, "%s: not a regular file; give a .pt2 package or a model .so", path);
             goto fail;
         }
-        if (package_sha256_file(path, p->sha256, err) < 0)
-            goto fail;
-        FILE *f = fopen(path, "rb");
-        if (!f) {
-            strbuf_addf(err, "%s: %s", path, strerror(errno));
-            goto fail;
-        }
-        got = fread(magic, 1, 4, f);
-        fclose(f);
+        ssize_t n = pread(pp->fd, magic, 4, 0);
+        got = n > 0 ? (size_t)n : 0;
     }
     if (got == 4 && !memcmp(magic, "\x7f" "ELF", 4)) {
         if (open_bare_so(pp, path, err) < 0)
@@ -759,11 +911,14 @@ static int extract_one(package_priv *pp, int topfd, zip_int64_t idx, const char 
         close(fd);
         return -1;
     }
-    char buf[1 << 16];
+    enum { CHUNK = 1 << 20 };   /* big reads and writes: weights are most of a package */
+    char *buf = malloc(CHUNK);
+    if (!buf)
+        abort();
     uint64_t total = 0;
     int rc = 0;
     for (;;) {
-        zip_int64_t n = zip_fread(zf, buf, sizeof buf);
+        zip_int64_t n = zip_fread(zf, buf, CHUNK);
         if (n < 0) {
             strbuf_addf(err, "%s: %s: read failed (truncated or corrupt archive?): %s", pp->pub.path, name,
                         zip_file_strerror(zf));
@@ -795,6 +950,7 @@ static int extract_one(package_priv *pp, int topfd, zip_int64_t idx, const char 
         if (rc)
             break;
     }
+    free(buf);
     zip_fclose(zf);
     if (close(fd) < 0 && !rc) {
         strbuf_addf(err, "%s: %s: write failed: %s", pp->pub.path, name, strerror(errno));
@@ -903,6 +1059,13 @@ void package_close(package_t *p)
     if (!p)
         return;
     package_priv *pp = (package_priv *)p;
+    if (pp->hashing) {   /* nobody asked for the hash: stop it */
+        atomic_store(&pp->cancel, 1);
+        pthread_join(pp->hasher, NULL);
+    }
+    strbuf_release(&pp->hash_err);
+    if (pp->fd >= 0)
+        close(pp->fd);
     if (pp->za)
         zip_discard(pp->za);
     zip_error_fini(&pp->src_err);

@@ -5,6 +5,11 @@
  * and every string it hands out. Errors: functions return 0 / -1 and append
  * a message naming the file and the entry to `err`.
  *
+ * Cost: opening reads the zip's directory and the small metadata entries only;
+ * nothing reads the whole file except extraction and the SHA-256, which runs on
+ * its own thread (package_sha256_start) while the caller goes on. Threads: a
+ * package_t is used from one thread; the hash thread touches only its own fields.
+ *
  * Untrusted input: entry names with "..", absolute paths, symlinks, duplicate
  * names, sizes over the caps and truncated archives are refused before
  * anything is extracted, and nothing is ever written outside the folder. */
@@ -13,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arena.h"
+#include "model.h"
 #include "strbuf.h"
 
 #define PACKAGE_MAX_ENTRY_BYTES  (8ULL << 30)   /* one entry, uncompressed */
@@ -42,7 +48,6 @@ typedef struct package_t {
     size_t nmodels;
     package_model *models;
     char *extract_dir;             /* NULL until extracted */
-    char sha256[65];
 } package_t;
 
 /* Opens and validates the archive (or bare .so); reads metadata. Extracts nothing. */
@@ -76,7 +81,30 @@ const char *package_trace_source(const package_t *p, const package_model *m);
 const char *package_mirror_entry(package_t *p, const char *entry, size_t max, strbuf *err);
 /* Reads an archive entry fully (capped at max bytes) into sb. */
 int package_read_entry(package_t *p, const char *entry, size_t max, strbuf *sb, strbuf *err);
-void package_close(package_t *p);  /* removes the extraction folder; NULL is fine */
+/* Random access to one entry's bytes (for a bare .so: the file), for readers
+ * that want a few parts of a large entry (the symbol tables of a .so that is
+ * mostly weights): stored entries seek, compressed ones read forward and start
+ * over when asked to go back. The entry name is borrowed. */
+typedef struct package_entry package_entry;
+int package_entry_open(package_t *p, const char *entry, package_entry **out, uint64_t *size, strbuf *err);
+/* Reads exactly n bytes at off; 0, or -1 with err. `entry` is a package_entry*
+ * (the signature is elf_syms.h's elf_read_fn). */
+int package_entry_read_at(void *entry, uint64_t off, void *buf, size_t n, strbuf *err);
+void package_entry_close(package_entry *e);
+/* Starts hashing the whole file (SHA-256, libcrypto) on a thread of its own;
+ * a second call does nothing. */
+void package_sha256_start(package_t *p);
+/* The file's hex SHA-256 (p owns it): waits for the thread, or hashes here when
+ * none was started. NULL with a message when the file cannot be read. */
+const char *package_sha256(package_t *p, strbuf *err);
+/* The session's package mapping (path, model, device key, compute capability,
+ * CPU ISA) from p and m, copied into s's arena; sha256 is set apart: */
+void package_to_session(const package_t *p, const package_model *m, session *s);
+/* s->package.sha256 from package_sha256() (waits for it); when the file could
+ * not be hashed, the key stays out and a note says why. */
+void package_sha256_to_session(package_t *p, session *s);
+/* Removes the extraction folder, stops a hash nobody waited for; NULL is fine. */
+void package_close(package_t *p);
 /* Hex SHA-256 of a file into hex (65 bytes). */
 int package_sha256_file(const char *path, char hex[65], strbuf *err);
 

@@ -2,7 +2,10 @@
  * classification of entries, metadata, extraction into a private folder that
  * package_close() removes, and refusal (before extracting anything) of
  * "..", absolute paths, symlinks, zip bombs, truncated archives and bad JSON.
- * SHA-256 is checked against the FIPS 180-4 example vectors. */
+ * SHA-256 is checked against the FIPS 180-4 example vectors, and the hash
+ * thread against the plain hash. A real ELF (this test's own binary) inside
+ * stored and deflated entries: its symbols read piecewise equal those of the
+ * whole image, and hostile section tables are refused, not followed. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -11,6 +14,7 @@
 #include <unistd.h>
 #include <zip.h>
 #include "check.h"
+#include "elf_syms.h"
 #include "package.h"
 
 static char tmpdir[256];
@@ -272,6 +276,83 @@ static void test_sha256(void)
     strbuf_release(&err);
 }
 
+/* The same names in the same order. */
+static int same_list(const elf_symlist *a, const elf_symlist *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->names[i], b->names[i]))
+            return 0;
+    return 1;
+}
+
+static void test_piecewise_elf(void)
+{
+    strbuf img = STRBUF_INIT, err = STRBUF_INIT;
+    CHECK(strbuf_read_file(&img, "/proc/self/exe", 64u << 20, &err) == 0);
+    elf_symlist whole = ELF_SYMLIST_INIT, file = ELF_SYMLIST_INIT;
+    CHECK(elf_syms_undefined(&whole, img.buf, img.len, "self", &err) == 0 && whole.n > 5);
+    CHECK(elf_syms_undefined_file(&file, "/proc/self/exe", &err) == 0);
+    CHECK(same_list(&whole, &file));
+    for (int stored = 0; stored < 2; stored++) {
+        const char *so = "pkg/data/aotinductor/model/k.wrapper.so";
+        int zerr;
+        unlink(tpath("elf.pt2"));
+        zip_t *z = zip_open(tpath("elf.pt2"), ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+        zip_int64_t idx = zip_file_add(z, so, zip_source_buffer(z, img.buf, img.len, 0), 0);
+        zip_set_file_compression(z, (zip_uint64_t)idx, stored ? ZIP_CM_STORE : ZIP_CM_DEFLATE, 0);
+        CHECK(zip_close(z) == 0);
+        package_t *p;
+        CHECK(package_open(&p, tpath("elf.pt2"), &err) == 0);
+        if (!p)
+            break;
+        package_sha256_start(p);
+        package_entry *pe;
+        uint64_t size = 0;
+        CHECK(package_entry_open(p, so, &pe, &size, &err) == 0 && size == img.len);
+        char b[8];   /* backwards and forwards: stored entries seek, deflated ones start over */
+        CHECK(package_entry_read_at(pe, img.len - 8, b, 8, &err) == 0 && !memcmp(b, img.buf + img.len - 8, 8));
+        CHECK(package_entry_read_at(pe, 1, b, 3, &err) == 0 && !memcmp(b, "ELF", 3));
+        CHECK(package_entry_read_at(pe, img.len - 2, b, 3, &err) < 0);
+        CHECK_CONTAINS(err.buf, "past its end");
+        elf_symlist piece = ELF_SYMLIST_INIT;
+        CHECK(elf_syms_undefined_read(&piece, package_entry_read_at, pe, size, "k.wrapper.so", &err) == 0);
+        CHECK(same_list(&whole, &piece));
+        elf_symlist_free(&piece);
+        package_entry_close(pe);
+        char hex[65];
+        const char *sha = package_sha256(p, &err);
+        CHECK(package_sha256_file(tpath("elf.pt2"), hex, &err) == 0);
+        CHECK(sha && !strcmp(sha, hex));
+        package_close(p);
+    }
+    /* section headers pointing past the end: an error naming the file */
+    strbuf bad = STRBUF_INIT;
+    strbuf_add(&bad, img.buf, img.len);
+    uint64_t far = (uint64_t)img.len * 4;
+    memcpy(bad.buf + 0x28, &far, 8);   /* e_shoff of a 64-bit header */
+    FILE *f = fopen(tpath("bad.so"), "wb");
+    fwrite(bad.buf, 1, bad.len, f);
+    fclose(f);
+    elf_symlist none = ELF_SYMLIST_INIT;
+    strbuf_reset(&err);
+    CHECK(elf_syms_undefined_file(&none, tpath("bad.so"), &err) < 0);
+    CHECK_CONTAINS(err.buf, "bad.so");
+    /* a package closed while its hash runs stops it */
+    package_t *p;
+    if (package_open(&p, tpath("elf.pt2"), &err) == 0) {
+        package_sha256_start(p);
+        package_close(p);
+    }
+    elf_symlist_free(&none);
+    elf_symlist_free(&whole);
+    elf_symlist_free(&file);
+    strbuf_release(&bad);
+    strbuf_release(&img);
+    strbuf_release(&err);
+}
+
 static int rm_tree(const char *dir)
 {
     char cmd[600];
@@ -290,6 +371,7 @@ int main(void)
     RUN(test_truncated_and_not_zip);
     RUN(test_bare_so);
     RUN(test_sha256);
+    RUN(test_piecewise_elf);
     rm_tree(tmpdir);
     return CHECK_DONE();
 }
