@@ -4,11 +4,12 @@
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore/util -Icore/model -Icore/proto -Icore/package -Icore/inputs -Icore/check -Icore/router -Icore/session \
  *     tests/fuzz/fuzz_package.c core/package/package.c core/package/wrapper_scan.c core/check/checklist.c \
  *     core/package/elf_syms.c core/model/model.c core/util/strbuf.c core/util/arena.c \
- *     $(pkg-config --cflags --libs libzip libcjson libelf) -lm -o fuzz_package
+ *     $(pkg-config --cflags --libs libzip libcjson libelf libcrypto) -lm -lpthread -o fuzz_package
  *   ./fuzz_package tests/fuzz/corpus/package -max_total_time=60
  * Inputs starting with "PK" are written to a file and opened as a package
- * (then every model is checked, its entries read and extracted into a private
- * folder that must be gone after package_close); anything else is scanned as
+ * (then every model is checked, its .so's symbols read piecewise from the
+ * archive and from the extracted file, which must agree, its entries read and
+ * extracted into a private folder that must be gone after package_close); anything else is scanned as
  * wrapper.cpp text and checked against a fixed inputs spec. Besides "no
  * crash": a refusal always says why, and extraction never leaves files. */
 #define _GNU_SOURCE
@@ -18,10 +19,27 @@
 #include <string.h>
 #include <unistd.h>
 #include "checklist.h"
+#include "elf_syms.h"
 #include "package.h"
 #include "wrapper_scan.h"
 
 static char path[64];
+
+/* The .so's undefined symbols read in pieces from the archive: -1, or the count. */
+static long entry_syms(package_t *p, const package_model *m, strbuf *err)
+{
+    package_entry *pe;
+    uint64_t size;
+    if (!m->so_entry || package_entry_open(p, m->so_entry, &pe, &size, err) < 0)
+        return -1;
+    elf_symlist l = ELF_SYMLIST_INIT;
+    long n = elf_syms_undefined_read(&l, package_entry_read_at, pe, size, "so", err) < 0 ? -1 : (long)l.n;
+    if (n < 0 && !err->len)
+        abort();   /* a refusal says why */
+    elf_symlist_free(&l);
+    package_entry_close(pe);
+    return n;
+}
 
 static void fuzz_zip(const uint8_t *data, size_t size)
 {
@@ -54,8 +72,17 @@ static void fuzz_zip(const uint8_t *data, size_t size)
             abort();
         checklist_free(&cl);
         strbuf_reset(&err);
+        long in_zip = entry_syms(p, m, &err);
+        strbuf_reset(&err);
         if (package_extract(p, m, &err) < 0 && !err.len)
             abort();
+        if (m->so_path && in_zip >= 0) {   /* the same bytes on disk: the same symbols */
+            elf_symlist l = ELF_SYMLIST_INIT;
+            if (elf_syms_undefined_file(&l, m->so_path, &err) < 0 || (long)l.n != in_zip)
+                abort();
+            elf_symlist_free(&l);
+        }
+        strbuf_reset(&err);
     }
     char *dir = p->extract_dir ? strdup(p->extract_dir) : NULL;
     package_close(p);

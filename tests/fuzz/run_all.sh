@@ -23,7 +23,7 @@ cmake -S . -B "$B" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang+
 LAYERS="cli run session router check inputs package proto model util"
 LIBS="$B/tui/libaotidbg_tui.a $(for l in $LAYERS; do printf '%s ' "$B/core/$l/libaotidbg_$l.a"; done)"
 INC="$(for d in core/*/; do printf -- '-I%s ' "${d%/}"; done)"
-SYS="$(pkg-config --libs yaml-0.1 libzip libcjson libelf ncursesw) -lm -ldl"
+SYS="$(pkg-config --libs yaml-0.1 libzip libcjson libelf libcrypto ncursesw) -lm -ldl -lpthread"
 CFL="$(pkg-config --cflags libcjson ncursesw)"
 
 status=0
