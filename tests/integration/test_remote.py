@@ -48,9 +48,9 @@ def test_check_remote_matches_local(aotidbg, package, sshd, tmp_path):
     spec = tmp_path / "spec.yaml"
     spec.write_text("inputs:\n  - {shape: [3, 8], dtype: float32, device: cpu, fill: randn}\n"
                     "  - {shape: [8], dtype: float32, device: cpu, fill: zeros}\n")
-    local = check_yaml([aotidbg, "check", pkg, "--inputs", str(spec), "--format", "yaml"])
-    there = check_yaml([aotidbg, "check", *remote_args(sshd), pkg, "--inputs", str(spec), "--format", "yaml"],
-                       env=sshd.env())
+    local = check_yaml([aotidbg, "check", pkg, "--inputs", str(spec), "--format", "yaml", "--sha256"])
+    there = check_yaml([aotidbg, "check", *remote_args(sshd), pkg, "--inputs", str(spec), "--format", "yaml",
+                        "--sha256"], env=sshd.env())
     assert there["host"] == sshd.target
     assert there["sha256"] == local["sha256"]
     want = {c["id"]: c["status"] for c in local["checks"]}
@@ -68,11 +68,11 @@ def test_check_remote_push_and_wrong_spec(aotidbg, package, sshd, tmp_path):
     spec = tmp_path / "bad.yaml"
     spec.write_text("inputs:\n  - {shape: [3, 9], dtype: float32, device: cpu, fill: randn}\n"
                     "  - {shape: [8], dtype: float32, device: cpu, fill: zeros}\n")
-    local = check_yaml([aotidbg, "check", pkg, "--inputs", str(spec), "--format", "yaml"])
+    local = check_yaml([aotidbg, "check", pkg, "--inputs", str(spec), "--format", "yaml", "--sha256"])
     copy = tmp_path / "copy.pt2"
     shutil.copy(pkg, copy)
     pushed = check_yaml([aotidbg, "check", *remote_args(sshd), "--push", str(copy), "--inputs", str(spec),
-                         "--format", "yaml"], env=sshd.env())
+                         "--format", "yaml", "--sha256"], env=sshd.env())
     fails = {c["id"] for c in local["checks"] if c["status"] == "FAIL"}
     assert fails and fails == {c["id"] for c in pushed["checks"] if c["status"] == "FAIL"}
     assert pushed["sha256"] == local["sha256"]
