@@ -3,8 +3,10 @@
  * Routes a log (a file, or stdin with `-` or no argument) with the installed
  * rules and prints the result. With --package, a triton-index-oob result is
  * resolved through the package's generated sources (triton_trace.h) down to
- * the input and dimension behind the failing bound; with --session, that
- * dimension's runtime size is added from the recorded inputs.
+ * the input and dimension behind the failing bound, and the package's device
+ * picks the advice's wording; with --session, the session's facts are evidence
+ * too (router_session.h) and that dimension's runtime size is added from the
+ * recorded inputs.
  * Exit: 0 when routed (even to `unknown`), 2 for bad usage, an unreadable
  * input, bad rules or an unreadable package. */
 #include <errno.h>
@@ -13,9 +15,11 @@
 #include <string.h>
 #include "cli_opts.h"
 #include "commands.h"
+#include "package.h"
 #include "provenance.h"
 #include "route_provenance.h"
 #include "router.h"
+#include "router_session.h"
 #include "session_io.h"
 #include "triton_trace.h"
 
@@ -32,54 +36,24 @@ static const char route_usage[] =
     "                    ksM, and the ATen ops; PKG is a .pt2, an extracted package\n"
     "                    folder, or a *.wrapper.cpp file; the failing kernel's source\n"
     "                    line and graph nodes (source_line, graph_nodes, ...)\n"
-    "  --session S.yaml  a recorded session: with no FILE its error text is routed;\n"
+    "  --session S.yaml  a recorded session: with no FILE its error text is routed\n"
+    "                    with what the session knows as evidence (device, failing\n"
+    "                    kernel, the runner's exit signal, failed checklist rows);\n"
     "                    (a FILE that is a session file is taken as --session FILE)\n"
     "                    its package is used when --package is not given; the\n"
     "                    runtime size of the input dimension behind ksM is shown\n"
     "  --format FMT      text (default) or yaml (route:, fields:, steps:, also:, ...)\n"
     "  --rules FILE      use these rules instead of the installed routes.yaml\n"
     "\n"
+    "The advice fits the run's platform (cuda, rocm, xpu, mps, cpu), taken from\n"
+    "the session or package when given, else from the text; a CPU run gets no\n"
+    "CUDA advice. When nothing matches (route unknown), the error-like lines read\n"
+    "are listed.\n"
+    "\n"
     "Routes: triton-index-oob device-mismatch input-mismatch illegal-memory-access\n"
     "nan-inf wrong-output dynamic-shape custom-op missing-artifact abi-mismatch\n"
     "compile-error out-of-memory crash unknown.\n"
     "Exit: 0 routed (also when the route is unknown), 2 bad usage or unreadable input.\n";
-
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case 4: return "SIGILL";
-    case 6: return "SIGABRT";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 9: return "SIGKILL";
-    case 11: return "SIGSEGV";
-    default: return "signal";
-    }
-}
-
-/* A session's failure text: its error events, log lines and the runner's stderr tail. */
-static void route_session_text(const router_rules *rules, const session *s, route_result *res)
-{
-    router_stream *st = router_stream_new(rules);
-    for (size_t i = 0; i < s->nevents; i++) {
-        const event *e = s->events[i];
-        const char *t = e->kind == EV_ERROR ? e->u.error.text
-                        : e->kind == EV_LOG ? e->u.log.text
-                        : e->kind == EV_RUNNER_EXIT ? e->u.exit.stderr_tail : NULL;
-        if (t) {
-            router_stream_feed(st, t, strlen(t));
-            router_stream_feed(st, "\n", 1);
-        }
-        /* A runner killed by a signal often prints nothing: the death itself is the evidence. */
-        if (e->kind == EV_RUNNER_EXIT && e->u.exit.how && !strcmp(e->u.exit.how, "signal")) {
-            char line[96];
-            snprintf(line, sizeof line, "aotidbg-runner died by signal %d (%s)\n", e->u.exit.signal,
-                     signal_name(e->u.exit.signal));
-            router_stream_feed(st, line, strlen(line));
-        }
-    }
-    router_stream_finish(st, res);
-}
 
 /* 1 when path is a session file (it starts with `format_version`, after
  * blank and comment lines): then `route FILE` routes it as --session would. */
@@ -155,6 +129,23 @@ static void add_provenance(route_result *r, const session *sess, const char *pkg
     session_free(tmp);
 }
 
+/* The platform a package was compiled for (AOTI_DEVICE_KEY of a .pt2 or a
+ * bare .so's metadata); NULL when it cannot be read (the trace reports that). */
+static const char *package_platform(const char *pkg)
+{
+    package_t *p = NULL;
+    strbuf err = STRBUF_INIT;
+    const char *plat = NULL;
+    if (package_open(&p, pkg, &err) == 0) {
+        package_model *m = package_find_model(p, NULL, &err);
+        if (m)
+            plat = router_platform_of_device(m->device_key);
+    }
+    package_close(p);
+    strbuf_release(&err);
+    return plat;
+}
+
 int cmd_route(int argc, char **argv)
 {
     const char *file = NULL, *pkg = NULL, *format = "text", *rules_path = NULL, *sess_path = NULL;
@@ -190,7 +181,7 @@ int cmd_route(int argc, char **argv)
     }
     route_result res = {0};
     if (sess && !file) {
-        route_session_text(rules, sess, &res);
+        router_route_session(rules, sess, &res);
     } else {
         FILE *in = stdin;
         if (file && strcmp(file, "-")) {
@@ -206,7 +197,6 @@ int cmd_route(int argc, char **argv)
         if (in != stdin)
             fclose(in);
     }
-    router_rules_free(rules);
     if (!pkg && sess && sess->package.path) {
         FILE *probe = fopen(sess->package.path, "rb");   /* the recorded package, when it is still there */
         if (probe) {
@@ -216,18 +206,33 @@ int cmd_route(int argc, char **argv)
     }
     if (rc) {
         fprintf(stderr, "aotidbg route: %s: %s\n", file ? file : "stdin", err.buf);
+        router_rules_free(rules);
+        session_free(sess);
         route_result_release(&res);
         strbuf_release(&err);
         return EXIT_USAGE;
     }
     int exit_code = EXIT_OK;
     if (pkg) {
+        /* the compile device, when nothing else says where the run was (a session says its device;
+         * a log's own words say where it ran: a CPU package loaded on CUDA fails with CUDA errors) */
+        const char *plat = res.platform ? NULL : package_platform(pkg);
+        if (plat) {
+            char origin[64 + 1024];
+            snprintf(origin, sizeof origin, "package %.1024s: AOTI_DEVICE_KEY", pkg);
+            route_result_set_platform(&res, rules, plat, origin);
+        }
         strbuf_reset(&err);
         if (triton_trace_apply_package(&res, pkg, &err)) {
             fprintf(stderr, "aotidbg route: --package %s: %s\n", pkg, err.buf);
             exit_code = EXIT_USAGE;
         }
     }
+    /* a traced C++ kernel runs on the CPU, whatever the text's words said */
+    const char *k = route_result_field(&res, "kernel");
+    if (k && !strncmp(k, "cpp_", 4) && (!res.platform || strcmp(res.platform, "cpu")))
+        route_result_set_platform(&res, rules, "cpu", "the failing kernel is a generated C++ kernel");
+    router_rules_free(rules);
     if (sess)
         add_runtime_size(&res, sess);
     add_provenance(&res, sess, pkg);

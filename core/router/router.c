@@ -1,8 +1,9 @@
 /* router.c — streams a log through the compiled rules and picks the route.
  *
- * Per line: cut at ROUTER_LINE_CAP, drop ANSI escapes and control bytes, strip
- * log prefixes ([rank0]:, glog `E1130 12:00:00.123 456 file.cpp:12]`, ISO
- * timestamps), then collapse repeats (a line equal to the previous one once
+ * Per line (a long line: per window of ROUTER_LINE_CAP bytes, consecutive
+ * windows sharing ROUTER_LINE_OVERLAP): drop ANSI escapes and control bytes,
+ * strip log prefixes ([rank0]:, glog `E1130 12:00:00.123 456 file.cpp:12]`,
+ * ISO timestamps, `(Worker pid=12)`), then collapse repeats (a line equal to the previous one once
  * digits are ignored — the same assert from 512 threads — only bumps counts).
  * A bigram prefilter picks the few patterns whose literal occurs in the line;
  * only those run as regexes (in the "C" locale, so bytes are bytes).
@@ -14,7 +15,10 @@
  * with a strong primary match (weight >= RR_STRONG) turns the routes it
  * `explains` into consequences; routes seen only through consequence lines
  * lose to any route with a primary match. The best remaining score wins; the
- * rest go to `also:` with the reason. Nothing over 1.0: `unknown`. */
+ * rest go to `also:` with the reason. Nothing over 1.0: `unknown`, and the
+ * result lists the error-like lines that were read (looked).
+ * Platform patterns (no route) score the platforms the same way; the caller's
+ * platform, when given, wins; the winner picks the route's wording. */
 #define _GNU_SOURCE
 #include "router_rules.h"
 #include <ctype.h>
@@ -26,6 +30,7 @@
 #define ROUTE_MIN_SCORE 1.0
 #define CTX_CAP 512
 #define CAPTURE_CAP 1024
+#define LOOKED_CAP 300
 
 typedef struct { const char *name, *value; } capture;
 
@@ -33,6 +38,7 @@ typedef struct {
     size_t line, count;
     int pattern;
     uint64_t key;
+    const char *origin;                /* facts; NULL for input lines */
     const char *text;
     const char *before[ROUTER_CONTEXT_LINES];
     size_t ncaps;
@@ -42,11 +48,20 @@ typedef struct {
 struct router_stream {
     const router_rules *rules;
     arena a;
-    char raw[ROUTER_LINE_CAP + 1];
+    char raw[ROUTER_LINE_CAP + 1];     /* the current line, or its current window */
     size_t rawlen;
-    int overflow;
+    int segmented;                     /* the current line already had a window scanned */
+    char work[ROUTER_LINE_CAP + 1];    /* a window being cleaned and matched */
     char lc[ROUTER_LINE_CAP + 1];
     size_t lineno, bytes, long_lines;
+    const char *origin;                /* set while a fact is scanned */
+    size_t *last_line;                 /* per pattern: input line of its last record, 0 */
+    int platform_hint;                 /* the caller's platform, -1 */
+    const char *platform_origin;
+    int error_like;                    /* the prefilter saw an error-like word in this line */
+    size_t looked_total;               /* error-like lines seen; [0] keeps the first, 1.. ring over the latest */
+    size_t looked_line[ROUTER_LOOKED_LINES];
+    char looked_text[ROUTER_LOOKED_LINES][LOOKED_CAP + 1];
     int input_cut;
     uint64_t prev_key;
     int have_prev;
@@ -77,6 +92,8 @@ router_stream *router_stream_new(const router_rules *rules)
     s->evcap = np + ROUTER_MAX_EVIDENCE;
     s->ev = arena_alloc(&s->a, (s->evcap + 1) * sizeof *s->ev);
     s->prev_ev = arena_alloc(&s->a, (np + 1) * sizeof *s->prev_ev);
+    s->last_line = arena_alloc(&s->a, (np + 1) * sizeof *s->last_line);
+    s->platform_hint = -1;
     return s;
 }
 
@@ -210,13 +227,27 @@ static const char *strip_iso(const char *p)
     return q;
 }
 
+/* `(EngineCore_0 pid=9492) `, `(RayWorker pid=12, ip=10.0.0.1) `, `(pid=12) `: multi-process launchers */
+static const char *strip_pid(const char *p)
+{
+    if (*p != '(')
+        return NULL;
+    const char *close = memchr(p, ')', strnlen(p, 120));
+    if (!close)
+        return NULL;
+    const char *pid = strstr(p, "pid=");
+    if (!pid || pid > close || !isdig(pid[4]))
+        return NULL;
+    return close + 1;
+}
+
 static const char *strip_prefixes(const char *p)
 {
     for (int k = 0; k < 6; k++) {
         while (*p == ' ')
             p++;
         const char *q;
-        if ((q = strip_rank(p)) || (q = strip_glog(p)) || (q = strip_iso(p))) {
+        if ((q = strip_rank(p)) || (q = strip_glog(p)) || (q = strip_iso(p)) || (q = strip_pid(p))) {
             p = q;
             continue;
         }
@@ -290,6 +321,11 @@ static int find_evidence(router_stream *s, int pattern, uint64_t key)
 static void record(router_stream *s, int pi, const char *line, uint64_t key, const regmatch_t *m)
 {
     const rr_pattern *pt = &s->rules->patterns[pi];
+    if (!s->origin) {
+        if (s->last_line[pi] == s->lineno)
+            return;                               /* the same line's previous window matched it */
+        s->last_line[pi] = s->lineno;
+    }
     int e = find_evidence(s, pi, key);
     if (e >= 0) {
         s->ev[e].count++;
@@ -297,7 +333,7 @@ static void record(router_stream *s, int pi, const char *line, uint64_t key, con
         return;
     }
     int first = s->first_ev[pi] < 0;
-    if (!first && s->extra_ev >= ROUTER_MAX_EVIDENCE)
+    if (!first && (s->extra_ev >= ROUTER_MAX_EVIDENCE || pt->platform >= 0))
         return;                                   /* bounded: later distinct repeats are dropped */
     if (s->nev >= s->evcap)
         return;
@@ -305,7 +341,8 @@ static void record(router_stream *s, int pi, const char *line, uint64_t key, con
         s->extra_ev++;
     evidence *ev = &s->ev[s->nev];
     memset(ev, 0, sizeof *ev);
-    ev->line = s->lineno;
+    ev->line = s->origin ? 0 : s->lineno;
+    ev->origin = s->origin;
     ev->count = 1;
     ev->pattern = pi;
     ev->key = key;
@@ -360,31 +397,27 @@ static void push_context(router_stream *s, const char *line)
     s->nctx++;
 }
 
-static void process_line(router_stream *s)
+/* Keeps a line the prefilter found an error-like word in (ROUTER_ERROR_WORDS). */
+static void note_looked(router_stream *s, const char *line)
+{
+    /* slot 0 keeps the first error-like line; the others ring over the latest */
+    size_t slot = s->looked_total == 0 ? 0 : 1 + (s->looked_total - 1) % (ROUTER_LOOKED_LINES - 1);
+    s->looked_line[slot] = s->lineno;
+    size_t n = router_utf8_clip(line, LOOKED_CAP);
+    memcpy(s->looked_text[slot], line, n);
+    s->looked_text[slot][n] = 0;
+    s->looked_total++;
+}
+
+/* Matches one cleaned line (or window) of n bytes against the rules. */
+static void match_text(router_stream *s, const char *line, size_t n, uint64_t key)
 {
     const router_rules *r = s->rules;
-    s->lineno++;
-    if (s->overflow)
-        s->long_lines++;
-    size_t n = clean_line(s->raw, s->rawlen);
-    const char *line = strip_prefixes(s->raw);
-    n -= (size_t)(line - s->raw);
-    if (!n)
-        return;
-    uint64_t key = line_key(line);
-    if (s->have_prev && key == s->prev_key) {
-        for (size_t i = 0; i < s->nprev_ev; i++)
-            s->ev[s->prev_ev[i]].count++;
-        return;
-    }
-    s->prev_key = key;
-    s->have_prev = 1;
-    s->nprev_ev = 0;
-
     for (size_t i = 0; i < n; i++)
         s->lc[i] = (char)tolower((unsigned char)line[i]);
     s->lc[n] = 0;
     s->nhit = 0;
+    s->error_like = 0;
     const unsigned char *u = (const unsigned char *)s->lc;
     for (size_t i = 0; i + 1 < n; i++) {
         unsigned b = ((unsigned)u[i] << 8) | u[i + 1];
@@ -393,8 +426,12 @@ static void process_line(router_stream *s)
         int32_t h = r->bigram[b];
         for (; h >= 0; h = r->hints[h].next) {
             const rr_hint *hh = &r->hints[h];
-            if (i + hh->len <= n && !memcmp(u + i, hh->s, hh->len))
-                mark_hit(s, hh->pattern);
+            if (i + hh->len <= n && !memcmp(u + i, hh->s, hh->len)) {
+                if (hh->pattern >= 0)
+                    mark_hit(s, hh->pattern);
+                else
+                    s->error_like = 1;
+            }
         }
     }
     for (size_t pi = 0; pi < r->npatterns; pi++)
@@ -406,16 +443,71 @@ static void process_line(router_stream *s)
         s->hit[pi] = 0;
         const rr_pattern *pt = &r->patterns[pi];
         if (pt->is_regex) {
+            /* most prefilter hits do not match: ask first without submatches (no backtracking) */
             regmatch_t m[RR_MAX_GROUPS];
-            if (regexec(&pt->re, line, RR_MAX_GROUPS, m, 0) == 0)
-                record(s, pi, line, key, m);
+            if (regexec(&pt->re, line, 0, NULL, 0) == 0 &&
+                (!pt->nfields || regexec(&pt->re, line, RR_MAX_GROUPS, m, 0) == 0))
+                record(s, pi, line, key, pt->nfields ? m : NULL);
         } else {
             int ok = pt->icase ? strstr(s->lc, pt->literal_lc) != NULL : strstr(line, pt->source) != NULL;
             if (ok)
                 record(s, pi, line, key, NULL);
         }
     }
+}
+
+/* Scans s->raw (the whole line, or one window of a long line: first says it
+ * is the line's start, whole that it is all of it). */
+static void scan_segment(router_stream *s, int first, int whole)
+{
+    if (first)
+        s->lineno++;
+    size_t n = s->rawlen;
+    memcpy(s->work, s->raw, n);
+    n = clean_line(s->work, n);
+    const char *line = first ? strip_prefixes(s->work) : s->work;
+    n -= (size_t)(line - s->work);
+    if (!n)
+        return;
+    uint64_t key = line_key(line);
+    if (!whole) {
+        s->have_prev = 0;                 /* windows never collapse as repeats */
+        s->nprev_ev = 0;
+    } else if (s->have_prev && key == s->prev_key) {
+        for (size_t i = 0; i < s->nprev_ev; i++)
+            s->ev[s->prev_ev[i]].count++;
+        return;
+    } else {
+        s->prev_key = key;
+        s->have_prev = 1;
+        s->nprev_ev = 0;
+    }
+    match_text(s, line, n, key);
+    if (!s->origin && first && s->error_like)
+        note_looked(s, line);
     push_context(s, line);
+}
+
+/* The line goes on past a full buffer: scan this window, keep its tail. */
+static void scan_window(router_stream *s)
+{
+    scan_segment(s, !s->segmented, 0);
+    s->segmented = 1;
+    memmove(s->raw, s->raw + ROUTER_LINE_CAP - ROUTER_LINE_OVERLAP, ROUTER_LINE_OVERLAP);
+    s->rawlen = ROUTER_LINE_OVERLAP;
+}
+
+static void end_line(router_stream *s)
+{
+    if (s->segmented) {
+        scan_segment(s, 0, 0);
+        s->long_lines++;
+        s->have_prev = 0;
+    } else {
+        scan_segment(s, 1, 1);
+    }
+    s->rawlen = 0;
+    s->segmented = 0;
 }
 
 void router_stream_feed(router_stream *s, const void *data, size_t len)
@@ -432,24 +524,54 @@ void router_stream_feed(router_stream *s, const void *data, size_t len)
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t take = (size_t)((nl ? nl : end) - p);
-        size_t room = ROUTER_LINE_CAP - s->rawlen;
-        if (take > room) {
-            s->overflow = 1;
-            memcpy(s->raw + s->rawlen, p, room);
-            s->rawlen += room;
-        } else {
-            memcpy(s->raw + s->rawlen, p, take);
-            s->rawlen += take;
+        while (take) {
+            if (s->rawlen == ROUTER_LINE_CAP)
+                scan_window(s);          /* only once more bytes of the line are known: chunking never matters */
+            size_t k = ROUTER_LINE_CAP - s->rawlen;
+            if (k > take)
+                k = take;
+            memcpy(s->raw + s->rawlen, p, k);
+            s->rawlen += k;
+            p += k;
+            take -= k;
         }
         if (!nl)
             break;
-        s->raw[s->rawlen] = 0;
-        process_line(s);
-        s->rawlen = 0;
-        s->overflow = 0;
+        end_line(s);
         p = nl + 1;
     }
     uselocale(old);
+}
+
+void router_stream_fact(router_stream *s, const char *origin, const char *text)
+{
+    if (!text || s->rawlen || s->segmented)
+        return;                          /* mid-line: the caller broke the contract; keep the input intact */
+    locale_t old = uselocale(s->rules->cloc);
+    s->origin = arena_strdup(&s->a, origin ? origin : "caller");
+    size_t lineno = s->lineno;
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        size_t k = n < ROUTER_LINE_CAP ? n : ROUTER_LINE_CAP;
+        memcpy(s->raw, text, k);
+        s->rawlen = k;
+        scan_segment(s, 1, 1);
+        text += n + (text[n] == '\n');
+    }
+    s->rawlen = 0;
+    s->lineno = lineno;                  /* facts are not input lines */
+    s->have_prev = 0;
+    s->origin = NULL;
+    uselocale(old);
+}
+
+void router_stream_set_platform(router_stream *s, const char *platform, const char *origin)
+{
+    int pi = router_platform_index(s->rules, platform);
+    if (pi < 0)
+        return;
+    s->platform_hint = pi;
+    s->platform_origin = arena_strdup(&s->a, origin ? origin : "caller");
 }
 
 /* ---- picking the route ---------------------------------------------------- */
@@ -588,22 +710,93 @@ size_t router_utf8_clip(const char *s, size_t max)
     return n;
 }
 
+static const char *ev_where(route_result *r, const evidence *e)
+{
+    return e->origin ? arena_strdup(&r->arena, e->origin) : arena_printf(&r->arena, "line %zu", e->line);
+}
+
 static const char *ev_summary(route_result *r, const evidence *e)
 {
     char cnt[32] = "";
     if (e->count > 1)
         snprintf(cnt, sizeof cnt, " (x%zu)", e->count);
-    return arena_printf(&r->arena, "line %zu: %.*s%s", e->line, (int)router_utf8_clip(e->text, 200), e->text, cnt);
+    return arena_printf(&r->arena, "%s: %.*s%s", ev_where(r, e), (int)router_utf8_clip(e->text, 200), e->text, cnt);
+}
+
+/* Title, explanation, steps and actions of route ri in the platform's words. */
+static void render_words(route_result *out, const router_rules *rules, int ri, int pi)
+{
+    if (ri < 0) {
+        out->title = "No known route";
+        out->explanation = "";
+        out->nsteps = out->nactions = 0;
+        return;
+    }
+    rr_words w = router_words(rules, (size_t)ri, pi);
+    out->title = arena_strdup(&out->arena, w.title);
+    out->explanation = arena_strdup(&out->arena, w.explanation);
+    out->nsteps = w.nsteps;
+    out->steps = arena_alloc(&out->arena, (w.nsteps + 1) * sizeof *out->steps);
+    for (size_t i = 0; i < w.nsteps; i++)
+        out->steps[i] = arena_strdup(&out->arena, w.steps[i]);
+    out->nactions = w.nactions;
+    out->actions = arena_alloc(&out->arena, (w.nactions + 1) * sizeof *out->actions);
+    for (size_t i = 0; i < w.nactions; i++) {
+        route_action *a = &out->actions[i];
+        a->name = arena_strdup(&out->arena, w.actions[i].name);
+        a->level = w.actions[i].level;
+        a->field = arena_strdup(&out->arena, w.actions[i].field);
+        a->value = a->field ? route_result_field(out, a->field) : NULL;
+    }
+}
+
+static int route_index(const router_rules *rules, const char *id)
+{
+    for (size_t i = 0; id && i < rules->nroutes; i++)
+        if (!strcmp(rules->routes[i].id, id))
+            return (int)i;
+    return -1;
+}
+
+/* The platform: the caller's, a GPU one refined by the text (ROCm torch names
+ * its devices "cuda"), else the text's best (ties: file order); -1 when none. */
+static int pick_platform(router_stream *s, route_result *out)
+{
+    const router_rules *rules = s->rules;
+    double score[33] = {0};
+    int first[33];
+    for (size_t k = 0; k < rules->nplatforms && k < 33; k++)
+        first[k] = -1;
+    for (size_t pi = 0; pi < rules->npatterns; pi++) {
+        const rr_pattern *pt = &rules->patterns[pi];
+        int e = s->first_ev[pi];
+        if (pt->platform < 0 || e < 0)
+            continue;
+        score[pt->platform] += pt->weight;
+        if (first[pt->platform] < 0 || s->ev[e].line < s->ev[first[pt->platform]].line)
+            first[pt->platform] = e;
+    }
+    int best = -1;
+    for (size_t k = 0; k < rules->nplatforms; k++)
+        if (score[k] >= ROUTE_MIN_SCORE && (best < 0 || score[k] > score[best]))
+            best = (int)k;
+    int hint = s->platform_hint;
+    if (hint >= 0 && !(best >= 0 && rules->platforms[hint].gpu && rules->platforms[best].gpu &&
+                       !strcmp(rules->platforms[hint].id, "cuda"))) {
+        out->platform_from = arena_strdup(&out->arena, s->platform_origin);
+        return hint;
+    }
+    if (best >= 0)
+        out->platform_from = ev_summary(out, &s->ev[first[best]]);
+    return best;
 }
 
 void router_stream_finish(router_stream *s, route_result *out)
 {
     const router_rules *rules = s->rules;
-    if (s->rawlen || s->overflow) {          /* a last line without a newline */
+    if (s->rawlen || s->segmented) {        /* a last line without a newline */
         locale_t old = uselocale(rules->cloc);
-        s->raw[s->rawlen] = 0;
-        process_line(s);
-        s->rawlen = 0;
+        end_line(s);
         uselocale(old);
     }
     memset(out, 0, sizeof *out);
@@ -624,7 +817,7 @@ void router_stream_finish(router_stream *s, route_result *out)
         sc[ri].demoted_by = -1;
     for (size_t pi = 0; pi < np; pi++) {
         const rr_pattern *pt = &rules->patterns[pi];
-        if (s->first_ev[pi] < 0 || (pt->needs >= 0 && !tagset[pt->needs]))
+        if (pt->route < 0 || s->first_ev[pi] < 0 || (pt->needs >= 0 && !tagset[pt->needs]))
             continue;
         counted[pi] = 1;
         route_score *x = &sc[pt->route];
@@ -670,20 +863,21 @@ void router_stream_finish(router_stream *s, route_result *out)
                 win = (int)ri;
         }
 
-    const rr_route *wr = win >= 0 ? &rules->routes[win] : rules->unknown >= 0 ? &rules->routes[rules->unknown] : NULL;
-    out->route = arena_strdup(&out->arena, wr ? wr->id : "unknown");
-    out->title = arena_strdup(&out->arena, wr ? wr->title : "No known route");
-    out->explanation = arena_strdup(&out->arena, wr ? wr->explanation : "");
+    int shown = win >= 0 ? win : rules->unknown;
+    out->route = arena_strdup(&out->arena, shown >= 0 ? rules->routes[shown].id : "unknown");
     out->score = win >= 0 ? sc[win].prim + sc[win].cons : 0;
+    int plat = pick_platform(s, out);
+    if (plat >= 0)
+        out->platform = arena_strdup(&out->arena, rules->platforms[plat].id);
 
-    /* evidence: the winner's first, each group in line order */
+    /* evidence: the winner's first, each group in line order (facts first) */
     evidence **order = arena_alloc(&s->a, (s->nev + 1) * sizeof *order);
     size_t no = 0;
     for (int pass = 0; pass < 2; pass++) {
         size_t start = no;
         for (size_t i = 0; i < s->nev; i++) {
-            int mine = win >= 0 && rules->patterns[s->ev[i].pattern].route == win;
-            if (mine == (pass == 0))
+            int route = rules->patterns[s->ev[i].pattern].route;
+            if (route >= 0 && (win >= 0 && route == win) == (pass == 0))
                 order[no++] = &s->ev[i];
         }
         qsort(order + start, no - start, sizeof *order, ev_cmp_line);
@@ -694,12 +888,23 @@ void router_stream_finish(router_stream *s, route_result *out)
         const rr_pattern *pt = &rules->patterns[e->pattern];
         route_evidence *o = &out->evidence[out->nevidence++];
         o->line = e->line;
+        o->origin = arena_strdup(&out->arena, e->origin);
         o->count = e->count;
         o->route = arena_strdup(&out->arena, rules->routes[pt->route].id);
         o->role = pt->consequence ? "consequence" : "primary";
         o->text = arena_strdup(&out->arena, e->text);
         for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++)
             o->before[k] = arena_strdup(&out->arena, e->before[k]);
+    }
+    /* the error-like lines read, first one first, then the latest in order */
+    size_t nl = s->looked_total < ROUTER_LOOKED_LINES ? s->looked_total : ROUTER_LOOKED_LINES;
+    out->looked = arena_alloc(&out->arena, (nl + 1) * sizeof *out->looked);
+    for (size_t i = 0; i < nl; i++) {
+        /* line k (0-based, k >= 1) sits in slot 1 + (k - 1) % (R - 1); show the last R - 1 in order */
+        size_t k = i == 0 || s->looked_total <= ROUTER_LOOKED_LINES ? i : s->looked_total - ROUTER_LOOKED_LINES + i;
+        size_t slot = i == 0 ? 0 : 1 + (k - 1) % (ROUTER_LOOKED_LINES - 1);
+        out->looked[out->nlooked].line = s->looked_line[slot];
+        out->looked[out->nlooked++].text = utf8_dup(&out->arena, s->looked_text[slot], LOOKED_CAP);
     }
 
     /* fields: winner's evidence in line order; first value of a name wins,
@@ -736,22 +941,7 @@ void router_stream_finish(router_stream *s, route_result *out)
         route_result_set_field(out, "count", buf);
     }
     postprocess_fields(out);
-
-    if (wr) {
-        out->nsteps = wr->nsteps;
-        out->steps = arena_alloc(&out->arena, (wr->nsteps + 1) * sizeof *out->steps);
-        for (size_t i = 0; i < wr->nsteps; i++)
-            out->steps[i] = arena_strdup(&out->arena, wr->steps[i]);
-        out->nactions = wr->nactions;
-        out->actions = arena_alloc(&out->arena, (wr->nactions + 1) * sizeof *out->actions);
-        for (size_t i = 0; i < wr->nactions; i++) {
-            route_action *a = &out->actions[i];
-            a->name = arena_strdup(&out->arena, wr->actions[i].name);
-            a->level = wr->actions[i].level;
-            a->field = arena_strdup(&out->arena, wr->actions[i].field);
-            a->value = a->field ? route_result_field(out, a->field) : NULL;
-        }
-    }
+    render_words(out, rules, shown, plat);
 
     /* also: every other candidate, strongest first, with why it is not the route */
     out->also = arena_alloc(&out->arena, (nr + 1) * sizeof *out->also);
@@ -783,7 +973,7 @@ void router_stream_finish(router_stream *s, route_result *out)
                                   ROUTE_MIN_SCORE, where);
         else if (sc[best].demoted_by >= 0)
             reason = arena_printf(&out->arena, "consequence of %s: %s; %s", rules->routes[sc[best].demoted_by].id,
-                                  rules->routes[sc[best].demoted_by].because, where);
+                                  router_words(rules, (size_t)sc[best].demoted_by, plat).because, where);
         else if (rules->routes[best].fallback && !rules->routes[win].fallback)
             reason = arena_printf(&out->arena, "%s is reported only when nothing more specific matched; "
                                   "%s is the cause here; %s", rules->routes[best].id, rules->routes[win].id, where);
@@ -800,6 +990,19 @@ void router_stream_finish(router_stream *s, route_result *out)
     }
     arena_release(&s->a);
     free(s);
+}
+
+void route_result_set_platform(route_result *r, const router_rules *rules, const char *platform, const char *origin)
+{
+    int pi = router_platform_index(rules, platform);
+    if (pi < 0)
+        return;
+    int have = router_platform_index(rules, r->platform);
+    if (have >= 0 && rules->platforms[pi].gpu && rules->platforms[have].gpu && !strcmp(platform, "cuda"))
+        return;                          /* the text already named the GPU platform more precisely */
+    r->platform = arena_strdup(&r->arena, rules->platforms[pi].id);
+    r->platform_from = arena_strdup(&r->arena, origin ? origin : "caller");
+    render_words(r, rules, route_index(rules, r->route), pi);
 }
 
 void router_route_buffer(const router_rules *rules, const void *buf, size_t len, route_result *out)

@@ -2,10 +2,20 @@
  * the facts in it (fields), the next steps and the actions.
  *
  * Rules are data (routes.yaml, loaded by router_rules.c); this module streams a
- * log through them. Logs are untrusted: lines are cut at ROUTER_LINE_CAP bytes,
- * the input is read in chunks and only matched lines (plus a small context
- * window) are kept, so a 100 MB log costs the same memory as a 1 KB one.
- * Binary bytes and invalid UTF-8 are matched as bytes and sanitised on output.
+ * log through them. Logs are untrusted: every line is read whole, a line
+ * longer than ROUTER_LINE_CAP bytes in windows of that size overlapping by
+ * ROUTER_LINE_OVERLAP bytes (a message shorter than the overlap is always seen
+ * in one window); the input is read in chunks and only matched lines (plus a
+ * small context window) are kept, so a 100 MB log costs the same memory as a
+ * 1 KB one. Binary bytes and invalid UTF-8 are matched as bytes and sanitised
+ * on output.
+ *
+ * Besides the text, a caller can add facts it knows (a session's failing
+ * kernel, the runner's exit signal, checklist rows: router_stream_fact) and the
+ * platform the run used (router_stream_set_platform); facts are matched by the
+ * same rules and shown with their origin instead of a line number. The
+ * platform (cuda, rocm, xpu, mps, cpu: from the caller, else from the text)
+ * picks each route's wording (`wording:` in routes.yaml): a CPU run gets no CUDA advice.
  *
  * Ownership: a router_rules is malloc'd, freed by router_rules_free(). A
  * route_result owns an arena holding every string it points to; release it
@@ -19,7 +29,9 @@
 #include "arena.h"
 #include "strbuf.h"
 
-#define ROUTER_LINE_CAP      4096      /* bytes of one line that are examined */
+#define ROUTER_LINE_CAP      4096      /* bytes of one line examined at once (a window) */
+#define ROUTER_LINE_OVERLAP  1024      /* bytes consecutive windows of a long line share */
+#define ROUTER_LOOKED_LINES  5         /* error-like lines kept to show what was read */
 #define ROUTER_MAX_EVIDENCE  64        /* distinct matched lines kept */
 #define ROUTER_CONTEXT_LINES 2         /* lines kept before each evidence line */
 #define ROUTER_RULES_MAX_BYTES (1 << 20)
@@ -52,7 +64,8 @@ typedef struct {
     double score;
 } route_also;
 typedef struct {
-    size_t line;           /* 1-based line number in the input */
+    size_t line;           /* 1-based line number in the input; 0 for a fact */
+    const char *origin;    /* a fact's origin ("session: checklist row input.0.dtype"); NULL for input lines */
     size_t count;          /* how many lines looked like this one (digits ignored) */
     const char *route;     /* the route whose pattern matched */
     const char *role;      /* "primary" or "consequence" */
@@ -60,10 +73,14 @@ typedef struct {
     const char *before[ROUTER_CONTEXT_LINES]; /* preceding lines, oldest first; NULL if none */
 } route_evidence;
 
+typedef struct { size_t line; const char *text; } route_line;
+
 typedef struct route_result {
     arena arena;
     const char *route;            /* an id of DESIGN §6; "unknown" when nothing matched */
     const char *title, *explanation;
+    const char *platform;         /* cuda, rocm, xpu, mps, cpu; NULL when nothing says */
+    const char *platform_from;    /* why: the caller's origin, or the input line that says so */
     double score;
     size_t nfields;   route_field *fields;
     size_t fields_cap;            /* internal: allocated slots of fields */
@@ -71,8 +88,9 @@ typedef struct route_result {
     size_t nactions;  route_action *actions;
     size_t nalso;     route_also *also;
     size_t nevidence; route_evidence *evidence;   /* winner's evidence first */
+    size_t nlooked;   route_line *looked;         /* error-like input lines (first, then the last few) */
     size_t lines, bytes;          /* input seen */
-    size_t long_lines;            /* lines cut at ROUTER_LINE_CAP */
+    size_t long_lines;            /* lines longer than ROUTER_LINE_CAP (read in windows) */
     int input_cut;                /* input went past ROUTER_MAX_INPUT_BYTES: the rest was not read */
 } route_result;
 
@@ -80,6 +98,13 @@ typedef struct route_result {
 typedef struct router_stream router_stream;
 router_stream *router_stream_new(const router_rules *rules);
 void router_stream_feed(router_stream *s, const void *data, size_t len);
+/* A fact the caller knows, matched like input lines but not counted as input:
+ * text (one or more lines) is shown with origin (copied). Call between lines
+ * (after a feed that ended with a newline, or before any). */
+void router_stream_fact(router_stream *s, const char *origin, const char *text);
+/* The platform the run used (a platform id of routes.yaml; a "cuda" fact is
+ * refined to rocm when the text says HIP). Unknown ids are ignored. */
+void router_stream_set_platform(router_stream *s, const char *platform, const char *origin);
 /* Fills *out (which must be zeroed or released); frees the stream. */
 void router_stream_finish(router_stream *s, route_result *out);
 
@@ -97,9 +122,13 @@ const char *route_result_field(const route_result *r, const char *key);
 /* Sets or adds a field (value copied into the result's arena). */
 void route_result_set_field(route_result *r, const char *key, const char *value);
 void route_result_release(route_result *r);
+/* Sets the result's platform (as router_stream_set_platform) after routing and
+ * rewords title, explanation, steps and actions for it; for callers that learn
+ * the platform later (a traced kernel that is C++ runs on the CPU). */
+void route_result_set_platform(route_result *r, const router_rules *rules, const char *platform, const char *origin);
 
-/* Output: human text, or YAML with top-level route:, title:, fields:, steps:,
- * actions:, also:, evidence: (DESIGN §9). */
+/* Output: human text, or YAML with top-level route:, title:, platform:,
+ * fields:, steps:, actions:, also:, evidence:, looked_at:, input: (DESIGN §9). */
 void route_result_format_text(const route_result *r, strbuf *out);
 void route_result_format_yaml(const route_result *r, strbuf *out);
 

@@ -1,6 +1,8 @@
 /* router_format.c — prints a route_result as human text or as YAML (DESIGN §9:
- * top-level `route:`, then `fields:`, `steps:`, `also:`). Strings in a result
- * are already valid UTF-8; YAML strings are always double-quoted. */
+ * top-level `route:`, then `fields:`, `steps:`, `also:`; added since:
+ * `platform:`, `platform_from:`, `looked_at:`, an evidence item's `origin:`).
+ * Strings in a result are already valid UTF-8; YAML strings are always
+ * double-quoted. */
 #include <string.h>
 #include "router_rules.h"
 
@@ -48,15 +50,31 @@ void route_result_format_text(const route_result *r, strbuf *out)
         const route_evidence *e = &r->evidence[i];
         if (strcmp(e->route, r->route))
             break;
-        if (e->line == last)
+        if (e->line == last && !e->origin)
             continue;                 /* several patterns matched one line */
         last = e->line;
-        strbuf_addf(out, "  %s line %zu: %.*s", shown++ ? "   " : "why", e->line,
-                    (int)router_utf8_clip(e->text, 300), e->text);
+        strbuf_addf(out, "  %s ", shown++ ? "   " : "why");
+        if (e->origin)
+            strbuf_addf(out, "%s: ", e->origin);
+        else
+            strbuf_addf(out, "line %zu: ", e->line);
+        strbuf_addf(out, "%.*s", (int)router_utf8_clip(e->text, 300), e->text);
         if (e->count > 1)
             strbuf_addf(out, "  (x%zu)", e->count);
         strbuf_addch(out, '\n');
     }
+    if (!strcmp(r->route, "unknown")) {
+        strbuf_addf(out, "  read %zu line(s), %zu bytes; no line states a cause that a route knows.\n", r->lines,
+                    r->bytes);
+        if (!r->nlooked)
+            strbuf_addstr(out, "  no line reads like an error message: the text may stop before it.\n");
+        for (size_t i = 0; i < r->nlooked; i++)
+            strbuf_addf(out, "  %s line %zu: %.*s\n", i ? "      " : "looked", r->looked[i].line,
+                        (int)router_utf8_clip(r->looked[i].text, 200), r->looked[i].text);
+    }
+    if (r->platform)
+        strbuf_addf(out, "platform: %s (%.*s)\n", r->platform, (int)router_utf8_clip(r->platform_from, 160),
+                    r->platform_from);
     if (r->nfields) {
         strbuf_addstr(out, "fields:\n");
         size_t w = 0;
@@ -89,9 +107,6 @@ void route_result_format_text(const route_result *r, strbuf *out)
     if (r->input_cut)
         strbuf_addf(out, "note: only the first %llu bytes of the input were read\n",
                     (unsigned long long)ROUTER_MAX_INPUT_BYTES);
-    if (r->long_lines)
-        strbuf_addf(out, "note: %zu line(s) longer than %d bytes were read only up to that length\n",
-                    r->long_lines, ROUTER_LINE_CAP);
 }
 
 void route_result_format_yaml(const route_result *r, strbuf *out)
@@ -100,6 +115,14 @@ void route_result_format_yaml(const route_result *r, strbuf *out)
     strbuf_addstr(out, "title: ");
     strbuf_add_yaml_quoted(out, r->title);
     strbuf_addf(out, "\nscore: %.1f\n", r->score);
+    strbuf_addstr(out, "platform: ");
+    if (r->platform) {
+        strbuf_addf(out, "%s\nplatform_from: ", r->platform);
+        strbuf_add_yaml_quoted(out, r->platform_from ? r->platform_from : "");
+    } else {
+        strbuf_addstr(out, "null");
+    }
+    strbuf_addch(out, '\n');
     strbuf_addstr(out, "explanation: ");
     strbuf_add_yaml_quoted(out, r->explanation ? r->explanation : "");
     strbuf_addstr(out, "\nfields:");
@@ -155,8 +178,13 @@ void route_result_format_yaml(const route_result *r, strbuf *out)
     strbuf_addch(out, '\n');
     for (size_t i = 0; i < r->nevidence; i++) {
         const route_evidence *e = &r->evidence[i];
-        strbuf_addf(out, "  - line: %zu\n    count: %zu\n    route: %s\n    role: %s\n    text: ", e->line, e->count,
-                    e->route, e->role);
+        strbuf_addf(out, "  - line: %zu\n", e->line);
+        if (e->origin) {
+            strbuf_addstr(out, "    origin: ");
+            strbuf_add_yaml_quoted(out, e->origin);
+            strbuf_addch(out, '\n');
+        }
+        strbuf_addf(out, "    count: %zu\n    route: %s\n    role: %s\n    text: ", e->count, e->route, e->role);
         strbuf_add_yaml_quoted(out, e->text);
         strbuf_addch(out, '\n');
         int any = 0;
@@ -171,6 +199,15 @@ void route_result_format_yaml(const route_result *r, strbuf *out)
                     strbuf_addch(out, '\n');
                 }
         }
+    }
+    strbuf_addstr(out, "looked_at:");
+    if (!r->nlooked)
+        strbuf_addstr(out, " []");
+    strbuf_addch(out, '\n');
+    for (size_t i = 0; i < r->nlooked; i++) {
+        strbuf_addf(out, "  - {line: %zu, text: ", r->looked[i].line);
+        strbuf_add_yaml_quoted(out, r->looked[i].text);
+        strbuf_addstr(out, "}\n");
     }
     strbuf_addf(out, "input: {lines: %zu, bytes: %zu, long_lines: %zu, cut: %s}\n", r->lines, r->bytes,
                 r->long_lines, r->input_cut ? "true" : "false");

@@ -32,6 +32,7 @@ static const char *const route_ids[] = {
     "wrong-output", "dynamic-shape", "custom-op", "missing-artifact", "abi-mismatch",
     "compile-error", "out-of-memory", "crash", "unknown",
 };
+static const char *const platform_ids[] = {"cuda", "rocm", "xpu", "mps", "cpu"};
 static const char *const action_names[] = {
     "run-checklist", "rerun-blocking", "rebuild-printer", "jump-kernel", "open-source", "break-nan",
 };
@@ -207,7 +208,7 @@ static int ynumber(yctx *c, const ynode *n, const char *what, double lo, double 
 
 /* A prefilter requirement: a set of lowercased literals, at least one of which
  * every match of the regex contains. Better = longer shortest member, then fewer. */
-#define REQ_MAX 16
+#define REQ_MAX 32
 #define REQ_LEN 128
 #define REQ_DEPTH 6
 typedef struct {
@@ -386,8 +387,19 @@ static void hints_for(router_rules *r, int pi, const char *re)
     }
 }
 
+/* Words that make a line worth showing when nothing routes (lowercased);
+ * found by the same prefilter pass, as hints of no pattern (-1). */
+static const char *const error_words[] = {"error", "exception", "fail", "fatal", "abort", "traceback", "assert",
+                                          "killed", "fault", "panic", "cannot", "could not", "unable to"};
+
 static void build_bigrams(router_rules *r)
 {
+    for (size_t i = 0; i < sizeof error_words / sizeof *error_words; i++) {
+        rr_hint *h = add_hint(r);
+        h->s = error_words[i];
+        h->len = strlen(error_words[i]);
+        h->pattern = -1;
+    }
     r->bigram = malloc(65536 * sizeof *r->bigram);
     if (!r->bigram)
         abort();
@@ -417,7 +429,8 @@ static int tag_index(router_rules *r, const char *name)
     return (int)r->ntags++;
 }
 
-static int compile_pattern(yctx *c, router_rules *r, const ynode *pn, int route)
+/* A pattern of route `route` (platform -1) or of platform `platform` (route -1). */
+static int compile_pattern(yctx *c, router_rules *r, const ynode *pn, int route, int platform)
 {
     static const char *const keys[] = {"regex", "literal", "weight", "role", "case", "fields", "tag", "needs", NULL};
     if (pn->type != Y_MAP)
@@ -428,6 +441,7 @@ static int compile_pattern(yctx *c, router_rules *r, const ynode *pn, int route)
     rr_pattern *pt = &r->patterns[pi];
     memset(pt, 0, sizeof *pt);
     pt->route = route;
+    pt->platform = platform;
     pt->icase = 1;
     pt->tag = pt->needs = -1;
     pt->weight = 1;
@@ -525,10 +539,98 @@ static int string_list(yctx *c, router_rules *r, const ynode *n, const char *wha
     return 0;
 }
 
+static int parse_actions(yctx *c, router_rules *r, const ynode *n, rr_words *w)
+{
+    if (n->type != Y_SEQ)
+        return yerr(c, n->line, n->col, "actions must be a list%s", "");
+    w->actions = arena_alloc(&r->arena, (n->n + 1) * sizeof *w->actions);
+    for (size_t i = 0; i < n->n; i++) {
+        static const char *const akeys[] = {"do", "level", "field", NULL};
+        const ynode *an = n->items[i], *v;
+        if (an->type != Y_MAP)
+            return yerr(c, an->line, an->col, "an action must be a mapping {do: NAME, ...}%s", "");
+        if (ykeys_known(c, an, akeys))
+            return -1;
+        rr_action *ac = &w->actions[i];
+        if (!(v = yget(an, "do")) || yscalar(c, v, "do", &ac->name))
+            return yerr(c, an->line, an->col, "action without do:%s", "");
+        int ok = 0;
+        for (size_t k = 0; k < sizeof action_names / sizeof *action_names; k++)
+            ok |= !strcmp(action_names[k], ac->name);
+        if (!ok)
+            return yerr(c, v->line, v->col, "unknown action '%s'", ac->name);
+        double lvl = 0;
+        if ((v = yget(an, "level")) && ynumber(c, v, "level", 0, 3, &lvl))
+            return -1;
+        ac->level = (int)lvl;
+        if ((v = yget(an, "field")) && yscalar(c, v, "field", &ac->field))
+            return -1;
+    }
+    w->nactions = n->n;
+    w->has_actions = 1;
+    return 0;
+}
+
+/* title, explanation, steps, actions of a route or of one of its `wording:` overrides */
+static int parse_words(yctx *c, router_rules *r, const ynode *map, rr_words *w)
+{
+    const ynode *n;
+    if ((n = yget(map, "title")) && yscalar(c, n, "title", &w->title))
+        return -1;
+    if ((n = yget(map, "explanation")) && yscalar(c, n, "explanation", &w->explanation))
+        return -1;
+    if ((n = yget(map, "because")) && yscalar(c, n, "because", &w->because))
+        return -1;
+    if ((n = yget(map, "steps"))) {
+        if (string_list(c, r, n, "steps", &w->steps, &w->nsteps))
+            return -1;
+        w->has_steps = 1;
+    }
+    if ((n = yget(map, "actions")) && parse_actions(c, r, n, w))
+        return -1;
+    return 0;
+}
+
+/* `wording: {cpu: {...}, "xpu, mps": {...}}`: wording for the platforms named by the key. */
+static int parse_variants(yctx *c, router_rules *r, const ynode *n, rr_route *rt)
+{
+    static const char *const vkeys[] = {"title", "explanation", "because", "steps", "actions", NULL};
+    if (n->type != Y_MAP)
+        return yerr(c, n->line, n->col, "wording: must map platform ids to title:, explanation:, steps:, actions:%s", "");
+    rt->variants = arena_alloc(&r->arena, (n->n / 2 + 1) * sizeof *rt->variants);
+    for (size_t i = 0; i + 1 < n->n; i += 2) {
+        const ynode *k = n->items[i], *v = n->items[i + 1];
+        rr_words *w = &rt->variants[rt->nvariants];
+        const char *p = k->value;
+        while (*p) {
+            p += strspn(p, " ,");
+            size_t len = strcspn(p, " ,");
+            if (!len)
+                break;
+            char id[32];
+            snprintf(id, sizeof id, "%.*s", (int)(len < 31 ? len : 31), p);
+            int pi = len < 31 ? router_platform_index(r, id) : -1;
+            if (pi < 0)
+                return yerr(c, k->line, k->col, "wording: '%s' is not a platform of platforms:", id);
+            w->platforms |= 1u << pi;
+            p += len;
+        }
+        if (!w->platforms)
+            return yerr(c, k->line, k->col, "wording: names no platform%s", "");
+        if (v->type != Y_MAP)
+            return yerr(c, v->line, v->col, "wording: %s: must be a mapping (title:, explanation:, steps:, actions:)",
+                        k->value);
+        if (ykeys_known(c, v, vkeys) || parse_words(c, r, v, w))
+            return -1;
+        rt->nvariants++;
+    }
+    return 0;
+}
+
 static int compile_route(yctx *c, router_rules *r, const ynode *rn, size_t ri)
 {
     static const char *const keys[] = {"id", "title", "explanation", "explains", "because", "fallback",
-                                       "patterns", "steps", "actions", NULL};
+                                       "patterns", "steps", "actions", "wording", NULL};
     if (rn->type != Y_MAP)
         return yerr(c, rn->line, rn->col, "a route must be a mapping%s", "");
     if (ykeys_known(c, rn, keys))
@@ -547,56 +649,69 @@ static int compile_route(yctx *c, router_rules *r, const ynode *rn, size_t ri)
     for (size_t i = 0; i < ri; i++)
         if (!strcmp(r->routes[i].id, rt->id))
             return yerr(c, n->line, n->col, "route '%s' defined twice", rt->id);
-    rt->title = rt->id;
-    rt->explanation = "";
-    rt->because = "";
-    if ((n = yget(rn, "title")) && yscalar(c, n, "title", &rt->title))
-        return -1;
-    if ((n = yget(rn, "explanation")) && yscalar(c, n, "explanation", &rt->explanation))
-        return -1;
-    if ((n = yget(rn, "because")) && yscalar(c, n, "because", &rt->because))
+    rt->words.title = rt->id;
+    rt->words.explanation = "";
+    rt->words.because = "";
+    if (parse_words(c, r, rn, &rt->words))
         return -1;
     if ((n = yget(rn, "fallback"))) {
         if (n->type != Y_SCALAR || (strcmp(n->value, "true") && strcmp(n->value, "false")))
             return yerr(c, n->line, n->col, "fallback must be true or false%s", "");
         rt->fallback = !strcmp(n->value, "true");
     }
-    if (string_list(c, r, yget(rn, "steps"), "steps", &rt->steps, &rt->nsteps))
+    if ((n = yget(rn, "wording")) && parse_variants(c, r, n, rt))
         return -1;
-    if ((n = yget(rn, "actions"))) {
-        if (n->type != Y_SEQ)
-            return yerr(c, n->line, n->col, "actions must be a list%s", "");
-        rt->actions = arena_alloc(&r->arena, (n->n + 1) * sizeof *rt->actions);
-        for (size_t i = 0; i < n->n; i++) {
-            static const char *const akeys[] = {"do", "level", "field", NULL};
-            const ynode *an = n->items[i], *v;
-            if (an->type != Y_MAP)
-                return yerr(c, an->line, an->col, "an action must be a mapping {do: NAME, ...}%s", "");
-            if (ykeys_known(c, an, akeys))
-                return -1;
-            rr_action *ac = &rt->actions[i];
-            if (!(v = yget(an, "do")) || yscalar(c, v, "do", &ac->name))
-                return yerr(c, an->line, an->col, "action without do:%s", "");
-            int ok = 0;
-            for (size_t k = 0; k < sizeof action_names / sizeof *action_names; k++)
-                ok |= !strcmp(action_names[k], ac->name);
-            if (!ok)
-                return yerr(c, v->line, v->col, "unknown action '%s'", ac->name);
-            double lvl = 0;
-            if ((v = yget(an, "level")) && ynumber(c, v, "level", 0, 3, &lvl))
-                return -1;
-            ac->level = (int)lvl;
-            if ((v = yget(an, "field")) && yscalar(c, v, "field", &ac->field))
-                return -1;
-        }
-        rt->nactions = n->n;
-    }
     if ((n = yget(rn, "patterns"))) {
         if (n->type != Y_SEQ)
             return yerr(c, n->line, n->col, "patterns must be a list%s", "");
         for (size_t i = 0; i < n->n; i++)
-            if (compile_pattern(c, r, n->items[i], (int)ri))
+            if (compile_pattern(c, r, n->items[i], (int)ri, -1))
                 return -1;
+    }
+    return 0;
+}
+
+/* platforms: [{id, name, gpu, patterns}]: what in a log says which device ran. */
+static int compile_platforms(yctx *c, router_rules *r, const ynode *n)
+{
+    static const char *const keys[] = {"id", "name", "gpu", "patterns", NULL};
+    if (n->type != Y_SEQ)
+        return yerr(c, n->line, n->col, "platforms: must be a list%s", "");
+    if (n->n > 32)
+        return yerr(c, n->line, n->col, "more than %s platforms", "32");
+    r->platforms = arena_alloc(&r->arena, (n->n + 1) * sizeof *r->platforms);
+    for (size_t i = 0; i < n->n; i++) {
+        const ynode *pn = n->items[i], *v;
+        if (pn->type != Y_MAP)
+            return yerr(c, pn->line, pn->col, "a platform must be a mapping%s", "");
+        if (ykeys_known(c, pn, keys))
+            return -1;
+        rr_platform *pl = &r->platforms[i];
+        if (!(v = yget(pn, "id")) || yscalar(c, v, "id", &pl->id))
+            return yerr(c, pn->line, pn->col, "platform without id%s", "");
+        int known = 0;
+        for (size_t k = 0; k < sizeof platform_ids / sizeof *platform_ids; k++)
+            known |= !strcmp(platform_ids[k], pl->id);
+        if (!known)
+            return yerr(c, v->line, v->col, "unknown platform id '%s' (cuda, rocm, xpu, mps, cpu)", pl->id);
+        if (router_platform_index(r, pl->id) >= 0)
+            return yerr(c, v->line, v->col, "platform '%s' defined twice", pl->id);
+        pl->name = pl->id;
+        if ((v = yget(pn, "name")) && yscalar(c, v, "name", &pl->name))
+            return -1;
+        if ((v = yget(pn, "gpu"))) {
+            if (v->type != Y_SCALAR || (strcmp(v->value, "true") && strcmp(v->value, "false")))
+                return yerr(c, v->line, v->col, "gpu must be true or false%s", "");
+            pl->gpu = !strcmp(v->value, "true");
+        }
+        r->nplatforms++;
+        if ((v = yget(pn, "patterns"))) {
+            if (v->type != Y_SEQ)
+                return yerr(c, v->line, v->col, "patterns must be a list%s", "");
+            for (size_t k = 0; k < v->n; k++)
+                if (compile_pattern(c, r, v->items[k], -1, (int)i))
+                    return -1;
+        }
     }
     return 0;
 }
@@ -625,11 +740,11 @@ static int link_explains(yctx *c, router_rules *r, const ynode *routes)
     return 0;
 }
 
-static size_t count_patterns(const ynode *routes)
+static size_t count_patterns(const ynode *list)
 {
     size_t total = 0;
-    for (size_t i = 0; i < routes->n; i++) {
-        const ynode *p = yget(routes->items[i], "patterns");
+    for (size_t i = 0; list && list->type == Y_SEQ && i < list->n; i++) {
+        const ynode *p = yget(list->items[i], "patterns");
         if (p && p->type == Y_SEQ)
             total += p->n;
     }
@@ -657,7 +772,7 @@ int router_rules_parse(router_rules **out, const char *text, size_t len, const c
     }
     if (yparse(&c, text, len, &root))
         goto fail;
-    static const char *const top_keys[] = {"version", "routes", NULL};
+    static const char *const top_keys[] = {"version", "platforms", "routes", NULL};
     if (root->type != Y_MAP) {
         yerr(&c, root->line, root->col, "top level must be a mapping with version: and routes:%s", "");
         goto fail;
@@ -674,10 +789,13 @@ int router_rules_parse(router_rules **out, const char *text, size_t len, const c
         yerr(&c, routes ? routes->line : 1, routes ? routes->col : 1, "routes: must be a non-empty list%s", "");
         goto fail;
     }
-    size_t np = count_patterns(routes);
+    const ynode *plats = yget(root, "platforms");
+    size_t np = count_patterns(routes) + count_patterns(plats);
     r->routes = arena_alloc(&r->arena, routes->n * sizeof *r->routes);
     r->patterns = arena_alloc(&r->arena, (np + 1) * sizeof *r->patterns);
     r->hints_cap = 0;
+    if (plats && compile_platforms(&c, r, plats))   /* first: routes' `wording:` names them */
+        goto fail;
     for (size_t i = 0; i < routes->n; i++) {
         if (compile_route(&c, r, routes->items[i], i))
             goto fail;
@@ -745,6 +863,41 @@ void router_rules_free(router_rules *r)
         freelocale(r->cloc);
     arena_release(&r->arena);
     free(r);
+}
+
+int router_platform_index(const router_rules *r, const char *id)
+{
+    for (size_t i = 0; id && i < r->nplatforms; i++)
+        if (!strcmp(r->platforms[i].id, id))
+            return (int)i;
+    return -1;
+}
+
+rr_words router_words(const router_rules *r, size_t ri, int pi)
+{
+    const rr_route *rt = &r->routes[ri];
+    rr_words w = rt->words;
+    for (size_t i = 0; pi >= 0 && i < rt->nvariants; i++) {
+        const rr_words *v = &rt->variants[i];
+        if (!(v->platforms & (1u << pi)))
+            continue;
+        if (v->title)
+            w.title = v->title;
+        if (v->explanation)
+            w.explanation = v->explanation;
+        if (v->because)
+            w.because = v->because;
+        if (v->has_steps) {
+            w.steps = v->steps;
+            w.nsteps = v->nsteps;
+        }
+        if (v->has_actions) {
+            w.actions = v->actions;
+            w.nactions = v->nactions;
+        }
+        break;
+    }
+    return w;
 }
 
 size_t router_rules_count(const router_rules *r) { return r->nroutes; }

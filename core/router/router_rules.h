@@ -16,7 +16,8 @@
 typedef struct { int group; const char *name; } rr_field;
 
 typedef struct {
-    int route;                  /* index into rules->routes */
+    int route;                  /* index into rules->routes; -1 for a platform pattern */
+    int platform;               /* index into rules->platforms; -1 for a route pattern */
     int is_regex, icase, consequence;
     double weight;
     const char *source;         /* regex or literal, as written */
@@ -31,22 +32,39 @@ typedef struct {
 
 typedef struct { const char *name; int level; const char *field; } rr_action;
 
+/* What a route says to the user; a route has a default one and may override
+ * it per platform (`wording:` in routes.yaml). NULL / 0 members inherit the default. */
 typedef struct {
-    const char *id, *title, *explanation, *because;
-    int fallback;               /* wins only when no other route qualifies */
-    size_t nexplains;  int *explains;      /* route indexes */
+    uint32_t platforms;         /* bit i: rules->platforms[i]; 0 for the default */
+    const char *title, *explanation, *because;
+    int has_steps, has_actions;
     size_t nsteps;     const char **steps;
     size_t nactions;   rr_action *actions;
+} rr_words;
+
+typedef struct {
+    const char *id;
+    int fallback;               /* wins only when no other route qualifies */
+    size_t nexplains;  int *explains;      /* route indexes */
+    rr_words words;             /* default wording */
+    size_t nvariants;  rr_words *variants; /* per-platform overrides, file order */
 } rr_route;
+
+/* A platform the log's text (or the caller) can name: cuda, rocm, xpu, mps, cpu. */
+typedef struct {
+    const char *id, *name;
+    int gpu;                    /* 1: a GPU platform (refines a plain "GPU" fact) */
+} rr_platform;
 
 /* Prefilter: each pattern has one or more lowercased literal "hints" that any
  * match must contain; a line's bytes are scanned once through a bigram table
  * and only patterns whose hint occurs are run as regexes. */
-typedef struct { const char *s; size_t len; int pattern; int32_t next; } rr_hint;
+typedef struct { const char *s; size_t len; int pattern; int32_t next; } rr_hint;   /* pattern -1: an error-like word */
 
 struct router_rules {
     arena arena;
     size_t nroutes;   rr_route *routes;
+    size_t nplatforms; rr_platform *platforms;
     size_t npatterns; rr_pattern *patterns;
     size_t ntags;     const char **tags;
     size_t nhints, hints_cap; rr_hint *hints;
@@ -55,6 +73,13 @@ struct router_rules {
     int unknown;                /* index of the "unknown" route, or -1 */
     locale_t cloc;              /* "C" locale: regexes match bytes, not characters */
 };
+
+/* Index of a platform id, or -1. */
+int router_platform_index(const router_rules *r, const char *id);
+/* The wording of route ri for platform pi (-1: none known): the first
+ * override naming pi, else the default; members an override leaves out
+ * come from the default. */
+rr_words router_words(const router_rules *r, size_t ri, int pi);
 
 /* Length of s cut to at most max bytes without splitting a UTF-8 sequence. */
 size_t router_utf8_clip(const char *s, size_t max);

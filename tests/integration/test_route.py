@@ -1,8 +1,9 @@
 """`aotidbg route`: the error router on real logs, hostile input and a real package.
 
-* every log of the labelled corpus (../shared/corpus/dev, or $AOTIDBG_CORPUS)
-  is routed by the real binary; the test fails below 90% correct and prints
-  the misses;
+* every log of both labelled corpora (../shared/corpus/dev and dev2: real
+  logs from public issues and our H200 runs; a label `a|b` accepts either) is
+  routed by the real binary; each corpus must be at least 95% right, and the
+  misses are printed with the line the router based its answer on;
 * empty input, a 100 MB log, binary bytes, 100,000-character lines and invalid
   UTF-8 always give a route (exit 0), never a crash, in bounded memory;
 * a real CPU package (tests/models/model_router.py) is run with an index past
@@ -24,13 +25,21 @@ ROUTES = {"triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memo
           "out-of-memory", "crash", "unknown"}
 
 
-def corpus_dir():
+def corpus_dir(name):
+    """The labelled corpus `name` where CI keeps it: ../shared/corpus/<name> beside
+    the clone (a worktree under wt/ has it two levels up), or $AOTIDBG_CORPUS/<name>.
+    It is not copied into the repository: shared/ is the lead's, grows with new
+    logs, and holds third-party text."""
     env = os.environ.get("AOTIDBG_CORPUS")
-    for d in ([env] if env else []) + [os.path.join(ROOT, "..", "shared", "corpus", "dev"),
-                                       os.path.join(ROOT, "shared", "corpus", "dev")]:
-        if d and os.path.exists(os.path.join(d, "LABELS.tsv")):
+    bases = ([env] if env else []) + [os.path.join(ROOT, "..", "shared", "corpus"),
+                                      os.path.join(ROOT, "..", "..", "shared", "corpus")]
+    for base in bases:
+        d = os.path.join(base, name)
+        if os.path.exists(os.path.join(d, "LABELS.tsv")):
             return d
-    return None
+    if os.path.isdir(os.path.join(ROOT, "..", "shared")):
+        pytest.fail(f"../shared is beside the clone (the CI layout) but has no corpus/{name}/LABELS.tsv")
+    pytest.skip(f"no labelled corpus {name}: set AOTIDBG_CORPUS or put shared/ beside the clone")
 
 
 # argv[1:] run in a forked child; its peak RSS (KiB) goes to stderr last.
@@ -61,24 +70,24 @@ def yaml_fields(out):
     return doc
 
 
-def test_corpus_accuracy(aotidbg):
-    d = corpus_dir()
-    if not d:
-        pytest.skip("no labelled corpus: set AOTIDBG_CORPUS or put shared/ beside the clone")
+@pytest.mark.parametrize("name", ["dev", "dev2"])
+def test_corpus_accuracy(aotidbg, name):
+    d = corpus_dir(name)
     rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "LABELS.tsv"))][1:]
     rows = [r for r in rows if len(r) >= 2]
     assert rows
     misses = []
-    for name, want, *_ in rows:
-        got, out = route_yaml(aotidbg, [os.path.join(d, name)])
-        yaml_fields(out)
-        if got != want:
-            misses.append(f"{name}: want {want}, got {got}")
+    for file, want, *_ in rows:
+        got, out = route_yaml(aotidbg, [os.path.join(d, file)])
+        doc = yaml_fields(out)
+        if got not in want.split("|"):
+            why = doc["evidence"][0]["text"][:120] if doc["evidence"] else "no evidence"
+            misses.append(f"{file}: want {want}, got {got} ({why})")
     correct = len(rows) - len(misses)
-    print(f"\nrouter corpus: {correct}/{len(rows)} correct")
+    print(f"\nrouter corpus {name}: {correct}/{len(rows)} correct ({100 * correct / len(rows):.0f}%)")
     for m in misses:
         print("  miss:", m)
-    assert correct / len(rows) >= 0.9, "\n".join(misses)
+    assert correct / len(rows) >= 0.95, "\n".join(misses)
 
 
 def test_stdin_and_usage(aotidbg, tmp_path):

@@ -1,11 +1,17 @@
 /* test_router.c — the error router on the shipped rules (core/router/routes.yaml):
  * rule loading and its errors, log cleaning (prefixes, ANSI, repeats, long
- * lines, binary, invalid UTF-8), root cause over consequence, fields, chunked
- * streaming, demangling, and triton_trace on a wrapper/kernel pair. */
+ * lines read whole in windows, binary, invalid UTF-8), every route's families
+ * of phrasings across platforms, root cause over consequence, the platform
+ * and its wording (a CPU run never gets CUDA advice), facts from a session,
+ * what `unknown` says it read, fields, chunked streaming, demangling, and
+ * triton_trace on a wrapper/kernel pair. */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "model.h"
 #include "router.h"
+#include "router_rules.h"
+#include "router_session.h"
 #include "triton_trace.h"
 
 static router_rules *rules;
@@ -73,6 +79,12 @@ static void test_rule_errors(void)
     expect_rule_error("version: 2\nroutes: []\n", "t.yaml:1:10: version: must be 1");
     expect_rule_error("version: 1\nroutes: [\n", "t.yaml:");
     expect_rule_error("", "empty rules file");
+    expect_rule_error("version: 1\nroutes:\n  - id: crash\n    wording: {gpu: {title: x}}\n",
+                      "t.yaml:4:15: wording: 'gpu' is not a platform of platforms:");
+    expect_rule_error("version: 1\nplatforms:\n  - id: tpu\nroutes:\n  - id: crash\n",
+                      "t.yaml:3:9: unknown platform id 'tpu'");
+    expect_rule_error("version: 1\nplatforms:\n  - id: cpu\nroutes:\n  - id: crash\n    wording: {cpu: {colour: red}}\n",
+                      "unknown key 'colour'");
     /* deep nesting is refused, not recursed into */
     strbuf deep = STRBUF_INIT;
     strbuf_addstr(&deep, "version: 1\nroutes: ");
@@ -201,6 +213,349 @@ static const struct { const char *route, *text; } phrasings[] = {
     {"wrong-output",
      "max abs diff between AOTI output and eager: 1.25\nassert torch.allclose(out, ref) -> False\n"},
 };
+
+/* Families: every route's ways of being reported, each with at least three
+ * phrasings from different platforms or layers (as PyTorch, Triton, the
+ * CUDA/HIP/Level Zero/Metal runtimes, compilers, linkers and loaders print
+ * them). `plat` is the platform the text alone should name (NULL: none or
+ * not checked). A family is a class of messages, not one string: a new
+ * phrasing of a family goes into its rows. */
+static const struct {
+    const char *family, *where, *route, *plat, *text;
+} families[] = {
+    /* --- triton-index-oob ------------------------------------------------ */
+    {"inductor index check", "cuda/triton", "triton-index-oob", "cuda",
+     "/tmp/torchinductor_u/ab/cab.py:22: unknown: block: [3,0,0], thread: [0,0,0] Assertion `index out of bounds: 0 <= tmp3 < ks0` failed.\n"
+     "RuntimeError: CUDA error: device-side assert triggered\n"},
+    {"inductor index check", "xpu/sycl", "triton-index-oob", "xpu",
+     "/tmp/torchinductor_u/xy/cxy.py:41: triton_poi_fused_index_0: global id: [17,0,0], local id: [17,0,0] Assertion `index out of bounds: 0 <= tmp2 < 128` failed.\n"
+     "RuntimeError: Native API failed. Native API returns: 20 (UR_RESULT_ERROR_DEVICE_LOST)\n"},
+    {"inductor index check", "rocm/triton", "triton-index-oob", "rocm",
+     ":0:rocdevice.cpp            :2984: 12345678 us: [pid:77 tid:0x7f] Device-side assertion `index out of bounds: 0 <= tmp5 < ks1' failed.\n"
+     "RuntimeError: HIP error: an illegal memory access was encountered\n"},
+    {"inductor index check", "cpu/c++", "triton-index-oob", "cpu",
+     "terminate called after throwing an instance of 'c10::Error'\n  what():  index out of bounds: 0 <= tmp7 < ks2\n"
+     "Exception raised from cpp_fused_index_select_0 at /tmp/torchinductor_u/q5/cq5.kernel.cpp:31 (most recent call first):\n"
+     "Aborted (core dumped)\n"},
+    {"inductor index check", "cpu/older c++", "triton-index-oob", "cpu",
+     "RuntimeError: kernel, /tmp/torchinductor_u/q5/cq5.main.cpp:13, index out of bounds: tmp1 < 2L\n"},
+    {"aten index kernels", "cuda", "triton-index-oob", "cuda",
+     "../aten/src/ATen/native/cuda/Indexing.cu:1236: indexSelectSmallIndex: block: [0,0,0], thread: [3,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
+     "torch.AcceleratorError: CUDA error: device-side assert triggered\n"},
+    {"aten index kernels", "rocm", "triton-index-oob", "rocm",
+     "/pytorch/aten/src/ATen/native/hip/IndexKernel.hip:94: operator(): Device-side assertion `-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"' failed.\n"
+     "RuntimeError: HIP error: device-side assert triggered\n"},
+    {"aten index kernels", "cpu/mps", "triton-index-oob", NULL,
+     "IndexError: index 12 is out of bounds for dimension 0 with size 12\n"},
+    {"aten index kernels", "mps/embedding", "triton-index-oob", "mps",
+     "  File \"model.py\", line 9, in forward\n    return self.emb(x.to('mps'))\nIndexError: index out of range in self\n"},
+    {"aten index kernels", "cuda/loss", "triton-index-oob", "cuda",
+     "/opt/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"},
+
+    /* --- device-mismatch ------------------------------------------------- */
+    {"tensors on two devices", "cuda", "device-mismatch", "cuda",
+     "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)\n"},
+    {"tensors on two devices", "xpu", "device-mismatch", "xpu",
+     "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, xpu:0 and cpu!\n"},
+    {"tensors on two devices", "mps", "device-mismatch", "mps",
+     "RuntimeError: Placeholder storage has not been allocated on MPS device!\n"},
+    {"tensors on two devices", "triton", "device-mismatch", NULL,
+     "ValueError: Pointer argument (at 2) cannot be accessed from Triton (cpu tensor?)\n"},
+    {"tensors on two devices", "rnn", "device-mismatch", NULL,
+     "RuntimeError: Input and parameter tensors are not at the same device, found input tensor at cuda:0 and parameter tensor at cpu\n"},
+    {"no code for this GPU", "cuda", "device-mismatch", "cuda",
+     "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device\n"},
+    {"no code for this GPU", "rocm", "device-mismatch", "rocm",
+     "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"\nAborted (core dumped)\n"},
+    {"no code for this GPU", "cuda/windows", "device-mismatch", "cuda",
+     "C:\\Python311\\Lib\\site-packages\\torch\\cuda\\__init__.py:209: UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\n"},
+    {"no code for this GPU", "rocm/hip", "device-mismatch", "rocm",
+     "RuntimeError: HIP error: invalid device function\nHIP kernel errors might be asynchronously reported at some other API call\n"},
+    {"no usable device", "macos", "device-mismatch", NULL,
+     "AssertionError: Torch not compiled with CUDA enabled\n"},
+    {"no usable device", "rocm", "device-mismatch", "rocm",
+     "RuntimeError: No HIP GPUs are available\n"},
+    {"no usable device", "windows/cuda", "device-mismatch", "cuda",
+     "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n"},
+    {"no usable device", "mps", "device-mismatch", "mps",
+     "RuntimeError: MPS backend is not available: the MPS backend is supported on MacOS 12.3+\n"},
+    {"package and load device", "cuda/aoti run", "device-mismatch", "cuda",
+     "Exception in aoti_torch: Expected out tensor to have device cuda:0, but got cpu instead\n"},
+    {"package and load device", "cuda/aoti load", "device-mismatch", NULL,
+     "RuntimeError: CUDAGuardImpl initialized with non-CUDA DeviceType: cpu\n"},
+    {"package and load device", "cpu/aoti", "device-mismatch", "cpu",
+     "RuntimeError: Expected tensor for argument #1 'self' to have device cpu, but got device cuda:0 (calling aoti_torch_cpu_addmm_out)\n"},
+
+    /* --- input-mismatch -------------------------------------------------- */
+    {"aoti input checks", "cuda", "input-mismatch", NULL,
+     "Error: input_handles[0]: unmatched dtype, expected: 6(at::kFloat), but got: 7\n"},
+    {"aoti input checks", "cpu", "input-mismatch", NULL,
+     "[E1130 03:03:03.100 77 model_container.h:88] input_handles[1]: dim value is too small at 0, expected it to be >= 2, but got: 1\n"},
+    {"aoti input checks", "cuda/stride", "input-mismatch", NULL,
+     "RuntimeError: input_handles[2]: unmatched stride value at 1, expected: 1, but got: 64\n"},
+    {"export input checks", "export shape", "input-mismatch", NULL,
+     "RuntimeError: Expected input at *args.<unknown location>.shape[0] to be equal to 4096, but got 7680.\n"},
+    {"export input checks", "export rank", "input-mismatch", NULL,
+     "RuntimeError: Unexpected number of dimensions in input at *args[0].shape (expected [s0, 16], got [4, 16, 1])\n"},
+    {"export input checks", "onnxruntime", "input-mismatch", NULL,
+     "onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: x for the following indices\n index: 0 Got: 8 Expected: 4\n"},
+
+    /* --- illegal-memory-access ------------------------------------------- */
+    {"gpu memory fault", "cuda", "illegal-memory-access", "cuda",
+     "RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered\n"},
+    {"gpu memory fault", "rocm", "illegal-memory-access", "rocm",
+     "Memory access fault by GPU node-2 (Agent handle: 0x55d0c3a1c0a0) on address 0x7f2d4e000000. Reason: Page not present or supervisor privilege.\nAborted (core dumped)\n"},
+    {"gpu memory fault", "xpu", "illegal-memory-access", "xpu",
+     "Segmentation fault from GPU at 0xff00000012340000, ctx_id: 1 (CCS) type: 0 (NotPresent), level: 3 (PTE), access: 0 (Read), banned: 1, aborting.\nAbort was called at 274 line in file:\n"},
+    {"gpu memory fault", "mps", "illegal-memory-access", "mps",
+     "Error: command buffer exited with error status.\n\tThe Metal Performance Shaders operations encoded on it may not have completed.\n\tError:\n\t(null)\n\tCaused GPU Address Fault Error (0000000b:kIOGPUCommandBufferCallbackErrorPageFault)\n"},
+    {"gpu memory fault", "cuda/sanitizer", "illegal-memory-access", "cuda",
+     "========= COMPUTE-SANITIZER\n========= Invalid __global__ read of size 4 bytes\n=========     at triton_poi_fused_add_0+0x1a0\n"},
+    {"gpu memory fault", "cuda/misaligned", "illegal-memory-access", "cuda",
+     "torch.AcceleratorError: CUDA error: misaligned address\nSearch for `cudaErrorMisalignedAddress' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.\n"},
+
+    /* --- nan-inf ---------------------------------------------------------- */
+    {"non-finite checks", "cuda/aoti", "nan-inf", NULL,
+     "Exception in aoti_torch: At least one NaN in buf0\nError: aoti_torch_check_inf_and_nan(\"buf0\", buf0) API call failed at /tmp/x.wrapper.cpp, line 120\n"},
+    {"non-finite checks", "cpu/inductor", "nan-inf", NULL,
+     "  File \"/tmp/torchinductor_u/ab/cab.py\", line 70, in call\n    assert not buf4.isinf().any().item()\nAssertionError\n"},
+    {"non-finite checks", "cuda/device assert", "nan-inf", "cuda",
+     "/pytorch/torch/csrc/distributed/c10d/NanCheck.cu:217: checkForNaN: block: [0,0,0], thread: [0,0,0] Assertion `!isnan(tailPtr[threadIdx.x])` failed.\n"
+     "torch.AcceleratorError: CUDA error: device-side assert triggered\n"},
+    {"non-finite checks", "mps/sampling", "nan-inf", NULL,
+     "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0\n"},
+    {"non-finite checks", "autograd", "nan-inf", NULL,
+     "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output.\n"},
+
+    /* --- wrong-output ----------------------------------------------------- */
+    {"compared with eager", "assert_close", "wrong-output", NULL,
+     "AssertionError: Tensor-likes are not close!\n\nMismatched elements: 3 / 64 (4.7%)\nGreatest absolute difference: 0.25 at index (0, 3) (up to 1e-05 allowed)\n"},
+    {"compared with eager", "assert_close shape", "wrong-output", NULL,
+     "AssertionError: The values for attribute 'shape' do not match: torch.Size([2649]) != torch.Size([2638]).\n"},
+    {"compared with eager", "numpy/macos", "wrong-output", NULL,
+     "AssertionError: \nNot equal to tolerance rtol=1e-07, atol=0\n\nMismatched elements: 4 / 4 (100%)\nMax absolute difference among violations: 0.0625\n"},
+    {"compared with eager", "custom check", "wrong-output", NULL,
+     "MaxAbsError: 0.4375 (tol: 0.001) for output 0 of aoti_model\n"},
+    {"compared with eager", "bug report prose", "wrong-output", NULL,
+     "The AOTI package's outputs numerically differ from eager on the same inputs (bf16, H200)\n"},
+    {"compared with eager", "printed values", "wrong-output", NULL,
+     "eager: [ 1.93e+38  2.74e+38]\ncompiled: [ inf  inf ]\n"},
+    {"compared with eager", "one line", "wrong-output", NULL,
+     "eager: nan compile: 0.0\n"},
+    {"compared with eager", "allclose", "wrong-output", NULL,
+     "- Result of torch.allclose(output_eager, output_compiled, atol=1e-5): False\n"},
+
+    /* --- dynamic-shape ---------------------------------------------------- */
+    {"export constraints", "export", "dynamic-shape", NULL,
+     "torch._dynamo.exc.UserError: Constraints violated (batch)! For more information, run with TORCH_LOGS=\"+dynamic\".\n  - Not all values of batch = L['x'].size()[0] in the specified range satisfy the generated guard L['x'].size()[0] != 1.\n"},
+    {"export constraints", "executorch", "dynamic-shape", NULL,
+     "torch.fx.experimental.symbolic_shapes.ConstraintViolationError: L['args'][0][0].size()[1] = 7 is not equal to L['args'][0][1].size()[1] = 12\n"},
+    {"export constraints", "specialized", "dynamic-shape", NULL,
+     "torch._dynamo.exc.UserError: You marked L['x'].size()[0] as dynamic but your code specialized it to be a constant (1).\n"},
+    {"data-dependent shapes", "inductor", "dynamic-shape", NULL,
+     "torch.fx.experimental.symbolic_shapes.GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)).\n"},
+    {"data-dependent shapes", "fake tensor", "dynamic-shape", NULL,
+     "torch._subclasses.fake_tensor.DynamicOutputShapeException: aten.nonzero.default\n"},
+    {"data-dependent shapes", "runtime assert", "dynamic-shape", NULL,
+     "RuntimeError: Runtime assertion failed for expression u0 >= 0 on node 'ge'\n"},
+
+    /* --- custom-op -------------------------------------------------------- */
+    {"op not registered", "aoti c++", "custom-op", NULL,
+     "terminate called after throwing an instance of 'c10::Error'\n  what():  Could not find schema for mylib::fused_rope.\n"},
+    {"op not registered", "python", "custom-op", NULL,
+     "AttributeError: '_OpNamespace' 'mylib' object has no attribute 'fused_rope'\n"},
+    {"op not registered", "torchscript", "custom-op", NULL,
+     "RuntimeError: Unknown builtin op: mylib::fused_rope.\n"},
+    {"op not registered", "backend", "custom-op", NULL,
+     "NotImplementedError: Could not run 'mylib::fused_rope' with arguments from the 'XPU' backend.\n"},
+    {"fake impl", "export", "custom-op", NULL,
+     "RuntimeError: There was no fake impl or Meta kernel registered for mylib.fused_rope.default.\n"},
+    {"fake impl", "vllm", "custom-op", NULL,
+     "TypeError: Multiple dispatch failed for 'torch._ops.vllm.fused_qkv.default'; all __torch_dispatch__ handlers returned NotImplemented\n"},
+    {"fake impl", "sglang", "custom-op", NULL,
+     "TypeError: fused_norm_fake() missing 1 required positional argument: 'eps'\n"},
+
+    /* --- missing-artifact ------------------------------------------------- */
+    {"loader cannot find a file", "linux", "missing-artifact", NULL,
+     "OSError: libcudnn.so.9: cannot open shared object file: No such file or directory\n"},
+    {"loader cannot find a file", "macos", "missing-artifact", NULL,
+     "ImportError: dlopen(/tmp/x/model.so, 0x0002): Library not loaded: @rpath/libomp.dylib\n  Referenced from: <1A2B> /tmp/x/model.so\n  Reason: tried: '/usr/local/lib/libomp.dylib' (no such file)\n"},
+    {"loader cannot find a file", "windows", "missing-artifact", NULL,
+     "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\Python311\\Lib\\site-packages\\torch\\lib\\c10_cuda.dll\" or one of its dependencies.\n"},
+    {"package lacks a file", "cuda", "missing-artifact", "cuda",
+     "Error: CUDA driver error: file not found\n"},
+    {"package lacks a file", "rocm", "missing-artifact", "rocm",
+     "RuntimeError: HIP driver error: file not found (hipErrorFileNotFound)\n"},
+    {"package lacks a file", "zip", "missing-artifact", NULL,
+     "RuntimeError: PytorchStreamReader failed locating file data/aotinductor/model/abc.wrapper.so: file not found\n"},
+
+    /* --- abi-mismatch ----------------------------------------------------- */
+    {"symbol missing at load", "linux", "abi-mismatch", NULL,
+     "OSError: /tmp/x/data/aotinductor/model/c6q.wrapper.so: undefined symbol: aoti_torch_cuda_sdpa_v2\n"},
+    {"symbol missing at load", "macos", "abi-mismatch", NULL,
+     "ImportError: dlopen(/tmp/x/model.so, 0x0002): Symbol not found: __ZN3c1010TensorImpl17set_storage_offsetEx\n  Referenced from: <9F2E> /tmp/x/model.so\n  Expected in: <77AB> /opt/homebrew/lib/python3.12/site-packages/torch/lib/libc10.dylib\n"},
+    {"symbol missing at load", "windows", "abi-mismatch", NULL,
+     "OSError: [WinError 127] The specified procedure could not be found. Error loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\torch_cpu.dll\" or one of its dependencies.\n"},
+    {"runtime library too old", "glibcxx", "abi-mismatch", NULL,
+     "RuntimeError: Error in dlopen: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /tmp/x/model.so)\n"},
+    {"runtime library too old", "cxxabi", "abi-mismatch", NULL,
+     "ImportError: /usr/lib64/libstdc++.so.6: version `CXXABI_1.3.15' not found (required by /opt/venv/lib/python3.12/site-packages/torch/lib/libtorch_python.so)\n"},
+    {"runtime library too old", "glibc", "abi-mismatch", NULL,
+     "/tmp/x/model.so: /lib64/libc.so.6: version `GLIBC_2.34' not found (required by /tmp/x/model.so)\n"},
+    {"built for another machine", "linux/aarch64", "abi-mismatch", NULL,
+     "RuntimeError: Error in dlopen: /tmp/x/model.so: cannot open shared object file: Exec format error\n"},
+    {"built for another machine", "macos", "abi-mismatch", NULL,
+     "OSError: dlopen(/tmp/x/model.so, 0x0006): tried: '/tmp/x/model.so' (mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64'))\n"},
+    {"built for another machine", "windows", "abi-mismatch", NULL,
+     "OSError: [WinError 193] %1 is not a valid Win32 application\n"},
+
+    /* --- compile-error ---------------------------------------------------- */
+    {"c++ diagnostics", "gcc/linux", "compile-error", NULL,
+     "/tmp/torchinductor_u/x7/cx7.cpp:384:33: error: 'aoti_torch__embedding_bag' was not declared in this scope\n"},
+    {"c++ diagnostics", "gcc without location", "compile-error", NULL,
+     "error: invalid user-defined conversion from 'RAIIAtenTensorHandle' to 'int64_t' [-fpermissive]\n  605 |     int64_t int_array_0[] = {buf0};\n      |                              ^~~~\n"},
+    {"c++ diagnostics", "clang/macos", "compile-error", NULL,
+     "/Users/me/Library/Caches/torchinductor_me/ab/cab.cpp:2:10: fatal error: 'omp.h' file not found\n#include <omp.h>\n         ^~~~~~~\n1 error generated.\n"},
+    {"c++ diagnostics", "msvc/windows", "compile-error", NULL,
+     "C:\\Users\\me\\AppData\\Local\\Temp\\torchinductor_me\\ab\\cab.cpp(12): error C2065: 'tmp0': undeclared identifier\n"},
+    {"c++ diagnostics", "nvcc", "compile-error", NULL,
+     "/tmp/torchinductor_u/ab/kernel.cu(57): error: identifier \"__hmax\" is undefined\n"},
+    {"c++ diagnostics", "metal/mps", "compile-error", "mps",
+     "RuntimeError: Failed to create Metal library from source: Error Domain=MTLLibraryErrorDomain Code=3 \"program_source:14:9: error: use of undeclared identifier 'bfloat'\"\n"},
+    {"linking", "gcc/linux", "compile-error", NULL,
+     "/usr/bin/ld: /tmp/cab.o: in function `run_impl': cab.cpp:(.text+0x12): undefined reference to `aoti_torch_cpu_foo'\ncollect2: error: ld returned 1 exit status\n"},
+    {"linking", "msvc/windows", "compile-error", NULL,
+     "cab.obj : error LNK2019: unresolved external symbol aoti_torch_cpu_foo referenced in function run_impl\ncab.pyd : fatal error LNK1120: 1 unresolved externals\n"},
+    {"linking", "ld64/macos", "compile-error", NULL,
+     "Undefined symbols for architecture arm64:\n  \"_aoti_torch_cpu_foo\", referenced from:\nld: symbol(s) not found for architecture arm64\nclang: error: linker command failed with exit code 1 (use -v to see invocation)\n"},
+    {"gpu assemblers", "ptxas", "compile-error", "cuda",
+     "RuntimeError: Internal Triton PTX codegen error: \nptxas fatal   : Value 'sm_110' is not defined for option 'gpu-name'\n"},
+    {"gpu assemblers", "nvcc", "compile-error", "cuda",
+     "nvcc fatal   : Unsupported gpu architecture 'compute_120'\n"},
+    {"gpu assemblers", "sycl/xpu", "compile-error", "xpu",
+     "RuntimeError: Native API failed. Native API returns: -11 (PI_ERROR_BUILD_PROGRAM_FAILURE) -11 (PI_ERROR_BUILD_PROGRAM_FAILURE)\n"},
+    {"triton and mlir", "rocm", "compile-error", NULL,
+     "error: failed to legalize operation 'tt.load' that was explicitly marked illegal\nPass execution failedLLVM ERROR: Failed to translate TritonGPU to LLVM IR.\n"},
+    {"triton and mlir", "cuda", "compile-error", NULL,
+     "triton.compiler.errors.CompilationError: at 12:8:\n    x = tl.load(in_ptr0 + xindex)\nValueError: Cannot broadcast, rank mismatch\n"},
+    {"triton and mlir", "llvm", "compile-error", NULL,
+     "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.bfly.i32\n"},
+    {"compiler run from python", "ptxas path", "compile-error", "cuda",
+     "subprocess.CalledProcessError: Command '['/venv/lib/python3.12/site-packages/triton/backends/nvidia/bin/ptxas', '-lineinfo', '--gpu-name=sm_110a', '/tmp/t.ptx']' returned non-zero exit status 255.\n"},
+    {"compiler run from python", "g++", "compile-error", NULL,
+     "subprocess.CalledProcessError: Command '['g++', '/tmp/torchinductor_u/ab/cab.cpp', '-shared', '-fPIC', '-o', '/tmp/cab.so']' returned non-zero exit status 1.\n"},
+    {"compiler run from python", "cl.exe", "compile-error", NULL,
+     "torch._inductor.exc.InductorError: CppCompileError: C++ compile error\nCommand:\ncl /I C:/Python311/Include /D TORCH_INDUCTOR_CPP_WRAPPER /EHsc cab.cpp /LD\n"},
+    {"compiler run from python", "setuptools", "compile-error", NULL,
+     "error: command '/usr/bin/g++' failed with exit code 1\n"},
+    {"compiler crashed", "gcc ice", "compile-error", NULL,
+     "/tmp/cab.cpp:88:1: internal compiler error: Segmentation fault\nPlease submit a full bug report, with preprocessed source.\n"},
+    {"compiler crashed", "cicc", "compile-error", "cuda",
+     "nvcc error   : 'cicc' died due to signal 11 (Invalid memory reference)\n"},
+    {"compiler crashed", "inductor codegen", "compile-error", "mps",
+     "  File \"/venv/lib/python3.12/site-packages/torch/_inductor/codegen/mps.py\", line 257, in dtype_to_str\n    return DTYPE_TO_METAL[dtype]\ntorch._inductor.exc.InductorError: KeyError: torch.float64\n"},
+
+    /* --- out-of-memory ---------------------------------------------------- */
+    {"device allocators", "cuda", "out-of-memory", "cuda",
+     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.10 GiB of which 10.06 MiB is free.\n"},
+    {"device allocators", "rocm", "out-of-memory", "rocm",
+     "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 191.98 GiB of which 1.02 GiB is free.\n"},
+    {"device allocators", "xpu", "out-of-memory", "xpu",
+     "RuntimeError: XPU out of memory. Tried to allocate 1.00 GiB (GPU 0; 15.56 GiB total capacity; 990.00 MiB already allocated)\n"},
+    {"device allocators", "mps", "out-of-memory", "mps",
+     "RuntimeError: MPS backend out of memory (MPS allocated: 17.80 GB, other allocations: 1.20 GB, max allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool.\n"},
+    {"device allocators", "level zero", "out-of-memory", "xpu",
+     "RuntimeError: Native API failed. Native API returns: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)\n"},
+    {"device allocators", "tensorrt", "out-of-memory", NULL,
+     "[TRT] [E] [executionContext.cpp::initializeExecutionContext::644] Error Code 2: OutOfMemory (Requested size was 149635638784 bytes.)\n"},
+    {"host allocators", "linux", "out-of-memory", "cpu",
+     "RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: can't allocate memory: you tried to allocate 68719476736 bytes. Error code 12 (Cannot allocate memory)\n"},
+    {"host allocators", "c++", "out-of-memory", NULL,
+     "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\nAborted (core dumped)\n"},
+    {"host allocators", "windows", "out-of-memory", NULL,
+     "OSError: [WinError 1455] The paging file is too small for this operation to complete.\n"},
+    {"host allocators", "macos", "out-of-memory", NULL,
+     "python(1234,0x1f4) malloc: *** mach_vm_map(size=68719476736) failed (error code=3)\n*** error: can't allocate region\n"},
+    {"host allocators", "oom killer", "out-of-memory", NULL,
+     "[1]    4242 killed     python run.py\nKilled\n"},
+    {"allocator warning, then the call fails", "cuda/aoti", "out-of-memory", "cuda",
+     "[W1201 10:00:00.1 77 CUDACachingAllocator.cpp:988] expandable_segments: memory mapping failed with OOM\n"
+     "Error: aoti_torch_empty_strided(2, int_array_0, int_array_1, cached_torch_dtype_float32, cached_torch_device_type_cuda, this->device_idx_, &buf0_handle) API call failed at /tmp/x.wrapper.cpp, line 88\n"
+     "terminate called after throwing an instance of 'std::runtime_error'\nAborted (core dumped)\n"},
+    {"allocator warning, then the call fails", "rocm/aoti", "out-of-memory", "rocm",
+     "HIP error: hipErrorOutOfMemory in hipMalloc for 4294967296 bytes\n"
+     "Error: aoti_torch_empty_strided(3, int_array_4, int_array_5, cached_torch_dtype_bfloat16, cached_torch_device_type_cuda, this->device_idx_, &buf3_handle) API call failed at /tmp/y.wrapper.cpp, line 212\n"},
+    {"allocator warning, then the call fails", "cpu/aoti", "out-of-memory", NULL,
+     "[W1201 10:00:00.1 77 alloc.cpp:41] std::bad_alloc while allocating 17179869184 bytes\n"
+     "Error: aoti_torch_empty_strided(1, int_array_0, int_array_1, cached_torch_dtype_float32, cached_torch_device_type_cpu, 0, &buf0_handle) API call failed at /tmp/z.wrapper.cpp, line 40\n"},
+
+    /* --- crash ------------------------------------------------------------ */
+    {"process died by a signal", "linux", "crash", NULL,
+     "Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f12 (most recent call first):\n  File \"run.py\", line 12 in <module>\nSegmentation fault (core dumped)\n"},
+    {"process died by a signal", "macos", "crash", NULL,
+     "zsh: bus error  python run_aoti.py\n"},
+    {"process died by a signal", "windows", "crash", NULL,
+     "Windows fatal exception: access violation\n\nCurrent thread 0x000022c4 (most recent call first):\nProcess finished with exit code -1073741819 (0xC0000005)\n"},
+    {"process died by a signal", "c++ exception", "crash", NULL,
+     "terminate called after throwing an instance of 'std::runtime_error'\n  what():  run_impl failed\nAborted (core dumped)\n"},
+    {"debugger backtraces", "gdb", "crash", NULL,
+     "Thread 1 \"python\" received signal SIGSEGV, Segmentation fault.\n#0  0x00007fffe1c2b8d4 in torch::aot_inductor::AOTInductorModel::run_impl(AtenTensorOpaque**, AtenTensorOpaque**, void*, AOTIProxyExecutorOpaque*) () from /tmp/x/model.so\n"},
+    {"debugger backtraces", "lldb/macos", "crash", NULL,
+     "* thread #1, queue = 'com.apple.main-thread', stop reason = EXC_BAD_ACCESS (code=1, address=0x0)\n  * frame #0: 0x000000010f3c2a10 model.so`torch::aot_inductor::AOTInductorModel::run_impl + 128\n"},
+    {"debugger backtraces", "ucx handler", "crash", NULL,
+     "[host:1337:0:1337] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x10)\n==== backtrace (tid:   1337) ====\n 0  /opt/hpcx/ucx/lib/libucs.so.0(ucs_handle_error+0x2e4) [0x7f21d2aa3774]\n"},
+    {"debugger backtraces", "macos crash report", "crash", NULL,
+     "Exception Type:        EXC_BAD_ACCESS (SIGSEGV)\nException Codes:       KERN_INVALID_ADDRESS at 0x0000000000000010\nTermination Reason:    Namespace SIGNAL, Code 11 Segmentation fault: 11\n"},
+    {"worker died", "compile worker", "crash", NULL,
+     "concurrent.futures.process.BrokenProcessPool: A process in the process pool was terminated abruptly while the future was running or pending.\n"},
+    {"worker died", "torchrun", "crash", NULL,
+     "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n  exitcode  : -11 (pid: 3821)\n  error_file: <N/A>\n  traceback : Signal 11 (SIGSEGV) received by PID 3821\n"},
+    {"worker died", "sglang", "crash", NULL,
+     "Subprocess scheduler_0 (pid=1446173) crashed with exit code -3. Triggering SIGQUIT for cleanup...\n"},
+};
+
+static void test_families(void)
+{
+    size_t n = sizeof families / sizeof *families;
+    for (size_t i = 0; i < n; i++) {
+        route_result r;
+        route_str(families[i].text, &r);
+        if (strcmp(r.route, families[i].route) ||
+            (families[i].plat && (!r.platform || strcmp(r.platform, families[i].plat))))
+            fprintf(stderr, "family '%s' (%s): want %s on %s, got %s on %s: %.160s\n", families[i].family,
+                    families[i].where, families[i].route, families[i].plat ? families[i].plat : "-", r.route,
+                    r.platform ? r.platform : "-", families[i].text);
+        CHECK_STR(r.route, families[i].route);
+        if (families[i].plat)
+            CHECK_STR(r.platform, families[i].plat);
+        route_result_release(&r);
+        /* each family: at least three phrasings, from three different platforms or layers */
+        size_t rows = 0, wheres = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (strcmp(families[k].family, families[i].family))
+                continue;
+            CHECK_STR(families[k].route, families[i].route);
+            rows++;
+            int seen = 0;
+            for (size_t j = 0; j < k; j++)
+                seen |= !strcmp(families[j].family, families[i].family) && !strcmp(families[j].where, families[k].where);
+            wheres += !seen;
+        }
+        if (rows < 3 || wheres < 3)
+            fprintf(stderr, "family '%s': %zu rows, %zu places\n", families[i].family, rows, wheres);
+        CHECK(rows >= 3 && wheres >= 3);
+    }
+    /* every route but unknown has families */
+    for (size_t ri = 0; ri < router_rules_count(rules); ri++) {
+        const char *id = router_rules_id(rules, ri);
+        int have = !strcmp(id, "unknown");
+        for (size_t i = 0; i < n; i++)
+            have |= !strcmp(families[i].route, id);
+        if (!have)
+            fprintf(stderr, "route %s has no family\n", id);
+        CHECK(have);
+    }
+}
 
 static void test_phrasings(void)
 {
@@ -354,15 +709,327 @@ static void test_adversarial_bytes(void)
     CHECK(r.lines == 2);
     CHECK(strlen(r.evidence[0].text) <= ROUTER_LINE_CAP);
     route_result_release(&r);
-    /* the cause past the cap is not seen (documented limit), and nothing breaks */
+    /* lines are read whole: the cause at the end of a 100,000-byte line is seen */
     memset(big, 'y', n);
     memcpy(big + n - 40, "Segmentation fault", 18);
     strcpy(big + n, "\n");
     memset(&r, 0, sizeof r);
     router_route_buffer(rules, big, strlen(big), &r);
-    CHECK_STR(r.route, "unknown");
+    CHECK_STR(r.route, "crash");
+    CHECK(r.long_lines == 1 && r.lines == 1);
+    CHECK(r.nevidence > 0 && r.evidence[0].line == 1);
     route_result_release(&r);
     free(big);
+}
+
+/* A message across a window edge is inside the next window (windows overlap
+ * by ROUTER_LINE_OVERLAP); fed in any chunks, the same result. */
+static void test_long_line_windows(void)
+{
+    const char *msg = "RuntimeError: CUDA error: an illegal memory access was encountered";
+    size_t n = 3 * ROUTER_LINE_CAP;
+    for (size_t at = ROUTER_LINE_CAP - 40; at < ROUTER_LINE_CAP + 8; at += 7) {
+        char *big = malloc(n + 2);
+        memset(big, 'z', n);
+        memcpy(big + at, msg, strlen(msg));
+        big[n] = '\n';
+        big[n + 1] = 0;
+        route_result whole = {0};
+        router_route_buffer(rules, big, n + 1, &whole);
+        CHECK_STR(whole.route, "illegal-memory-access");
+        CHECK(whole.evidence[0].count == 1);         /* two windows saw it: one line, counted once */
+        for (size_t step = 1000; step < 5000; step += 1999) {
+            router_stream *st = router_stream_new(rules);
+            for (size_t i = 0; i <= n; i += step)
+                router_stream_feed(st, big + i, i + step <= n + 1 ? step : n + 1 - i);
+            route_result r = {0};
+            router_stream_finish(st, &r);
+            CHECK_STR(r.route, whole.route);
+            CHECK(r.score == whole.score && r.lines == 1 && r.long_lines == 1);
+            route_result_release(&r);
+        }
+        route_result_release(&whole);
+        free(big);
+    }
+}
+
+/* The cause wins over what it makes happen later; the others stay in also: */
+static void test_cause_over_effects(void)
+{
+    static const struct { const char *route, *also, *text; } cases[] = {
+        {"out-of-memory", "crash",
+         "[W1201 10:00:00.1 77 CUDACachingAllocator.cpp:988] expandable_segments: memory mapping failed with OOM\n"
+         "Error: aoti_torch_empty_strided(2, int_array_0, int_array_1, cached_torch_dtype_float32, "
+         "cached_torch_device_type_cuda, this->device_idx_, &buf0_handle) API call failed at /tmp/x.wrapper.cpp, line 88\n"
+         "terminate called after throwing an instance of 'std::runtime_error'\nAborted (core dumped)\n"},
+        {"out-of-memory", "illegal-memory-access",
+         "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB.\n"
+         "RuntimeError: HIP error: an illegal memory access was encountered\n"},
+        {"triton-index-oob", "illegal-memory-access",
+         ":0:rocdevice.cpp :2984: 1 us: Device-side assertion `index out of bounds: 0 <= tmp5 < ks1' failed.\n"
+         "HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception. code: 0x1016\n"
+         "RuntimeError: HIP error: an illegal memory access was encountered\nAborted (core dumped)\n"},
+        {"nan-inf", "triton-index-oob",
+         "NanCheck.cu:217: checkForNaN: block: [0,0,0], thread: [0,0,0] Assertion `!isnan(tailPtr[threadIdx.x])` failed.\n"
+         "torch.AcceleratorError: CUDA error: device-side assert triggered\n"},
+        {"compile-error", "crash",
+         "/tmp/cab.cpp:88:1: internal compiler error: Segmentation fault\n"
+         "torch._inductor.exc.InductorError: CppCompileError: C++ compile error\n"},
+        {"missing-artifact", "crash",
+         "Error: CUDA driver error: file not found\nterminate called after throwing an instance of 'c10::Error'\n"
+         "Segmentation fault (core dumped)\n"},
+        {"device-mismatch", "crash",
+         "ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)\n"
+         "Fatal Python error: Aborted\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        route_result r;
+        route_str(cases[i].text, &r);
+        if (strcmp(r.route, cases[i].route))
+            fprintf(stderr, "cause case %zu: want %s, got %s\n", i, cases[i].route, r.route);
+        CHECK_STR(r.route, cases[i].route);
+        CHECK(also_reason(&r, cases[i].also) != NULL);
+        route_result_release(&r);
+    }
+}
+
+/* Words that are CUDA advice: a CPU run must never get them. */
+static const char *const cuda_words[] = {"CUDA", "cuda", "compute-sanitizer", "blocking launches", "device-side",
+                                         "nvcc", "ptxas", "cubin", "GPU context"};
+
+static void check_no_cuda(const char *what, const char *route, const char *text)
+{
+    for (size_t k = 0; text && k < sizeof cuda_words / sizeof *cuda_words; k++)
+        if (strstr(text, cuda_words[k])) {
+            fprintf(stderr, "%s of %s on cpu says '%s': %s\n", what, route, cuda_words[k], text);
+            CHECK(!"CUDA advice on a CPU run");
+        }
+}
+
+static void test_cpu_wording(void)
+{
+    int cpu = router_platform_index(rules, "cpu"), rocm = router_platform_index(rules, "rocm");
+    CHECK(cpu >= 0 && rocm >= 0);
+    for (size_t ri = 0; ri < router_rules_count(rules); ri++) {
+        const char *id = router_rules_id(rules, ri);
+        rr_words w = router_words(rules, ri, cpu);
+        check_no_cuda("title", id, w.title);
+        check_no_cuda("explanation", id, w.explanation);
+        check_no_cuda("because", id, w.because);
+        for (size_t i = 0; i < w.nsteps; i++)
+            check_no_cuda("step", id, w.steps[i]);
+        for (size_t i = 0; i < w.nactions; i++)
+            CHECK(strcmp(w.actions[i].name, "rerun-blocking"));
+        /* on ROCm, the blocking advice names HIP's variable */
+        rr_words h = router_words(rules, ri, rocm);
+        for (size_t i = 0; i < h.nsteps; i++)
+            CHECK(!strstr(h.steps[i], "CUDA_LAUNCH_BLOCKING") && !strstr(h.steps[i], "compute-sanitizer"));
+    }
+    /* end to end: a C++ kernel's index check, routed from its text */
+    route_result r;
+    route_str("terminate called after throwing an instance of 'c10::Error'\n  what():  index out of bounds: 0 <= tmp0 < 20\n"
+              "Exception raised from cpp_fused_index_0 at /tmp/torchinductor_u/tk/ctk.kernel.cpp:12 (most recent call first):\n",
+              &r);
+    CHECK_STR(r.route, "triton-index-oob");
+    CHECK_STR(r.platform, "cpu");
+    CHECK_CONTAINS(r.title, "C++ kernel");
+    CHECK_STR(route_result_field(&r, "kernel"), "cpp_fused_index_0");
+    strbuf out = STRBUF_INIT;
+    route_result_format_text(&r, &out);
+    check_no_cuda("text output", r.route, out.buf);
+    strbuf_release(&out);
+    /* the same result reworded for a GPU run, and back */
+    route_result_set_platform(&r, rules, "cuda", "test");
+    CHECK_STR(r.platform, "cuda");
+    int blocking = 0;
+    for (size_t i = 0; i < r.nsteps; i++)
+        blocking |= strstr(r.steps[i], "CUDA_LAUNCH_BLOCKING") != NULL;
+    CHECK(blocking);
+    CHECK_STR(route_result_field(&r, "kernel"), "cpp_fused_index_0");
+    route_result_set_platform(&r, rules, "cpu", "test");
+    CHECK_CONTAINS(r.title, "C++ kernel");
+    route_result_release(&r);
+}
+
+/* `unknown` says what it read: the first error-like line and the latest ones. */
+static void test_unknown_lists_lines(void)
+{
+    route_result r;
+    route_str("loading model\nRuntimeError: the flux capacitor is empty\nbye\n", &r);
+    CHECK_STR(r.route, "unknown");
+    CHECK(r.nlooked == 1 && r.looked[0].line == 2);
+    CHECK_CONTAINS(r.looked[0].text, "flux capacitor");
+    strbuf out = STRBUF_INIT;
+    route_result_format_text(&r, &out);
+    CHECK_CONTAINS(out.buf, "read 3 line(s)");
+    CHECK_CONTAINS(out.buf, "looked line 2: RuntimeError: the flux capacitor is empty");
+    strbuf_reset(&out);
+    route_result_format_yaml(&r, &out);
+    CHECK_CONTAINS(out.buf, "\nlooked_at:\n  - {line: 2, text: \"RuntimeError: the flux capacitor is empty\"}\n");
+    strbuf_release(&out);
+    route_result_release(&r);
+
+    strbuf log = STRBUF_INIT;
+    for (int i = 1; i <= 12; i++)
+        strbuf_addf(&log, "step %d\nError: odd thing %d\n", i, i);
+    route_str(log.buf, &r);
+    CHECK_STR(r.route, "unknown");
+    CHECK(r.nlooked == ROUTER_LOOKED_LINES);
+    CHECK(r.looked[0].line == 2);                              /* the first */
+    for (size_t i = 1; i < r.nlooked; i++)                     /* then the last ones, in order */
+        CHECK(r.looked[i].line == 24 - 2 * (r.nlooked - 1 - i));
+    route_result_release(&r);
+    strbuf_release(&log);
+
+    route_str("just some output\nand more\n", &r);
+    CHECK(r.nlooked == 0);
+    strbuf_init(&out, 0);
+    route_result_format_text(&r, &out);
+    CHECK_CONTAINS(out.buf, "no line reads like an error message");
+    strbuf_release(&out);
+    route_result_release(&r);
+}
+
+/* Facts a caller knows are evidence with their origin; the caller's platform wins. */
+static void test_facts_and_platform(void)
+{
+    router_stream *st = router_stream_new(rules);
+    const char *t = "Error: run failed\n";
+    router_stream_feed(st, t, strlen(t));
+    router_stream_fact(st, "session: checklist row input.0.dtype",
+                       "aotidbg checklist: FAIL input.0.dtype: input 0 dtype; expected float32, got float16");
+    router_stream_set_platform(st, "cpu", "session: device cpu");
+    route_result r = {0};
+    router_stream_finish(st, &r);
+    CHECK_STR(r.route, "input-mismatch");
+    CHECK(r.lines == 1);                                      /* facts are not input lines */
+    CHECK_STR(r.platform, "cpu");
+    CHECK_STR(r.platform_from, "session: device cpu");
+    CHECK(r.nevidence > 0 && r.evidence[0].line == 0);
+    CHECK_STR(r.evidence[0].origin, "session: checklist row input.0.dtype");
+    strbuf out = STRBUF_INIT;
+    route_result_format_yaml(&r, &out);
+    CHECK_CONTAINS(out.buf, "\nplatform: cpu\nplatform_from: \"session: device cpu\"\n");
+    CHECK_CONTAINS(out.buf, "    origin: \"session: checklist row input.0.dtype\"\n");
+    strbuf_release(&out);
+    route_result_release(&r);
+
+    /* a caller's "cuda" is refined by text that says HIP */
+    st = router_stream_new(rules);
+    t = "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB.\n";
+    router_stream_feed(st, t, strlen(t));
+    router_stream_set_platform(st, "cuda", "session: device cuda:0");
+    router_stream_finish(st, &r);
+    CHECK_STR(r.platform, "rocm");
+    route_result_release(&r);
+    /* ...but a caller's CPU is not overridden by the text */
+    st = router_stream_new(rules);
+    t = "RuntimeError: CUDA error: an illegal memory access was encountered\n";
+    router_stream_feed(st, t, strlen(t));
+    router_stream_set_platform(st, "cpu", "caller");
+    router_stream_set_platform(st, "no-such-platform", "caller");      /* ignored */
+    router_stream_finish(st, &r);
+    CHECK_STR(r.platform, "cpu");
+    CHECK_STR(r.title, "Invalid memory access in a CPU kernel");
+    route_result_release(&r);
+}
+
+static session *mk_session(const char *device)
+{
+    session *s = session_new();
+    s->device = device ? arena_strdup(&s->arena, device) : NULL;
+    return s;
+}
+
+static void add_check(session *s, const char *id, check_status st, const char *subject)
+{
+    check_row *rows = arena_alloc(&s->arena, (s->nchecks + 1) * sizeof *rows);
+    if (s->nchecks)
+        memcpy(rows, s->checks, s->nchecks * sizeof *rows);
+    rows[s->nchecks] = (check_row){arena_strdup(&s->arena, id), st, arena_strdup(&s->arena, subject), "cuda", "cpu",
+                                   "metadata", NULL};
+    s->checks = rows;
+    s->nchecks++;
+}
+
+/* Routing a session: device, failing kernel, exit signal and checklist rows are evidence. */
+static void test_session_facts(void)
+{
+    /* a CPU run whose runner died by SIGSEGV in a C++ kernel, printing nothing */
+    session *s = mk_session("cpu");
+    event *k = session_add_event(s, EV_KERNEL);
+    k->u.kernel.index = 2;
+    k->u.kernel.name = "cpp_fused_gather_2";
+    k->u.kernel.type = KTYPE_CPP;
+    k->u.kernel.status = KSTAT_ERROR;
+    event *x = session_add_event(s, EV_RUNNER_EXIT);
+    x->u.exit.how = "signal";
+    x->u.exit.signal = 11;
+    route_result r = {0};
+    router_route_session(rules, s, &r);
+    CHECK_STR(r.route, "crash");
+    CHECK_STR(r.platform, "cpu");
+    CHECK_STR(route_result_field(&r, "kernel"), "cpp_fused_gather_2");
+    CHECK_STR(route_result_field(&r, "kernel_index"), "2");
+    CHECK_STR(r.evidence[0].origin, "session: runner exit");
+    for (size_t i = 0; i < r.nsteps; i++)
+        check_no_cuda("session step", r.route, r.steps[i]);
+    route_result_release(&r);
+
+    /* the same death with a failed device row: the mismatch is the cause */
+    add_check(s, "device.compile-vs-load", CHECK_FAIL, "compile device vs load device");
+    add_check(s, "input.0.dtype", CHECK_PASS, "input 0 dtype");
+    router_route_session(rules, s, &r);
+    CHECK_STR(r.route, "device-mismatch");
+    CHECK_STR(r.evidence[0].origin, "session: checklist row device.compile-vs-load");
+    CHECK(also_reason(&r, "crash") != NULL);
+    route_result_release(&r);
+    session_free(s);
+
+    /* an error text that states a cause beats a checklist row; a NaN kernel is evidence */
+    s = mk_session("cuda:0");
+    event *e = session_add_event(s, EV_ERROR);
+    e->u.error.text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 GiB.";
+    e->u.error.kernel_index = -1;
+    add_check(s, "input.0.dim.0", CHECK_FAIL, "input 0 dim 0 within the compiled range");
+    router_route_session(rules, s, &r);
+    CHECK_STR(r.route, "out-of-memory");
+    CHECK_STR(r.platform, "cuda");
+    CHECK(also_reason(&r, "input-mismatch") != NULL);
+    route_result_release(&r);
+    session_free(s);
+
+    s = mk_session("cuda");
+    k = session_add_event(s, EV_KERNEL);
+    k->u.kernel.index = 4;
+    k->u.kernel.name = "triton_poi_fused_log_4";
+    k->u.kernel.type = KTYPE_TRITON;
+    k->u.kernel.status = KSTAT_NAN;
+    router_route_session(rules, s, &r);
+    CHECK_STR(r.route, "nan-inf");
+    route_result_release(&r);
+    session_free(s);
+
+    /* nothing known: unknown, and no crash */
+    s = mk_session(NULL);
+    router_route_session(rules, s, &r);
+    CHECK_STR(r.route, "unknown");
+    CHECK(r.platform == NULL);
+    route_result_release(&r);
+    session_free(s);
+    CHECK_STR(router_platform_of_device("cuda:1"), "cuda");
+    CHECK_STR(router_platform_of_device("hip"), "rocm");
+    CHECK(router_platform_of_device("cudagraph") == NULL && router_platform_of_device(NULL) == NULL);
+}
+
+/* Every shipped pattern has a prefilter literal: none runs on every line (bench_router's speed). */
+static void test_prefilter_covers_every_pattern(void)
+{
+    for (size_t pi = 0; pi < rules->npatterns; pi++) {
+        if (rules->patterns[pi].always)
+            fprintf(stderr, "pattern without a prefilter literal: %s\n", rules->patterns[pi].source);
+        CHECK(!rules->patterns[pi].always);
+    }
 }
 
 /* chunk boundaries anywhere give the same result as one buffer */
@@ -477,6 +1144,7 @@ int main(void)
     RUN(test_rules_load);
     RUN(test_rule_errors);
     RUN(test_corpus_style_messages);
+    RUN(test_families);
     RUN(test_phrasings);
     RUN(test_route_text_default_rules);
     RUN(test_fields_input_mismatch);
@@ -485,6 +1153,13 @@ int main(void)
     RUN(test_primary_beats_consequence_only);
     RUN(test_adversarial_bytes);
     RUN(test_streaming_chunks);
+    RUN(test_long_line_windows);
+    RUN(test_cause_over_effects);
+    RUN(test_cpu_wording);
+    RUN(test_unknown_lists_lines);
+    RUN(test_facts_and_platform);
+    RUN(test_session_facts);
+    RUN(test_prefilter_covers_every_pattern);
     RUN(test_triton_trace);
     router_rules_free(rules);
     strbuf_release(&err);
