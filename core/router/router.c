@@ -318,7 +318,10 @@ static int find_evidence(router_stream *s, int pattern, uint64_t key)
     return -1;
 }
 
-static void record(router_stream *s, int pi, const char *line, uint64_t key, const regmatch_t *m)
+/* A match of pattern pi on line: a repeat (same pattern, same line but for
+ * digits) bumps a count; a new line becomes evidence, with the pattern's
+ * fields (only then are submatches asked for: most matches are repeats). */
+static void record(router_stream *s, int pi, const char *line, uint64_t key)
 {
     const rr_pattern *pt = &s->rules->patterns[pi];
     if (!s->origin) {
@@ -355,7 +358,8 @@ static void record(router_stream *s, int pi, const char *line, uint64_t key, con
             ev->before[k] = utf8_dup(&s->a, s->ctx[idx], CTX_CAP);
         }
     }
-    if (pt->nfields && m) {
+    regmatch_t m[RR_MAX_GROUPS];
+    if (pt->nfields && pt->is_regex && regexec(&pt->re, line, RR_MAX_GROUPS, m, 0) == 0) {
         ev->caps = arena_alloc(&s->a, pt->nfields * sizeof *ev->caps);
         for (size_t f = 0; f < pt->nfields; f++) {
             const regmatch_t *g = &m[pt->fields[f].group];
@@ -409,6 +413,20 @@ static void note_looked(router_stream *s, const char *line)
     s->looked_total++;
 }
 
+/* Every further literal requirement of pt has a member in lc (n bytes). */
+static int checks_hold(const rr_pattern *pt, const char *lc, size_t n)
+{
+    for (size_t i = 0; i < pt->nchecks; i++) {
+        const rr_check *c = &pt->checks[i];
+        int any = 0;
+        for (size_t k = 0; !any && k < c->n; k++)
+            any = memmem(lc, n, c->s[k], c->len[k]) != NULL;
+        if (!any)
+            return 0;
+    }
+    return 1;
+}
+
 /* Matches one cleaned line (or window) of n bytes against the rules. */
 static void match_text(router_stream *s, const char *line, size_t n, uint64_t key)
 {
@@ -442,16 +460,16 @@ static void match_text(router_stream *s, const char *line, size_t n, uint64_t ke
         int pi = s->hitlist[k];
         s->hit[pi] = 0;
         const rr_pattern *pt = &r->patterns[pi];
+        if (!checks_hold(pt, s->lc, n))
+            continue;
         if (pt->is_regex) {
-            /* most prefilter hits do not match: ask first without submatches (no backtracking) */
-            regmatch_t m[RR_MAX_GROUPS];
-            if (regexec(&pt->re, line, 0, NULL, 0) == 0 &&
-                (!pt->nfields || regexec(&pt->re, line, RR_MAX_GROUPS, m, 0) == 0))
-                record(s, pi, line, key, pt->nfields ? m : NULL);
+            /* most prefilter hits do not match: ask without submatches (no backtracking) */
+            if (regexec(&pt->re, line, 0, NULL, 0) == 0)
+                record(s, pi, line, key);
         } else {
             int ok = pt->icase ? strstr(s->lc, pt->literal_lc) != NULL : strstr(line, pt->source) != NULL;
             if (ok)
-                record(s, pi, line, key, NULL);
+                record(s, pi, line, key);
         }
     }
 }

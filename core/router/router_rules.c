@@ -207,7 +207,7 @@ static int ynumber(yctx *c, const ynode *n, const char *what, double lo, double 
 /* ---- prefilter literals ------------------------------------------------ */
 
 /* A prefilter requirement: a set of lowercased literals, at least one of which
- * every match of the regex contains. Better = longer shortest member, then fewer. */
+ * every match of the regex contains (req_better says which of two filters better). */
 #define REQ_MAX 32
 #define REQ_LEN 128
 #define REQ_DEPTH 6
@@ -217,9 +217,23 @@ typedef struct {
     size_t len[REQ_MAX];
 } reqset;
 
+/* How well a requirement filters: long literals, few of them (a set of common
+ * words like {error, device} filters worse than one "mps "). Below 2 bytes
+ * a literal is useless for the bigram prefilter. */
+static int req_score(const reqset *a)
+{
+    if (a->minlen < 2)
+        return -1000 + (int)a->minlen;
+    int bits = 0;
+    while (((size_t)1 << bits) < a->n)
+        bits++;
+    return 2 * (int)a->minlen - 3 * bits;
+}
+
 static int req_better(const reqset *a, const reqset *b)
 {
-    return a->minlen > b->minlen || (a->minlen == b->minlen && a->minlen && a->n < b->n);
+    int sa = req_score(a), sb = req_score(b);
+    return sa > sb || (sa == sb && a->minlen > b->minlen);
 }
 
 /* index just past the bracket expression starting at re[i] == '[' */
@@ -265,14 +279,17 @@ static size_t group_end(const char *re, size_t i, size_t n)
 static void req_alt(const char *re, size_t n, int depth, reqset *out);
 
 /* Requirement of a sequence with no top-level '|': its longest literal run,
- * or a non-optional group's alternatives, whichever filters better. */
-static void req_seq(const char *re, size_t n, int depth, reqset *best)
+ * or a non-optional group's alternatives, whichever filters better. With
+ * `all`, every requirement of at least 2 bytes is also kept there (up to
+ * *nall == RR_MAX_CHECKS + 1): a match contains one member of each. */
+static void req_seq(const char *re, size_t n, int depth, reqset *best, reqset *all, size_t *nall)
 {
     memset(best, 0, sizeof *best);
     char run[REQ_LEN];
     size_t rl = 0, i = 0;
+#define KEEP(set) do { if (all && (set).minlen >= 2 && *nall < RR_MAX_CHECKS + 1) all[(*nall)++] = (set); } while (0)
 #define FLUSH() do { \
-        if (rl >= 1) { reqset one = {1, rl, {{0}}, {rl}}; memcpy(one.s[0], run, rl); \
+        if (rl >= 1) { reqset one = {1, rl, {{0}}, {rl}}; memcpy(one.s[0], run, rl); KEEP(one); \
             if (req_better(&one, best)) *best = one; } \
         rl = 0; } while (0)
     while (i < n) {
@@ -300,6 +317,7 @@ static void req_seq(const char *re, size_t n, int depth, reqset *best)
         if (c == '(' && !optional && depth < REQ_DEPTH && gend > gstart) {
             reqset g;
             req_alt(re + gstart, gend - gstart, depth + 1, &g);
+            KEEP(g);
             if (req_better(&g, best))
                 *best = g;
         }
@@ -324,6 +342,7 @@ static void req_seq(const char *re, size_t n, int depth, reqset *best)
     }
     FLUSH();
 #undef FLUSH
+#undef KEEP
 }
 
 /* Requirement of an alternation: the union of each alternative's. */
@@ -348,7 +367,7 @@ static void req_alt(const char *re, size_t n, int depth, reqset *out)
         if (i < n && re[i] != '|')
             continue;
         reqset a;
-        req_seq(re + start, i - start, depth, &a);
+        req_seq(re + start, i - start, depth, &a, NULL, NULL);
         if (!a.minlen || out->n + a.n > REQ_MAX) {
             memset(out, 0, sizeof *out);   /* one alternative with no literal: no requirement */
             return;
@@ -369,12 +388,41 @@ static rr_hint *add_hint(router_rules *r)
     return &r->hints[r->nhints++];
 }
 
+/* 1 when re has a '|' outside groups and brackets */
+static int has_top_alt(const char *re, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (re[i] == '\\')
+            i++;
+        else if (re[i] == '[')
+            i = bracket_end(re, i, n) - 1;
+        else if (re[i] == '(')
+            i = group_end(re, i, n);
+        else if (re[i] == '|')
+            return 1;
+    }
+    return 0;
+}
+
+static int req_same(const reqset *a, const reqset *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t k = 0; k < a->n; k++)
+        if (a->len[k] != b->len[k] || memcmp(a->s[k], b->s[k], a->len[k]))
+            return 0;
+    return 1;
+}
+
 /* Adds the pattern's prefilter literals; marks it `always` when some match
- * need not contain any literal of at least 2 bytes. */
+ * need not contain any literal of at least 2 bytes. A regex that is one
+ * sequence also keeps its other requirements as checks: a line that lacks
+ * one of them cannot match, and regexec is not run. */
 static void hints_for(router_rules *r, int pi, const char *re)
 {
     reqset q;
-    req_alt(re, strlen(re), 0, &q);
+    size_t n = strlen(re);
+    req_alt(re, n, 0, &q);
     if (q.minlen < 2) {
         r->patterns[pi].always = 1;
         return;
@@ -385,6 +433,28 @@ static void hints_for(router_rules *r, int pi, const char *re)
         h->len = q.len[k];
         h->pattern = pi;
     }
+    if (has_top_alt(re, n))
+        return;
+    reqset *all = malloc((RR_MAX_CHECKS + 1) * sizeof *all), tmp;
+    if (!all)
+        abort();
+    size_t nall = 0;
+    req_seq(re, n, 0, &tmp, all, &nall);
+    rr_pattern *pt = &r->patterns[pi];
+    pt->checks = arena_alloc(&r->arena, (nall + 1) * sizeof *pt->checks);
+    for (size_t i = 0; i < nall && pt->nchecks < RR_MAX_CHECKS; i++) {
+        if (req_same(&all[i], &q))
+            continue;                    /* the hint itself */
+        rr_check *c = &pt->checks[pt->nchecks++];
+        c->n = all[i].n;
+        c->s = arena_alloc(&r->arena, c->n * sizeof *c->s);
+        c->len = arena_alloc(&r->arena, c->n * sizeof *c->len);
+        for (size_t k = 0; k < c->n; k++) {
+            c->s[k] = arena_strndup(&r->arena, all[i].s[k], all[i].len[k]);
+            c->len[k] = all[i].len[k];
+        }
+    }
+    free(all);
 }
 
 /* Words that make a line worth showing when nothing routes (lowercased);

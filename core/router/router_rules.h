@@ -15,6 +15,10 @@
 
 typedef struct { int group; const char *name; } rr_field;
 
+#define RR_MAX_CHECKS 4         /* literal checks a pattern keeps besides its prefilter hint */
+/* One more requirement of a pattern: a match contains one of these lowercased strings. */
+typedef struct { size_t n; const char **s; size_t *len; } rr_check;
+
 typedef struct {
     int route;                  /* index into rules->routes; -1 for a platform pattern */
     int platform;               /* index into rules->platforms; -1 for a route pattern */
@@ -28,6 +32,8 @@ typedef struct {
     rr_field fields[RR_MAX_GROUPS];
     int tag, needs;             /* tag index or -1 */
     int always;                 /* no usable prefilter literal: always run */
+    size_t nchecks;             /* further requirements, checked before regexec */
+    rr_check *checks;
 } rr_pattern;
 
 typedef struct { const char *name; int level; const char *field; } rr_action;

@@ -1,6 +1,6 @@
 /* bench_router.c — times the error router on a generated 10 MB log (target:
- * under 0.5 s) and on a log of 512 identical-but-for-digits assert lines, and
- * prints the figures. The log mixes what real failures print: training-loop
+ * under 0.5 s), on a log of 512 identical-but-for-digits assert lines, and on
+ * 10 MB of 100 KB lines (read whole, in windows), and prints the figures. The log mixes what real failures print: training-loop
  * lines with rank and glog prefixes, C++ frame dumps, Python tracebacks, ANSI
  * colour, a few binary bytes, with the root cause near the end.
  * usage: bench_router [MB]   (default 10) */
@@ -110,6 +110,20 @@ int main(int argc, char **argv)
     printf("route %zu identical asserts (%.1f MB): %.3f s, count field %s\n", r.lines,
            (double)asserts.len / (1 << 20), t, route_result_field(&r, "count"));
     route_result_release(&r);
+
+    /* long lines are read whole, in overlapping windows: 10 MB of 100 KB lines, the cause at the end of the last */
+    strbuf longl = STRBUF_INIT;
+    for (size_t i = 0; i < (mb << 20) / 100000; i++) {
+        for (size_t k = 0; k < 100000; k += 50)
+            strbuf_addf(&longl, "tensor([%8.4f, %8.4f, %8.4f, %8.4f], dtype=f) ", k * 0.5, k * 0.25, k * 0.125, i * 1.0);
+        strbuf_addch(&longl, '\n');
+    }
+    strbuf_addstr(&longl, "RuntimeError: CUDA error: an illegal memory access was encountered\n");
+    t = time_route(rules, &longl, &r);
+    printf("route %zu lines of 100 KB (%.1f MB): %.3f s, %.0f MB/s -> %s (%zu long lines)\n", r.lines - 1,
+           (double)longl.len / (1 << 20), t, (double)longl.len / (1 << 20) / t, r.route, r.long_lines);
+    route_result_release(&r);
+    strbuf_release(&longl);
 
     strbuf_release(&asserts);
     strbuf_release(&log);

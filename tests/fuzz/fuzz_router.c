@@ -6,10 +6,13 @@
  *   "RULES\n" + YAML   parse as a rules file: either rules, or a refusal that
  *                      starts "fuzz.yaml:LINE:COL: "
  *   "TRACE\n" + "tmpN BOUND\n" + text   resolve the condition in text as a wrapper.cpp
- *   anything else      a log, routed with the shipped rules (core/router/routes.yaml)
+ *   anything else      a log, routed with the shipped rules (core/router/routes.yaml);
+ *                      then again with its first line as a session fact and a
+ *                      platform named by its first byte, and reworded for another
  * Checks besides "no crash, no leak, no UB": the route is one of the fixed ids;
  * routing the log in two chunks split anywhere gives the same result as one
- * buffer; the YAML and text output are valid UTF-8.
+ * buffer (long lines are windows: chunking must not matter); a fact never
+ * counts as an input line; the YAML and text output are valid UTF-8.
  *
  * Build (from the repository root):
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore/util -Icore/model -Icore/proto -Icore/package -Icore/inputs -Icore/check -Icore/router -Icore/session \
@@ -81,8 +84,30 @@ static void fuzz_log(const uint8_t *data, size_t size)
     if (strcmp(whole.route, split.route) || whole.score != split.score || whole.lines != split.lines ||
         whole.nfields != split.nfields)
         abort();
-    route_result_release(&whole);
     route_result_release(&split);
+
+    /* the first line (up to 300 bytes) as a fact, the rest as input, a platform from byte 0 */
+    static const char *const plats[] = {"cuda", "rocm", "xpu", "mps", "cpu", "tpu"};
+    const uint8_t *nl = memchr(data, '\n', size);
+    size_t fl = nl ? (size_t)(nl - data) : size;
+    char fact[301];
+    if (fl > 300)
+        fl = 300;
+    memcpy(fact, data, fl);
+    fact[fl] = 0;
+    router_stream *f = router_stream_new(shipped);
+    router_stream_fact(f, "fuzz: fact", fact);
+    router_stream_set_platform(f, size ? plats[data[0] % 6] : NULL, "fuzz");
+    router_stream_feed(f, data, size);
+    route_result withfact = {0};
+    router_stream_finish(f, &withfact);
+    check_result(&withfact);
+    if (withfact.lines != whole.lines)
+        abort();
+    route_result_set_platform(&withfact, shipped, plats[size % 6], "fuzz: later");
+    check_result(&withfact);
+    route_result_release(&withfact);
+    route_result_release(&whole);
 }
 
 static void fuzz_rules(const char *text, size_t len)

@@ -219,6 +219,10 @@ def test_package_resolves_bound_to_input(aotidbg, package, tmp_path):
     # jump-kernel acts on that kernel
     jump = [a for a in doc["actions"] if a["do"] == "jump-kernel"]
     assert jump and jump[0]["value"] == f["kernel"]
+    # a C++ kernel on the CPU: worded for it, no CUDA advice
+    assert doc["platform"] == "cpu" and "C++ kernel" in doc["title"], out[:800]
+    text = run([aotidbg, "route", str(log), "--package", pkg]).stdout
+    assert "CUDA" not in text and "rerun-blocking" not in text, text
 
 
 def test_generated_triton_style_message(aotidbg, package, tmp_path):
@@ -291,3 +295,54 @@ def test_session_gives_runtime_size(aotidbg, package, tmp_path):
     assert f["dim_value"] == "16" and f["input_shape"] == "[16, 8]"
     r = run([aotidbg, "route", "--session", str(tmp_path / "nope.yaml")])
     assert r.returncode == 2
+
+
+def test_session_facts_are_evidence(aotidbg, tmp_path):
+    """`route S.yaml` weighs what the session knows next to its text: a CPU run whose
+    runner died by SIGSEGV in a C++ kernel with nothing on stderr is a crash at that
+    kernel, worded for the CPU; with a failed device row, the mismatch is the cause."""
+    def session(checks):
+        p = tmp_path / "s.yaml"
+        p.write_text(
+            'format_version: "1.0"\n'
+            'package: {path: "/nonexistent/m.pt2", model: model, device_key: cpu}\n'
+            "device: cpu\n"
+            f"checks:\n{checks}"
+            "end_state: complete\n"
+            "events:\n"
+            "- {kind: kernel, index: 0, name: cpp_fused_add_0, type: cpp, status: ok, duration_us: 3.0, tensors: []}\n"
+            "- {kind: kernel, index: 1, name: cpp_fused_gather_1, type: cpp, status: error, duration_us: -1, tensors: []}\n"
+            "- {kind: runner-exit, how: signal, exit_code: 0, signal: 11}\n")
+        return str(p)
+
+    ok_row = '  - {id: device.compile-vs-load, status: PASS, subject: "compile device vs load device"}\n'
+    route, out = route_yaml(aotidbg, [session(ok_row)])
+    doc = yaml_fields(out)
+    assert route == "crash", out[:600]
+    assert doc["platform"] == "cpu" and doc["platform_from"] == "session: device cpu"
+    assert doc["fields"]["kernel"] == "cpp_fused_gather_1" and doc["fields"]["kernel_index"] == "1"
+    assert doc["evidence"][0]["origin"] == "session: runner exit"
+    assert "CUDA" not in " ".join(doc["steps"]) and all(a["do"] != "rerun-blocking" for a in doc["actions"])
+
+    bad_row = ('  - {id: device.compile-vs-load, status: FAIL, subject: "compile device vs load device", '
+               'expected: cuda, got: cpu}\n')
+    route, out = route_yaml(aotidbg, [session(bad_row)])
+    doc = yaml_fields(out)
+    assert route == "device-mismatch", out[:600]
+    assert doc["evidence"][0]["origin"] == "session: checklist row device.compile-vs-load"
+    assert "expected cuda, got cpu" in doc["evidence"][0]["text"]
+    assert [a["route"] for a in doc["also"]] == ["crash"]
+    text = run([aotidbg, "route", session(bad_row)]).stdout
+    assert "why session: checklist row device.compile-vs-load: aotidbg checklist: FAIL" in text, text
+    assert "platform: cpu (session: device cpu)" in text
+
+
+def test_unknown_says_what_it_read(aotidbg, tmp_path):
+    log = tmp_path / "odd.log"
+    log.write_text("starting\nRuntimeError: the flux capacitor is empty\n" + "step\n" * 50)
+    route, out = route_yaml(aotidbg, [str(log)])
+    doc = yaml_fields(out)
+    assert route == "unknown"
+    assert doc["looked_at"] == [{"line": 2, "text": "RuntimeError: the flux capacitor is empty"}]
+    text = run([aotidbg, "route", str(log)]).stdout
+    assert "read 52 line(s)" in text and "looked line 2: RuntimeError: the flux capacitor is empty" in text
