@@ -37,6 +37,16 @@ static const char *const action_names[] = {
     "run-checklist", "rerun-blocking", "rebuild-printer", "jump-kernel", "open-source", "break-nan",
 };
 
+/* 1 when s is one of the n names */
+static int one_of(const char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], s))
+            return 1;
+    return 0;
+}
+#define ONE_OF(names, s) one_of(names, sizeof names / sizeof *names, s)
+
 typedef struct {
     arena *a;
     const char *name;
@@ -189,6 +199,14 @@ static int yscalar(yctx *c, const ynode *n, const char *what, const char **out)
     if (!n || n->type != Y_SCALAR)
         return yerr(c, n ? n->line : 0, n ? n->col : 0, "%s must be a string", what);
     *out = n->value;
+    return 0;
+}
+
+static int ybool(yctx *c, const ynode *n, const char *what, int *out)
+{
+    if (n->type != Y_SCALAR || (strcmp(n->value, "true") && strcmp(n->value, "false")))
+        return yerr(c, n->line, n->col, "%s must be true or false", what);
+    *out = !strcmp(n->value, "true");
     return 0;
 }
 
@@ -624,10 +642,7 @@ static int parse_actions(yctx *c, router_rules *r, const ynode *n, rr_words *w)
         rr_action *ac = &w->actions[i];
         if (!(v = yget(an, "do")) || yscalar(c, v, "do", &ac->name))
             return yerr(c, an->line, an->col, "action without do:%s", "");
-        int ok = 0;
-        for (size_t k = 0; k < sizeof action_names / sizeof *action_names; k++)
-            ok |= !strcmp(action_names[k], ac->name);
-        if (!ok)
+        if (!ONE_OF(action_names, ac->name))
             return yerr(c, v->line, v->col, "unknown action '%s'", ac->name);
         double lvl = 0;
         if ((v = yget(an, "level")) && ynumber(c, v, "level", 0, 3, &lvl))
@@ -711,10 +726,7 @@ static int compile_route(yctx *c, router_rules *r, const ynode *rn, size_t ri)
         return yerr(c, rn->line, rn->col, "route without id%s", "");
     if (yscalar(c, n, "id", &rt->id))
         return -1;
-    int known = 0;
-    for (size_t i = 0; i < sizeof route_ids / sizeof *route_ids; i++)
-        known |= !strcmp(route_ids[i], rt->id);
-    if (!known)
+    if (!ONE_OF(route_ids, rt->id))
         return yerr(c, n->line, n->col, "unknown route id '%s' (ids are fixed: see DESIGN.md section 6)", rt->id);
     for (size_t i = 0; i < ri; i++)
         if (!strcmp(r->routes[i].id, rt->id))
@@ -724,11 +736,8 @@ static int compile_route(yctx *c, router_rules *r, const ynode *rn, size_t ri)
     rt->words.because = "";
     if (parse_words(c, r, rn, &rt->words))
         return -1;
-    if ((n = yget(rn, "fallback"))) {
-        if (n->type != Y_SCALAR || (strcmp(n->value, "true") && strcmp(n->value, "false")))
-            return yerr(c, n->line, n->col, "fallback must be true or false%s", "");
-        rt->fallback = !strcmp(n->value, "true");
-    }
+    if ((n = yget(rn, "fallback")) && ybool(c, n, "fallback", &rt->fallback))
+        return -1;
     if ((n = yget(rn, "wording")) && parse_variants(c, r, n, rt))
         return -1;
     if ((n = yget(rn, "patterns"))) {
@@ -759,21 +768,15 @@ static int compile_platforms(yctx *c, router_rules *r, const ynode *n)
         rr_platform *pl = &r->platforms[i];
         if (!(v = yget(pn, "id")) || yscalar(c, v, "id", &pl->id))
             return yerr(c, pn->line, pn->col, "platform without id%s", "");
-        int known = 0;
-        for (size_t k = 0; k < sizeof platform_ids / sizeof *platform_ids; k++)
-            known |= !strcmp(platform_ids[k], pl->id);
-        if (!known)
+        if (!ONE_OF(platform_ids, pl->id))
             return yerr(c, v->line, v->col, "unknown platform id '%s' (cuda, rocm, xpu, mps, cpu)", pl->id);
         if (router_platform_index(r, pl->id) >= 0)
             return yerr(c, v->line, v->col, "platform '%s' defined twice", pl->id);
         pl->name = pl->id;
         if ((v = yget(pn, "name")) && yscalar(c, v, "name", &pl->name))
             return -1;
-        if ((v = yget(pn, "gpu"))) {
-            if (v->type != Y_SCALAR || (strcmp(v->value, "true") && strcmp(v->value, "false")))
-                return yerr(c, v->line, v->col, "gpu must be true or false%s", "");
-            pl->gpu = !strcmp(v->value, "true");
-        }
+        if ((v = yget(pn, "gpu")) && ybool(c, v, "gpu", &pl->gpu))
+            return -1;
         r->nplatforms++;
         if ((v = yget(pn, "patterns"))) {
             if (v->type != Y_SEQ)
