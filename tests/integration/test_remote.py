@@ -118,3 +118,128 @@ def test_bad_target(aotidbg, package):
     assert r.returncode == 2 and "[USER@]HOST[:PORT]" in r.stderr, r.stderr
     r = run([aotidbg, "check", "--push", package(PKG)])
     assert r.returncode == 2 and "--push goes with --remote" in r.stderr, r.stderr
+
+
+# ---- the agent itself (aotidbg-runner --serve), over pipes --------------------------------
+# Its bounded zip reader must refuse what could escape its folder, read torch's
+# STORED entries and deflated ones, and it must leave nothing behind.
+import hashlib  # noqa: E402
+import struct  # noqa: E402
+import subprocess  # noqa: E402
+import zipfile  # noqa: E402
+
+FREAD, SHA256, EXTRACT, SPAWN, PING, REPLY, EXIT = 32, 33, 35, 37, 39, 48, 50
+
+
+def _s(text):
+    b = text.encode()
+    return struct.pack("<I", len(b)) + b
+
+
+def _frame(t, body=b""):
+    return struct.pack("<IB", len(body) + 1, t) + body
+
+
+class Agent:
+    def __init__(self, runner, *args, env=None):
+        self.p = subprocess.Popen([runner, "--serve", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, env=env)
+        t, body = self.read()
+        assert t == 1 and struct.unpack_from("<I", body)[0] == 2   # HELLO, protocol 2
+
+    def read(self):
+        head = self.p.stdout.read(5)
+        assert len(head) == 5, self.p.stderr.read().decode()
+        n, t = struct.unpack("<IB", head)
+        return t, self.p.stdout.read(n - 1)
+
+    def call(self, t, body):
+        self.p.stdin.write(_frame(t, body))
+        self.p.stdin.flush()
+        rt, b = self.read()
+        assert rt == REPLY
+        req, ok, value, tl = struct.unpack_from("<BBqI", b)
+        text = b[14:14 + tl].decode()
+        (dl,) = struct.unpack_from("<I", b, 14 + tl)
+        return ok, value, text, b[18 + tl:18 + tl + dl]
+
+    def extract(self, pkg, prefixes):
+        return self.call(EXTRACT, _s(str(pkg)) + _s("\n".join(prefixes)))
+
+    def close(self):
+        self.p.stdin.close()
+        return self.p.wait(10)
+
+
+def test_agent_reads_extracts_and_cleans_up(runner, package, tmp_path):
+    pkg = package(PKG)
+    a = Agent(runner)
+    ok, size, _, data = a.call(FREAD, _s(pkg) + struct.pack("<QI", 0, 64))
+    assert ok and size == os.path.getsize(pkg) and data == open(pkg, "rb").read(64)
+    ok, _, text, _ = a.call(SHA256, _s(pkg))
+    assert ok and text == hashlib.sha256(open(pkg, "rb").read()).hexdigest()
+    ok, _, text, _ = a.call(FREAD, _s(str(tmp_path / "none")) + struct.pack("<QI", 0, 8))
+    assert not ok and "No such file" in text
+    with zipfile.ZipFile(pkg) as z:
+        root = z.namelist()[0].split("/")[0] + "/"
+        want = {n[len(root):]: z.read(n) for n in z.namelist()
+                if n.startswith(root + "data/aotinductor/") and not n.endswith("/")}
+    ok, nfiles, folder, _ = a.extract(pkg, [root + "data/aotinductor/"])
+    assert ok and nfiles == len(want), (folder, nfiles)
+    for rel, body in want.items():
+        assert open(os.path.join(folder, rel), "rb").read() == body, rel
+    assert a.close() == 0
+    assert not os.path.exists(folder), "the agent left its folder behind"
+
+
+def _zip(path, entries, method=zipfile.ZIP_STORED):
+    with zipfile.ZipFile(path, "w", method) as z:
+        for name, body in entries:
+            if isinstance(body, zipfile.ZipInfo):
+                z.writestr(body, name)
+            else:
+                z.writestr(name, body)
+    return str(path)
+
+
+def test_agent_zip_reader_refuses_and_inflates(runner, tmp_path):
+    a = Agent(runner)
+    bad = _zip(tmp_path / "escape.pt2", [("p/data/aotinductor/model/../../../../escaped", b"x")])
+    ok, _, text, _ = a.extract(bad, ["p/data/"])
+    assert not ok and "'..' component" in text, text
+    assert not list(tmp_path.rglob("escaped"))
+    link = zipfile.ZipInfo("p/data/aotinductor/model/link")
+    link.create_system = 3
+    link.external_attr = (0o120777 << 16)
+    ok, _, text, _ = a.extract(_zip(tmp_path / "link.pt2", [("/etc/passwd", link)]), ["p/data/"])
+    assert not ok and "symbolic link" in text, text
+    body = os.urandom(1000) + b"a" * 200000
+    deflated = _zip(tmp_path / "deflated.pt2", [("p/data/aotinductor/model/m.cubin", body)], zipfile.ZIP_DEFLATED)
+    ok, n, folder, _ = a.extract(deflated, ["p/data/aotinductor/"])
+    assert ok and n == 1, folder
+    assert open(os.path.join(folder, "data/aotinductor/model/m.cubin"), "rb").read() == body
+    whole = open(deflated, "rb").read()
+    cut = tmp_path / "cut.pt2"
+    cut.write_bytes(whole[: len(whole) // 2])
+    ok, _, text, _ = a.extract(str(cut), ["p/data/"])
+    assert not ok and ("end of central directory" in text or "truncated" in text), text
+    assert a.close() == 0
+
+
+def test_agent_leaves_when_idle_and_takes_its_runner(runner, tmp_path):
+    """Nothing from the front end for --idle seconds: the agent leaves, and the
+    runner it spawned goes with it (no process left holding a GPU)."""
+    a = Agent(runner, "--idle", "1.5")
+    a.p.stdin.write(_frame(SPAWN, struct.pack("<I", 0)))
+    a.p.stdin.flush()
+    t, body = a.read()       # the spawned runner's own HELLO, relayed
+    assert t == 1
+    off = 4
+    for _ in range(2):          # runner version, torch version
+        off += 4 + struct.unpack_from("<I", body, off)[0]
+    (child,) = struct.unpack_from("<q", body, off)
+    assert child != a.p.pid and os.path.exists(f"/proc/{child}")
+    assert a.p.wait(20) == 1
+    assert "nothing from the front end" in a.p.stderr.read().decode()
+    time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z"
