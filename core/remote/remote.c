@@ -525,7 +525,12 @@ static int ssh_argv(const remote_options *o, wordexp_t *we, strbuf *cmd, strbuf 
     char idle[32];
     snprintf(idle, sizeof idle, "%g", o->idle_s > 0 ? o->idle_s : 300);
     strbuf_addstr(cmd, "exec ");
-    shell_quote(cmd, o->runner_path && *o->runner_path ? o->runner_path : "aotidbg-runner");
+    const char *rp = o->runner_path && *o->runner_path ? o->runner_path : "aotidbg-runner";
+    if (!strncmp(rp, "~/", 2)) {   /* the remote home, which quoting would hide from its shell */
+        strbuf_addstr(cmd, "\"$HOME\"/");
+        rp += 2;
+    }
+    shell_quote(cmd, rp);
     strbuf_addf(cmd, " --serve --idle %s", idle);
     return 0;
 }
