@@ -762,8 +762,9 @@ static void check_symbols(checklist *cl, package_t *p, const package_model *m, c
     if (remote) {   /* --remote: the runner there loaded the .so against its libtorch */
         const char *host = remote->hostname[0] ? remote->hostname : "the remote box";
         if (!remote->so_checked)
-            add(cl, "package.symbols", CHECK_INFO, subject, NULL, arena_printf(a, "not checked on %s", host), NULL,
-                NULL);
+            add(cl, "package.symbols", CHECK_INFO, subject, NULL,
+                arena_printf(a, "checked when the runner loads it on %s", host), NULL,
+                "aotidbg check --remote loads it beforehand");
         else
             add(cl, "package.symbols", remote->so_error[0] ? CHECK_FAIL : CHECK_PASS, subject,
                 "the .so loads against the runner's libtorch",

@@ -524,14 +524,18 @@ static int ssh_argv(const remote_options *o, wordexp_t *we, strbuf *cmd, strbuf 
     }
     char idle[32];
     snprintf(idle, sizeof idle, "%g", o->idle_s > 0 ? o->idle_s : 300);
-    strbuf_addstr(cmd, "exec ");
+    /* R: the runner (found on PATH when given bare); the agent beside it is
+     * preferred (it starts without loading libtorch), else R --serve. */
     const char *rp = o->runner_path && *o->runner_path ? o->runner_path : "aotidbg-runner";
+    strbuf_addstr(cmd, "R=");
     if (!strncmp(rp, "~/", 2)) {   /* the remote home, which quoting would hide from its shell */
         strbuf_addstr(cmd, "\"$HOME\"/");
         rp += 2;
     }
     shell_quote(cmd, rp);
-    strbuf_addf(cmd, " --serve --idle %s", idle);
+    strbuf_addf(cmd, "; case $R in */*) ;; *) N=$R; R=$(command -v \"$N\") || { echo \"sh: $N: not found\" >&2; "
+                     "exit 127; } ;; esac; A=${R%%/*}/aotidbg-agent; if [ -x \"$A\" ] && [ -x \"$R\" ]; then exec \"$A\" "
+                     "--serve --runner \"$R\" --idle %s; fi; exec \"$R\" --serve --idle %s", idle, idle);
     return 0;
 }
 

@@ -5,9 +5,11 @@
  *
  * ssh is the system's OpenSSH client, so ~/.ssh/config, agents, jump hosts
  * and known_hosts apply; $AOTIDBG_SSH replaces the command ("ssh -p 2222 -i
- * key", split like a shell would, without expansions). The remote command is
- * `exec RUNNER --serve`, RUNNER being --remote-runner's path or
- * `aotidbg-runner` on the PATH of a non-interactive ssh session there.
+ * key", split like a shell would, without expansions). The remote command
+ * execs `aotidbg-agent --serve --runner RUNNER` when the agent lies beside
+ * RUNNER (it starts without loading libtorch), else `RUNNER --serve`; RUNNER
+ * is --remote-runner's path or `aotidbg-runner` on the PATH of a
+ * non-interactive ssh session there.
  *
  * The connection carries requests answered in order (remote_call and the
  * helpers below: package bytes, hashes, the box's facts, extraction, pushed

@@ -35,8 +35,9 @@ typedef struct {
  * package. On error everything it made is closed again (*r, *pkg NULL). */
 int remote_open(const remote_cli *o, const char *pkg_path, const char *spec, session *s, remote **r,
                 package_t **pkg, strbuf *err);
-/* Extracts the model there (only its .so when so_only: enough for the facts)
- * and asks for the box's facts, with whether the .so loads there. */
+/* Extracts the model there and asks for the box's facts. so_only (check):
+ * only the .so, and the facts say whether it loads there (a runner process
+ * loads it, about a second); else (a run) the whole model, no load test. */
 int remote_prepare_model(remote *r, package_t *p, package_model *m, int so_only, host_facts *hf, strbuf *err);
 
 int remote_package_open(remote *r, const char *path, package_t **out, strbuf *err);

@@ -23,6 +23,7 @@
  * so packages without the printer still show kernels, and blocking mode
  * names the kernel that faulted. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -142,6 +143,26 @@ static void free_outputs(AtenTensorHandle *out, size_t n)
             if (out[j] == out[i]) out[j] = NULL;
         aoti_torch_delete_tensor_object(out[i]);
     }
+}
+
+/* This executable's path, for the agent to spawn runners from. */
+static const char *self_exe(void)
+{
+    static char p[4096];
+    ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
+    if (n <= 0)
+        return "aotidbg-runner";
+    p[n] = 0;
+    return p;
+}
+
+/* --check-so: loads SO as a model run would (RTLD_NOW, against this runner's libtorch). */
+static int check_so(const char *so)
+{
+    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    const char *e = h ? NULL : dlerror();
+    printf("%s\n", h ? "ok" : e ? e : "dlopen failed");
+    return h ? 0 : 1;
 }
 
 static void on_launch(const char *kernel, int phase, void *ctx)
@@ -352,8 +373,8 @@ int main(int argc, char **argv)
                AOTIDBG_TORCH_VERSION);
         return 0;
     }
-    if (argc > 1 && !strcmp(argv[1], "--serve")) return agent_main(argc - 2, argv + 2);
-    if (argc == 3 && !strcmp(argv[1], "--check-so")) return check_so_main(argv[2]);
+    if (argc > 1 && !strcmp(argv[1], "--serve")) return agent_main(argc - 2, argv + 2, self_exe(), AOTIDBG_TORCH_VERSION);
+    if (argc == 3 && !strcmp(argv[1], "--check-so")) return check_so(argv[2]);
     tabi_init();
     if (argc > 1 && !strcmp(argv[1], "--bench")) return bench_main(argc - 2, argv + 2);
     if (argc > 1) {

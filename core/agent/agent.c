@@ -1,4 +1,5 @@
-/* agent.c — `aotidbg-runner --serve`: the runner's end of `aotidbg --remote`.
+/* agent.c — the remote agent (`aotidbg-agent --serve`, or `aotidbg-runner
+ * --serve`): the GPU box's end of `aotidbg --remote`.
  *
  * Started on the GPU box through ssh, it speaks the protocol (protocol.h,
  * "Remote") on its stdin and stdout for one front-end session: it answers
@@ -15,13 +16,17 @@
  * through PR_SET_PDEATHSIG, should the agent be killed outright) and removes
  * its private folder. No model runner outlives the connection.
  *
+ * It does not load libtorch (aotidbg-agent is a small program beside the
+ * runner; starting it costs milliseconds, not the second libtorch takes), so
+ * the runner it spawns, and `RUNNER --check-so` for FACTS, are the only
+ * processes that do.
+ *
  * Single-threaded: one poll() loop. Writes to stdout are whole frames, so
  * the agent's own frames never land inside a relayed one. Requests are
  * answered in order; SHA256 and FACTS block the loop while they run (they
  * come before a run, when nothing else flows). */
 #define _GNU_SOURCE
 #include "agent.h"
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -42,10 +47,6 @@
 #include "paths.h"
 #include "protocol.h"
 #include "zipread.h"
-
-#ifndef AOTIDBG_TORCH_VERSION
-#define AOTIDBG_TORCH_VERSION "unknown"
-#endif
 
 #define AGENT_IDLE_DEFAULT_S 300
 #define READ_CHUNK (1 << 16)
@@ -70,6 +71,7 @@ static struct {
     unsigned nextract;
     /* PUT errors are reported with the last piece */
     strbuf put_err;
+    const char *runner;          /* the runner it spawns */
 } A = {.in = -1, .out = -1, .pid = -1, .sock = -1, .cout = -1, .cerr = -1, .rfd = -1};
 
 static double now_s(void)
@@ -110,7 +112,7 @@ static void send_frame(const proto_msg *m)
 {
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     if (proto_encode(&b, m, &err) < 0)
-        fprintf(stderr, "aotidbg-runner --serve: %s\n", err.buf);
+        fprintf(stderr, "aotidbg-agent: %s\n", err.buf);
     else if (write_all(A.out, b.buf, b.len) < 0)
         quit_sig = SIGPIPE;
     strbuf_release(&b);
@@ -163,16 +165,6 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 /* ---- the runner child -------------------------------------------------- */
 
-static const char *self_exe(void)
-{
-    static char p[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
-    if (n <= 0)
-        return "aotidbg-runner";
-    p[n] = 0;
-    return p;
-}
-
 static void send_log(int stream, const char *data, size_t n)
 {
     proto_msg m = {.type = PROTO_LOG};
@@ -219,7 +211,7 @@ static int drain_child_fd(int *fd, int which, int wait_ms)
             if (which == 0) {
                 strbuf_add(&A.cbuf, buf, (size_t)r);
                 if (relay_child_frames() < 0) {
-                    fprintf(stderr, "aotidbg-runner --serve: the runner sent a corrupt frame; killing it\n");
+                    fprintf(stderr, "aotidbg-agent: the runner sent a corrupt frame; killing it\n");
                     if (A.pid > 0)
                         kill(A.pid, SIGKILL);
                     close_fd(fd);
@@ -281,14 +273,14 @@ static void spawn_child(uint32_t flags)
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(po, O_CLOEXEC) < 0 ||
         pipe2(pe, O_CLOEXEC) < 0) {
         char t[256];
-        int n = snprintf(t, sizeof t, "aotidbg-runner --serve: cannot start a runner: %s\n", strerror(errno));
+        int n = snprintf(t, sizeof t, "aotidbg-agent: cannot start a runner: %s\n", strerror(errno));
         send_log(1, t, (size_t)n);
         proto_msg m = {.type = PROTO_EXIT};
         m.u.exit.code = 127;
         send_frame(&m);
         return;
     }
-    const char *exe = self_exe();
+    const char *exe = A.runner;
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
@@ -318,7 +310,7 @@ static void spawn_child(uint32_t flags)
             for (int i = 0; i < HOST_NENV; i++)
                 setenv(host_env_names[i], "1", 1);
         execl(exe, "aotidbg-runner", (char *)NULL);
-        dprintf(2, "aotidbg-runner --serve: cannot run %s: %s\n", exe, strerror(errno));
+        dprintf(2, "aotidbg-agent: cannot run %s: %s\n", exe, strerror(errno));
         _exit(127);
     }
     close(sv[1]);
@@ -329,7 +321,7 @@ static void spawn_child(uint32_t flags)
         close(po[0]);
         close(pe[0]);
         char t[256];
-        int n = snprintf(t, sizeof t, "aotidbg-runner --serve: fork: %s\n", strerror(errno));
+        int n = snprintf(t, sizeof t, "aotidbg-agent: fork: %s\n", strerror(errno));
         send_log(1, t, (size_t)n);
         proto_msg m = {.type = PROTO_EXIT};
         m.u.exit.code = 127;
@@ -454,12 +446,11 @@ static void do_facts(const proto_msg *m)
     strbuf so_out = STRBUF_INIT;
     int so_st = 0;
     if (so[0]) {   /* a fresh process loads it, so nothing of the model stays in the agent */
-        char *argv[] = {(char *)self_exe(), "--check-so", (char *)so, NULL};
+        char *argv[] = {(char *)A.runner, "--check-so", (char *)so, NULL};
         so_st = run_capture(argv, &so_out, 4096);
     }
     host_facts_probe(&hf);
-    snprintf(hf.runner, sizeof hf.runner, "aotidbg-runner %s, protocol %d, torch %s", AOTIDBG_VERSION, PROTO_VERSION,
-             AOTIDBG_TORCH_VERSION);
+    snprintf(hf.runner, sizeof hf.runner, "%s, protocol %d", A.runner, PROTO_VERSION);
     if (so[0]) {
         hf.so_checked = 1;
         while (so_out.len && (so_out.buf[so_out.len - 1] == '\n'))
@@ -562,7 +553,7 @@ static int take_input(void)
         const unsigned char *p = (const unsigned char *)A.inbuf.buf + off;
         uint32_t n = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         if (n == 0 || n > PROTO_MAX_FRAME) {
-            fprintf(stderr, "aotidbg-runner --serve: corrupt frame from the front end (length %u)\n", n);
+            fprintf(stderr, "aotidbg-agent: corrupt frame from the front end (length %u)\n", n);
             rc = -1;
             break;
         }
@@ -577,7 +568,7 @@ static int take_input(void)
             arena a = ARENA_INIT;
             strbuf err = STRBUF_INIT;
             if (proto_decode(p, (size_t)n + 4, &m, &a, &err) < 0) {
-                fprintf(stderr, "aotidbg-runner --serve: %s\n", err.buf);
+                fprintf(stderr, "aotidbg-agent: %s\n", err.buf);
                 rc = -1;
             } else {
                 switch (m.type) {
@@ -593,7 +584,7 @@ static int take_input(void)
                     break;
                 case PROTO_PING: break;
                 default:
-                    fprintf(stderr, "aotidbg-runner --serve: unexpected %s from the front end\n",
+                    fprintf(stderr, "aotidbg-agent: unexpected %s from the front end\n",
                             proto_type_name(m.type));
                     rc = -1;
                 }
@@ -621,27 +612,35 @@ static void agent_cleanup(void)
     A.dir[0] = 0;
 }
 
-int agent_main(int argc, char **argv)
+int agent_main(int argc, char **argv, const char *runner, const char *torch_version)
 {
     A.idle_s = AGENT_IDLE_DEFAULT_S;
+    A.runner = runner;
     for (int i = 0; i < argc; i++) {
         char *end;
-        if (!strcmp(argv[i], "--idle") && i + 1 < argc) {
+        if (!strcmp(argv[i], "--runner") && i + 1 < argc) {
+            A.runner = argv[++i];
+        } else if (!strcmp(argv[i], "--idle") && i + 1 < argc) {
             A.idle_s = strtod(argv[++i], &end);
             if (*end || !(A.idle_s > 0)) {
-                fprintf(stderr, "aotidbg-runner --serve: --idle needs seconds > 0, got '%s'\n", argv[i]);
+                fprintf(stderr, "aotidbg-agent: --idle needs seconds > 0, got '%s'\n", argv[i]);
                 return 2;
             }
         } else {
-            fprintf(stderr, "aotidbg-runner --serve: unknown argument '%s'\n", argv[i]);
+            fprintf(stderr, "aotidbg-agent: unknown argument '%s'\n", argv[i]);
             return 2;
         }
+    }
+    if (!A.runner || access(A.runner, X_OK) != 0) {
+        fprintf(stderr, "aotidbg-agent: the runner %s cannot be run: %s\n", A.runner ? A.runner : "(none: give --runner)",
+                A.runner ? strerror(errno) : "");
+        return 127;
     }
     /* The protocol owns stdin/stdout; stray prints (libraries, us) go to stderr. */
     A.in = fcntl(0, F_DUPFD_CLOEXEC, 10);
     A.out = fcntl(1, F_DUPFD_CLOEXEC, 10);
     if (A.in < 0 || A.out < 0) {
-        fprintf(stderr, "aotidbg-runner --serve: stdin/stdout are not open\n");
+        fprintf(stderr, "aotidbg-agent: stdin/stdout are not open\n");
         return 2;
     }
     int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -663,7 +662,7 @@ int agent_main(int argc, char **argv)
     proto_msg hello = {.type = PROTO_HELLO};
     hello.u.hello.version = PROTO_VERSION;
     hello.u.hello.runner_version = AOTIDBG_VERSION;
-    hello.u.hello.torch_version = AOTIDBG_TORCH_VERSION;
+    hello.u.hello.torch_version = torch_version;   /* "" from aotidbg-agent: the runner's HELLO says */
     hello.u.hello.pid = getpid();
     hello.u.hello.cuda_device_count = -1;   /* FACTS says; the spawned runner's HELLO too */
     send_frame(&hello);
@@ -701,23 +700,11 @@ int agent_main(int argc, char **argv)
                 child_ended(st);
         }
         if (now_s() - A.last_rx > A.idle_s) {
-            fprintf(stderr, "aotidbg-runner --serve: nothing from the front end for %g s; leaving\n", A.idle_s);
+            fprintf(stderr, "aotidbg-agent: nothing from the front end for %g s; leaving\n", A.idle_s);
             code = 1;
             break;
         }
     }
     agent_cleanup();
     return code;
-}
-
-int check_so_main(const char *so)
-{
-    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        printf("%s\n", e ? e : "dlopen failed");
-        return 1;
-    }
-    printf("ok\n");
-    return 0;
 }
