@@ -9,6 +9,7 @@
 #include "app.h"
 #include "pane_util.h"
 #include "router.h"
+#include "router_session.h"
 
 /* Routing result of one error event, computed when it is first shown. */
 static struct {
@@ -42,6 +43,13 @@ static const route_result *routed(app *a, const error_event *e)
     memset(&rc_cache.res, 0, sizeof rc_cache.res);
     const char *t = e->text ? e->text : "";
     router_route_buffer(rc_cache.rules, t, strlen(t), &rc_cache.res);
+    /* the run's device picks the advice's wording (a CPU run gets no CUDA advice) */
+    const char *dev = a->s ? (a->s->device ? a->s->device : a->s->package.device_key) : NULL;
+    if (router_platform_of_device(dev)) {
+        char origin[96];
+        snprintf(origin, sizeof origin, "session: device %.64s", dev);
+        route_result_set_platform(&rc_cache.res, rc_cache.rules, router_platform_of_device(dev), origin);
+    }
     rc_cache.owner = a;
     rc_cache.ev = e;
     rc_cache.valid = 1;

@@ -346,3 +346,22 @@ def test_unknown_says_what_it_read(aotidbg, tmp_path):
     assert doc["looked_at"] == [{"line": 2, "text": "RuntimeError: the flux capacitor is empty"}]
     text = run([aotidbg, "route", str(log)]).stdout
     assert "read 52 line(s)" in text and "looked line 2: RuntimeError: the flux capacitor is empty" in text
+
+
+def test_tui_router_pane_words_for_the_cpu(aotidbg, tmp_path):
+    """The router pane of a CPU session: the index route worded for a C++ kernel,
+    no CUDA advice and no rerun-blocking action."""
+    sess = tmp_path / "cpu.yaml"
+    sess.write_text(
+        'format_version: "1.0"\n'
+        'package: {path: "/nonexistent/m.pt2", model: model, device_key: cpu}\n'
+        "device: cpu\n"
+        "end_state: complete\n"
+        "events:\n"
+        "- {kind: kernel, index: 0, name: cpp_fused_index_0, type: cpp, status: error, duration_us: -1, tensors: []}\n"
+        '- {kind: error, text: "index out of bounds: 0 <= tmp0 < ks0", kernel: 0}\n'
+        "- {kind: runner-exit, how: exited, exit_code: 1, signal: 0}\n")
+    r = run([aotidbg, "replay", str(sess), "--headless", "160x50", "--dump-screen", "--ascii"])
+    assert r.returncode == 0, r.stderr
+    assert "Index out of bounds inside a generated C++ kernel" in r.stdout, r.stdout
+    assert "CUDA" not in r.stdout and "rerun-blocking" not in r.stdout, r.stdout
