@@ -9,6 +9,7 @@
 #include "cli_opts.h"
 #include "commands.h"
 #include "package.h"
+#include "reinstrument.h"
 #include "provenance.h"
 #include "stack_trace.h"
 #include "wrapper_scan.h"
@@ -151,18 +152,40 @@ static void show_model(package_t *p, package_model *m, int calls)
     } else {
         printf("  inputs:              %zu%s\n", ws.ninputs,
                ws.has_input_checks ? "" : " (no generated input checks: dtype/shape partly unknown)");
+        int w = 0;   /* the user's names (pytree.h) in a column of their own */
+        for (size_t i = 0; i < ws.ninputs; i++)
+            if (ws.inputs[i].user_name && (int)strlen(ws.inputs[i].user_name) > w)
+                w = (int)strlen(ws.inputs[i].user_name);
         for (size_t i = 0; i < ws.ninputs; i++) {
             const ws_input *in = &ws.inputs[i];
-            printf("    %zu %-10s %-9s %-5s ", i, or_none(in->name), in->dtype ? in->dtype : "?",
-                   in->device ? in->device : "?");
+            printf("    %zu ", i);
+            if (w)
+                printf("%-*s ", w, in->user_name ? in->user_name : "-");
+            printf("%-10s %-9s %-5s ", or_none(in->name), in->dtype ? in->dtype : "?", in->device ? in->device : "?");
             print_shape(in);
             putchar('\n');
         }
         printf("  outputs:             %zu\n", ws.noutputs);
-        printf("  printer level:       %d%s\n", ws.printer_level,
-               ws.printer_level == 0 ? " (no kernel stepping: rebuild with debug_intermediate_value_printer=1)" : "");
+        for (size_t i = 0; ws.output_names && i < ws.noutputs; i++)
+            printf("    %zu %s (output%zu)\n", i, ws.output_names[i], i);
+        /* launches the printer does not reach (subgraphs, proxy calls): what re-instrumenting would add */
+        reinstrument_stats rs = {0};
+        strbuf e2 = STRBUF_INIT;
+        int counted = reinstrument_source(text.buf, text.len, NULL, NULL, &rs, &e2) == 0;
+        strbuf_release(&e2);
+        if (ws.printer_level == 0 && counted && !rs.launches)
+            printf("  printer level:       - (the model launches no kernel)\n");
+        else
+            printf("  printer level:       %d%s\n", ws.printer_level,
+                   ws.printer_level == 0 ? " (wrapper.cpp has no printer calls: aotidbg run re-instruments a copy "
+                                           "(CPU) or interposes launches (CUDA); or rebuild with "
+                                           "debug_intermediate_value_printer=1)" : "");
         printf("  nan asserts:         %s\n", ws.nan_asserts ? "yes" : "no");
-        printf("  kernels:             %zu (from %s)\n", ws.nkernels, ws.kernels_source);
+        printf("  kernels:             %zu (from %s)", ws.nkernels, ws.kernels_source);
+        if (counted && ws.printer_level > 0 && rs.launches)
+            printf(" + %zu the printer does not reach (%zu inside torch.cond/while_loop subgraphs, %zu "
+                   "proxy-executor calls)", rs.launches, rs.subgraph, rs.proxy);
+        putchar('\n');
         printf("  constants:           %zu%s\n", ws.nconstants,
                ws.include_weights == 1 ? " (in the .so)" : ws.include_weights == 0 ? " (outside the .so)" : "");
         if (ws.ncubins || ws.nembedded_kernels)

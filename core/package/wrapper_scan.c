@@ -3,6 +3,7 @@
  * and debug_utils.py; each matcher is small and forgiving about spacing. */
 #define _GNU_SOURCE
 #include "wrapper_scan.h"
+#include "pytree.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -531,6 +532,34 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
     }
 }
 
+/* The raw-string literal after `marker` (in_spec_ = R"(...)";), or NULL. */
+static const char *raw_literal(const char *text, size_t len, const char *marker, size_t *n)
+{
+    const char *m = memmem(text, len, marker, strlen(marker));
+    if (!m) return NULL;
+    const char *s = m + strlen(marker), *end = text + len;
+    const char *e = memmem(s, (size_t)(end - s), ")\";", 3);
+    if (!e) return NULL;
+    *n = (size_t)(e - s);
+    return s;
+}
+
+/* The user's names for the inputs and outputs (pytree.h); silent when absent. */
+static void scan_specs(wrapper_scan *ws, const char *text, size_t len)
+{
+    size_t n = 0, cnt = 0;
+    const char **names;
+    strbuf err = STRBUF_INIT;
+    const char *in = raw_literal(text, len, "in_spec_ = R\"(", &n);
+    if (in && pytree_leaf_names(&ws->arena, in, n, PYTREE_INPUTS, &names, &cnt, &err) == 0 && cnt == ws->ninputs)
+        for (size_t i = 0; i < cnt; i++) ws->inputs[i].user_name = names[i];
+    const char *out = raw_literal(text, len, "out_spec_ = R\"(", &n);
+    if (out && pytree_leaf_names(&ws->arena, out, n, PYTREE_OUTPUTS, &names, &cnt, &err) == 0 &&
+        cnt == ws->noutputs && cnt && names[0])
+        ws->output_names = names;
+    strbuf_release(&err);
+}
+
 int wrapper_scan_text(wrapper_scan *ws, const char *text, size_t len, strbuf *err)
 {
     memset(ws, 0, sizeof *ws);
@@ -562,6 +591,7 @@ int wrapper_scan_text(wrapper_scan *ws, const char *text, size_t len, strbuf *er
     }
     free(l);
     ws->nlines = (size_t)line;
+    scan_specs(ws, text, len);
     if (has_printer)
         ws->kernels_source = "printer";
     else if (!ws->kernels_source)

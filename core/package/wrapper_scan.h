@@ -29,6 +29,8 @@
 
 typedef struct {
     const char *name;                   /* "arg4_1"; may be NULL if only check_input_N was seen */
+    const char *user_name;              /* the user's name from in_spec_ ("x", "cfg['scale']", "args[0]",
+                                           pytree.h); NULL when the spec is absent or unreadable */
     const char *dtype;                  /* canonical ("float32", "int64"); NULL when not checked */
     const char *device;                 /* "cpu", "cuda", ...; NULL when not checked */
     int ndim;                           /* -1 when unknown */
@@ -67,6 +69,8 @@ typedef struct wrapper_scan {
     arena arena;
     size_t ninputs;   ws_input *inputs;
     size_t noutputs;
+    const char **output_names;          /* noutputs entries from out_spec_ ("out", "[1]['aux']"), or NULL
+                                           when the outputs have no keyed names (pytree.h) */
     int has_input_checks;               /* check_input_N functions were generated */
     int printer_level;                  /* 0 none, 1 save, 2 print, 3 names only */
     int nan_asserts;                    /* aoti_torch_check_inf_and_nan calls present */

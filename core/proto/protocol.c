@@ -169,6 +169,16 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
         if (put_str(o, m->u.control.name, "control kernel name", err)) return -1;
         put_u32(o, m->u.control.break_flags);
         return 0;
+    case PROTO_CONSTANT:
+        if (put_str(o, m->u.constant.fqn, "constant name", err) || put_str(o, m->u.constant.path, "constant file", err))
+            return -1;
+        put_u64(o, m->u.constant.offset);
+        if (put_str(o, m->u.constant.dtype, "constant dtype", err) ||
+            put_dims(o, m->u.constant.shape, m->u.constant.ndim, "constant shape", err) ||
+            put_dims(o, m->u.constant.strides, m->u.constant.ndim, "constant strides", err))
+            return -1;
+        put_i64(o, m->u.constant.storage_offset);
+        return 0;
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -502,6 +512,19 @@ static void decode_body(cursor *c, proto_msg *m)
         m->u.control.name = get_str(c, "control kernel name");
         m->u.control.break_flags = get_u32(c, "break flags");
         return;
+    case PROTO_CONSTANT: {
+        m->u.constant.fqn = get_str(c, "constant name");
+        m->u.constant.path = get_str(c, "constant file");
+        m->u.constant.offset = get_u64(c, "constant offset");
+        m->u.constant.dtype = get_str(c, "constant dtype");
+        int nd = get_dims(c, &m->u.constant.shape, NULL, "constant shape");
+        size_t at = c->pos;
+        int ns = get_dims(c, &m->u.constant.strides, NULL, "constant strides");
+        if (!c->failed && ns != nd) fail_at(c, at, "constant strides has %d entries, shape %d", ns, nd);
+        m->u.constant.ndim = nd < 0 ? 0 : nd;
+        m->u.constant.storage_offset = get_i64(c, "constant storage offset");
+        return;
+    }
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -588,6 +611,7 @@ const char *proto_type_name(proto_type t)
     case PROTO_CONTROL: return "CONTROL";
     case PROTO_RUN: return "RUN";
     case PROTO_QUIT: return "QUIT";
+    case PROTO_CONSTANT: return "CONSTANT";
     case PROTO_FREAD: return "FREAD";
     case PROTO_SHA256: return "SHA256";
     case PROTO_FACTS: return "FACTS";

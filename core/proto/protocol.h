@@ -93,6 +93,11 @@ typedef enum {
     PROTO_CONTROL = 18,  /* u8 cmd (proto_cmd), i64 arg (kernel index), str name, u32 break_flags */
     PROTO_RUN = 19,      /* no fields */
     PROTO_QUIT = 20,     /* no fields */
+    PROTO_CONSTANT = 21, /* str fqn, str path, u64 offset, str dtype, i64[] shape, i64[] strides,
+                            i64 storage_offset: one weight kept apart from the .so (pickle_weights
+                            packages, a user's weights file), sent after LOADED and before RUN; the
+                            storage's element 0 sits at byte `offset` of `path`; dtype "" = the
+                            model's own for that constant; strides count equals shape's */
     /* front end -> remote agent (aotidbg-runner --serve) */
     PROTO_FREAD = 32,    /* str path, u64 offset, u32 len -> REPLY(value = file size, data = the bytes,
                             fewer at the end of the file; len at most PROTO_MAX_DATA) */
@@ -157,6 +162,8 @@ typedef struct {
         struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values; } load;
         struct { uint32_t index; input_spec spec; const char *raw_path; } input;
         struct { uint8_t cmd; int64_t arg; const char *name; uint32_t break_flags; } control;
+        struct { const char *fqn, *path, *dtype; uint64_t offset; int ndim; int64_t *shape, *strides;
+                 int64_t storage_offset; } constant;
         struct { const char *path; uint64_t offset; uint32_t len; } fread;
         struct { const char *path; } sha256, facts;          /* facts: path is the so_path */
         struct { const char *path, *prefixes; } extract;

@@ -71,6 +71,10 @@ typedef AOTIRuntimeError (*aoti_get_name_fn)(AOTInductorModelContainerHandle h, 
 typedef AOTIRuntimeError (*aoti_last_error_fn)(const char **msg);
 /* External weights (package_constants_on_disk_format="binary_blob"), as torch's
  * AOTIModelContainerRunner::update_constant_buffer_from_blob calls them. */
+/* Constants (weights) by index: names, the user's FQNs, dtypes, whether constant folding made them. */
+typedef AOTIRuntimeError (*aoti_const_name_fn)(AOTInductorModelContainerHandle h, size_t idx, const char **name);
+typedef AOTIRuntimeError (*aoti_const_i32_fn)(AOTInductorModelContainerHandle h, size_t idx, int32_t *ret);
+typedef AOTIRuntimeError (*aoti_const_bool_fn)(AOTInductorModelContainerHandle h, size_t idx, _Bool *ret);
 typedef AOTIRuntimeError (*aoti_blob_size_fn)(AOTInductorModelContainerHandle h, uint64_t *ret_size);
 typedef AOTIRuntimeError (*aoti_from_blob_fn)(AOTInductorModelContainerHandle h, const uint8_t *weight_blob_ptr);
 

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -162,6 +163,7 @@ int model_load(model_so *m, const char *so_path, const char *device, const char 
     if (!(ign && *ign && strcmp(ign, "0")))
         m->last_error = (aoti_last_error_fn)dlsym(m->dl, "AOTInductorGetLastError");
     m->is_cuda = !strncmp(device, "cuda", 4);
+    snprintf(m->device, sizeof m->device, "%s", device);
     uint64_t mark = stap_mark();
     const char *cdir = cubin_dir && *cubin_dir ? cubin_dir : NULL;
     if (has_proxy_json(so_path)) {
@@ -209,6 +211,164 @@ int model_load(model_so *m, const char *so_path, const char *device, const char 
     return 0;
 }
 
+/* Maps a whole weights file copy-on-write (a model may write into mutable
+ * buffers); the mapping lives until model_unload. NULL with err. */
+static char *map_file(model_so *m, const char *path, uint64_t need, strbuf *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        strbuf_addf(err, "%s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    if ((uint64_t)st.st_size < need) {
+        strbuf_addf(err, "%s holds %lld bytes, but the tensor needs %llu (truncated or mismatched weights file)",
+                    path, (long long)st.st_size, (unsigned long long)need);
+        close(fd);
+        return NULL;
+    }
+    size_t n = st.st_size ? (size_t)st.st_size : 1;
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        strbuf_addf(err, "%s: mapping %zu bytes failed: %s", path, n, strerror(errno));
+        return NULL;
+    }
+    void *nm = realloc(m->maps, (m->nmaps + 1) * sizeof *m->maps);
+    if (!nm) abort();
+    m->maps = nm;
+    m->maps[m->nmaps].p = p;
+    m->maps[m->nmaps].n = n;
+    m->nmaps++;
+    return p;
+}
+
+/* One CONSTANT as a tensor handle of the model's dtype and device. */
+static int constant_tensor(model_so *m, const model_constant *c, int32_t dcode, AtenTensorHandle *out, strbuf *err)
+{
+    const dtype_entry *dt = tabi_dtype_by_code(dcode);
+    if (!dt) {
+        strbuf_addf(err, "weight %s: the model keeps it in dtype code %d, which aotidbg cannot make", c->fqn,
+                    (int)dcode);
+        return -1;
+    }
+    if (c->dtype && *c->dtype && strcmp(c->dtype, dt->name)) {
+        strbuf_addf(err, "weight %s: the file holds %s, the model needs %s", c->fqn, c->dtype, dt->name);
+        return -1;
+    }
+    if (c->ndim < 0 || c->ndim > TENSOR_MAX_DIMS || c->storage_offset < 0) {
+        strbuf_addf(err, "weight %s: bad shape (%d dims, storage offset %lld)", c->fqn, c->ndim,
+                    (long long)c->storage_offset);
+        return -1;
+    }
+    /* the furthest element, in elements from the storage's start */
+    uint64_t last = (uint64_t)c->storage_offset, numel = 1;
+    for (int d = 0; d < c->ndim; d++) {
+        if (c->shape[d] < 0 || c->strides[d] < 0) {
+            strbuf_addf(err, "weight %s: negative size or stride in dim %d", c->fqn, d);
+            return -1;
+        }
+        numel *= (uint64_t)c->shape[d];
+        if (c->shape[d] > 0) last += (uint64_t)(c->shape[d] - 1) * (uint64_t)c->strides[d];
+    }
+    uint64_t need = c->offset + (numel ? (last + 1) * dt->itemsize : 0);
+    size_t mark = err->len;
+    strbuf_addf(err, "weight %s: ", c->fqn);
+    char *base = map_file(m, c->path, need, err);
+    if (!base) return -1;
+    strbuf_setlen(err, mark);
+    AtenTensorHandle host = NULL;
+    if (aoti_torch_create_tensor_from_blob(base + c->offset, c->ndim, c->shape, c->strides, c->storage_offset,
+                                           dt->code, tabi_device_cpu(), 0, &host)) {
+        strbuf_addf(err, "weight %s: torch refused to wrap it (see stderr)", c->fqn);
+        return -1;
+    }
+    if (!m->is_cuda) {
+        *out = host;
+        return 0;
+    }
+    int32_t dt_cuda, di;
+    tabi_parse_device(m->device, 0, &dt_cuda, &di);
+    AtenTensorHandle dev = NULL;
+    if (aoti_torch_empty_strided(c->ndim, c->shape, c->strides, dt->code, dt_cuda, di, &dev) ||
+        aoti_torch_copy_(dev, host, 0)) {
+        strbuf_addf(err, "weight %s: copying it to %s failed (see stderr: out of memory?)", c->fqn, m->device);
+        aoti_torch_delete_tensor_object(host);
+        return -1;
+    }
+    aoti_torch_delete_tensor_object(host);
+    *out = dev;
+    return 0;
+}
+
+int model_set_constants(model_so *m, const model_constant *c, size_t n, strbuf *err)
+{
+    aoti_get_count_fn count = (aoti_get_count_fn)dlsym(m->dl, "AOTInductorModelContainerGetNumConstants");
+    aoti_const_name_fn name_of = (aoti_const_name_fn)dlsym(m->dl, "AOTInductorModelContainerGetConstantName");
+    aoti_const_name_fn fqn_of = (aoti_const_name_fn)dlsym(m->dl, "AOTInductorModelContainerGetConstantOriginalFQN");
+    aoti_const_i32_fn dtype_of = (aoti_const_i32_fn)dlsym(m->dl, "AOTInductorModelContainerGetConstantDtype");
+    aoti_const_bool_fn folded = (aoti_const_bool_fn)dlsym(m->dl, "AOTInductorModelContainerGetConstantFromFolded");
+    void *update = dlsym(m->dl, "AOTInductorModelContainerUpdateUserManagedConstantBuffer");
+    if (!update) update = dlsym(m->dl, "AOTInductorModelContainerUpdateConstantBuffer");
+    size_t nc = 0;
+    if (!count || !name_of || !fqn_of || !dtype_of || !update || count(m->h, &nc) || nc > MODEL_MAX_IO * 16) {
+        strbuf_addstr(err, "the model .so does not list its constants (AOTInductorModelContainerGetNumConstants "
+                           "and friends): it was built by a torch too old to take weights from outside");
+        return -1;
+    }
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    AtenTensorHandle *handles = calloc(n ? n : 1, sizeof *handles);
+    unsigned char *given = calloc(nc ? nc : 1, 1);
+    int rc = -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = nc;
+        for (size_t j = 0; j < nc && k == nc; j++) {
+            const char *nm = NULL, *fq = NULL;
+            name_of(m->h, j, &nm);
+            fqn_of(m->h, j, &fq);
+            if ((fq && !strcmp(fq, c[i].fqn)) || (nm && !strcmp(nm, c[i].fqn))) k = j;
+        }
+        if (k == nc) {
+            strbuf_addf(err, "weight %s: the model has no constant of that name; it has:", c[i].fqn);
+            for (size_t j = 0; j < nc && j < 20; j++) {
+                const char *fq = NULL;
+                fqn_of(m->h, j, &fq);
+                strbuf_addf(err, " %s", fq ? fq : "?");
+            }
+            goto out;
+        }
+        int32_t dcode = 0;
+        dtype_of(m->h, k, &dcode);
+        name_of(m->h, k, &names[i]);
+        if (constant_tensor(m, &c[i], dcode, &handles[i], err)) goto out;
+        given[k] = 1;
+    }
+    for (size_t j = 0; j < nc; j++) {   /* torch checks the update is full; say which are missing */
+        _Bool f = 0;
+        if (given[j] || (folded && folded(m->h, j, &f) == 0 && f)) continue;
+        const char *fq = NULL;
+        fqn_of(m->h, j, &fq);
+        strbuf_addf(err, "the weights given leave out %s (and every constant must be given)", fq ? fq : "?");
+        goto out;
+    }
+    char terr[1024] = "";
+    uint64_t mark = stap_mark();
+    if (tcxx_update_constants(update, m->h, names, (void *const *)handles, n, 0, 1, terr, sizeof terr)) {
+        strbuf_addf(err, "loading the weights into the model failed: %s", terr);
+        strbuf e2 = STRBUF_INIT;
+        if (stap_model_error(mark, &e2)) strbuf_addf(err, "; %s", e2.buf);
+        strbuf_release(&e2);
+        goto out;
+    }
+    rc = 0;   /* user-managed: the model uses our tensors from now on; they stay */
+out:
+    free(names);
+    free(handles);
+    free(given);
+    return rc;
+}
+
 int model_run(model_so *m, AtenTensorHandle *inputs, size_t n_inputs, AtenTensorHandle *outputs, strbuf *err)
 {
     if (n_inputs != m->n_inputs) {   /* a wrong count throws across the C boundary: never call */
@@ -240,6 +400,10 @@ void model_unload(model_so *m)
     m->proxy = NULL;
     free(m->weights_path);
     m->weights_path = NULL;
+    for (size_t i = 0; i < m->nmaps; i++) munmap(m->maps[i].p, m->maps[i].n);
+    free(m->maps);
+    m->maps = NULL;
+    m->nmaps = 0;
     free(m->input_names);
     m->input_names = NULL;
 }

@@ -42,14 +42,34 @@ typedef struct {
     AOTIProxyExecutorHandle proxy;   /* passed to every Run; NULL when the model needs none */
     char *weights_path;              /* the external weights blob loaded, malloc'd; NULL when none */
     unsigned long long weights_bytes;
+    size_t nmaps;                    /* files mapped for model_set_constants (freed at unload) */
+    struct { void *p; size_t n; } *maps;
     size_t n_inputs, n_outputs;
     const char **input_names;        /* n_inputs entries, owned by the container */
     int is_cuda;                     /* the device string names cuda */
+    char device[32];                 /* as given to model_load */
     int cuda_failed;                 /* model_run's post-run CUDA check failed: the context is dead */
     int no_post_check;               /* set by the bench: no synchronize after each Run */
 } model_so;
 
 int model_load(model_so *m, const char *so_path, const char *device, const char *cubin_dir, strbuf *err);
+
+/* One weight kept apart from the .so (protocol.h CONSTANT): the tensor whose
+ * storage element 0 sits at byte `offset` of `path`. */
+typedef struct {
+    const char *fqn, *path, *dtype;   /* dtype "" or NULL: the model's own */
+    uint64_t offset;
+    int ndim;
+    const int64_t *shape, *strides;
+    int64_t storage_offset;
+} model_constant;
+
+/* Hands the model its weights as torch's load_pt2(load_weights_from_disk=True)
+ * does (user-managed constants, every non-folded constant required): each
+ * file is mapped copy-on-write (kept until model_unload) and wrapped in place
+ * on CPU, copied with its strides on CUDA. Errors name the constant and say
+ * what is wrong (unknown name, dtype, file too short, missing constants). */
+int model_set_constants(model_so *m, const model_constant *c, size_t n, strbuf *err);
 /* Runs once; inputs are stolen by the model, outputs (n_outputs) become the caller's. */
 int model_run(model_so *m, AtenTensorHandle *inputs, size_t n_inputs, AtenTensorHandle *outputs, strbuf *err);
 void model_unload(model_so *m);

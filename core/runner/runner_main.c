@@ -7,7 +7,8 @@
  *   aotidbg-runner --help | --version
  *
  * Protocol mode, in order: HELLO; LOAD -> LOADED (or ERROR + DONE 1); INPUT
- * for each model input; CONTROL; RUN -> KERNEL/TENSOR/STOPPED events, then
+ * for each model input; CONSTANT for each weight kept apart from the .so (if
+ * any: applied at RUN); CONTROL; RUN -> KERNEL/TENSOR/STOPPED events, then
  * TENSOR(kernel -1, output) per output and DONE. The process ends after DONE
  * (restart = a fresh runner). Exit codes: 0 after DONE or QUIT, 1 when the
  * model or the front end failed, 2 bad usage.
@@ -196,6 +197,8 @@ static int protocol_main(void)
     size_t max_values = 0;
     input_spec *specs = NULL;
     size_t nspecs = 0, cap_specs = 0;
+    model_constant *consts = NULL;   /* weights apart from the .so (CONSTANT), applied at RUN */
+    size_t nconsts = 0;
     int record = runner_env_record();
     for (;;) {
         proto_msg m;
@@ -261,6 +264,17 @@ static int protocol_main(void)
             }
             specs[nspecs++] = m.u.input.spec;   /* strings live in `a` */
             break;
+        case PROTO_CONSTANT: {
+            if (!loaded) return fail("runner: CONSTANT before LOAD", 2);
+            if (nconsts >= MODEL_MAX_IO * 16) return fail("runner: too many constants", 2);
+            model_constant *nc = realloc(consts, (nconsts + 1) * sizeof *consts);
+            if (!nc) return fail("runner: out of memory", 1);
+            consts = nc;
+            consts[nconsts++] = (model_constant){m.u.constant.fqn, m.u.constant.path, m.u.constant.dtype,
+                                                 m.u.constant.offset, m.u.constant.ndim, m.u.constant.shape,
+                                                 m.u.constant.strides, m.u.constant.storage_offset};
+            break;   /* strings and arrays live in `a` */
+        }
         case PROTO_CONTROL:
             hooks_set_control(m.u.control.cmd, m.u.control.arg, m.u.control.name, m.u.control.break_flags);
             break;
@@ -271,6 +285,13 @@ static int protocol_main(void)
             if (nspecs != model.n_inputs)
                 return fail(arena_printf(&a, "model takes %zu inputs, the spec gives %zu", model.n_inputs, nspecs),
                             1);
+            if (nconsts) {
+                strbuf cerr = STRBUF_INIT;
+                if (model_set_constants(&model, consts, nconsts, &cerr))
+                    return fail(arena_strdup(&a, cerr.buf), 1);
+                fprintf(stderr, "aotidbg-runner: weights: %zu constant(s) given apart from the .so\n", nconsts);
+                strbuf_release(&cerr);
+            }
             built_input *bi = calloc(nspecs ? nspecs : 1, sizeof *bi);
             AtenTensorHandle *in = calloc(nspecs ? nspecs : 1, sizeof *in);
             AtenTensorHandle *out = calloc(model.n_outputs ? model.n_outputs : 1, sizeof *out);
@@ -342,6 +363,7 @@ static int protocol_main(void)
             free(in);
             free(out);
             free(specs);
+            free(consts);
             model_unload(&model);
             return finish(0, 0);
         }

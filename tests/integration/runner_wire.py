@@ -155,3 +155,11 @@ class Runner:
         self.sock.close()
         out, err = self.p.communicate(timeout=timeout)
         return self.p.returncode, err.decode(errors="replace")
+
+
+def constant_msg(fqn, path, offset, shape, strides, storage_offset=0, dtype=""):
+    CONSTANT = 21
+    return frame(CONSTANT, s_(fqn) + s_(path) + struct.pack("<Q", offset) + s_(dtype)
+                 + struct.pack("<I", len(shape)) + b"".join(struct.pack("<q", d) for d in shape)
+                 + struct.pack("<I", len(strides)) + b"".join(struct.pack("<q", d) for d in strides)
+                 + struct.pack("<q", storage_offset))

@@ -66,6 +66,12 @@ static int sample_msgs(proto_msg *out)
     m.u.control.cmd = PROTO_CMD_RUN_TO_NAME; m.u.control.arg = -1; m.u.control.name = "cpp_fused_mul_1";
     m.u.control.break_flags = 6;
     out[n++] = m;
+    static int64_t cshape[2] = {4, 8}, cstrides[2] = {1, 4};   /* a transposed weight */
+    memset(&m, 0, sizeof m); m.type = PROTO_CONSTANT;
+    m.u.constant.fqn = "lin.weight"; m.u.constant.path = "/tmp/x/weight_0.storage"; m.u.constant.offset = 64;
+    m.u.constant.dtype = ""; m.u.constant.ndim = 2; m.u.constant.shape = cshape; m.u.constant.strides = cstrides;
+    m.u.constant.storage_offset = 3;
+    out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_RUN; out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_QUIT; out[n++] = m;
     /* the remote agent's (protocol 2); bytes fields may hold NUL */
@@ -169,6 +175,15 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
         return a->u.control.cmd == b->u.control.cmd && a->u.control.arg == b->u.control.arg &&
                !strcmp(a->u.control.name, b->u.control.name) &&
                a->u.control.break_flags == b->u.control.break_flags;
+    case PROTO_CONSTANT: {
+        const __typeof__(a->u.constant) *x = &a->u.constant, *y = &b->u.constant;
+        if (strcmp(x->fqn, y->fqn) || strcmp(x->path, y->path) || strcmp(x->dtype, y->dtype) ||
+            x->offset != y->offset || x->ndim != y->ndim || x->storage_offset != y->storage_offset)
+            return 0;
+        for (int i = 0; i < x->ndim; i++)
+            if (x->shape[i] != y->shape[i] || x->strides[i] != y->strides[i]) return 0;
+        return 1;
+    }
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -206,7 +221,7 @@ static void test_round_trip_every_message(void)
 {
     proto_msg msgs[32];
     int n = sample_msgs(msgs);
-    CHECK(n == 25);
+    CHECK(n == 26);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);
