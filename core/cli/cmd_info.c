@@ -152,10 +152,16 @@ static void show_model(package_t *p, package_model *m, int calls)
     } else {
         printf("  inputs:              %zu%s\n", ws.ninputs,
                ws.has_input_checks ? "" : " (no generated input checks: dtype/shape partly unknown)");
-        int w = 0;   /* the user's names (pytree.h) in a column of their own */
-        for (size_t i = 0; i < ws.ninputs; i++)
-            if (ws.inputs[i].user_name && (int)strlen(ws.inputs[i].user_name) > w)
-                w = (int)strlen(ws.inputs[i].user_name);
+        int w = 0, keyed = 0;   /* the user's names (pytree.h) in a column of their own, when any */
+        for (size_t i = 0; i < ws.ninputs; i++) {
+            const char *u = ws.inputs[i].user_name;
+            if (u && (int)strlen(u) > w)
+                w = (int)strlen(u);
+            if (u && strncmp(u, "args[", 5))   /* a keyword: more than the position says */
+                keyed = 1;
+        }
+        if (!keyed)
+            w = 0;
         for (size_t i = 0; i < ws.ninputs; i++) {
             const ws_input *in = &ws.inputs[i];
             printf("    %zu ", i);
