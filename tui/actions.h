@@ -7,14 +7,13 @@
  *     keys:
  *       step: [s, F10]      # replaces step's keys
  *       quit: Q
+ * Handlers return AF_* flags (pane.h); bindings live in keymap.h.
  * Errors: 0/-1 with "file:line:col: ..." appended to err; the defaults stay. */
 #ifndef AOTIDBG_ACTIONS_H
 #define AOTIDBG_ACTIONS_H
 #include "app.h"
+#include "keymap.h"
 #include "strbuf.h"
-
-/* Handler result flags (after htop). */
-enum { AF_HANDLED = 1, AF_REDRAW = 2, AF_QUIT = 4, AF_FAILED = 8 };
 
 typedef struct action {
     const char *name;
@@ -24,17 +23,9 @@ typedef struct action {
     int (*fn)(app *a, const char *arg);
 } action;
 
-#define ACTION_MAX_KEYCODE 1024
-
 size_t actions_count(void);
 const action *actions_get(size_t i);
 int actions_find(const char *name);               /* index or -1 */
-
-/* Key names: "a", "G", "?", "Up", "PgDn", "Home", "Tab", "S-Tab", "Enter",
- * "Space", "Esc", "Backspace", "F1".."F12", "C-a".."C-z". -1 when unknown. */
-int key_from_name(const char *name);
-/* Writes the display name of a key code into buf. */
-const char *keyname_of(int code, char *buf, size_t n);
 
 /* Resets bindings to the defaults. */
 void actions_bind_defaults(void);

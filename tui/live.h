@@ -43,5 +43,10 @@ int live_rerun_blocking(app *a);
 void live_break_nan(app *a, int on);            /* SIGINT during a run: end the runner, keep the UI */
 /* Final save (normal exit) or flush only (signal path). */
 void live_finish(app *a, int from_signal);
+/* The kernel the runner is at, -1 when not live. */
+int64_t live_current_kernel(app *a);
+/* The run's state for the status bar: "running", "stopped", "runner died",
+ * a replay's end_state, ... */
+const char *runner_state_text(app *a);
 
 #endif

@@ -3,10 +3,14 @@
  * for the selected row. */
 #include <stdio.h>
 #include <string.h>
-#include "app.h"
+#include "pane_checklist.h"
 #include "pane_util.h"
 
-static int64_t c_rows(app *a) { return (int64_t)a->s->nchecks; }
+static int64_t c_rows(app *a, pane *p)
+{
+    (void)p;
+    return (int64_t)a->s->nchecks;
+}
 
 static int status_el(check_status st)
 {
@@ -18,20 +22,19 @@ static int status_el(check_status st)
     }
 }
 
-static void c_render(app *a, grid *g, rect r, int focused)
+static void c_render(app *a, pane *p, grid *g, int focused)
 {
-    int64_t n = c_rows(a);
+    int64_t n = c_rows(a, p);
     int fails = 0;
     for (size_t i = 0; i < a->s->nchecks; i++)
         fails += a->s->checks[i].status == CHECK_FAIL;
     char title[64];
     snprintf(title, sizeof title, "checklist (%lld, %d failed)", (long long)n, fails);
-    rect in = pane_frame(a, g, r, focused, PANE_CHECKLIST, title);
+    rect in = pane_frame(g, p, focused, title);
     if (!n) {
         pane_empty(g, in, "no checks recorded (aotidbg check PKG runs them)");
         return;
     }
-    pane *p = &a->panes[PANE_CHECKLIST];
     int detail = in.h >= 8 ? 3 : 0;
     int list_h = in.h - detail;
     pane_scroll_into_view(p, list_h);
@@ -61,8 +64,9 @@ static void c_render(app *a, grid *g, rect r, int focused)
     }
 }
 
-static const char *c_row_text(app *a, int64_t row, strbuf *buf)
+static const char *c_row_text(app *a, pane *p, int64_t row, strbuf *buf)
 {
+    (void)p;
     if (row < 0 || (size_t)row >= a->s->nchecks)
         return NULL;
     const check_row *c = &a->s->checks[row];
@@ -70,4 +74,9 @@ static const char *c_row_text(app *a, int64_t row, strbuf *buf)
     return buf->buf;
 }
 
-const pane_ops pane_checklist_ops = {"checklist", "checklist", c_rows, c_render, c_row_text};
+const pane_ops pane_checklist_ops = {
+    .name = "checklist",
+    .rows = c_rows,
+    .render = c_render,
+    .row_text = c_row_text,
+};

@@ -8,13 +8,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app.h"
-#include "hunt.h"
+#include "pane_inspector.h"
+#include "numfmt.h"
 #include "pane_util.h"
+#include "tensor_diff.h"
 #include "tensor_file.h"
 #include "value_grid.h"
 
 #define MAX_ROWS 512
+
+/* The inspector's own state (its pane's priv). */
+typedef struct {
+    int view;                      /* INSP_* */
+    value_grid vg;
+    npy_ref *refs;                 /* .npy references, see inspector_npy_attach */
+    size_t nrefs;
+} insp;
+
+static insp *st(const app *a) { return a->panes[PANE_INSPECTOR].priv; }
+
+static void *i_init(app *a)
+{
+    (void)a;
+    insp *s = calloc(1, sizeof *s);
+    if (!s)
+        abort();
+    return s;
+}
+
+static void npy_free(npy_ref *r);
+
+static void i_release(void *priv)
+{
+    insp *s = priv;
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nrefs; i++)
+        npy_free(&s->refs[i]);
+    free(s->refs);
+    free(s);
+}
 
 /* At most 9 columns: "%.3g" of a float32 is "-6.02e+17" at worst. */
 static void fmt_short(char *buf, size_t n, double v)
@@ -36,7 +69,7 @@ static int rows_of(app *a, const kernel_event *k, int *idx)
         return 0;
     for (size_t i = 0; i < k->ntensors && n < MAX_ROWS; i++) {
         const tensor_rec *t = &k->tensors[i];
-        switch (a->insp_view) {
+        switch (st(a)->view) {
         case INSP_BEFORE: if (t->phase != PHASE_BEFORE) continue; break;
         case INSP_AFTER: if (t->phase != PHASE_AFTER) continue; break;
         case INSP_DIFF: {
@@ -57,8 +90,9 @@ static int rows_of(app *a, const kernel_event *k, int *idx)
     return n;
 }
 
-static int64_t i_rows(app *a)
+static int64_t i_rows(app *a, pane *p)
 {
+    (void)p;
     int idx[MAX_ROWS];
     return rows_of(a, app_selected_kernel(a), idx);
 }
@@ -201,15 +235,15 @@ static void histogram(grid *g, rect r, const tensor_rec *t)
     }
 }
 
-static void i_render(app *a, grid *g, rect r, int focused)
+static void i_render(app *a, pane *p, grid *g, int focused)
 {
     const kernel_event *k = app_selected_kernel(a);
     char title[160];
     if (k)
-        snprintf(title, sizeof title, "inspector: #%lld %s [%s]", (long long)k->index, k->name, view_names[a->insp_view]);
+        snprintf(title, sizeof title, "inspector: #%lld %s [%s]", (long long)k->index, k->name, view_names[st(a)->view]);
     else
         snprintf(title, sizeof title, "inspector");
-    rect in = pane_frame(a, g, r, focused, PANE_INSPECTOR, title);
+    rect in = pane_frame(g, p, focused, title);
     if (!k) {
         pane_empty(g, in, "select a kernel in the kernel list (3)");
         return;
@@ -222,7 +256,6 @@ static void i_render(app *a, grid *g, rect r, int focused)
                                                        : "no tensors recorded for this kernel");
         return;
     }
-    pane *p = &a->panes[PANE_INSPECTOR];
     const tensor_rec *sel = &k->tensors[idx[p->cursor < n ? p->cursor : 0]];
     if (a->ref && in.h >= 3) {   /* the diff against --reference, on top */
         strbuf rl = STRBUF_INIT;
@@ -273,7 +306,7 @@ static void i_render(app *a, grid *g, rect r, int focused)
         if (per == 2) {
             strbuf_reset(&sb);
             strbuf_addstr(&sb, "  ");
-            if (a->insp_view == INSP_DIFF) {
+            if (st(a)->view == INSP_DIFF) {
                 const tensor_rec *af = partner(k, t);
                 if (af)
                     diff_line(t, af, &sb);
@@ -292,10 +325,10 @@ static void i_render(app *a, grid *g, rect r, int focused)
         rect d = {in.x, dy + 1, in.w, detail - 1};
         if (d.w >= 70) {
             int vw = d.w * 3 / 5;
-            value_grid_draw(a, g, (rect){d.x, d.y, vw, d.h}, sel);
+            value_grid_draw(&st(a)->vg, g, (rect){d.x, d.y, vw, d.h}, sel);
             histogram(g, (rect){d.x + vw + 1, d.y, d.w - vw - 1, d.h}, sel);
         } else {
-            int used = value_grid_draw(a, g, (rect){d.x, d.y, d.w, d.h / 2 > 2 ? d.h / 2 : d.h}, sel);
+            int used = value_grid_draw(&st(a)->vg, g, (rect){d.x, d.y, d.w, d.h / 2 > 2 ? d.h / 2 : d.h}, sel);
             if (d.h - used >= 3)
                 histogram(g, (rect){d.x, d.y + used, d.w, d.h - used}, sel);
         }
@@ -381,8 +414,8 @@ static void npy_line(const npy_ref *nr, const tensor_rec *t, strbuf *sb)
 
 static npy_ref *npy_slot(const app *a, int64_t kernel, const char *name, tensor_phase phase)
 {
-    for (size_t i = 0; i < a->nnpy_refs; i++) {
-        npy_ref *r = &a->npy_refs[i];
+    for (size_t i = 0; i < st(a)->nrefs; i++) {
+        npy_ref *r = &st(a)->refs[i];
         if (r->kernel == kernel && r->phase == phase && !strcmp(r->name, name))
             return r;
     }
@@ -419,11 +452,12 @@ int inspector_npy_attach(app *a, int64_t kernel, const char *name, tensor_phase 
         *old = nr;
         return 0;
     }
-    npy_ref *p = realloc(a->npy_refs, (a->nnpy_refs + 1) * sizeof *p);
+    insp *s = st(a);
+    npy_ref *p = realloc(s->refs, (s->nrefs + 1) * sizeof *p);
     if (!p)
         abort();
-    a->npy_refs = p;
-    a->npy_refs[a->nnpy_refs++] = nr;
+    s->refs = p;
+    s->refs[s->nrefs++] = nr;
     return 0;
 }
 
@@ -433,21 +467,14 @@ int inspector_npy_clear(app *a, int64_t kernel, const char *name, tensor_phase p
     if (!r)
         return 0;
     npy_free(r);
-    *r = a->npy_refs[--a->nnpy_refs];
+    *r = st(a)->refs[--st(a)->nrefs];
     return 1;
 }
 
-void inspector_npy_release(app *a)
+static const char *i_row_text(app *a, pane *p, int64_t row, strbuf *buf)
 {
-    for (size_t i = 0; i < a->nnpy_refs; i++)
-        npy_free(&a->npy_refs[i]);
-    free(a->npy_refs);
-    a->npy_refs = NULL;
-    a->nnpy_refs = 0;
-}
-
-static const char *i_row_text(app *a, int64_t row, strbuf *buf)
-{
+    (void)p;
+    (void)buf;
     const kernel_event *k = app_selected_kernel(a);
     int idx[MAX_ROWS];
     int n = rows_of(a, k, idx);
@@ -456,4 +483,133 @@ static const char *i_row_text(app *a, int64_t row, strbuf *buf)
     return k->tensors[idx[row]].name;
 }
 
-const pane_ops pane_inspector_ops = {"inspector", "inspector", i_rows, i_render, i_row_text};
+/* ---- requests and actions ------------------------------------------------ */
+
+void inspector_show(app *a, int64_t row, const tensor_rec *t, int64_t flat)
+{
+    pane *p = &a->panes[PANE_INSPECTOR];
+    st(a)->view = INSP_ALL;
+    p->cursor = row;
+    p->top = 0;
+    value_grid_goto_flat(&st(a)->vg, t, flat);   /* the grid's cursor on that value */
+}
+
+static int i_request(app *a, pane *p, pane_request req, const char *arg)
+{
+    (void)arg;
+    insp *s = p->priv;
+    switch (req) {
+    case PREQ_MOVED:   /* another tensor: its grid starts at [0, 0], default view */
+        value_grid_reset(&s->vg);
+        return AF_HANDLED;
+    case PREQ_KERNEL_SELECTED:
+        p->cursor = p->top = 0;
+        value_grid_reset(&s->vg);
+        return AF_HANDLED;
+    case PREQ_LEFT:
+        s->view = (s->view + INSP__COUNT - 1) % INSP__COUNT;
+        return AF_HANDLED;
+    case PREQ_RIGHT:
+        s->view = (s->view + 1) % INSP__COUNT;
+        return AF_HANDLED;
+    default:
+        return 0;
+    }
+}
+
+int inspector_action_view(app *a, const char *arg)
+{
+    if (arg && *arg) {
+        for (int i = 0; i < INSP__COUNT; i++)
+            if (!strcmp(arg, view_names[i])) {
+                st(a)->view = i;
+                return AF_HANDLED;
+            }
+        app_message(a, 1, "view: expected all, before, after or diff");
+        return AF_FAILED;
+    }
+    st(a)->view = (st(a)->view + 1) % INSP__COUNT;
+    return AF_HANDLED;
+}
+
+static int64_t count_arg(const char *arg) { return arg && *arg ? atoll(arg) : 1; }
+int inspector_action_vdown(app *a, const char *arg) { value_grid_scroll(&st(a)->vg, count_arg(arg), 0); return AF_HANDLED; }
+int inspector_action_vup(app *a, const char *arg) { value_grid_scroll(&st(a)->vg, -count_arg(arg), 0); return AF_HANDLED; }
+int inspector_action_vright(app *a, const char *arg) { value_grid_scroll(&st(a)->vg, 0, count_arg(arg)); return AF_HANDLED; }
+int inspector_action_vleft(app *a, const char *arg) { value_grid_scroll(&st(a)->vg, 0, -count_arg(arg)); return AF_HANDLED; }
+
+static const tensor_rec *selected_for(app *a, const char *what)
+{
+    const tensor_rec *t = pane_inspector_selected(a);
+    if (!t)
+        app_message(a, 1, "%s: no tensor selected in the inspector (4 focuses it; select a kernel first)", what);
+    return t;
+}
+
+/* A value grid change: its message (what is shown now, or why not). */
+static int grid_said(app *a, int rc, strbuf *msg)
+{
+    app_message(a, rc < 0, "%s", msg->buf);
+    strbuf_release(msg);
+    return rc < 0 ? AF_FAILED : AF_HANDLED;
+}
+
+#define GRID_ACTION(fn, what, call)                      \
+    int fn(app *a, const char *arg)                      \
+    {                                                    \
+        const tensor_rec *t = selected_for(a, what);     \
+        if (!t)                                          \
+            return AF_FAILED;                            \
+        strbuf msg = STRBUF_INIT;                        \
+        return grid_said(a, call, &msg);                 \
+    }
+GRID_ACTION(inspector_action_axes, "grid-axes", value_grid_axes(&st(a)->vg, t, arg, &msg))
+GRID_ACTION(inspector_action_fix, "grid-fix", value_grid_fix(&st(a)->vg, t, arg, &msg))
+GRID_ACTION(inspector_action_goto, "grid-goto", value_grid_goto(&st(a)->vg, t, arg, &msg))
+
+static int cursor_by(app *a, const char *arg, int dr, int dc)
+{
+    strbuf msg = STRBUF_INIT;
+    return grid_said(a, value_grid_cursor_by(&st(a)->vg, pane_inspector_selected(a), arg, dr, dc, &msg), &msg);
+}
+int inspector_action_cdown(app *a, const char *arg) { return cursor_by(a, arg, 1, 0); }
+int inspector_action_cup(app *a, const char *arg) { return cursor_by(a, arg, -1, 0); }
+int inspector_action_cleft(app *a, const char *arg) { return cursor_by(a, arg, 0, -1); }
+int inspector_action_cright(app *a, const char *arg) { return cursor_by(a, arg, 0, 1); }
+
+int inspector_action_ref_npy(app *a, const char *arg)
+{
+    const kernel_event *k = app_selected_kernel(a);
+    const tensor_rec *t = pane_inspector_selected(a);
+    if (!k || !t) {
+        app_message(a, 1, "ref-npy: select a tensor in the inspector (4) first");
+        return AF_HANDLED | AF_FAILED;
+    }
+    if (!arg || !*arg) {
+        int had = inspector_npy_clear(a, k->index, t->name, t->phase);
+        app_message(a, 0, "ref-npy: %s %s at kernel #%lld %s", phase_name(t->phase), t->name, (long long)k->index,
+                    had ? "has no .npy reference now" : "had no .npy reference; ref-npy PATH attaches one");
+        return AF_HANDLED;
+    }
+    strbuf err = STRBUF_INIT;
+    if (inspector_npy_attach(a, k->index, t->name, t->phase, arg, &err) < 0) {
+        app_message(a, 1, "ref-npy: %s", err.buf);
+        strbuf_release(&err);
+        return AF_HANDLED | AF_FAILED;
+    }
+    strbuf_release(&err);
+    app_message(a, 0, "ref-npy: %s is the reference of %s %s at kernel #%lld", arg, phase_name(t->phase), t->name,
+                (long long)k->index);
+    return AF_HANDLED;
+}
+
+const pane_ops pane_inspector_ops = {
+    .name = "inspector",
+    .search_in = "kernels",   /* its rows change with the kernel: a search finds kernels */
+    .init = i_init,
+    .release = i_release,
+    .rows = i_rows,
+    .render = i_render,
+    .row_text = i_row_text,
+    .request = i_request,
+};

@@ -3,10 +3,15 @@
  * formatted, so a million-kernel session draws as fast as a ten-kernel one. */
 #include <stdio.h>
 #include <string.h>
-#include "app.h"
+#include "pane_kernels.h"
+#include "live.h"
 #include "pane_util.h"
 
-static int64_t k_rows(app *a) { return (int64_t)a->s->nkernels; }
+static int64_t k_rows(app *a, pane *p)
+{
+    (void)p;
+    return (int64_t)a->s->nkernels;
+}
 
 /* "NaN", "Inf", "NaN+Inf" or "" from the after-tensors' stats. */
 static const char *anomaly(const kernel_event *k)
@@ -37,9 +42,7 @@ static int status_el(const kernel_event *k)
     }
 }
 
-int64_t live_current_kernel(app *a);   /* live.c: -1 when not live */
-
-static void k_render(app *a, grid *g, rect r, int focused)
+static void k_render(app *a, pane *p, grid *g, int focused)
 {
     char title[160], mode[96] = "";
     if (a->s->mode) {
@@ -47,8 +50,7 @@ static void k_render(app *a, grid *g, rect r, int focused)
         snprintf(mode, sizeof mode, " [%s%s%s]", a->s->mode, *lim ? ": " : "", lim);
     }
     snprintf(title, sizeof title, "kernels (%zu)%s%s", a->s->nkernels, mode, a->follow ? "" : " [follow off]");
-    rect in = pane_frame(a, g, r, focused, PANE_KERNELS, title);
-    pane *p = &a->panes[PANE_KERNELS];
+    rect in = pane_frame(g, p, focused, title);
     if (!a->s->nkernels) {
         pane_empty(g, in, a->mode == MODE_LIVE ? "no kernel yet: press s to step, c to continue"
                                                : "this session has no kernel events");
@@ -101,11 +103,31 @@ static void k_render(app *a, grid *g, rect r, int focused)
     }
 }
 
-static const char *k_row_text(app *a, int64_t row, strbuf *buf)
+static const char *k_row_text(app *a, pane *p, int64_t row, strbuf *buf)
 {
+    (void)p;
+    (void)buf;
     if (row < 0 || (size_t)row >= a->s->nkernels)
         return NULL;
     return a->s->kernels[row]->u.kernel.name;
 }
 
-const pane_ops pane_kernels_ops = {"kernels", "kernels", k_rows, k_render, k_row_text};
+/* The user moved the cursor: stop following the run, tell the other panes. */
+static int k_request(app *a, pane *p, pane_request req, const char *arg)
+{
+    (void)p;
+    (void)arg;
+    if (req != PREQ_MOVED)
+        return 0;
+    a->follow = 0;
+    app_broadcast(a, PREQ_KERNEL_SELECTED);
+    return AF_HANDLED;
+}
+
+const pane_ops pane_kernels_ops = {
+    .name = "kernels",
+    .rows = k_rows,
+    .render = k_render,
+    .row_text = k_row_text,
+    .request = k_request,
+};

@@ -5,63 +5,79 @@
  * also routes errors recorded without a route. */
 #include <stdio.h>
 #include <string.h>
-#include "actions.h"
-#include "app.h"
+#include "pane_router.h"
+#include <stdlib.h>
+#include "keymap.h"
 #include "pane_util.h"
 #include "router.h"
 #include "router_session.h"
 
-/* Routing result of one error event, computed when it is first shown. */
-static struct {
+/* The router's own state (its pane's priv): the rules, loaded on first use,
+ * and the routing of the error shown, computed when it is first shown. */
+typedef struct {
     router_rules *rules;
     int rules_failed;
     char rules_err[256];
-    const app *owner;
     const error_event *ev;
     int valid;
     route_result res;
-} rc_cache;
+    int act;                       /* selected next-step action (0-based) */
+} router_pane;
+
+static router_pane *st(const app *a) { return a->panes[PANE_ROUTER].priv; }
+
+static void *r_init(app *a)
+{
+    (void)a;
+    router_pane *r = calloc(1, sizeof *r);
+    if (!r)
+        abort();
+    return r;
+}
+
+static void r_release(void *priv)
+{
+    router_pane *r = priv;
+    if (!r)
+        return;
+    if (r->valid)
+        route_result_release(&r->res);
+    router_rules_free(r->rules);
+    free(r);
+}
 
 static const route_result *routed(app *a, const error_event *e)
 {
+    router_pane *rc = st(a);
     if (a->router_off)
         return NULL;
-    if (!rc_cache.rules && !rc_cache.rules_failed) {
+    if (!rc->rules && !rc->rules_failed) {
         strbuf err = STRBUF_INIT;
-        if (router_rules_load_default(&rc_cache.rules, &err) < 0) {
-            rc_cache.rules_failed = 1;
-            snprintf(rc_cache.rules_err, sizeof rc_cache.rules_err, "%s", err.buf);
+        if (router_rules_load_default(&rc->rules, &err) < 0) {
+            rc->rules_failed = 1;
+            snprintf(rc->rules_err, sizeof rc->rules_err, "%s", err.buf);
         }
         strbuf_release(&err);
     }
-    if (!rc_cache.rules)
+    if (!rc->rules)
         return NULL;
-    if (rc_cache.valid && rc_cache.owner == a && rc_cache.ev == e)
-        return &rc_cache.res;
-    if (rc_cache.valid)
-        route_result_release(&rc_cache.res);
-    memset(&rc_cache.res, 0, sizeof rc_cache.res);
+    if (rc->valid && rc->ev == e)
+        return &rc->res;
+    if (rc->valid)
+        route_result_release(&rc->res);
+    memset(&rc->res, 0, sizeof rc->res);
     const char *t = e->text ? e->text : "";
-    router_route_buffer(rc_cache.rules, t, strlen(t), &rc_cache.res);
+    router_route_buffer(rc->rules, t, strlen(t), &rc->res);
     /* the run's device picks the advice's wording (a CPU run gets no CUDA advice) */
     const char *dev = a->s ? (a->s->device ? a->s->device : a->s->package.device_key) : NULL;
     if (router_platform_of_device(dev)) {
         char origin[96];
         snprintf(origin, sizeof origin, "session: device %.64s", dev);
-        route_result_set_platform(&rc_cache.res, rc_cache.rules, router_platform_of_device(dev), origin);
+        route_result_set_platform(&rc->res, rc->rules, router_platform_of_device(dev), origin);
     }
-    rc_cache.owner = a;
-    rc_cache.ev = e;
-    rc_cache.valid = 1;
-    return &rc_cache.res;
-}
-
-void pane_router_release(void)
-{
-    if (rc_cache.valid)
-        route_result_release(&rc_cache.res);
-    router_rules_free(rc_cache.rules);
-    memset(&rc_cache, 0, sizeof rc_cache);
+    rc->ev = e;
+    rc->valid = 1;
+    return &rc->res;
 }
 
 /* Router rows are the error events, in order (indexed by app_errors). */
@@ -72,27 +88,22 @@ static const error_event *nth_error(app *a, int64_t n)
     return &a->s->events[a->err_idx[n]]->u.error;
 }
 
-static int64_t r_rows(app *a) { return (int64_t)app_errors(a); }
+static int64_t r_rows(app *a, pane *p)
+{
+    (void)p;
+    return (int64_t)app_errors(a);
+}
+
+const error_event *pane_router_error(app *a) { return nth_error(a, a->panes[PANE_ROUTER].cursor); }
 
 const route_result *pane_router_selected(app *a)
 {
-    const error_event *e = nth_error(a, a->panes[PANE_ROUTER].cursor);
+    const error_event *e = pane_router_error(a);
     return e ? routed(a, e) : NULL;
 }
 
-/* Key of a named action, for the pane ("C"); "" when unbound. */
-static void key_of(const char *name, char *buf, size_t n)
-{
-    buf[0] = 0;
-    int i = actions_find(name);
-    if (i < 0)
-        return;
-    strbuf kb = STRBUF_INIT;
-    actions_keys_text((size_t)i, &kb);
-    size_t l = strcspn(kb.buf, " ");
-    snprintf(buf, n, "%.*s", (int)l, kb.buf);
-    strbuf_release(&kb);
-}
+int pane_router_act(app *a) { return st(a)->act; }
+void pane_router_set_act(app *a, int i) { st(a)->act = i; }
 
 static void first_line(const char *text, char *out, size_t n)
 {
@@ -102,17 +113,17 @@ static void first_line(const char *text, char *out, size_t n)
     out[l] = 0;
 }
 
-static void r_render(app *a, grid *g, rect r, int focused)
+static void r_render(app *a, pane *p, grid *g, int focused)
 {
-    int64_t n = r_rows(a);
+    router_pane *rc = p->priv;
+    int64_t n = r_rows(a, p);
     char title[64];
     snprintf(title, sizeof title, "error router (%lld)", (long long)n);
-    rect in = pane_frame(a, g, r, focused, PANE_ROUTER, title);
+    rect in = pane_frame(g, p, focused, title);
     if (!n) {
         pane_empty(g, in, a->s->nkernels ? "no errors in this run" : "no errors recorded");
         return;
     }
-    pane *p = &a->panes[PANE_ROUTER];
     int list_h = n < in.h / 3 ? (int)n : in.h / 3;
     if (list_h < 1) list_h = 1;
     pane_scroll_into_view(p, list_h);
@@ -139,20 +150,20 @@ static void r_render(app *a, grid *g, rect r, int focused)
                 rr && rr->title ? " - " : "", rr && rr->title ? rr->title : "");
     if (rr && rr->nactions && y < bottom) {
         /* next steps as actions: x (or Enter) runs the selected one */
-        if (a->route_act >= (int)rr->nactions) a->route_act = (int)rr->nactions - 1;
-        if (a->route_act < 0) a->route_act = 0;
+        if (rc->act >= (int)rr->nactions) rc->act = (int)rr->nactions - 1;
+        if (rc->act < 0) rc->act = 0;
         int x = grid_put(g, in.x, y, in.w, EL_HEADER, "actions (x runs >):");
         for (size_t i = 0; i < rr->nactions && x < in.w; i++) {
             const route_action *ra = &rr->actions[i];
             char k[16], item[128];
-            key_of(ra->name, k, sizeof k);
+            keymap_first_key(ra->name, k, sizeof k);
             if (ra->level)
-                snprintf(item, sizeof item, " %s%zu %s %d%s%s%s", (int)i == a->route_act ? ">" : "", i + 1, ra->name,
+                snprintf(item, sizeof item, " %s%zu %s %d%s%s%s", (int)i == rc->act ? ">" : "", i + 1, ra->name,
                          ra->level, k[0] ? " [" : "", k, k[0] ? "]" : "");
             else
-                snprintf(item, sizeof item, " %s%zu %s%s%s%s", (int)i == a->route_act ? ">" : "", i + 1, ra->name,
+                snprintf(item, sizeof item, " %s%zu %s%s%s%s", (int)i == rc->act ? ">" : "", i + 1, ra->name,
                          k[0] ? " [" : "", k, k[0] ? "]" : "");
-            x += grid_put(g, in.x + x, y, in.w - x, (int)i == a->route_act ? EL_SELECTED : EL_WARN, item);
+            x += grid_put(g, in.x + x, y, in.w - x, (int)i == rc->act ? EL_SELECTED : EL_WARN, item);
         }
         y++;
     }
@@ -176,14 +187,15 @@ static void r_render(app *a, grid *g, rect r, int focused)
         grid_put(g, in.x, y, 4, EL_WARN, num);
         y += wrap_text(g, in.x + 3, y, in.w - 3, bottom - y, EL_NORMAL, rr->steps[i]);
     }
-    if (!rr && rc_cache.rules_failed && !a->router_off && y < bottom)
-        grid_printf(g, in.x, y++, in.w, EL_DIM, "(no next steps: %s)", rc_cache.rules_err);
+    if (!rr && rc->rules_failed && !a->router_off && y < bottom)
+        grid_printf(g, in.x, y++, in.w, EL_DIM, "(no next steps: %s)", rc->rules_err);
     if (y < bottom)
         y += wrap_text(g, in.x, y, in.w, bottom - y, EL_DIM, e->text);
 }
 
-static const char *r_row_text(app *a, int64_t row, strbuf *buf)
+static const char *r_row_text(app *a, pane *p, int64_t row, strbuf *buf)
 {
+    (void)p;
     const error_event *e = nth_error(a, row);
     if (!e)
         return NULL;
@@ -191,4 +203,36 @@ static const char *r_row_text(app *a, int64_t row, strbuf *buf)
     return buf->buf;
 }
 
-const pane_ops pane_router_ops = {"router", "error router", r_rows, r_render, r_row_text};
+/* Left/right choose among the selected error's next steps; Enter runs it. */
+static int r_request(app *a, pane *p, pane_request req, const char *arg)
+{
+    (void)arg;
+    router_pane *rc = p->priv;
+    if (req == PREQ_MOVED) {
+        rc->act = 0;   /* another error: its first next step */
+        return AF_HANDLED;
+    }
+    if (req == PREQ_ENTER) {
+        const route_result *rr = pane_router_selected(a);
+        return rr && rr->nactions ? app_chain(a, "route-action", NULL) : 0;
+    }
+    if ((req != PREQ_LEFT && req != PREQ_RIGHT) || a->view_on)
+        return 0;
+    const route_result *rr = pane_router_selected(a);
+    if (!rr || rr->nactions < 2)
+        return 0;
+    int d = req == PREQ_LEFT ? -1 : 1;
+    rc->act = (int)((rc->act + d + (int)rr->nactions) % (int)rr->nactions);
+    app_message(a, 0, "next step %d: %s (x or Enter runs it)", rc->act + 1, rr->actions[rc->act].name);
+    return AF_HANDLED;
+}
+
+const pane_ops pane_router_ops = {
+    .name = "router",
+    .init = r_init,
+    .release = r_release,
+    .rows = r_rows,
+    .render = r_render,
+    .row_text = r_row_text,
+    .request = r_request,
+};

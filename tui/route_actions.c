@@ -1,13 +1,13 @@
-/* route_actions.c — the router's next steps as actions, and the text view
- * (see route_actions.h). */
+/* route_actions.c — the router's next steps as actions (see route_actions.h). */
 #include "route_actions.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "actions.h"
 #include "checklist.h"
 #include "live.h"
+#include "pane_router.h"
+#include "textview.h"
 #include "package.h"
 #include "package_sources.h"
 #include "source_view.h"
@@ -16,115 +16,7 @@
 
 #define SOURCE_MAX_BYTES (64u << 20)   /* wrapper.cpp + kernel.cpp read for the view */
 
-/* ---- the text view ---------------------------------------------------- */
-
-void textview_open(app *a, const char *title, const char *text, int64_t top)
-{
-    strbuf_reset(&a->view);
-    strbuf_addstr(&a->view, text ? text : "");
-    snprintf(a->view_title, sizeof a->view_title, "%s", title);
-    a->view_on = 1;
-    a->view_top = top < 0 ? 0 : top;
-    a->view_hit = -1;
-    a->help = 0;
-}
-
-void textview_close(app *a)
-{
-    a->view_on = 0;
-}
-
-int64_t textview_lines(const app *a)
-{
-    int64_t n = 0;
-    for (size_t i = 0; i < a->view.len; i++)
-        n += a->view.buf[i] == '\n';
-    return n + (a->view.len && a->view.buf[a->view.len - 1] != '\n');
-}
-
-/* Start of line `line` in the view's text, or NULL past the end. */
-static const char *line_at(const app *a, int64_t line)
-{
-    const char *p = a->view.buf;
-    if (!p)
-        return NULL;
-    for (int64_t i = 0; i < line; i++) {
-        p = strchr(p, '\n');
-        if (!p)
-            return NULL;
-        p++;
-    }
-    return *p ? p : NULL;
-}
-
-int64_t textview_find(const app *a, const char *pat, int dir, int include_top)
-{
-    int64_t n = textview_lines(a);
-    if (!pat || !*pat || n == 0)
-        return -1;
-    /* an index of line starts keeps a long file's search linear */
-    const char **starts = malloc((size_t)n * sizeof *starts);
-    if (!starts)
-        abort();
-    const char *p = a->view.buf;
-    for (int64_t i = 0; i < n; i++) {
-        starts[i] = p;
-        const char *nl = strchr(p, '\n');
-        p = nl ? nl + 1 : p + strlen(p);
-    }
-    int64_t from = a->view_hit >= 0 ? a->view_hit : a->view_top;
-    int64_t found = -1;
-    for (int64_t k = include_top ? 0 : 1; k <= n; k++) {
-        int64_t i = ((from + dir * k) % n + n) % n;
-        size_t len = strcspn(starts[i], "\n");
-        const char *hit = strstr(starts[i], pat);
-        if (hit && hit < starts[i] + len) {
-            found = i;
-            break;
-        }
-    }
-    free(starts);
-    return found;
-}
-
-void textview_render(app *a, grid *g, rect r)
-{
-    char title[220];
-    int64_t n = textview_lines(a);
-    snprintf(title, sizeof title, "%s  (%lld lines; / search, n next, q closes)", a->view_title, (long long)n);
-    grid_box(g, r.x, r.y, r.w, r.h, EL_BORDER_FOCUS, title, EL_TITLE_FOCUS);
-    int h = r.h - 2;
-    if (a->view_top > n - h)
-        a->view_top = n - h > 0 ? n - h : 0;
-    if (a->view_top < 0)
-        a->view_top = 0;
-    const char *p = line_at(a, a->view_top);
-    char buf[1024];
-    for (int y = 0; y < h && p; y++) {
-        int64_t ln = a->view_top + y;
-        size_t len = strcspn(p, "\n");
-        size_t c = len < sizeof buf - 1 ? len : sizeof buf - 1;
-        memcpy(buf, p, c);
-        buf[c] = 0;
-        for (size_t i = 0; i < c; i++)   /* untrusted text: no control bytes reach the terminal */
-            if (buf[i] == '\t') buf[i] = ' ';
-            else if ((unsigned char)buf[i] < 32 || buf[i] == 127) buf[i] = '?';
-        int x = grid_printf(g, r.x + 1, r.y + 1 + y, 7, EL_DIM, "%6lld ", (long long)ln + 1);
-        int el = ln == a->view_hit ? EL_MATCH : EL_NORMAL;
-        grid_put(g, r.x + 1 + x, r.y + 1 + y, r.w - 2 - x, el, buf);
-        p = p[len] && p[len + 1] ? p + len + 1 : NULL;
-    }
-}
-
 /* ---- helpers ---------------------------------------------------------- */
-
-static const route_action *nth_action(app *a, int i)
-{
-    const route_result *rr = pane_router_selected(a);
-    if (!rr || i < 0 || (size_t)i >= rr->nactions)
-        return NULL;
-    return &rr->actions[i];
-}
 
 /* The value the selected error's route gives for an action (e.g. the kernel
  * of jump-kernel), or NULL. */
@@ -138,46 +30,8 @@ static const char *route_value(app *a, const char *action)
     return k;
 }
 
-/* The error selected in the router, or NULL. */
-static const error_event *sel_error(app *a)
-{
-    int64_t c = a->panes[PANE_ROUTER].cursor;
-    if (c < 0 || (size_t)c >= app_errors(a))
-        return NULL;
-    return &a->s->events[a->err_idx[c]]->u.error;
-}
-
 /* ---- the actions ------------------------------------------------------ */
 
-int ra_route_action(app *a, const char *arg)
-{
-    const route_result *rr = pane_router_selected(a);
-    if (!rr || !rr->nactions) {
-        app_message(a, 1, "no next-step action: select an error in the router (1) that has some");
-        return AF_FAILED | AF_REDRAW;
-    }
-    int i = a->route_act;
-    if (arg && *arg) {
-        char *end;
-        long v = strtol(arg, &end, 10);
-        if (*end || v < 1 || (size_t)v > rr->nactions) {
-            app_message(a, 1, "route-action: give 1..%zu", rr->nactions);
-            return AF_FAILED | AF_REDRAW;
-        }
-        i = (int)v - 1;
-    }
-    a->route_act = i;
-    const route_action *ra = nth_action(a, i);
-    int ai = actions_find(ra->name);
-    if (ai < 0) {
-        app_message(a, 1, "route-action: '%s' is not an action of this version", ra->name);
-        return AF_FAILED | AF_REDRAW;
-    }
-    char lv[16] = "";
-    if (ra->level)
-        snprintf(lv, sizeof lv, "%d", ra->level);
-    return actions_run(a, ai, ra->level ? lv : ra->value ? ra->value : "");
-}
 
 int ra_run_checklist(app *a, const char *arg)
 {
@@ -216,7 +70,7 @@ int ra_run_checklist(app *a, const char *arg)
         app_message(a, 1, "no checklist rows: the package is not at hand (aotidbg check PKG --inputs SPEC)");
     else
         app_message(a, 0, "checklist: %zu rows, %zu FAIL, %zu WARN", a->s->nchecks, fails, warns);
-    return AF_HANDLED | AF_REDRAW;
+    return AF_HANDLED;
 }
 
 int ra_rerun_blocking(app *a, const char *arg)
@@ -226,11 +80,11 @@ int ra_rerun_blocking(app *a, const char *arg)
         app_message(a, 0, "replay: rerun live with blocking launches: aotidbg %s%s (CUDA_LAUNCH_BLOCKING=1 is set by "
                           "rerun-blocking there)", a->s->package.path ? a->s->package.path : "PKG.pt2",
                     a->s->ninputs ? " --inputs SPEC" : "");
-        return AF_HANDLED | AF_REDRAW;
+        return AF_HANDLED;
     }
     if (live_rerun_blocking(a) < 0)
-        return AF_FAILED | AF_REDRAW;
-    return AF_HANDLED | AF_REDRAW;
+        return AF_FAILED;
+    return AF_HANDLED;
 }
 
 int ra_rebuild_printer(app *a, const char *arg)
@@ -238,18 +92,18 @@ int ra_rebuild_printer(app *a, const char *arg)
     int level = arg && *arg ? atoi(arg) : 1;
     if (level < 1 || level > 3) {
         app_message(a, 1, "rebuild-printer: level 1, 2 or 3");
-        return AF_FAILED | AF_REDRAW;
+        return AF_FAILED;
     }
     /* A rebuild needs the user's exported program: say the exact command. */
     app_message(a, 0, "rebuild with the printer at level %d: python3 %s/prepare/aotidbg_prepare.py EXPORTED.pt2 "
                       "-o OUT.pt2 --printer %d (needs the torch.export.save file)", level, aotidbg_data_dir(), level);
-    return AF_HANDLED | AF_REDRAW;
+    return AF_HANDLED;
 }
 
 int ra_jump_kernel(app *a, const char *arg)
 {
     const char *want = arg && *arg ? arg : NULL;
-    const error_event *e = sel_error(a);
+    const error_event *e = pane_router_error(a);
     int64_t k = -1;
     if (!want && e && e->kernel_index >= 0)
         k = e->kernel_index;
@@ -268,16 +122,15 @@ int ra_jump_kernel(app *a, const char *arg)
     if (k < 0 || (size_t)k >= a->s->nkernels) {
         app_message(a, 1, "jump-kernel: %s%s is not in this run's kernel list", want ? "kernel " : "no kernel",
                     want ? want : " named by the error");
-        return AF_FAILED | AF_REDRAW;
+        return AF_FAILED;
     }
     a->focus = PANE_KERNELS;
     a->follow = 0;
     a->view_on = a->help = 0;
     pane_goto(&a->panes[PANE_KERNELS], k, (int64_t)a->s->nkernels);
-    a->insp_tensor = 0;
-    a->panes[PANE_INSPECTOR].cursor = a->panes[PANE_INSPECTOR].top = 0;
+    app_broadcast(a, PREQ_KERNEL_SELECTED);
     app_message(a, 0, "kernel %lld: %s", (long long)k, a->s->kernels[k]->u.kernel.name);
-    return AF_HANDLED | AF_REDRAW;
+    return AF_HANDLED;
 }
 
 /* A field of an error event, or NULL. */
@@ -324,7 +177,7 @@ static void failing_line(const error_event *e, const route_result *rr, char *tex
 int ra_open_source(app *a, const char *arg)
 {
     const char *name = arg && *arg ? arg : NULL;
-    const error_event *e = a->focus == PANE_ROUTER ? sel_error(a) : NULL;
+    const error_event *e = a->focus == PANE_ROUTER ? pane_router_error(a) : NULL;
     const route_result *rr = e ? pane_router_selected(a) : NULL;
     const kernel_event *k = NULL;
     if (!name && e)
@@ -346,11 +199,11 @@ int ra_open_source(app *a, const char *arg)
     if (!pkg || access(pkg, R_OK) != 0) {
         app_message(a, 1, "open-source: the package is not at hand (%s); the source is its wrapper.cpp/kernel.cpp",
                     pkg ? pkg : "the session names none");
-        return AF_FAILED | AF_REDRAW;
+        return AF_FAILED;
     }
     package_sources src = PACKAGE_SOURCES_INIT;
     strbuf err = STRBUF_INIT;
-    int rc = AF_FAILED | AF_REDRAW;
+    int rc = AF_FAILED;
     if (package_sources_read(pkg, a->s->package.model, SOURCE_MAX_BYTES, &src, &err) < 0) {
         app_message(a, 1, "open-source: %s", err.buf);
         goto out;
@@ -381,7 +234,7 @@ int ra_open_source(app *a, const char *arg)
     } else if (name) {
         app_message(a, 1, "%s is not named in the package's sources; showing %s", name, base);
     }
-    rc = AF_HANDLED | AF_REDRAW;
+    rc = AF_HANDLED;
 out:
     package_sources_release(&src);
     strbuf_release(&err);
@@ -396,5 +249,5 @@ int ra_break_nan(app *a, const char *arg)
         live_break_nan(a, a->break_nan);
     app_message(a, 0, "break on NaN/Inf: %s%s", a->break_nan ? "on" : "off",
                 a->mode == MODE_LIVE ? "" : " (replay: continue stops at the next kernel with NaN/Inf)");
-    return AF_HANDLED | AF_REDRAW;
+    return AF_HANDLED;
 }

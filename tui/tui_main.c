@@ -22,7 +22,11 @@
 #include "hunt.h"
 #include "live.h"
 #include "menu.h"
+#include "pane_inspector.h"
+#include "panes.h"
 #include "paths.h"
+#include "render.h"
+#include "tensor_diff.h"
 #include "screen.h"
 #include "session_io.h"
 #include "tui.h"
@@ -261,8 +265,6 @@ static int run_headless(app *a, const options *o, script *scripts)
 
 /* ---- interactive ------------------------------------------------------ */
 
-static int pane_at(app *a, int x, int y, grid *g);
-
 /* A grid the size of the terminal now. */
 static void grid_at_screen_size(grid *g, int ascii)
 {
@@ -359,7 +361,7 @@ static int run_interactive(app *a, const options *o, script *scripts)
                     if (b == 4) actions_run(a, actions_find("up"), "3");
                     else if (b == 5) actions_run(a, actions_find("down"), "3");
                     else {
-                        int p = pane_at(a, mx, my, &g);
+                        int p = app_pane_at(a, mx, my);
                         if (p >= 0) a->focus = p;
                     }
                     redraw = 1;
@@ -375,31 +377,14 @@ static int run_interactive(app *a, const options *o, script *scripts)
             int r = actions_key(a, key);
             if (r & AF_QUIT)
                 break;
+            if (r & AF_REPAINT)
+                screen_force_redraw();
             redraw = 1;
         }
     }
     screen_close();
     grid_free(&g);
     return rc;
-}
-
-/* Which pane the mouse hit: re-derives it from the rendered borders' titles
- * is fragile, so it asks the layout directly by probing the grid's frame. */
-static int pane_at(app *a, int x, int y, grid *g)
-{
-    (void)g;
-    int w = g->w, h = g->h - 2;
-    if (a->zoom || w < 80 || h < 16)
-        return a->focus;
-    if (w >= 120) {
-        int top = h * 2 / 3, lw = w * 11 / 20;
-        if (y < top) return x < lw ? PANE_KERNELS : PANE_INSPECTOR;
-        return x < w / 2 ? PANE_ROUTER : PANE_CHECKLIST;
-    }
-    int kh = h * 2 / 5, ih = h * 7 / 20;
-    if (y < kh) return PANE_KERNELS;
-    if (y < kh + ih) return PANE_INSPECTOR;
-    return x < w / 2 ? PANE_ROUTER : PANE_CHECKLIST;
 }
 
 /* ---- tutorials -------------------------------------------------------- */

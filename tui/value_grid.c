@@ -6,47 +6,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "actions.h"
+#include "numfmt.h"
+#include "theme.h"
 
 #define CELL_W 10   /* " %9s": "%.3g" of a float32 is at most 9 columns */
 #define LABEL_W 7   /* "%6lld " row label */
 
-void value_grid_reset(app *a)
+void value_grid_reset(value_grid *vg)
 {
-    a->grid_rax = a->grid_cax = 0;
-    memset(a->grid_fix, 0, sizeof a->grid_fix);
-    a->grid_crow = a->grid_ccol = 0;
-    a->vrow = a->vcol = 0;
+    vg->rax = vg->cax = 0;
+    memset(vg->fix, 0, sizeof vg->fix);
+    vg->crow = vg->ccol = 0;
+    vg->vrow = vg->vcol = 0;
 }
 
-void value_grid_slice(const app *a, const tensor_rec *t, tensor_slice *s)
+void value_grid_slice(const value_grid *vg, const tensor_rec *t, tensor_slice *s)
 {
     tslice_init(s, t->shape ? t->ndim : 0, t->shape);
-    if (a->grid_rax != a->grid_cax && a->grid_rax >= 0 && a->grid_cax >= 0 && a->grid_rax < s->ndim &&
-        a->grid_cax < s->ndim) {
+    if (vg->rax != vg->cax && vg->rax >= 0 && vg->cax >= 0 && vg->rax < s->ndim &&
+        vg->cax < s->ndim) {
         strbuf ignore = STRBUF_INIT;   /* cannot fail: checked above */
-        tslice_set_axes(s, a->grid_rax, a->grid_cax, &ignore);
+        tslice_set_axes(s, vg->rax, vg->cax, &ignore);
         strbuf_release(&ignore);
     }
     for (int d = 0; d < s->ndim; d++)
-        s->fix[d] = a->grid_fix[d];
+        s->fix[d] = vg->fix[d];
     tslice_clamp(s);
 }
 
-void value_grid_goto_flat(app *a, const tensor_rec *t, int64_t flat)
+void value_grid_goto_flat(value_grid *vg, const tensor_rec *t, int64_t flat)
 {
-    value_grid_reset(a);
+    value_grid_reset(vg);
     if (flat < 0)
         return;
     tensor_slice s;
-    value_grid_slice(a, t, &s);
+    value_grid_slice(vg, t, &s);
     int64_t idx[TENSOR_MAX_DIMS], r, c;
     tslice_unflatten(&s, flat, idx);
     strbuf err = STRBUF_INIT;
     if (tslice_locate(&s, idx, &r, &c, &err) == 0) {
-        memcpy(a->grid_fix, s.fix, sizeof s.fix);
-        a->grid_crow = a->vrow = r;
-        a->grid_ccol = c;
+        memcpy(vg->fix, s.fix, sizeof s.fix);
+        vg->crow = vg->vrow = r;
+        vg->ccol = c;
     }
     strbuf_release(&err);
 }
@@ -72,12 +73,12 @@ static void keep_visible(int64_t *first, int64_t cur, int64_t page)
         *first = cur - page + 1;
 }
 
-int value_grid_draw(app *a, grid *g, rect r, const tensor_rec *t)
+int value_grid_draw(value_grid *vg, grid *g, rect r, const tensor_rec *t)
 {
     if (!t->nvalues || !t->values || r.h < 2 || r.w < 10)
         return 0;
     tensor_slice s;
-    value_grid_slice(a, t, &s);
+    value_grid_slice(vg, t, &s);
     int default_axes = s.row_axis == (s.ndim >= 2 ? s.ndim - 2 : -1);
     int slice_line = (s.ndim > 2 || !default_axes) && r.h >= 3;
     int hdr = 1 + slice_line, y = 0;
@@ -99,16 +100,16 @@ int value_grid_draw(app *a, grid *g, rect r, const tensor_rec *t)
     }
     int64_t fit = (r.w - LABEL_W) / CELL_W, page = r.h - hdr;
     if (fit < 1) fit = 1;
-    a->vrow = clamp64(a->vrow, 0, nrow - 1);
-    a->vcol = clamp64(a->vcol, 0, cols - 1);
-    a->grid_crow = clamp64(a->grid_crow, 0, nrow - 1);
-    a->grid_ccol = clamp64(a->grid_ccol, 0, cols - 1);
-    keep_visible(&a->vrow, a->grid_crow, page);
-    keep_visible(&a->vcol, a->grid_ccol, fit);
+    vg->vrow = clamp64(vg->vrow, 0, nrow - 1);
+    vg->vcol = clamp64(vg->vcol, 0, cols - 1);
+    vg->crow = clamp64(vg->crow, 0, nrow - 1);
+    vg->ccol = clamp64(vg->ccol, 0, cols - 1);
+    keep_visible(&vg->vrow, vg->crow, page);
+    keep_visible(&vg->vcol, vg->ccol, fit);
 
     int64_t idx[TENSOR_MAX_DIMS];
-    tslice_index(&s, a->grid_crow, a->grid_ccol, idx);
-    int64_t cflat = tslice_flat(&s, a->grid_crow, a->grid_ccol);
+    tslice_index(&s, vg->crow, vg->ccol, idx);
+    int64_t cflat = tslice_flat(&s, vg->crow, vg->ccol);
     strbuf cur = STRBUF_INIT;   /* the cursor: "[i, j, k] = v" */
     tslice_fmt_index(&cur, s.ndim, idx);
     if (cflat >= 0 && (uint64_t)cflat < t->nvalues) {
@@ -124,14 +125,14 @@ int value_grid_draw(app *a, grid *g, rect r, const tensor_rec *t)
         strbuf_reset(&sb);
         strbuf_addf(&sb, "values (%zu%s) rows %lld-%lld of %lld, cols %lld-%lld of %lld", t->nvalues,
                     t->values_budget_cut ? " sampled: value budget" : t->values_complete ? "" : " sampled",
-                    (long long)a->vrow,
-                    (long long)(a->vrow + lines - 1 < nrow - 1 ? a->vrow + lines - 1 : nrow - 1), (long long)nrow,
-                    (long long)a->vcol, (long long)(a->vcol + fit - 1 < cols - 1 ? a->vcol + fit - 1 : cols - 1),
+                    (long long)vg->vrow,
+                    (long long)(vg->vrow + lines - 1 < nrow - 1 ? vg->vrow + lines - 1 : nrow - 1), (long long)nrow,
+                    (long long)vg->vcol, (long long)(vg->vcol + fit - 1 < cols - 1 ? vg->vcol + fit - 1 : cols - 1),
                     (long long)cols);
         if (pass || utf8_columns(sb.buf) + 2 + utf8_columns(cur.buf) <= r.w || page < 2)
             break;
         lines = page - 1;   /* the cursor takes a line of its own */
-        keep_visible(&a->vrow, a->grid_crow, lines);
+        keep_visible(&vg->vrow, vg->crow, lines);
     }
     if (lines == page) {
         strbuf_addf(&sb, "; %s", cur.buf);
@@ -146,10 +147,10 @@ int value_grid_draw(app *a, grid *g, rect r, const tensor_rec *t)
     strbuf_release(&sb);
 
     uint32_t absent = g->ascii ? '-' : 0xb7;   /* "·", set directly: it is one column in any locale */
-    for (int64_t i = a->vrow; i < nrow && y < r.h; i++, y++) {
+    for (int64_t i = vg->vrow; i < nrow && y < r.h; i++, y++) {
         int x = r.x + grid_printf(g, r.x, r.y + y, LABEL_W, EL_DIM, "%6lld ", (long long)i);
-        for (int64_t j = a->vcol; j < cols && j < a->vcol + fit; j++, x += CELL_W) {
-            int cur = i == a->grid_crow && j == a->grid_ccol;
+        for (int64_t j = vg->vcol; j < cols && j < vg->vcol + fit; j++, x += CELL_W) {
+            int cur = i == vg->crow && j == vg->ccol;
             int64_t f = tslice_flat(&s, i, j);
             if (cur)   /* the cursor cell, less its separating space */
                 grid_fill(g, x + 1, r.y + y, CELL_W - 1, 1, ' ', EL_SELECTED);
@@ -167,15 +168,7 @@ int value_grid_draw(app *a, grid *g, rect r, const tensor_rec *t)
     return y;
 }
 
-/* ---- actions ------------------------------------------------------------ */
-
-static const tensor_rec *selected(app *a, const char *what)
-{
-    const tensor_rec *t = pane_inspector_selected(a);
-    if (!t)
-        app_message(a, 1, "%s: no tensor selected in the inspector (4 focuses it; select a kernel first)", what);
-    return t;
-}
+/* ---- changes of view ----------------------------------------------------- */
 
 /* Reads up to max integers separated by spaces or commas; -1 on junk. */
 static int parse_ints(const char *arg, long long *v, int max)
@@ -198,120 +191,114 @@ static int parse_ints(const char *arg, long long *v, int max)
     }
 }
 
-/* After a change of view: the message line says which slice is shown. */
-static int said_slice(app *a, const tensor_slice *s)
+/* After a change of view: msg says which slice is shown. */
+static int said_slice(strbuf *msg, const tensor_slice *s)
 {
-    strbuf d = STRBUF_INIT;
-    tslice_describe(s, &d);
-    app_message(a, 0, "grid: %s", d.buf);
-    strbuf_release(&d);
-    return AF_HANDLED | AF_REDRAW;
+    strbuf_addstr(msg, "grid: ");
+    tslice_describe(s, msg);
+    return 0;
 }
 
-int vg_action_axes(app *a, const char *arg)
+int value_grid_axes(value_grid *vg, const tensor_rec *t, const char *arg, strbuf *msg)
 {
-    const tensor_rec *t = selected(a, "grid-axes");
-    if (!t)
-        return AF_FAILED;
     tensor_slice s;
-    value_grid_slice(a, t, &s);
+    value_grid_slice(vg, t, &s);
     int64_t idx[TENSOR_MAX_DIMS], r, c;
-    tslice_index(&s, a->grid_crow, a->grid_ccol, idx);   /* the cursor's element stays put */
+    tslice_index(&s, vg->crow, vg->ccol, idx);   /* the cursor's element stays put */
     long long v[2];
     int n = parse_ints(arg, v, 2);
     strbuf err = STRBUF_INIT;
     if (n == 0) {   /* back to the default axes */
         tslice_init(&s, t->shape ? t->ndim : 0, t->shape);
     } else if (n != 2 || v[0] < -1000 || v[0] > 1000 || v[1] < -1000 || v[1] > 1000) {
-        app_message(a, 1, "grid-axes: give the row dim and the column dim, e.g. :grid-axes 0 2 (got '%s')", arg);
-        return AF_FAILED;
+        strbuf_addf(msg, "grid-axes: give the row dim and the column dim, e.g. :grid-axes 0 2 (got '%s')", arg);
+        return -1;
     } else if (tslice_set_axes(&s, (int)v[0], (int)v[1], &err) < 0) {
-        app_message(a, 1, "grid-axes: %s", err.buf);
+        strbuf_addf(msg, "grid-axes: %s", err.buf);
         strbuf_release(&err);
-        return AF_FAILED;
+        return -1;
     }
     tslice_clamp(&s);
     if (tslice_locate(&s, idx, &r, &c, &err) < 0)
         r = c = 0;
     strbuf_release(&err);
-    a->grid_rax = n ? s.row_axis : 0;
-    a->grid_cax = n ? s.col_axis : 0;
-    memcpy(a->grid_fix, s.fix, sizeof s.fix);
-    a->grid_crow = r;
-    a->grid_ccol = c;
-    a->vrow = a->vcol = 0;
-    return said_slice(a, &s);
+    vg->rax = n ? s.row_axis : 0;
+    vg->cax = n ? s.col_axis : 0;
+    memcpy(vg->fix, s.fix, sizeof s.fix);
+    vg->crow = r;
+    vg->ccol = c;
+    vg->vrow = vg->vcol = 0;
+    return said_slice(msg, &s);
 }
 
-int vg_action_fix(app *a, const char *arg)
+int value_grid_fix(value_grid *vg, const tensor_rec *t, const char *arg, strbuf *msg)
 {
-    const tensor_rec *t = selected(a, "grid-fix");
-    if (!t)
-        return AF_FAILED;
     long long v[2];
     if (parse_ints(arg, v, 2) != 2 || v[0] < -1000 || v[0] > 1000) {
-        app_message(a, 1, "grid-fix: give a dim and its index, e.g. :grid-fix 1 3 (got '%s')", arg ? arg : "");
-        return AF_FAILED;
+        strbuf_addf(msg, "grid-fix: give a dim and its index, e.g. :grid-fix 1 3 (got '%s')", arg ? arg : "");
+        return -1;
     }
     tensor_slice s;
-    value_grid_slice(a, t, &s);
+    value_grid_slice(vg, t, &s);
     strbuf err = STRBUF_INIT;
     if (tslice_set_fix(&s, (int)v[0], v[1], &err) < 0) {
-        app_message(a, 1, "grid-fix: %s", err.buf);
+        strbuf_addf(msg, "grid-fix: %s", err.buf);
         strbuf_release(&err);
-        return AF_FAILED;
+        return -1;
     }
     strbuf_release(&err);
-    a->grid_fix[v[0]] = v[1];
-    return said_slice(a, &s);
+    vg->fix[v[0]] = v[1];
+    return said_slice(msg, &s);
 }
 
-int vg_action_goto(app *a, const char *arg)
+int value_grid_goto(value_grid *vg, const tensor_rec *t, const char *arg, strbuf *msg)
 {
-    const tensor_rec *t = selected(a, "grid-goto");
-    if (!t)
-        return AF_FAILED;
     tensor_slice s;
-    value_grid_slice(a, t, &s);
+    value_grid_slice(vg, t, &s);
     int64_t idx[TENSOR_MAX_DIMS], r, c;
     strbuf err = STRBUF_INIT;
     if (tslice_parse_index(&s, arg, idx, &err) < 0 || tslice_locate(&s, idx, &r, &c, &err) < 0) {
-        app_message(a, 1, "grid-goto: %s", err.buf);
+        strbuf_addf(msg, "grid-goto: %s", err.buf);
         strbuf_release(&err);
-        return AF_FAILED;
+        return -1;
     }
     strbuf_release(&err);
-    memcpy(a->grid_fix, s.fix, sizeof s.fix);
-    a->grid_crow = r;
-    a->grid_ccol = c;
-    return AF_HANDLED | AF_REDRAW;
+    memcpy(vg->fix, s.fix, sizeof s.fix);
+    vg->crow = r;
+    vg->ccol = c;
+    return 0;
 }
 
-/* Moves the cursor by (dr, dc) inside the selected tensor's slice; the
- * drawing scrolls to keep it on screen. */
-static int cursor_by(app *a, const char *arg, int dr, int dc)
+int value_grid_cursor_by(value_grid *vg, const tensor_rec *t, const char *arg, int dr, int dc, strbuf *msg)
 {
     long long n = 1;
     if (arg && *arg && (parse_ints(arg, &n, 1) != 1 || n < 0)) {
-        app_message(a, 1, "grid-cursor: the count must be a number >= 0 (got '%s')", arg);
-        return AF_FAILED;
+        strbuf_addf(msg, "grid-cursor: the count must be a number >= 0 (got '%s')", arg);
+        return -1;
     }
     if (n > ((int64_t)1 << 40))
         n = (int64_t)1 << 40;
-    a->grid_crow += dr * n;
-    a->grid_ccol += dc * n;
-    const tensor_rec *t = pane_inspector_selected(a);
+    vg->crow += dr * n;
+    vg->ccol += dc * n;
     int64_t nr = 1, nc = 1;
     if (t) {
         tensor_slice s;
-        value_grid_slice(a, t, &s);
+        value_grid_slice(vg, t, &s);
         nr = s.nrows, nc = s.ncols;
     }
-    a->grid_crow = clamp64(a->grid_crow, 0, nr > 0 ? nr - 1 : 0);
-    a->grid_ccol = clamp64(a->grid_ccol, 0, nc > 0 ? nc - 1 : 0);
-    return AF_HANDLED | AF_REDRAW;
+    vg->crow = clamp64(vg->crow, 0, nr > 0 ? nr - 1 : 0);
+    vg->ccol = clamp64(vg->ccol, 0, nc > 0 ? nc - 1 : 0);
+    return 0;
 }
-int vg_action_cdown(app *a, const char *arg) { return cursor_by(a, arg, 1, 0); }
-int vg_action_cup(app *a, const char *arg) { return cursor_by(a, arg, -1, 0); }
-int vg_action_cleft(app *a, const char *arg) { return cursor_by(a, arg, 0, -1); }
-int vg_action_cright(app *a, const char *arg) { return cursor_by(a, arg, 0, 1); }
+
+void value_grid_scroll(value_grid *vg, int64_t dr, int64_t dc)
+{
+    vg->vrow += dr;
+    vg->vcol += dc;
+    vg->crow += dr;
+    vg->ccol += dc;
+    if (vg->vrow < 0) vg->vrow = 0;
+    if (vg->vcol < 0) vg->vcol = 0;
+    if (vg->crow < 0) vg->crow = 0;
+    if (vg->ccol < 0) vg->ccol = 0;
+}

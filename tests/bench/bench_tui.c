@@ -13,6 +13,8 @@
 #include "../unit/test_tui_fixture.h"
 #include "actions.h"
 #include "app.h"
+#include "panes.h"
+#include "render.h"
 #include "bench_util.h"
 
 int main(int argc, char **argv)

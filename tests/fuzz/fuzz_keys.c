@@ -31,20 +31,20 @@ static void write_input(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static int before[ACTION_MAX_KEYCODE];
+    static int before[KEYMAP_MAX_KEYCODE];
     strbuf err = STRBUF_INIT;
     write_input(data, size);
     actions_bind_defaults();
-    for (int k = 0; k < ACTION_MAX_KEYCODE; k++)
+    for (int k = 0; k < KEYMAP_MAX_KEYCODE; k++)
         before[k] = actions_for_key(k);
     if (actions_load_keys(path, &err)) {
         if (strncmp(err.buf, path, strlen(path)))
             abort();
-        for (int k = 0; k < ACTION_MAX_KEYCODE; k++)
+        for (int k = 0; k < KEYMAP_MAX_KEYCODE; k++)
             if (actions_for_key(k) != before[k])
                 abort();
     } else {
-        for (int k = 0; k < ACTION_MAX_KEYCODE; k++) {
+        for (int k = 0; k < KEYMAP_MAX_KEYCODE; k++) {
             int a = actions_for_key(k);
             if (a < -1 || a >= (int)actions_count())
                 abort();

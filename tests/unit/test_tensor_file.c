@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "cli_opts.h"
-#include "hunt.h"
+#include "tensor_diff.h"
 #include "tensor_file.h"
 
 static char tmpdir[] = "/tmp/aotidbg-test-tensor-file-XXXXXX";

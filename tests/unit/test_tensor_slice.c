@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app.h"
 #include "check.h"
 #include "tensor_slice.h"
+#include "theme.h"
 #include "value_grid.h"
 
 /* Row-major flat index of a multi-index by explicit strides. */
@@ -200,7 +200,7 @@ static void test_grid_not_kept(void)
     tensor_rec t = {0};
     t.name = "buf0", t.ndim = 3, t.shape = shape, t.strides = strides, t.dtype = "float32";
     t.nvalues = 17, t.values = vals;
-    app a;
+    value_grid a;
     memset(&a, 0, sizeof a);
     grid g;
     grid_init(&g, 70, 8, 0);
@@ -212,8 +212,8 @@ static void test_grid_not_kept(void)
     CHECK_CONTAINS(out.buf, "values (17 sampled) rows 0-2 of 3, cols 0-4 of 5; [0, 0, 0] = 0.5");
     CHECK_CONTAINS(out.buf, "     2       10.5      11.5      12.5      13.5      14.5");
     /* dim 0 = 1: flat 15..29; 15 is kept, 16 is NaN, the rest are not kept */
-    a.grid_fix[0] = 1;
-    a.grid_ccol = 2;
+    a.fix[0] = 1;
+    a.ccol = 2;
     grid_clear(&g, EL_NORMAL);
     value_grid_draw(&a, &g, (rect){0, 0, 70, 8}, &t);
     strbuf_reset(&out);
@@ -233,8 +233,8 @@ static void test_grid_not_kept(void)
     CHECK_CONTAINS(out.buf, "     0       15.5       nan         -         -         -");
     grid_free(&ga);
         /* the cursor below the page scrolls the rows */
-    a.grid_fix[0] = 0;
-    a.grid_crow = 2;
+    a.fix[0] = 0;
+    a.crow = 2;
     grid_clear(&g, EL_NORMAL);
     value_grid_draw(&a, &g, (rect){0, 0, 70, 4}, &t);
     CHECK(a.vrow == 1);

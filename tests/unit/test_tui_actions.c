@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "actions.h"
+#include "panes.h"
+#include "render.h"
 #include "check.h"
 #include "test_tui_fixture.h"
 
@@ -32,7 +34,7 @@ static void test_defaults(void)
     CHECK(actions_for_key('q') == actions_find("quit"));
     CHECK(actions_for_key('\r') == actions_find("next-step"));
     /* every default key name in the table parses, and no two actions share a key */
-    int owner[ACTION_MAX_KEYCODE] = {0};
+    int owner[KEYMAP_MAX_KEYCODE] = {0};
     for (size_t i = 0; i < actions_count(); i++) {
         char tmp[128];
         snprintf(tmp, sizeof tmp, "%s", actions_get(i)->keys);

@@ -8,7 +8,13 @@
 #include "app.h"
 #include "check.h"
 #include "hunt.h"
+#include "hunts.h"
+#include "pane_inspector.h"
+#include "pane_router.h"
+#include "panes.h"
+#include "render.h"
 #include "route_actions.h"
+#include "textview.h"
 #include "router.h"
 #include "test_tui_fixture.h"
 #include "tui.h"
@@ -166,12 +172,12 @@ static void test_router_actions(void)
     CHECK(rr != NULL);
     if (rr && rr->nactions >= 2) {
         actions_token(&a, "right");
-        CHECK(a.route_act == 1 && a.focus == PANE_ROUTER);
+        CHECK(pane_router_act(&a) == 1 && a.focus == PANE_ROUTER);
         char want[80];
         snprintf(want, sizeof want, "next step 2: %s", rr->actions[1].name);
         CHECK_CONTAINS(a.message.buf, want);
         actions_token(&a, "left");
-        CHECK(a.route_act == 0);
+        CHECK(pane_router_act(&a) == 0);
     }
     CHECK(!(actions_token(&a, "jump-kernel") & AF_FAILED));   /* the error's kernel */
     CHECK(a.focus == PANE_KERNELS && a.panes[PANE_KERNELS].cursor == 2);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include "actions.h"
 #include "app.h"
+#include "panes.h"
+#include "render.h"
 #include "check.h"
 #include "test_tui_fixture.h"
 

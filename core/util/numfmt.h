@@ -1,0 +1,15 @@
+/* numfmt.h — numbers and shapes as people read them, for screens and reports
+ * (the session dump and YAML have their own, exact formats).
+ * No errors; no allocation but the strbuf's. */
+#ifndef AOTIDBG_NUMFMT_H
+#define AOTIDBG_NUMFMT_H
+#include <stddef.h>
+#include <stdint.h>
+#include "strbuf.h"
+
+/* "[4, 16]"; "[]" for no dims. */
+void fmt_shape(strbuf *sb, int ndim, const int64_t *v);
+/* "%.4g", and "nan", "inf", "-inf". */
+void fmt_double(char *buf, size_t n, double v);
+
+#endif

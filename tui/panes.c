@@ -1,0 +1,61 @@
+/* panes.c — the pane table and the app that holds the panes (see panes.h). */
+#include "panes.h"
+#include <stdlib.h>
+#include <string.h>
+#include "pane_checklist.h"
+#include "pane_inspector.h"
+#include "pane_kernels.h"
+#include "pane_router.h"
+
+#define MIN_W 40
+#define MIN_H 10
+
+#define AOTIDBG_PANE_OPS(id, ops) [id] = &ops,
+static const pane_ops *const table[PANE__COUNT] = {AOTIDBG_PANES(AOTIDBG_PANE_OPS)};
+
+void app_init(app *a, session *s, app_mode mode)
+{
+    memset(a, 0, sizeof *a);
+    a->s = s;
+    a->mode = mode;
+    for (int i = 0; i < PANE__COUNT; i++) {
+        a->panes[i].ops = table[i];
+        a->panes[i].index = i;
+        a->panes[i].priv = table[i]->init ? table[i]->init(a) : NULL;
+    }
+    a->focus = PANE_KERNELS;
+    a->search_pane = -1;
+    a->follow = 1;
+    a->break_kernel = -1;
+    strbuf_init(&a->input, 0);
+    strbuf_init(&a->message, 0);
+    strbuf_init(&a->view, 0);
+    a->view_hit = -1;
+    theme_default(&a->th);
+    a->min_w = MIN_W;
+    a->min_h = MIN_H;
+    /* Open on what matters: a session with errors starts in the router. */
+    if (app_errors(a))
+        a->focus = PANE_ROUTER;
+}
+
+void app_release(app *a)
+{
+    for (int i = 0; i < PANE__COUNT; i++) {
+        if (a->panes[i].ops && a->panes[i].ops->release)
+            a->panes[i].ops->release(a->panes[i].priv);
+        a->panes[i].priv = NULL;
+    }
+    free(a->anom_idx);
+    a->anom_idx = NULL;
+    free(a->err_idx);
+    a->err_idx = NULL;
+    strbuf_release(&a->input);
+    strbuf_release(&a->message);
+    strbuf_release(&a->view);
+    session_free(a->ref);
+    a->ref = NULL;
+    if (a->owns_session)
+        session_free(a->s);
+    a->s = NULL;
+}
