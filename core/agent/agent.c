@@ -37,14 +37,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "fdio.h"
 #include "host_facts.h"
 #include "paths.h"
+#include "proto_spawn.h"
 #include "protocol.h"
 #include "zipread.h"
 
@@ -81,25 +82,6 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN) {
-            struct pollfd pf = {fd, POLLOUT, 0};
-            poll(&pf, 1, 1000);
-            continue;
-        }
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static void close_fd(int *fd)
 {
     if (*fd >= 0)
@@ -113,7 +95,7 @@ static void send_frame(const proto_msg *m)
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     if (proto_encode(&b, m, &err) < 0)
         fprintf(stderr, "aotidbg-agent: %s\n", err.buf);
-    else if (write_all(A.out, b.buf, b.len) < 0)
+    else if (fd_write_all(A.out, b.buf, b.len) < 0)
         quit_sig = SIGPIPE;
     strbuf_release(&b);
     strbuf_release(&err);
@@ -190,7 +172,7 @@ static int relay_child_frames(void)
             return -1;
         if (A.cbuf.len - off - 4 < n)
             break;
-        if (write_all(A.out, (const char *)p, (size_t)n + 4) < 0)
+        if (fd_write_all(A.out, (const char *)p, (size_t)n + 4) < 0)
             quit_sig = SIGPIPE;
         off += (size_t)n + 4;
     }
@@ -269,73 +251,26 @@ static void kill_child(void)
 static void spawn_child(uint32_t flags)
 {
     kill_child();
-    int sv[2], po[2], pe[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || pipe2(po, O_CLOEXEC) < 0 ||
-        pipe2(pe, O_CLOEXEC) < 0) {
-        char t[256];
-        int n = snprintf(t, sizeof t, "aotidbg-agent: cannot start a runner: %s\n", strerror(errno));
-        send_log(1, t, (size_t)n);
+    proto_spawn_options so = {.set_one = flags & PROTO_SPAWN_DETERMINISTIC ? host_env_names : NULL,
+                              .die_with_parent = 1};   /* no runner outlives the agent */
+    proto_child c;
+    strbuf err = STRBUF_INIT;
+    if (proto_spawn_runner(A.runner, &so, &c, &err) < 0) {
+        strbuf msg = STRBUF_INIT;
+        strbuf_addf(&msg, "aotidbg-agent: cannot start a runner: %s\n", err.buf);
+        send_log(1, msg.buf, msg.len);
+        strbuf_release(&msg);
         proto_msg m = {.type = PROTO_EXIT};
         m.u.exit.code = 127;
         send_frame(&m);
-        return;
+    } else {
+        A.pid = c.pid;
+        A.sock = c.sock;
+        A.cout = c.out;
+        A.cerr = c.err;
+        strbuf_reset(&A.cbuf);
     }
-    const char *exe = A.runner;
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* Dies with the agent, even if the agent is killed outright. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127);
-        int s3 = sv[1], o1 = po[1], e2 = pe[1];
-        if (o1 <= 3) o1 = fcntl(o1, F_DUPFD_CLOEXEC, 10);
-        if (e2 <= 3) e2 = fcntl(e2, F_DUPFD_CLOEXEC, 10);
-        if (s3 != PROTO_FD) {
-            if (dup2(s3, PROTO_FD) < 0)
-                _exit(127);
-        } else {
-            fcntl(PROTO_FD, F_SETFD, 0);
-        }
-        if (dup2(o1, 1) < 0 || dup2(e2, 2) < 0)
-            _exit(127);
-        int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (nul >= 0)
-            dup2(nul, 0);
-        signal(SIGPIPE, SIG_DFL);
-        signal(SIGINT, SIG_IGN);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        if (flags & PROTO_SPAWN_DETERMINISTIC)
-            for (int i = 0; i < HOST_NENV; i++)
-                setenv(host_env_names[i], "1", 1);
-        execl(exe, "aotidbg-runner", (char *)NULL);
-        dprintf(2, "aotidbg-agent: cannot run %s: %s\n", exe, strerror(errno));
-        _exit(127);
-    }
-    close(sv[1]);
-    close(po[1]);
-    close(pe[1]);
-    if (pid < 0) {
-        close(sv[0]);
-        close(po[0]);
-        close(pe[0]);
-        char t[256];
-        int n = snprintf(t, sizeof t, "aotidbg-agent: fork: %s\n", strerror(errno));
-        send_log(1, t, (size_t)n);
-        proto_msg m = {.type = PROTO_EXIT};
-        m.u.exit.code = 127;
-        send_frame(&m);
-        return;
-    }
-    A.pid = pid;
-    A.sock = sv[0];
-    A.cout = po[0];
-    A.cerr = pe[0];
-    fcntl(A.sock, F_SETFL, fcntl(A.sock, F_GETFL) | O_NONBLOCK);
-    fcntl(A.cout, F_SETFL, fcntl(A.cout, F_GETFL) | O_NONBLOCK);
-    fcntl(A.cerr, F_SETFL, fcntl(A.cerr, F_GETFL) | O_NONBLOCK);
-    strbuf_reset(&A.cbuf);
+    strbuf_release(&err);
 }
 
 /* ---- requests ------------------------------------------------------------ */
@@ -561,7 +496,7 @@ static int take_input(void)
             break;
         uint8_t type = p[4];
         if (type >= PROTO_LOAD && type <= PROTO_QUIT) {       /* for the runner */
-            if (A.sock >= 0 && write_all(A.sock, (const char *)p, (size_t)n + 4) < 0)
+            if (A.sock >= 0 && fd_write_all(A.sock, (const char *)p, (size_t)n + 4) < 0)
                 close_fd(&A.sock);   /* it died; its EXIT is on the way */
         } else {
             proto_msg m;

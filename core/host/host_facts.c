@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *const host_env_names[HOST_NENV] = {"AOTI_RUNTIME_CHECK_INPUTS", "CUDA_LAUNCH_BLOCKING",
-                                               "PYTORCH_NO_CUDA_MEMORY_CACHING"};
+const char *const host_env_names[HOST_NENV + 1] = {"AOTI_RUNTIME_CHECK_INPUTS", "CUDA_LAUNCH_BLOCKING",
+                                                   "PYTORCH_NO_CUDA_MEMORY_CACHING", NULL};
 
 typedef int (*cu_i_fn)(unsigned);
 typedef int (*cu_pi_fn)(int *);

@@ -25,9 +25,10 @@ typedef struct {
     char error[160];           /* why not usable; empty when usable */
 } cuda_probe;
 
-/* The debug variables the checklist reports (flag.* rows), in this order. */
+/* The debug variables the checklist reports (flag.* rows), in this order,
+ * NULL-terminated (also the list --deterministic sets to 1). */
 #define HOST_NENV 3
-extern const char *const host_env_names[HOST_NENV];
+extern const char *const host_env_names[HOST_NENV + 1];
 
 typedef struct {
     cuda_probe cuda;

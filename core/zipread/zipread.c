@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fdio.h"
 #include "paths.h"
 #ifdef AOTIDBG_HAVE_ZLIB
 #include <zlib.h>
@@ -16,19 +17,6 @@
 static uint32_t le16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static uint32_t le32(const unsigned char *p) { return le16(p) | le16(p + 2) << 16; }
 static uint64_t le64(const unsigned char *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
-
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-    for (size_t got = 0; got < n;) {
-        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
 
 int zr_have_inflate(void)
 {
@@ -45,7 +33,7 @@ static int find_cd(zipread *z, uint64_t *count, uint64_t *cd_size, strbuf *err)
     unsigned char tail[65536 + 22];
     size_t n = z->size < sizeof tail ? (size_t)z->size : sizeof tail;
     uint64_t base = z->size - n;
-    if (n < 22 || read_at(z->fd, tail, n, base) < 0) {
+    if (n < 22 || fd_read_at(z->fd, tail, n, base) < 0) {
         strbuf_addf(err, "%s: too short or unreadable to be a zip archive", z->path);
         return -1;
     }
@@ -64,12 +52,12 @@ static int find_cd(zipread *z, uint64_t *count, uint64_t *cd_size, strbuf *err)
     if (*count == 0xffff || *cd_size == 0xffffffffu || z->cd_offset == 0xffffffffu) {
         unsigned char loc[20], e64[56];
         uint64_t eocd = base + at;
-        if (eocd < 20 || read_at(z->fd, loc, 20, eocd - 20) < 0 || le32(loc) != 0x07064b50) {
+        if (eocd < 20 || fd_read_at(z->fd, loc, 20, eocd - 20) < 0 || le32(loc) != 0x07064b50) {
             strbuf_addf(err, "%s: zip64 end-of-directory locator missing", z->path);
             return -1;
         }
         uint64_t off = le64(loc + 8);
-        if (off > z->size - 56 || read_at(z->fd, e64, 56, off) < 0 || le32(e64) != 0x06064b50) {
+        if (off > z->size - 56 || fd_read_at(z->fd, e64, 56, off) < 0 || le32(e64) != 0x06064b50) {
             strbuf_addf(err, "%s: zip64 end of central directory missing or corrupt", z->path);
             return -1;
         }
@@ -141,7 +129,7 @@ int zr_open(zipread *z, const char *path, strbuf *err)
     if (!cd || !z->e)
         abort();
     int rc = -1;
-    if (read_at(z->fd, cd, cd_size, z->cd_offset) < 0) {
+    if (fd_read_at(z->fd, cd, cd_size, z->cd_offset) < 0) {
         strbuf_addf(err, "%s: cannot read the central directory", path);
         goto out;
     }
@@ -222,25 +210,11 @@ static int open_parent(int dirfd, const char *rel, strbuf *err)
     }
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Copies (or inflates) one entry's data into fd. */
 static int copy_entry(zipread *z, const zr_entry *e, int out, strbuf *err)
 {
     unsigned char lh[30];
-    if (read_at(z->fd, lh, 30, e->offset) < 0 || le32(lh) != 0x04034b50) {
+    if (fd_read_at(z->fd, lh, 30, e->offset) < 0 || le32(lh) != 0x04034b50) {
         strbuf_addf(err, "%s: entry '%s': local header missing (corrupt archive)", z->path, e->name);
         return -1;
     }
@@ -274,7 +248,7 @@ static int copy_entry(zipread *z, const zr_entry *e, int out, strbuf *err)
 #endif
     while (done < e->csize && !rc) {
         size_t n = e->csize - done < CHUNK ? (size_t)(e->csize - done) : CHUNK;
-        if (read_at(z->fd, in, n, data + done) < 0) {
+        if (fd_read_at(z->fd, in, n, data + done) < 0) {
             strbuf_addf(err, "%s: entry '%s': read failed at byte %llu", z->path, e->name,
                         (unsigned long long)(data + done));
             rc = -1;
@@ -286,7 +260,7 @@ static int copy_entry(zipread *z, const zr_entry *e, int out, strbuf *err)
             crc = crc32(crc, in, (uInt)n);
 #endif
             written += n;
-            if (write_all(out, in, n) < 0)
+            if (fd_write_all(out, in, n) < 0)
                 rc = -2;
             continue;
         }
@@ -312,7 +286,7 @@ static int copy_entry(zipread *z, const zr_entry *e, int out, strbuf *err)
                 break;
             }
             crc = crc32(crc, ob, (uInt)got);
-            if (write_all(out, ob, got) < 0) {
+            if (fd_write_all(out, ob, got) < 0) {
                 rc = -2;
                 break;
             }

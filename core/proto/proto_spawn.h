@@ -1,0 +1,26 @@
+/* proto_spawn.h — starting a runner process the way the protocol expects it
+ * (protocol.h): the socket on its fd PROTO_FD, pipes for its stdout and
+ * stderr, /dev/null on stdin, the terminal's ^C ignored (the front end says
+ * what ^C means). The local front end (runner_client) and the remote agent
+ * (core/agent) both start runners with it.
+ * Ownership: the caller owns the child and the three parent fds (non-blocking,
+ * close-on-exec). Errors: 0, or -1 with err (socketpair, pipe, fork); a
+ * failed exec is the child's exit 127 with the reason on its stderr. */
+#ifndef AOTIDBG_PROTO_SPAWN_H
+#define AOTIDBG_PROTO_SPAWN_H
+#include <sys/types.h>
+#include "strbuf.h"
+
+typedef struct {
+    pid_t pid;
+    int sock, out, err;        /* our ends: the protocol socket, its stdout, its stderr */
+} proto_child;
+
+typedef struct {
+    const char *const *set_one;   /* NULL-terminated names set to "1" in its environment; may be NULL */
+    int die_with_parent;          /* PR_SET_PDEATHSIG: it dies when we do, even by SIGKILL */
+} proto_spawn_options;
+
+int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_child *c, strbuf *err);
+
+#endif
