@@ -17,13 +17,12 @@ cd "$ROOT" || exit 2
 
 cmake -S . -B "$B" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN" >"$B.cmake.log" 2>&1 &&
-  cmake --build "$B" --target aotidbg_tui >>"$B.cmake.log" 2>&1 ||
+  cmake --build "$B" --target aotidbg_tui aotidbg_zipread >>"$B.cmake.log" 2>&1 ||
   { echo "run_all: building the instrumented libraries failed, see $B.cmake.log"; exit 1; }
-# the layers, users before what they use (static link order)
-LAYERS="cli run session router check inputs package proto model util"
-LIBS="$B/tui/libaotidbg_tui.a $(for l in $LAYERS; do printf '%s ' "$B/core/$l/libaotidbg_$l.a"; done)"
+# every layer library built, in one link group (no order to keep up to date)
+LIBS="$B/tui/libaotidbg_tui.a -Wl,--start-group $(ls "$B"/core/*/libaotidbg_*.a | tr '\n' ' ') -Wl,--end-group"
 INC="$(for d in core/*/; do printf -- '-I%s ' "${d%/}"; done)"
-SYS="$(pkg-config --libs yaml-0.1 libzip libcjson libelf libcrypto ncursesw) -lm -ldl -lpthread"
+SYS="$(pkg-config --libs yaml-0.1 libzip libcjson libelf libcrypto ncursesw zlib) -lm -ldl -lpthread"
 CFL="$(pkg-config --cflags libcjson ncursesw)"
 
 status=0
