@@ -530,33 +530,37 @@ void actions_keys_text(size_t ai, strbuf *out)
 
 int actions_load_keys(const char *path, strbuf *err)
 {
-    ynode *root = ytree_load(path, err);
-    if (!root)
-        return -1;
+    static const ylimits lim = {16, 4096, 4096, "a keys.yaml mapping", "keys.yaml"};
+    arena ar = ARENA_INIT;
+    ynode *root;
     int rc = -1;
+    if (ytree_load(&ar, path, 256u * 1024, &lim, &root, err) < 0)
+        goto out;
     const ynode *keys = ytree_get(root, "keys");
-    if (root->type != YT_MAP || !keys || keys->type != YT_MAP) {
+    if (!root || root->type != Y_MAP || !keys || keys->type != Y_MAP) {
         const ynode *at = keys ? keys : root;
-        strbuf_addf(err, "%s:%d:%d: expected a mapping 'keys:' of action: key or [keys]", path, at->line, at->col);
+        strbuf_addf(err, "%s:%zu:%zu: expected a mapping 'keys:' of action: key or [keys]", path, at ? at->line : 1,
+                    at ? at->col : 1);
         goto out;
     }
     keymap_saved saved;
     keymap_save(&saved);
-    for (size_t i = 0; i < keys->n; i++) {
-        const ynode *kn = keys->keys[i], *v = keys->items[i];
-        int ai = actions_find(kn->str);
+    for (size_t i = 0; i + 1 < keys->n; i += 2) {
+        const ynode *kn = keys->items[i], *v = keys->items[i + 1];
+        int ai = actions_find(kn->value);
         if (ai < 0) {
-            strbuf_addf(err, "%s:%d:%d: unknown action '%s' (see the ? help for names)", path, kn->line, kn->col, kn->str);
+            strbuf_addf(err, "%s:%zu:%zu: unknown action '%s' (see the ? help for names)", path, kn->line, kn->col,
+                        kn->value);
             goto restore;
         }
         keymap_unbind(table[ai].name);   /* the new keys replace the action's defaults */
-        size_t n = v->type == YT_SEQ ? v->n : 1;
+        size_t n = v->type == Y_SEQ ? v->n : 1;
         for (size_t j = 0; j < n; j++) {
-            const ynode *kv = v->type == YT_SEQ ? v->items[j] : v;
-            int code = kv->type == YT_SCALAR ? key_from_name(kv->str) : -1;
+            const ynode *kv = v->type == Y_SEQ ? v->items[j] : v;
+            int code = kv->type == Y_SCALAR ? key_from_name(kv->value) : -1;
             if (code < 0 || code >= KEYMAP_MAX_KEYCODE) {
-                strbuf_addf(err, "%s:%d:%d: unknown key '%s' (a character, Up, PgDn, Home, Tab, S-Tab, Enter, F1-F12, C-a..C-z)",
-                            path, kv->line, kv->col, kv->type == YT_SCALAR ? kv->str : "?");
+                strbuf_addf(err, "%s:%zu:%zu: unknown key '%s' (a character, Up, PgDn, Home, Tab, S-Tab, Enter, F1-F12, C-a..C-z)",
+                            path, kv->line, kv->col, kv->type == Y_SCALAR ? kv->value : "?");
                 goto restore;
             }
             keymap_bind(code, table[ai].name);
@@ -567,7 +571,7 @@ int actions_load_keys(const char *path, strbuf *err)
 restore:
     keymap_restore(&saved);
 out:
-    ytree_free(root);
+    arena_release(&ar);
     return rc;
 }
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "paths.h"
-#include "ytree.h"
+#include "ytree.h"   /* core/yaml */
 
 static const char *const el_names[EL__COUNT] = {
     "normal", "border", "border-focus", "title", "title-focus", "header",
@@ -89,58 +89,60 @@ void theme_mono(theme *t)
 }
 #undef S
 
+#define THEME_MAX_BYTES (256u * 1024)
+
 static int at(strbuf *err, const char *file, const ynode *n, const char *fmt, const char *arg)
 {
-    strbuf_addf(err, "%s:%d:%d: ", file, n->line, n->col);
+    strbuf_addf(err, "%s:%zu:%zu: ", file, n->line, n->col);
     strbuf_addf(err, fmt, arg);
     return -1;
 }
 
 static int apply(theme *t, const ynode *root, const char *file, strbuf *err)
 {
-    if (root->type != YT_MAP)
+    if (root->type != Y_MAP)
         return at(err, file, root, "%sa theme is a mapping with 'elements:' (see aotidbg-theme(5))", "");
-    for (size_t i = 0; i < root->n; i++) {
-        const char *k = root->keys[i]->str;
+    for (size_t i = 0; i < root->n; i += 2) {
+        const char *k = root->items[i]->value;
         if (!strcmp(k, "name") || !strcmp(k, "description") || !strcmp(k, "inherits"))
             continue;
         if (strcmp(k, "elements"))
-            return at(err, file, root->keys[i], "unknown key '%s' (expected name, description, inherits, elements)", k);
+            return at(err, file, root->items[i], "unknown key '%s' (expected name, description, inherits, elements)", k);
     }
     const ynode *inh = ytree_get(root, "inherits");
-    if (inh && inh->type == YT_SCALAR && !strcmp(inh->str, "mono"))
+    if (inh && inh->type == Y_SCALAR && !strcmp(inh->value, "mono"))
         theme_mono(t);
     const ynode *name = ytree_get(root, "name");
-    if (name && name->type == YT_SCALAR)
-        snprintf(t->name, sizeof t->name, "%s", name->str);
+    if (name && name->type == Y_SCALAR)
+        snprintf(t->name, sizeof t->name, "%s", name->value);
     const ynode *els = ytree_get(root, "elements");
     if (!els)
         return 0;
-    if (els->type != YT_MAP)
+    if (els->type != Y_MAP)
         return at(err, file, els, "%s'elements' must be a mapping of element: {fg, bg, attrs}", "");
-    for (size_t i = 0; i < els->n; i++) {
-        const ynode *kn = els->keys[i], *v = els->items[i];
-        int e = element_from_name(kn->str);
+    for (size_t i = 0; i + 1 < els->n; i += 2) {
+        const ynode *kn = els->items[i], *v = els->items[i + 1];
+        int e = element_from_name(kn->value);
         if (e < 0)
-            return at(err, file, kn, "unknown element '%s' (see aotidbg-theme(5) for the list)", kn->str);
-        if (v->type != YT_MAP)
-            return at(err, file, v, "element '%s' must be a mapping {fg, bg, attrs}", kn->str);
+            return at(err, file, kn, "unknown element '%s' (see aotidbg-theme(5) for the list)", kn->value);
+        if (v->type != Y_MAP)
+            return at(err, file, v, "element '%s' must be a mapping {fg, bg, attrs}", kn->value);
         theme_style st = {TCOLOR_DEFAULT, TCOLOR_DEFAULT, 0};
-        for (size_t j = 0; j < v->n; j++) {
-            const char *f = v->keys[j]->str;
-            const ynode *fv = v->items[j];
+        for (size_t j = 0; j + 1 < v->n; j += 2) {
+            const char *f = v->items[j]->value;
+            const ynode *fv = v->items[j + 1];
             if (!strcmp(f, "fg") || !strcmp(f, "bg")) {
-                int c = fv->type == YT_SCALAR ? color_from_name(fv->str) : -2;
+                int c = fv->type == Y_SCALAR ? color_from_name(fv->value) : -2;
                 if (c == -2)
                     return at(err, file, fv, "bad color '%s' (a name like red, bright-red, default, or 0-255)",
-                              fv->type == YT_SCALAR ? fv->str : "?");
+                              fv->type == Y_SCALAR ? fv->value : "?");
                 if (f[0] == 'f') st.fg = c; else st.bg = c;
             } else if (!strcmp(f, "attrs")) {
-                if (fv->type != YT_SEQ)
+                if (fv->type != Y_SEQ)
                     return at(err, file, fv, "%sattrs must be a list, e.g. [bold, reverse]", "");
                 for (size_t a = 0; a < fv->n; a++) {
                     const ynode *an = fv->items[a];
-                    const char *s = an->type == YT_SCALAR ? an->str : "?";
+                    const char *s = an->type == Y_SCALAR ? an->value : "?";
                     if (!strcmp(s, "bold")) st.attrs |= TA_BOLD;
                     else if (!strcmp(s, "reverse")) st.attrs |= TA_REVERSE;
                     else if (!strcmp(s, "underline")) st.attrs |= TA_UNDERLINE;
@@ -148,7 +150,7 @@ static int apply(theme *t, const ynode *root, const char *file, strbuf *err)
                     else return at(err, file, an, "unknown attribute '%s' (bold, reverse, underline, dim)", s);
                 }
             } else {
-                return at(err, file, v->keys[j], "unknown field '%s' (fg, bg, attrs)", f);
+                return at(err, file, v->items[j], "unknown field '%s' (fg, bg, attrs)", f);
             }
         }
         t->el[e] = st;
@@ -159,12 +161,17 @@ static int apply(theme *t, const ynode *root, const char *file, strbuf *err)
 int theme_load(theme *t, const char *path, strbuf *err)
 {
     theme_default(t);
-    ynode *root = ytree_load(path, err);
-    if (!root)
+    static const ylimits lim = {16, 4096, 4096, "a theme", "themes"};
+    arena ar = ARENA_INIT;
+    ynode *root;
+    if (ytree_load(&ar, path, THEME_MAX_BYTES, &lim, &root, err) < 0) {
+        arena_release(&ar);
         return -1;
+    }
     theme tmp = *t;
-    int rc = apply(&tmp, root, path, err);
-    ytree_free(root);
+    int rc = root ? apply(&tmp, root, path, err)
+                  : (strbuf_addf(err, "%s:1:1: found an empty file, expected a theme (see aotidbg-theme(5))", path), -1);
+    arena_release(&ar);
     if (rc == 0)
         *t = tmp;
     return rc;

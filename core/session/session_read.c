@@ -21,6 +21,7 @@
 #include <yaml.h>
 #include "session_io.h"
 #include "session_keys.h"
+#include "yevent.h"
 
 #define CHUNK (64 * 1024)
 #define MAX_WARNINGS 100
@@ -53,9 +54,7 @@ static void *vec_push(vec *v)
 }
 
 typedef struct {
-    yaml_parser_t p;
-    yaml_event_t ev;
-    int have_ev;
+    yev y;                   /* core/yaml: the events, with our limits */
     const char *name;
     strbuf *err;
     session *s;
@@ -92,20 +91,6 @@ typedef struct {
 
 /* ---------- messages ---------- */
 
-/* Copies at most 40 chars of s for a message, control chars as '?'. */
-static void add_shown(strbuf *sb, const char *s)
-{
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (n >= 40 && (*p & 0xc0) != 0x80) {
-            strbuf_addstr(sb, "...");
-            return;
-        }
-        strbuf_addch(sb, *p < 0x20 || *p == 0x7f ? '?' : *p);
-        if ((*p & 0xc0) != 0x80)
-            n++;
-    }
-}
 
 static int failv(rd *r, size_t line, size_t col, const char *fmt, va_list ap)
 {
@@ -145,33 +130,12 @@ static void warn_at(rd *r, yaml_mark_t m, const char *fmt, ...)
     session_add_warning(r->s, "%s:%zu:%zu: %s", r->name, (size_t)m.line + 1, (size_t)m.column + 1, msg);
 }
 
-/* "a mapping", "the value 'x'", ... for "found X" */
-static void describe(rd *r, strbuf *sb)
-{
-    switch (r->ev.type) {
-    case YAML_SCALAR_EVENT:
-        if (!r->ev.data.scalar.length) {
-            strbuf_addstr(sb, "an empty value");
-        } else {
-            strbuf_addstr(sb, "the value '");
-            add_shown(sb, (const char *)r->ev.data.scalar.value);
-            strbuf_addch(sb, '\'');
-        }
-        break;
-    case YAML_MAPPING_START_EVENT: strbuf_addstr(sb, "a mapping"); break;
-    case YAML_SEQUENCE_START_EVENT: strbuf_addstr(sb, "a list"); break;
-    case YAML_MAPPING_END_EVENT: strbuf_addstr(sb, "the end of a mapping"); break;
-    case YAML_SEQUENCE_END_EVENT: strbuf_addstr(sb, "the end of a list"); break;
-    case YAML_DOCUMENT_START_EVENT: strbuf_addstr(sb, "a second document"); break;
-    default: strbuf_addstr(sb, "the end of the file"); break;
-    }
-}
 
 static int unexpected(rd *r, const char *expected)
 {
     strbuf d = STRBUF_INIT;
-    describe(r, &d);
-    fail_at(r, r->ev.start_mark, "found %s, expected %s", d.buf, expected);
+    yev_describe(&r->y.ev, &d);
+    fail_at(r, r->y.ev.start_mark, "found %s, expected %s", d.buf, expected);
     strbuf_release(&d);
     return -1;
 }
@@ -346,61 +310,19 @@ static int next(rd *r)
 {
     if (r->failed)
         return -1;
-    if (r->have_ev) {
-        yaml_event_delete(&r->ev);
-        r->have_ev = 0;
-    }
-    if (!yaml_parser_parse(&r->p, &r->ev)) {
+    if (yev_next(&r->y)) {
         if (r->input_err)
-            return -1;
-        yaml_mark_t m = r->p.problem_mark;
-        if (r->p.error == YAML_READER_ERROR || r->p.error == YAML_MEMORY_ERROR)
-            m = r->p.mark;
-        r->yaml_at_eof = at_end(r, m);
-        const char *prob = r->p.problem ? r->p.problem : "a YAML error";
-        if (r->p.context)
-            fail_at(r, m, "found bad YAML (%s %s, from line %zu), expected well-formed YAML", prob,
-                    r->p.context, (size_t)r->p.context_mark.line + 1);
-        else
-            fail_at(r, m, "found bad YAML (%s), expected well-formed YAML", prob);
-        return -1;
+            return -1;   /* our own check of the bytes said why */
+        if (r->y.syntax)
+            r->yaml_at_eof = at_end(r, r->y.err_mark);
+        return fail_at(r, r->y.err_mark, "%s", r->y.msg.buf);
     }
-    r->have_ev = 1;
     r->handed_at_event = r->handed;
-    yaml_event_t *e = &r->ev;
-    const yaml_char_t *anchor = NULL;
-    switch (e->type) {
-    case YAML_ALIAS_EVENT:
-        return fail_at(r, e->start_mark, "found an alias (*%s), expected plain data (session files allow no anchors or aliases)",
-                       e->data.alias.anchor ? (const char *)e->data.alias.anchor : "");
-    case YAML_SCALAR_EVENT:
-        anchor = e->data.scalar.anchor;
-        if (e->data.scalar.length > SESSION_MAX_SCALAR_BYTES)
-            return fail_at(r, e->start_mark, "found a value of %zu bytes, expected at most %u bytes",
-                           e->data.scalar.length, SESSION_MAX_SCALAR_BYTES);
-        break;
-    case YAML_SEQUENCE_START_EVENT:
-    case YAML_MAPPING_START_EVENT:
-        anchor = e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor : e->data.mapping_start.anchor;
-        if (++r->depth > SESSION_MAX_DEPTH)
-            return fail_at(r, e->start_mark, "found nesting deeper than %d levels, expected a session file",
-                           SESSION_MAX_DEPTH);
-        break;
-    case YAML_SEQUENCE_END_EVENT:
-    case YAML_MAPPING_END_EVENT:
-        r->depth--;
-        break;
-    default:
-        break;
-    }
-    if (anchor)
-        return fail_at(r, e->start_mark, "found an anchor (&%s), expected plain data (session files allow no anchors or aliases)",
-                       (const char *)anchor);
     return 0;
 }
 
-static const char *sval(rd *r) { return (const char *)r->ev.data.scalar.value; }
-static size_t slen(rd *r) { return r->ev.data.scalar.length; }
+static const char *sval(rd *r) { return (const char *)r->y.ev.data.scalar.value; }
+static size_t slen(rd *r) { return r->y.ev.data.scalar.length; }
 
 /* ---------- interning ---------- */
 
@@ -449,9 +371,9 @@ static const char *intern(rd *r, const char *s, size_t n)
 /* Consumes a string; nullable: plain ~, null or empty gives NULL. */
 static int get_str(rd *r, const char **out, int nullable, const char *what)
 {
-    if (r->ev.type != YAML_SCALAR_EVENT)
+    if (r->y.ev.type != YAML_SCALAR_EVENT)
         return unexpected(r, what);
-    if (nullable && r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+    if (nullable && r->y.ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
         (!slen(r) || !strcmp(sval(r), "~") || !strcmp(sval(r), "null")))
         *out = NULL;
     else
@@ -461,7 +383,7 @@ static int get_str(rd *r, const char **out, int nullable, const char *what)
 
 static int scalar_num(rd *r, const char *what)
 {
-    if (r->ev.type != YAML_SCALAR_EVENT || !slen(r) || r->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+    if (r->y.ev.type != YAML_SCALAR_EVENT || !slen(r) || r->y.ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
         return unexpected(r, what);
     return 0;
 }
@@ -478,8 +400,8 @@ static int get_i64(rd *r, int64_t *out, int64_t lo, int64_t hi, const char *what
         return unexpected(r, what);
     if (errno == ERANGE || x < lo || x > hi) {
         strbuf d = STRBUF_INIT;
-        describe(r, &d);
-        fail_at(r, r->ev.start_mark, "found %s (out of range), expected %s from %lld to %lld", d.buf, what,
+        yev_describe(&r->y.ev, &d);
+        fail_at(r, r->y.ev.start_mark, "found %s (out of range), expected %s from %lld to %lld", d.buf, what,
                 (long long)lo, (long long)hi);
         strbuf_release(&d);
         return -1;
@@ -509,8 +431,8 @@ static int get_u64(rd *r, uint64_t *out, const char *what)
         return unexpected(r, what);
     if (errno == ERANGE) {
         strbuf d = STRBUF_INIT;
-        describe(r, &d);
-        fail_at(r, r->ev.start_mark, "found %s (out of range), expected %s below 2^64", d.buf, what);
+        yev_describe(&r->y.ev, &d);
+        fail_at(r, r->y.ev.start_mark, "found %s (out of range), expected %s below 2^64", d.buf, what);
         strbuf_release(&d);
         return -1;
     }
@@ -548,7 +470,7 @@ static int get_double(rd *r, double *out, const char *what)
 
 static int get_bool(rd *r, int *out)
 {
-    if (r->ev.type == YAML_SCALAR_EVENT && r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+    if (r->y.ev.type == YAML_SCALAR_EVENT && r->y.ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
         const char *v = sval(r);
         if (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "TRUE")) {
             *out = 1;
@@ -565,7 +487,7 @@ static int get_bool(rd *r, int *out)
 /* An enum by name: from_name() < 0 is an error listing the choices. */
 static int get_enum(rd *r, int *out, int (*from_name)(const char *), const char *choices)
 {
-    if (r->ev.type != YAML_SCALAR_EVENT)
+    if (r->y.ev.type != YAML_SCALAR_EVENT)
         return unexpected(r, choices);
     int v = from_name(sval(r));
     if (v < 0)
@@ -587,8 +509,8 @@ static int skip_node(rd *r);
 static int dup_key(rd *r, const char *key)
 {
     strbuf d = STRBUF_INIT;
-    add_shown(&d, key);
-    fail_at(r, r->ev.start_mark, "found key '%s' a second time, expected each key once", d.buf);
+    yev_add_shown(&d, key);
+    fail_at(r, r->y.ev.start_mark, "found key '%s' a second time, expected each key once", d.buf);
     strbuf_release(&d);
     return -1;
 }
@@ -643,21 +565,21 @@ static int hashset_add(hashset *hs, const char *key)
 
 static int skip_node(rd *r)
 {
-    if (r->ev.type == YAML_SCALAR_EVENT)
+    if (r->y.ev.type == YAML_SCALAR_EVENT)
         return next(r);
-    if (r->ev.type == YAML_SEQUENCE_START_EVENT) {
+    if (r->y.ev.type == YAML_SEQUENCE_START_EVENT) {
         if (next(r))
             return -1;
-        while (r->ev.type != YAML_SEQUENCE_END_EVENT)
+        while (r->y.ev.type != YAML_SEQUENCE_END_EVENT)
             if (skip_node(r))
                 return -1;
         return next(r);
     }
-    if (r->ev.type == YAML_MAPPING_START_EVENT) {
+    if (r->y.ev.type == YAML_MAPPING_START_EVENT) {
         hashset hs = {0};
         int rc = next(r);
-        while (!rc && r->ev.type != YAML_MAPPING_END_EVENT) {
-            if (r->ev.type != YAML_SCALAR_EVENT)
+        while (!rc && r->y.ev.type != YAML_MAPPING_END_EVENT) {
+            if (r->y.ev.type != YAML_SCALAR_EVENT)
                 rc = unexpected(r, "a plain key");
             else if (hashset_add(&hs, sval(r)))
                 rc = dup_key(r, sval(r));
@@ -678,7 +600,7 @@ typedef int (*val_fn)(rd *r, int id, void *ctx);
 /* Consumes the start of a mapping, or says a mapping (`where`) was expected. */
 static int enter_map(rd *r, const char *where)
 {
-    if (r->ev.type != YAML_MAPPING_START_EVENT) {
+    if (r->y.ev.type != YAML_MAPPING_START_EVENT) {
         char exp[128];
         snprintf(exp, sizeof exp, "a mapping (%s)", where);
         return unexpected(r, exp);
@@ -697,8 +619,8 @@ static int map_entries(rd *r, find_fn find, const void *fctx, val_fn val, void *
 {
     hashset unknown = {0};
     int rc = 0;
-    while (!rc && r->ev.type != YAML_MAPPING_END_EVENT) {
-        if (r->ev.type != YAML_SCALAR_EVENT) {
+    while (!rc && r->y.ev.type != YAML_MAPPING_END_EVENT) {
+        if (r->y.ev.type != YAML_SCALAR_EVENT) {
             rc = unexpected(r, "a plain key");
             break;
         }
@@ -717,8 +639,8 @@ static int map_entries(rd *r, find_fn find, const void *fctx, val_fn val, void *
                 break;
             }
             strbuf d = STRBUF_INIT;
-            add_shown(&d, key);
-            warn_at(r, r->ev.start_mark, "unknown key '%s' %s; skipped (written by a newer aotidbg?)", d.buf, place);
+            yev_add_shown(&d, key);
+            warn_at(r, r->y.ev.start_mark, "unknown key '%s' %s; skipped (written by a newer aotidbg?)", d.buf, place);
             strbuf_release(&d);
             rc = next(r) || skip_node(r) ? -1 : 0;
         }
@@ -733,14 +655,14 @@ typedef int (*item_fn)(rd *r, void *ctx);
 
 static int parse_list(rd *r, item_fn item, void *ctx, const char *what)
 {
-    if (r->ev.type == YAML_SCALAR_EVENT && r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+    if (r->y.ev.type == YAML_SCALAR_EVENT && r->y.ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
         (!slen(r) || !strcmp(sval(r), "~") || !strcmp(sval(r), "null")))
         return next(r);
-    if (r->ev.type != YAML_SEQUENCE_START_EVENT)
+    if (r->y.ev.type != YAML_SEQUENCE_START_EVENT)
         return unexpected(r, what);
     if (next(r))
         return -1;
-    while (r->ev.type != YAML_SEQUENCE_END_EVENT)
+    while (r->y.ev.type != YAML_SEQUENCE_END_EVENT)
         if (item(r, ctx))
             return -1;
     return next(r);
@@ -750,7 +672,7 @@ static int dims_item(rd *r, void *ctx)
 {
     int64_t *d = ctx;   /* d[0] counts, d[1..] holds */
     if (d[0] >= TENSOR_MAX_DIMS)
-        return fail_at(r, r->ev.start_mark, "found more than %d dimensions, expected at most %d", TENSOR_MAX_DIMS,
+        return fail_at(r, r->y.ev.start_mark, "found more than %d dimensions, expected at most %d", TENSOR_MAX_DIMS,
                        TENSOR_MAX_DIMS);
     return get_i64(r, &d[1 + d[0]++], INT64_MIN, INT64_MAX, "an integer dimension");
 }
@@ -778,8 +700,8 @@ static int get_kv_map(rd *r, size_t *n, kv_pair **out, const char *where)
     hashset hs = {0};
     r->kv.n = 0;
     int rc = 0;
-    while (!rc && r->ev.type != YAML_MAPPING_END_EVENT) {
-        if (r->ev.type != YAML_SCALAR_EVENT) {
+    while (!rc && r->y.ev.type != YAML_MAPPING_END_EVENT) {
+        if (r->y.ev.type != YAML_SCALAR_EVENT) {
             rc = unexpected(r, "a plain key");
             break;
         }
@@ -791,7 +713,7 @@ static int get_kv_map(rd *r, size_t *n, kv_pair **out, const char *where)
         kv->key = intern(r, sval(r), slen(r));
         if (next(r))
             rc = -1;
-        else if (r->ev.type == YAML_SCALAR_EVENT)
+        else if (r->y.ev.type == YAML_SCALAR_EVENT)
             rc = get_str(r, &kv->value, 0, "a string");
         else
             rc = unexpected(r, "a string value");
@@ -808,7 +730,7 @@ static int get_kv_map(rd *r, size_t *n, kv_pair **out, const char *where)
  * depth has its own; buffers are kept for the next list there). */
 static vec *list_vec(rd *r, size_t elem)
 {
-    vec *v = &r->lists[r->depth];
+    vec *v = &r->lists[r->y.depth];
     if (v->elem != elem) {
         free(v->p);
         *v = (vec){.elem = elem};
@@ -900,7 +822,7 @@ static int read_value(rd *r, const skey *k, void *rec)
         tensor_rec *t = rec;
         int64_t d[TENSOR_MAX_DIMS];
         int n;
-        yaml_mark_t at = r->ev.start_mark;
+        yaml_mark_t at = r->y.ev.start_mark;
         if (get_dims(r, d, &n))
             return -1;
         int64_t *p = n ? arena_memdup(&r->s->arena, d, (size_t)n * sizeof *d) : NULL;
@@ -1007,7 +929,7 @@ static int record_done(rd *r, const stable *t, void *rec, yaml_mark_t at, uint64
  * names it in messages ("a mapping (where)", "unknown key ... in where"). */
 static int read_record(rd *r, const stable *t, void *rec, const char *where)
 {
-    yaml_mark_t at = r->ev.start_mark;
+    yaml_mark_t at = r->y.ev.start_mark;
     record_init(t, rec);
     int outer_nstrides = r->nstrides;   /* a tensor's strides, around its stats */
     r->nstrides = 0;
@@ -1110,7 +1032,7 @@ static int event_val(rd *r, int id, void *ctx)
         return skip_node(r);
     const char *key = c->names->name[id];
     if (!strcmp(key, "kind")) {
-        if (r->ev.type != YAML_SCALAR_EVENT)
+        if (r->y.ev.type != YAML_SCALAR_EVENT)
             return unexpected(r, skey_find(&session_event_table, "kind")->what);
         c->kind = event_kind_from_name(sval(r));
         if (c->kind < 0) {
@@ -1143,14 +1065,14 @@ static int event_val(rd *r, int id, void *ctx)
 static int event_item(rd *r, void *ctx)
 {
     const key_names *names = ctx;
-    yaml_mark_t at = r->ev.start_mark;
+    yaml_mark_t at = r->y.ev.start_mark;
     r->ev_warnings = r->s->nwarnings;
     r->ev_nwarn = r->nwarn;
     /* `- ` with nothing after it: only the writer being cut off makes that. */
-    if (r->ev.type == YAML_SCALAR_EVENT && r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !slen(r)) {
+    if (r->y.ev.type == YAML_SCALAR_EVENT && r->y.ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !slen(r)) {
         if (next(r))
             return -1;
-        if (r->ev.type == YAML_SEQUENCE_END_EVENT && r->eof && r->chunk_pos == r->chunk_len) {
+        if (r->y.ev.type == YAML_SEQUENCE_END_EVENT && r->eof && r->chunk_pos == r->chunk_len) {
             r->yaml_at_eof = 1;
             return fail_at(r, at, "found an empty event at the end of the file, expected an event");
         }
@@ -1170,7 +1092,7 @@ static int event_item(rd *r, void *ctx)
         return -1;
     if (c->kind == -2) {
         strbuf d = STRBUF_INIT;
-        add_shown(&d, c->unknown_kind);
+        yev_add_shown(&d, c->unknown_kind);
         warn_at(r, at, "unknown event kind '%s'; event skipped (written by a newer aotidbg?)", d.buf);
         strbuf_release(&d);
         return next(r);
@@ -1223,23 +1145,23 @@ static int top_val(rd *r, int id, void *ctx)
 static int parse_format(rd *r)
 {
     /* at the first key of the top mapping */
-    if (r->ev.type != YAML_SCALAR_EVENT || strcmp(sval(r), "format_version"))
+    if (r->y.ev.type != YAML_SCALAR_EVENT || strcmp(sval(r), "format_version"))
         return unexpected(r, "format_version as the first key (is this an aotidbg session file?)");
     if (next(r))
         return -1;
-    if (r->ev.type != YAML_SCALAR_EVENT)
+    if (r->y.ev.type != YAML_SCALAR_EVENT)
         return unexpected(r, "a version like \"1.0\"");
     int maj, min, n = 0;
     if (sscanf(sval(r), "%d.%d%n", &maj, &min, &n) != 2 || (size_t)n != slen(r) || maj < 0 || min < 0)
         return unexpected(r, "a version like \"1.0\"");
     if (maj != SESSION_FORMAT_MAJOR)
-        return fail_at(r, r->ev.start_mark,
+        return fail_at(r, r->y.ev.start_mark,
                        "found format_version %d.%d, expected %d.x (%s; this aotidbg reads format %d.%d)", maj, min,
                        SESSION_FORMAT_MAJOR,
                        maj > SESSION_FORMAT_MAJOR ? "written by a newer aotidbg: upgrade to read it" : "too old",
                        SESSION_FORMAT_MAJOR, SESSION_FORMAT_MINOR);
     if (min > SESSION_FORMAT_MINOR)
-        warn_at(r, r->ev.start_mark, "format_version %d.%d is newer than %d.%d; parts this aotidbg does not know are skipped",
+        warn_at(r, r->y.ev.start_mark, "format_version %d.%d is newer than %d.%d; parts this aotidbg does not know are skipped",
                 maj, min, SESSION_FORMAT_MAJOR, SESSION_FORMAT_MINOR);
     r->s->format_major = maj;
     r->s->format_minor = min;
@@ -1248,17 +1170,17 @@ static int parse_format(rd *r)
 
 static int parse_session(rd *r)
 {
-    if (next(r) || r->ev.type != YAML_STREAM_START_EVENT)
+    if (next(r) || r->y.ev.type != YAML_STREAM_START_EVENT)
         return -1;
     if (next(r))
         return -1;
-    if (r->ev.type != YAML_DOCUMENT_START_EVENT)
+    if (r->y.ev.type != YAML_DOCUMENT_START_EVENT)
         return unexpected(r, "a session (format_version: \"1.0\" ...)");
     if (next(r))
         return -1;
-    if (r->ev.type != YAML_MAPPING_START_EVENT)
+    if (r->y.ev.type != YAML_MAPPING_START_EVENT)
         return unexpected(r, "a mapping of session keys (format_version: \"1.0\" ...)");
-    yaml_mark_t top = r->ev.start_mark;
+    yaml_mark_t top = r->y.ev.start_mark;
     if (next(r) || parse_format(r))
         return -1;
     /* The rest of the top mapping, format_version already read. */
@@ -1268,15 +1190,15 @@ static int parse_session(rd *r)
     if (rc)
         return -1;
     if (!(seen & (1ull << find_row(t, "events"))))
-        return fail_at(r, r->ev.start_mark, "found the end of the session without 'events' (it began at line %zu), "
+        return fail_at(r, r->y.ev.start_mark, "found the end of the session without 'events' (it began at line %zu), "
                        "expected an events: list (is the file cut off before the events?)", (size_t)top.line + 1);
     if (next(r))
         return -1;
-    if (r->ev.type != YAML_DOCUMENT_END_EVENT)
+    if (r->y.ev.type != YAML_DOCUMENT_END_EVENT)
         return unexpected(r, "the end of the session");
     if (next(r))
         return -1;
-    if (r->ev.type != YAML_STREAM_END_EVENT)
+    if (r->y.ev.type != YAML_STREAM_END_EVENT)
         return unexpected(r, "the end of the file (one session per file)");
     return 0;
 }
@@ -1309,7 +1231,8 @@ static int load(rd *r, session **out, strbuf *err)
         return -1;
     }
     r->kv.elem = sizeof(kv_pair);
-    if (!yaml_parser_initialize(&r->p)) {
+    static const ylimits lim = {SESSION_MAX_DEPTH, SESSION_MAX_SCALAR_BYTES, 0, "a session file", "session files"};
+    if (yev_init_reader(&r->y, read_handler, r, &lim)) {
         strbuf_addf(err, "%s: out of memory", r->name);
         free(r->evc);
         session_free(r->s);
@@ -1317,20 +1240,19 @@ static int load(rd *r, session **out, strbuf *err)
     }
     /* No yaml_parser_set_encoding: detection skips a UTF-8 BOM; UTF-16 never
      * gets that far (our UTF-8 check refuses it first). */
-    yaml_parser_set_input(&r->p, read_handler, r);
     strbuf msg = STRBUF_INIT;
     r->err = &msg;
     int rc = parse_session(r);
     if (rc && !r->failed)
-        fail_at(r, r->p.mark, "found a YAML error, expected a session file");
+        fail_at(r, r->y.p.mark, "found a YAML error, expected a session file");
     /* A value error in the last event may be the cut itself (`t_ms:` then
      * the end of the file): if libyaml fails at the end within a few more
      * events, the event was cut off, not wrong. */
     if (rc && r->in_events && !r->yaml_at_eof && !r->input_err && !r->utf8_cut) {
         for (int i = 0; i < 4; i++) {
             yaml_event_t e;
-            if (!yaml_parser_parse(&r->p, &e)) {
-                r->yaml_at_eof = at_end(r, r->p.problem_mark);
+            if (!yaml_parser_parse(&r->y.p, &e)) {
+                r->yaml_at_eof = at_end(r, r->y.p.problem_mark);
                 break;
             }
             int end = e.type == YAML_STREAM_END_EVENT;
@@ -1357,9 +1279,7 @@ static int load(rd *r, session **out, strbuf *err)
     }
     if (!rc)
         check_refs(r);
-    if (r->have_ev)
-        yaml_event_delete(&r->ev);
-    yaml_parser_delete(&r->p);
+    yev_release(&r->y);
     free(r->itab);
     free(r->evc);
     for (int i = 0; i < SESSION_MAX_DEPTH + 2; i++)

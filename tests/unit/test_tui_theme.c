@@ -78,7 +78,7 @@ static void test_bad_themes(void)
     expect_error("elements:\n  selected: {fg: reddish}\n", "bad.yaml:2:18: bad color 'reddish'");
     expect_error("elements:\n  selected: {fg: 256}\n", "bad.yaml:2:18: bad color '256'");
     expect_error("elements:\n  selected: {attrs: [blink]}\n", "bad.yaml:2:22: unknown attribute 'blink'");
-    expect_error("elements:\n  ok: &a {fg: red}\n  warn: *a\n", "anchors are not allowed");
+    expect_error("elements:\n  ok: &a {fg: red}\n  warn: *a\n", "anchors and aliases are not allowed");
     expect_error("elements:\n  ok: {fg: red}\n  ok: {fg: blue}\n", "bad.yaml:3:3: duplicate key 'ok'");
     expect_error("elements: [\n", "bad.yaml:2:1:");
     expect_error("colours: {}\n", "bad.yaml:1:1: unknown key 'colours'");
@@ -89,7 +89,7 @@ static void test_bad_themes(void)
     n += snprintf(deep + n, sizeof deep - n, "elements: ");
     for (int i = 0; i < 40; i++) deep[n++] = '[';
     deep[n] = 0;
-    expect_error(deep, "nested too deeply");
+    expect_error(deep, "nesting deeper than 16 levels");
     theme t;
     strbuf err = STRBUF_INIT;
     CHECK(theme_load(&t, "/nonexistent/theme.yaml", &err) == -1);
