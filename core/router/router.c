@@ -11,7 +11,8 @@
  * ROUTER_MAX_EVIDENCE further distinct lines are kept, each with
  * ROUTER_CONTEXT_LINES lines of context.
  *
- * Picking: distinct matched patterns add their weight to their route. A route
+ * Picking: each matched pattern counts once, for the first line it matched;
+ * on one line a route's strongest pattern counts, distinct lines add up. A route
  * with a strong primary match (weight >= RR_STRONG) turns the routes it
  * `explains` into consequences; routes seen only through consequence lines
  * lose to any route with a primary match. The best remaining score wins; the
@@ -838,6 +839,29 @@ void router_stream_finish(router_stream *s, route_result *out)
         if (pt->route < 0 || s->first_ev[pi] < 0 || (pt->needs >= 0 && !tagset[pt->needs]))
             continue;
         counted[pi] = 1;
+    }
+    /* Distinct lines add up; several patterns of one route on the same line
+     * are one piece of evidence and count their strongest (a line that says
+     * "OutOfMemoryError: out of memory" twice is not twice as sure). */
+    for (size_t pi = 0; pi < np; pi++) {
+        if (!counted[pi])
+            continue;
+        const rr_pattern *pt = &rules->patterns[pi];
+        const evidence *e = &s->ev[s->first_ev[pi]];
+        int strongest = 1;
+        for (size_t pk = 0; pk < np && strongest; pk++) {
+            const rr_pattern *o = &rules->patterns[pk];
+            if (pk == pi || !counted[pk] || o->route != pt->route || o->consequence != pt->consequence)
+                continue;
+            const evidence *f = &s->ev[s->first_ev[pk]];
+            int same_line = e->origin || f->origin ? e->origin && f->origin && e->key == f->key &&
+                                                         !strcmp(e->origin, f->origin)
+                                                   : e->line == f->line;
+            if (same_line && (o->weight > pt->weight || (o->weight == pt->weight && pk < pi)))
+                strongest = 0;
+        }
+        if (!strongest)
+            continue;
         route_score *x = &sc[pt->route];
         if (pt->consequence) {
             x->cons += pt->weight;

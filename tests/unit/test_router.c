@@ -831,6 +831,21 @@ static void test_cause_over_effects(void)
     }
 }
 
+/* Patterns of one route on the same line are one piece of evidence: the
+ * strongest counts; distinct lines add up. */
+static void test_one_line_counts_once(void)
+{
+    route_result r;
+    route_str("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n", &r);
+    CHECK_STR(r.route, "out-of-memory");
+    CHECK(r.score == 8.0);             /* `out of memory` 8 and `OutOfMemory` 7 match the same line */
+    route_result_release(&r);
+    route_str("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+              "terminate called after throwing an instance of 'std::bad_alloc'\n", &r);
+    CHECK(r.score == 16.0);            /* a second line that says so adds */
+    route_result_release(&r);
+}
+
 /* Words that are CUDA advice: a CPU run must never get them. */
 static const char *const cuda_words[] = {"CUDA", "cuda", "compute-sanitizer", "blocking launches", "device-side",
                                          "nvcc", "ptxas", "cubin", "GPU context"};
@@ -1193,6 +1208,7 @@ int main(void)
     RUN(test_streaming_chunks);
     RUN(test_long_line_windows);
     RUN(test_cause_over_effects);
+    RUN(test_one_line_counts_once);
     RUN(test_cpu_wording);
     RUN(test_unknown_lists_lines);
     RUN(test_facts_and_platform);
