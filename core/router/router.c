@@ -402,9 +402,13 @@ static void push_context(router_stream *s, const char *line)
     s->nctx++;
 }
 
-/* Keeps a line the prefilter found an error-like word in (ROUTER_ERROR_WORDS). */
+/* Keeps a line the prefilter found an error-like word in (error_words in
+ * router_rules.c), once per line: a long line's first window shows it. */
 static void note_looked(router_stream *s, const char *line)
 {
+    if (s->looked_total && s->looked_line[s->looked_total == 1 ? 0 : 1 + (s->looked_total - 2) %
+                                          (ROUTER_LOOKED_LINES - 1)] == s->lineno)
+        return;
     /* slot 0 keeps the first error-like line; the others ring over the latest */
     size_t slot = s->looked_total == 0 ? 0 : 1 + (s->looked_total - 1) % (ROUTER_LOOKED_LINES - 1);
     s->looked_line[slot] = s->lineno;
@@ -502,7 +506,7 @@ static void scan_segment(router_stream *s, int first, int whole)
         s->nprev_ev = 0;
     }
     match_text(s, line, n, key);
-    if (!s->origin && first && s->error_like)
+    if (!s->origin && s->error_like)
         note_looked(s, line);
     push_context(s, line);
 }
@@ -568,6 +572,7 @@ void router_stream_fact(router_stream *s, const char *origin, const char *text)
         return;                          /* mid-line: the caller broke the contract; keep the input intact */
     locale_t old = uselocale(s->rules->cloc);
     s->origin = arena_strdup(&s->a, origin ? origin : "caller");
+    s->have_prev = 0;                    /* a fact never counts as a repeat of an input line */
     size_t lineno = s->lineno;
     while (*text) {
         size_t n = strcspn(text, "\n");
