@@ -22,7 +22,6 @@
 #include "theme.h"
 
 struct runner_client;
-struct session_writer;
 
 typedef enum { MODE_REPLAY = 0, MODE_LIVE, MODE_TUTORIAL } app_mode;
 
@@ -49,9 +48,7 @@ struct app {
     int narration_on;
     const char *narration_waiting; /* action the current step waits for, or NULL */
     /* live mode */
-    struct runner_client *rc;
-    struct session_writer *writer;
-    const char *record_path;
+    struct runner_client *rc;      /* the live run's runner (live.c's run service owns it); NULL none */
     int64_t break_kernel;          /* -1 none */
     int gated;                     /* live: a checklist FAIL kept the run from starting */
     int break_nan;                 /* break-nan is on */

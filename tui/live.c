@@ -1,32 +1,23 @@
-/* live.c — live runs from the UI (see live.h): package extraction, the
- * runner client, the session writer, and the step/continue/restart glue. */
+/* live.c — live runs from the UI (see live.h): the run service
+ * (core/run/run_service.h) does the package, checklist, mode, runner and
+ * recording, as for `aotidbg run`; this file is the step/continue/restart
+ * glue and what the screen says about the run. */
 #include "live.h"
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "checklist.h"
 #include "hunt.h"
-#include "inputs.h"
-#include "package.h"
 #include "protocol.h"
-#include "runner_client.h"
-#include "session_io.h"
+#include "run_service.h"
 
-
-static package_t *live_pkg;   /* one live run per process */
+static run_service *live_rs;   /* one live run per process */
 /* A step/continue pressed while the runner is still loading or running is
  * kept and sent at the next stop, so keys are never lost to timing. */
 enum { PEND_NONE = 0, PEND_STEP, PEND_CONTINUE };
 static int pending;
-static int pause_asked;   /* ^C sent SIGUSR1; a second ^C before the stop ends the runner */
-/* What the runner was started with; its strings live in live_pkg's arena
- * (the extracted model), which stays open until live_finish. */
-static runner_options live_ro;
+static int pause_asked;   /* ^C asked for a pause; a second ^C before the stop ends the runner */
 
-int64_t live_current_kernel(app *a);
 int64_t live_current_kernel(app *a)
 {
     if (a->mode != MODE_LIVE || !a->rc)
@@ -38,14 +29,27 @@ const char *runner_state_text(app *a)
 {
     if (a->mode != MODE_LIVE)
         return a->s->end_state ? a->s->end_state : a->s->truncated ? "cut-off" : "recorded";
+    if (a->gated)
+        return "blocked by a checklist FAIL (--force overrides)";
     if (!a->rc)
-        return a->gated ? "blocked by a checklist FAIL (--force overrides)" : "no runner";
+        return "no runner";
+    const char *end = run_service_end_state(live_rs);
     switch (runner_client_state(a->rc)) {
     case RUNNER_STARTING: return "starting";
     case RUNNER_STOPPED: return "stopped";
     case RUNNER_RUNNING: return "running";
-    case RUNNER_FINISHED: return "finished";
-    case RUNNER_DEAD: return "runner died";
+    case RUNNER_FINISHED:
+        if (!end || !strcmp(end, "complete"))
+            return "finished";
+        if (!strcmp(end, "killed") || !strcmp(end, "timeout"))
+            return arena_printf(&a->s->arena, "runner %s", !strcmp(end, "killed") ? "killed" : "timed out");
+        return end;
+    case RUNNER_DEAD:
+        if (end && !strcmp(end, "timeout"))
+            return "runner timed out (killed)";
+        if (end && !strcmp(end, "killed"))
+            return "runner killed";
+        return end ? arena_printf(&a->s->arena, "runner died: %s", end) : "runner died";
     }
     return "?";
 }
@@ -55,97 +59,52 @@ int live_fd(app *a)
     return a->rc ? runner_client_fd(a->rc) : -1;
 }
 
-static int open_writer(app *a, const live_options *o, strbuf *err)
+/* The service's notes go to stderr: the screen is not open yet. */
+static void say_live(void *ctx, const char *text)
 {
-    session *s = a->s;
-    char def[64];
-    const char *rec = o->record;
-    if (!rec) {
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        strftime(def, sizeof def, "./aotidbg-session-%Y%m%d-%H%M%S.yaml", &tm);
-        rec = def;
-    }
-    a->record_path = arena_strdup(&s->arena, rec);
-    if (session_writer_open((session_writer **)&a->writer, a->record_path, s, err) < 0)
-        return -1;
-    return 0;
+    fprintf(stderr, "aotidbg: %s\n", text);
 }
 
-
-int live_start(app *a, const live_options *o, strbuf *err)
+int live_start(app *a, const run_options *o, strbuf *err)
 {
-    package_model *m;
-    if (package_open(&live_pkg, o->package, err) < 0 || !(m = package_find_model(live_pkg, NULL, err)) ||
-        package_extract(live_pkg, m, err) < 0)
+    run_say sayer = {say_live, NULL};
+    int r = run_service_open(&live_rs, o, RUN_OPT_LIVE, a->s, &sayer, err);
+    if (r < 0)
         return -1;
+    a->rc = run_service_client(live_rs);
     session *s = a->s;
-    package_to_session(live_pkg, m, s);
-    package_sha256_to_session(live_pkg, s);   /* i16: moves off the load path with the run service */
-    s->device = arena_strdup(&s->arena, o->device ? o->device : m->device_key ? m->device_key : "cpu");
-    if (o->inputs && inputs_load(s, o->inputs, err) < 0)
-        return -1;
-    /* The gate: the checklist runs first; a FAIL row keeps the run from
-     * starting (the playbook's first step), unless --force. */
-    checklist_opts co = {0};
-    co.device = o->device;
-    co.model = m->name;
-    co.inputs = o->inputs ? s->inputs : NULL;
-    co.ninputs = o->inputs ? s->ninputs : 0;
-    strbuf why = STRBUF_INIT;
-    int failed = checklist_gate(live_pkg, &co, s, &why);
     a->panes[PANE_CHECKLIST].cursor = 0;
     for (size_t i = 0; i < s->nchecks; i++)
         if (s->checks[i].status == CHECK_FAIL) {
             a->panes[PANE_CHECKLIST].cursor = (int64_t)i;
             break;
         }
-    if (failed == 1 && !o->force) {
+    if (r == RUN_OPEN_GATED) {
+        /* The gate: the checklist runs first; a FAIL row keeps the run from
+         * starting (the playbook's first step), unless --force. */
         a->gated = 1;
         a->focus = PANE_CHECKLIST;
-        size_t l = strcspn(why.buf, "\n");
-        app_message(a, 1, "not started: checklist FAIL: %.*s (fix it, or start with --force)", (int)l, why.buf);
-        strbuf_release(&why);
-        return open_writer(a, o, err);   /* the checks are still recorded */
+        const char *why = run_service_gate_reason(live_rs);
+        app_message(a, 1, "not started: checklist FAIL: %.*s (fix it, or start with --force)",
+                    (int)strcspn(why, "\n"), why);
+        return 0;
     }
-    if (failed == 1)
-        session_add_note(s, "started with --force over a failing checklist");
-    strbuf_release(&why);
-    runner_options ro = {0};
-    ro.so_path = m->so_path;
-    ro.cubin_dir = m->model_dir;
-    ro.device = s->device;
-    ro.blocking = 1;
-    ro.break_flags = BREAK_EACH_KERNEL | BREAK_ON_ERROR;
-    ro.break_index = -1;
-    ro.max_values = 4096;
-    ro.values_budget = o->values_budget_set ? o->values_budget : VALUES_BUDGET_DEFAULT;
-    s->values_budget = ro.values_budget;
-    ro.timeout_s = 60;
-    /* as `aotidbg run` does: an index-out-of-bounds assert is traced to its input */
-    ro.trace_source = package_trace_source(live_pkg, m);
-    live_ro = ro;
-    if (runner_client_start((runner_client **)&a->rc, &ro, s, err) < 0)
-        return -1;
-    return open_writer(a, o, err);
+    if (o->breaks.index >= 0)
+        a->break_kernel = o->breaks.index;
+    a->break_nan = (o->breaks.flags & BREAK_ON_NAN) != 0;
+    return 0;
 }
 
 int live_pump(app *a, int timeout_ms)
 {
     if (!a->rc)
         return 0;
-    static int last_state = -1;
-    static int64_t last_kernel = -2;
     strbuf err = STRBUF_INIT;
-    int n = runner_client_pump(a->rc, timeout_ms, &err);
-    /* a state change (STOPPED, DONE) adds no event but changes the screen */
-    int st = (int)runner_client_state(a->rc);
-    int64_t ck = runner_client_current_kernel(a->rc);
-    if (n == 0 && (st != last_state || ck != last_kernel))
-        n = 1;
-    last_state = st;
-    last_kernel = ck;
+    int ch = run_service_pump(live_rs, timeout_ms, &err);
+    if (ch & (RUN_PUMP_ERROR | RUN_WRITE_ERROR))
+        app_message(a, 1, "%s", err.buf);
+    strbuf_release(&err);
+    runner_state st = runner_client_state(a->rc);
     if (pause_asked && st != RUNNER_RUNNING) {
         pause_asked = 0;
         pending = PEND_NONE;
@@ -163,26 +122,18 @@ int live_pump(app *a, int timeout_ms)
     } else if (st == RUNNER_FINISHED || st == RUNNER_DEAD) {
         pending = PEND_NONE;
     }
+    int n = ch & (RUN_CHANGED_EVENTS | RUN_CHANGED_STATE) ? 1 : 0;
     if (a->hunt_pending && (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD)) {
-        if (n > 0 && a->writer)
-            session_writer_sync(a->writer, &err);
-        strbuf_reset(&err);
         hunt_live_settled(a);   /* the run stopped: hunt over what it recorded */
-        n = n > 0 ? n : 1;
+        n = 1;
     }
-    if (n < 0)
-        app_message(a, 1, "runner: %s", err.buf);
-    strbuf_reset(&err);
-    if (n > 0 && a->writer && session_writer_sync(a->writer, &err) < 0)
-        app_message(a, 1, "recording %s: %s", a->record_path, err.buf);
-    strbuf_release(&err);
     if (n > 0 && a->follow && a->s->nkernels) {
         int64_t cur = runner_client_current_kernel(a->rc);
         int64_t target = cur >= 0 ? cur : (int64_t)a->s->nkernels - 1;
         pane_goto(&a->panes[PANE_KERNELS], target, (int64_t)a->s->nkernels);
     }
     app_clamp(a);
-    return n;
+    return ch & RUN_PUMP_ERROR ? -1 : n;
 }
 
 int live_settle(app *a, int timeout_ms)
@@ -252,7 +203,10 @@ int live_continue(app *a)
         return 0;
     int flags = BREAK_ON_ERROR | BREAK_ON_NAN;
     runner_client_set_breaks(a->rc, flags);
-    int rc = a->break_kernel >= 0 ? runner_client_run_to_index(a->rc, a->break_kernel) : runner_client_continue(a->rc);
+    const char *name = run_service_options(live_rs)->breaks.kernel;
+    int rc = a->break_kernel >= 0 ? runner_client_run_to_index(a->rc, a->break_kernel)
+             : name             ? runner_client_run_to_name(a->rc, name)
+                                : runner_client_continue(a->rc);
     return resumed(a, rc, "continue");
 }
 
@@ -263,7 +217,7 @@ int live_restart(app *a)
     strbuf err = STRBUF_INIT;
     pending = PEND_NONE;
     pause_asked = 0;
-    int rc = runner_client_restart(a->rc, &err);
+    int rc = run_service_restart(live_rs, &err);
     if (rc < 0)
         app_message(a, 1, "restart: %s", err.buf);
     else {
@@ -282,23 +236,13 @@ int live_rerun_blocking(app *a)
         return -1;
     }
     strbuf err = STRBUF_INIT;
-    runner_client_free(a->rc);
-    a->rc = NULL;
     pending = PEND_NONE;
-    a->s->nevents = 0;   /* a fresh run, as runner_client_restart does */
-    a->s->nkernels = 0;
-    runner_options ro = live_ro;
-    ro.blocking = 1;
-    ro.deterministic = 1;
-    ro.break_flags = BREAK_EACH_KERNEL | BREAK_ON_ERROR | (a->break_nan ? BREAK_ON_NAN : 0);
-    int rc = runner_client_start((runner_client **)&a->rc, &ro, a->s, &err);
+    int rc = run_service_rerun(live_rs, 1, 1, BREAK_EACH_KERNEL | BREAK_ON_ERROR | (a->break_nan ? BREAK_ON_NAN : 0),
+                               &err);
+    a->rc = run_service_client(live_rs);
     if (rc < 0) {
         app_message(a, 1, "rerun-blocking: %s", err.buf);
     } else {
-        live_ro = ro;
-        session_set_flag(a->s, "CUDA_LAUNCH_BLOCKING", "1");
-        session_set_flag(a->s, "PYTORCH_NO_CUDA_MEMORY_CACHING", "1");
-        session_set_flag(a->s, "AOTI_RUNTIME_CHECK_INPUTS", "1");
         app_message(a, 0, "rerun with blocking launches (CUDA_LAUNCH_BLOCKING=1, sync at every kernel) from kernel 0");
         a->follow = 1;
     }
@@ -333,8 +277,7 @@ int live_interrupt(app *a)
 {
     if (!a->rc || runner_client_state(a->rc) != RUNNER_RUNNING)
         return -1;
-    int pid = runner_client_pid(a->rc);
-    if (!pause_asked && pid > 0 && kill(pid, SIGUSR1) == 0) {
+    if (!pause_asked && runner_client_pause(a->rc) == 0) {
         /* The runner stops at the next kernel start (protocol.h: PAUSE). */
         pause_asked = 1;
         app_message(a, 0, "^C: stopping at the next kernel start (^C again ends the runner)");
@@ -350,27 +293,27 @@ int live_interrupt(app *a)
     return 0;
 }
 
-void live_finish(app *a, int from_signal)
+int live_finish(app *a, int from_signal)
 {
-    if (a->writer) {
-        if (from_signal) {
-            session_writer_close(a->writer);
-        } else {
-            strbuf err = STRBUF_INIT;
-            if (session_writer_finish(a->writer, &err) < 0)
-                fprintf(stderr, "aotidbg: saving %s: %s\n", a->record_path, err.buf);
-            else
-                fprintf(stderr, "aotidbg: session saved to %s\n", a->record_path);
-            strbuf_release(&err);
-        }
-        a->writer = NULL;
+    int code = 0;
+    if (!live_rs)
+        return 0;
+    if (from_signal) {
+        run_service_abandon(live_rs);
+        return 1;
     }
-    if (!from_signal) {
-        if (a->rc)
-            runner_client_free(a->rc);
-        a->rc = NULL;
-        if (live_pkg)
-            package_close(live_pkg);
-        live_pkg = NULL;
-    }
+    strbuf err = STRBUF_INIT;
+    if (run_service_finish(live_rs, &err) < 0)
+        fprintf(stderr, "aotidbg: saving the session: %s\n", err.buf);
+    else
+        fprintf(stderr, "aotidbg: session saved to %s (end_state: %s)\n", run_service_record_path(live_rs),
+                a->s->end_state);
+    strbuf_release(&err);
+    code = run_service_exit_code(live_rs);
+    if (!code && run_service_write_failed(live_rs))
+        code = 1;
+    run_service_free(live_rs);
+    live_rs = NULL;
+    a->rc = NULL;
+    return code;
 }

@@ -1,27 +1,20 @@
-/* live.h — the UI's side of a live run: drives core/run/runner_client.h from
- * actions, pumps events into the session without blocking, records them
- * through the session writer. Replay mode uses the same actions over the
+/* live.h — the UI's side of a live run: drives the run service
+ * (core/run/run_service.h, shared with `aotidbg run`) from actions and pumps
+ * it without blocking. Replay mode uses the same actions over the
  * recorded kernels (step = next kernel, continue = next anomaly or break).
  * Errors: 0/-1 with a message appended to err (or to the app's message). */
 #ifndef AOTIDBG_LIVE_H
 #define AOTIDBG_LIVE_H
 #include "app.h"
+#include "run_options.h"
 
-typedef struct {
-    const char *package;       /* .pt2 or .so */
-    const char *inputs;        /* spec path; may be NULL */
-    const char *device;        /* may be NULL: the package's device */
-    const char *record;        /* session file; NULL: ./aotidbg-session-<time>.yaml */
-    int force;                 /* start even when a checklist row FAILs */
-    uint64_t values_budget;    /* --values-budget in bytes, 0 = no limit */
-    int values_budget_set;     /* 0: the default (VALUES_BUDGET_DEFAULT) */
-} live_options;
-
-/* live_start runs the checklist first (checklist_gate: rows go into the
- * session). When a row FAILs and force is off, no runner starts: it returns 0
- * with a->gated set, the checklist focused and the reason in the message. */
-
-int live_start(app *a, const live_options *o, strbuf *err);
+/* live_start opens the run service (run_service.h) with the options `run`
+ * takes (run_options.h): the checklist first (rows go into the session);
+ * when a row FAILs and force is off, no runner starts: it returns 0 with
+ * a->gated set, the checklist focused and the reason in the message.
+ * --break-on index=N becomes the kernel list's breakpoint, nan the NaN
+ * break, kernel=NAME where c stops. -1 with err: bad input (exit 2). */
+int live_start(app *a, const run_options *o, strbuf *err);
 /* Reads what the runner sent (waiting at most timeout_ms), appends to the
  * session, syncs the recording, moves the kernel list when following.
  * Returns the number of new events, -1 on error (message set). */
@@ -41,12 +34,14 @@ int live_interrupt(app *a);
 int live_rerun_blocking(app *a);
 /* break-nan: the runner stops at the first kernel whose output holds NaN/Inf. */
 void live_break_nan(app *a, int on);            /* SIGINT during a run: end the runner, keep the UI */
-/* Final save (normal exit) or flush only (signal path). */
-void live_finish(app *a, int from_signal);
-/* The kernel the runner is at, -1 when not live. */
+/* The kernel the live runner is at, -1 when not live. */
 int64_t live_current_kernel(app *a);
-/* The run's state for the status bar: "running", "stopped", "runner died",
- * a replay's end_state, ... */
+/* The run's state for the status bar: "running", "stopped", "failed",
+ * "runner died: signal 11 (SIGSEGV)", a replay's end_state, ... */
 const char *runner_state_text(app *a);
+/* Final save (normal exit; end_state set) or flush only (signal path).
+ * Returns the exit code `aotidbg run` would give the run (commands.h: 1 the
+ * model failed, ...), 0 when there was no live run. */
+int live_finish(app *a, int from_signal);
 
 #endif

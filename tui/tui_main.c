@@ -17,6 +17,9 @@
 #include "actions.h"
 #include "app.h"
 #include "cli_opts.h"
+#include "opt.h"
+#include "run_options.h"
+#include "ui_options.h"
 #include "commands.h"
 #include "demo.h"
 #include "hunt.h"
@@ -32,30 +35,17 @@
 #include "tui.h"
 
 
-static const char usage_common[] =
-    "UI options:\n"
-    "  --ascii            ASCII line drawing (default: UTF-8 when the locale is)\n"
-    "  --no-color         no colors (also when NO_COLOR is set)\n"
-    "  --theme NAME|FILE  dark (default), light, high-contrast, mono, or a theme file\n"
-    "  --mouse            enable the mouse (off by default)\n"
-    "  --keys \"A B ...\"   run these actions (names, name:arg, or key names) first\n"
-    "  --script FILE      run the actions in FILE (one `name [arg]` a line) first\n"
-    "  --headless WxH     no terminal: render to stdout after each scripted action\n"
-    "  --dump-screen      with --headless: print only the final screen\n"
-    "  --reference S.yaml (replay, live) a second session of the same model, e.g. its CPU run:\n"
-    "                     the inspector diffs each tensor against it; hunt-diverge uses it\n"
-    "  --ref-npy K:T=PATH (replay, live) a .npy file as the reference of kernel K's tensor T\n"
-    "                     (after the kernel; before:T for before it); repeatable\n";
-
 typedef struct {
     const char *target;            /* session, package or tutorial name */
-    const char *keys, *script, *theme_name;
-    const char *reference;         /* --reference S.yaml (replay, live) */
-    cli_ref_npy ref_npy[32];       /* --ref-npy K:T=PATH (replay, live) */
-    int nref_npy;
-    int ascii, no_color, mouse, headless, hw, hh, dump_last, list;
-    live_options live;
+    ui_options ui;
+    run_options live;              /* live: the options `aotidbg run` takes (run_options.h) */
 } options;
+
+/* The scope of each table's rows for a mode. */
+static unsigned ui_scope(const char *mode)
+{
+    return !strcmp(mode, "replay") ? UI_OPT_REPLAY : !strcmp(mode, "tutorial") ? UI_OPT_TUTORIAL : UI_OPT_LIVE;
+}
 
 static void print_usage(const char *mode, FILE *f)
 {
@@ -67,23 +57,31 @@ static void print_usage(const char *mode, FILE *f)
               "Guided walkthroughs: real recorded sessions with narration. With no NAME, a menu.\n"
               "NAME live-demo steps through the bundled CPU model live; it is compiled on first use\n"
               "(python3 and torch needed) into $XDG_CACHE_HOME/aotidbg/demo (else ~/.cache/aotidbg/demo).\n", f);
-    else
-        fputs("usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [--force]\n"
-              "                      [--values-budget SIZE] [UI options]\n"
-              "Debugs a package live: s steps one kernel, c continues, r restarts. Every event is\n"
-              "recorded to PATH (default ./aotidbg-session-<time>.yaml). The device/shape checklist\n"
-              "runs first; a FAIL row keeps the run from starting unless --force is given.\n"
-              "Up to 4096 values per tensor are kept for the value grid, within the value budget:\n"
-              "  --values-budget SIZE  bytes of values kept in all (8 per value; K, M, G suffixes;\n"
-              "                        default 256M; 0 = no limit); past it a tensor keeps its\n"
-              "                        statistics and its first 1024 values while such samples fit\n"
-              "                        in a reserve of SIZE/16, then statistics only\n", f);
-    fputs(usage_common, f);
+    else {
+        strbuf h = STRBUF_INIT;
+        const opt_group g = {run_option_specs, 0, RUN_OPT_LIVE};
+        strbuf_addstr(&h, "usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [run options]\n"
+                      "                      [UI options]\n"
+                      "Debugs a package live: s steps one kernel, c continues, r restarts. Every event is\n"
+                      "recorded to PATH (default ./aotidbg-session-<time>.yaml). The device/shape checklist\n"
+                      "runs first; a FAIL row keeps the run from starting unless --force is given. The run\n"
+                      "is the one `aotidbg run` makes (same modes, options and session).\n"
+                      "Run options:\n");
+        opt_help(&h, &g, 1);
+        fputs(h.buf, f);
+        strbuf_release(&h);
+    }
+    strbuf h = STRBUF_INIT;
+    const opt_group g = {ui_option_specs, 0, ui_scope(mode)};
+    opt_help(&h, &g, 1);
+    fprintf(f, "UI options:\n%s", h.buf);
+    strbuf_release(&h);
 }
 
 static int usage_error(const char *mode, const char *msg, const char *arg)
 {
-    fprintf(stderr, "aotidbg %s: %s%s%s\n", mode, msg, arg ? " " : "", arg ? arg : "");
+    fprintf(stderr, "aotidbg%s%s: %s%s%s\n", strcmp(mode, "live") ? " " : "", strcmp(mode, "live") ? mode : "", msg,
+            arg ? " " : "", arg ? arg : "");
     print_usage(mode, stderr);
     return EXIT_USAGE;
 }
@@ -91,65 +89,31 @@ static int usage_error(const char *mode, const char *msg, const char *arg)
 static int parse(const char *mode, int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
-    if (!strcmp(mode, "live"))   /* argv[0] is the package, else the subcommand */
+    run_options_init(&o->live, RUN_OPT_LIVE);
+    int live = !strcmp(mode, "live");
+    if (live)   /* argv[0] is the package, else the subcommand */
         o->target = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED() do { if (!next) return usage_error(mode, "missing value for", a); i++; } while (0)
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            print_usage(mode, stdout);
-            return -1;
-        } else if (!strcmp(a, "--ascii")) o->ascii = 1;
-        else if (!strcmp(a, "--no-color")) o->no_color = 1;
-        else if (!strcmp(a, "--mouse")) o->mouse = 1;
-        else if (!strcmp(a, "--dump-screen")) o->dump_last = 1;
-        else if (!strcmp(a, "--list") && !strcmp(mode, "tutorial")) o->list = 1;
-        else if (!strcmp(a, "--theme")) { NEED(); o->theme_name = next; }
-        else if (!strcmp(a, "--keys")) { NEED(); o->keys = next; }
-        else if (!strcmp(a, "--script")) { NEED(); o->script = next; }
-        else if (!strcmp(a, "--headless")) {
-            NEED();
-            char x;
-            if (sscanf(next, "%d%c%d", &o->hw, &x, &o->hh) != 3 || (x != 'x' && x != 'X') || o->hw < 1 ||
-                o->hh < 1 || o->hw > 1000 || o->hh > 1000)
-                return usage_error(mode, "--headless wants WxH, e.g. 80x24, got", next);
-            o->headless = 1;
-        } else if (!strcmp(mode, "live") && !strcmp(a, "--inputs")) { NEED(); o->live.inputs = next; }
-        else if (!strcmp(mode, "live") && !strcmp(a, "--device")) { NEED(); o->live.device = next; }
-        else if (!strcmp(mode, "live") && !strcmp(a, "--record")) { NEED(); o->live.record = next; }
-        else if (!strcmp(mode, "live") && !strcmp(a, "--force")) o->live.force = 1;
-        else if (!strcmp(mode, "live") && (!strcmp(a, "--values-budget") || !strncmp(a, "--values-budget=", 16))) {
-            const char *v = a[15] == '=' ? a + 16 : next;
-            if (!a[15])
-                NEED();
-            if (cli_parse_size(v, &o->live.values_budget) < 0)
-                return usage_error(mode, "--values-budget needs a size in bytes with an optional K, M or G suffix "
-                                   "(256M; 0 = no limit), got", v);
-            o->live.values_budget_set = 1;
-        }
-        else if (strcmp(mode, "tutorial") && !strcmp(a, "--reference")) { NEED(); o->reference = next; }
-        else if (strcmp(mode, "tutorial") && (!strcmp(a, "--ref-npy") || !strncmp(a, "--ref-npy=", 10))) {
-            const char *v = a[9] == '=' ? a + 10 : next;
-            if (!a[9])
-                NEED();
-            if (o->nref_npy >= (int)(sizeof o->ref_npy / sizeof *o->ref_npy))
-                return usage_error(mode, "--ref-npy: at most 32 of them, got more at", v);
-            strbuf e = STRBUF_INIT;
-            if (cli_parse_ref_npy(v, &o->ref_npy[o->nref_npy], &e) < 0) {
-                int rc = usage_error(mode, e.buf, NULL);
-                strbuf_release(&e);
-                return rc;
-            }
-            o->nref_npy++;
-        }
-        else if (a[0] == '-' && a[1]) return usage_error(mode, "unknown option", a);
-        else if (!o->target) o->target = a;
-        else return usage_error(mode, "unexpected argument", a);
-#undef NEED
+    opt_group g[2] = {{ui_option_specs, offsetof(options, ui), ui_scope(mode)},
+                      {run_option_specs, offsetof(options, live), RUN_OPT_LIVE}};
+    strbuf err = STRBUF_INIT;
+    const char *pos[1] = {NULL};
+    size_t npos = 0;
+    int r = opt_parse(g, live ? 2 : 1, o, argc, argv, 1, pos, live ? 0 : 1, &npos, &err);
+    if (r == OPT_HELP) {
+        strbuf_release(&err);
+        print_usage(mode, stdout);
+        return -1;
     }
+    if (r == OPT_ERR) {
+        int rc = usage_error(mode, err.buf, NULL);
+        strbuf_release(&err);
+        return rc;
+    }
+    strbuf_release(&err);
+    if (npos)
+        o->target = pos[0];
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
-        o->no_color = 1;
+        o->ui.no_color = 1;
     o->live.package = o->target;
     return 0;
 }
@@ -183,8 +147,8 @@ static void script_free(script *s)
 
 static int load_script(const options *o, script *keys, script *lines)
 {
-    if (o->keys) {
-        const char *p = o->keys;
+    if (o->ui.keys) {
+        const char *p = o->ui.keys;
         while (*p) {
             while (isspace((unsigned char)*p)) p++;
             size_t n = 0;
@@ -194,9 +158,9 @@ static int load_script(const options *o, script *keys, script *lines)
             p += n;
         }
     }
-    if (o->script) {
+    if (o->ui.script) {
         strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
-        if (strbuf_read_file(&sb, o->script, 1 << 20, &err) < 0) {
+        if (strbuf_read_file(&sb, o->ui.script, 1 << 20, &err) < 0) {
             fprintf(stderr, "aotidbg: --script: %s\n", err.buf);
             strbuf_release(&sb);
             strbuf_release(&err);
@@ -235,9 +199,9 @@ static void print_frame(app *a, grid *g, const char *label)
 static int run_headless(app *a, const options *o, script *scripts)
 {
     grid g;
-    grid_init(&g, o->hw, o->hh, a->ascii);
+    grid_init(&g, o->ui.headless.w, o->ui.headless.h, a->ascii);
     int failed = 0;
-    if (!o->dump_last)
+    if (!o->ui.dump_screen)
         print_frame(a, &g, "start");
     for (int k = 0; k < 2 && !a->quit; k++)
         for (size_t i = 0; i < scripts[k].n && !a->quit; i++) {
@@ -251,12 +215,12 @@ static int run_headless(app *a, const options *o, script *scripts)
                 fprintf(stderr, "aotidbg: action '%s': %s\n", scripts[k].items[i], a->message.buf);
                 failed = 1;
             }
-            if (!o->dump_last && !(r & AF_QUIT))
+            if (!o->ui.dump_screen && !(r & AF_QUIT))
                 print_frame(a, &g, scripts[k].items[i]);
         }
     if (a->mode == MODE_LIVE)
         live_settle(a, 120000);
-    if (o->dump_last)
+    if (o->ui.dump_screen)
         print_frame(a, &g, "screen");
     grid_free(&g);
     fflush(stdout);
@@ -284,13 +248,13 @@ static void fit_to_screen(grid *g)
 
 static int run_interactive(app *a, const options *o, script *scripts)
 {
-    screen_options so = {o->ascii, o->no_color, o->mouse};
+    screen_options so = {o->ui.ascii, o->ui.no_color, o->ui.mouse};
     int ascii = 0;
     if (screen_open(&so, &ascii) < 0)
         return EXIT_USAGE;
     screen_install_signals();
     a->ascii = ascii;
-    if (o->no_color)
+    if (o->ui.no_color)
         theme_mono(&a->th);
     screen_apply_theme(&a->th);
     char theme_seen[64];
@@ -439,12 +403,12 @@ static void script_drop(script *s, size_t n)
  * what comes next. */
 static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_opened)
 {
-    if (o->headless) {
+    if (o->ui.headless.on) {
         grid g;
-        grid_init(&g, o->hw, o->hh, o->ascii);
-        m->ascii = o->ascii;
+        grid_init(&g, o->ui.headless.w, o->ui.headless.h, o->ui.ascii);
+        m->ascii = o->ui.ascii;
         int r = MENU_STAY;
-        if (!o->dump_last) {
+        if (!o->ui.dump_screen) {
             menu_render(m, &g);
             strbuf out = STRBUF_INIT;
             grid_dump(&g, &out);
@@ -461,7 +425,7 @@ static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_ope
                     continue;
                 }
                 r = menu_action(m, act);
-                if (r == MENU_STAY && !o->dump_last) {
+                if (r == MENU_STAY && !o->ui.dump_screen) {
                     menu_render(m, &g);
                     strbuf out = STRBUF_INIT;
                     grid_dump(&g, &out);
@@ -472,7 +436,7 @@ static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_ope
             script_drop(&scripts[k], used);
         }
         if (r == MENU_STAY) {   /* the script ended in the menu */
-            if (o->dump_last) {
+            if (o->ui.dump_screen) {
                 menu_render(m, &g);
                 strbuf out = STRBUF_INIT;
                 grid_dump(&g, &out);
@@ -484,7 +448,7 @@ static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_ope
         grid_free(&g);
         return r;
     }
-    screen_options so = {o->ascii, o->no_color, o->mouse};
+    screen_options so = {o->ui.ascii, o->ui.no_color, o->ui.mouse};
     int ascii = 0;
     if (screen_open(&so, &ascii) < 0)
         return -1;
@@ -492,11 +456,11 @@ static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_ope
     screen_install_signals();
     m->ascii = ascii;
     theme th;
-    if (o->no_color)
+    if (o->ui.no_color)
         theme_mono(&th);
     else {
         strbuf err = STRBUF_INIT;
-        theme_find_and_load(&th, o->theme_name, &err);
+        theme_find_and_load(&th, o->ui.theme, &err);
         strbuf_release(&err);
     }
     screen_apply_theme(&th);
@@ -552,8 +516,8 @@ int tui_print_actions(FILE *f)
  * so one that is not there is an error now; live kernels come later. */
 static int attach_ref_npy(app *a, const options *o)
 {
-    for (int i = 0; i < o->nref_npy; i++) {
-        const cli_ref_npy *r = &o->ref_npy[i];
+    for (int i = 0; i < o->ui.ref_npy.n; i++) {
+        const cli_ref_npy *r = &o->ui.ref_npy.items[i];
         if (a->mode == MODE_REPLAY && !session_find_tensor(a->s, r->kernel, r->name, r->phase)) {
             fprintf(stderr, "aotidbg: --ref-npy %lld:%s%s=%s: the session has no %s tensor %s at kernel #%lld "
                     "(%lld kernels); `aotidbg replay %s --dump` lists the tensors\n", (long long)r->kernel,
@@ -600,7 +564,7 @@ int tui_main(const char *mode, int argc, char **argv)
     char *live_pkg_path = NULL, *live_inputs_path = NULL;   /* the menu's live demo */
     int screen_opened = 0;
     if (!strcmp(mode, "tutorial")) {
-        if (o.list) {
+        if (o.ui.list) {
             tmenu menu;
             menu_load(&menu);
             for (size_t i = 0; i < menu.n; i++)
@@ -666,22 +630,22 @@ int tui_main(const char *mode, int argc, char **argv)
             /* the demo: compile it now if the cache has none (progress on screen) */
             demo_paths dp;
             int prc = demo_locate(&dp, &err);
-            if (prc == 0 && !demo_ready(&dp) && !o.headless && !screen_opened) {
+            if (prc == 0 && !demo_ready(&dp) && !o.ui.headless.on && !screen_opened) {
                 /* `tutorial live-demo` in a terminal: the progress goes on screen too */
-                screen_options so = {o.ascii, o.no_color, o.mouse};
+                screen_options so = {o.ui.ascii, o.ui.no_color, o.ui.mouse};
                 int sa = 0;
                 if (screen_open(&so, &sa) == 0) {
                     screen_install_signals();
                     theme th;
                     theme_default(&th);
-                    if (o.no_color)
+                    if (o.ui.no_color)
                         theme_mono(&th);
                     screen_apply_theme(&th);
                     screen_opened = 1;
                 }
             }
             if (prc == 0)
-                prc = demo_prepare(&dp, screen_opened, o.ascii, &err);
+                prc = demo_prepare(&dp, screen_opened, o.ui.ascii, &err);
             demo_paths_free(&dp);
             if (prc < 0) {
                 screen_close();
@@ -710,20 +674,20 @@ int tui_main(const char *mode, int argc, char **argv)
     app_init(&a, s, m);
     a.owns_session = 1;
     a.source = o.target;
-    a.ascii = o.ascii;
-    if (o.theme_name || !o.no_color) {
-        if (theme_find_and_load(&a.th, o.theme_name, &err) < 0) {
+    a.ascii = o.ui.ascii;
+    if (o.ui.theme || !o.ui.no_color) {
+        if (theme_find_and_load(&a.th, o.ui.theme, &err) < 0) {
             fprintf(stderr, "aotidbg: warning: %s\n", err.buf);
             strbuf_reset(&err);
         }
     }
-    if (o.reference) {
-        if (load_session(o.reference, &a.ref) < 0) {
+    if (o.ui.reference) {
+        if (load_session(o.ui.reference, &a.ref) < 0) {
             app_release(&a);
             main_free(scripts, live_pkg_path, live_inputs_path);
             return EXIT_USAGE;
         }
-        a.ref_path = o.reference;
+        a.ref_path = o.ui.reference;
     }
     if (attach_ref_npy(&a, &o) < 0) {
         app_release(&a);
@@ -751,8 +715,11 @@ int tui_main(const char *mode, int argc, char **argv)
     }
     if (m == MODE_LIVE)
         live_pump(&a, 100);
-    int rc = o.headless ? run_headless(&a, &o, scripts) : run_interactive(&a, &o, scripts);
-    live_finish(&a, 0);
+    int rc = o.ui.headless.on ? run_headless(&a, &o, scripts) : run_interactive(&a, &o, scripts);
+    /* A live run exits as `aotidbg run` would (1 when the model failed). */
+    int run_rc = live_finish(&a, 0);
+    if (run_rc && rc != EXIT_USAGE)
+        rc = run_rc;
     script_free(&scripts[0]);
     script_free(&scripts[1]);
     app_release(&a);

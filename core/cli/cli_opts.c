@@ -84,30 +84,6 @@ int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char **arg, c
     return 0;
 }
 
-int cli_parse_size(const char *s, uint64_t *out)
-{
-    const uint64_t limit = (uint64_t)1 << 63;
-    uint64_t n = 0;
-    const char *p = s;
-    if (*p < '0' || *p > '9')
-        return -1;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (n > (limit - (uint64_t)(*p - '0')) / 10)
-            return -1;
-        n = n * 10 + (uint64_t)(*p - '0');
-    }
-    int shift = 0;
-    switch (*p) {
-    case 'k': case 'K': shift = 10; p++; break;
-    case 'm': case 'M': shift = 20; p++; break;
-    case 'g': case 'G': shift = 30; p++; break;
-    }
-    if (*p || (shift && n > limit >> shift))
-        return -1;
-    *out = n << shift;
-    return 0;
-}
-
 int cli_parse_ref_npy(const char *spec, cli_ref_npy *out, strbuf *err)
 {
     static const char form[] = "; expected KERNEL:TENSOR=PATH (e.g. 3:buf2=ref.npy, or 3:before:buf2=ref.npy)";

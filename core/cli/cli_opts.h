@@ -52,11 +52,6 @@ int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char **arg, c
  * returns EXIT_USAGE so callers can `return cli_usage_error(...)`. */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* A size in bytes: digits with an optional K, M or G suffix (binary, either
- * case: 256M = 256 MiB). 0 with *out set; -1 for garbage, an empty string or
- * a size past 2^63 (nothing printed: the caller names the option). */
-int cli_parse_size(const char *s, uint64_t *out);
-
 /* --ref-npy KERNEL:TENSOR=PATH (replay, live): a .npy file as the inspector
  * reference of kernel KERNEL's tensor TENSOR, its after-phase one unless
  * written before:TENSOR (after:TENSOR also works). name is copied; path

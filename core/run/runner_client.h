@@ -1,5 +1,7 @@
-/* runner_client.h — the front end's side of the runner: spawn aotidbg-runner,
- * speak the protocol (protocol.h), turn what arrives into session events.
+/* runner_client.h — the conversation with a runner: start it through a
+ * transport (runner_link.h), speak the protocol (protocol.h) in its order,
+ * keep the runner's state; what arrives goes to run_record.h, which turns it
+ * into session events.
  *
  * Never blocks the UI: runner_client_fd() is for poll(); runner_client_pump()
  * reads what is there and returns. When the runner dies (signal, abort,
@@ -16,6 +18,8 @@
 #include <stdint.h>
 #include "model.h"
 #include "protocol.h"   /* BREAK_* flags */
+#include "run_record.h" /* the value budget */
+#include "runner_link.h"
 #include "strbuf.h"
 
 typedef enum {
@@ -44,26 +48,10 @@ typedef struct {
                                   extracted folder or a *.wrapper.cpp, see triton_trace.h):
                                   resolves an index-out-of-bounds assert to the input behind
                                   it; may be NULL */
+    const runner_transport *transport;   /* NULL: the local one (runner_link.h) */
 } runner_options;
 
 typedef struct runner_client runner_client;
-
-/* The value budget: values the session keeps for the grid, 8 bytes each,
- * across every tensor of a run. A tensor whose values fit is kept whole;
- * past the budget a tensor keeps its first VALUES_BUDGET_SAMPLE values (a
- * prefix slice) while such samples fit in a reserve of budget/16 on top,
- * then none. Its statistics always stay (they cover every element). */
-#define VALUES_BUDGET_DEFAULT ((uint64_t)256 << 20)
-#define VALUES_BUDGET_SAMPLE 1024
-typedef struct {
-    uint64_t budget;           /* bytes; 0 = no limit */
-    uint64_t used;             /* bytes of tensors kept whole */
-    uint64_t reserve_used;     /* bytes of samples kept past the budget */
-} values_budget_state;
-
-/* How many of a tensor's n values to keep (n when the budget allows all of
- * them); counts them against b. A result below n means the tensor was cut. */
-size_t values_budget_keep(values_budget_state *b, size_t n);
 
 int runner_client_start(runner_client **out, const runner_options *o, session *s, strbuf *err);
 int runner_client_fd(const runner_client *rc);        /* -1 when no runner */
@@ -87,6 +75,12 @@ int runner_client_stop_reason(const runner_client *rc);     /* proto_stop_reason
 int runner_client_done_status(const runner_client *rc);     /* DONE: 0 the model ran, 1 it failed */
 int64_t runner_client_model_inputs(const runner_client *rc); /* input count from LOADED */
 int runner_client_pid(const runner_client *rc);              /* the child's pid, -1 when none */
+/* Asks a running model to stop at the next kernel start (STOPPED reason
+ * PAUSE); 0 when asked, -1 when it is not running. */
+int runner_client_pause(runner_client *rc);
+/* Ends a runner that is not stopped (SIGKILL) and records a runner-exit with
+ * how ("killed", "timeout"); a no-op when none is left. */
+void runner_client_kill(runner_client *rc, const char *how);
 void runner_client_free(runner_client *rc);
 
 #endif

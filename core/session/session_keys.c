@@ -199,7 +199,7 @@ static const skey top_rows[] = {
     {.name = "notes", .type = SK_STRS, .flags = H | OPT, .off = offsetof(session, notes), .cnt = offsetof(session, nnotes),
      .what = "a list of notes", .item = "a note (a string)", .dflt = ""},
     LIST(session, narration, narration, nnarration, H | OPT, "a list of narration steps", session_narration_table),
-    S(session, end_state, end_state, NUL, "complete, running or cut-off", NULL),
+    S(session, end_state, end_state, NUL, "how the run ended (complete, failed, stopped, signal N, ...)", NULL),
     {.name = "events", .type = SK_CUSTOM, .flags = H, .what = "a list of events", .custom = SC_EVENTS},
 };
 TABLE(session_top_table, session, "the session", top_rows);

@@ -228,11 +228,12 @@ def test_sigkill_from_outside_mid_run(aotidbg, clean, fault_runner, tmp_path):
 def test_live_tui_survives_a_segfaulting_model(aotidbg, clean, fault_runner, tmp_path):
     """Headless live UI: continue (the runner dies at the second addmm), restart
     (a fresh runner, which dies again at the same place), continue. The UI
-    lives through both deaths, says so, and saves a session that loads."""
+    lives through both deaths, says so, saves a session that loads and says how
+    it ended, and exits 1 as `aotidbg run` does for a failed model."""
     r = run([aotidbg, clean["pkg"], "--inputs", clean["spec"], "--headless", "120x40",
              "--keys", "continue restart continue"], env=fault_env(fault_runner, "segv"), cwd=str(tmp_path),
             timeout=120)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr
     out = r.stdout + r.stderr
     frames = out.split("=== ")
     assert len(frames) >= 4, out[-2000:]
@@ -246,6 +247,8 @@ def test_live_tui_survives_a_segfaulting_model(aotidbg, clean, fault_runner, tmp
     sess = load_session(path)
     ex = events(sess, "runner-exit")
     assert ex and ex[-1]["how"] == "signal" and ex[-1]["signal"] == signal.SIGSEGV
+    assert sess["end_state"] == "signal 11 (SIGSEGV)"
+    assert "runner died: signal 11 (SIGSEGV)" in frames[-1]
     assert [k["name"] for k in events(sess, "kernel")] == clean["kernels"][:clean["fault_at"] + 1]
 
 

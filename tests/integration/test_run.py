@@ -169,7 +169,9 @@ def test_break_on_kernel_name(aotidbg, package, tmp_path):
 
 def test_break_on_nan(aotidbg, package, tmp_path):
     """An all-NaN input: --break-on nan stops at the first kernel whose outputs
-    hold NaN (exit 1); without it the run goes on and marks kernels nan (exit 0)."""
+    hold NaN (exit 1); without it the run goes on, marks kernels nan, and ends
+    saying that the output is all NaN and how to find where it starts (exit 0:
+    wrong numbers are not a failed model; --break-on nan makes them one)."""
     pkg = package("conv_block")
     spec = tmp_path / "spec.yaml"
     spec.write_text("inputs:\n  - {shape: [2, 3, 8, 8], dtype: float32, fill: full, value: .nan}\n")
@@ -183,7 +185,10 @@ def test_break_on_nan(aotidbg, package, tmp_path):
     assert nan_after
     r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--record", out])
     assert r.returncode == 0, r.stderr
+    assert "ran to the end (outputs recorded), but an output is all NaN/Inf" in r.stderr
+    assert "output0: all 256 of its 256 elements are NaN or Inf (nan 256" in r.stderr and "hunt-nan" in r.stderr
     sess = load_session(out)
+    assert sess["end_state"] == "complete"
     assert [k["name"] for k in events(sess, "kernel")] == wrapper_launches(pkg)
     assert all(k["status"] == "nan" for k in events(sess, "kernel"))
     assert events(sess, "output")[0]["tensors"][0]["stats"]["nan"] == events(sess, "output")[0]["tensors"][0]["stats"]["numel"]

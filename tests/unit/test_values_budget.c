@@ -7,6 +7,7 @@
 #include <string.h>
 #include "check.h"
 #include "cli_opts.h"
+#include "opt.h"
 #include "model.h"
 #include "runner_client.h"
 #include "session_io.h"
@@ -15,25 +16,25 @@
 static void test_size_parser(void)
 {
     uint64_t v = 7;
-    CHECK(cli_parse_size("0", &v) == 0 && v == 0);
-    CHECK(cli_parse_size("8192", &v) == 0 && v == 8192);
-    CHECK(cli_parse_size("8K", &v) == 0 && v == 8192);
-    CHECK(cli_parse_size("8k", &v) == 0 && v == 8192);
-    CHECK(cli_parse_size("256M", &v) == 0 && v == 256ull << 20);
-    CHECK(cli_parse_size("3g", &v) == 0 && v == 3ull << 30);
-    CHECK(cli_parse_size("0G", &v) == 0 && v == 0);
+    CHECK(opt_parse_size("0", &v) == 0 && v == 0);
+    CHECK(opt_parse_size("8192", &v) == 0 && v == 8192);
+    CHECK(opt_parse_size("8K", &v) == 0 && v == 8192);
+    CHECK(opt_parse_size("8k", &v) == 0 && v == 8192);
+    CHECK(opt_parse_size("256M", &v) == 0 && v == 256ull << 20);
+    CHECK(opt_parse_size("3g", &v) == 0 && v == 3ull << 30);
+    CHECK(opt_parse_size("0G", &v) == 0 && v == 0);
     v = 7;
     const char *bad[] = {"", "K", "-1", "+5", " 5", "5 ", "1.5M", "12KB", "12MiB", "1T", "abc", "0x10", "5KK",
                          "9223372036854775809", "99999999999999999999999", "8589934593G", "9007199254740993K"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        if (cli_parse_size(bad[i], &v) != -1)
+        if (opt_parse_size(bad[i], &v) != -1)
             fprintf(stderr, "accepted '%s'\n", bad[i]);
-        CHECK(cli_parse_size(bad[i], &v) == -1);
+        CHECK(opt_parse_size(bad[i], &v) == -1);
     }
     CHECK(v == 7);   /* untouched on error */
-    CHECK(cli_parse_size("9223372036854775808", &v) == 0 && v == (uint64_t)1 << 63);
-    CHECK(cli_parse_size("8589934592G", &v) == 0 && v == (uint64_t)1 << 63);
-    CHECK(cli_parse_size("9007199254740992K", &v) == 0 && v == (uint64_t)1 << 63);
+    CHECK(opt_parse_size("9223372036854775808", &v) == 0 && v == (uint64_t)1 << 63);
+    CHECK(opt_parse_size("8589934592G", &v) == 0 && v == (uint64_t)1 << 63);
+    CHECK(opt_parse_size("9007199254740992K", &v) == 0 && v == (uint64_t)1 << 63);
 }
 
 static void test_keep_no_limit(void)

@@ -1,0 +1,133 @@
+/* run_options.c — the run options table; see run_options.h. */
+#include "run_options.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "protocol.h"
+#include "run_record.h"
+
+int run_device_ok(const char *d)
+{
+    if (!strcmp(d, "cpu") || !strcmp(d, "cuda"))
+        return 1;
+    if (strncmp(d, "cuda:", 5) || !d[5] || strlen(d + 5) > 4)
+        return 0;
+    return strspn(d + 5, "0123456789") == strlen(d + 5);
+}
+
+static int store_device(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    if (!run_device_ok(v)) {
+        strbuf_addf(err, "--device takes cpu, cuda or cuda:N, not '%s'", v);
+        return -1;
+    }
+    *(const char **)field = v;
+    return 0;
+}
+
+static int store_break(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    run_breaks *b = field;
+    if (!strcmp(v, "error"))
+        b->flags |= BREAK_ON_ERROR;
+    else if (!strcmp(v, "nan"))
+        b->flags |= BREAK_ON_NAN;
+    else if (!strncmp(v, "kernel=", 7) && v[7])
+        b->kernel = v + 7;
+    else if (!strncmp(v, "index=", 6) && v[6]) {
+        char *end;
+        errno = 0;
+        long long n = strtoll(v + 6, &end, 10);
+        if (errno || *end || n < 0) {
+            strbuf_addf(err, "--break-on index=N needs a non-negative integer, got '%s'", v);
+            return -1;
+        }
+        b->index = n;
+    } else {
+        strbuf_addf(err, "--break-on takes error, nan, kernel=NAME or index=N, not '%s'", v);
+        return -1;
+    }
+    return 0;
+}
+
+static int store_timeout(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    char *end;
+    double t = strtod(v, &end);
+    if (*end || end == v || !(t >= 0) || t > 1e7) {
+        strbuf_addf(err, "--timeout needs seconds (0 = never), got '%s'", v);
+        return -1;
+    }
+    *(double *)field = t;
+    return 0;
+}
+
+static int store_values(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno || *end || end == v || v[0] == '-' || n > PROTO_MAX_VALUES) {
+        strbuf_addf(err, "--values needs a count from 0 to %u, got '%s'", PROTO_MAX_VALUES, v);
+        return -1;
+    }
+    *(size_t *)field = (size_t)n;
+    return 0;
+}
+
+static int store_budget(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    if (opt_parse_size(v, field) < 0) {
+        strbuf_addf(err, "--values-budget needs a size in bytes with an optional K, M or G suffix "
+                    "(256M; 0 = no limit), got '%s'", v);
+        return -1;
+    }
+    return 0;
+}
+
+#define F(field) offsetof(run_options, field)
+enum { RL = RUN_OPT_RUN | RUN_OPT_LIVE, ALL = RUN_OPT_RUN | RUN_OPT_LIVE | RUN_OPT_CHECK };
+
+const opt_spec run_option_specs[] = {
+    {"--inputs", "SPEC", "inputs spec YAML: inputs: [{shape, dtype, device, fill, ...}]", F(inputs), NULL, 0, ALL},
+    {"--device", "DEV", "cpu, cuda or cuda:N (default: the device the package was compiled for)", F(device),
+     store_device, 0, ALL},
+    {"--record", "OUT.yaml", "the session file to write (run: required; live: default\n"
+     "./aotidbg-session-<time>.yaml)", F(record), NULL, 0, RL},
+    {"--break-on", "WHAT", "stop at: error (first failing kernel), nan (first NaN/Inf output),\n"
+     "kernel=NAME (before the first launch of NAME), index=N (before kernel N);\n"
+     "may be repeated (live: c stops there)", F(breaks), store_break, 0, RL},
+    {"--deterministic", NULL, "run with CUDA_LAUNCH_BLOCKING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1\n"
+     "AOTI_RUNTIME_CHECK_INPUTS=1 (recorded in the session)", F(deterministic), NULL, 1, RL},
+    {"--blocking", NULL, "synchronize and check the device at every kernel boundary\n"
+     "(live mode always does)", F(blocking), NULL, 1, RL},
+    {"--timeout", "S", "kill the runner when a kernel (or the load) takes longer than S\n"
+     "seconds (default: run 600, live 60; 0 = never)", F(timeout_s), store_timeout, 0, RL},
+    {"--values", "N", "keep up to N values per tensor for the value grid (default: run 0,\n"
+     "live 4096), within the value budget", F(max_values), store_values, 0, RL},
+    {"--values-budget", "SIZE", "bytes of values kept in all (8 per value; K, M, G suffixes;\n"
+     "default 256M; 0 = no limit); past it a tensor keeps its\n"
+     "statistics and its first 1024 values while such samples fit in\n"
+     "a reserve of SIZE/16, then statistics only", F(values_budget), store_budget, 0, RL},
+    {"--force", NULL, "run even when the checklist (aotidbg check) has a FAIL row", F(force), NULL, 1, RL},
+    {"--reinstrument", NULL, "rebuild a private copy of the model .so with a hook around every\n"
+     "kernel launch (from the sources the package carries) and run that;\n"
+     "the default for a CPU package built without the printer", F(reinstrument), NULL, RUN_REINSTR_FORCE, RL},
+    {"--no-reinstrument", NULL, "never rebuild: a package without the printer runs as shipped\n"
+     "(CUDA: kernel names by launch interposition; CPU: outputs only)", F(reinstrument), NULL, RUN_REINSTR_OFF,
+     RL},
+    {NULL},
+};
+
+void run_options_init(run_options *o, unsigned front)
+{
+    memset(o, 0, sizeof *o);
+    o->breaks.index = -1;
+    o->values_budget = VALUES_BUDGET_DEFAULT;
+    o->timeout_s = 600;
+    if (front & RUN_OPT_LIVE) {
+        o->timeout_s = 60;
+        o->max_values = 4096;
+        o->blocking = 1;
+    }
+}

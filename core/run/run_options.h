@@ -1,0 +1,58 @@
+/* run_options.h — what a run is asked to do, and the one table of options
+ * that `aotidbg run`, the live UI (`aotidbg PKG`) and `aotidbg check` parse
+ * (opt.h): each option is one row of run_option_specs (name, argument, help
+ * text, field, scope), so every front end takes it with the same spelling,
+ * checks and help text.
+ *
+ * Adding an option: a field below, one row in run_options.c (its scope says
+ * which commands take it), its use in run_service.c, a line in man/aotidbg.1
+ * (tests/integration/test_manual.py checks that). See the board's Notice.
+ * Strings point into argv; nothing here is allocated. */
+#ifndef AOTIDBG_RUN_OPTIONS_H
+#define AOTIDBG_RUN_OPTIONS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "opt.h"
+
+/* The commands a row applies to (opt_spec.scope). */
+enum {
+    RUN_OPT_RUN = 1,      /* aotidbg run */
+    RUN_OPT_LIVE = 2,     /* aotidbg PKG (the live UI) */
+    RUN_OPT_CHECK = 4,    /* aotidbg check */
+};
+
+/* How kernel boundaries of a package without the printer are seen. */
+enum { RUN_REINSTR_AUTO = 0, RUN_REINSTR_FORCE, RUN_REINSTR_OFF };
+
+typedef struct {
+    int flags;            /* BREAK_ON_ERROR | BREAK_ON_NAN (protocol.h) */
+    const char *kernel;   /* kernel=NAME: stop before its first launch; may be NULL */
+    int64_t index;        /* index=N: stop before kernel N; -1 none */
+} run_breaks;
+
+typedef struct run_options {
+    const char *package;  /* PKG: a .pt2 or a bare model .so (the command's argument) */
+    const char *inputs;   /* --inputs SPEC; may be NULL */
+    const char *device;   /* --device; NULL: the package's */
+    const char *record;   /* --record; run: required; live: NULL = ./aotidbg-session-<time>.yaml */
+    int force;            /* --force: run despite a checklist FAIL */
+    int deterministic;    /* --deterministic */
+    int blocking;         /* --blocking (live: always) */
+    int reinstrument;     /* RUN_REINSTR_* */
+    double timeout_s;     /* --timeout; 0 = never */
+    size_t max_values;    /* --values */
+    uint64_t values_budget; /* --values-budget, bytes; 0 = no limit */
+    run_breaks breaks;    /* --break-on, repeatable */
+} run_options;
+
+/* The rows; pass them to opt_parse as a group with scope RUN_OPT_*. */
+extern const opt_spec run_option_specs[];
+
+/* Defaults for a front end (RUN_OPT_RUN or RUN_OPT_LIVE): live keeps 4096
+ * values a tensor, times out after 60 s and always blocks. */
+void run_options_init(run_options *o, unsigned front);
+
+/* "cpu", "cuda", "cuda:N" (N at most 4 digits). */
+int run_device_ok(const char *device);
+
+#endif

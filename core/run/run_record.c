@@ -1,0 +1,461 @@
+/* run_record.c — runner messages into session events; see run_record.h. */
+#include "run_record.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "router.h"
+#include "triton_trace.h"
+
+#define LOG_LINE_MAX     4096          /* longer lines are split */
+#define LOG_MAX_EVENTS   20000         /* then one "dropped" note */
+#define STDERR_TAIL_MAX  4096
+#define ROUTE_LOG_LINES  5000          /* runner output lines routed with an error (the last ones) */
+
+struct run_record {
+    session *s;
+    char *trace_source;        /* malloc'd; may be NULL */
+    values_budget_state vb;    /* values kept so far this run */
+    event *output_ev;          /* the EV_OUTPUT being filled */
+    strbuf line[2];            /* partial stdout / stderr line */
+    strbuf tail;               /* last STDERR_TAIL_MAX bytes of stderr */
+    size_t nlogs, dropped_logs;
+    char **input_names;        /* from LOADED ("arg0_1", ...) */
+    size_t n_input_names;
+    router_rules *rules;       /* loaded on the first error; NULL if unavailable */
+    int rules_tried;
+};
+
+run_record *run_record_new(session *s, const char *trace_source, uint64_t values_budget)
+{
+    run_record *r = calloc(1, sizeof *r);
+    if (!r || (trace_source && !(r->trace_source = strdup(trace_source))))
+        abort();
+    r->s = s;
+    r->vb.budget = values_budget;
+    strbuf_init(&r->line[0], 0);
+    strbuf_init(&r->line[1], 0);
+    strbuf_init(&r->tail, 0);
+    return r;
+}
+
+static void free_input_names(run_record *r)
+{
+    for (size_t i = 0; i < r->n_input_names; i++)
+        free(r->input_names[i]);
+    free(r->input_names);
+    r->input_names = NULL;
+    r->n_input_names = 0;
+}
+
+void run_record_free(run_record *r)
+{
+    if (!r)
+        return;
+    strbuf_release(&r->line[0]);
+    strbuf_release(&r->line[1]);
+    strbuf_release(&r->tail);
+    free_input_names(r);
+    router_rules_free(r->rules);
+    free(r->trace_source);
+    free(r);
+}
+
+void run_record_restart(run_record *r)
+{
+    r->s->nevents = 0;
+    r->s->nkernels = 0;
+    r->vb.used = r->vb.reserve_used = 0;
+    r->output_ev = NULL;
+    r->nlogs = r->dropped_logs = 0;
+    strbuf_reset(&r->line[0]);
+    strbuf_reset(&r->line[1]);
+    strbuf_reset(&r->tail);
+}
+
+void run_record_set_input_names(run_record *r, const char *const *names, size_t n)
+{
+    free_input_names(r);
+    if (!n)
+        return;
+    r->input_names = calloc(n, sizeof *r->input_names);
+    if (!r->input_names)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        if (!(r->input_names[i] = strdup(names[i] ? names[i] : "")))
+            abort();
+    r->n_input_names = n;
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+/* A runner error that only points at stderr ("model run failed; see stderr")
+ * takes the model's own last `Error: ...` line, when stderr has one. */
+static void take_stderr_error_text(run_record *r, event *e)
+{
+    const char *t = e->u.error.text;
+    if (!t || (!strstr(t, "see stderr") && !strstr(t, "see the runner's stderr")) || strlen(t) > 200)
+        return;
+    session *s = r->s;
+    for (size_t i = s->nevents; i-- > 0;) {
+        const event *l = s->events[i];
+        if (l->kind == EV_LOG && !strcmp(l->u.log.stream, "stderr") && !strncmp(l->u.log.text, "Error: ", 7) &&
+            l->u.log.text[7]) {
+            e->u.error.text = arena_strdup(&s->arena, l->u.log.text + 7);
+            return;
+        }
+    }
+}
+
+/* What the session fed the input an error names (input_index): its shape,
+ * and the runtime size of the dimension behind it (dim), e.g. the size
+ * behind a traced ksM bound. */
+static void add_runtime_size(const run_record *r, route_result *res)
+{
+    const session *s = r->s;
+    const char *ii = route_result_field(res, "input_index"), *dd = route_result_field(res, "dim");
+    if (!ii)
+        return;
+    char *end;
+    long i = strtol(ii, &end, 10);
+    if (*end || end == ii || i < 0)
+        return;
+    if ((size_t)i < r->n_input_names && r->input_names[i][0] && !route_result_field(res, "input"))
+        route_result_set_field(res, "input", r->input_names[i]);
+    if ((size_t)i >= s->ninputs)
+        return;
+    const input_spec *in = &s->inputs[i];
+    strbuf shape = STRBUF_INIT;
+    strbuf_addch(&shape, '[');
+    for (int k = 0; k < in->ndim; k++)
+        strbuf_addf(&shape, "%s%" PRId64, k ? ", " : "", in->shape[k]);
+    strbuf_addch(&shape, ']');
+    route_result_set_field(res, "input_shape", shape.buf);
+    strbuf_release(&shape);
+    if (!dd)
+        return;
+    long d = strtol(dd, &end, 10);
+    if (*end || end == dd || d < 0 || d >= in->ndim)
+        return;
+    char buf[32];
+    snprintf(buf, sizeof buf, "%" PRId64, in->shape[d]);
+    route_result_set_field(res, "dim_value", buf);
+}
+
+/* Names the error's route (router.h) from its text together with the last
+ * ROUTE_LOG_LINES lines of runner output (the router collapses repeats and
+ * picks the root cause: a device assert line on stderr beats the generic
+ * "device-side assert triggered" of the ERROR frame), resolves an index
+ * assert through the package's code (trace_source) and adds the runtime size
+ * of the input dimension behind it. Replaces route and fields; without
+ * routes.yaml the route stays NULL and the error is still recorded. */
+static void route_error(run_record *r, event *e)
+{
+    take_stderr_error_text(r, e);
+    if (!r->rules_tried) {
+        r->rules_tried = 1;
+        strbuf err = STRBUF_INIT;
+        if (router_rules_load_default(&r->rules, &err) < 0)
+            r->rules = NULL;
+        strbuf_release(&err);
+    }
+    if (!r->rules)
+        return;
+    session *s = r->s;
+    size_t first = 0, nlog = 0;
+    for (size_t i = s->nevents; i-- > 0;)
+        if (s->events[i]->kind == EV_LOG && ++nlog >= ROUTE_LOG_LINES) {
+            first = i;
+            break;
+        }
+    router_stream *st = router_stream_new(r->rules);
+    for (size_t i = first; i < s->nevents; i++) {
+        const event *l = s->events[i];
+        if (l->kind == EV_LOG && l->u.log.text[0]) {
+            router_stream_feed(st, l->u.log.text, strlen(l->u.log.text));
+            router_stream_feed(st, "\n", 1);
+        }
+    }
+    const char *text = e->u.error.text;
+    router_stream_feed(st, text, strlen(text));
+    router_stream_feed(st, "\n", 1);
+    route_result res;
+    memset(&res, 0, sizeof res);
+    router_stream_finish(st, &res);
+    if (r->trace_source && res.route && !strcmp(res.route, "triton-index-oob")) {
+        strbuf err = STRBUF_INIT;
+        if (triton_trace_apply_package(&res, r->trace_source, &err) < 0)
+            route_result_set_field(&res, "trace_error", err.buf);
+        strbuf_release(&err);
+    }
+    add_runtime_size(r, &res);
+    e->u.error.route = arena_strdup(&s->arena, res.route ? res.route : "unknown");
+    e->u.error.fields = NULL;
+    e->u.error.nfields = 0;
+    if (res.nfields) {
+        kv_pair *f = arena_alloc(&s->arena, res.nfields * sizeof *f);
+        for (size_t i = 0; i < res.nfields; i++) {
+            f[i].key = arena_strdup(&s->arena, res.fields[i].key);
+            f[i].value = arena_strdup(&s->arena, res.fields[i].value ? res.fields[i].value : "");
+        }
+        e->u.error.fields = f;
+        e->u.error.nfields = res.nfields;
+    }
+    route_result_release(&res);
+}
+
+/* When the runner is done (DONE, or it ended): route this run's errors again
+ * with all of its output, which may have arrived after the ERROR frame. */
+static void reroute_errors(run_record *r)
+{
+    session *s = r->s;
+    for (size_t i = 0; i < s->nevents; i++)
+        if (s->events[i]->kind == EV_ERROR)
+            route_error(r, s->events[i]);
+}
+
+int run_record_error(run_record *r, int64_t kernel_index, const char *text, double t_ms)
+{
+    session *s = r->s;
+    event *e = session_add_event(s, EV_ERROR);
+    e->t_ms = t_ms;
+    e->u.error.text = arena_strdup(&s->arena, text);
+    e->u.error.kernel_index = kernel_index;
+    route_error(r, e);
+    return 1;
+}
+
+/* ---- kernels and tensors ---------------------------------------------------- */
+
+static kernel_event *kernel_by_index(run_record *r, int64_t idx)
+{
+    /* Kernels arrive in order, so the last one is nearly always it. */
+    session *s = r->s;
+    for (size_t i = s->nkernels; i-- > 0;) {
+        if (s->kernels[i]->u.kernel.index == idx)
+            return &s->kernels[i]->u.kernel;
+        if (s->nkernels - i > 64)
+            break;
+    }
+    for (size_t i = 0; i < s->nkernels; i++)
+        if (s->kernels[i]->u.kernel.index == idx)
+            return &s->kernels[i]->u.kernel;
+    return NULL;
+}
+
+size_t values_budget_keep(values_budget_state *b, size_t n)
+{
+    if (!b->budget || !n)
+        return n;
+    uint64_t bytes = (uint64_t)n * sizeof(double);
+    if (b->used <= b->budget && bytes <= b->budget - b->used) {
+        b->used += bytes;
+        return n;
+    }
+    size_t k = n < VALUES_BUDGET_SAMPLE ? n : VALUES_BUDGET_SAMPLE;
+    uint64_t kb = (uint64_t)k * sizeof(double), reserve = b->budget / 16;
+    if (b->reserve_used <= reserve && kb <= reserve - b->reserve_used) {
+        b->reserve_used += kb;
+        return k;
+    }
+    return 0;
+}
+
+/* Copies a tensor decoded into scratch memory into the session arena,
+ * keeping the values the budget allows (a prefix; statistics untouched). */
+static tensor_rec keep_tensor(run_record *r, const tensor_rec *src)
+{
+    arena *a = &r->s->arena;
+    tensor_rec t = *src;
+    t.name = arena_strdup(a, src->name);
+    t.dtype = arena_strdup(a, src->dtype);
+    t.device = arena_strdup(a, src->device);
+    int nd = src->ndim > 0 && src->ndim <= TENSOR_MAX_DIMS ? src->ndim : 0;
+    t.shape = nd && src->shape ? arena_memdup(a, src->shape, (size_t)nd * sizeof *t.shape) : NULL;
+    t.strides = nd && src->strides ? arena_memdup(a, src->strides, (size_t)nd * sizeof *t.strides) : NULL;
+    size_t n = src->values ? src->nvalues : 0;
+    size_t k = values_budget_keep(&r->vb, n);
+    if (k < n) {
+        t.values_budget_cut = 1;
+        t.values_complete = 0;
+    }
+    t.nvalues = k;
+    t.values = k ? arena_memdup(a, src->values, k * sizeof *t.values) : NULL;
+    return t;
+}
+
+/* Appends t to an arena-backed array whose capacity is implied by its length
+ * (4, 8, 16, ...), so no capacity field is needed in model.h. */
+static void push_tensor(arena *a, size_t *n, tensor_rec **arr, const tensor_rec *t)
+{
+    size_t len = *n;
+    if (len == 0 || (len >= 4 && (len & (len - 1)) == 0)) {
+        size_t cap = len ? len * 2 : 4;
+        tensor_rec *na = arena_alloc(a, cap * sizeof *na);
+        if (len)
+            memcpy(na, *arr, len * sizeof *na);
+        *arr = na;
+    }
+    (*arr)[len] = *t;
+    *n = len + 1;
+}
+
+int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
+{
+    session *s = r->s;
+    switch (m->type) {
+    case PROTO_HELLO:
+        if (m->u.hello.torch_version[0])
+            s->torch_version = arena_strdup(&s->arena, m->u.hello.torch_version);
+        if (m->u.hello.gpu_name[0])
+            s->gpu = m->u.hello.gpu_cc[0] ? arena_printf(&s->arena, "%s (sm_%s)", m->u.hello.gpu_name,
+                                                         m->u.hello.gpu_cc)
+                                          : arena_strdup(&s->arena, m->u.hello.gpu_name);
+        return 0;
+    case PROTO_KERNEL: {
+        if (m->u.kernel.phase == 0) {
+            event *e = session_add_event(s, EV_KERNEL);
+            e->t_ms = m->u.kernel.t_us >= 0 ? m->u.kernel.t_us / 1000.0 : t_ms;
+            kernel_event *k = &e->u.kernel;
+            k->index = m->u.kernel.index;
+            k->name = arena_strdup(&s->arena, m->u.kernel.name);
+            k->type = kernel_type_guess(k->name);
+            k->status = KSTAT_PENDING;
+            k->source = *m->u.kernel.source ? arena_strdup(&s->arena, m->u.kernel.source)
+                                            : s->mode ? s->mode : "printer";
+            /* a rebuilt copy's hooks are the printer's own calls, inserted by us */
+            if (s->mode && !strcmp(s->mode, "reinstrument") && !strcmp(k->source, "printer"))
+                k->source = "reinstrument";
+            return 1;
+        }
+        kernel_event *k = kernel_by_index(r, m->u.kernel.index);
+        if (!k) {
+            strbuf_addf(err, "runner sent 'after' for kernel %" PRId64 " (%s) with no 'before'",
+                        m->u.kernel.index, m->u.kernel.name);
+            return -1;
+        }
+        k->status = (kernel_status)m->u.kernel.status;
+        k->duration_us = m->u.kernel.duration_us;
+        return 0;
+    }
+    case PROTO_TENSOR: {
+        int64_t ki = m->u.tensor.kernel_index;
+        if (ki < 0) {
+            int added = 0;
+            if (!r->output_ev) {
+                r->output_ev = session_add_event(s, EV_OUTPUT);
+                r->output_ev->t_ms = t_ms;
+                added = 1;
+            }
+            m->u.tensor.t.phase = PHASE_OUTPUT;
+            output_event *o = &r->output_ev->u.output;
+            tensor_rec t = keep_tensor(r, &m->u.tensor.t);
+            push_tensor(&s->arena, &o->ntensors, &o->tensors, &t);
+            return added;
+        }
+        kernel_event *k = kernel_by_index(r, ki);
+        if (!k) {
+            strbuf_addf(err, "runner sent a tensor for kernel %" PRId64 ", which it never announced", ki);
+            return -1;
+        }
+        tensor_rec t = keep_tensor(r, &m->u.tensor.t);
+        push_tensor(&s->arena, &k->ntensors, &k->tensors, &t);
+        return 0;
+    }
+    case PROTO_ERROR: {
+        int64_t ki = m->u.error.kernel_index;
+        run_record_error(r, ki, m->u.error.text, t_ms);
+        kernel_event *k = ki >= 0 ? kernel_by_index(r, ki) : NULL;
+        if (k && k->status == KSTAT_PENDING)
+            k->status = KSTAT_ERROR;
+        return 1;
+    }
+    case PROTO_DONE:
+        if (m->u.done.status != 0)
+            reroute_errors(r);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* ---- runner output ----------------------------------------------------------- */
+
+static void add_log(run_record *r, int stream, const char *text, size_t len, double t_ms)
+{
+    if (r->nlogs >= LOG_MAX_EVENTS) {
+        r->dropped_logs++;
+        return;
+    }
+    session *s = r->s;
+    event *e = session_add_event(s, EV_LOG);
+    e->t_ms = t_ms;
+    e->u.log.stream = stream ? "stderr" : "stdout";
+    e->u.log.text = arena_strndup(&s->arena, text, len);
+    r->nlogs++;
+}
+
+int run_record_output(run_record *r, int stream, const char *buf, size_t n, int final, double t_ms)
+{
+    strbuf *lb = &r->line[stream];
+    int added = 0;
+    if (stream == 1 && n) {
+        strbuf_add(&r->tail, buf, n);
+        if (r->tail.len > STDERR_TAIL_MAX) {
+            size_t cut = r->tail.len - STDERR_TAIL_MAX;
+            memmove(r->tail.buf, r->tail.buf + cut, STDERR_TAIL_MAX);
+            strbuf_setlen(&r->tail, STDERR_TAIL_MAX);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        char c = buf[i];
+        if (c == '\n' || lb->len >= LOG_LINE_MAX) {
+            size_t l = lb->len;
+            if (l && lb->buf[l - 1] == '\r')
+                l--;
+            add_log(r, stream, lb->buf, l, t_ms);
+            added++;
+            strbuf_reset(lb);
+            if (c == '\n')
+                continue;
+        }
+        strbuf_addch(lb, c ? c : '?');
+    }
+    if (final && lb->len) {
+        add_log(r, stream, lb->buf, lb->len, t_ms);
+        added++;
+        strbuf_reset(lb);
+    }
+    return added;
+}
+
+int run_record_end(run_record *r, double t_ms)
+{
+    int added = 0;
+    if (r->dropped_logs) {
+        event *e = session_add_event(r->s, EV_LOG);
+        e->t_ms = t_ms;
+        e->u.log.stream = "stderr";
+        e->u.log.text = arena_printf(&r->s->arena, "aotidbg: %zu more runner output lines were not recorded "
+                                     "(cap %d)", r->dropped_logs, LOG_MAX_EVENTS);
+        r->dropped_logs = 0;
+        added = 1;
+    }
+    reroute_errors(r);
+    return added;
+}
+
+int run_record_exit(run_record *r, const char *how, int code, double t_ms)
+{
+    session *s = r->s;
+    event *e = session_add_event(s, EV_RUNNER_EXIT);
+    e->t_ms = t_ms;
+    runner_exit_event *x = &e->u.exit;
+    x->how = how;
+    if (!strcmp(how, "signal"))
+        x->signal = code;
+    else if (!strcmp(how, "exited"))
+        x->exit_code = code;
+    x->stderr_tail = r->tail.len ? arena_strndup(&s->arena, r->tail.buf, r->tail.len) : NULL;
+    return 1;
+}

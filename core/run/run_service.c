@@ -1,0 +1,606 @@
+/* run_service.c — one run for every front end; see run_service.h. */
+#include "run_service.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "checklist.h"
+#include "inputs.h"
+#include "package.h"
+#include "reinstrument.h"
+#include "session_io.h"
+#include "wrapper_scan.h"
+
+struct run_service {
+    run_options o;             /* strings point into the caller's argv, or into s's arena */
+    unsigned front;            /* RUN_OPT_RUN or RUN_OPT_LIVE */
+    session *s;
+    run_say say;
+    package_t *pkg;
+    char *rebuilt_so;          /* the re-instrumented copy; NULL when the shipped .so runs */
+    runner_options ro;         /* what the runner was started with */
+    runner_client *rc;
+    session_writer *w;
+    char *record;              /* malloc'd */
+    strbuf gate;               /* the FAIL rows, when gated */
+    int gated, left_at_stop, write_failed;
+    int last_state;
+    int64_t last_kernel;
+    char unmatched[160];
+};
+
+static void say(const run_service *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const run_service *rs, const char *fmt, ...)
+{
+    if (!rs->say.say)
+        return;
+    strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    rs->say.say(rs->say.ctx, sb.buf);
+    strbuf_release(&sb);
+}
+
+/* ---- the package ------------------------------------------------------------ */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* A session file or a folder where a package was expected: say what to do. */
+static void explain_not_a_package(const char *path, strbuf *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        strbuf_addf(err, "%s is a folder; give the .pt2 file (from torch._inductor.aoti_compile_and_package)",
+                    path);
+        return;
+    }
+    if (ends_with(path, ".yaml") || ends_with(path, ".yml"))
+        strbuf_addf(err, "\n%s looks like a session file: open it with `aotidbg replay %s`", path, path);
+}
+
+/* Scans the model's wrapper.cpp (when the package has one) for the printer
+ * level and the inputs as compiled. 0 with ws filled, -1 when there is none
+ * or it can't be read (the run goes on without it). */
+static int scan_wrapper(package_t *pkg, package_model *m, wrapper_scan *ws)
+{
+    strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+    int rc = -1;
+    memset(ws, 0, sizeof *ws);
+    if (m->wrapper_cpp_path && strbuf_read_file(&text, m->wrapper_cpp_path, WS_MAX_BYTES, &err) == 0)
+        rc = 0;
+    else if (m->wrapper_cpp_entry && !pkg->is_bare_so &&
+             package_read_entry(pkg, m->wrapper_cpp_entry, WS_MAX_BYTES, &text, &err) == 0)
+        rc = 0;
+    if (rc == 0 && wrapper_scan_text(ws, text.buf, text.len, &err) < 0) {
+        wrapper_scan_free(ws);
+        memset(ws, 0, sizeof *ws);
+        rc = -1;
+    }
+    strbuf_release(&text);
+    strbuf_release(&err);
+    return rc;
+}
+
+/* "this model takes N inputs" plus a spec to start from, from wrapper.cpp. */
+static void suggest_spec(const wrapper_scan *ws, strbuf *err)
+{
+    strbuf_addf(err, "this model takes %zu input%s; give --inputs SPEC, for example:\ninputs:\n", ws->ninputs,
+                ws->ninputs == 1 ? "" : "s");
+    for (size_t i = 0; i < ws->ninputs; i++) {
+        const ws_input *in = &ws->inputs[i];
+        strbuf_addstr(err, "  - {shape: [");
+        for (int d = 0; d < in->ndim; d++) {
+            int64_t v = in->dims[d];
+            if (v == WS_UNKNOWN)   /* dynamic: the smallest size the model accepts, at least 2 */
+                v = in->dim_min[d] != WS_UNKNOWN && in->dim_min[d] > 2 ? in->dim_min[d] : 2;
+            strbuf_addf(err, "%s%" PRId64, d ? ", " : "", v);
+        }
+        strbuf_addf(err, "], dtype: %s, device: %s, fill: %s}", in->dtype ? in->dtype : "float32",
+                    in->device ? in->device : "cpu",
+                    in->dtype && (strstr(in->dtype, "int") || !strcmp(in->dtype, "bool")) ? "zeros" : "randn");
+        strbuf_addf(err, "   # %s%s%s", in->name ? in->name : "input",
+                    in->ndim < 0 ? " (rank unknown: fill in the shape)" : "", i + 1 < ws->ninputs ? "\n" : "");
+    }
+}
+
+/* ---- mode: how kernel boundaries are seen (issue 10) ---------------------- */
+
+typedef struct {
+    const run_service *rs;
+    const char *last;
+} progress_ctx;
+
+static void reinstrument_progress(const char *stage, double fraction, void *ctx)
+{
+    progress_ctx *p = ctx;
+    if (p->last && !strcmp(p->last, stage))
+        return;    /* one line per stage */
+    p->last = stage;
+    say(p->rs, "re-instrumenting: %s (%.0f%%)", stage, fraction * 100.0);
+}
+
+/* Appends one INFO row to s->checks (arena arrays have no spare room: copy). */
+static void add_check_row(session *s, const char *id, const char *subject, const char *got, const char *source,
+                          const char *fix)
+{
+    check_row *rows = arena_alloc(&s->arena, (s->nchecks + 1) * sizeof *rows);
+    if (s->nchecks)
+        memcpy(rows, s->checks, s->nchecks * sizeof *rows);
+    check_row *r = &rows[s->nchecks];
+    memset(r, 0, sizeof *r);
+    r->id = arena_strdup(&s->arena, id);
+    r->status = CHECK_INFO;
+    r->subject = arena_strdup(&s->arena, subject);
+    r->got = got ? arena_strdup(&s->arena, got) : NULL;
+    r->source = source ? arena_strdup(&s->arena, source) : NULL;
+    r->fix = fix ? arena_strdup(&s->arena, fix) : NULL;
+    s->checks = rows;
+    s->nchecks++;
+}
+
+/* The run.mode row: what the chosen mode can and cannot see. */
+static void add_mode_row(session *s, const char *why)
+{
+    const char *m = s->mode, *subject, *fix = NULL;
+    if (!strcmp(m, "printer"))
+        subject = "run mode: the printer compiled into the package reports every kernel it instruments (Triton, "
+                  "C++ and extern ops) with its tensors before and after; it cannot see custom ops through the "
+                  "proxy executor, scatter/index_put fallbacks or device copies";
+    else if (!strcmp(m, "reinstrument"))
+        subject = "run mode: a private copy of the model .so, rebuilt from the package's own sources with a hook "
+                  "around every kernel launch, reports each kernel with its tensors before and after; what runs is "
+                  "that copy (this machine's compiler and torch), not the shipped .so";
+    else if (!strcmp(m, "interpose"))
+        subject = "run mode: launch interposition (cuLaunchKernel) names every Triton kernel in launch order and, "
+                  "in blocking mode, the one that fails; it sees no tensor values and no C++ or extern ops";
+    else
+        subject = "run mode: no kernel boundaries are seen (the package has no printer and was not re-instrumented); "
+                  "only the outputs and errors are recorded";
+    if (!strcmp(m, "interpose"))
+        fix = "aotidbg run --reinstrument rebuilds a copy with tensor hooks, for the values";
+    else if (!strcmp(m, "none"))
+        fix = "drop --no-reinstrument, or rebuild with inductor_configs={\"aot_inductor.debug_intermediate_value_"
+              "printer\": \"1\"}";
+    add_check_row(s, "run.mode", subject, m, why, fix);
+}
+
+/* Picks the mode from the compiled-in printer level and the device, and for
+ * "reinstrument" builds (or finds in the cache) the rebuilt copy into
+ * rs->rebuilt_so. A failed rebuild is said and falls back to what the
+ * shipped .so can give. */
+static void choose_mode(run_service *rs, package_model *m, const char *device, int have_ws, strbuf *why)
+{
+    session *s = rs->s;
+    const char *pkg_path = rs->o.package;
+    int reinstr = rs->o.reinstrument;
+    int is_cuda = !strncmp(device, "cuda", 4);
+    int level = have_ws ? s->printer_level : -1;
+    if (!have_ws) {
+        s->mode = "printer";
+        strbuf_addstr(why, "no wrapper.cpp: printer level unknown; kernels appear only if the .so was built "
+                           "with the printer");
+        return;
+    }
+    strbuf_addf(why, "wrapper.cpp: printer level %d", level);
+    if ((level == 1 || level == 2) && reinstr != RUN_REINSTR_FORCE) {
+        s->mode = "printer";
+        return;
+    }
+    if (reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda)) {
+        if (level == 1 || level == 2) {
+            say(rs, "note: --reinstrument ignored: %s already has the printer at level %d", pkg_path, level);
+            s->mode = "printer";
+            return;
+        }
+        say(rs, "%s was built without the intermediate-value printer; re-instrumenting a private copy (the "
+            "package is not modified; later runs hit the cache)", pkg_path);
+        strbuf err = STRBUF_INIT;
+        progress_ctx pc = {rs, NULL};
+        char *so = NULL;
+        const char *sha = package_sha256(rs->pkg, &err);   /* the rebuild cache's key */
+        if (sha && reinstrument_build(m->model_dir, sha, reinstrument_progress, &pc, &so, &err) == 0) {
+            rs->rebuilt_so = so;
+            s->mode = "reinstrument";
+            strbuf_addf(why, "; rebuilt copy %s", so);
+            session_add_note(s, arena_printf(&s->arena, "re-instrumented copy of the model .so: %s", so));
+            strbuf_release(&err);
+            return;
+        }
+        say(rs, "re-instrumenting failed: %s", err.buf);
+        session_add_note(s, arena_printf(&s->arena, "re-instrumenting failed: %s", err.buf));
+        strbuf_addstr(why, "; re-instrumenting failed");
+        strbuf_release(&err);
+    }
+    if (is_cuda) {
+        s->mode = "interpose";
+        say(rs, "note: %s has no printer: kernels are seen by launch interposition (names, no tensor values); "
+            "--reinstrument rebuilds a copy with tensor hooks", pkg_path);
+    } else {
+        s->mode = "none";
+        say(rs, "note: %s has no printer and was not re-instrumented, so no kernels will be reported; rebuild with "
+            "inductor_configs={\"aot_inductor.debug_intermediate_value_printer\": \"1\"}%s", pkg_path,
+            reinstr == RUN_REINSTR_OFF ? " or drop --no-reinstrument" : "");
+    }
+}
+
+/* ---- open ----------------------------------------------------------------- */
+
+static int open_recording(run_service *rs, strbuf *err)
+{
+    package_sha256_to_session(rs->pkg, rs->s);   /* the header is written now */
+    char def[64];
+    const char *rec = rs->o.record;
+    if (!rec) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(def, sizeof def, "./aotidbg-session-%Y%m%d-%H%M%S.yaml", &tm);
+        rec = def;
+    }
+    if (!(rs->record = strdup(rec)))
+        abort();
+    strbuf werr = STRBUF_INIT;
+    int rc = session_writer_open(&rs->w, rs->record, rs->s, &werr);
+    if (rc < 0)
+        strbuf_addf(err, "cannot record the session: %s", werr.buf);
+    strbuf_release(&werr);
+    return rc;
+}
+
+int run_service_open(run_service **out, const run_options *o, unsigned front, session *s, const run_say *sayer,
+                     strbuf *err)
+{
+    *out = NULL;
+    run_service *rs = calloc(1, sizeof *rs);
+    if (!rs)
+        abort();
+    rs->o = *o;
+    rs->front = front;
+    rs->s = s;
+    rs->last_state = -1;
+    rs->last_kernel = -2;
+    strbuf_init(&rs->gate, 0);
+    if (sayer)
+        rs->say = *sayer;
+    const char *device = o->device;
+    if (!o->package) {
+        strbuf_addstr(err, "which package? give a .pt2 file");
+        goto fail;
+    }
+    if (o->inputs && inputs_load(s, o->inputs, err) < 0)
+        goto fail;
+    if (package_open(&rs->pkg, o->package, err) < 0) {
+        explain_not_a_package(o->package, err);
+        goto fail;
+    }
+    package_sha256_start(rs->pkg);   /* the header's sha256: hashed while the rest goes on */
+    package_model *m = package_find_model(rs->pkg, NULL, err);
+    if (!m)
+        goto fail;
+    if (rs->pkg->is_bare_so) {
+        if (!device) {
+            strbuf_addf(err, "%s is a bare model .so, which records no device: give --device cpu|cuda", o->package);
+            goto fail;
+        }
+        const char *note = "bare model .so (torch._export.aot_compile, deprecated): cubins are looked up beside "
+                           "it; the current API, torch._inductor.aoti_compile_and_package / aoti_load_package, "
+                           "records the device in the package";
+        say(rs, "note: %s is a %s", o->package, note);
+        session_add_note(s, note);
+    } else if (!device) {
+        device = m->device_key;
+        if (!device || !run_device_ok(device)) {
+            strbuf_addf(err, "%s does not say which device it was compiled for%s%s%s; give --device", o->package,
+                        device ? " (AOTI_DEVICE_KEY '" : "", device ? device : "", device ? "')" : "");
+            goto fail;
+        }
+    }
+    if (!m->so_entry) {
+        strbuf_addf(err, "%s: model '%s' has no .wrapper.so; rebuild the package with aoti_compile_and_package",
+                    o->package, m->name);
+        goto fail;
+    }
+    if (package_extract(rs->pkg, m, err) < 0)
+        goto fail;
+    wrapper_scan ws;
+    int have_ws = scan_wrapper(rs->pkg, m, &ws) == 0;
+    if (have_ws) {
+        s->printer_level = ws.printer_level;
+        if (!o->inputs && ws.ninputs > 0) {
+            suggest_spec(&ws, err);
+            wrapper_scan_free(&ws);
+            goto fail;
+        }
+        wrapper_scan_free(&ws);
+    }
+
+    /* The header: the same keys whichever front end runs it. */
+    s->tool_version = AOTIDBG_VERSION;
+    package_to_session(rs->pkg, m, s);
+    s->device = arena_strdup(&s->arena, device);
+    rs->o.device = s->device;
+    if (o->max_values)   /* the budget matters only when values are kept */
+        s->values_budget = o->values_budget;
+    char host[256];
+    if (gethostname(host, sizeof host) == 0) {
+        host[sizeof host - 1] = 0;
+        s->host = arena_strdup(&s->arena, host);
+    }
+
+    /* The checklist first: its rows go into the session either way. */
+    checklist_opts co = {.device = device, .model = m->name, .inputs = o->inputs ? s->inputs : NULL,
+                         .ninputs = o->inputs ? s->ninputs : 0};
+    strbuf why = STRBUF_INIT;
+    if (checklist_gate(rs->pkg, &co, s, &why) == 1) {
+        if (!o->force) {
+            rs->gated = 1;
+            strbuf_add(&rs->gate, why.buf, why.len);
+            event *e = session_add_event(s, EV_ERROR);
+            e->u.error.text = arena_printf(&s->arena, "checklist failed; not run:\n%s", why.buf);
+            e->u.error.kernel_index = -1;
+            strbuf_release(&why);
+            s->end_state = "failed";
+            if (open_recording(rs, err) < 0)
+                goto fail;
+            *out = rs;
+            return RUN_OPEN_GATED;
+        }
+        say(rs, "--force: running despite the checklist:\n%.*s", (int)(why.len && why.buf[why.len - 1] == '\n'
+                                                                        ? why.len - 1 : why.len), why.buf);
+        session_add_note(s, "started with --force over a failing checklist");
+    }
+    strbuf_reset(&why);
+    choose_mode(rs, m, device, have_ws, &why);
+    add_mode_row(s, why.buf);
+    strbuf_release(&why);
+
+    runner_options ro = {
+        .so_path = rs->rebuilt_so ? rs->rebuilt_so : m->so_path, .cubin_dir = m->model_dir, .device = device,
+        .blocking = o->blocking, .deterministic = o->deterministic, .timeout_s = o->timeout_s,
+        .break_flags = o->breaks.flags, .break_kernel = o->breaks.kernel, .break_index = o->breaks.index,
+        .max_values = o->max_values, .values_budget = o->values_budget,
+        .trace_source = package_trace_source(rs->pkg, m),
+    };
+    if (front & RUN_OPT_LIVE)   /* live stops at every kernel; c runs to the breaks */
+        ro.break_flags |= BREAK_EACH_KERNEL | BREAK_ON_ERROR;
+    rs->ro = ro;
+    if (runner_client_start(&rs->rc, &ro, s, err) < 0)
+        goto fail;
+    if (open_recording(rs, err) < 0)
+        goto fail;
+    *out = rs;
+    return RUN_OPEN_STARTED;
+fail:
+    run_service_free(rs);
+    return -1;
+}
+
+/* ---- the run ----------------------------------------------------------------- */
+
+int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
+{
+    if (!rs->rc)
+        return 0;
+    int changed = 0;
+    strbuf perr = STRBUF_INIT;
+    int n = runner_client_pump(rs->rc, timeout_ms, &perr);
+    if (n < 0) {
+        strbuf_addf(err, "runner: %s", perr.buf);
+        changed |= RUN_PUMP_ERROR;
+    }
+    if (n != 0)
+        changed |= RUN_CHANGED_EVENTS;
+    int st = (int)runner_client_state(rs->rc);
+    int64_t ck = runner_client_current_kernel(rs->rc);
+    if (st != rs->last_state || ck != rs->last_kernel)
+        changed |= RUN_CHANGED_STATE;
+    rs->last_state = st;
+    rs->last_kernel = ck;
+    strbuf_reset(&perr);
+    if (changed && rs->w && !rs->write_failed && session_writer_sync(rs->w, &perr) < 0) {
+        rs->write_failed = 1;
+        strbuf_addf(err, "%swriting %s failed: %s", changed & RUN_PUMP_ERROR ? "; " : "", rs->record, perr.buf);
+        changed |= RUN_WRITE_ERROR;
+    }
+    strbuf_release(&perr);
+    return changed;
+}
+
+runner_client *run_service_client(const run_service *rs) { return rs->rc; }
+const run_options *run_service_options(const run_service *rs) { return &rs->o; }
+const char *run_service_record_path(const run_service *rs) { return rs->record; }
+const char *run_service_gate_reason(const run_service *rs) { return rs->gate.buf; }
+int run_service_write_failed(const run_service *rs) { return rs->write_failed; }
+
+int run_service_restart(run_service *rs, strbuf *err)
+{
+    if (!rs->rc)
+        return -1;
+    rs->left_at_stop = 0;
+    return runner_client_restart(rs->rc, err);
+}
+
+int run_service_rerun(run_service *rs, int blocking, int deterministic, int break_flags, strbuf *err)
+{
+    if (!rs->rc)
+        return -1;
+    runner_client_free(rs->rc);
+    rs->rc = NULL;
+    rs->left_at_stop = 0;
+    rs->s->nevents = 0;   /* a fresh run, as runner_client_restart does */
+    rs->s->nkernels = 0;
+    runner_options ro = rs->ro;
+    ro.blocking = blocking;
+    ro.deterministic = deterministic;
+    ro.break_flags = break_flags;
+    if (runner_client_start(&rs->rc, &ro, rs->s, err) < 0)
+        return -1;
+    rs->ro = ro;
+    return 0;
+}
+
+void run_service_kill(run_service *rs, const char *how)
+{
+    if (rs->rc)
+        runner_client_kill(rs->rc, how);
+}
+
+/* ---- how it ended ------------------------------------------------------------ */
+
+static const char *signal_name(int sig)
+{
+    static const struct { int sig; const char *name; } names[] = {
+        {1, "SIGHUP"}, {2, "SIGINT"}, {3, "SIGQUIT"}, {4, "SIGILL"}, {5, "SIGTRAP"}, {6, "SIGABRT"},
+        {7, "SIGBUS"}, {8, "SIGFPE"}, {9, "SIGKILL"}, {10, "SIGUSR1"}, {11, "SIGSEGV"}, {12, "SIGUSR2"},
+        {13, "SIGPIPE"}, {14, "SIGALRM"}, {15, "SIGTERM"}, {24, "SIGXCPU"}, {25, "SIGXFSZ"}, {31, "SIGSYS"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (names[i].sig == sig)
+            return names[i].name;
+    return "a signal";
+}
+
+static const event *last_of(const session *s, event_kind k)
+{
+    for (size_t i = s->nevents; i-- > 0;)
+        if (s->events[i]->kind == k)
+            return s->events[i];
+    return NULL;
+}
+
+const char *run_service_end_state(const run_service *rs)
+{
+    session *s = rs->s;
+    if (rs->gated || !rs->rc)
+        return "failed";
+    const event *x = last_of(s, EV_RUNNER_EXIT);
+    if (x) {
+        const runner_exit_event *e = &x->u.exit;
+        if (!strcmp(e->how, "signal"))
+            return arena_printf(&s->arena, "signal %d (%s)", e->signal, signal_name(e->signal));
+        if (!strcmp(e->how, "exited"))
+            return arena_printf(&s->arena, "exited %d", e->exit_code);
+        return e->how;
+    }
+    if (runner_client_state(rs->rc) != RUNNER_FINISHED)
+        return NULL;
+    if (rs->left_at_stop)
+        return "stopped";
+    return runner_client_done_status(rs->rc) == 0 && !last_of(s, EV_ERROR) ? "complete" : "failed";
+}
+
+const tensor_rec *run_service_bad_output(const run_service *rs)
+{
+    const event *o = last_of(rs->s, EV_OUTPUT);
+    for (size_t i = 0; o && i < o->u.output.ntensors; i++) {
+        const tensor_rec *t = &o->u.output.tensors[i];
+        if (t->has_stats && t->stats.numel && !t->stats.finite)
+            return t;
+    }
+    return NULL;
+}
+
+const char *run_service_unmatched_break(const run_service *rs)
+{
+    const session *s = rs->s;
+    const run_breaks *b = &rs->o.breaks;
+    run_service *w = (run_service *)rs;   /* the text is cached in rs */
+    if (!rs->rc || rs->left_at_stop || runner_client_state(rs->rc) != RUNNER_FINISHED ||
+        runner_client_done_status(rs->rc) != 0 || last_of(s, EV_RUNNER_EXIT))
+        return NULL;
+    if (b->index >= 0 && (int64_t)s->nkernels <= b->index) {
+        snprintf(w->unmatched, sizeof w->unmatched, "index=%" PRId64, b->index);
+        return w->unmatched;
+    }
+    if (b->kernel) {
+        for (size_t i = 0; i < s->nkernels; i++)
+            if (!strcmp(s->kernels[i]->u.kernel.name, b->kernel))
+                return NULL;
+        snprintf(w->unmatched, sizeof w->unmatched, "kernel=%s", b->kernel);
+        return w->unmatched;
+    }
+    return NULL;
+}
+
+int run_service_exit_code(const run_service *rs)
+{
+    const session *s = rs->s;
+    if (rs->gated || !rs->rc)
+        return 1;
+    int64_t want = runner_client_model_inputs(rs->rc);
+    if (want >= 0 && (size_t)want != s->ninputs)
+        return 2;
+    const event *x = last_of(s, EV_RUNNER_EXIT);
+    if ((x && strcmp(x->u.exit.how, "killed")) || last_of(s, EV_ERROR))
+        return 1;
+    if (x)   /* the front end ended it (an interrupted run says so itself) */
+        return 0;
+    if (rs->left_at_stop)
+        return runner_client_stop_reason(rs->rc) == PROTO_STOP_NAN && (rs->o.breaks.flags & BREAK_ON_NAN) ? 1 : 0;
+    if (runner_client_state(rs->rc) != RUNNER_FINISHED)
+        return 0;
+    if (runner_client_done_status(rs->rc) != 0)
+        return 1;
+    return run_service_unmatched_break(rs) ? 2 : 0;
+}
+
+int run_service_finish(run_service *rs, strbuf *err)
+{
+    if (rs->rc) {
+        runner_state st = runner_client_state(rs->rc);
+        if (st == RUNNER_STOPPED) {
+            rs->left_at_stop = 1;
+            runner_client_quit(rs->rc, 3000);
+        } else if (st == RUNNER_FINISHED) {
+            /* The runner leaves after DONE; wait for it so a crash at teardown is seen too. */
+            runner_client_quit(rs->rc, 3000);
+        } else if (st != RUNNER_DEAD) {
+            runner_client_kill(rs->rc, "killed");
+        }
+    }
+    const char *end = run_service_end_state(rs);
+    rs->s->end_state = end ? end : "killed";
+    if (!rs->w)
+        return 0;
+    strbuf werr = STRBUF_INIT;
+    int rc = session_writer_finish(rs->w, &werr);
+    rs->w = NULL;
+    if (rc < 0) {
+        strbuf_addf(err, "writing %s failed: %s", rs->record, werr.buf);
+        rs->write_failed = 1;
+    }
+    strbuf_release(&werr);
+    return rc;
+}
+
+void run_service_abandon(run_service *rs)
+{
+    if (rs->w)
+        session_writer_close(rs->w);
+    rs->w = NULL;
+}
+
+void run_service_free(run_service *rs)
+{
+    if (!rs)
+        return;
+    if (rs->w)
+        session_writer_close(rs->w);
+    runner_client_free(rs->rc);
+    free(rs->rebuilt_so);
+    package_close(rs->pkg);
+    free(rs->record);
+    strbuf_release(&rs->gate);
+    free(rs);
+}

@@ -1,0 +1,56 @@
+/* runner_link.h — how the front end reaches a runner: the one place that
+ * starts one. A link is a child process we wait for (the runner itself, or
+ * a program that runs it elsewhere, such as ssh) and three byte streams: the
+ * protocol (in and out: one socket locally, so rd == wr), the runner's stdout
+ * and its stderr. Every fd is non-blocking and close-on-exec.
+ *
+ * A transport is a row of ops: runner_link_local is the local one; another
+ * transport (ssh, issue 20) is one more row given in runner_link_options,
+ * and nothing above this file changes.
+ * Errors: 0 / -1 with the reason in err. The link owns its fds and child;
+ * runner_link_kill() reaps it, runner_link_close() closes what is left. */
+#ifndef AOTIDBG_RUNNER_LINK_H
+#define AOTIDBG_RUNNER_LINK_H
+#include "strbuf.h"
+
+typedef struct runner_link {
+    int pid;              /* the child; -1 when none */
+    int proto_rd, proto_wr;
+    int out_fd, err_fd;   /* the runner's stdout and stderr */
+    const struct runner_transport *t;
+} runner_link;
+
+typedef struct runner_link_options {
+    const char *runner_path;   /* NULL: aotidbg_runner_path() (AOTIDBG_RUNNER, else beside aotidbg) */
+    int deterministic;         /* CUDA_LAUNCH_BLOCKING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1
+                                  AOTI_RUNTIME_CHECK_INPUTS=1 in the runner's environment */
+    const struct runner_transport *transport;   /* NULL: runner_link_local */
+} runner_link_options;
+
+typedef struct runner_transport {
+    const char *name;          /* "local" */
+    /* Starts the runner; fills every field of l. */
+    int (*open)(runner_link *l, const runner_link_options *o, strbuf *err);
+    /* Asks a running model to stop at the next kernel start (protocol.h: PAUSE). */
+    int (*pause)(runner_link *l);
+} runner_transport;
+
+extern const runner_transport runner_link_local;
+
+/* The variables --deterministic sets, in the order the session records them. */
+extern const char *const runner_det_vars[3];
+
+int runner_link_open(runner_link *l, const runner_link_options *o, strbuf *err);
+int runner_link_pause(runner_link *l);
+/* 0 with the child's wait status when it has ended (reaped: pid becomes
+ * -1); 1 when it is gone with no status to read; -1 while it runs (or when
+ * there is no child). */
+int runner_link_try_wait(runner_link *l, int *status);
+/* SIGKILL and reap; *status gets the wait status. 0, or -1 when no child. */
+int runner_link_kill(runner_link *l, int *status);
+/* Closes one fd of the link (a pointer to one of its fields) and marks it -1. */
+void runner_link_close_fd(int *fd);
+/* Closes every fd (the child, if any, is left to runner_link_kill). */
+void runner_link_close(runner_link *l);
+
+#endif
