@@ -1,20 +1,15 @@
-/* runner_link.c — starting a runner (the local transport); see runner_link.h.
- *
- * The local child gets the socketpair's other end as fd 3 (PROTO_FD) and
- * pipes for stdout and stderr. */
-#define _GNU_SOURCE   /* pipe2 */
+/* runner_link.c — starting a runner (the local transport: proto_spawn.h's
+ * child with the protocol on its fd 3); see runner_link.h. */
 #include "runner_link.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "paths.h"
-#include "protocol.h"
+#include "proto_spawn.h"
 
 const char *const runner_det_vars[3] = {"CUDA_LAUNCH_BLOCKING", "PYTORCH_NO_CUDA_MEMORY_CACHING",
                                         "AOTI_RUNTIME_CHECK_INPUTS"};
@@ -41,62 +36,15 @@ static int local_open(runner_link *l, const runner_link_options *o, strbuf *err)
                     path, strerror(errno));
         return -1;
     }
-    int sv[2], po[2], pe[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-        strbuf_addf(err, "socketpair: %s", strerror(errno));
+    const char *det[4] = {runner_det_vars[0], runner_det_vars[1], runner_det_vars[2], NULL};
+    proto_spawn_options so = {.set_one = o->deterministic ? det : NULL};
+    proto_child c;
+    if (proto_spawn_runner(path, &so, &c, err) < 0)
         return -1;
-    }
-    if (pipe2(po, O_CLOEXEC) < 0) {
-        strbuf_addf(err, "pipe: %s", strerror(errno));
-        close(sv[0]); close(sv[1]);
-        return -1;
-    }
-    if (pipe2(pe, O_CLOEXEC) < 0) {
-        strbuf_addf(err, "pipe: %s", strerror(errno));
-        close(sv[0]); close(sv[1]); close(po[0]); close(po[1]);
-        return -1;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        strbuf_addf(err, "fork: %s", strerror(errno));
-        close(sv[0]); close(sv[1]); close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        /* Child: only async-signal-safe-ish work before exec. fd 3 must not be
-         * one of the pipe ends we still need, so move those above 3 first. */
-        int s3 = sv[1], o1 = po[1], e2 = pe[1];
-        if (o1 <= 3) o1 = fcntl(o1, F_DUPFD_CLOEXEC, 10);
-        if (e2 <= 3) e2 = fcntl(e2, F_DUPFD_CLOEXEC, 10);
-        if (s3 != PROTO_FD) {
-            if (dup2(s3, PROTO_FD) < 0)
-                _exit(127);
-        } else {
-            fcntl(PROTO_FD, F_SETFD, 0);
-        }
-        if (dup2(o1, 1) < 0 || dup2(e2, 2) < 0)
-            _exit(127);
-        int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (nul >= 0)
-            dup2(nul, 0);
-        signal(SIGPIPE, SIG_DFL);
-        /* The terminal's ^C reaches the whole process group: the front end
-         * says what it means (live: pause via SIGUSR1; run: end the runner). */
-        signal(SIGINT, SIG_IGN);
-        if (o->deterministic)
-            for (size_t i = 0; i < 3; i++)
-                setenv(runner_det_vars[i], "1", 1);
-        execl(path, "aotidbg-runner", (char *)NULL);
-        dprintf(2, "aotidbg: cannot run %s: %s\n", path, strerror(errno));
-        _exit(127);
-    }
-    close(sv[1]);
-    close(po[1]);
-    close(pe[1]);
-    l->pid = pid;
-    l->proto_rd = l->proto_wr = sv[0];
-    l->out_fd = po[0];
-    l->err_fd = pe[0];
+    l->pid = c.pid;
+    l->proto_rd = l->proto_wr = c.sock;
+    l->out_fd = c.out;
+    l->err_fd = c.err;
     return 0;
 }
 
