@@ -1,8 +1,8 @@
 /* router_rules.c — loads routes.yaml into router_rules (router_rules.h).
  *
- * libyaml's event parser builds a small bounded tree (depth, node count and
- * scalar size capped; aliases and duplicate keys refused), then the tree is
- * checked and compiled: route ids must be those of DESIGN §6, regexes must
+ * core/yaml's ytree reads the file into a small bounded tree (depth, node
+ * count and scalar size capped; aliases and duplicate keys refused), then the
+ * tree is checked and compiled: route ids must be those of DESIGN §6, regexes must
  * compile, every error names file:line:col (1-based). Each pattern gets its
  * prefilter literals here (see hints_for()).
  * Errors: 0 / -1 with a message in err. */
@@ -11,21 +11,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 #include "paths.h"
+#include "ytree.h"
 
-enum { Y_SCALAR, Y_MAP, Y_SEQ };
 enum { Y_MAX_DEPTH = 16, Y_MAX_NODES = 50000, Y_MAX_SCALAR = 16384 };
-
-typedef struct ynode ynode;
-struct ynode {
-    int type;
-    size_t line, col;           /* 1-based */
-    const char *value;          /* scalars */
-    int plain;                  /* unquoted scalar */
-    size_t n, cap;
-    ynode **items;              /* seq items; map: keys at even, values at odd */
-};
 
 static const char *const route_ids[] = {
     "triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access", "nan-inf",
@@ -51,7 +40,6 @@ typedef struct {
     arena *a;
     const char *name;
     strbuf *err;
-    size_t nodes;
 } yctx;
 
 static int yerr(yctx *c, size_t line, size_t col, const char *fmt, const char *arg)
@@ -61,125 +49,7 @@ static int yerr(yctx *c, size_t line, size_t col, const char *fmt, const char *a
     return -1;
 }
 
-static void ypush(yctx *c, ynode *parent, ynode *child)
-{
-    parent->items = arena_grow(c->a, parent->items, parent->n, &parent->cap, sizeof *parent->items, 8);
-    parent->items[parent->n++] = child;
-}
-
-/* Parses one node whose first event is *ev (already taken). */
-static int yparse_node(yctx *c, yaml_parser_t *p, yaml_event_t *ev, int depth, ynode **out)
-{
-    size_t line = ev->start_mark.line + 1, col = ev->start_mark.column + 1;
-    if (++c->nodes > Y_MAX_NODES)
-        return yerr(c, line, col, "too many YAML nodes (limit %s)", "50000");
-    if (depth > Y_MAX_DEPTH)
-        return yerr(c, line, col, "nesting deeper than %s levels", "16");
-    ynode *n = arena_alloc(c->a, sizeof *n);
-    n->line = line;
-    n->col = col;
-    *out = n;
-    switch (ev->type) {
-    case YAML_ALIAS_EVENT:
-        return yerr(c, line, col, "aliases are not allowed in rules%s", "");
-    case YAML_SCALAR_EVENT:
-        if (ev->data.scalar.length > Y_MAX_SCALAR)
-            return yerr(c, line, col, "scalar longer than %s bytes", "16384");
-        n->type = Y_SCALAR;
-        n->value = arena_strndup(c->a, (const char *)ev->data.scalar.value, ev->data.scalar.length);
-        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-        return 0;
-    case YAML_SEQUENCE_START_EVENT:
-    case YAML_MAPPING_START_EVENT: {
-        int is_map = ev->type == YAML_MAPPING_START_EVENT;
-        yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
-        n->type = is_map ? Y_MAP : Y_SEQ;
-        for (;;) {
-            yaml_event_t e;
-            if (!yaml_parser_parse(p, &e))
-                return yerr(c, p->problem_mark.line + 1, p->problem_mark.column + 1, "YAML error: %s",
-                            p->problem ? p->problem : "unknown");
-            if (e.type == end) {
-                yaml_event_delete(&e);
-                break;
-            }
-            ynode *child;
-            int rc = yparse_node(c, p, &e, depth + 1, &child);
-            yaml_event_delete(&e);
-            if (rc)
-                return -1;
-            if (is_map && n->n % 2 == 0) {
-                if (child->type != Y_SCALAR)
-                    return yerr(c, child->line, child->col, "mapping keys must be scalars%s", "");
-                for (size_t i = 0; i < n->n; i += 2)
-                    if (!strcmp(n->items[i]->value, child->value))
-                        return yerr(c, child->line, child->col, "duplicate key '%s'", child->value);
-            }
-            ypush(c, n, child);
-        }
-        return 0;
-    }
-    default:
-        return yerr(c, line, col, "unexpected YAML event%s", "");
-    }
-}
-
-static int yparse(yctx *c, const char *text, size_t len, ynode **root)
-{
-    yaml_parser_t p;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-    int rc = -1, done = 0;
-    *root = NULL;
-    while (!done) {
-        yaml_event_t e;
-        if (!yaml_parser_parse(&p, &e)) {
-            yerr(c, p.problem_mark.line + 1, p.problem_mark.column + 1, "YAML error: %s",
-                 p.problem ? p.problem : "unknown");
-            goto out;
-        }
-        switch (e.type) {
-        case YAML_STREAM_END_EVENT:
-            done = 1;
-            break;
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-        case YAML_SCALAR_EVENT:
-        case YAML_ALIAS_EVENT:
-            if (*root) {
-                yerr(c, e.start_mark.line + 1, e.start_mark.column + 1, "more than one YAML document%s", "");
-                yaml_event_delete(&e);
-                goto out;
-            }
-            if (yparse_node(c, &p, &e, 0, root)) {
-                yaml_event_delete(&e);
-                goto out;
-            }
-            break;
-        default:
-            break;
-        }
-        yaml_event_delete(&e);
-    }
-    if (!*root) {
-        yerr(c, 1, 1, "empty rules file%s", "");
-        goto out;
-    }
-    rc = 0;
-out:
-    yaml_parser_delete(&p);
-    return rc;
-}
-
-static ynode *yget(const ynode *map, const char *key)
-{
-    if (!map || map->type != Y_MAP)
-        return NULL;
-    for (size_t i = 0; i + 1 < map->n; i += 2)
-        if (!strcmp(map->items[i]->value, key))
-            return map->items[i + 1];
-    return NULL;
-}
+#define yget ytree_get
 
 static int ykeys_known(yctx *c, const ynode *map, const char *const *known)
 {
@@ -837,14 +707,20 @@ int router_rules_parse(router_rules **out, const char *text, size_t len, const c
         free(r);
         return -1;
     }
-    yctx c = {&r->arena, name ? name : "<rules>", err, 0};
+    yctx c = {&r->arena, name ? name : "<rules>", err};
     ynode *root;
     if (len > ROUTER_RULES_MAX_BYTES) {
         yerr(&c, 1, 1, "rules file larger than %s", "1 MiB");
         goto fail;
     }
-    if (yparse(&c, text, len, &root))
+    static const ylimits lim = {Y_MAX_DEPTH, Y_MAX_SCALAR, Y_MAX_NODES, "a rules file (version:, platforms:, routes:)",
+                                "rules files"};
+    if (ytree_parse(&r->arena, c.name, text, len, &lim, &root, err))
         goto fail;
+    if (!root) {
+        yerr(&c, 1, 1, "empty rules file%s", "");
+        goto fail;
+    }
     static const char *const top_keys[] = {"version", "platforms", "routes", NULL};
     if (root->type != Y_MAP) {
         yerr(&c, root->line, root->col, "top level must be a mapping with version: and routes:%s", "");
