@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds aotidbg and runs the whole test suite:
-#   1. the C unit tests (ctest) and the integration tests (pytest: real AOTI
-#      packages compiled on CPU, run through the real runner and libtorch);
-#   2. the same unit tests plus the fault/parser integration tests again under
-#      AddressSanitizer + UBSan (skip with AOTIDBG_NO_SANITIZE=1).
+#   1. ctest's fast labels (unit, screens, fuzz-seeds, structure) and the
+#      integration tests (pytest: real AOTI packages compiled on CPU, run
+#      through the real runner and libtorch), all of them in one pytest process
+#      (`ctest -L integration` runs the same files, one process each: slower,
+#      as every process pays torch's first compile);
+#   2. the same again under AddressSanitizer + UBSan, integration without the
+#      slow tests (skip with AOTIDBG_NO_SANITIZE=1).
 # Exit status is nonzero when any test fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +23,8 @@ build() {  # build DIR [cmake args...]
 
 echo "== build (RelWithDebInfo)"
 build build || exit 1
-echo "== unit tests"
-(cd build && ctest --output-on-failure -j "$JOBS") || status=1
+echo "== unit, screen, fuzz-seed and structure tests (ctest)"
+(cd build && ctest --output-on-failure -j "$JOBS" -LE integration) || status=1
 echo "== integration tests (real AOTI packages on CPU)"
 AOTIDBG_BUILD_DIR=$ROOT/build python3 -m pytest -q -p no:cacheprovider tests/integration || status=1
 
@@ -29,8 +32,8 @@ if [ "${AOTIDBG_NO_SANITIZE:-0}" != 1 ]; then
   echo "== AddressSanitizer + UBSan build"
   build build-asan -DAOTIDBG_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug || exit 1
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  echo "== unit tests under ASan+UBSan"
-  (cd build-asan && ctest --output-on-failure -j "$JOBS") || status=1
+  echo "== unit, screen, fuzz-seed and structure tests under ASan+UBSan"
+  (cd build-asan && ctest --output-on-failure -j "$JOBS" -LE integration) || status=1
   echo "== integration tests under ASan+UBSan (front end; the runner hosts libtorch and is not instrumented)"
   AOTIDBG_BUILD_DIR=$ROOT/build-asan AOTIDBG_RUNNER=$ROOT/build/aotidbg-runner \
     python3 -m pytest -q -p no:cacheprovider -m "not slow" tests/integration || status=1

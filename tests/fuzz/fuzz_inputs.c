@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_target.h"
 #include "inputs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

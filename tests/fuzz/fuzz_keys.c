@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fuzz_target.h"
 #include "actions.h"
 
 static char path[64];

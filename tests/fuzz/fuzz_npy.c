@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fuzz_target.h"
 #include "inputs.h"
 #include "tensor_file.h"
 

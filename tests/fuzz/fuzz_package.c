@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fuzz_target.h"
 #include "checklist.h"
 #include "elf_syms.h"
 #include "package.h"

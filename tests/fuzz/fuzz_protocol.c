@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_target.h"
 #include "protocol.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

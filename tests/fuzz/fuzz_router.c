@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_target.h"
 #include "router.h"
 #include "triton_trace.h"
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_target.h"
 #include "session_io.h"
 
 static char *dump_of(session *s, size_t *len)

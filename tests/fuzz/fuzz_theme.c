@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fuzz_target.h"
 #include "theme.h"
 
 static char path[64];

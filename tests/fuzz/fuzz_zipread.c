@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fuzz_target.h"
 #include "zipread.h"
 
 static char base[128], file[160], dest[160];

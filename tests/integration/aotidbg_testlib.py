@@ -143,3 +143,29 @@ def frames(stdout):
         elif cur is not None:
             cur[1].append(line)
     return [(label, "\n".join(lines)) for label, lines in out]
+
+
+NAN_SPEC = "inputs:\n  - {shape: [4, 8], dtype: float32, device: cpu, fill: %s}\n"
+
+
+def record_session(aotidbg, pkg, spec_text, path, tmp_path):
+    """`aotidbg run PKG --record PATH` with the given inputs spec text (values kept);
+    returns the spec's path."""
+    spec = tmp_path / (path.stem + ".inputs.yaml")
+    spec.write_text(spec_text)
+    r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--record", str(path), "--values", "4096"])
+    assert r.returncode == 0, r.stderr
+    return spec
+
+
+def session_kernels(path):
+    """The kernel events of a session file, as PyYAML reads them."""
+    doc = yaml.safe_load(path.read_text())
+    return [e for e in doc["events"] if e.get("kind") == "kernel"]
+
+
+def kernel_tensor(k, name, phase):
+    for t in k.get("tensors", []):
+        if t["name"] == name and t["phase"] == phase:
+            return t
+    return None
