@@ -19,8 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yaml.h>
 #include "paths.h"
+#include <stdarg.h>
+#include "ytree.h"
 #include "tensor_file.h"
 
 #define SPEC_MAX_BYTES    (1U << 20)
@@ -70,42 +71,19 @@ size_t dtype_size(const char *dtype)
     return 0;
 }
 
-/* ---- YAML to a node tree ------------------------------------------------ */
+/* ---- the spec as a tree (core/yaml) --------------------------------------- */
 
-typedef enum { N_SCALAR, N_SEQ, N_MAP } node_kind;
-typedef struct node {
-    node_kind kind;
-    int line, col;             /* 1-based */
-    const char *text;          /* N_SCALAR */
-    int plain;                 /* unquoted scalar */
-    size_t n;                  /* N_SEQ items, N_MAP pairs (2n children) */
-    struct node **kids;
-} node;
+typedef ynode node;
 
 typedef struct {
     const char *name;
-    arena *a;
     strbuf *err;
-    yaml_parser_t p;
-    size_t nodes;
-} ytree;
+} ytree_ctx;
 
-static const char *event_what(const yaml_event_t *e)
+static int yfail(ytree_ctx *t, size_t line, size_t col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int yfail(ytree_ctx *t, size_t line, size_t col, const char *fmt, ...)
 {
-    switch (e->type) {
-    case YAML_SCALAR_EVENT: return "a scalar";
-    case YAML_SEQUENCE_START_EVENT: return "a list";
-    case YAML_MAPPING_START_EVENT: return "a mapping";
-    case YAML_ALIAS_EVENT: return "an alias";
-    case YAML_DOCUMENT_START_EVENT: return "a second document";
-    default: return "something else";
-    }
-}
-
-static int yfail(ytree *t, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int yfail(ytree *t, int line, int col, const char *fmt, ...)
-{
-    strbuf_addf(t->err, "%s:%d:%d: ", t->name, line, col);
+    strbuf_addf(t->err, "%s:%zu:%zu: ", t->name, line, col);
     va_list ap;
     va_start(ap, fmt);
     strbuf_vaddf(t->err, fmt, ap);
@@ -113,146 +91,11 @@ static int yfail(ytree *t, int line, int col, const char *fmt, ...)
     return -1;
 }
 
-static int next_event(ytree *t, yaml_event_t *e)
-{
-    if (!yaml_parser_parse(&t->p, e)) {
-        const char *prob = t->p.problem ? t->p.problem : "malformed YAML";
-        return yfail(t, (int)t->p.problem_mark.line + 1, (int)t->p.problem_mark.column + 1,
-                     "%s%s%s; fix the YAML syntax", prob, t->p.context ? " " : "",
-                     t->p.context ? t->p.context : "");
-    }
-    return 0;
-}
-
-/* Builds one node from event e (already read); consumes its children. */
-static node *build_node(ytree *t, yaml_event_t *e, int depth)
-{
-    int line = (int)e->start_mark.line + 1, col = (int)e->start_mark.column + 1;
-    if (++t->nodes > SPEC_MAX_NODES) {
-        yfail(t, line, col, "more than %d YAML nodes; an inputs spec is small", SPEC_MAX_NODES);
-        return NULL;
-    }
-    if (e->type == YAML_ALIAS_EVENT) {
-        yfail(t, line, col, "found an alias (*%s), expected plain values: anchors and aliases are not allowed",
-              (const char *)e->data.alias.anchor);
-        return NULL;
-    }
-    const yaml_char_t *anchor = e->type == YAML_SCALAR_EVENT ? e->data.scalar.anchor
-                              : e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor
-                              : e->type == YAML_MAPPING_START_EVENT ? e->data.mapping_start.anchor : NULL;
-    if (anchor) {
-        yfail(t, line, col, "found an anchor (&%s), expected plain values: anchors and aliases are not allowed",
-              (const char *)anchor);
-        return NULL;
-    }
-    node *nd = arena_alloc(t->a, sizeof *nd);
-    nd->line = line;
-    nd->col = col;
-    if (e->type == YAML_SCALAR_EVENT) {
-        if (e->data.scalar.length > SPEC_MAX_SCALAR) {
-            yfail(t, line, col, "a value of %zu bytes, expected at most %d", e->data.scalar.length, SPEC_MAX_SCALAR);
-            return NULL;
-        }
-        if (memchr(e->data.scalar.value, 0, e->data.scalar.length)) {
-            yfail(t, line, col, "found a NUL byte in a value, expected text");
-            return NULL;
-        }
-        nd->kind = N_SCALAR;
-        nd->text = arena_strndup(t->a, (const char *)e->data.scalar.value, e->data.scalar.length);
-        nd->plain = e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-        return nd;
-    }
-    if (e->type != YAML_SEQUENCE_START_EVENT && e->type != YAML_MAPPING_START_EVENT) {
-        yfail(t, line, col, "found %s, expected a value", event_what(e));
-        return NULL;
-    }
-    if (depth >= SPEC_MAX_DEPTH) {
-        yfail(t, line, col, "nesting deeper than %d levels; an inputs spec needs 4", SPEC_MAX_DEPTH);
-        return NULL;
-    }
-    int is_map = e->type == YAML_MAPPING_START_EVENT;
-    nd->kind = is_map ? N_MAP : N_SEQ;
-    yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
-    size_t cap = 0, cnt = 0;
-    node **kids = NULL;
-    for (;;) {
-        yaml_event_t ce;
-        if (next_event(t, &ce) < 0)
-            return NULL;
-        if (ce.type == end) {
-            yaml_event_delete(&ce);
-            break;
-        }
-        node *kid = build_node(t, &ce, depth + 1);
-        yaml_event_delete(&ce);
-        if (!kid)
-            return NULL;
-        if (is_map && cnt % 2 == 0) {
-            if (kid->kind != N_SCALAR)
-                return yfail(t, kid->line, kid->col, "found a %s as a key, expected a plain key",
-                             kid->kind == N_MAP ? "mapping" : "list"), NULL;
-            for (size_t k = 0; k < cnt; k += 2)
-                if (!strcmp(kids[k]->text, kid->text))
-                    return yfail(t, kid->line, kid->col, "duplicate key '%s' (first at line %d)",
-                                 kid->text, kids[k]->line), NULL;
-        }
-        if (cnt == cap) {   /* arena growth: the old array is dropped, bounded by SPEC_MAX_NODES */
-            size_t ncap = cap ? cap * 2 : 8;
-            node **nk = arena_alloc(t->a, ncap * sizeof *nk);
-            if (cnt)
-                memcpy(nk, kids, cnt * sizeof *nk);
-            kids = nk;
-            cap = ncap;
-        }
-        kids[cnt++] = kid;
-    }
-    nd->kids = kids;
-    nd->n = is_map ? cnt / 2 : cnt;
-    return nd;
-}
-
-/* Parses the single document into a tree; NULL root for an empty document. */
-static int build_tree(ytree *t, const char *text, size_t len, node **root)
-{
-    *root = NULL;
-    yaml_parser_set_input_string(&t->p, (const unsigned char *)text, len);
-    yaml_event_t e;
-    int rc = -1, seen_doc = 0;
-    for (;;) {
-        if (next_event(t, &e) < 0)
-            return -1;
-        yaml_event_type_t ty = e.type;
-        if (ty == YAML_STREAM_END_EVENT) {
-            yaml_event_delete(&e);
-            rc = 0;
-            break;
-        }
-        if (ty == YAML_DOCUMENT_START_EVENT) {
-            if (seen_doc) {
-                yfail(t, (int)e.start_mark.line + 1, (int)e.start_mark.column + 1,
-                      "found a second YAML document, expected one");
-                yaml_event_delete(&e);
-                break;
-            }
-            seen_doc = 1;
-        } else if (ty == YAML_SEQUENCE_START_EVENT || ty == YAML_MAPPING_START_EVENT ||
-                   ty == YAML_SCALAR_EVENT || ty == YAML_ALIAS_EVENT) {
-            *root = build_node(t, &e, 0);
-            if (!*root) {
-                yaml_event_delete(&e);
-                break;
-            }
-        }
-        yaml_event_delete(&e);
-    }
-    return rc;
-}
-
 /* ---- checking the tree --------------------------------------------------- */
 
 static const char *kind_what(const node *n)
 {
-    return n->kind == N_MAP ? "a mapping" : n->kind == N_SEQ ? "a list" : "a scalar";
+    return n->type == Y_MAP ? "a mapping" : n->type == Y_SEQ ? "a list" : "a scalar";
 }
 
 static int parse_i64(const char *s, int64_t *out)
@@ -320,9 +163,9 @@ static char *dir_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
-static int check_item(ytree *t, session *s, const node *it, int idx, const char *specdir, input_spec *in)
+static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const char *specdir, input_spec *in)
 {
-    if (it->kind != N_MAP)
+    if (it->type != Y_MAP)
         return yfail(t, it->line, it->col, "input %d: found %s, expected a mapping like "
                      "{shape: [2, 3], dtype: float32, fill: randn}", idx, kind_what(it));
     memset(in, 0, sizeof *in);
@@ -331,11 +174,11 @@ static int check_item(ytree *t, session *s, const node *it, int idx, const char 
     in->fill = FILL_RANDN;
     in->seed = (uint64_t)idx;
     const node *value_node = NULL, *file_node = NULL, *key_node = NULL, *fill_node = NULL, *strides_node = NULL;
-    for (size_t i = 0; i < it->n; i++) {
-        const node *k = it->kids[2 * i], *v = it->kids[2 * i + 1];
-        const char *key = k->text;
+    for (size_t i = 0; i < it->n / 2; i++) {
+        const node *k = it->items[2 * i], *v = it->items[2 * i + 1];
+        const char *key = k->value;
         if (!strcmp(key, "shape")) {
-            if (v->kind != N_SEQ)
+            if (v->type != Y_SEQ)
                 return yfail(t, v->line, v->col, "input %d: shape: found %s, expected a list of sizes like [2, 3]",
                              idx, kind_what(v));
             if (v->n > TENSOR_MAX_DIMS)
@@ -343,12 +186,12 @@ static int check_item(ytree *t, session *s, const node *it, int idx, const char 
                              idx, v->n, TENSOR_MAX_DIMS);
             uint64_t numel = 1;
             for (size_t d = 0; d < v->n; d++) {
-                const node *dn = v->kids[d];
+                const node *dn = v->items[d];
                 int64_t x;
-                if (dn->kind != N_SCALAR || parse_i64(dn->text, &x) < 0 || x < 0)
+                if (dn->type != Y_SCALAR || parse_i64(dn->value, &x) < 0 || x < 0)
                     return yfail(t, dn->line, dn->col, "input %d: shape[%zu]: found %s%s%s, expected a "
-                                 "non-negative integer", idx, d, dn->kind == N_SCALAR ? "'" : kind_what(dn),
-                                 dn->kind == N_SCALAR ? dn->text : "", dn->kind == N_SCALAR ? "'" : "");
+                                 "non-negative integer", idx, d, dn->type == Y_SCALAR ? "'" : kind_what(dn),
+                                 dn->type == Y_SCALAR ? dn->value : "", dn->type == Y_SCALAR ? "'" : "");
                 if ((uint64_t)x > MAX_NUMEL || (x && numel > MAX_NUMEL / (uint64_t)x))
                     return yfail(t, dn->line, dn->col, "input %d: shape has more than 2^40 elements; "
                                  "expected a tensor that fits in memory", idx);
@@ -357,71 +200,71 @@ static int check_item(ytree *t, session *s, const node *it, int idx, const char 
             }
             in->ndim = (int)v->n;
         } else if (!strcmp(key, "strides")) {
-            if (v->kind != N_SEQ || v->n > TENSOR_MAX_DIMS)
+            if (v->type != Y_SEQ || v->n > TENSOR_MAX_DIMS)
                 return yfail(t, v->line, v->col, "input %d: strides: found %s, expected a list of at most %d "
                              "element strides like [3, 1]", idx, kind_what(v), TENSOR_MAX_DIMS);
             for (size_t d = 0; d < v->n; d++) {
-                const node *dn = v->kids[d];
+                const node *dn = v->items[d];
                 int64_t x;
-                if (dn->kind != N_SCALAR || parse_i64(dn->text, &x) < 0 || x < 0 || (uint64_t)x > MAX_NUMEL)
+                if (dn->type != Y_SCALAR || parse_i64(dn->value, &x) < 0 || x < 0 || (uint64_t)x > MAX_NUMEL)
                     return yfail(t, dn->line, dn->col, "input %d: strides[%zu]: found %s%s%s, expected a "
-                                 "non-negative integer", idx, d, dn->kind == N_SCALAR ? "'" : kind_what(dn),
-                                 dn->kind == N_SCALAR ? dn->text : "", dn->kind == N_SCALAR ? "'" : "");
+                                 "non-negative integer", idx, d, dn->type == Y_SCALAR ? "'" : kind_what(dn),
+                                 dn->type == Y_SCALAR ? dn->value : "", dn->type == Y_SCALAR ? "'" : "");
                 in->strides[d] = x;
             }
             in->has_strides = (int)v->n + 1;   /* fixed up below, once shape is known */
             strides_node = v;
         } else if (!strcmp(key, "dtype")) {
-            const char *c = v->kind == N_SCALAR ? dtype_canonical(v->text) : NULL;
+            const char *c = v->type == Y_SCALAR ? dtype_canonical(v->value) : NULL;
             if (!c)
                 return yfail(t, v->line, v->col, "input %d: dtype: found %s%s%s, expected one of " DTYPE_LIST,
-                             idx, v->kind == N_SCALAR ? "'" : kind_what(v), v->kind == N_SCALAR ? v->text : "",
-                             v->kind == N_SCALAR ? "'" : "");
+                             idx, v->type == Y_SCALAR ? "'" : kind_what(v), v->type == Y_SCALAR ? v->value : "",
+                             v->type == Y_SCALAR ? "'" : "");
             in->dtype = c;
         } else if (!strcmp(key, "device")) {
-            if (v->kind != N_SCALAR || !device_ok(v->text))
+            if (v->type != Y_SCALAR || !device_ok(v->value))
                 return yfail(t, v->line, v->col, "input %d: device: found %s%s%s, expected cpu, cuda or cuda:N",
-                             idx, v->kind == N_SCALAR ? "'" : kind_what(v), v->kind == N_SCALAR ? v->text : "",
-                             v->kind == N_SCALAR ? "'" : "");
-            in->device = arena_strdup(&s->arena, v->text);
+                             idx, v->type == Y_SCALAR ? "'" : kind_what(v), v->type == Y_SCALAR ? v->value : "",
+                             v->type == Y_SCALAR ? "'" : "");
+            in->device = arena_strdup(&s->arena, v->value);
         } else if (!strcmp(key, "fill")) {
-            int f = v->kind == N_SCALAR ? fill_kind_from_name(v->text) : -1;
+            int f = v->type == Y_SCALAR ? fill_kind_from_name(v->value) : -1;
             if (f < 0)
                 return yfail(t, v->line, v->col, "input %d: fill: found %s%s%s, expected one of randn, zeros, "
-                             "ones, arange, full, file", idx, v->kind == N_SCALAR ? "'" : kind_what(v),
-                             v->kind == N_SCALAR ? v->text : "", v->kind == N_SCALAR ? "'" : "");
+                             "ones, arange, full, file", idx, v->type == Y_SCALAR ? "'" : kind_what(v),
+                             v->type == Y_SCALAR ? v->value : "", v->type == Y_SCALAR ? "'" : "");
             in->fill = (fill_kind)f;
             fill_node = v;
         } else if (!strcmp(key, "seed")) {
             int64_t x;
-            if (v->kind != N_SCALAR || parse_i64(v->text, &x) < 0 || x < 0)
+            if (v->type != Y_SCALAR || parse_i64(v->value, &x) < 0 || x < 0)
                 return yfail(t, v->line, v->col, "input %d: seed: found %s%s%s, expected a non-negative integer",
-                             idx, v->kind == N_SCALAR ? "'" : kind_what(v), v->kind == N_SCALAR ? v->text : "",
-                             v->kind == N_SCALAR ? "'" : "");
+                             idx, v->type == Y_SCALAR ? "'" : kind_what(v), v->type == Y_SCALAR ? v->value : "",
+                             v->type == Y_SCALAR ? "'" : "");
             in->seed = (uint64_t)x;
         } else if (!strcmp(key, "value")) {
-            if (v->kind != N_SCALAR || parse_f64(v->text, &in->value) < 0)
+            if (v->type != Y_SCALAR || parse_f64(v->value, &in->value) < 0)
                 return yfail(t, v->line, v->col, "input %d: value: found %s%s%s, expected a number",
-                             idx, v->kind == N_SCALAR ? "'" : kind_what(v), v->kind == N_SCALAR ? v->text : "",
-                             v->kind == N_SCALAR ? "'" : "");
+                             idx, v->type == Y_SCALAR ? "'" : kind_what(v), v->type == Y_SCALAR ? v->value : "",
+                             v->type == Y_SCALAR ? "'" : "");
             value_node = v;
         } else if (!strcmp(key, "file")) {
-            if (v->kind != N_SCALAR || !v->text[0])
+            if (v->type != Y_SCALAR || !v->value[0])
                 return yfail(t, v->line, v->col, "input %d: file: found %s, expected a path to a .npy or "
                              ".safetensors file", idx, kind_what(v));
-            if (v->text[0] == '/') {
-                in->file = arena_strdup(&s->arena, v->text);
+            if (v->value[0] == '/') {
+                in->file = arena_strdup(&s->arena, v->value);
             } else {   /* relative to the spec's folder, not the working directory */
-                char *p = path_join(specdir, v->text);
+                char *p = path_join(specdir, v->value);
                 in->file = arena_strdup(&s->arena, p);
                 free(p);
             }
             file_node = v;
         } else if (!strcmp(key, "key")) {
-            if (v->kind != N_SCALAR)
+            if (v->type != Y_SCALAR)
                 return yfail(t, v->line, v->col, "input %d: key: found %s, expected a tensor name", idx,
                              kind_what(v));
-            in->key = arena_strdup(&s->arena, v->text);
+            in->key = arena_strdup(&s->arena, v->value);
             key_node = v;
         } else {
             return yfail(t, k->line, k->col, "input %d: unknown field '%s', expected one of shape, dtype, "
@@ -460,58 +303,54 @@ int inputs_parse(session *s, const char *name, const char *text, size_t len, str
         strbuf_addf(err, "%s: %zu bytes; an inputs spec is at most %u bytes", name, len, SPEC_MAX_BYTES);
         return -1;
     }
+    static const ylimits lim = {SPEC_MAX_DEPTH, SPEC_MAX_SCALAR, SPEC_MAX_NODES, "an inputs spec", "inputs specs"};
     arena tmp = ARENA_INIT;
-    ytree t = {.name = name, .a = &tmp, .err = err};
-    if (!yaml_parser_initialize(&t.p)) {
-        strbuf_addf(err, "%s: cannot start the YAML parser (out of memory)", name);
-        return -1;
-    }
+    ytree_ctx t = {.name = name, .err = err};
     node *root = NULL;
     int rc = -1;
     char *specdir = dir_of(name);
-    if (build_tree(&t, text, len, &root) < 0)
+    if (ytree_parse(&tmp, name, text, len, &lim, &root, err) < 0)
         goto out;
-    if (!root || root->kind != N_MAP) {
+    if (!root || root->type != Y_MAP) {
         yfail(&t, root ? root->line : 1, root ? root->col : 1, "found %s, expected a mapping with "
               "'inputs:' (a list of {shape, dtype, device, fill})", root ? kind_what(root) : "an empty file");
         goto out;
     }
     const node *list = NULL;
-    for (size_t i = 0; i < root->n; i++) {
-        const node *k = root->kids[2 * i];
-        if (strcmp(k->text, "inputs")) {
-            yfail(&t, k->line, k->col, "unknown top-level key '%s', expected 'inputs'", k->text);
+    for (size_t i = 0; i < root->n / 2; i++) {
+        const node *k = root->items[2 * i];
+        if (strcmp(k->value, "inputs")) {
+            yfail(&t, k->line, k->col, "unknown top-level key '%s', expected 'inputs'", k->value);
             goto out;
         }
-        list = root->kids[2 * i + 1];
+        list = root->items[2 * i + 1];
     }
     if (!list) {
         yfail(&t, root->line, root->col, "missing 'inputs:', expected a list of {shape, dtype, device, fill}");
         goto out;
     }
-    if (list->kind != N_SEQ) {
+    if (list->type != Y_SEQ) {
         /* `inputs:` with nothing after it is an empty plain scalar: a model with no inputs */
-        if (!(list->kind == N_SCALAR && list->plain && !list->text[0])) {
+        if (!(list->type == Y_SCALAR && list->plain && !list->value[0])) {
             yfail(&t, list->line, list->col, "inputs: found %s, expected a list of {shape, dtype, device, fill}",
                   kind_what(list));
             goto out;
         }
     }
-    size_t n = list->kind == N_SEQ ? list->n : 0;
+    size_t n = list->type == Y_SEQ ? list->n : 0;
     if (n > SPEC_MAX_INPUTS) {
         yfail(&t, list->line, list->col, "%zu inputs, expected at most %d", n, SPEC_MAX_INPUTS);
         goto out;
     }
     input_spec *ins = n ? arena_alloc(&s->arena, n * sizeof *ins) : NULL;
     for (size_t i = 0; i < n; i++)
-        if (check_item(&t, s, list->kids[i], (int)i, specdir, &ins[i]) < 0)
+        if (check_item(&t, s, list->items[i], (int)i, specdir, &ins[i]) < 0)
             goto out;
     s->inputs = ins;
     s->ninputs = n;
     rc = 0;
 out:
     free(specdir);
-    yaml_parser_delete(&t.p);
     arena_release(&tmp);
     return rc;
 }
