@@ -2,6 +2,7 @@
  * message line, the kernel selection, requests to the panes (see app.h).
  * No drawing (render.c) and no panes' own state (pane_*.c). */
 #include "app.h"
+#include "compat.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,7 @@ size_t app_errors(app *a)
     for (; a->err_scanned < a->s->nevents; a->err_scanned++) {
         if (a->s->events[a->err_scanned]->kind != EV_ERROR)
             continue;
-        if (a->nerr == a->cap_err) {
-            a->cap_err = a->cap_err ? a->cap_err * 2 : 16;
-            a->err_idx = realloc(a->err_idx, a->cap_err * sizeof *a->err_idx);
-            if (!a->err_idx)
-                abort();
-        }
+        ALLOC_GROW(a->err_idx, a->nerr + 1, a->cap_err);
         a->err_idx[a->nerr++] = a->err_scanned;
     }
     return a->nerr;
@@ -41,12 +37,7 @@ int64_t app_next_anomaly(app *a, int64_t after)
             break;   /* may still change: scanned live below */
         if (!anomalous(k))
             continue;
-        if (a->nanom == a->cap_anom) {
-            a->cap_anom = a->cap_anom ? a->cap_anom * 2 : 16;
-            a->anom_idx = realloc(a->anom_idx, a->cap_anom * sizeof *a->anom_idx);
-            if (!a->anom_idx)
-                abort();
-        }
+        ALLOC_GROW(a->anom_idx, a->nanom + 1, a->cap_anom);
         a->anom_idx[a->nanom++] = (int64_t)a->anom_scanned;
     }
     size_t lo = 0, hi = a->nanom;   /* first indexed anomaly > after */

@@ -1,5 +1,6 @@
 /* menu.c — the tutorial menu (see menu.h). */
 #include "menu.h"
+#include "compat.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,28 +38,23 @@ void menu_load(tmenu *m)
     char *dir = tutorial_dir();
     DIR *d = opendir(dir);
     char **names = NULL;
-    size_t n = 0;
+    size_t n = 0, alloc = 0;
     if (d) {
         struct dirent *e;
         while ((e = readdir(d)) && n < 1000) {
             size_t l = strlen(e->d_name);
             if (l < 6 || l > 250 || strcmp(e->d_name + l - 5, ".yaml"))
                 continue;
-            char **q = realloc(names, (n + 1) * sizeof *names);
-            if (!q)
-                abort();
-            names = q;
+            ALLOC_GROW(names, n + 1, alloc);
             names[n++] = strndup(e->d_name, l - 5);
         }
         closedir(d);
     }
     if (n)
         qsort(names, n, sizeof *names, cmp_str);
-    m->names = calloc(n + 1, sizeof *m->names);
-    m->titles = calloc(n + 1, sizeof *m->titles);
-    m->steps = calloc(n + 1, sizeof *m->steps);
-    if (!m->names || !m->titles || !m->steps)
-        abort();
+    m->names = xcalloc(n + 1, sizeof *m->names);
+    m->titles = xcalloc(n + 1, sizeof *m->titles);
+    m->steps = xcalloc(n + 1, sizeof *m->steps);
     for (size_t i = 0; i < n; i++) {
         char file[300];
         snprintf(file, sizeof file, "%s.yaml", names[i]);

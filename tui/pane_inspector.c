@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pane_inspector.h"
+#include "compat.h"
 #include "numfmt.h"
 #include "pane_util.h"
 #include "tensor_diff.h"
@@ -22,7 +23,7 @@ typedef struct {
     int view;                      /* INSP_* */
     value_grid vg;
     npy_ref *refs;                 /* .npy references, see inspector_npy_attach */
-    size_t nrefs;
+    size_t nrefs, alloc;
 } insp;
 
 static insp *st(const app *a) { return a->panes[PANE_INSPECTOR].priv; }
@@ -30,10 +31,7 @@ static insp *st(const app *a) { return a->panes[PANE_INSPECTOR].priv; }
 static void *i_init(app *a)
 {
     (void)a;
-    insp *s = calloc(1, sizeof *s);
-    if (!s)
-        abort();
-    return s;
+    return xcalloc(1, sizeof(insp));
 }
 
 static void npy_free(npy_ref *r);
@@ -442,10 +440,8 @@ int inspector_npy_attach(app *a, int64_t kernel, const char *name, tensor_phase 
         arena_release(&nr.ar);
         return -1;
     }
-    nr.name = strdup(name);
-    nr.path = strdup(path);
-    if (!nr.name || !nr.path)
-        abort();
+    nr.name = xstrdup(name);
+    nr.path = xstrdup(path);
     npy_ref *old = npy_slot(a, kernel, name, phase);
     if (old) {
         npy_free(old);
@@ -453,10 +449,7 @@ int inspector_npy_attach(app *a, int64_t kernel, const char *name, tensor_phase 
         return 0;
     }
     insp *s = st(a);
-    npy_ref *p = realloc(s->refs, (s->nrefs + 1) * sizeof *p);
-    if (!p)
-        abort();
-    s->refs = p;
+    ALLOC_GROW(s->refs, s->nrefs + 1, s->alloc);
     s->refs[s->nrefs++] = nr;
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "pane_router.h"
+#include "compat.h"
 #include <stdlib.h>
 #include "keymap.h"
 #include "pane_util.h"
@@ -29,10 +30,7 @@ static router_pane *st(const app *a) { return a->panes[PANE_ROUTER].priv; }
 static void *r_init(app *a)
 {
     (void)a;
-    router_pane *r = calloc(1, sizeof *r);
-    if (!r)
-        abort();
-    return r;
+    return xcalloc(1, sizeof(router_pane));
 }
 
 static void r_release(void *priv)

@@ -1,5 +1,6 @@
 /* theme.c — theme tables and the theme file reader (see theme.h). */
 #include "theme.h"
+#include "compat.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,8 @@ int color_from_name(const char *s)
     if (!strcmp(s, "default") || !strcmp(s, "none"))
         return TCOLOR_DEFAULT;
     int bright = 0;
-    if (!strncmp(s, "bright-", 7)) {
+    if (skip_prefix(s, "bright-", &s))
         bright = 8;
-        s += 7;
-    }
     for (int i = 0; i < 8; i++)
         if (!strcmp(s, color_names[i]))
             return i + bright;

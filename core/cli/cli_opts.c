@@ -1,5 +1,6 @@
 /* cli_opts.c — shared subcommand option parsing; see cli_opts.h. */
 #include "cli_opts.h"
+#include "compat.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,10 +108,10 @@ int cli_parse_ref_npy(const char *spec, cli_ref_npy *out, strbuf *err)
     }
     out->kernel = k;
     out->phase = PHASE_AFTER;
-    if (!strncmp(p, "before:", 7))
-        out->phase = PHASE_BEFORE, p += 7;
-    else if (!strncmp(p, "after:", 6))
-        p += 6;
+    if (skip_prefix(p, "before:", &p))
+        out->phase = PHASE_BEFORE;
+    else
+        skip_prefix(p, "after:", &p);
     const char *eq = strchr(p, '=');
     if (!eq) {
         strbuf_addf(err, "--ref-npy '%s': no '=PATH'%s", spec, form);

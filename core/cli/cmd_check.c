@@ -3,6 +3,7 @@
  * 2 bad usage or an unreadable package/spec (the message says which). */
 #include <stdio.h>
 #include <string.h>
+#include "compat.h"
 #include "checklist.h"
 #include "cli_opts.h"
 #include "commands.h"
@@ -61,7 +62,7 @@ int cmd_check(int argc, char **argv)
     if (device) {
         const char *c = strchr(device, ':');
         size_t n = c ? (size_t)(c - device) : strlen(device);
-        int ok = (n == 3 && !strncmp(device, "cpu", 3) && !c) || (n == 4 && !strncmp(device, "cuda", 4));
+        int ok = (mem_is(device, n, "cpu") && !c) || mem_is(device, n, "cuda");
         if (ok && c) {
             const char *d = c + 1;
             ok = *d != 0 && strlen(d) <= 4;

@@ -1,6 +1,7 @@
 /* host_facts.c — probing a box and carrying what was found (host_facts.h). */
 #define _GNU_SOURCE
 #include "host_facts.h"
+#include "compat.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,7 @@ int host_facts_parse(host_facts *hf, const char *text, strbuf *err)
         val[vn] = 0;
         cuda_probe *c = &hf->cuda;
         int bad = 0, idx;
+        const char *env;
         if (!strcmp(key, "cuda.driver_found"))
             bad = to_int(val, &c->driver_found);
         else if (!strcmp(key, "cuda.init_ok"))
@@ -188,9 +190,9 @@ int host_facts_parse(host_facts *hf, const char *text, strbuf *err)
         else if (!strcmp(key, "so.error")) {
             hf->so_checked = 1;
             copy(hf->so_error, sizeof hf->so_error, val);
-        } else if (!strncmp(key, "env.", 4)) {
+        } else if (skip_prefix(key, "env.", &env)) {
             for (int i = 0; i < HOST_NENV; i++)
-                if (!strcmp(key + 4, host_env_names[i]))
+                if (!strcmp(env, host_env_names[i]))
                     copy(hf->env[i], sizeof hf->env[i], val);
         }
         if (bad) {

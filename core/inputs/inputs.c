@@ -9,6 +9,7 @@
  *
  * Errors: 0 / -1 with a message appended to err. Specs live in s->arena. */
 #include "inputs.h"
+#include "compat.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -52,8 +53,7 @@ const char *dtype_canonical(const char *name)
 {
     if (!name)
         return NULL;
-    if (!strncmp(name, "torch.", 6))
-        name += 6;
+    skip_prefix(name, "torch.", &name);
     for (size_t i = 0; i < NELEM(dtypes); i++)
         if (!strcmp(name, dtypes[i].name))
             return dtypes[i].name;
@@ -142,12 +142,13 @@ static int device_ok(const char *d)
 {
     if (!strcmp(d, "cpu") || !strcmp(d, "cuda"))
         return 1;
-    if (strncmp(d, "cuda:", 5) || !d[5])
+    const char *idx;
+    if (!skip_prefix(d, "cuda:", &idx) || !*idx)
         return 0;
-    size_t n = strlen(d + 5);
+    size_t n = strlen(idx);
     if (n > 4)
         return 0;
-    for (const char *p = d + 5; *p; p++)
+    for (const char *p = idx; *p; p++)
         if (*p < '0' || *p > '9')
             return 0;
     return 1;
@@ -499,12 +500,6 @@ static void shape_str(strbuf *sb, const int64_t *shape, int ndim)
     strbuf_addch(sb, ']');
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !strcmp(s + a - b, suf);
-}
-
 int inputs_materialize_file(const input_spec *in, int index, const char *dir, char **raw_path, strbuf *err)
 {
     *raw_path = NULL;
@@ -525,7 +520,7 @@ int inputs_materialize_file(const input_spec *in, int index, const char *dir, ch
     }
     uint64_t fsize = (uint64_t)st.st_size;
     unsigned char magic[6] = {0};
-    int is_npy = fsize >= 6 && tensor_file_read_at(fd, magic, 6, 0) == 0 && !memcmp(magic, "\x93NUMPY", 6);
+    int is_npy = fsize >= 6 && tensor_file_read_at(fd, magic, 6, 0) == 0 && skip_prefix_mem((const char *)magic, 6, "\x93NUMPY", NULL, NULL);
     file_tensor ft = {0};
     int rc = -1, out = -1;
     char *path = NULL;

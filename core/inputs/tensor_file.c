@@ -4,6 +4,7 @@
  * numpy writes ({'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), });
  * anything else is refused with the byte where it went wrong. */
 #include "tensor_file.h"
+#include "compat.h"
 #include "host_stats.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -125,7 +126,7 @@ static int npy_descr(const char *d, const char **dtype)
 int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err)
 {
     unsigned char pre[12];
-    if (fsize < 10 || tensor_file_read_at(fd, pre, 10, 0) < 0 || memcmp(pre, "\x93NUMPY", 6)) {
+    if (fsize < 10 || tensor_file_read_at(fd, pre, 10, 0) < 0 || !skip_prefix_mem((const char *)pre, 10, "\x93NUMPY", NULL, NULL)) {
         strbuf_addf(err, "%s: not a .npy file (no \\x93NUMPY magic)", file);
         return -1;
     }

@@ -1,5 +1,6 @@
 /* stack_trace.c — Python traceback text as frames (see stack_trace.h). */
 #include "stack_trace.h"
+#include "compat.h"
 #include <string.h>
 
 #define ST_MAX_SPAN 4096   /* a path, function or code line longer than this is cut */
@@ -44,15 +45,13 @@ static int frame_line(const char *p, const char *eol, st_frame *f)
     f->file = p;
     f->file_len = span_len((size_t)(q - p));
     p = q + 1;
-    if (eol - p >= 7 && !memcmp(p, ", line ", 7)) {
-        p += 7;
+    if (skip_prefix_mem(p, (size_t)(eol - p), ", line ", &p, NULL)) {
         int64_t v = 0;
         while (p < eol && *p >= '0' && *p <= '9' && v < 1000000000)
             v = v * 10 + (*p++ - '0');
         f->line = v;
     }
-    if (eol - p >= 5 && !memcmp(p, ", in ", 5)) {
-        p += 5;
+    if (skip_prefix_mem(p, (size_t)(eol - p), ", in ", &p, NULL)) {
         f->func = p;
         f->func_len = span_len((size_t)(eol - p));
         while (f->func_len && (f->func[f->func_len - 1] == ' ' || f->func[f->func_len - 1] == '\r'))

@@ -1,6 +1,7 @@
 /* elf_syms.c — .dynsym reading with libelf (see elf_syms.h). */
 #define _GNU_SOURCE
 #include "elf_syms.h"
+#include "compat.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -16,14 +17,7 @@
 
 static void push(elf_symlist *l, const char *s)
 {
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 256;
-        const char **nn = realloc(l->names, nc * sizeof *nn);
-        if (!nn)
-            abort();
-        l->names = nn;
-        l->cap = nc;
-    }
+    ALLOC_GROW(l->names, l->n + 1, l->cap);
     l->names[l->n++] = arena_strdup(&l->arena, s);
     l->sorted = 0;
 }
@@ -351,9 +345,9 @@ void elf_symlist_free(elf_symlist *l)
 
 int elf_sym_is_torch(const char *s)
 {
-    if (!strncmp(s, "aoti_torch_", 11) || !strncmp(s, "AOTI", 4))
+    if (starts_with(s, "aoti_torch_") || starts_with(s, "AOTI"))
         return 1;
-    if (strncmp(s, "_Z", 2))
+    if (!starts_with(s, "_Z"))
         return 0;
     s += 2;
     if ((s[0] == 'T' && (s[1] == 'V' || s[1] == 'I' || s[1] == 'S' || s[1] == 'H')) || (s[0] == 'G' && s[1] == 'V'))
@@ -363,5 +357,5 @@ int elf_sym_is_torch(const char *s)
         while (*s == 'r' || *s == 'V' || *s == 'K' || *s == 'R' || *s == 'O')
             s++;
     }
-    return !strncmp(s, "3c10", 4) || !strncmp(s, "2at", 3) || !strncmp(s, "5torch", 6) || !strncmp(s, "6caffe2", 7);
+    return starts_with(s, "3c10") || starts_with(s, "2at") || starts_with(s, "5torch") || starts_with(s, "6caffe2");
 }

@@ -1,6 +1,7 @@
 /* package_sources.c — a package's generated sources from a .pt2, a folder or
  * a wrapper.cpp (see package_sources.h). */
 #include "package_sources.h"
+#include "compat.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +10,6 @@
 #include "package.h"
 
 #define MAX_DIR_DEPTH 6
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcmp(s + n - m, suf);
-}
 
 /* First regular file under dir, depth levels down at most, whose name ends
  * with suffix; malloc'd, NULL when none. Links are not followed. */

@@ -2,6 +2,7 @@
  * See reinstrument.h for the approach and the error convention. */
 #define _GNU_SOURCE 1   /* memmem */
 #include "reinstrument.h"
+#include "compat.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -30,14 +31,6 @@
 /* ---------- small text helpers ---------- */
 
 static int is_ident(int c) { return isalnum((unsigned char)c) || c == '_'; }
-
-static int starts_with(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && strcmp(s + n - m, suf) == 0;
-}
 
 /* Splits the top-level, comma-separated arguments of the call whose '(' is
  * at open; fills starts/lens (at most max). Returns the count, or -1 when
@@ -90,7 +83,7 @@ static int plain_ident(const char *s, size_t n)
 static int printer_name(const char *s, size_t n)
 {
     for (size_t i = 0; i + 7 < n; i++) {   /* skip "<...>_graph_<N>_" prefixes */
-        if (memcmp(s + i, "_graph_", 7)) continue;
+        if (!skip_prefix_mem(s + i, n - i, "_graph_", NULL, NULL)) continue;
         size_t j = i + 7;
         while (j < n && isdigit((unsigned char)s[j])) j++;
         if (j > i + 7 && j < n && s[j] == '_') { s += j + 1; n -= j + 1; i = (size_t)-1; }
@@ -252,10 +245,10 @@ static void where_line(where *w, const char *t, const char *eol)
     if (b[13] == '"' && b[14] == ',') {
         k = memchr(b + 15, '"', (size_t)(eol - b - 15));
         if (k) { k++; ke = memchr(k, '"', (size_t)(eol - k)); }
-    } else if (!strncmp(b + 13, " - ", 3)) {
-        k = b + 16; ke = memmem(k, (size_t)(eol - k), " - ", 3);
-    } else if (!strncmp(b + 13, ": ", 2)) {
-        k = b + 15; ke = memmem(k, (size_t)(eol - k), " ]", 2);
+    } else if (skip_prefix(b + 13, " - ", &k)) {
+        ke = memmem(k, (size_t)(eol - k), " - ", 3);
+    } else if (skip_prefix(b + 13, ": ", &k)) {
+        ke = memmem(k, (size_t)(eol - k), " ]", 2);
     }
     if (k && ke && ke > k && (size_t)(ke - k) < sizeof w->printed)
         snprintf(w->printed, sizeof w->printed, "%.*s", (int)(ke - k), k);

@@ -2,6 +2,7 @@
  * (see source_view.h). */
 #define _GNU_SOURCE
 #include "source_view.h"
+#include "compat.h"
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static int cpp_body(const char *text, size_t len, const char *name, const char *
         const char *b = p;
         while (b > text && isspace((unsigned char)b[-1]))
             b--;
-        if (q >= end || *q != '(' || b - text < 4 || memcmp(b - 4, "void", 4) ||
+        if (q >= end || *q != '(' || b - text < 4 || !mem_ends_with(text, (size_t)(b - text), "void") ||
             (b - 4 > text && is_ident((unsigned char)b[-5])))
             continue;
         int depth = 0;
@@ -89,7 +90,7 @@ static int py_body(const char *text, size_t len, const char *name, const char **
     const char *end = text + len;
     size_t n = strlen(name);
     for (const char *p = text; (p = memmem(p, (size_t)(end - p), name, n)); p += n) {
-        if (p - text < 4 || memcmp(p - 4, "def ", 4) || (p - 4 > text && p[-5] != '\n') || p + n >= end ||
+        if (p - text < 4 || !mem_ends_with(text, (size_t)(p - text), "def ") || (p - 4 > text && p[-5] != '\n') || p + n >= end ||
             p[n] != '(')
             continue;
         const char *l = memchr(p, '\n', (size_t)(end - p));

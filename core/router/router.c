@@ -21,6 +21,7 @@
  * Platform patterns (no route) score the platforms the same way; the caller's
  * platform, when given, wins; the winner picks the route's wording. */
 #define _GNU_SOURCE
+#include "compat.h"
 #include "router_rules.h"
 #include <ctype.h>
 #include <dlfcn.h>
@@ -159,7 +160,7 @@ static const char *strip_rank(const char *p)
         if (*q == ':')
             q++;
     } else {
-        if (*q != ':' || strncmp(w, "rank", 4))
+        if (*q != ':' || !starts_with(w, "rank"))
             return NULL;
         q++;
     }
@@ -654,7 +655,7 @@ static char *trim(arena *a, const char *v)
 
 char *router_demangle(const char *mangled)
 {
-    if (!mangled || strncmp(mangled, "_Z", 2))
+    if (!mangled || !starts_with(mangled, "_Z"))
         return NULL;
     typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
     static demangle_fn fn;

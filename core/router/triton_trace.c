@@ -2,6 +2,7 @@
  * no C++ parsing beyond balanced parentheses and top-level commas. */
 #define _GNU_SOURCE
 #include "triton_trace.h"
+#include "compat.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,7 +147,7 @@ static const char *find_call(const char *text, const char *end, const char *name
         const char *w = b;
         while (w > text && is_ident((unsigned char)w[-1]))
             w--;
-        if ((b - w == 4 && !memcmp(w, "void", 4)) || (b - w == 3 && !memcmp(w, "def", 3)))
+        if (mem_is(w, (size_t)(b - w), "void") || mem_is(w, (size_t)(b - w), "def"))
             continue;
         if (b > text && (b[-1] == '*' || b[-1] == '"' || b[-1] == '\''))
             continue;   /* a string mention such as "before_launch", "<kernel>" */
@@ -178,7 +179,7 @@ static int size_var_source(const char *w, const char *end, const char *var, aren
         const char *s = q;
         while (q < end && is_ident((unsigned char)*q))
             q++;
-        if (q - s > 5 && !memcmp(q - 5, "_size", 5) && q < end && *q == '[') {
+        if (q - s > 5 && mem_ends_with(s, (size_t)(q - s), "_size") && q < end && *q == '[') {
             if (parse_int(q + 1, end, dim))
                 continue;
             *input = arena_strndup(a, s, (size_t)(q - 5 - s));
@@ -211,8 +212,7 @@ static const char *first_symbol(arena *a, const char *expr)
             while (is_ident((unsigned char)*p))
                 p++;
             size_t n = (size_t)(p - s);
-            if ((n == 7 && !memcmp(s, "int64_t", 7)) || (n == 11 && !memcmp(s, "static_cast", 11)) ||
-                (n == 4 && !memcmp(s, "long", 4)))
+            if (mem_is(s, n, "int64_t") || mem_is(s, n, "static_cast") || mem_is(s, n, "long"))
                 continue;
             return arena_strndup(a, s, n);
         }

@@ -1,5 +1,6 @@
 /* run_options.c — the run options table; see run_options.h. */
 #include "run_options.h"
+#include "compat.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,10 @@ int run_device_ok(const char *d)
 {
     if (!strcmp(d, "cpu") || !strcmp(d, "cuda"))
         return 1;
-    if (strncmp(d, "cuda:", 5) || !d[5] || strlen(d + 5) > 4)
+    const char *idx;
+    if (!skip_prefix(d, "cuda:", &idx) || !*idx || strlen(idx) > 4)
         return 0;
-    return strspn(d + 5, "0123456789") == strlen(d + 5);
+    return strspn(idx, "0123456789") == strlen(idx);
 }
 
 static int store_device(const opt_spec *o, const char *v, void *field, strbuf *err)
@@ -28,16 +30,17 @@ static int store_device(const opt_spec *o, const char *v, void *field, strbuf *e
 static int store_break(const opt_spec *o, const char *v, void *field, strbuf *err)
 {
     run_breaks *b = field;
+    const char *rest;
     if (!strcmp(v, "error"))
         b->flags |= BREAK_ON_ERROR;
     else if (!strcmp(v, "nan"))
         b->flags |= BREAK_ON_NAN;
-    else if (!strncmp(v, "kernel=", 7) && v[7])
-        b->kernel = v + 7;
-    else if (!strncmp(v, "index=", 6) && v[6]) {
+    else if (skip_prefix(v, "kernel=", &rest) && *rest)
+        b->kernel = rest;
+    else if (skip_prefix(v, "index=", &rest) && *rest) {
         char *end;
         errno = 0;
-        long long n = strtoll(v + 6, &end, 10);
+        long long n = strtoll(rest, &end, 10);
         if (errno || *end || n < 0) {
             strbuf_addf(err, "--break-on index=N needs a non-negative integer, got '%s'", v);
             return -1;

@@ -1,6 +1,7 @@
 /* model_so.c — loading and running an AOTI model .so (model_so.h). */
 #define _GNU_SOURCE
 #include "model_so.h"
+#include "compat.h"
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,12 +21,6 @@ static void add_last_error(model_so *m, strbuf *err, uint64_t mark, const char *
     const char *msg = NULL;
     if (m->last_error && m->last_error(&msg) == 0 && msg && *msg) strbuf_addstr(err, msg);
     else if (!stap_model_error(mark, err)) strbuf_addstr(err, fallback);
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !memcmp(s + a - b, suf, b);
 }
 
 /* "<dir>/<stem>.json" beside the .so: the proxy executor's node list. */
@@ -162,7 +157,7 @@ int model_load(model_so *m, const char *so_path, const char *device, const char 
     const char *ign = getenv("AOTIDBG_RUNNER_IGNORE_LAST_ERROR");
     if (!(ign && *ign && strcmp(ign, "0")))
         m->last_error = (aoti_last_error_fn)dlsym(m->dl, "AOTInductorGetLastError");
-    m->is_cuda = !strncmp(device, "cuda", 4);
+    m->is_cuda = starts_with(device, "cuda");
     snprintf(m->device, sizeof m->device, "%s", device);
     uint64_t mark = stap_mark();
     const char *cdir = cubin_dir && *cubin_dir ? cubin_dir : NULL;

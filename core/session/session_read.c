@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 #include "session_io.h"
+#include "compat.h"
 #include "session_keys.h"
 #include "yevent.h"
 
@@ -39,14 +40,8 @@ typedef struct {
 static void *vec_push(vec *v)
 {
     if (v->n == v->cap) {
-        size_t nc = v->cap ? v->cap * 2 : 16;
-        void *q = realloc(v->p, nc * v->elem);
-        if (!q) {
-            fputs("aotidbg: out of memory\n", stderr);
-            abort();
-        }
-        v->p = q;
-        v->cap = nc;
+        v->cap = alloc_nr(v->cap);
+        v->p = xrealloc_array(v->p, v->cap, v->elem);
     }
     void *e = (char *)v->p + v->n++ * v->elem;
     memset(e, 0, v->elem);
@@ -340,11 +335,7 @@ static const char *intern(rd *r, const char *s, size_t n)
         return arena_strndup(&r->s->arena, s, n);
     if (r->in * 10 >= r->icap * 7) {
         size_t nc = r->icap ? r->icap * 2 : 1024;
-        const char **t = calloc(nc, sizeof *t);
-        if (!t) {
-            fputs("aotidbg: out of memory\n", stderr);
-            abort();
-        }
+        const char **t = xcalloc(nc, sizeof *t);
         for (size_t i = 0; i < r->icap; i++)
             if (r->itab[i]) {
                 size_t j = fnv(r->itab[i], strlen(r->itab[i])) & (nc - 1);
@@ -534,9 +525,7 @@ static int hashset_add(hashset *hs, const char *key)
 {
     if (hs->n * 2 >= hs->cap) {
         size_t nc = hs->cap ? hs->cap * 2 : 16;
-        struct hs_slot *t = calloc(nc, sizeof *t);
-        if (!t)
-            abort();
+        struct hs_slot *t = xcalloc(nc, sizeof *t);
         for (size_t i = 0; i < hs->cap; i++)
             if (hs->t[i].k) {
                 size_t j = hs->t[i].h & (nc - 1);
@@ -556,9 +545,8 @@ static int hashset_add(hashset *hs, const char *key)
         j = (j + 1) & (hs->cap - 1);
     }
     hs->t[j].h = h;
-    hs->t[j].k = strdup(key);
-    if (!hs->t[j].k)
-        abort();
+    hs->t[j].k = xmalloc(strlen(key) + 1);
+    strcpy(hs->t[j].k, key);
     hs->n++;
     return 0;
 }
@@ -1128,11 +1116,7 @@ static int top_val(rd *r, int id, void *ctx)
     const skey *k = &session_top_table.keys[id];
     if (k->custom != SC_EVENTS)
         return read_value(r, k, ctx);
-    key_names *names = malloc(sizeof *names);
-    if (!names) {
-        fputs("aotidbg: out of memory\n", stderr);
-        abort();
-    }
+    key_names *names = xmalloc(sizeof *names);
     event_key_names(names);
     r->in_events = 1;
     int rc = parse_list(r, event_item, names, k->what);
