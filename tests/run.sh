@@ -3,8 +3,9 @@
 #   1. ctest's fast labels (unit, screens, fuzz-seeds, structure) and the
 #      integration tests (pytest: real AOTI packages compiled on CPU, run
 #      through the real runner and libtorch), all of them in one pytest process
-#      (`ctest -L integration` runs the same files, one process each: slower,
-#      as every process pays torch's first compile);
+#      (configured with -DAOTIDBG_CTEST_INTEGRATION=ON, `ctest -L integration`
+#      runs the same files, one process each: slower, as every process pays
+#      torch's first compile);
 #   2. the same again under AddressSanitizer + UBSan, integration without the
 #      slow tests (skip with AOTIDBG_NO_SANITIZE=1).
 # Exit status is nonzero when any test fails.
