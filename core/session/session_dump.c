@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "fmt.h"
-#include "session_io.h"
+#include "session_dump.h"
 #include "session_keys.h"
 
 /* Writes s on one line: backslash escapes for \\, newline, tab, CR, other

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
-#include "session_io.h"
+#include "session_read.h"
 #include "compat.h"
 #include "session_keys.h"
 #include "yevent.h"

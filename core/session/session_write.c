@@ -19,7 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "fmt.h"
-#include "session_io.h"
+#include "session_write.h"
+#include "session_dump.h"
+#include "session_read.h"
 #include "session_keys.h"
 
 /* Room left under SESSION_MAX_SCALAR_BYTES for the cut marker. */

@@ -1,0 +1,29 @@
+/* session_write.h — writes session files (YAML, schema v1).
+ *
+ * The streaming writer writes the header at open; each event is appended
+ * and flushed as it happens (on disk within 100 ms); session_writer_finish()
+ * rewrites the whole session to PATH.tmp and renames it over PATH. Whatever
+ * is written reads back (session_read.h). Keys come from session_keys.h.
+ * Errors: 0/-1 with a message in err.
+ * Ownership: a session_writer borrows the session; the caller frees both. */
+#ifndef AOTIDBG_SESSION_WRITE_H
+#define AOTIDBG_SESSION_WRITE_H
+#include <stdio.h>
+#include "model.h"
+#include "strbuf.h"
+
+/* Writes the whole session as YAML to f. */
+int session_write(const session *s, FILE *f, strbuf *err);
+/* Whole-file save: PATH.tmp then rename. */
+int session_save(const session *s, const char *path, strbuf *err);
+
+typedef struct session_writer session_writer;
+int session_writer_open(session_writer **w, const char *path, const session *s, strbuf *err);
+/* Appends s->events[from..] not yet written; flushes. */
+int session_writer_sync(session_writer *w, strbuf *err);
+/* Final save (tmp + rename) and close; frees w. */
+int session_writer_finish(session_writer *w, strbuf *err);
+/* Flushes and closes without the final rewrite (signal paths); frees w. */
+void session_writer_close(session_writer *w);
+
+#endif
