@@ -68,8 +68,8 @@ static void print_list(const char *label, size_t n, const char *const *v)
 
 static void show_calls(const session *s)
 {
-    for (size_t i = 0; i < s->ncalls; i++) {
-        const kernel_call *c = &s->calls[i];
+    for (size_t i = 0; i < s->prov.ncalls; i++) {
+        const kernel_call *c = &s->prov.calls[i];
         printf("    %zu %s", i, c->kernel);
         if (c->handle)
             printf(" (%s)", c->handle);
@@ -98,16 +98,16 @@ static void show_provenance(package_t *p, package_model *m, int calls)
     strbuf err = STRBUF_INIT;
     provenance_load(s, p, m, &err);
     size_t traced = 0;
-    for (size_t i = 0; i < s->ncalls; i++)
-        traced += s->calls[i].nstack > 0;
-    if (!s->ncalls)
+    for (size_t i = 0; i < s->prov.ncalls; i++)
+        traced += s->prov.calls[i].nstack > 0;
+    if (!s->prov.ncalls)
         printf("  provenance:          none (no wrapper.cpp or kernel_information.json)\n");
     else if (m->kernel_info_entry)
-        printf("  provenance:          %zu calls, %zu with source lines (kernel_information.json)\n", s->ncalls,
+        printf("  provenance:          %zu calls, %zu with source lines (kernel_information.json)\n", s->prov.ncalls,
                traced);
     else
         printf("  provenance:          %zu calls, graph nodes only (wrapper.cpp; compile with "
-               "trace.provenance_tracking_level 1 for source lines)\n", s->ncalls);
+               "trace.provenance_tracking_level 1 for source lines)\n", s->prov.ncalls);
     if (err.len)
         printf("  provenance problem:  %s\n", err.buf);
     if (calls)

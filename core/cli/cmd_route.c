@@ -110,7 +110,7 @@ static void add_provenance(route_result *r, const session *sess, const char *pkg
     for (size_t i = 0; sess && i < sess->nevents && ki < 0; i++)
         if (sess->events[i]->kind == EV_ERROR)
             ki = sess->events[i]->u.error.kernel_index;
-    if (sess && sess->ncalls) {
+    if (sess && sess->prov.ncalls) {
         route_add_provenance(r, sess, ki);
         return;
     }

@@ -163,21 +163,21 @@ int64_t session_kernel_count(const session *s) { return (int64_t)s->nkernels; }
 
 int64_t session_match_call(const session *s, int64_t pos, const char *name)
 {
-    if (!name || !s->ncalls)
+    if (!name || !s->prov.ncalls)
         return -1;
     if (pos > (int64_t)s->nkernels)
         pos = (int64_t)s->nkernels;
     size_t from = 0;
     for (int64_t i = pos - 1; i >= 0 && i >= pos - MATCH_LOOKBACK; i--) {
         int64_t c = s->kernels[i]->u.kernel.call;
-        if (c >= 0 && (size_t)c < s->ncalls) {
+        if (c >= 0 && (size_t)c < s->prov.ncalls) {
             from = (size_t)c + 1;
             break;
         }
     }
-    for (size_t k = 0; k < s->ncalls; k++) {
-        size_t i = (from + k) % s->ncalls;   /* wraps: a second run of the model starts over */
-        if (s->calls[i].kernel && !strcmp(s->calls[i].kernel, name))
+    for (size_t k = 0; k < s->prov.ncalls; k++) {
+        size_t i = (from + k) % s->prov.ncalls;   /* wraps: a second run of the model starts over */
+        if (s->prov.calls[i].kernel && !strcmp(s->prov.calls[i].kernel, name))
             return (int64_t)i;
     }
     return -1;
@@ -185,16 +185,16 @@ int64_t session_match_call(const session *s, int64_t pos, const char *name)
 
 const kernel_call *session_kernel_call(const session *s, const kernel_event *k)
 {
-    if (!k || k->call < 0 || (size_t)k->call >= s->ncalls)
+    if (!k || k->call < 0 || (size_t)k->call >= s->prov.ncalls)
         return NULL;
-    return &s->calls[k->call];
+    return &s->prov.calls[k->call];
 }
 
 int64_t session_call_of_node(const session *s, const char *node)
 {
-    for (size_t i = 0; node && i < s->ncalls; i++)
-        for (size_t j = 0; j < s->calls[i].npost; j++)
-            if (!strcmp(s->calls[i].post_grad[j], node))
+    for (size_t i = 0; node && i < s->prov.ncalls; i++)
+        for (size_t j = 0; j < s->prov.calls[i].npost; j++)
+            if (!strcmp(s->prov.calls[i].post_grad[j], node))
                 return (int64_t)i;
     return -1;
 }

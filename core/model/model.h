@@ -81,7 +81,7 @@ typedef struct {
     const char *source;        /* how it was seen: "printer", "interpose", "reinstrument"; may be NULL */
     size_t ntensors;
     tensor_rec *tensors;       /* before tensors, then after tensors */
-    int64_t call;              /* row of session.calls this launch is, -1 unknown (session_match_call) */
+    int64_t call;              /* row of session.prov.calls this launch is, -1 unknown (session_match_call) */
 } kernel_event;
 
 /* One kernel call of the package, in wrapper.cpp order: where it comes from in
@@ -98,6 +98,12 @@ typedef struct {
     size_t npost;   const char **post_grad;  /* post_grad_nodes: the graph nodes it computes */
     size_t nparams; const char **params;     /* weights the call passes ("blocks.0.fc.weight") */
 } kernel_call;
+
+typedef struct {
+    const char *from;          /* "kernel_information.json" or "wrapper.cpp"; NULL when none */
+    size_t ncalls;
+    kernel_call *calls;        /* in wrapper.cpp order */
+} call_table;
 
 typedef struct {
     const char *text;          /* the error text as received */
@@ -208,8 +214,7 @@ typedef struct session {
     size_t nnotes, cap_notes; const char **notes;
     size_t nnarration; narration_step *narration;
     size_t nwarnings, cap_warnings; const char **warnings;  /* reader warnings (unknown keys, ...) */
-    const char *calls_from;    /* where calls came from: "kernel_information.json" or "wrapper.cpp"; NULL none */
-    size_t ncalls;   kernel_call *calls;      /* the package's kernel calls (see kernel_call) */
+    call_table prov;           /* the package's kernel calls: where its kernels come from */
     int truncated;             /* the file ended mid-event: the tail was cut off */
     const char *end_state;     /* "complete", "running", "cut-off"; may be NULL */
 } session;
@@ -243,7 +248,7 @@ int fill_kind_from_name(const char *s);
 const event *session_kernel_event(const session *s, int64_t kernel_index);
 int64_t session_kernel_count(const session *s);
 
-/* The row of s->calls for the launch of `name` at position pos of s->kernels
+/* The row of s->prov.calls for the launch of `name` at position pos of s->kernels
  * (the launches before it already matched): the first call of that name after
  * the last matched launch before pos, else the first of that name; -1 when the
  * package has no such call. Launches follow the printer's order, so matching

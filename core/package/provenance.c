@@ -227,9 +227,9 @@ int provenance_from_scan(session *s, const wrapper_scan *ws, const char *json, s
         rc = -1;
     }
     if (nrows) {
-        s->calls = calls;
-        s->ncalls = nrows;
-        s->calls_from = used ? "kernel_information.json" : "wrapper.cpp";
+        s->prov.calls = calls;
+        s->prov.ncalls = nrows;
+        s->prov.from = used ? "kernel_information.json" : "wrapper.cpp";
     }
     free(ix.e);
     free(ix.by_key);

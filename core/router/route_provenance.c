@@ -5,7 +5,7 @@
 
 const kernel_call *route_provenance_call(const route_result *r, const session *s, int64_t kernel_index)
 {
-    if (!s || !s->ncalls)
+    if (!s || !s->prov.ncalls)
         return NULL;
     const event *e = session_kernel_event(s, kernel_index);
     const kernel_call *c = e ? session_kernel_call(s, &e->u.kernel) : NULL;
@@ -14,9 +14,9 @@ const kernel_call *route_provenance_call(const route_result *r, const session *s
     const char *k = r ? route_result_field(r, "kernel") : NULL;
     if (!k && e)
         k = e->u.kernel.name;
-    for (size_t i = 0; k && i < s->ncalls; i++)
-        if (s->calls[i].kernel && !strcmp(s->calls[i].kernel, k))
-            return &s->calls[i];
+    for (size_t i = 0; k && i < s->prov.ncalls; i++)
+        if (s->prov.calls[i].kernel && !strcmp(s->prov.calls[i].kernel, k))
+            return &s->prov.calls[i];
     return NULL;
 }
 

@@ -11,6 +11,7 @@
 #include "fmt.h"
 #include "session_dump.h"
 #include "session_keys.h"
+#include "stack_trace.h"
 
 /* Writes s on one line: backslash escapes for \\, newline, tab, CR, other
  * control bytes, and the C1 controls and Unicode line/paragraph separators
@@ -228,7 +229,80 @@ static void put_tensor(FILE *f, const tensor_rec *t)
                 t->nvalues == 1 ? "" : "s");
 }
 
-static void put_event(FILE *f, size_t i, const event *e)
+/* "[a, b]" of a list. */
+static void put_list(FILE *f, size_t n, const char *const *v)
+{
+    putc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputs(", ", f);
+        put_text(f, v[i]);
+    }
+    putc(']', f);
+}
+
+/* The provenance table: one line per call, the user's lines as file:line. */
+static void put_calls(FILE *f, const call_table *p)
+{
+    if (!p->from && !p->ncalls)
+        return;
+    fputs("provenance: from=", f);
+    put_text(f, p->from);
+    fprintf(f, " calls=%zu\n", p->ncalls);
+    for (size_t i = 0; i < p->ncalls; i++) {
+        const kernel_call *c = &p->calls[i];
+        fprintf(f, "call %zu ", i);
+        put_text(f, c->kernel);
+        put_opt(f, " handle=", c->handle);
+        if (c->line)
+            fprintf(f, " line=%lld", (long long)c->line);
+        st_frame fr[16];
+        size_t n = kernel_call_sites(c, fr, 16);
+        for (size_t j = 0; j < n; j++)
+            fprintf(f, "%s%.*s:%lld", j ? "," : " at=", fr[j].file_len, fr[j].file, (long long)fr[j].line);
+        const char *const *lists[] = {c->nodes, c->aten, c->pre_grad, c->post_grad, c->params};
+        const size_t counts[] = {c->nnodes, c->naten, c->npre, c->npost, c->nparams};
+        static const char *const names[] = {"nodes", "aten", "pre_grad", "post_grad", "weights"};
+        for (int j = 0; j < 5; j++)
+            if (counts[j]) {
+                fprintf(f, " %s=", names[j]);
+                put_list(f, counts[j], lists[j]);
+            }
+        if (c->nstack)
+            fprintf(f, " stacks=%zu", c->nstack);
+        putc('\n', f);
+    }
+}
+
+/* Under a kernel: where it comes from, one line per user line of its call. */
+static void put_kernel_sites(FILE *f, const session *s, const kernel_event *k)
+{
+    const kernel_call *c = session_kernel_call(s, k);
+    st_frame fr[16];
+    size_t n = kernel_call_sites(c, fr, 16);
+    if (c && !n) {   /* no source line: the nodes and ops it computes */
+        size_t nn;
+        const char *which;
+        const char *const *nodes = kernel_call_nodes(c, &nn, &which);
+        if (nn || c->naten) {
+            fprintf(f, "    from %s ", which ? which : "nodes");
+            put_list(f, nn, nodes);
+            fputs(" aten ", f);
+            put_list(f, c->naten, c->aten);
+            putc('\n', f);
+        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        fprintf(f, "    at %.*s:%lld", fr[j].file_len, fr[j].file, (long long)fr[j].line);
+        if (fr[j].func_len)
+            fprintf(f, " in %.*s", fr[j].func_len, fr[j].func);
+        if (fr[j].code_len)
+            fprintf(f, ": %.*s", fr[j].code_len, fr[j].code);
+        putc('\n', f);
+    }
+}
+
+static void put_event(FILE *f, const session *s, size_t i, const event *e)
 {
     fprintf(f, "#%zu %s", i, event_kind_name(e->kind));
     switch (e->kind) {
@@ -275,6 +349,7 @@ static void put_event(FILE *f, size_t i, const event *e)
     putc('\n', f);
     switch (e->kind) {
     case EV_KERNEL:
+        put_kernel_sites(f, s, &e->u.kernel);
         for (size_t j = 0; j < e->u.kernel.ntensors; j++)
             put_tensor(f, &e->u.kernel.tensors[j]);
         break;
@@ -366,10 +441,14 @@ static void put_top(FILE *f, const session *s, const skey *k)
             fputs("truncated: yes (the file was cut off; the last event may be missing)\n", f);
         fprintf(f, "events: %zu (%zu kernels)\n", s->nevents, s->nkernels);
         for (size_t i = 0; i < s->nevents; i++)
-            put_event(f, i, s->events[i]);
+            put_event(f, s, i, s->events[i]);
         return;
     default:
         break;
+    }
+    if (k->off == offsetof(session, prov)) {
+        put_calls(f, &s->prov);
+        return;
     }
     if (k->type == SK_SUB) {   /* package: its path on the first line, the rest below */
         const stable *t = k->sub;

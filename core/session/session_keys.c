@@ -138,6 +138,7 @@ static const skey kernel_rows[] = {
     E(kernel_event, status, status, H, "pending, ok, nan or error", kernel_status),
     N(kernel_event, duration_us, duration_us, H | NEG1, "a duration in microseconds"),
     S(kernel_event, source, source, H | NUL, "a source name", NULL),
+    L(kernel_event, call, call, OPT | NEG1, "a row of provenance.calls (integer >= -1)", -1, INT64_LIMIT),
     LIST(kernel_event, tensors, tensors, ntensors, H, "a list of tensors", session_tensor_table),
 };
 static TABLE(kernel_table, kernel_event, "a kernel event", kernel_rows);
@@ -178,6 +179,29 @@ const stable *const session_kind_tables[EV__COUNT] = {
     [EV_LOG] = &log_table,
 };
 
+#define STRS(rec, k, f, n, wh, it) \
+    {.name = #k, .type = SK_STRS, .flags = OPT, .off = offsetof(rec, f), .cnt = offsetof(rec, n), .what = wh, .item = it}
+
+/* Where each kernel call comes from (core/package/provenance.h). */
+static const skey call_rows[] = {
+    S(kernel_call, kernel, kernel, NEED, "a kernel name", NULL),
+    S(kernel_call, handle, handle, NUL | OPT, "a kernel_information.json key (<kernel>:<N>)", NULL),
+    L(kernel_call, line, line, OPT, "a wrapper.cpp line (integer >= 0)", 0, INT64_LIMIT),
+    STRS(kernel_call, nodes, nodes, nnodes, "a list of graph node names", "a node name"),
+    STRS(kernel_call, aten, aten, naten, "a list of ATen op names", "an op name"),
+    STRS(kernel_call, stack, stack, nstack, "a list of stack traces", "a stack trace (Python traceback text)"),
+    STRS(kernel_call, pre_grad, pre_grad, npre, "a list of graph node names", "a node name"),
+    STRS(kernel_call, post_grad, post_grad, npost, "a list of graph node names", "a node name"),
+    STRS(kernel_call, weights, params, nparams, "a list of weight names", "a weight name (blocks.0.fc.weight)"),
+};
+static TABLE(call_table_keys, kernel_call, "a call", call_rows);
+
+static const skey prov_rows[] = {
+    S(call_table, from, from, NUL, "kernel_information.json or wrapper.cpp", NULL),
+    LIST(call_table, calls, calls, ncalls, OPT, "a list of calls", call_table_keys),
+};
+static TABLE(prov_table, call_table, "provenance", prov_rows);
+
 static const skey top_rows[] = {
     {.name = "format_version", .type = SK_CUSTOM, .flags = H, .what = "a version like \"1.0\"", .custom = SC_FORMAT},
     S(session, tool_version, tool_version, NUL, "a version string", NULL),
@@ -199,6 +223,8 @@ static const skey top_rows[] = {
     {.name = "notes", .type = SK_STRS, .flags = H | OPT, .off = offsetof(session, notes), .cnt = offsetof(session, nnotes),
      .what = "a list of notes", .item = "a note (a string)", .dflt = ""},
     LIST(session, narration, narration, nnarration, H | OPT, "a list of narration steps", session_narration_table),
+    {.name = "provenance", .type = SK_SUB, .flags = OPT, .off = offsetof(session, prov), .what = "provenance",
+     .sub = &prov_table},
     S(session, end_state, end_state, NUL, "how the run ended (complete, failed, stopped, signal N, ...)", NULL),
     {.name = "events", .type = SK_CUSTOM, .flags = H, .what = "a list of events", .custom = SC_EVENTS},
 };

@@ -8,7 +8,9 @@
 #include <string.h>
 #include "check.h"
 #include "provenance.h"
+#include "session_io.h"
 #include "stack_trace.h"
+#include "session_mem.h"
 
 static const char wrapper[] =
     "    constants_info_[0].name = \"emb_weight\";\n"
@@ -59,33 +61,33 @@ static void test_table(void)
     session *s = session_new();
     strbuf err = STRBUF_INIT;
     CHECK(provenance_scan(s, wrapper, strlen(wrapper), json, strlen(json), "kernel_information.json", &err) == 0);
-    CHECK(s->ncalls == 4);
-    CHECK_STR(s->calls_from, "kernel_information.json");
-    const kernel_call *c = &s->calls[0];
+    CHECK(s->prov.ncalls == 4);
+    CHECK_STR(s->prov.from, "kernel_information.json");
+    const kernel_call *c = &s->prov.calls[0];
     CHECK_STR(c->kernel, "cpp_fused_embedding_0");
     CHECK_STR(c->handle, "cpp_fused_embedding_0:1");
     CHECK(c->line == 7 && c->nnodes == 0 && c->nstack == 1 && c->npost == 1);
     CHECK(c->nparams == 1 && !strcmp(c->params[0], "emb.weight"));
-    c = &s->calls[1];
+    c = &s->prov.calls[1];
     CHECK(c->nnodes == 2 && !strcmp(c->nodes[0], "embedding") && !strcmp(c->nodes[1], "linear"));
     CHECK(c->naten == 2 && !strcmp(c->aten[1], "aten.addmm"));
     CHECK(c->nstack == 0 && c->npre == 1 && !strcmp(c->pre_grad[0], "linear"));
     CHECK(c->nparams == 1 && !strcmp(c->params[0], "blocks.0.fc.bias"));
-    c = &s->calls[2];   /* no handle: joined by name and order; the scatter's comment is not its */
+    c = &s->prov.calls[2];   /* no handle: joined by name and order; the scatter's comment is not its */
     CHECK_STR(c->kernel, "cpp_fused_relu_1");
     CHECK_STR(c->handle, "cpp_fused_relu_1:3");
     CHECK(c->nnodes == 0 && c->nstack == 3);
-    CHECK_STR(s->calls[3].handle, "aoti_torch_cpu_addmm_out:4");
+    CHECK_STR(s->prov.calls[3].handle, "aoti_torch_cpu_addmm_out:4");
     CHECK(session_call_of_node(s, "log") == 2 && session_call_of_node(s, "nothing") == -1);
 
     /* the user's lines: innermost frame outside torch, duplicates dropped */
     st_frame f[8];
-    size_t n = kernel_call_sites(&s->calls[0], f, 8);
+    size_t n = kernel_call_sites(&s->prov.calls[0], f, 8);
     CHECK(n == 1 && f[0].line == 17 && f[0].code_len && !strncmp(f[0].code, "h = self.emb(idx)", 17));
     int bl;
     const char *b = st_frame_base(&f[0], &bl);
     CHECK(bl == 8 && !strncmp(b, "model.py", 8));
-    n = kernel_call_sites(&s->calls[2], f, 8);
+    n = kernel_call_sites(&s->prov.calls[2], f, 8);
     CHECK(n == 2 && f[0].line == 9 && f[1].line == 20);
     strbuf_release(&err);
     session_free(s);
@@ -98,7 +100,7 @@ static void test_match(void)
     session *s = session_new();
     strbuf err = STRBUF_INIT;
     CHECK(provenance_scan(s, wrapper, strlen(wrapper), NULL, 0, NULL, &err) == 0);
-    CHECK_STR(s->calls_from, "wrapper.cpp");
+    CHECK_STR(s->prov.from, "wrapper.cpp");
     const char *launches[] = {"cpp_fused_embedding_0", "aoti_torch_cpu_addmm_out", "unknown_kernel",
                               "cpp_fused_relu_1", "aoti_torch_cpu_addmm_out", "cpp_fused_embedding_0",
                               "aoti_torch_cpu_addmm_out"};
@@ -110,7 +112,7 @@ static void test_match(void)
         CHECK(e->u.kernel.call == want[i]);
     }
     CHECK(session_kernel_call(s, &s->kernels[2]->u.kernel) == NULL);
-    CHECK(session_kernel_call(s, &s->kernels[3]->u.kernel) == &s->calls[2]);
+    CHECK(session_kernel_call(s, &s->kernels[3]->u.kernel) == &s->prov.calls[2]);
     strbuf_release(&err);
     session_free(s);
 }
@@ -122,16 +124,16 @@ static void test_bad_json(void)
     strbuf err = STRBUF_INIT;
     CHECK(provenance_scan(s, wrapper, strlen(wrapper), "[1, 2", 5, "k.json", &err) < 0);
     CHECK_CONTAINS(err.buf, "k.json: not valid JSON");
-    CHECK(s->ncalls == 4);   /* the wrapper's rows stay */
+    CHECK(s->prov.ncalls == 4);   /* the wrapper's rows stay */
     session_free(s);
     s = session_new();
     strbuf_reset(&err);
     const char *odd = "{\"a:1\": 3, \"b:2\": {\"stack_traces\": [1, \"File \\\"m.py\\\", line 3, in f\"]}}";
     CHECK(provenance_scan(s, NULL, 0, odd, strlen(odd), "k.json", &err) < 0);
     CHECK_CONTAINS(err.buf, "1 entry not of the form");
-    CHECK(s->ncalls == 1 && !strcmp(s->calls[0].kernel, "b") && s->calls[0].nstack == 1);
+    CHECK(s->prov.ncalls == 1 && !strcmp(s->prov.calls[0].kernel, "b") && s->prov.calls[0].nstack == 1);
     st_frame f[2];
-    CHECK(kernel_call_sites(&s->calls[0], f, 2) == 1 && f[0].line == 3 && f[0].code_len == 0);
+    CHECK(kernel_call_sites(&s->prov.calls[0], f, 2) == 1 && f[0].line == 3 && f[0].code_len == 0);
     strbuf_release(&err);
     session_free(s);
 }
@@ -152,11 +154,61 @@ static void test_frames(void)
     CHECK(stack_trace_frames("no frames here", f, 4) == 0 && stack_trace_user(f, 0) == -1);
 }
 
+/* A session keeps its calls and each kernel's call: written, read back, the
+ * same file and the same dump; the dump puts the user's line under a kernel. */
+static void test_session_round_trip(void)
+{
+    session *s = session_new();
+    strbuf err = STRBUF_INIT;
+    CHECK(provenance_scan(s, wrapper, strlen(wrapper), json, strlen(json), "kernel_information.json", &err) == 0);
+    const char *launches[] = {"cpp_fused_embedding_0", "aoti_torch_cpu_addmm_out", "cpp_fused_relu_1"};
+    for (size_t i = 0; i < 3; i++) {
+        event *e = session_add_event(s, EV_KERNEL);
+        e->u.kernel.name = launches[i];
+        e->u.kernel.call = session_match_call(s, (int64_t)i, launches[i]);
+    }
+    s->end_state = "complete";
+    event *e = session_add_event(s, EV_KERNEL);   /* a launch the package does not list */
+    e->u.kernel.name = "unlisted";
+    size_t len;
+    char *yaml = write_mem(s, &len);
+    CHECK_CONTAINS(yaml, "provenance:\n  from: kernel_information.json\n  calls:\n    - {kernel: cpp_fused_embedding_0, "
+                         "handle: \"cpp_fused_embedding_0:1\", line: 7, stack: [");
+    CHECK_CONTAINS(yaml, "nodes: [embedding, linear], aten: [aten.embedding, aten.addmm]");
+    CHECK_CONTAINS(yaml, "weights: [emb.weight]");
+    CHECK_CONTAINS(yaml, "name: cpp_fused_relu_1, type: unknown, status: pending, duration_us: -1, call: 2, tensors: []");
+    session *r = NULL;
+    CHECK(session_load_mem("mem", yaml, len, &r, &err) == 0);
+    if (r) {
+        CHECK(r->nwarnings == 0);
+        CHECK(r->prov.ncalls == 4 && !strcmp(r->prov.from, "kernel_information.json"));
+        CHECK(r->prov.calls[2].nstack == 3 && r->prov.calls[1].nnodes == 2 && r->prov.calls[0].nparams == 1);
+        CHECK(r->kernels[1]->u.kernel.call == 1 && r->kernels[3]->u.kernel.call == -1);
+        size_t len2;
+        char *again = write_mem(r, &len2);
+        CHECK(len2 == len && !memcmp(again, yaml, len));
+        char *d1 = dump_mem(s), *d2 = dump_mem(r);
+        CHECK_STR(d2, d1);
+        CHECK_CONTAINS(d1, "call 2 cpp_fused_relu_1 handle=cpp_fused_relu_1:3 line=19 at=/src/model.py:9,/src/model.py:20 ");
+        CHECK_CONTAINS(d1, "#0 kernel cpp_fused_embedding_0 [unknown] pending - index=0 call=0\n"
+                           "    at /src/model.py:17 in forward: h = self.emb(idx)\n");
+        CHECK_CONTAINS(d1, "call=1\n    from nodes [embedding, linear] aten [aten.embedding, aten.addmm]\n");
+        free(again);
+        free(d1);
+        free(d2);
+        session_free(r);
+    }
+    free(yaml);
+    strbuf_release(&err);
+    session_free(s);
+}
+
 int main(void)
 {
     RUN(test_table);
     RUN(test_match);
     RUN(test_bad_json);
     RUN(test_frames);
+    RUN(test_session_round_trip);
     return CHECK_DONE();
 }

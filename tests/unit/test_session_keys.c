@@ -47,15 +47,28 @@ static int documented(const char *man, const char *key)
     return 0;
 }
 
+/* Every table: the top, the event tables, and every table a row leads to (sub-records and
+ * lists of records, however deep), each once. */
 static const stable *all_tables(int i)
 {
-    static const stable *const fixed[] = {&session_top_table,   &session_package_table,   &session_input_table,
-                                          &session_check_table, &session_bookmark_table,  &session_narration_table,
-                                          &session_tensor_table, &session_stats_table,    &session_event_table};
-    int nf = (int)(sizeof fixed / sizeof *fixed);
-    if (i < nf)
-        return fixed[i];
-    return i < nf + EV__COUNT ? session_kind_tables[i - nf] : NULL;
+    static const stable *seen[64];
+    static int n;
+    if (!n) {
+        seen[n++] = &session_top_table;
+        seen[n++] = &session_event_table;
+        for (int k = 0; k < EV__COUNT; k++)
+            seen[n++] = session_kind_tables[k];
+        for (int t = 0; t < n; t++)
+            for (int r = 0; r < seen[t]->n; r++) {
+                const stable *sub = seen[t]->keys[r].sub;
+                int known = !sub;
+                for (int j = 0; j < n && !known; j++)
+                    known = seen[j] == sub;
+                if (!known && n < 64)
+                    seen[n++] = sub;
+            }
+    }
+    return i < n ? seen[i] : NULL;
 }
 
 static void test_tables_well_formed(void)
