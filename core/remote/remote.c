@@ -370,7 +370,8 @@ int remote_fread(remote *r, const char *path, uint64_t off, void *buf, size_t le
     int rc = remote_call(r, &q, &a, &ar, err);
     if (rc == 0) {
         *got = a.u.reply.ndata <= len ? a.u.reply.ndata : len;
-        memcpy(buf, a.u.reply.data, *got);
+        if (*got)
+            memcpy(buf, a.u.reply.data, *got);
         if (size)
             *size = (uint64_t)a.u.reply.value;
     }
