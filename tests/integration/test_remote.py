@@ -31,8 +31,14 @@ def agents():
     return sshd_harness.processes_named("aotidbg-runner --serve")
 
 
+def plain_runner():
+    """The runner for the remote end: $AOTIDBG_RUNNER (tests/run.sh's sanitizer pass
+    points it at the plain build: the runner hosts libtorch), else this build's."""
+    return os.environ.get("AOTIDBG_RUNNER") or tool("aotidbg-runner")
+
+
 def remote_args(sshd, runner=None):
-    return ["--remote", sshd.target, "--remote-runner", runner or tool("aotidbg-runner")]
+    return ["--remote", sshd.target, "--remote-runner", runner or plain_runner()]
 
 
 def check_yaml(cmd, env=None):
@@ -141,7 +147,10 @@ def _frame(t, body=b""):
 
 
 class Agent:
-    def __init__(self, runner, *args, env=None):
+    """`aotidbg-runner --serve` (the runner hosts libtorch: never the sanitized build)."""
+
+    def __init__(self, *args, env=None):
+        runner = plain_runner()
         self.p = subprocess.Popen([runner, "--serve", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, env=env)
         t, body = self.read()
@@ -171,9 +180,9 @@ class Agent:
         return self.p.wait(10)
 
 
-def test_agent_reads_extracts_and_cleans_up(runner, package, tmp_path):
+def test_agent_reads_extracts_and_cleans_up(package, tmp_path):
     pkg = package(PKG)
-    a = Agent(runner)
+    a = Agent()
     ok, size, _, data = a.call(FREAD, _s(pkg) + struct.pack("<QI", 0, 64))
     assert ok and size == os.path.getsize(pkg) and data == open(pkg, "rb").read(64)
     ok, _, text, _ = a.call(SHA256, _s(pkg))
@@ -202,8 +211,8 @@ def _zip(path, entries, method=zipfile.ZIP_STORED):
     return str(path)
 
 
-def test_agent_zip_reader_refuses_and_inflates(runner, tmp_path):
-    a = Agent(runner)
+def test_agent_zip_reader_refuses_and_inflates(tmp_path):
+    a = Agent()
     bad = _zip(tmp_path / "escape.pt2", [("p/data/aotinductor/model/../../../../escaped", b"x")])
     ok, _, text, _ = a.extract(bad, ["p/data/"])
     assert not ok and "'..' component" in text, text
@@ -226,10 +235,10 @@ def test_agent_zip_reader_refuses_and_inflates(runner, tmp_path):
     assert a.close() == 0
 
 
-def test_agent_leaves_when_idle_and_takes_its_runner(runner, tmp_path):
+def test_agent_leaves_when_idle_and_takes_its_runner(tmp_path):
     """Nothing from the front end for --idle seconds: the agent leaves, and the
     runner it spawned goes with it (no process left holding a GPU)."""
-    a = Agent(runner, "--idle", "1.5")
+    a = Agent("--idle", "1.5")
     a.p.stdin.write(_frame(SPAWN, struct.pack("<I", 0)))
     a.p.stdin.flush()
     t, body = a.read()       # the spawned runner's own HELLO, relayed
