@@ -96,30 +96,6 @@ static void put_layout(FILE *f, int ndim, const int64_t *shape, int with_strides
 
 static const char *label(const skey *k) { return k->label ? k->label : k->name; }
 
-/* 1 when an SKF_OPT key holds a value (same rule as the writer's). */
-static int is_set(const skey *k, const void *rec)
-{
-    switch (k->type) {
-    case SK_STR: return *AT(rec, k->off, char *) != NULL;
-    case SK_INT: return *AT(rec, k->off, int) >= 0;
-    case SK_I64: return *AT(rec, k->off, int64_t) >= 0;
-    case SK_NUM: return !(*AT(rec, k->off, double) < 0);
-    case SK_U64: return *AT(rec, k->off, uint64_t) != 0;
-    case SK_BOOL: case SK_ENUM: return *AT(rec, k->off, int) != 0;
-    case SK_DIMS: return *AT(rec, k->cnt, int) > 0;
-    case SK_NUMS: case SK_STRS: case SK_KV: case SK_LIST: return *AT(rec, k->cnt, size_t) > 0;
-    case SK_SUB:
-        if (k->has)
-            return *AT(rec, k->has, int);
-        for (int i = 0; i < k->sub->n; i++)
-            if (is_set(&k->sub->keys[i], AT(rec, k->off, char)))
-                return 1;
-        return 0;
-    case SK_CUSTOM: return 1;
-    }
-    return 0;
-}
-
 static void put_keys(FILE *f, const stable *t, const void *rec, const char *sep, int hand_too);
 
 /* The value of key k of rec on one line. */
@@ -190,7 +166,7 @@ static void put_keys(FILE *f, const stable *t, const void *rec, const char *sep,
     int first = 1;
     for (int i = 0; i < t->n; i++) {
         const skey *k = &t->keys[i];
-        if (k->type == SK_CUSTOM || (!hand_too && (k->flags & SKF_HAND)) || ((k->flags & SKF_OPT) && !is_set(k, rec)))
+        if (k->type == SK_CUSTOM || (!hand_too && (k->flags & SKF_HAND)) || ((k->flags & SKF_OPT) && !skey_is_set(k, rec)))
             continue;
         if (!(first && hand_too))
             fputs(sep, f);
@@ -453,12 +429,12 @@ static void put_top(FILE *f, const session *s, const skey *k)
     if (k->type == SK_SUB) {   /* package: its path on the first line, the rest below */
         const stable *t = k->sub;
         const void *rec = AT(s, k->off, char);
-        if ((k->flags & SKF_OPT) && !is_set(k, s) && !(k->flags & SKF_HAND))
+        if ((k->flags & SKF_OPT) && !skey_is_set(k, s) && !(k->flags & SKF_HAND))
             return;
         for (int i = 0; i < t->n; i++) {
             const skey *c = &t->keys[i];
             if (!(k->flags & SKF_HAND)) {   /* others: a "key.child: value" line each */
-                if (c->type == SK_CUSTOM || ((c->flags & SKF_OPT) && !is_set(c, rec)))
+                if (c->type == SK_CUSTOM || ((c->flags & SKF_OPT) && !skey_is_set(c, rec)))
                     continue;
                 fprintf(f, "%s.%s: ", label(k), label(c));
             } else {
@@ -493,7 +469,7 @@ static void put_top(FILE *f, const session *s, const skey *k)
     } else if (k->off == offsetof(session, narration)) {
         for (size_t i = 0; i < s->nnarration; i++)
             put_narration(f, i, &s->narration[i]);
-    } else if (!(k->flags & SKF_OPT) || is_set(k, s)) {
+    } else if (!(k->flags & SKF_OPT) || skey_is_set(k, s)) {
         fprintf(f, "%s: ", label(k));
         put_value(f, k, s);
         putc('\n', f);

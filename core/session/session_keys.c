@@ -237,3 +237,29 @@ const skey *skey_find(const stable *t, const char *name)
             return &t->keys[i];
     return NULL;
 }
+
+#define AT(rec, off, type) ((const type *)((const char *)(rec) + (off)))
+
+int skey_is_set(const skey *k, const void *rec)
+{
+    switch (k->type) {
+    case SK_STR: return *AT(rec, k->off, char *) != NULL;
+    case SK_INT: return *AT(rec, k->off, int) >= 0;
+    case SK_I64: return *AT(rec, k->off, int64_t) >= 0;
+    case SK_NUM: return !(*AT(rec, k->off, double) < 0);
+    case SK_U64: return *AT(rec, k->off, uint64_t) != 0;
+    case SK_BOOL: case SK_ENUM: return *AT(rec, k->off, int) != 0;
+    case SK_DIMS: return *AT(rec, k->cnt, int) > 0;
+    case SK_NUMS: case SK_STRS: case SK_KV: case SK_LIST:
+        return *AT(rec, k->cnt, size_t) > 0 && *AT(rec, k->off, void *);
+    case SK_SUB:
+        if (k->has)
+            return *AT(rec, k->has, int);
+        for (int i = 0; i < k->sub->n; i++)
+            if (skey_is_set(&k->sub->keys[i], AT(rec, k->off, char)))
+                return 1;
+        return 0;
+    case SK_CUSTOM: return 1;
+    }
+    return 0;
+}

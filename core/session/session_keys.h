@@ -98,5 +98,8 @@ extern const stable *const session_kind_tables[EV__COUNT];
 
 /* Row of t named name, or NULL. */
 const skey *skey_find(const stable *t, const char *name);
+/* 1 when key k of rec holds a value: what SKF_OPT keys need to be written
+ * and dumped (NULL, < 0 for signed numbers, 0 for counts and bools, empty). */
+int skey_is_set(const skey *k, const void *rec);
 
 #endif

@@ -193,31 +193,6 @@ static void put_kv_map(FILE *f, size_t n, const kv_pair *kv)
 
 #define AT(rec, off, type) ((const type *)((const char *)(rec) + (off)))
 
-/* 1 when the row's value counts as given (SKF_OPT rows are left out otherwise). */
-static int is_set(const skey *k, const void *rec)
-{
-    switch (k->type) {
-    case SK_STR: return *AT(rec, k->off, char *) != NULL;
-    case SK_INT: return *AT(rec, k->off, int) >= 0;
-    case SK_I64: return *AT(rec, k->off, int64_t) >= 0;
-    case SK_NUM: return !(*AT(rec, k->off, double) < 0);
-    case SK_U64: return *AT(rec, k->off, uint64_t) != 0;
-    case SK_BOOL: case SK_ENUM: return *AT(rec, k->off, int) != 0;
-    case SK_DIMS: return *AT(rec, k->cnt, int) > 0;
-    case SK_NUMS: case SK_STRS: case SK_KV: case SK_LIST:
-        return *AT(rec, k->cnt, size_t) > 0 && *AT(rec, k->off, void *);
-    case SK_SUB:
-        if (k->has)
-            return *AT(rec, k->has, int);
-        for (int i = 0; i < k->sub->n; i++)
-            if (is_set(&k->sub->keys[i], AT(rec, k->off, char)))
-                return 1;
-        return 0;
-    case SK_CUSTOM: return 1;
-    }
-    return 0;
-}
-
 /* 1 when the writer puts key k of rec in the file. */
 static int written(const skey *k, const void *rec)
 {
@@ -239,7 +214,7 @@ static int written(const skey *k, const void *rec)
         return *AT(rec, k->off, char *) || k->dflt;
     if (k->type == SK_SUB && k->has)
         return *AT(rec, k->has, int);
-    return !(k->flags & SKF_OPT) || is_set(k, rec);
+    return !(k->flags & SKF_OPT) || skey_is_set(k, rec);
 }
 
 static void put_record_flow(FILE *f, const stable *t, const void *rec);
