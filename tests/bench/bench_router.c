@@ -60,22 +60,40 @@ static void make_log(strbuf *sb, size_t target)
                       "CUDA kernel errors might be asynchronously reported at some other API call\n");
 }
 
-static double time_route(router_rules *rules, const strbuf *log, route_result *keep)
+static double cpu_now_s(void)
 {
-    double best = 1e9;
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Best of 5 wall-clock seconds; *cpu (may be NULL) gets the best CPU seconds:
+ * on a shared, loaded box the CPU time is what the router itself costs. */
+static double time_route_cpu(router_rules *rules, const strbuf *log, route_result *keep, double *cpu)
+{
+    double best = 1e9, best_cpu = 1e9;
     for (int rep = 0; rep < 5; rep++) {
         route_result r = {0};
-        double t0 = bench_now_s();
+        double t0 = bench_now_s(), c0 = cpu_now_s();
         router_route_buffer(rules, log->buf, log->len, &r);
-        double t = bench_now_s() - t0;
+        double t = bench_now_s() - t0, c = cpu_now_s() - c0;
         if (t < best)
             best = t;
+        if (c < best_cpu)
+            best_cpu = c;
         if (rep == 4)
             *keep = r;
         else
             route_result_release(&r);
     }
+    if (cpu)
+        *cpu = best_cpu;
     return best;
+}
+
+static double time_route(router_rules *rules, const strbuf *log, route_result *keep)
+{
+    return time_route_cpu(rules, log, keep, NULL);
 }
 
 int main(int argc, char **argv)
@@ -94,12 +112,22 @@ int main(int argc, char **argv)
     strbuf log = STRBUF_INIT;
     make_log(&log, mb << 20);
     route_result r;
-    double t = time_route(rules, &log, &r);
+    double cpu;
+    double t = time_route_cpu(rules, &log, &r, &cpu);
+    double load = -1;
+    FILE *lf = fopen("/proc/loadavg", "r");
+    if (lf) {
+        if (fscanf(lf, "%lf", &load) != 1)
+            load = -1;
+        fclose(lf);
+    }
     printf("rules load: %.2f ms (%zu routes)\n", tload * 1e3, router_rules_count(rules));
-    printf("route %zu MB (%zu lines): best of 5 %.3f s, %.0f MB/s -> %s (count %s)  [target < 0.5 s for 10 MB: %s]\n",
-           mb, r.lines, t, (double)log.len / (1 << 20) / t, r.route,
+    printf("route %zu MB (%zu lines): best of 5 %.3f s wall, %.3f s CPU, %.0f MB/s -> %s (count %s)  "
+           "[target < 0.5 s for 10 MB: %s; load average %.1f]\n",
+           mb, r.lines, t, cpu, (double)log.len / (1 << 20) / t, r.route,
            route_result_field(&r, "count") ? route_result_field(&r, "count") : "-",
-           t * 10.0 / (double)mb < 0.5 ? "ok" : "SLOW");
+           t * 10.0 / (double)mb < 0.5 ? "ok" : cpu * 10.0 / (double)mb < 0.5 ? "ok in CPU time, wall slowed by load" : "SLOW",
+           load);
     route_result_release(&r);
 
     strbuf asserts = STRBUF_INIT;
