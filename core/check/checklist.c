@@ -3,6 +3,8 @@
  * run shows every problem at once. */
 #define _GNU_SOURCE
 #include "checklist.h"
+#include "reinstrument.h"
+#include "weights.h"
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <dlfcn.h>
@@ -575,67 +577,41 @@ static void check_cubins(checklist *cl, package_t *p, const package_model *m, co
     strbuf_release(&miss);
 }
 
+/* The weights in whichever form the package carries them (weights.h): present,
+ * of the size the model's constants need, readable; a form torch itself
+ * cannot run without the caller's help is a FAIL saying so. */
 static void check_weights(checklist *cl, package_t *p, const package_model *m, const wrapper_scan *ws)
 {
     arena *a = &cl->arena;
-    const char *cfg = NULL;
-    for (size_t i = 0; i < m->nweights; i++)
-        if (!strcmp(basename_of(m->weight_entries[i]), "weights_config.json"))
-            cfg = m->weight_entries[i];
-    size_t nconst = ws ? ws->nconstants : 0;
-    if (!cfg) {
-        if (ws && ws->include_weights == 0 && nconst > 0 && m->nweights == 0)
-            add(cl, "package.weights", CHECK_FAIL, "referenced weights exist",
-                arena_printf(a, "%zu constant(s) outside the .so", nconst), "no weights in the archive",
-                "wrapper.cpp AOTInductorModelBase(include_weights=false)",
-                "the package was built without weights in the .so; rebuild it with "
-                "aot_inductor.package_constants_in_so=True or add its weights");
-        else
-            add(cl, "package.weights", CHECK_PASS, "referenced weights exist",
-                arena_printf(a, "%zu constant(s)", nconst),
-                ws && ws->include_weights == 1 ? "embedded in the .so" : arena_printf(a, "%zu weight file(s)", m->nweights),
-                "wrapper.cpp constants_info_", NULL);
+    weights_plan wp;
+    strbuf e = STRBUF_INIT;
+    weights_plan_read(p, m, ws, a, &wp, &e);
+    strbuf_release(&e);
+    const char *subject = "weights present, of the size the model needs, readable";
+    const char *want = arena_printf(a, "%zu weight(s), %llu bytes (%s)", wp.nconstants, (unsigned long long)wp.bytes,
+                                    weights_form_name(wp.form));
+    const char *src = wp.form == WEIGHTS_BLOB ? wp.blob_entry : ws ? "wrapper.cpp constants_info_" : p->path;
+    if (wp.problem) {
+        add(cl, "package.weights", CHECK_FAIL, subject, want, wp.problem, src, wp.fix);
         return;
     }
-    strbuf sb = STRBUF_INIT, e = STRBUF_INIT, miss = STRBUF_INIT;
-    if (package_read_entry(p, cfg, JSON_MAX_BYTES, &sb, &e) < 0) {
-        add(cl, "package.weights", CHECK_FAIL, "referenced weights exist", NULL, e.buf, cfg,
-            "rebuild or recopy the package");
-        goto out;
+    const char *got;
+    switch (wp.form) {
+    case WEIGHTS_BLOB:
+        got = arena_printf(a, "%s: %llu bytes (the model needs %llu)", basename_of(wp.blob_entry),
+                           (unsigned long long)wp.blob_have, (unsigned long long)wp.blob_need);
+        break;
+    case WEIGHTS_PICKLE:
+        got = arena_printf(a, "%zu file(s) under data/weights/, all there and readable (torch loads them only with "
+                           "load_pt2(load_weights_from_disk=True); aotidbg hands them to the model as it does)",
+                           wp.nrefs);
+        break;
+    case WEIGHTS_IN_SO: got = "embedded in the .so"; break;
+    case WEIGHTS_NO_CONSTANTS: got = "the model has no weights"; break;
+    default: got = "unknown (no wrapper.cpp to read)"; break;
     }
-    cJSON *j = cJSON_ParseWithLength(sb.buf, sb.len);
-    if (!cJSON_IsObject(j)) {
-        add(cl, "package.weights", CHECK_FAIL, "referenced weights exist", "a JSON object", "unparseable", cfg,
-            "rebuild or recopy the package");
-        cJSON_Delete(j);
-        goto out;
-    }
-    size_t nref = 0, nmiss = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, j)
-    {
-        const cJSON *fn = cJSON_IsArray(it) ? cJSON_GetArrayItem(it, 0) : NULL;
-        if (!cJSON_IsString(fn) || !fn->valuestring)
-            continue;
-        nref++;
-        const char *want = arena_printf(a, "%sdata/weights/%s", p->root, fn->valuestring);
-        int found = 0;
-        for (size_t i = 0; i < m->nweights && !found; i++)
-            found = !strcmp(m->weight_entries[i], want);
-        if (!found) {
-            if (nmiss < LIST_SHOWN)
-                strbuf_addf(&miss, "%s%s (%s)", miss.len ? ", " : "", fn->valuestring, it->string ? it->string : "?");
-            nmiss++;
-        }
-    }
-    cJSON_Delete(j);
-    add(cl, "package.weights", nmiss ? CHECK_FAIL : CHECK_PASS, "referenced weights exist",
-        arena_printf(a, "%zu weight reference(s)", nref), nmiss ? arena_printf(a, "missing %s", miss.buf) : "all present",
-        cfg, nmiss ? "the archive lacks weight files under data/weights/: rebuild or recopy the package" : NULL);
-out:
-    strbuf_release(&sb);
-    strbuf_release(&e);
-    strbuf_release(&miss);
+    add(cl, "package.weights", wp.form == WEIGHTS_UNKNOWN ? CHECK_WARN : CHECK_PASS, subject, want, got, src,
+        wp.form == WEIGHTS_UNKNOWN ? "rebuild with aoti_compile_and_package (the package then says)" : NULL);
 }
 
 /* Schema type of a serialized export argument: {"as_tensor": ...} -> "Tensor". */
@@ -850,6 +826,89 @@ out:
     strbuf_release(&miss);
 }
 
+/* Kernel launches the printer does not reach (torch.cond / while_loop
+ * subgraphs, proxy-executor calls): how many, and what aotidbg does about them. */
+static void check_hidden_kernels(checklist *cl, package_t *p, const package_model *m, const wrapper_scan *ws,
+                                 const char *src)
+{
+    if (!ws || ws->printer_level <= 0 || !m->wrapper_cpp_entry) return;
+    strbuf text = STRBUF_INIT, e = STRBUF_INIT;
+    reinstrument_stats st = {0};
+    int ok = package_read_entry(p, m->wrapper_cpp_entry, WS_MAX_BYTES, &text, &e) == 0 &&
+             reinstrument_source(text.buf, text.len, NULL, NULL, &st, &e) == 0;
+    strbuf_release(&text);
+    strbuf_release(&e);
+    if (!ok || !st.launches) return;
+    arena *a = &cl->arena;
+    add(cl, "package.hidden-kernels", CHECK_INFO, "kernel launches the printer does not reach",
+        arena_printf(a, "%zu launch(es) hooked by the printer", st.printer),
+        arena_printf(a, "%zu more it does not reach: %zu inside torch.cond/while_loop subgraphs, %zu proxy-executor "
+                        "calls", st.launches, st.subgraph, st.proxy),
+        src,
+        "aotidbg run re-instruments a copy that hooks them too (the default on CPU); with --no-reinstrument they "
+        "stay hidden (on CUDA, launch interposition still names the Triton ones, without tensors)");
+}
+
+/* "2.13" of "2.13.0+cu130" into mm (both must read major.minor). */
+static int major_minor(const char *v, char *mm, size_t n)
+{
+    int a, b;
+    if (!v || sscanf(v, "%d.%d", &a, &b) != 2) return -1;
+    snprintf(mm, n, "%d.%d", a, b);
+    return 0;
+}
+
+/* The torch that built the package (when it says) against the one that runs it:
+ * AOTI's C ABI is only promised within one torch release. */
+static void check_torch_version(checklist *cl, const package_model *m, const char *torch_lib, const host_facts *remote)
+{
+    arena *a = &cl->arena;
+    const char *subject = "torch that built the package vs the torch that runs it";
+    char here[64] = "", src[4300] = "";
+    if (remote) {   /* "aotidbg-runner 0.1.0 (protocol 2, torch 2.11.0)" */
+        const char *t = strstr(remote->runner, "torch ");
+        if (t) snprintf(here, sizeof here, "%.*s", (int)strcspn(t + 6, ") "), t + 6);
+        snprintf(src, sizeof src, "the runner on %s", remote->hostname[0] ? remote->hostname : "the remote box");
+    } else {
+        const char *dir = torch_lib && strcmp(torch_lib, "none") ? torch_lib : checklist_torch_lib_dir();
+        char path[4200];
+        FILE *f = NULL;
+        if (dir) {
+            snprintf(path, sizeof path, "%s/../version.py", dir);
+            f = fopen(path, "r");
+        }
+        char line[256];
+        while (f && fgets(line, sizeof line, f)) {
+            char *q = strchr(line, '\''), *e = q ? strchr(q + 1, '\'') : NULL;
+            if (!strncmp(line, "__version__", 11) && q && e) snprintf(here, sizeof here, "%.*s", (int)(e - q - 1), q + 1);
+        }
+        if (f) fclose(f);
+        if (dir) snprintf(src, sizeof src, "%s/../version.py", dir);
+    }
+    const char *here_v = here[0] ? arena_strdup(a, here) : NULL;
+    if (!m->torch_version) {
+        add(cl, "package.torch-version", CHECK_INFO, subject, here_v ? arena_printf(a, "torch %s", here_v) : NULL,
+            "not recorded (torch writes no version into a package)", m->metadata_entry,
+            "package.symbols checks the .so against this libtorch; packages rebuilt with "
+            "core/prepare/aotidbg_prepare.py record AOTI_TORCH_VERSION in their metadata");
+        return;
+    }
+    char want[32], got[32];
+    if (!here_v || major_minor(m->torch_version, want, sizeof want) || major_minor(here_v, got, sizeof got)) {
+        add(cl, "package.torch-version", CHECK_INFO, subject, arena_printf(a, "torch %s", m->torch_version),
+            here_v ? arena_printf(a, "torch %s", here_v) : "no torch found here to compare", m->metadata_entry, NULL);
+        return;
+    }
+    int same = !strcmp(want, got);
+    add(cl, "package.torch-version", same ? CHECK_PASS : CHECK_WARN, subject,
+        arena_printf(a, "torch %s (built by)", m->torch_version), arena_printf(a, "torch %s (%s)", here_v, src),
+        m->metadata_entry,
+        same ? NULL
+             : arena_printf(a, "AOTI packages are only promised to run on the torch release that built them: run it "
+                               "with torch %s (pip install \"torch==%s.*\"), or rebuild it with torch %s "
+                               "(core/prepare/aotidbg_prepare.py EXPORTED.pt2 -o NEW.pt2)", want, want, got));
+}
+
 static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src, const host_facts *hf)
 {
     arena *a = &cl->arena;
@@ -975,6 +1034,8 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
     check_weights(cl, p, m, ws);
     check_custom_ops(cl, p, m, ws);
     check_symbols(cl, p, m, o->torch_lib, o->host);
+    check_torch_version(cl, m, o->torch_lib, o->host);
+    check_hidden_kernels(cl, p, m, ws, src);
     check_flags(cl, ws, src, &hf_copy);
     if (ws)
         wrapper_scan_free(ws);

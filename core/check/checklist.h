@@ -6,6 +6,7 @@
  * Row ids are stable (scripts and tests match them):
  *   artifact.api, package.model, package.metadata, package.so, package.wrapper-cpp,
  *   package.cubins, package.weights, package.custom-ops, package.symbols,
+ *   package.torch-version, package.hidden-kernels,
  *   device.compile-vs-load, device.cuda-available, device.index,
  *   device.compute-capability, device.cpu-isa,
  *   input.spec, input.count, input.N.dtype, input.N.device, input.N.rank,

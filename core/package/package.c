@@ -434,6 +434,7 @@ static int read_metadata(package_priv *pp, package_model *m, strbuf *err)
     m->cpu_isa = json_str(a, j, "AOTI_CPU_ISA");
     m->platform = json_str(a, j, "AOTI_PLATFORM");
     m->machine = json_str(a, j, "AOTI_MACHINE");
+    m->torch_version = json_str(a, j, "AOTI_TORCH_VERSION");
     cJSON_Delete(j);
     strbuf_release(&sb);
     return 0;

@@ -35,6 +35,9 @@ typedef struct {
     size_t nweights; const char **weight_entries;
     /* from <key>.wrapper_metadata.json; NULL when absent */
     const char *device_key, *compute_capability, *cpu_isa, *platform, *machine;
+    /* the torch that built it, when recorded (AOTI_TORCH_VERSION: torch itself writes none;
+     * aotidbg_prepare.py adds it); NULL otherwise */
+    const char *torch_version;
     /* filled by package_extract(): absolute paths in the extraction folder */
     const char *so_path, *wrapper_cpp_path, *model_dir;  /* model_dir is the cubin_dir for the runner */
 } package_model;

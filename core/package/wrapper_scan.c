@@ -262,20 +262,51 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
         p = t + 16;
         if (parse_int(&p, &v) < 0 || v < 0 || v >= 1000000)
             return;
-        int is_name = !strncmp(p, "].name = ", 9), is_fqn = !strncmp(p, "].original_fqn = ", 17);
-        if (!is_name && !is_fqn)
-            return;
-        if (quoted(p + (is_name ? 9 : 17), buf, sizeof buf) < 0)
-            return;
         while (ws->nconstants <= (size_t)v) {
             ws->constants = xgrow(ws->constants, &ws->cap_constants, ws->nconstants, sizeof *ws->constants);
-            ws->constants[ws->nconstants].name = ws->constants[ws->nconstants].fqn = NULL;
-            ws->nconstants++;
+            ws_constant *nc = &ws->constants[ws->nconstants++];
+            memset(nc, 0, sizeof *nc);
+            nc->data_size = -1;
+            nc->ndim = -1;
         }
-        if (is_name)
-            ws->constants[v].name = arena_strdup(&ws->arena, buf);
-        else
-            ws->constants[v].fqn = arena_strdup(&ws->arena, buf);
+        ws_constant *c = &ws->constants[v];
+        int is_name = !strncmp(p, "].name = ", 9), is_fqn = !strncmp(p, "].original_fqn = ", 17);
+        if (is_name || is_fqn) {
+            if (quoted(p + (is_name ? 9 : 17), buf, sizeof buf) < 0)
+                return;
+            if (is_name)
+                c->name = arena_strdup(&ws->arena, buf);
+            else
+                c->fqn = arena_strdup(&ws->arena, buf);
+        } else if (!strncmp(p, "].dtype = ", 10)) {
+            /* cached_torch_dtype_float32 (newer) or static_cast<int32_t>(aoti_torch_dtype_float32()) */
+            const char *dt = strstr(p + 10, "dtype_");
+            if (dt && ident(dt + 6, name, sizeof name))
+                c->dtype = arena_strdup(&ws->arena, name);
+        } else if (!strncmp(p, "].device_type = ", 16)) {
+            const char *dv = strstr(p + 16, "device_type_");
+            if (dv && ident(dv + 12, name, sizeof name))
+                c->device = arena_strdup(&ws->arena, name);
+        } else if (!strncmp(p, "].data_size = ", 14)) {
+            const char *q = p + 14;
+            if (parse_int(&q, &d) == 0 && d >= 0)
+                c->data_size = d;
+        } else if (!strncmp(p, "].from_folded = ", 16)) {
+            c->from_folded = !strncmp(p + 16, "true", 4);
+        } else if (!strncmp(p, "].shape = {", 11) || !strncmp(p, "].stride = {", 12)) {
+            int is_shape = p[2] == 's' && p[3] == 'h';
+            const char *q = p + (is_shape ? 11 : 12);
+            int n = 0;
+            int64_t *dst = is_shape ? c->shape : c->stride;
+            while (*q && *q != '}' && n < TENSOR_MAX_DIMS) {
+                while (*q == ' ' || *q == ',') q++;
+                if (*q == '}' || parse_int(&q, &d) < 0)
+                    break;
+                dst[n++] = d;
+            }
+            if (is_shape)
+                c->ndim = n;
+        }
         return;
     }
     /* AOTI_NOINLINE static void check_input_N( */

@@ -63,6 +63,13 @@ typedef struct {
 
 typedef struct {
     const char *name, *fqn;             /* fqn may be NULL */
+    /* from the other constants_info_[N] fields (weights.h checks sizes with them) */
+    const char *dtype;                  /* canonical ("float32"); NULL when not seen */
+    const char *device;                 /* "cpu", "cuda"; NULL when not seen */
+    int64_t data_size;                  /* bytes; -1 when not seen */
+    int from_folded;                    /* made by constant folding at run time: not a weight to load */
+    int ndim;                           /* -1 when not seen */
+    int64_t shape[TENSOR_MAX_DIMS], stride[TENSOR_MAX_DIMS];
 } ws_constant;
 
 typedef struct wrapper_scan {

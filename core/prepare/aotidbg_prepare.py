@@ -124,6 +124,24 @@ def main(argv):
         shutil.rmtree(private, ignore_errors=True)
 
 
+def record_torch_version(path, version):
+    """Adds AOTI_TORCH_VERSION to every <key>_metadata.json of the package: torch records
+    no version, and a package only promises to run on the torch release that built it
+    (aotidbg check's package.torch-version row compares). Entries keep their order and
+    their (stored) compression; torch's loader reads the extra key as one more string."""
+    import json
+    fixed = path + ".v"
+    with zipfile.ZipFile(path) as zi, zipfile.ZipFile(fixed, "w") as zo:
+        for info in zi.infolist():
+            data = zi.read(info)
+            if info.filename.endswith("_metadata.json"):
+                meta = json.loads(data)
+                meta["AOTI_TORCH_VERSION"] = version
+                data = json.dumps(meta).encode()
+            zo.writestr(info, data)
+    os.replace(fixed, path)
+
+
 def finish_build(args, ep, configs, device, out, tmp):
     import torch
     t0 = time.monotonic()
@@ -133,6 +151,7 @@ def finish_build(args, ep, configs, device, out, tmp):
         print(f"aotidbg_prepare: compiling failed: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     secs = time.monotonic() - t0
+    record_torch_version(tmp, torch.__version__)
 
     # Verify what was asked for really is in the generated wrapper.
     notes = []

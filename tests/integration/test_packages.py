@@ -268,3 +268,94 @@ def test_info_counts_kernels_the_printer_does_not_reach(aotidbg, package):
            "torch.cond/while_loop subgraphs, 0 proxy-executor calls)" in p.stdout, p.stdout
     p = run([aotidbg, "info", package("pkg_nokernel")])
     assert "printer level:       - (the model launches no kernel)" in p.stdout, p.stdout
+
+
+# ---- the checklist's weights row, every form ---------------------------------------
+
+def check_rows(aotidbg, pkg):
+    import yaml
+    p = run([aotidbg, "check", pkg, "--format", "yaml"])
+    doc = yaml.safe_load(p.stdout)
+    return p.returncode, {r["id"]: r for r in doc["checks"]}
+
+
+def rewritten(src, dst, change):
+    """A copy of the package with some entries' bytes changed (change(name, data) -> data or None to drop)."""
+    import zipfile
+    with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst, "w") as zo:
+        for info in zi.infolist():
+            data = change(info.filename, zi.read(info))
+            if data is not None:
+                zo.writestr(info, data)
+    return dst
+
+
+def test_weights_row_in_every_form(aotidbg, package, tmp_path):
+    """PASS for the forms torch writes and aotidbg loads; FAIL (the run refused, never a crash)
+    for a truncated blob, a missing or short pickled weight, and a package without weights."""
+    import io
+    rc, rows = check_rows(aotidbg, package("pkg_blob"))
+    w = rows["package.weights"]
+    assert w["status"] == "PASS" and "(binary_blob)" in w["expected"] and "128 bytes (the model needs 128)" in w["got"]
+    rc, rows = check_rows(aotidbg, package("pkg_pickle"))
+    assert rows["package.weights"]["status"] == "PASS" and "load_weights_from_disk=True" in rows["package.weights"]["got"]
+    rc, rows = check_rows(aotidbg, package("pkg_alias"))
+    assert rows["package.weights"]["got"] == "the model has no weights"
+    rc, rows = check_rows(aotidbg, package("mlp_ln"))
+    assert rows["package.weights"]["status"] == "PASS" and rows["package.weights"]["got"] == "embedded in the .so"
+
+    def fails_with(pkg, text):
+        rc, rows = check_rows(aotidbg, pkg)
+        w = rows["package.weights"]
+        assert rc == 1 and w["status"] == "FAIL" and text in w["got"], w
+        p = run([aotidbg, "run", pkg, "--inputs", write_spec(tmp_path, example(package("pkg_blob"))[0]),
+                 "--record", str(tmp_path / "refused.yaml")])
+        assert p.returncode == 1 and "package.weights" in p.stderr and "signal" not in p.stderr, p.stderr
+
+    fails_with(rewritten(package("pkg_blob"), str(tmp_path / "short_blob.pt2"),
+                         lambda n, d: d[:40] if n.endswith(".blob") else d), "holds 40 bytes, but the model's 1 weights need 128")
+    fails_with(rewritten(package("pkg_pickle"), str(tmp_path / "no_weight0.pt2"),
+                         lambda n, d: None if n.endswith("data/weights/weight_0") else d), "weight_0 (weight lin.weight) is missing")
+    short = io.BytesIO()
+    torch.save(torch.zeros(3), short)
+    fails_with(rewritten(package("pkg_pickle"), str(tmp_path / "short_weight0.pt2"),
+                         lambda n, d: short.getvalue() if n.endswith("data/weights/weight_0") else d),
+               "weight lin.weight: weight_0 holds 12 bytes, the tensor needs 128")
+    fails_with(package("pkg_noweights"), "holds none of the model's 1 weights")
+
+
+def test_torch_version_row(aotidbg, package, tmp_path):
+    """torch records no version; a package that says which torch built it (as
+    aotidbg_prepare.py records it) is compared with this machine's torch."""
+    import json
+    rc, rows = check_rows(aotidbg, package("pkg_alias"))
+    assert rows["package.torch-version"]["status"] == "INFO"
+    assert rows["package.torch-version"]["got"].startswith("not recorded")
+
+    def with_version(v):
+        def change(n, d):
+            if n.endswith(".wrapper_metadata.json"):
+                m = json.loads(d)
+                m["AOTI_TORCH_VERSION"] = v
+                return json.dumps(m).encode()
+            return d
+        return rewritten(package("pkg_alias"), str(tmp_path / f"v{v}.pt2"), change)
+    here = torch.__version__
+    rc, rows = check_rows(aotidbg, with_version(here))
+    assert rows["package.torch-version"]["status"] == "PASS", rows["package.torch-version"]
+    rc, rows = check_rows(aotidbg, with_version("2.11.0+cu130"))
+    r = rows["package.torch-version"]
+    major_minor = ".".join(here.split(".")[:2])
+    assert r["status"] == "WARN" and r["expected"] == "torch 2.11.0+cu130 (built by)" and here in r["got"], r
+    assert 'pip install "torch==2.11.*"' in r["fix"] and f"rebuild it with torch {major_minor}" in r["fix"]
+
+
+def test_hidden_kernels_row(aotidbg, package):
+    rc, rows = check_rows(aotidbg, package("ctl_cond"))
+    r = rows["package.hidden-kernels"]
+    assert r["status"] == "INFO" and r["expected"] == "2 launch(es) hooked by the printer"
+    assert r["got"] == "3 more it does not reach: 3 inside torch.cond/while_loop subgraphs, 0 proxy-executor calls"
+    rc, rows = check_rows(aotidbg, package("pkg_unique"))
+    assert rows["package.hidden-kernels"]["got"].endswith("0 inside torch.cond/while_loop subgraphs, 1 proxy-executor calls")
+    rc, rows = check_rows(aotidbg, package("mlp_ln"))
+    assert "package.hidden-kernels" not in rows
