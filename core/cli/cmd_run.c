@@ -105,6 +105,9 @@ static void print_route(const event *err_ev, const char *out)
         fputc(')', stderr);
     }
     fprintf(stderr, "; the steps: aotidbg route %s\n", out);
+    const char *at = error_field(e, "source_line"), *code = error_field(e, "source_code");
+    if (at)   /* the model's line the failing kernel comes from (provenance) */
+        fprintf(stderr, "  at %s%s%s\n", at, code ? ": " : "", code ? code : "");
 }
 
 /* "4 KiB", "256 MiB", "1536 bytes": the budget as it was most likely given. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "route_provenance.h"
 #include "router.h"
 #include "triton_trace.h"
 
@@ -189,6 +190,7 @@ static void route_error(run_record *r, event *e)
         strbuf_release(&err);
     }
     add_runtime_size(r, &res);
+    route_add_provenance(&res, s, e->u.error.kernel_index);
     e->u.error.route = arena_strdup(&s->arena, res.route ? res.route : "unknown");
     e->u.error.fields = NULL;
     e->u.error.nfields = 0;
@@ -326,6 +328,7 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
             /* a rebuilt copy's hooks are the printer's own calls, inserted by us */
             if (s->mode && !strcmp(s->mode, "reinstrument") && !strcmp(k->source, "printer"))
                 k->source = "reinstrument";
+            k->call = session_match_call(s, (int64_t)s->nkernels - 1, k->name);
             return 1;
         }
         kernel_event *k = kernel_by_index(r, m->u.kernel.index);

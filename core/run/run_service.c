@@ -12,6 +12,7 @@
 #include "checklist.h"
 #include "inputs.h"
 #include "package.h"
+#include "provenance.h"
 #include "reinstrument.h"
 #include "session_io.h"
 #include "wrapper_scan.h"
@@ -90,6 +91,20 @@ static int scan_wrapper(package_t *pkg, package_model *m, wrapper_scan *ws)
     strbuf_release(&text);
     strbuf_release(&err);
     return rc;
+}
+
+/* Where each kernel comes from (provenance.h): wrapper.cpp's launches (ws,
+ * already scanned; may be NULL) joined to kernel_information.json. A package
+ * that says little or says it wrong only gets a word, never a failed run. */
+static void load_provenance(run_service *rs, const package_model *m, const wrapper_scan *ws)
+{
+    strbuf json = STRBUF_INIT, err = STRBUF_INIT;
+    int have = m->kernel_info_entry &&
+               package_read_entry(rs->pkg, m->kernel_info_entry, PROV_MAX_JSON_BYTES, &json, &err) == 0;
+    if (provenance_from_scan(rs->s, ws, have ? json.buf : NULL, json.len, m->kernel_info_entry, &err) < 0 || err.len)
+        say(rs, "provenance: %s", err.buf);
+    strbuf_release(&json);
+    strbuf_release(&err);
 }
 
 /* "this model takes N inputs" plus a spec to start from, from wrapper.cpp. */
@@ -322,8 +337,10 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
             wrapper_scan_free(&ws);
             goto fail;
         }
-        wrapper_scan_free(&ws);
     }
+    load_provenance(rs, m, have_ws ? &ws : NULL);
+    if (have_ws)
+        wrapper_scan_free(&ws);
 
     /* The header: the same keys whichever front end runs it. */
     s->tool_version = AOTIDBG_VERSION;
