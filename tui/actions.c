@@ -109,13 +109,14 @@ static int64_t find_row(app *a, int p, int dir, int include_cursor)
     int64_t n = pn->ops->rows(a, pn);
     if (n <= 0 || !a->search[0])
         return -1;
-    strbuf buf = STRBUF_INIT;
     int64_t start = pn->cursor + (include_cursor ? 0 : dir);
+    if (pn->ops->find)
+        return pn->ops->find(a, pn, a->search, ((start % n) + n) % n, dir);
+    strbuf buf = STRBUF_INIT;
     int64_t found = -1;
     for (int64_t k = 0; k < n; k++) {
         int64_t r = ((start + dir * k) % n + n) % n;
-        if (buf.len)   /* the kernel list returns names as they are: no formatting, no reset */
-            strbuf_reset(&buf);
+        strbuf_reset(&buf);
         const char *t = pn->ops->row_text(a, pn, r, &buf);
         if (t && strstr(t, a->search)) {
             found = r;

@@ -47,6 +47,10 @@ typedef struct pane_ops {
     void (*render)(app *a, pane *p, grid *g, int focused);   /* into p->at */
     /* Row text for search; NULL when row is out of range. buf is scratch. */
     const char *(*row_text)(app *a, pane *p, int64_t row, strbuf *buf);
+    /* The first row from `from` on (dir 1 or -1, wrapping) whose text holds
+     * pat, or -1: a pane with a million rows searches its own way. NULL: the
+     * app searches row_text. */
+    int64_t (*find)(app *a, pane *p, const char *pat, int64_t from, int dir);
     int (*request)(app *a, pane *p, pane_request req, const char *arg);   /* may be NULL */
 } pane_ops;
 

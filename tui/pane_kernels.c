@@ -112,6 +112,23 @@ static const char *k_row_text(app *a, pane *p, int64_t row, strbuf *buf)
     return a->s->kernels[row]->u.kernel.name;
 }
 
+/* Kernel names compared as they are: a million rows in milliseconds. */
+static int64_t k_find(app *a, pane *p, const char *pat, int64_t from, int dir)
+{
+    (void)p;
+    int64_t n = (int64_t)a->s->nkernels;
+    event **k = a->s->kernels;
+    for (int64_t i = 0, r = from; i < n; i++, r += dir) {
+        if (r >= n)
+            r = 0;
+        else if (r < 0)
+            r = n - 1;
+        if (strstr(k[r]->u.kernel.name, pat))
+            return r;
+    }
+    return -1;
+}
+
 /* The user moved the cursor: stop following the run, tell the other panes. */
 static int k_request(app *a, pane *p, pane_request req, const char *arg)
 {
@@ -129,5 +146,6 @@ const pane_ops pane_kernels_ops = {
     .rows = k_rows,
     .render = k_render,
     .row_text = k_row_text,
+    .find = k_find,
     .request = k_request,
 };
