@@ -30,6 +30,8 @@ struct app {
     session *s;
     int owns_session;
     const char *source;            /* session file or package path, for the status bar */
+    const char *sources_at;        /* where open-source reads the package's sources when they are not
+                                      at s->package.path (--remote: copies here); may be NULL */
     pane panes[PANE__COUNT];       /* pane_list.h order */
     int focus;                     /* PANE_* */
     int zoom;                      /* 1: focused pane full screen */

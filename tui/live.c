@@ -72,6 +72,7 @@ int live_start(app *a, const run_options *o, strbuf *err)
     if (r < 0)
         return -1;
     a->rc = run_service_client(live_rs);
+    a->sources_at = run_service_sources_at(live_rs);   /* --remote: the package is there */
     session *s = a->s;
     a->panes[PANE_CHECKLIST].cursor = 0;
     for (size_t i = 0; i < s->nchecks; i++)

@@ -54,6 +54,23 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "tutorial"))
         return tui_main("tutorial", sub_argc, sub_argv);
+    if (!strcmp(cmd, "--remote") || !strcmp(cmd, "--push") || !strcmp(cmd, "--remote-runner")) {
+        /* aotidbg --remote HOST [--push] PKG ...: live, the package first as usual */
+        for (int i = 1; i < argc; i++) {
+            if (!strcmp(argv[i], "--remote") || !strcmp(argv[i], "--remote-runner")) {
+                i++;
+                continue;
+            }
+            if (argv[i][0] == '-')
+                continue;
+            char *pkg = argv[i];
+            memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof *argv);
+            argv[1] = pkg;
+            return tui_main("live", sub_argc, sub_argv);
+        }
+        fprintf(stderr, "aotidbg: %s: which package? aotidbg --remote HOST PKG.pt2\n", cmd);
+        return EXIT_USAGE;
+    }
     if (cmd[0] == '-') {
         fprintf(stderr, "aotidbg: unknown option '%s'\n%s", cmd, usage);
         return EXIT_USAGE;

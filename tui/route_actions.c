@@ -195,7 +195,7 @@ int ra_open_source(app *a, const char *arg)
             k = &a->s->kernels[i]->u.kernel;
     if (!e && k)
         e = kernel_error(a, k->index);   /* the kernel that failed: its failing line */
-    const char *pkg = a->s->package.path;
+    const char *pkg = a->sources_at ? a->sources_at : a->s->package.path;
     if (!pkg || access(pkg, R_OK) != 0) {
         app_message(a, 1, "open-source: the package is not at hand (%s); the source is its wrapper.cpp/kernel.cpp",
                     pkg ? pkg : "the session names none");

@@ -352,7 +352,7 @@ int cmd_run(int argc, char **argv)
         }
         runner_client *rc = run_service_client(rs);
         runner_state st = runner_client_state(rc);
-        if (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD || runner_client_pid(rc) < 0)
+        if (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD || !runner_client_alive(rc))
             break;
     }
     sigaction(SIGINT, &old_int, NULL);

@@ -286,15 +286,19 @@ void remote_take_stderr(remote *r, strbuf *dst)
 
 int remote_send(remote *r, const proto_msg *m, strbuf *err)
 {
+    strbuf out = STRBUF_INIT;
+    int rc = proto_encode(&out, m, err) < 0 ? -1 : remote_send_raw(r, out.buf, out.len, err);
+    strbuf_release(&out);
+    return rc;
+}
+
+int remote_send_raw(remote *r, const char *buf, size_t len, strbuf *err)
+{
     if (r->sock < 0) {
         say_lost(r, err);
         return -1;
     }
-    strbuf out = STRBUF_INIT;
-    if (proto_encode(&out, m, err) < 0) {
-        strbuf_release(&out);
-        return -1;
-    }
+    struct { const char *buf; size_t len; } out = {buf, len};
     size_t off = 0;
     double stall = now_s();
     int rc = 0;
@@ -328,7 +332,6 @@ int remote_send(remote *r, const proto_msg *m, strbuf *err)
     if (!rc && split_frames(r, err) < 0)
         rc = -1;
     r->last_tx = now_s();
-    strbuf_release(&out);
     return rc;
 }
 

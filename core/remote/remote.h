@@ -64,6 +64,8 @@ void remote_take_frames(remote *r, strbuf *dst);
 void remote_take_stderr(remote *r, strbuf *dst);
 
 int remote_send(remote *r, const proto_msg *m, strbuf *err);
+/* The same for a frame already encoded (buf holds whole frames). */
+int remote_send_raw(remote *r, const char *buf, size_t n, strbuf *err);
 /* Sends req and waits for its REPLY (decoded into a). 0 when the reply says
  * ok; -1 with err (the agent's message, or the connection's end). */
 int remote_call(remote *r, const proto_msg *req, proto_msg *reply, arena *a, strbuf *err);

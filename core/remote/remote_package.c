@@ -126,9 +126,14 @@ int remote_package_extract(remote *r, package_t *p, package_model *m, strbuf *er
     strbuf_release(&pre);
     if (rc < 0)
         return -1;
-    if (m->wrapper_cpp_entry) {   /* read here: the router's trace and the source view */
+    if (m->wrapper_cpp_entry) {   /* read here: the router's trace and the source view (S) */
         strbuf e = STRBUF_INIT;
         m->wrapper_cpp_path = package_mirror_entry(p, m->wrapper_cpp_entry, 256u << 20, &e);
+        /* beside it, as package_sources.h looks for them */
+        if (m->kernel_cpp_entry)
+            package_mirror_entry(p, m->kernel_cpp_entry, 256u << 20, &e);
+        if (m->kernel_info_entry)
+            package_mirror_entry(p, m->kernel_info_entry, 256u << 20, &e);
         strbuf_release(&e);
     }
     return 0;

@@ -7,7 +7,8 @@
  * central directory, metadata, wrapper.cpp: not the .so or the weights). The
  * hash is computed there. Extraction happens there too, into the agent's
  * private folder: the model's so_path and model_dir are paths there, and
- * wrapper_cpp_path is a copy here (for the router and the source view).
+ * wrapper_cpp_path is a copy here, with the kernel.cpp and
+ * kernel_information.json beside it (for the router and the source view).
  * Inputs: the spec is read from there; files it names (fill: file) are
  * copied here, into a private folder removed by remote_close(), so the
  * runner client can materialise and push them like local ones.

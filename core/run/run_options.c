@@ -119,6 +119,13 @@ const opt_spec run_option_specs[] = {
     {"--no-reinstrument", NULL, "never rebuild: a package without the printer runs as shipped\n"
      "(CUDA: kernel names by launch interposition; CPU: outputs only)", F(reinstrument), NULL, RUN_REINSTR_OFF,
      RL},
+    {"--remote", "HOST", "[USER@]HOST[:PORT]: run the model there, through ssh ($AOTIDBG_SSH)\n"
+     "and aotidbg-runner there; PKG and SPEC are paths there; the session\n"
+     "is written here", F(remote), NULL, 0, RL},
+    {"--push", NULL, "with --remote: PKG and SPEC are here; copy the package to a\n"
+     "private folder there first", F(push), NULL, 1, RL},
+    {"--remote-runner", "PATH", "with --remote: the runner there (default: aotidbg-runner on\n"
+     "its PATH)", F(remote_runner), NULL, 0, RL},
     {NULL},
 };
 

@@ -43,6 +43,9 @@ typedef struct run_options {
     size_t max_values;    /* --values */
     uint64_t values_budget; /* --values-budget, bytes; 0 = no limit */
     run_breaks breaks;    /* --break-on, repeatable */
+    const char *remote;   /* --remote [USER@]HOST[:PORT]: the runner runs there (remote.h); NULL: here */
+    const char *remote_runner; /* --remote-runner PATH there; NULL: aotidbg-runner on its PATH */
+    int push;             /* --push: PKG and SPEC are here; the package is copied there first */
 } run_options;
 
 /* The rows; pass them to opt_parse as a group with scope RUN_OPT_*. */

@@ -14,6 +14,7 @@
 #include "package.h"
 #include "provenance.h"
 #include "reinstrument.h"
+#include "remote_package.h"
 #include "session_io.h"
 #include "wrapper_scan.h"
 
@@ -23,6 +24,8 @@ struct run_service {
     session *s;
     run_say say;
     package_t *pkg;
+    remote *remote;            /* --remote: the connection, for the whole service (restarts reuse it) */
+    host_facts hf;             /* --remote: the box the runner is on */
     char *rebuilt_so;          /* the re-instrumented copy; NULL when the shipped .so runs */
     runner_options ro;         /* what the runner was started with */
     runner_client *rc;
@@ -33,6 +36,7 @@ struct run_service {
     int last_state;
     int64_t last_kernel;
     char unmatched[160];
+    const char *sources_at;    /* --remote: the copy here of the package's wrapper.cpp (and beside it) */
 };
 
 static void say(const run_service *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -293,11 +297,27 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         strbuf_addstr(err, "which package? give a .pt2 file");
         goto fail;
     }
-    if (o->inputs && inputs_load(s, o->inputs, err) < 0)
+    if ((o->push || o->remote_runner) && !o->remote) {
+        strbuf_addf(err, "%s goes with --remote HOST", o->push ? "--push" : "--remote-runner");
         goto fail;
-    if (package_open(&rs->pkg, o->package, err) < 0) {
-        explain_not_a_package(o->package, err);
-        goto fail;
+    }
+    if (o->remote) {
+        if (o->reinstrument == RUN_REINSTR_FORCE) {
+            strbuf_addstr(err, "--reinstrument compiles where the package is; not with --remote");
+            goto fail;
+        }
+        rs->o.reinstrument = RUN_REINSTR_OFF;
+        /* The UI owns the terminal only after this: ssh may still ask for a password here. */
+        remote_cli rc = {.target = o->remote, .runner_path = o->remote_runner, .push = o->push};
+        if (remote_open(&rc, o->package, o->inputs, s, &rs->remote, &rs->pkg, err) < 0)
+            goto fail;   /* its own words: the package and spec are named with the host */
+    } else {
+        if (o->inputs && inputs_load(s, o->inputs, err) < 0)
+            goto fail;
+        if (package_open(&rs->pkg, o->package, err) < 0) {
+            explain_not_a_package(o->package, err);
+            goto fail;
+        }
     }
     package_sha256_start(rs->pkg);   /* the header's sha256: hashed while the rest goes on */
     package_model *m = package_find_model(rs->pkg, NULL, err);
@@ -326,7 +346,8 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
                     o->package, m->name);
         goto fail;
     }
-    if (package_extract(rs->pkg, m, err) < 0)
+    if ((rs->remote ? remote_prepare_model(rs->remote, rs->pkg, m, 0, &rs->hf, err)
+                    : package_extract(rs->pkg, m, err)) < 0)
         goto fail;
     wrapper_scan ws;
     int have_ws = scan_wrapper(rs->pkg, m, &ws) == 0;
@@ -350,14 +371,18 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
     if (o->max_values)   /* the budget matters only when values are kept */
         s->values_budget = o->values_budget;
     char host[256];
-    if (gethostname(host, sizeof host) == 0) {
+    if (rs->remote) {   /* the box the model runs on */
+        s->host = arena_strdup(&s->arena, rs->hf.hostname[0] ? rs->hf.hostname : o->remote);
+        session_add_note(s, arena_printf(&s->arena, "ran on %s through ssh (aotidbg --remote %s; %s)", s->host,
+                                         o->remote, rs->hf.runner));
+    } else if (gethostname(host, sizeof host) == 0) {
         host[sizeof host - 1] = 0;
         s->host = arena_strdup(&s->arena, host);
     }
 
     /* The checklist first: its rows go into the session either way. */
     checklist_opts co = {.device = device, .model = m->name, .inputs = o->inputs ? s->inputs : NULL,
-                         .ninputs = o->inputs ? s->ninputs : 0};
+                         .ninputs = o->inputs ? s->ninputs : 0, .host = rs->remote ? &rs->hf : NULL};
     strbuf why = STRBUF_INIT;
     if (checklist_gate(rs->pkg, &co, s, &why) == 1) {
         if (!o->force) {
@@ -387,8 +412,9 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         .blocking = o->blocking, .deterministic = o->deterministic, .timeout_s = o->timeout_s,
         .break_flags = o->breaks.flags, .break_kernel = o->breaks.kernel, .break_index = o->breaks.index,
         .max_values = o->max_values, .values_budget = o->values_budget,
-        .trace_source = package_trace_source(rs->pkg, m),
+        .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
     };
+    rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
     if (front & RUN_OPT_LIVE)   /* live stops at every kernel; c runs to the breaks */
         ro.break_flags |= BREAK_EACH_KERNEL | BREAK_ON_ERROR;
     rs->ro = ro;
@@ -435,6 +461,7 @@ int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
 }
 
 runner_client *run_service_client(const run_service *rs) { return rs->rc; }
+const char *run_service_sources_at(const run_service *rs) { return rs->sources_at; }
 const run_options *run_service_options(const run_service *rs) { return &rs->o; }
 const char *run_service_record_path(const run_service *rs) { return rs->record; }
 const char *run_service_gate_reason(const run_service *rs) { return rs->gate.buf; }
@@ -617,6 +644,8 @@ void run_service_free(run_service *rs)
     runner_client_free(rs->rc);
     free(rs->rebuilt_so);
     package_close(rs->pkg);
+    remote_close(rs->remote);   /* the agent there kills its runner and removes its files */
+    host_facts_release(&rs->hf);
     free(rs->record);
     strbuf_release(&rs->gate);
     free(rs);

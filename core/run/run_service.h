@@ -62,6 +62,10 @@ enum {
 int run_service_pump(run_service *rs, int timeout_ms, strbuf *err);
 
 runner_client *run_service_client(const run_service *rs);   /* NULL when gated */
+/* --remote: where the package's sources can be read here (a copy of its
+ * wrapper.cpp, kernel.cpp and kernel_information.json beside it, for S);
+ * NULL when the package itself is here. */
+const char *run_service_sources_at(const run_service *rs);
 const run_options *run_service_options(const run_service *rs);
 const char *run_service_record_path(const run_service *rs);
 const char *run_service_gate_reason(const run_service *rs);  /* "" unless gated */

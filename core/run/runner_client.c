@@ -25,6 +25,7 @@
 #include "inputs.h"
 #include "paths.h"
 #include "protocol.h"
+#include "remote.h"
 
 #define READ_CHUNK       65536
 #define WRITE_TIMEOUT_MS 10000
@@ -43,6 +44,7 @@ struct runner_client {
     double t_start, t_last;    /* monotonic seconds: spawn (then RUN), last message */
     char *tmpdir;              /* materialised FILL_FILE inputs; NULL if none */
     char **raw_paths;          /* per input; NULL entries for non-file fills */
+    int inband_added;          /* events the in-band output callback added (pump_inband) */
 };
 
 static double now_s(void)
@@ -68,7 +70,7 @@ static double ev_time(const runner_client *rc) { return (now_s() - rc->t_start) 
 
 static int send_msg(runner_client *rc, const proto_msg *m)
 {
-    if (rc->link.proto_wr < 0)
+    if (rc->link.proto_wr < 0 && !(rc->link.t && rc->link.t->send && rc->link.alive))
         return -1;
     strbuf out = STRBUF_INIT, err = STRBUF_INIT;
     if (proto_encode(&out, m, &err) < 0) {
@@ -81,6 +83,13 @@ static int send_msg(runner_client *rc, const proto_msg *m)
         return -1;
     }
     strbuf_release(&err);
+    if (rc->link.t && rc->link.t->send) {   /* in-band (remote): a dead link is reported by the pump */
+        strbuf e = STRBUF_INIT;
+        int r = rc->link.t->send(&rc->link, out.buf, out.len, &e);
+        strbuf_release(&e);
+        strbuf_release(&out);
+        return r;
+    }
     size_t off = 0;
     double deadline = now_s() + WRITE_TIMEOUT_MS / 1000.0;
     int rcode = 0;
@@ -211,7 +220,7 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
 static int spawn(runner_client *rc, strbuf *err)
 {
     runner_link_options lo = {.runner_path = rc->o.runner_path, .deterministic = rc->o.deterministic,
-                              .transport = rc->o.transport};
+                              .transport = rc->o.transport, .remote = rc->o.remote};
     if (runner_link_open(&rc->link, &lo, err) < 0)
         return -1;
     rc->state = RUNNER_STARTING;
@@ -321,7 +330,7 @@ static void free_inputs(runner_client *rc)
 {
     if (rc->raw_paths) {
         for (size_t i = 0; i < rc->s->ninputs; i++) {
-            if (rc->raw_paths[i])
+            if (rc->raw_paths[i] && !rc->o.remote)   /* remote ones go with the agent's folder */
                 unlink(rc->raw_paths[i]);
             free(rc->raw_paths[i]);
         }
@@ -354,10 +363,22 @@ static int materialize_inputs(runner_client *rc, strbuf *err)
     rc->raw_paths = calloc(s->ninputs, sizeof *rc->raw_paths);
     if (!rc->raw_paths)
         abort();
-    for (size_t i = 0; i < s->ninputs; i++)
-        if (s->inputs[i].fill == FILL_FILE &&
-            inputs_materialize_file(&s->inputs[i], (int)i, rc->tmpdir, &rc->raw_paths[i], err) < 0)
+    for (size_t i = 0; i < s->ninputs; i++) {
+        if (s->inputs[i].fill != FILL_FILE)
+            continue;
+        if (inputs_materialize_file(&s->inputs[i], (int)i, rc->tmpdir, &rc->raw_paths[i], err) < 0)
             return -1;
+        if (rc->o.remote) {   /* the runner reads it there: push it, keep no copy here */
+            char name[32], *there = NULL;
+            snprintf(name, sizeof name, "input%zu.raw", i);
+            int r = remote_push(rc->o.remote, rc->raw_paths[i], name, &there, NULL, NULL, err);
+            unlink(rc->raw_paths[i]);
+            free(rc->raw_paths[i]);
+            rc->raw_paths[i] = there;
+            if (r < 0)
+                return -1;
+        }
+    }
     return 0;
 }
 
@@ -400,7 +421,8 @@ int runner_client_start(runner_client **out, const runner_options *o, session *s
     return 0;
 }
 
-int runner_client_fd(const runner_client *rc) { return rc && rc->link.pid > 0 ? rc->link.proto_rd : -1; }
+int runner_client_fd(const runner_client *rc) { return rc && runner_link_alive(&rc->link) ? rc->link.proto_rd : -1; }
+int runner_client_alive(const runner_client *rc) { return rc && runner_link_alive(&rc->link); }
 runner_state runner_client_state(const runner_client *rc) { return rc->state; }
 int64_t runner_client_current_kernel(const runner_client *rc) { return rc->cur_kernel; }
 int runner_client_stop_reason(const runner_client *rc) { return rc->stop_reason; }
@@ -452,9 +474,47 @@ static int decode_frames(runner_client *rc, strbuf *err)
     return added;
 }
 
+/* The runner's output, from an in-band transport, into the session. */
+static void inband_output(void *ctx, int stream, const char *buf, size_t n)
+{
+    runner_client *rc = ctx;
+    rc->inband_added += run_record_output(rc->rec, stream, buf, n, 0, ev_time(rc));
+}
+
+/* The pump of an in-band transport (remote): protocol bytes, output and the
+ * runner's end all come from the link's pump; a lost link is the end too. */
+static int pump_inband(runner_client *rc, int timeout_ms, strbuf *err)
+{
+    int status = 0, added = 0;
+    strbuf lerr = STRBUF_INIT;
+    rc->inband_added = 0;
+    int r = rc->link.t->pump(&rc->link, timeout_ms, &rc->rbuf, inband_output, rc, &status, &lerr);
+    added += rc->inband_added;
+    int d = decode_frames(rc, err);
+    if (d < 0) {
+        added += run_record_error(rc->rec, -1, err->buf, ev_time(rc));
+        added += kill_child(rc, "killed");
+        strbuf_release(&lerr);
+        return -1;
+    }
+    added += d;
+    if (r == 1 && runner_link_try_wait(&rc->link, &status) == 0) {
+        added += run_record_output(rc->rec, 0, "", 0, 1, ev_time(rc)) + run_record_output(rc->rec, 1, "", 0, 1,
+                                                                                        ev_time(rc));
+        added += record_exit(rc, status, NULL);
+    } else if (r < 0 && runner_link_alive(&rc->link)) {   /* the connection is gone, and the runner with it */
+        rc->link.alive = 0;
+        added += run_record_error(rc->rec, -1, lerr.buf, ev_time(rc));
+        added += record_exit(rc, 0, "lost");
+        strbuf_addstr(err, lerr.buf);
+    }
+    strbuf_release(&lerr);
+    return added;
+}
+
 int runner_client_pump(runner_client *rc, int timeout_ms, strbuf *err)
 {
-    if (!rc || rc->link.pid <= 0)
+    if (!rc || !runner_link_alive(&rc->link))
         return 0;
     int added = 0;
     int waiting = rc->state == RUNNER_RUNNING || rc->state == RUNNER_STARTING;
@@ -468,6 +528,8 @@ int runner_client_pump(runner_client *rc, int timeout_ms, strbuf *err)
         if (timeout_ms < 0 || left_ms < timeout_ms)
             timeout_ms = (int)left_ms + 1;
     }
+    if (rc->link.t && rc->link.t->pump)
+        return pump_inband(rc, timeout_ms, err);
     struct pollfd p[3] = {{rc->link.proto_rd, POLLIN, 0}, {rc->link.out_fd, POLLIN, 0}, {rc->link.err_fd, POLLIN, 0}};
     int n = poll(p, 3, timeout_ms);
     if (n < 0 && errno != EINTR) {
@@ -561,7 +623,7 @@ int runner_client_pump(runner_client *rc, int timeout_ms, strbuf *err)
 
 static int resume(runner_client *rc, proto_cmd cmd, int64_t arg, const char *name)
 {
-    if (!rc || rc->link.pid <= 0 || rc->state != RUNNER_STOPPED)
+    if (!rc || !runner_link_alive(&rc->link) || rc->state != RUNNER_STOPPED)
         return -1;
     if (send_control(rc, cmd, arg, name) < 0)
         return -1;
@@ -588,7 +650,7 @@ int runner_client_set_breaks(runner_client *rc, int flags)
 
 int runner_client_quit(runner_client *rc, int wait_ms)
 {
-    if (!rc || rc->link.pid <= 0)
+    if (!rc || !runner_link_alive(&rc->link))
         return 0;
     proto_msg q = {.type = PROTO_QUIT};
     send_msg(rc, &q);
@@ -597,12 +659,12 @@ int runner_client_quit(runner_client *rc, int wait_ms)
     runner_state before = rc->state;
     if (before == RUNNER_STOPPED)
         rc->state = RUNNER_FINISHED;   /* leaving at a stop is an orderly end */
-    while (rc->link.pid > 0 && now_s() < deadline) {
+    while (runner_link_alive(&rc->link) && now_s() < deadline) {
         strbuf_reset(&err);
         runner_client_pump(rc, 50, &err);
     }
     strbuf_release(&err);
-    if (rc->link.pid > 0)
+    if (runner_link_alive(&rc->link))
         kill_child(rc, "killed");
     return 0;
 }
@@ -615,14 +677,14 @@ static void stop_child(runner_client *rc)
 
 int runner_client_pause(runner_client *rc)
 {
-    if (!rc || rc->link.pid <= 0 || rc->state != RUNNER_RUNNING)
+    if (!rc || !runner_link_alive(&rc->link) || rc->state != RUNNER_RUNNING)
         return -1;
     return runner_link_pause(&rc->link);
 }
 
 void runner_client_kill(runner_client *rc, const char *how)
 {
-    if (rc && rc->link.pid > 0)
+    if (rc && runner_link_alive(&rc->link))
         kill_child(rc, how);
 }
 

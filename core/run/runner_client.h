@@ -48,13 +48,20 @@ typedef struct {
                                   extracted folder or a *.wrapper.cpp, see triton_trace.h):
                                   resolves an index-out-of-bounds assert to the input behind
                                   it; may be NULL */
-    const runner_transport *transport;   /* NULL: the local one (runner_link.h) */
+    const runner_transport *transport;   /* NULL: the local one (runner_link.h), or the ssh one
+                                            when remote is set */
+    struct remote *remote;     /* --remote: runners start on that box through its agent (remote.h);
+                                  so_path, cubin_dir and input files are paths there (fill: file
+                                  inputs are materialised here and pushed); borrowed */
 } runner_options;
 
 typedef struct runner_client runner_client;
 
 int runner_client_start(runner_client **out, const runner_options *o, session *s, strbuf *err);
 int runner_client_fd(const runner_client *rc);        /* -1 when no runner */
+/* 1 while a runner (here or remote) is there to talk to; use it, not
+ * runner_client_pid() > 0: a remote runner has no pid here. */
+int runner_client_alive(const runner_client *rc);
 /* Reads and applies pending messages, waiting at most timeout_ms (0: no wait).
  * Returns the number of new events appended, -1 on a protocol error (err). */
 int runner_client_pump(runner_client *rc, int timeout_ms, strbuf *err);

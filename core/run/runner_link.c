@@ -45,6 +45,7 @@ static int local_open(runner_link *l, const runner_link_options *o, strbuf *err)
     l->proto_rd = l->proto_wr = c.sock;
     l->out_fd = c.out;
     l->err_fd = c.err;
+    l->alive = 1;
     return 0;
 }
 
@@ -53,13 +54,15 @@ static int local_pause(runner_link *l)
     return l->pid > 0 ? kill(l->pid, SIGUSR1) : -1;
 }
 
-const runner_transport runner_link_local = {"local", local_open, local_pause};
+const runner_transport runner_link_local = {"local", local_open, local_pause, NULL, NULL, NULL};
 
 int runner_link_open(runner_link *l, const runner_link_options *o, strbuf *err)
 {
     l->pid = -1;
     l->proto_rd = l->proto_wr = l->out_fd = l->err_fd = -1;
-    l->t = o->transport ? o->transport : &runner_link_local;
+    l->alive = l->ended = l->end_status = 0;
+    l->remote = o->remote;
+    l->t = o->transport ? o->transport : o->remote ? &runner_link_remote : &runner_link_local;
     /* A runner dying under us must not kill the front end with SIGPIPE. */
     signal(SIGPIPE, SIG_IGN);
     if (l->t->open(l, o, err) < 0)
@@ -76,18 +79,29 @@ int runner_link_pause(runner_link *l)
     return l->t && l->t->pause ? l->t->pause(l) : -1;
 }
 
+int runner_link_alive(const runner_link *l) { return l->alive; }
+
 int runner_link_try_wait(runner_link *l, int *status)
 {
+    if (l->t && l->t->pump) {   /* in-band: its EXIT frame said so */
+        if (!l->ended)
+            return -1;
+        *status = l->end_status;
+        l->ended = l->alive = 0;
+        return 0;
+    }
     if (l->pid <= 0)
         return -1;
     pid_t r = waitpid(l->pid, status, WNOHANG);
     if (r == l->pid) {
         l->pid = -1;
+        l->alive = 0;
         return 0;
     }
     if (r < 0 && errno != EINTR) {   /* reaped elsewhere: nothing to learn */
         *status = 0;
         l->pid = -1;
+        l->alive = 0;
         return 1;
     }
     return -1;
@@ -96,12 +110,22 @@ int runner_link_try_wait(runner_link *l, int *status)
 int runner_link_kill(runner_link *l, int *status)
 {
     int st = 0;
+    if (l->t && l->t->kill) {
+        if (!l->alive)
+            return -1;
+        l->t->kill(l, &st);
+        l->alive = l->ended = 0;
+        if (status)
+            *status = st;
+        return 0;
+    }
     if (l->pid <= 0)
         return -1;
     kill(l->pid, SIGKILL);
     while (waitpid(l->pid, &st, 0) < 0 && errno == EINTR)
         ;
     l->pid = -1;
+    l->alive = 0;
     if (status)
         *status = st;
     return 0;
@@ -109,6 +133,10 @@ int runner_link_kill(runner_link *l, int *status)
 
 void runner_link_close(runner_link *l)
 {
+    if (l->remote) {   /* the connection's fd is not ours to close */
+        l->proto_rd = l->proto_wr = -1;
+        return;
+    }
     if (l->proto_wr != l->proto_rd)
         runner_link_close_fd(&l->proto_wr);
     l->proto_wr = -1;

@@ -14,34 +14,58 @@
 #include "strbuf.h"
 
 typedef struct runner_link {
-    int pid;              /* the child; -1 when none */
+    int pid;              /* the child; -1 when none (and always for a remote runner) */
     int proto_rd, proto_wr;
-    int out_fd, err_fd;   /* the runner's stdout and stderr */
+    int out_fd, err_fd;   /* the runner's stdout and stderr; -1 when it comes in-band */
     const struct runner_transport *t;
+    int alive;            /* a runner is there to talk to (runner_link_alive) */
+    struct remote *remote;     /* the remote transport's connection (borrowed) */
+    int ended, end_status;     /* remote: EXIT arrived, with this wait status */
 } runner_link;
 
 typedef struct runner_link_options {
     const char *runner_path;   /* NULL: aotidbg_runner_path() (AOTIDBG_RUNNER, else beside aotidbg) */
     int deterministic;         /* CUDA_LAUNCH_BLOCKING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1
                                   AOTI_RUNTIME_CHECK_INPUTS=1 in the runner's environment */
-    const struct runner_transport *transport;   /* NULL: runner_link_local */
+    const struct runner_transport *transport;   /* NULL: runner_link_local, or runner_link_remote
+                                                   when remote is set */
+    struct remote *remote;     /* --remote: the connection to the agent there (remote.h) */
 } runner_link_options;
 
+/* What a transport hands the pump: protocol bytes to decode, the runner's
+ * output (out(ctx, 0 stdout / 1 stderr, bytes, n)), and its end. */
+typedef void runner_link_out_fn(void *ctx, int stream, const char *buf, size_t n);
+
 typedef struct runner_transport {
-    const char *name;          /* "local" */
+    const char *name;          /* "local", "ssh" */
     /* Starts the runner; fills every field of l. */
     int (*open)(runner_link *l, const runner_link_options *o, strbuf *err);
     /* Asks a running model to stop at the next kernel start (protocol.h: PAUSE). */
     int (*pause)(runner_link *l);
+    /* In-band transports (the runner's output and end come inside the
+     * protocol stream); NULL for the local one, whose fds the client reads:
+     * send writes one whole frame; pump reads what came (waiting at most
+     * timeout_ms): protocol bytes appended to proto, output to out; returns
+     * 1 when the runner ended (*status its wait status), 0, or -1 when the
+     * link itself is gone (err says how); kill kills the runner and waits for
+     * its end (*status). */
+    int (*send)(runner_link *l, const char *buf, size_t n, strbuf *err);
+    int (*pump)(runner_link *l, int timeout_ms, strbuf *proto, runner_link_out_fn *out, void *ctx, int *status,
+                strbuf *err);
+    int (*kill)(runner_link *l, int *status);
 } runner_transport;
 
 extern const runner_transport runner_link_local;
+extern const runner_transport runner_link_remote;   /* runner_link_remote.c: --remote */
 
 /* The variables --deterministic sets, in the order the session records them. */
 extern const char *const runner_det_vars[3];
 
 int runner_link_open(runner_link *l, const runner_link_options *o, strbuf *err);
 int runner_link_pause(runner_link *l);
+/* 1 while a runner is there (a local child not yet reaped, a remote one
+ * whose EXIT has not come); 0 after kill, try_wait or its end. */
+int runner_link_alive(const runner_link *l);
 /* 0 with the child's wait status when it has ended (reaped: pid becomes
  * -1); 1 when it is gone with no status to read; -1 while it runs (or when
  * there is no child). */

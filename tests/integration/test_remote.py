@@ -252,3 +252,187 @@ def test_agent_leaves_when_idle_and_takes_its_runner(tmp_path):
     assert "nothing from the front end" in a.p.stderr.read().decode()
     time.sleep(0.2)
     assert not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z"
+
+
+# ---- runs over ssh ------------------------------------------------------------------------
+import signal  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from aotidbg_testlib import events, load_session  # noqa: E402
+
+RUN_PKG = "mlp_ln"
+
+
+def mlp_spec(tmp_path):
+    """mlp_ln's two inputs from .npy files (fill: file): they travel too."""
+    rng = np.random.default_rng(3)
+    np.save(tmp_path / "x.npy", rng.standard_normal((6, 16)).astype(np.float32))
+    np.save(tmp_path / "idx.npy", np.array([5, 0, 2], dtype=np.int64))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("inputs:\n  - {shape: [6, 16], dtype: float32, device: cpu, fill: file, file: x.npy}\n"
+                    "  - {shape: [3], dtype: int64, device: cpu, fill: file, file: idx.npy}\n")
+    return str(spec)
+
+
+def kernels_and_stats(sess):
+    """Kernels and their tensors' statistics, but for buffers before a kernel
+    writes them (uninitialised memory differs from run to run)."""
+    out = []
+    for e in events(sess, "kernel") + events(sess, "output"):
+        out.append((e.get("name"), e.get("status"),
+                    [(t["name"], t["phase"], t["shape"], t.get("stats")) for t in e.get("tensors") or []
+                     if not (t["phase"] == "before" and t["name"].startswith("buf"))]))
+    return out
+
+
+def descendants(pid):
+    kids = {}
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open(f"/proc/{p}/stat") as f:
+                    st = f.read().rsplit(")", 1)[1].split()
+                if st[0] != "Z":
+                    kids.setdefault(int(st[1]), []).append(int(p))
+            except OSError:
+                pass
+    out, todo = [], [pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def test_run_record_remote_equals_local(aotidbg, package, sshd, tmp_path):
+    pkg, spec = package(RUN_PKG), mlp_spec(tmp_path)
+    local, there = tmp_path / "local.yaml", tmp_path / "remote.yaml"
+    r0 = run([aotidbg, "run", pkg, "--inputs", spec, "--values", "16", "--record", str(local)])
+    assert r0.returncode == 0, r0.stderr
+    r1 = run([aotidbg, "run", *remote_args(sshd), pkg, "--inputs", spec, "--values", "16", "--record", str(there)],
+             env=sshd.env())
+    assert r1.returncode == 0, r1.stderr
+    a, b = load_session(local), load_session(there)
+    assert kernels_and_stats(a) and kernels_and_stats(a) == kernels_and_stats(b)
+    assert b["package"]["sha256"] == a["package"]["sha256"] and b["torch_version"] == a["torch_version"]
+    assert not descendants(sshd.proc.pid)
+
+
+def test_run_push(aotidbg, package, sshd, tmp_path):
+    """--push: a package only here runs there; the inputs spec and its files are here."""
+    copy = tmp_path / "only_here.pt2"
+    shutil.copy(package(RUN_PKG), copy)
+    out = tmp_path / "s.yaml"
+    r = run([aotidbg, "run", *remote_args(sshd), "--push", str(copy), "--inputs", mlp_spec(tmp_path),
+             "--record", str(out)], env=sshd.env())
+    assert r.returncode == 0, r.stderr
+    assert len(events(load_session(out), "kernel")) == 4
+
+
+def test_live_step_continue_restart(aotidbg, package, sshd, tmp_path):
+    """The UI here, the runner there: step, step, restart (a fresh runner on the
+    same connection), step, continue; the session holds the second run whole."""
+    out = tmp_path / "live.yaml"
+    r = run([aotidbg, "--remote", sshd.target, "--remote-runner", plain_runner(), package(RUN_PKG),
+             "--inputs", mlp_spec(tmp_path), "--record", str(out), "--headless", "120x40", "--dump-screen",
+             "--keys", "step step restart step continue"], env=sshd.env(), cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "restarted: a fresh runner" in r.stdout or "finished" in r.stdout, r.stdout[-2000:]
+    sess = load_session(out)
+    ks = events(sess, "kernel")
+    assert [k["index"] for k in ks] == [0, 1, 2, 3] and all(k["status"] == "ok" for k in ks)
+    assert events(sess, "output")
+    assert not descendants(sshd.proc.pid)
+
+
+def test_live_source_view_from_there(aotidbg, package, sshd, tmp_path):
+    """S (open-source) on a package that is only there: its sources came through
+    the runner; the kernel's body is found in the package's own kernel.cpp."""
+    import zipfile
+    with zipfile.ZipFile(package(RUN_PKG)) as z:
+        kcpp = [n for n in z.namelist() if n.endswith(".kernel.cpp")][0]
+        body_line = [i for i, l in enumerate(z.read(kcpp).decode().splitlines(), 1)
+                     if "void  cpp_fused_native_layer_norm_relu_0(" in l or "void cpp_fused_native_layer_norm_relu_0(" in l]
+    assert body_line
+    r = run([aotidbg, "--remote", sshd.target, "--remote-runner", plain_runner(), package(RUN_PKG),
+             "--inputs", mlp_spec(tmp_path), "--record", str(tmp_path / "s.yaml"), "--headless", "120x30",
+             "--dump-screen", "--keys", "step step open-source"], env=sshd.env(), cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert f"source: cpp_fused_native_layer_norm_relu_0 - kernel.cpp line {body_line[0]}" in r.stdout, r.stdout[-3000:]
+
+
+def test_connection_killed_mid_run(aotidbg, package, sshd, tmp_path):
+    """ssh dies while the model runs: aotidbg says the connection was lost, the
+    session keeps what arrived and says how it ended, and nothing is left running there."""
+    out = tmp_path / "cut.yaml"
+    spec = tmp_path / "slow.yaml"
+    spec.write_text("inputs:\n  - {shape: [1024, 1024], dtype: float32, device: cpu, fill: randn}\n")
+    p = subprocess.Popen([aotidbg, "run", *remote_args(sshd), package("runner_slow"), "--inputs", str(spec),
+                          "--record", str(out)], env=sshd.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not out.exists() or out.read_text().count("kind: kernel") < 3):
+        time.sleep(0.1)
+    ssh = [c for c in descendants(p.pid) if "ssh" in open(f"/proc/{c}/cmdline").read().split("\0")[0]]
+    assert ssh, "no ssh child"
+    there = descendants(sshd.proc.pid)
+    assert len(there) >= 2, there            # sshd's session process, the agent, its runner
+    os.kill(ssh[0], signal.SIGKILL)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1, err
+    assert "connection to" in err and "lost" in err, err
+    sess = load_session(out)
+    n = len(events(sess, "kernel"))
+    assert 3 <= n < 160
+    ends = events(sess, "runner-exit")
+    assert ends and ends[-1]["how"] == "lost", ends
+    assert any("lost" in e["text"] for e in events(sess, "error"))
+    r = run([aotidbg, "replay", "--dump", str(out)])
+    assert r.returncode == 0, r.stderr
+    deadline = time.time() + 20
+    while time.time() < deadline and descendants(sshd.proc.pid):
+        time.sleep(0.1)
+    left = [(c, open(f"/proc/{c}/cmdline").read()) for c in descendants(sshd.proc.pid)]
+    assert not left, f"left running on the remote side: {left}"
+
+
+def test_agent_relays_pause_and_runner_exit(package, tmp_path):
+    """^C in a remote live session is SIGNAL(PAUSE): the agent passes it to its
+    runner, which stops at the next kernel start (STOPPED reason PAUSE); a kill
+    comes back as EXIT with the signal. The runner's own frames pass unchanged."""
+    import runner_wire as w
+    a = Agent()
+    pkg = package("runner_slow")
+    with zipfile.ZipFile(pkg) as z:
+        root = z.namelist()[0].split("/")[0] + "/"
+        so_entry = [n for n in z.namelist() if n.endswith(".wrapper.so")][0]
+    ok, _, folder, _ = a.extract(pkg, [root + "data/aotinductor/"])
+    assert ok, folder
+    so = os.path.join(folder, so_entry[len(root):])
+
+    def send(b):
+        a.p.stdin.write(b)
+        a.p.stdin.flush()
+
+    def until(t):
+        while True:
+            rt, body = a.read()
+            if rt == t:
+                return body
+            assert rt not in (w.DONE, EXIT), (rt, body)
+
+    send(_frame(SPAWN, struct.pack("<I", 0)))
+    assert w.decode(w.HELLO, until(w.HELLO))["version"] == 2
+    send(w.load_msg(so, os.path.dirname(so)))
+    until(w.LOADED)
+    send(w.input_msg(0, "float32", [1024, 1024]) + w.control_msg(w.CONTINUE) + w.frame(w.RUN))
+    until(w.KERNEL)
+    send(_frame(38, struct.pack("<B", 0)))            # SIGNAL(PAUSE)
+    st = w.decode(w.STOPPED, until(w.STOPPED))
+    assert st["reason"] == w.STOP_PAUSE and st["kernel"] >= 0, st
+    send(_frame(38, struct.pack("<B", 1)))            # SIGNAL(KILL)
+    body = until(EXIT)
+    how, code = struct.unpack("<Bq", body)
+    assert (how, code) == (1, signal.SIGKILL)
+    assert a.close() == 0
