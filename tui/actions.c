@@ -9,10 +9,12 @@
 #include "keymap.h"
 #include "live.h"
 #include "pane_inspector.h"
+#include "pane_kernels.h"
 #include "pane_router.h"
 #include "router.h"
 #include "pane_util.h"
 #include "route_actions.h"
+#include "source_actions.h"
 #include "textview.h"
 #include "ytree.h"
 
@@ -42,7 +44,10 @@ static int move_by(app *a, int64_t d)
         return AF_HANDLED;
     }
     pane *p = cur(a);
-    pane_goto(p, p->cursor + d, nrows(a));
+    char by[32];
+    snprintf(by, sizeof by, "%lld", (long long)d);
+    if (!(p->ops->request && p->ops->request(a, p, PREQ_MOVE_BY, by)))
+        pane_goto(p, p->cursor + d, nrows(a));
     ask(a, p, PREQ_MOVED);
     return AF_HANDLED;
 }
@@ -484,6 +489,11 @@ static const action table[] = {
     {"rebuild-printer", "P", "[LEVEL]", "say how to rebuild the package with the printer at LEVEL (1-3)", ra_rebuild_printer},
     {"jump-kernel", "e", "[N|NAME]", "select the error's kernel (or kernel N / NAME) in the kernel list", ra_jump_kernel},
     {"open-source", "S", "[KERNEL]", "show the kernel's generated source: its body (kernel.cpp or wrapper.cpp), the failing line for an error", ra_open_source},
+    {"list-source", "u", "[N]", "show the user's source file at the selected kernel's line N (default 1)", sa_list_source},
+    {"edit-source", "E", "[N]", "open $VISUAL/$EDITOR at the selected kernel's source line (or the line list-source shows)", sa_edit_source},
+    {"fold", "o", "", "kernel list: fold or unfold the selected kernel's group (a layer or source line)", kernels_action_fold},
+    {"fold-all", "O", "", "kernel list: fold every group, or unfold them all when all are folded", kernels_action_fold_all},
+    {"group-by", "", "layer|line|none", "kernel list: group kernels by model layer (their weights), source line, or not", kernels_action_group_by},
     {"break-nan", "!", "", "toggle breaking at the first kernel whose output holds NaN/Inf", ra_break_nan},
     {"hunt-nan", "F", "", "find the first kernel whose output holds NaN/Inf (live: run to it); report its inputs", hunt_action_nan},
     {"hunt-diverge", "D", "[TOL]", "find the first kernel whose output differs from --reference beyond TOL", hunt_action_diverge},

@@ -58,6 +58,7 @@ struct app {
     int view_on;
     strbuf view;
     char view_title[160];
+    char view_src[4096];           /* the user's file the view shows (list-source), "" for other text */
     int64_t view_top, view_hit;    /* first line shown; line of the last match, -1 none */
     /* reference session for the inspector's diff and hunt-diverge; may be NULL */
     session *ref;

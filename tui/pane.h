@@ -36,6 +36,8 @@ typedef enum {
     PREQ_RIGHT,             /* l / Right; default: next pane */
     PREQ_ENTER,             /* Enter outside a walkthrough; default: nothing */
     PREQ_KERNEL_SELECTED,   /* to every pane: another kernel was selected (app_broadcast) */
+    PREQ_MOVE_BY,           /* move the cursor arg rows (a signed decimal count), as the pane counts
+                               them (the kernel list steps over folded groups); default: that many rows */
 } pane_request;
 
 typedef struct pane_ops {

@@ -13,6 +13,8 @@
 #include "numfmt.h"
 #include "pane_util.h"
 #include "tensor_diff.h"
+#include "source_view.h"
+#include "stack_trace.h"
 #include "tensor_file.h"
 #include "value_grid.h"
 
@@ -24,6 +26,11 @@ typedef struct {
     value_grid vg;
     npy_ref *refs;                 /* .npy references, see inspector_npy_attach */
     size_t nrefs, alloc;
+    /* the user's source lines under the header: the last file and line read (frames redraw often) */
+    char *ex_path;
+    int64_t ex_line;
+    int ex_ok;
+    strbuf ex_text;
 } insp;
 
 static insp *st(const app *a) { return a->panes[PANE_INSPECTOR].priv; }
@@ -44,6 +51,8 @@ static void i_release(void *priv)
     for (size_t i = 0; i < s->nrefs; i++)
         npy_free(&s->refs[i]);
     free(s->refs);
+    free(s->ex_path);
+    strbuf_release(&s->ex_text);
     free(s);
 }
 
@@ -233,6 +242,85 @@ static void histogram(grid *g, rect r, const tensor_rec *t)
     }
 }
 
+/* Lines line-1..line+1 of path (source_view.h), kept from the last frame
+ * that asked for the same; NULL when the file cannot be read here. */
+static const char *excerpt(insp *s, const char *path, int64_t line)
+{
+    if (s->ex_path && !strcmp(s->ex_path, path) && s->ex_line == line)
+        return s->ex_ok ? s->ex_text.buf : NULL;
+    free(s->ex_path);
+    s->ex_path = xstrdup(path);
+    s->ex_line = line;
+    strbuf_reset(&s->ex_text);
+    strbuf err = STRBUF_INIT;
+    s->ex_ok = source_excerpt(path, line, 1, &s->ex_text, &err) == 0;
+    strbuf_release(&err);
+    return s->ex_ok ? s->ex_text.buf : NULL;
+}
+
+/* ", a, b" items of a list after a label: "label: a, b". */
+static void add_list(strbuf *sb, const char *label, size_t n, const char *const *v)
+{
+    for (size_t i = 0; i < n; i++)
+        strbuf_addf(sb, "%s%s", i ? ", " : label, v[i]);
+}
+
+/* Where the kernel comes from, on top: the user's line and code, its nodes,
+ * ATen ops and layer, and (when the file is readable here and there is room)
+ * the lines around it. Returns the rows used. */
+static int provenance_header(insp *s, grid *g, rect in, const kernel_call *c)
+{
+    if (in.h < 6)
+        return 0;
+    st_frame f[16];
+    size_t ns = kernel_call_sites(c, f, 16);
+    strbuf sb = STRBUF_INIT;
+    int y = in.y;
+    if (ns) {
+        int bl;
+        const char *b = st_frame_base(&f[0], &bl);
+        strbuf_addf(&sb, "at %.*s:%lld", bl, b, (long long)f[0].line);
+        if (f[0].func_len)
+            strbuf_addf(&sb, " in %.*s", f[0].func_len, f[0].func);
+        if (f[0].code_len)
+            strbuf_addf(&sb, ": %.*s", f[0].code_len, f[0].code);
+        for (size_t i = 1; i < ns; i++) {
+            b = st_frame_base(&f[i], &bl);
+            strbuf_addf(&sb, "%s%.*s:%lld", i == 1 ? "  (also " : ", ", bl, b, (long long)f[i].line);
+        }
+        if (ns > 1)
+            strbuf_addch(&sb, ')');
+        grid_put(g, in.x, y++, in.w, EL_HEADER, sb.buf);
+        strbuf_reset(&sb);
+    }
+    size_t nn;
+    const char *which;
+    const char *const *nodes = kernel_call_nodes(c, &nn, &which);
+    char label[40];
+    snprintf(label, sizeof label, "%s: ", which ? which : "nodes");
+    add_list(&sb, label, nn, nodes);
+    add_list(&sb, sb.len ? " | aten: " : "aten: ", c->naten, c->aten);
+    char layer[128];
+    if (kernel_call_layer(c, layer, sizeof layer))
+        strbuf_addf(&sb, "%slayer %s", sb.len ? " | " : "", layer);
+    if (sb.len)
+        grid_put(g, in.x, y++, in.w, ns ? EL_DIM : EL_HEADER, sb.buf);
+    strbuf_release(&sb);
+    if (ns && in.h >= 18) {   /* gdb's list, short: the line and one either side */
+        char path[4096];
+        snprintf(path, sizeof path, "%.*s", f[0].file_len, f[0].file);
+        const char *ex = excerpt(s, path, f[0].line);
+        for (const char *q = ex; q && *q && y < in.y + 5;) {
+            size_t len = strcspn(q, "\n");
+            char line[512];
+            snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), q);
+            grid_put(g, in.x, y++, in.w, line[0] == '>' ? EL_NORMAL : EL_DIM, line);
+            q += len + (q[len] == '\n');
+        }
+    }
+    return y - in.y;
+}
+
 static void i_render(app *a, pane *p, grid *g, int focused)
 {
     const kernel_event *k = app_selected_kernel(a);
@@ -245,6 +333,12 @@ static void i_render(app *a, pane *p, grid *g, int focused)
     if (!k) {
         pane_empty(g, in, "select a kernel in the kernel list (3)");
         return;
+    }
+    const kernel_call *kc = session_kernel_call(a->s, k);
+    if (kc) {
+        int used = provenance_header(st(a), g, in, kc);
+        in.y += used;
+        in.h -= used;
     }
     int idx[MAX_ROWS];
     int n = rows_of(a, k, idx);

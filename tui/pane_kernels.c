@@ -1,11 +1,17 @@
-/* pane_kernels.c — the kernel list: index, name, kind, status, duration and
- * anomaly marks of every launch, in order. Only the visible rows are
- * formatted, so a million-kernel session draws as fast as a ten-kernel one. */
+/* pane_kernels.c — the kernel list: index, name, where it comes from, kind,
+ * status, duration and anomaly marks of every launch, in order, grouped into
+ * the model's layers when the session knows them (kernel_groups.h). Only the
+ * visible rows are formatted, so a million-kernel session draws as fast as a
+ * ten-kernel one. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "pane_kernels.h"
+#include "compat.h"
+#include "kernel_groups.h"
 #include "live.h"
 #include "pane_util.h"
+#include "stack_trace.h"
 
 static int64_t k_rows(app *a, pane *p)
 {
@@ -42,65 +48,223 @@ static int status_el(const kernel_event *k)
     }
 }
 
+/* The list's own state (its pane's priv): how it groups, and the groups. */
+typedef struct {
+    int mode;                  /* kg_mode */
+    kgroups *g;                /* built as the kernels arrive */
+} klist;
+
+static void *k_init(app *a)
+{
+    (void)a;
+    klist *k = xcalloc(1, sizeof *k);
+    k->mode = KG_LAYER;
+    k->g = kgroups_new();
+    return k;
+}
+
+static void k_release(void *priv)
+{
+    klist *k = priv;
+    if (!k)
+        return;
+    kgroups_free(k->g);
+    free(k);
+}
+
+static klist *kl(const app *a) { return a->panes[PANE_KERNELS].priv; }
+
+/* The groups when the list is grouped: asked for, and the session knows
+ * where its kernels come from; else NULL. */
+static kgroups *groups(app *a)
+{
+    klist *k = kl(a);
+    if (!k || k->mode == KG_NONE || !a->s->prov.ncalls)
+        return NULL;
+    kgroups_sync(k->g, a->s, (kg_mode)k->mode);
+    return kgroups_count(k->g) ? k->g : NULL;
+}
+
+/* Columns of a kernel row. */
+typedef struct {
+    int iw, nw, ww, show_dur;   /* index, name and `from` widths; duration shown */
+    int64_t running;
+} kcols;
+
+static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, int indent, const kcols *c)
+{
+    const kernel_event *k = &a->s->kernels[row]->u.kernel;
+    int base = sel ? EL_SELECTED : EL_NORMAL;
+    if (sel)
+        grid_fill(g, in.x, y, in.w, 1, ' ', EL_SELECTED);
+    char mark = row == c->running ? '>' : k->index == a->break_kernel ? 'B' : ' ';
+    char dur[16] = "";
+    if (k->duration_us >= 0)
+        snprintf(dur, sizeof dur, "%10.1f", k->duration_us);
+    else
+        snprintf(dur, sizeof dur, "%10s", "-");
+    int x = in.x;
+    x += grid_printf(g, x, y, in.x + in.w - x, base, "%c%*lld ", mark, c->iw, (long long)k->index);
+    int nx = x;
+    grid_put(g, x + indent, y, c->nw - indent,
+             (sel || !a->search[0] || !strstr(k->name, a->search)) ? base : EL_MATCH, k->name);
+    x = nx + c->nw + 1;
+    if (c->ww) {   /* where it comes from; a long file name keeps its end and the line */
+        strbuf w = STRBUF_INIT;
+        kernel_call_where(session_kernel_call(a->s, k), &w, 256);
+        int el = sel ? base : EL_DIM;
+        if ((int)w.len > c->ww && w.buf[0] != '[') {
+            grid_set(g, x, y, grid_ld(g, LD_ELLIPSIS), el);
+            grid_put(g, x + 1, y, c->ww - 1, el, w.buf + w.len - (size_t)(c->ww - 1));
+        } else {
+            grid_put(g, x, y, c->ww, el, w.buf);
+        }
+        strbuf_release(&w);
+        x += c->ww + 1;
+    }
+    x += grid_printf(g, x, y, in.x + in.w - x, base, "%-6s ", kernel_type_name(k->type));
+    grid_printf(g, x, y, in.x + in.w - x, sel ? base : status_el(k), "%-7s", kernel_status_name(k->status));
+    x += 7;
+    if (c->show_dur)
+        x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dur);
+    const char *an = anomaly(k);
+    grid_printf(g, x, y, in.x + in.w - x, sel ? base : (*an ? EL_NAN : base), " %s", an);
+}
+
+/* A group's line: fold mark, key, size, and its first anomaly when folded. */
+static void group_row(app *a, grid *g, rect in, int y, const kgroup *x, int sel)
+{
+    int base = sel ? EL_SELECTED : EL_HEADER;
+    if (sel)
+        grid_fill(g, in.x, y, in.w, 1, ' ', EL_SELECTED);
+    char extra[96] = "", span[48];
+    if (x->folded) {
+        int64_t an = app_next_anomaly(a, x->first - 1);
+        if (an >= 0 && an < x->first + x->n)
+            snprintf(extra, sizeof extra, "  %s at #%lld", anomaly(&a->s->kernels[an]->u.kernel), (long long)an);
+    }
+    if (x->n == 1)
+        snprintf(span, sizeof span, "#%lld", (long long)x->first);
+    else
+        snprintf(span, sizeof span, "#%lld-%lld", (long long)x->first, (long long)(x->first + x->n - 1));
+    grid_printf(g, in.x, y, in.w, base, "[%c] %s  (%lld kernel%s, %s)%s", x->folded ? '+' : '-',
+                x->key[0] ? x->key : "(no weights)", (long long)x->n, x->n == 1 ? "" : "s", span, extra);
+}
+
 static void k_render(app *a, pane *p, grid *g, int focused)
 {
-    char title[160], mode[96] = "";
+    kgroups *kg = groups(a);
+    char title[160], mode[96] = "", by[32] = "";
     if (a->s->mode) {
         const char *lim = app_mode_limits(a->s->mode);
         snprintf(mode, sizeof mode, " [%s%s%s]", a->s->mode, *lim ? ": " : "", lim);
     }
-    snprintf(title, sizeof title, "kernels (%zu)%s%s", a->s->nkernels, mode, a->follow ? "" : " [follow off]");
+    if (kg)
+        snprintf(by, sizeof by, " by %s", kg_mode_name((kg_mode)kl(a)->mode));
+    snprintf(title, sizeof title, "kernels (%zu)%s%s%s", a->s->nkernels, by, mode, a->follow ? "" : " [follow off]");
     rect in = pane_frame(g, p, focused, title);
     if (!a->s->nkernels) {
         pane_empty(g, in, a->mode == MODE_LIVE ? "no kernel yet: press s to step, c to continue"
                                                : "this session has no kernel events");
         return;
     }
-    int iw = 3;
+    kcols c = {3, 0, 0, 1, live_current_kernel(a)};
     for (size_t n = a->s->nkernels - 1; n >= 1000; n /= 10)
-        iw++;
-    /* columns: mark idx name kind status dur marks */
-    int fixed = 1 + iw + 1 + 1 + 6 + 1 + 7 + 1 + 10 + 1 + 7;
-    int nw = in.w - fixed;
-    int show_dur = 1;
-    if (nw < 12) { nw += 11; show_dur = 0; }
-    if (nw < 6) nw = 6;
+        c.iw++;
+    /* columns: mark idx name [from] kind status dur marks */
+    int fixed = 1 + c.iw + 1 + 1 + 6 + 1 + 7 + 1 + 10 + 1 + 7;
+    c.nw = in.w - fixed;
+    if (c.nw < 12) { c.nw += 11; c.show_dur = 0; }
+    if (a->s->prov.ncalls && c.nw >= 30) {
+        c.ww = c.nw / 3 > 28 ? 28 : c.nw / 3;
+        c.nw -= c.ww + 1;
+    }
+    if (c.nw < 6) c.nw = 6;
     char hdr[256];
-    snprintf(hdr, sizeof hdr, " %*s %-*s %-6s %-7s%s %s", iw, "#", nw, "name", "kind", "status",
-             show_dur ? "    dur us" : "", "marks");
+    if (c.ww)
+        snprintf(hdr, sizeof hdr, " %*s %-*s %-*s %-6s %-7s%s %s", c.iw, "#", c.nw, "name", c.ww, "from", "kind",
+                 "status", c.show_dur ? "    dur us" : "", "marks");
+    else
+        snprintf(hdr, sizeof hdr, " %*s %-*s %-6s %-7s%s %s", c.iw, "#", c.nw, "name", "kind", "status",
+                 c.show_dur ? "    dur us" : "", "marks");
     grid_put(g, in.x, in.y, in.w, EL_HEADER, hdr);
     int rows = in.h - 1;
-    pane_scroll_into_view(p, rows);
-    int64_t cur_running = live_current_kernel(a);
-    for (int i = 0; i < rows; i++) {
-        int64_t row = p->top + i;
-        if (row >= (int64_t)a->s->nkernels)
-            break;
-        const kernel_event *k = &a->s->kernels[row]->u.kernel;
-        int y = in.y + 1 + i;
-        int sel = row == p->cursor;
-        int base = sel ? EL_SELECTED : EL_NORMAL;
-        if (sel)
-            grid_fill(g, in.x, y, in.w, 1, ' ', EL_SELECTED);
-        char mark = row == cur_running ? '>' : k->index == a->break_kernel ? 'B' : ' ';
-        char dur[16] = "";
-        if (k->duration_us >= 0)
-            snprintf(dur, sizeof dur, "%10.1f", k->duration_us);
-        else
-            snprintf(dur, sizeof dur, "%10s", "-");
-        int x = in.x;
-        x += grid_printf(g, x, y, in.x + in.w - x, base, "%c%*lld ", mark, iw, (long long)k->index);
-        int nx = x;
-        grid_put(g, x, y, nw, (sel || !a->search[0] || !strstr(k->name, a->search)) ? base : EL_MATCH, k->name);
-        x = nx + nw + 1;
-        x += grid_printf(g, x, y, in.x + in.w - x, base, "%-6s ", kernel_type_name(k->type));
-        grid_printf(g, x, y, in.x + in.w - x, sel ? base : status_el(k), "%-7s", kernel_status_name(k->status));
-        x += 7;
-        if (show_dur)
-            x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dur);
-        const char *an = anomaly(k);
-        grid_printf(g, x, y, in.x + in.w - x, sel ? base : (*an ? EL_NAN : base), " %s", an);
+    if (!kg) {
+        pane_scroll_into_view(p, rows);
+        for (int i = 0; i < rows && p->top + i < (int64_t)a->s->nkernels; i++)
+            kernel_row(a, g, in, in.y + 1 + i, p->top + i, p->top + i == p->cursor, 0, &c);
+        return;
     }
+    /* grouped: p->top counts display lines; the cursor stays a kernel */
+    size_t cg = kgroups_of(kg, p->cursor);
+    const kgroup *cx = kgroups_at(kg, cg);
+    if (cx->folded && p->cursor != cx->first)
+        kgroups_fold(kg, cg, 0);   /* something put the cursor inside a folded group: show it */
+    int64_t total = kgroups_lines(kg), cl = kgroups_line_of(kg, p->cursor);
+    p->page = rows > 0 ? rows : 1;
+    if (cl < p->top)
+        p->top = cl;
+    if (cl >= p->top + rows)
+        p->top = cl - rows + 1;
+    if (p->top > total - rows)
+        p->top = total - rows > 0 ? total - rows : 0;
+    for (int i = 0; i < rows && p->top + i < total; i++) {
+        size_t gi;
+        int64_t k;
+        kgroups_item(kg, p->top + i, &gi, &k);
+        const kgroup *x = kgroups_at(kg, gi);
+        if (k < 0)
+            group_row(a, g, in, in.y + 1 + i, x, x->folded && gi == cg);
+        else
+            kernel_row(a, g, in, in.y + 1 + i, k, k == p->cursor, 2, &c);
+    }
+}
+
+/* fold, fold-all: how 1 fold, -1 toggle, 2 all (fold when any is open, else open all). */
+static int fold(app *a, int how, const char *what)
+{
+    kgroups *g = groups(a);
+    if (!g) {
+        app_message(a, 1, "%s: the kernel list is not grouped (group-by layer or line; it needs the package's "
+                          "provenance: aotidbg info PKG --calls)", what);
+        return AF_FAILED;
+    }
+    pane *p = &a->panes[PANE_KERNELS];
+    size_t i = kgroups_of(g, p->cursor);
+    if (how == 2) {
+        int any_open = 0;
+        for (size_t j = 0; j < kgroups_count(g) && !any_open; j++)
+            any_open = !kgroups_at(g, j)->folded;
+        kgroups_fold_all(g, any_open);
+    } else {
+        kgroups_fold(g, i, how < 0 ? !kgroups_at(g, i)->folded : how);
+    }
+    const kgroup *x = kgroups_at(g, i);
+    if (x->folded && p->cursor != x->first) {   /* the header stands for the group: its first kernel */
+        p->cursor = x->first;
+        app_broadcast(a, PREQ_KERNEL_SELECTED);
+    }
+    return AF_HANDLED;
+}
+
+int kernels_action_fold(app *a, const char *arg) { (void)arg; return fold(a, -1, "fold"); }
+int kernels_action_fold_all(app *a, const char *arg) { (void)arg; return fold(a, 2, "fold-all"); }
+
+int kernels_action_group_by(app *a, const char *arg)
+{
+    klist *k = kl(a);
+    int m = arg && *arg ? kg_mode_from_name(arg) : (k->mode + 1) % KG__COUNT;
+    if (m < 0) {
+        app_message(a, 1, "group-by: layer, line or none, not '%s'", arg);
+        return AF_FAILED;
+    }
+    k->mode = m;
+    if (!a->s->prov.ncalls && m != KG_NONE)
+        app_message(a, 1, "group-by %s: this session has no provenance to group by (aotidbg info PKG --calls)",
+                    kg_mode_name((kg_mode)m));
+    else
+        app_message(a, 0, "kernel list grouped by %s", kg_mode_name((kg_mode)m));
+    return AF_HANDLED;
 }
 
 static const char *k_row_text(app *a, pane *p, int64_t row, strbuf *buf)
@@ -132,8 +296,13 @@ static int64_t k_find(app *a, pane *p, const char *pat, int64_t from, int dir)
 /* The user moved the cursor: stop following the run, tell the other panes. */
 static int k_request(app *a, pane *p, pane_request req, const char *arg)
 {
-    (void)p;
-    (void)arg;
+    if (req == PREQ_MOVE_BY) {   /* over the display: a folded group is one stop */
+        kgroups *g = groups(a);
+        if (!g)
+            return 0;
+        pane_goto(p, kgroups_step(g, p->cursor, strtoll(arg, NULL, 10)), (int64_t)a->s->nkernels);
+        return AF_HANDLED;
+    }
     if (req != PREQ_MOVED)
         return 0;
     a->follow = 0;
@@ -143,6 +312,8 @@ static int k_request(app *a, pane *p, pane_request req, const char *arg)
 
 const pane_ops pane_kernels_ops = {
     .name = "kernels",
+    .init = k_init,
+    .release = k_release,
     .rows = k_rows,
     .render = k_render,
     .row_text = k_row_text,

@@ -1,6 +1,7 @@
 /* screen.c — the terminal layer (see screen.h). */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "screen.h"
+#include <errno.h>
 #include <curses.h>
 #include <term.h>
 #include <langinfo.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -238,4 +240,31 @@ void screen_install_signals(void)
     sa.sa_handler = on_cont;
     sigaction(SIGCONT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+}
+
+int screen_run_external(char *const argv[])
+{
+    int was = active;
+    if (was) {
+        def_prog_mode();
+        endwin();
+    }
+    int status = -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTSTP, SIG_DFL);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    if (was) {
+        reset_prog_mode();
+        screen_force_redraw();
+    }
+    if (pid < 0 || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
 }

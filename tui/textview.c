@@ -11,6 +11,7 @@ void textview_open(app *a, const char *title, const char *text, int64_t top)
     strbuf_addstr(&a->view, text ? text : "");
     snprintf(a->view_title, sizeof a->view_title, "%s", title);
     a->view_on = 1;
+    a->view_src[0] = 0;
     a->view_top = top < 0 ? 0 : top;
     a->view_hit = -1;
     a->help = 0;

@@ -9,6 +9,7 @@ nodes of wrapper.cpp's comments.
 import json
 import os
 import re
+import shutil
 import zipfile
 
 import pytest
@@ -228,3 +229,107 @@ def test_open_source_lands_on_the_failing_line(aotidbg, oob):
         assert f"source: cpp_fused_embedding_0 - kernel.cpp line {fail} (failing line) - {n[:40]}" in r.stdout, \
             r.stdout
         assert re.search(rf"^. +{fail} .*AOTI_TORCH_CHECK", r.stdout, re.M), r.stdout
+
+
+def screen(aotidbg, sess, keys, size="130x40", env=None):
+    r = run([aotidbg, "replay", str(sess), "--headless", size, "--keys", keys, "--dump-screen"],
+            env=dict(os.environ, **(env or {})))
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_tui_groups_kernels_into_layers(aotidbg, clean):
+    """The kernel list reads as the model's layers: one group per layer (from the weights the
+    kernels pass), each kernel's source line in the `from` column; groups fold to one line."""
+    info = kernel_information(clean["pt2"])
+    out = screen(aotidbg, clean["session"], "pane-kernels")
+    assert "kernels (8) by layer" in out
+    heads = re.findall(r"\[-\] (\S+)  \((\d+) kernels?, #([\d-]+)\)", out)
+    assert heads == [("emb", "1", "0"), ("blocks.0", "2", "1-2"), ("blocks.1", "2", "3-4"),
+                     ("blocks.2", "2", "5-6"), ("head", "1", "7")], out
+    for i, handle in enumerate(info):   # the `from` column ends with the kernel's first line
+        line = user_frame(info[handle]["stack_traces"][0])[1]
+        assert re.search(rf"^.\s+{i}   \S+ \S*\.py:{line}( \+\d)? ", out, re.M), (i, line, out)
+    out = screen(aotidbg, clean["session"], "pane-kernels goto:3 fold top down:3")
+    assert "[+] blocks.1  (2 kernels, #3-4)" in out
+    assert not re.search(r"^.\s+[34]   ", out, re.M)      # its kernels are hidden
+    assert "inspector: #3 " in out                         # #0, #1, #2, then the folded blocks.1 (#3)
+    out = screen(aotidbg, clean["session"], "pane-kernels goto:3 fold top down:4")
+    assert "inspector: #5 " in out                         # blocks.1 is one stop
+    out = screen(aotidbg, clean["session"], "pane-kernels fold-all")
+    assert len(re.findall(r"\[\+\] ", out)) == 5 and "NaN at #6" in out
+    out = screen(aotidbg, clean["session"], "pane-kernels group-by:none")
+    assert "[-]" not in out and "by layer" not in out
+
+
+def test_tui_inspector_and_source_lines(aotidbg, clean, tmp_path):
+    """The inspector names the kernel's line and code (both lines of the fused log kernel), with the
+    lines around it; list-source opens the model file at the line; edit-source runs $EDITOR there."""
+    info = kernel_information(clean["pt2"])
+    handles = list(info)
+    k = next(i for i, h in enumerate(handles) if "log" in h)
+    sites = []
+    for t in info[handles[k]]["stack_traces"]:
+        if user_frame(t) not in sites:
+            sites.append(user_frame(t))
+    out = screen(aotidbg, clean["session"], f"pane-kernels goto:{k} pane-inspector zoom")
+    first, second = sites[0], sites[1]
+    assert f"at model_provenance.py:{first[1]} in forward: {first[2][:20]}" in out, out
+    assert f"(also model_provenance.py:{second[1]})" in out
+    assert re.search(rf"^.>\s+{first[1]}\s+{re.escape(first[2][:30])}", out, re.M), out   # the excerpt
+    out = screen(aotidbg, clean["session"], f"pane-kernels goto:{k} list-source:2")
+    assert f"source: model_provenance.py line {second[1]} (E edits)" in out
+    assert re.search(rf"^.\s+{second[1]} .*torch\.log\(h - 10\.0\)", out, re.M), out
+    log = tmp_path / "editor.args"
+    ed = tmp_path / "ed.sh"
+    ed.write_text(f"#!/bin/sh\necho \"$@\" > {log}\n")
+    ed.chmod(0o755)
+    out = screen(aotidbg, clean["session"], f"pane-kernels goto:{k} edit-source:2", env={"VISUAL": f"{ed} -w"})
+    assert log.read_text().split() == ["-w", f"+{second[1]}", second[0]]
+    # from list-source's view, at the line it shows
+    log.unlink()
+    screen(aotidbg, clean["session"], "pane-kernels goto:0 list-source edit-source", env={"VISUAL": str(ed)})
+    assert log.read_text().split() == [f"+{sites_of(info, handles[0])[0][1]}", sites_of(info, handles[0])[0][0]]
+
+
+def sites_of(info, handle):
+    out = []
+    for t in info[handle]["stack_traces"]:
+        if user_frame(t) not in out:
+            out.append(user_frame(t))
+    return out
+
+
+def test_tui_live_run_has_the_provenance(aotidbg, clean, tmp_path):
+    """A live run reads the package's provenance too: grouped list, the inspector's line."""
+    r = run([aotidbg, clean["pt2"], "--inputs", str(clean["dir"] / "ok.yaml"), "--record", str(tmp_path / "l.yaml"),
+             "--headless", "130x40", "--keys", "c pane-kernels top", "--dump-screen"], cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert " by layer " in r.stdout and "[-] blocks.1  (2 kernels, #3-4)" in r.stdout   # (it stops at the NaN)
+    assert "at model_provenance.py:" in r.stdout and "in forward: h = self.emb(idx)" in r.stdout
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_edit_source_gives_the_terminal_to_the_editor(aotidbg, clean, tmp_path):
+    """In a real terminal: E leaves the screen to $VISUAL (here a script that waits for Enter),
+    at the kernel's line, then the UI comes back; q still quits with the terminal restored."""
+    from test_terminal import Tmux, _check_tty
+    ed = tmp_path / "ed.sh"
+    ed.write_text('#!/bin/sh\necho "EDITOR-RAN $@"; read x\n')
+    ed.chmod(0o755)
+    line = sites_of(kernel_information(clean["pt2"]), "cpp_fused_embedding_0:1")[0][1]
+    t = Tmux(130, 40)
+    try:
+        t.send(f"VISUAL={ed} TERM=xterm LANG=C.UTF-8 {aotidbg} replay {clean['session']}; echo AOTIDBG-EXIT-$?",
+               "Enter")
+        t.wait_for(["kernels (8) by layer", "REPLAY"])
+        t.send("3", "g", "E")
+        screen = t.wait_for(f"EDITOR-RAN +{line} ")
+        assert "kernels (8)" not in screen            # the UI gave the screen away
+        t.send("Enter")
+        t.wait_for(["kernels (8) by layer", f"edit-source: {ed} +{line} "])
+        t.send("q")
+        t.wait_for("AOTIDBG-EXIT-0")
+        _check_tty(t)
+    finally:
+        t.close()
