@@ -75,20 +75,6 @@ static struct {
     const char *runner;          /* the runner it spawns */
 } A = {.in = -1, .out = -1, .pid = -1, .sock = -1, .cout = -1, .cerr = -1, .rfd = -1};
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
-
 /* Sends one of the agent's own frames; the front end gone means we go too. */
 static void send_frame(const proto_msg *m)
 {
@@ -196,7 +182,7 @@ static int drain_child_fd(int *fd, int which, int wait_ms)
                     fprintf(stderr, "aotidbg-agent: the runner sent a corrupt frame; killing it\n");
                     if (A.pid > 0)
                         kill(A.pid, SIGKILL);
-                    close_fd(fd);
+                    fd_close(fd);
                     return 1;
                 }
             } else {
@@ -212,7 +198,7 @@ static int drain_child_fd(int *fd, int which, int wait_ms)
                 continue;
         }
         if (r == 0 || (r < 0 && errno != EAGAIN)) {
-            close_fd(fd);
+            fd_close(fd);
             return 1;
         }
         break;
@@ -226,9 +212,9 @@ static void child_ended(int status)
     drain_child_fd(&A.sock, 0, 200);
     drain_child_fd(&A.cout, 1, 200);
     drain_child_fd(&A.cerr, 2, 200);
-    close_fd(&A.sock);
-    close_fd(&A.cout);
-    close_fd(&A.cerr);
+    fd_close(&A.sock);
+    fd_close(&A.cout);
+    fd_close(&A.cerr);
     strbuf_reset(&A.cbuf);
     A.pid = -1;
     proto_msg m = {.type = PROTO_EXIT};
@@ -279,7 +265,7 @@ static void do_fread(const proto_msg *m)
 {
     const char *path = m->u.fread.path;
     if (A.rfd < 0 || strcmp(A.rpath, path)) {
-        close_fd(&A.rfd);
+        fd_close(&A.rfd);
         A.rfd = open(path, O_RDONLY | O_CLOEXEC);
         if (A.rfd < 0) {
             reply_err(PROTO_FREAD, "%s: %s", path, strerror(errno));
@@ -290,7 +276,7 @@ static void do_fread(const proto_msg *m)
     struct stat st;
     if (fstat(A.rfd, &st) < 0 || !S_ISREG(st.st_mode)) {
         reply_err(PROTO_FREAD, "%s: not a regular file", path);
-        close_fd(&A.rfd);
+        fd_close(&A.rfd);
         return;
     }
     uint64_t size = (uint64_t)st.st_size, off = m->u.fread.offset;
@@ -497,7 +483,7 @@ static int take_input(void)
         uint8_t type = p[4];
         if (type >= PROTO_LOAD && type <= PROTO_QUIT) {       /* for the runner */
             if (A.sock >= 0 && fd_write_all(A.sock, (const char *)p, (size_t)n + 4) < 0)
-                close_fd(&A.sock);   /* it died; its EXIT is on the way */
+                fd_close(&A.sock);   /* it died; its EXIT is on the way */
         } else {
             proto_msg m;
             arena a = ARENA_INIT;
@@ -541,7 +527,7 @@ static int take_input(void)
 static void agent_cleanup(void)
 {
     kill_child();
-    close_fd(&A.rfd);
+    fd_close(&A.rfd);
     if (A.dir[0])
         nftw(A.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     A.dir[0] = 0;
@@ -603,7 +589,7 @@ int agent_main(int argc, char **argv, const char *runner, const char *torch_vers
     send_frame(&hello);
 
     int code = 0;
-    A.last_rx = now_s();
+    A.last_rx = mono_now_s();
     while (!quit_sig) {
         struct pollfd p[4] = {{A.in, POLLIN, 0}, {A.sock, POLLIN, 0}, {A.cout, POLLIN, 0}, {A.cerr, POLLIN, 0}};
         int r = poll(p, 4, A.pid > 0 ? 100 : 1000);
@@ -616,7 +602,7 @@ int agent_main(int argc, char **argv, const char *runner, const char *torch_vers
                 break;                      /* the connection is gone */
             if (n > 0) {
                 strbuf_setlen(&A.inbuf, A.inbuf.len + (size_t)n);
-                A.last_rx = now_s();
+                A.last_rx = mono_now_s();
                 if (take_input() < 0) {
                     code = 2;
                     break;
@@ -634,7 +620,7 @@ int agent_main(int argc, char **argv, const char *runner, const char *torch_vers
             if (waitpid(A.pid, &st, WNOHANG) == A.pid)
                 child_ended(st);
         }
-        if (now_s() - A.last_rx > A.idle_s) {
+        if (mono_now_s() - A.last_rx > A.idle_s) {
             fprintf(stderr, "aotidbg-agent: nothing from the front end for %g s; leaving\n", A.idle_s);
             code = 1;
             break;

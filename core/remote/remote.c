@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <wordexp.h>
+#include "fdio.h"
 
 #define PING_EVERY_S   30
 #define TAIL_MAX       4096
@@ -41,20 +42,6 @@ struct remote {
     char *torch_version;
     char *local_dir;           /* remote_local_dir; NULL until asked for */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
 
 int remote_parse_target(const char *target, char *dest, size_t ndest, char *port, size_t nport, strbuf *err)
 {
@@ -129,7 +116,7 @@ static void read_stderr(remote *r)
         if (n < 0 && errno == EINTR)
             continue;
         if (n == 0 || errno != EAGAIN)
-            close_fd(&r->err_fd);
+            fd_close(&r->err_fd);
         break;
     }
 }
@@ -139,7 +126,7 @@ static int reap_ssh(remote *r, int wait_ms)
 {
     if (r->pid <= 0)
         return 1;
-    double end = now_s() + wait_ms / 1000.0;
+    double end = mono_now_s() + wait_ms / 1000.0;
     for (;;) {
         int st;
         pid_t w = waitpid(r->pid, &st, WNOHANG);
@@ -149,7 +136,7 @@ static int reap_ssh(remote *r, int wait_ms)
             read_stderr(r);
             return 1;
         }
-        if (now_s() >= end)
+        if (mono_now_s() >= end)
             return 0;
         if (r->err_fd >= 0) {
             struct pollfd p = {r->err_fd, POLLIN, 0};
@@ -227,7 +214,7 @@ static int read_sock(remote *r)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
-        close_fd(&r->sock);
+        fd_close(&r->sock);
         return 1;
     }
     return 0;
@@ -239,7 +226,7 @@ int remote_pump(remote *r, int timeout_ms, strbuf *err)
         say_lost(r, err);
         return -1;
     }
-    if (now_s() - r->last_tx > PING_EVERY_S) {
+    if (mono_now_s() - r->last_tx > PING_EVERY_S) {
         proto_msg ping = {.type = PROTO_PING};
         if (remote_send(r, &ping, err) < 0)
             return -1;
@@ -256,7 +243,7 @@ int remote_pump(remote *r, int timeout_ms, strbuf *err)
     if (p[0].revents)
         eof = read_sock(r);
     if (split_frames(r, err) < 0) {
-        close_fd(&r->sock);
+        fd_close(&r->sock);
         return -1;
     }
     if (eof) {
@@ -300,18 +287,18 @@ int remote_send_raw(remote *r, const char *buf, size_t len, strbuf *err)
     }
     struct { const char *buf; size_t len; } out = {buf, len};
     size_t off = 0;
-    double stall = now_s();
+    double stall = mono_now_s();
     int rc = 0;
     while (off < out.len) {
         ssize_t n = send(r->sock, out.buf + off, out.len - off, MSG_NOSIGNAL);
         if (n > 0) {
             off += (size_t)n;
-            stall = now_s();
+            stall = mono_now_s();
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && now_s() - stall < SEND_STALL_S) {
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && mono_now_s() - stall < SEND_STALL_S) {
             /* Keep reading while we wait, so neither side blocks on a full pipe. */
             struct pollfd p[2] = {{r->sock, POLLOUT | POLLIN, 0}, {r->err_fd, POLLIN, 0}};
             poll(p, 2, 200);
@@ -324,14 +311,14 @@ int remote_send_raw(remote *r, const char *buf, size_t len, strbuf *err)
             }
             continue;
         }
-        close_fd(&r->sock);
+        fd_close(&r->sock);
         say_lost(r, err);
         rc = -1;
         break;
     }
     if (!rc && split_frames(r, err) < 0)
         rc = -1;
-    r->last_tx = now_s();
+    r->last_tx = mono_now_s();
     return rc;
 }
 
@@ -659,7 +646,7 @@ int remote_connect(remote **out, const remote_options *o, strbuf *err)
     r->sock = sv[0];
     r->err_fd = pe[0];
     r->exit_status = -1;
-    r->last_tx = now_s();
+    r->last_tx = mono_now_s();
     strbuf_init(&r->in, 0);
     strbuf_init(&r->queue, 0);
     strbuf_init(&r->replies, 0);
@@ -740,7 +727,7 @@ void remote_close(remote *r)
     if (!r)
         return;
     /* EOF on ssh's stdin ends the session; the agent cleans up after itself. */
-    close_fd(&r->sock);
+    fd_close(&r->sock);
     if (!reap_ssh(r, 5000)) {
         kill(r->pid, SIGTERM);
         if (!reap_ssh(r, 2000)) {
@@ -748,7 +735,7 @@ void remote_close(remote *r)
             reap_ssh(r, 5000);
         }
     }
-    close_fd(&r->err_fd);
+    fd_close(&r->err_fd);
     strbuf_release(&r->in);
     strbuf_release(&r->queue);
     strbuf_release(&r->replies);

@@ -10,19 +10,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "fdio.h"
 #include "protocol.h"
 #include "remote.h"
 #include "runner_link.h"
 
 #define KILL_WAIT_S 5
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int send_signal(runner_link *l, uint8_t what)
 {
@@ -119,7 +112,7 @@ static int remote_kill(runner_link *l, int *status)
     if (send_signal(l, PROTO_SIGNAL_KILL) < 0)
         return 0;
     strbuf err = STRBUF_INIT;
-    for (double end = now_s() + KILL_WAIT_S; now_s() < end;) {
+    for (double end = mono_now_s() + KILL_WAIT_S; mono_now_s() < end;) {
         strbuf_reset(&err);
         int r = remote_pump_link(l, 100, NULL, NULL, NULL, status, &err);
         if (r != 0)

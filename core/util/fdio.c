@@ -3,7 +3,22 @@
 #include "fdio.h"
 #include <errno.h>
 #include <poll.h>
+#include <time.h>
 #include <unistd.h>
+
+void fd_close(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+double mono_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 int fd_write_all(int fd, const void *buf, size_t n)
 {
