@@ -91,12 +91,16 @@ static void show_calls(const session *s)
     }
 }
 
-/* The provenance summary line, and each call with --calls. */
-static void show_provenance(package_t *p, package_model *m, int calls)
+/* The provenance summary line, and each call with --calls; ws is the
+ * wrapper.cpp already scanned (NULL when there is none). */
+static void show_provenance(package_t *p, package_model *m, const wrapper_scan *ws, int calls)
 {
     session *s = session_new();
-    strbuf err = STRBUF_INIT;
-    provenance_load(s, p, m, &err);
+    strbuf err = STRBUF_INIT, json = STRBUF_INIT;
+    int have = m->kernel_info_entry &&
+               package_read_entry(p, m->kernel_info_entry, PROV_MAX_JSON_BYTES, &json, &err) == 0;
+    provenance_from_scan(s, ws, have ? json.buf : NULL, json.len, m->kernel_info_entry, &err);
+    strbuf_release(&json);
     size_t traced = 0;
     for (size_t i = 0; i < s->prov.ncalls; i++)
         traced += s->prov.calls[i].nstack > 0;
@@ -139,14 +143,19 @@ static void show_model(package_t *p, package_model *m, int calls)
         printf("    %s\n", m->weight_entries[i]);
     if (m->kernel_info_entry)
         printf("  kernel info:         %s\n", m->kernel_info_entry);
-    show_provenance(p, m, calls);
-    if (!m->wrapper_cpp_entry)
-        return;
+    /* wrapper.cpp is read and scanned once: the provenance and the rest below use it */
     strbuf text = STRBUF_INIT, err = STRBUF_INIT;
     wrapper_scan ws;
     memset(&ws, 0, sizeof ws);
-    if (package_read_entry(p, m->wrapper_cpp_entry, WS_MAX_BYTES, &text, &err) < 0 ||
-        wrapper_scan_text(&ws, text.buf, text.len, &err) < 0) {
+    int scanned = m->wrapper_cpp_entry && package_read_entry(p, m->wrapper_cpp_entry, WS_MAX_BYTES, &text, &err) == 0 &&
+                  wrapper_scan_text(&ws, text.buf, text.len, &err) == 0;
+    show_provenance(p, m, scanned ? &ws : NULL, calls);
+    if (!m->wrapper_cpp_entry) {
+        strbuf_release(&text);
+        strbuf_release(&err);
+        return;
+    }
+    if (!scanned) {
         printf("  wrapper.cpp unreadable: %s\n", err.buf);
         wrapper_scan_free(&ws);
     } else {
