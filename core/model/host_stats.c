@@ -93,6 +93,9 @@ typedef struct {
     uint64_t nan, posinf, neginf, zeros, subnormal;
     double *values;
     size_t maxv, nvals;
+    int64_t at;                /* logical index of the next element */
+    double mn, mx;             /* over finite elements; strict compares keep the first */
+    int64_t mn_at, mx_at, bad_at;
 } counts;
 
 #define SUB_NONE(raw) 0
@@ -116,14 +119,19 @@ typedef struct {
             memcpy(&raw, base + w->off * (int64_t)sizeof(CTYPE), sizeof raw);    \
             double x = CONV(raw);                                                 \
             if (c->nvals < c->maxv) c->values[c->nvals++] = x;                    \
-            if (x != x) c->nan++;                                                 \
-            else if (x == INFINITY) c->posinf++;                                  \
-            else if (x == -INFINITY) c->neginf++;                                 \
-            else {                                                                \
+            if (!isfinite(x)) {                                                   \
+                if (c->bad_at < 0) c->bad_at = c->at;                             \
+                if (x != x) c->nan++;                                             \
+                else if (x > 0) c->posinf++;                                      \
+                else c->neginf++;                                                 \
+            } else {                                                              \
                 if (x == 0) c->zeros++;                                           \
                 else if (SUBN(raw)) c->subnormal++;                               \
+                if (x < c->mn) { c->mn = x; c->mn_at = c->at; }                   \
+                if (x > c->mx) { c->mx = x; c->mx_at = c->at; }                   \
                 fin[nf++] = x;                                                    \
             }                                                                     \
+            c->at++;                                                              \
             walk_next(w);                                                         \
         }                                                                         \
         return nf;                                                                \
@@ -177,16 +185,13 @@ int stats_kind_by_name(const char *name, dtype_kind *out)
 }
 
 /* A block's finite values (exact two-pass: the block sits in L1) merged
- * into the running (n, mean, m2) with Chan et al.'s update. */
+ * into the running (n, mean, m2) with Chan et al.'s update. Min and max
+ * (with their positions) are kept by the block readers. */
 static void acc_merge_block(stats_acc *a, const double *fin, size_t nf)
 {
     if (!nf) return;
-    double s = 0, bmn = fin[0], bmx = fin[0];
-    for (size_t i = 0; i < nf; i++) {
-        s += fin[i];
-        if (fin[i] < bmn) bmn = fin[i];
-        if (fin[i] > bmx) bmx = fin[i];
-    }
+    double s = 0;
+    for (size_t i = 0; i < nf; i++) s += fin[i];
     double bmean = s / (double)nf, bm2 = 0;
     for (size_t i = 0; i < nf; i++) {
         double dlt = fin[i] - bmean;
@@ -196,8 +201,6 @@ static void acc_merge_block(stats_acc *a, const double *fin, size_t nf)
     a->mean += delta * nb / nt;
     a->m2 += bm2 + delta * delta * a->n * nb / nt;
     a->n = nt;
-    if (bmn < a->mn) a->mn = bmn;
-    if (bmx > a->mx) a->mx = bmx;
 }
 
 /* n elements of kind k along the walker, block by block. */
@@ -205,7 +208,8 @@ static void acc_walk(stats_acc *a, walker *w, const void *data, dtype_kind k, ui
 {
     static const block_fn fns[] = {BLOCK_KINDS(BLOCK_ENTRY)};
     counts c = {a->st.nan, a->st.posinf, a->st.neginf, a->st.zeros, a->st.subnormal,
-                a->values, a->maxv, a->nvals};
+                a->values, a->maxv, a->nvals, (int64_t)a->st.numel,
+                a->mn, a->mx, a->st.at.min, a->st.at.max, a->st.at.nonfinite};
     double fin[BLOCK];
     for (uint64_t done = 0; done < n;) {
         size_t m = n - done < BLOCK ? (size_t)(n - done) : BLOCK;
@@ -218,6 +222,11 @@ static void acc_walk(stats_acc *a, walker *w, const void *data, dtype_kind k, ui
     a->st.zeros = c.zeros;
     a->st.subnormal = c.subnormal;
     a->nvals = c.nvals;
+    a->mn = c.mn;
+    a->mx = c.mx;
+    a->st.at.min = c.mn_at;
+    a->st.at.max = c.mx_at;
+    a->st.at.nonfinite = c.bad_at;
     a->st.numel += n;
 }
 
@@ -226,6 +235,8 @@ void stats_acc_init(stats_acc *a, double *values, size_t max_values)
     memset(a, 0, sizeof *a);
     a->mn = INFINITY;
     a->mx = -INFINITY;
+    a->st.has_at = 1;
+    a->st.at.min = a->st.at.max = a->st.at.nonfinite = -1;
     a->values = values;
     a->maxv = values ? max_values : 0;
 }
@@ -258,6 +269,8 @@ int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes
 {
     memset(out, 0, sizeof *out);
     out->min = out->max = out->mean = out->std = NAN;
+    out->has_at = 1;
+    out->at.min = out->at.max = out->at.nonfinite = -1;
     if (nvalues) *nvalues = 0;
     if (ndim < 0 || ndim > TENSOR_MAX_DIMS || (unsigned)k >= DK__COUNT) return -1;
     uint64_t numel = 1;

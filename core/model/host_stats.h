@@ -6,7 +6,9 @@
  * pairwise update between blocks), so std stays accurate for large tensors
  * with a large mean. NaN and ±Inf are counted and left out of min/max/mean/std;
  * subnormal is judged in the element's own dtype (a float16 subnormal counts
- * even though it is normal as a double). No torch, no allocation. */
+ * even though it is normal as a double). The positions of the first minimum,
+ * maximum and NaN/±Inf are logical (row-major) flat indices; has_at is 1.
+ * No torch, no allocation. */
 #ifndef AOTIDBG_HOST_STATS_H
 #define AOTIDBG_HOST_STATS_H
 #include <stddef.h>

@@ -198,3 +198,17 @@ int64_t session_call_of_node(const session *s, const char *node)
                 return (int64_t)i;
     return -1;
 }
+
+int tensor_unflatten(const tensor_rec *t, int64_t flat, int64_t *idx)
+{
+    if (flat < 0)
+        return -1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        int64_t n = t->shape[d];
+        if (n <= 0)
+            return -1;
+        idx[d] = flat % n;
+        flat /= n;
+    }
+    return flat == 0 ? 0 : -1;
+}

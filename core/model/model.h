@@ -29,11 +29,19 @@ typedef enum { PHASE_BEFORE = 0, PHASE_AFTER = 1, PHASE_OUTPUT = 2 } tensor_phas
 /* One pass over a tensor gives all of these (host_stats.c). std is the
  * unbiased (n-1) standard deviation, as torch.std computes by default; min,
  * max, mean and std skip NaN and ±Inf (the counts report those). When every
- * element is non-finite, or numel is 0, finite == 0 and min..std are NaN. */
+ * element is non-finite, or numel is 0, finite == 0 and min..std are NaN.
+ * Positions (at, when has_at is 1; else unknown: older sessions, stats made
+ * by hand) are row-major flat indices of the first element holding the
+ * minimum, the maximum and NaN/±Inf, -1 when there is none; "first" is in
+ * logical order on the host, in memory order on CUDA (the same for
+ * contiguous tensors). */
+typedef struct { int64_t min, max, nonfinite; } stats_at;
 typedef struct {
     uint64_t numel, finite;
     uint64_t nan, posinf, neginf, zeros, subnormal;
     double min, max, mean, std;
+    int has_at;
+    stats_at at;
 } tensor_stats;
 
 typedef struct {
@@ -246,6 +254,9 @@ int fill_kind_from_name(const char *s);
 
 /* Lookups used by panes and hunts; NULL / -1 when absent. */
 const event *session_kernel_event(const session *s, int64_t kernel_index);
+/* The multi-index (t->ndim entries) of row-major flat index flat; -1 when
+ * flat is outside the tensor's shape (idx is then undefined). */
+int tensor_unflatten(const tensor_rec *t, int64_t flat, int64_t *idx);
 int64_t session_kernel_count(const session *s);
 
 /* The row of s->prov.calls for the launch of `name` at position pos of s->kernels

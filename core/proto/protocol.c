@@ -94,6 +94,11 @@ static int put_tensor(strbuf *o, const tensor_rec *t, strbuf *err)
     put_u32(o, (uint32_t)t->nvalues);
     for (size_t i = 0; i < t->nvalues; i++) put_f64(o, t->values[i]);
     put_u8(o, t->values_complete ? 1 : 0);
+    if (t->has_stats && t->stats.has_at) {   /* appended: only a frame that carries them has them */
+        put_i64(o, t->stats.at.min);
+        put_i64(o, t->stats.at.max);
+        put_i64(o, t->stats.at.nonfinite);
+    }
     return 0;
 }
 
@@ -426,6 +431,19 @@ static void get_tensor(cursor *c, tensor_rec *t)
     t->values = nv ? arena_alloc(c->a, (size_t)nv * sizeof(double)) : NULL;
     for (uint32_t i = 0; i < nv; i++) t->values[i] = get_f64(c, "values");
     t->values_complete = get_enum(c, 1, "values_complete flag");
+    t->stats.at.min = t->stats.at.max = t->stats.at.nonfinite = -1;
+    if (c->failed || !t->has_stats || c->pos == c->end)
+        return;   /* appended fields: an older runner sends no positions */
+    int64_t *pos[3] = {&t->stats.at.min, &t->stats.at.max, &t->stats.at.nonfinite};
+    for (int i = 0; i < 3; i++) {
+        size_t p = c->pos;
+        *pos[i] = get_i64(c, "stats position");
+        if (!c->failed && (*pos[i] < -1 || (*pos[i] >= 0 && (uint64_t)*pos[i] >= t->stats.numel))) {
+            fail_at(c, p, "stats position %lld is outside -1..numel-1", (long long)*pos[i]);
+            return;
+        }
+    }
+    t->stats.has_at = !c->failed;
 }
 
 static void decode_body(cursor *c, proto_msg *m)

@@ -124,7 +124,10 @@ enum { PROTO_SIGNAL_PAUSE = 0, PROTO_SIGNAL_KILL = 1 };
 
 /* tensor encoding: str name, str dtype, str device, i64[] shape, i64[] strides,
  * u8 has_stats, then if has_stats: u64 numel, finite, nan, posinf, neginf,
- * zeros, subnormal, f64 min, max, mean, std; then f64[] values, u8 values_complete. */
+ * zeros, subnormal, f64 min, max, mean, std; then f64[] values, u8 values_complete;
+ * then, if has_stats and the runner computed them (added later: a frame that ends
+ * before them decodes with stats.has_at 0), i64 min_at, max_at, nonfinite_at
+ * (row-major flat indices, -1 none; anything else outside 0..numel-1 is malformed). */
 
 enum { PROTO_LOAD_BLOCKING = 1 };
 

@@ -224,6 +224,8 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
             tensor_stats *s = &t->stats;
             memset(s, 0, sizeof *s);
             s->min = s->max = s->mean = s->std = __builtin_nan("");
+            s->has_at = 1;
+            s->at.min = s->at.max = s->at.nonfinite = -1;
             t->has_stats = 1;
         }
         t->values_complete = 1;

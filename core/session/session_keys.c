@@ -86,6 +86,14 @@ static const skey narration_rows[] = {
 };
 TABLE(session_narration_table, narration_step, "a narration step", narration_rows);
 
+/* Row-major flat indices; -1 (none) is left out. */
+static const skey stats_at_rows[] = {
+    L(stats_at, min, min, OPT | NEG1, "a flat element index (integer >= 0)", 0, INT64_LIMIT),
+    L(stats_at, max, max, OPT | NEG1, "a flat element index (integer >= 0)", 0, INT64_LIMIT),
+    L(stats_at, nonfinite, nonfinite, OPT | NEG1, "a flat element index (integer >= 0)", 0, INT64_LIMIT),
+};
+static TABLE(session_stats_at_table, stats_at, "stats positions", stats_at_rows);
+
 /* The dump shows the statistics on one line, in this order, with these labels. */
 static const skey stats_rows[] = {
     U(tensor_stats, numel, numel, 0, "a count (integer >= 0)"),
@@ -101,6 +109,9 @@ static const skey stats_rows[] = {
      .label = "-inf"},
     U(tensor_stats, zeros, zeros, 0, "a count (integer >= 0)"),
     U(tensor_stats, subnormal, subnormal, 0, "a count (integer >= 0)"),
+    {.name = "at", .type = SK_SUB, .flags = OPT, .off = offsetof(tensor_stats, at),
+     .has = offsetof(tensor_stats, has_at), .what = "the positions of the first min, max and NaN/Inf",
+     .sub = &session_stats_at_table},
 };
 TABLE(session_stats_table, tensor_stats, "tensor stats", stats_rows);
 

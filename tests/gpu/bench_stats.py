@@ -11,8 +11,11 @@ CUDA events (3 warm-up runs first):
               (what the intermediate-value printer computes)
 Prints ms, effective TB/s (tensor bytes / time; copy counts read + write),
 the ratios, and whether the targets hold: >= 3.5 TB/s effective on float32,
->= 20x faster than aten-sep, faster than printer3. Also the latency of one
-call on a 4 KiB tensor (what a NaN hunt pays per tensor).
+>= 20x faster than aten-sep, faster than printer3 (the statistics include the
+positions of the first min, max and NaN/Inf). Then, informational: a falling
+float32 tensor (the positions' worst case: every chunk has a new minimum) and
+an int64 id tensor. Also the latency of one call on a 4 KiB tensor (what a NaN
+hunt pays per tensor).
 
 usage: python3 tests/gpu/bench_stats.py LIB.so [--out DIR]
 """
@@ -118,6 +121,24 @@ def main():
         results["dtypes"][name] = {"rows": out_rows, "targets": targets, "mismatch": bad}
         del x
         torch.cuda.empty_cache()
+    # The positions' worst case (informational, no target): every chunk beats the
+    # running minimum, so each thread searches each chunk for it; and an int64
+    # index tensor (the per-element double path), as an embedding's ids are.
+    worst = {}
+    for name, make in (("float32-falling", lambda n: torch.arange(n, 0, -1, device="cuda", dtype=torch.float32)),
+                       ("int64-ids", lambda n: torch.randint(0, 32000, (n,), device="cuda"))):
+        n = GIB // (8 if name.startswith("int64") else 4)
+        x = make(n)
+        bad = stats_ref.compare(lib.stats(x), stats_ref.reference(x))
+        med, mn = time_ms(lib.prepared(x))
+        tbs = GIB / (med * 1e-3) / 1e12
+        print(f"\n{name}: {n} elements, 1 GiB: median {med:.3f} ms, {tbs:.2f} TB/s effective"
+              f"{'' if not bad else '  RESULT MISMATCH: ' + '; '.join(bad)}")
+        worst[name] = {"median_ms": med, "min_ms": mn, "tb_per_s": tbs, "mismatch": bad}
+        all_ok &= not bad
+        del x
+        torch.cuda.empty_cache()
+    results["positions_worst_case"] = worst
     # Latency of one call on a small tensor: wall clock, includes the sync and copy back.
     s = torch.randn(1024, device="cuda")
     call = lib.prepared(s)

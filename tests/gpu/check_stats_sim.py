@@ -37,7 +37,8 @@ def build(out_dir):
     if os.path.exists(exe) and all(os.path.getmtime(exe) > os.path.getmtime(s) for s in src):
         return exe
     subprocess.run(["nvcc", "-O2", "-std=c++17", "-arch=sm_90", "-Xcompiler", "-Wall",
-                    *defs, "-I" + os.path.join(ROOT, "core"), "-I" + os.path.join(ROOT, "core/runner/cuda"),
+                    *defs, "-I" + os.path.join(ROOT, "core/model"), "-I" + os.path.join(ROOT, "core/util"),
+                    "-I" + os.path.join(ROOT, "core/runner/cuda"),
                     src[0], "-o", exe, "-cudart", "shared"], check=True)
     return exe
 
@@ -57,7 +58,7 @@ def run_sim(exe, name, t, max_blocks, tmp):
     if p.returncode != 0:
         raise RuntimeError(f"stats_sim failed: {p.stderr.strip()}")
     vals = p.stdout.split()
-    return {k: (int(v) if k in stats_ref.COUNTS else float(v)) for k, v in zip(stats_ref.FIELDS, vals)}, \
+    return {k: (int(v) if k in stats_ref.INTS else float(v)) for k, v in zip(stats_ref.FIELDS, vals)}, \
         p.stderr.strip()
 
 

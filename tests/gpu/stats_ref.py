@@ -3,7 +3,9 @@
 Shared by test_cuda_stats.py (the real kernel on the GPU, through ctypes) and
 check_stats_sim.py (the kernel's per-thread code simulated on the CPU).
 The reference is torch itself, computed in float64 on the tensor's own
-device: counts exact, min/max exact, mean and std within 1e-5 relative.
+device: counts exact, min/max exact, mean and std within 1e-5 relative, and
+the positions of the first min, max and NaN/Inf exact (first in memory order,
+as the kernel defines it: see positions()).
 """
 import ctypes
 import math
@@ -15,15 +17,41 @@ DTYPES = ["float32", "float16", "bfloat16", "float64", "float8_e4m3fn", "float8_
 FLOATS = {"float32", "float16", "bfloat16", "float64", "float8_e4m3fn", "float8_e5m2"}
 COUNTS = ["numel", "finite", "nan", "posinf", "neginf", "zeros", "subnormal"]
 VALUES = ["min", "max", "mean", "std"]
-FIELDS = COUNTS + VALUES
+POSITIONS = ["min_at", "max_at", "nonfinite_at"]
+FIELDS = COUNTS + VALUES + POSITIONS
+INTS = COUNTS + POSITIONS
 
 
 class TensorStats(ctypes.Structure):
     """tensor_stats of core/model/model.h."""
-    _fields_ = [(n, ctypes.c_uint64) for n in COUNTS] + [(n, ctypes.c_double) for n in VALUES]
+    _fields_ = [(n, ctypes.c_uint64) for n in COUNTS] + [(n, ctypes.c_double) for n in VALUES] + \
+        [("has_at", ctypes.c_int)] + [(n, ctypes.c_int64) for n in POSITIONS]
 
     def as_dict(self):
         return {n: getattr(self, n) for n in FIELDS}
+
+
+def first_position(t, mask):
+    """Row-major flat index of the first True of mask (t's shape) in t's memory
+    order, -1 if none: the order of dims by falling stride (stable), so equal
+    memory (stride-0 dims, last in that order) resolves to index 0 there."""
+    if not bool(mask.any()):
+        return -1
+    order = sorted(range(t.dim()), key=lambda d: -t.stride(d))
+    m = mask.permute(order).reshape(-1) if t.dim() else mask.reshape(-1)
+    k = int(m.to(torch.uint8).argmax())   # argmax gives the first of equal maxima
+    del m
+    pidx = []
+    for d in reversed(order):
+        pidx.append(k % t.shape[d])
+        k //= t.shape[d]
+    idx = [0] * t.dim()
+    for d, i in zip(reversed(order), pidx):
+        idx[d] = i
+    flat = 0
+    for d in range(t.dim()):
+        flat = flat * t.shape[d] + idx[d]
+    return flat
 
 
 def reference(t):
@@ -31,6 +59,7 @@ def reference(t):
     n = t.numel()
     r = dict.fromkeys(COUNTS, 0)
     r.update(dict.fromkeys(VALUES, math.nan))
+    r.update(dict.fromkeys(POSITIONS, -1))
     r["numel"] = n
     if n == 0:
         return r
@@ -53,6 +82,11 @@ def reference(t):
         r["max"] = f.max().item()
         r["mean"] = f.mean().item()
         r["std"] = f.std().item() if r["finite"] > 1 else math.nan
+        del f
+        r["min_at"] = first_position(t, x == r["min"])
+        r["max_at"] = first_position(t, x == r["max"])
+    if r["finite"] < n:
+        r["nonfinite_at"] = first_position(t, ~fin)
     del x, fin
     return r
 
@@ -66,7 +100,7 @@ def compare(ours, ref, rtol=1e-5):
     max|x| for the mean, 1e-12 * max|x| for std (an exact 0 may come out as
     a rounding-size value, on either side)."""
     bad = []
-    for k in COUNTS:
+    for k in INTS:
         if int(ours[k]) != int(ref[k]):
             bad.append(f"{k}: got {ours[k]} want {ref[k]}")
     for k in ("min", "max"):
@@ -165,6 +199,10 @@ def cases(device, small=False):
                 yield "huge-range", dt, on(huge.to(td))
         else:
             yield "zeros", dt, on(torch.zeros(1000, dtype=td))
+        # every chunk beats the running minimum: the position search on each
+        if dt in FLOATS or dt in ("int64", "int32", "int16"):
+            fall = torch.linspace(100, -100, 40003) if dt in FLOATS else torch.arange(20000, -20003, -1)
+            yield "falling", dt, on(fall.to(td))
 
 
 def describe(t):

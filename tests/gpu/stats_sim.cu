@@ -7,7 +7,7 @@
  *
  * usage: stats_sim DTYPE STORAGE_FILE STORAGE_OFFSET_ELEMS MAX_BLOCKS NDIM SIZES... STRIDES...
  * (MAX_BLOCKS 0: the grid the H200 would get for this dtype)
- * prints: numel finite nan posinf neginf zeros subnormal min max mean std
+ * prints: numel finite nan posinf neginf zeros subnormal min max mean std min_at max_at nonfinite_at
  * exit 0, or 1 with a message on stderr.
  *
  * Built with -DSTATS_SIM_LIB -shared instead, it is a stand-in for
@@ -32,7 +32,7 @@ template <class Tr, class C> static void sim_f(const sb_plan &p, int blocks, sb_
             sb_accf_init(a);
             sb_thread_f<Tr, C>(p, (uint64_t)b * C::threads + t, T, a);
             sb_partial q;
-            sb_partial_of(q, a);
+            sb_partial_of<Tr>(q, a, p, (uint64_t)b * C::threads + t, T);
             sb_merge(bp, q);
         }
         sb_merge(tot, bp);
@@ -48,7 +48,7 @@ template <class Tr, class C> static void sim_w(const sb_plan &p, int blocks, sb_
             sb_accw_init(a);
             sb_thread_w<Tr>(p, (uint64_t)b * C::threads + t, T, a);
             sb_partial q;
-            sb_partial_of(q, a);
+            sb_partial_of<Tr>(q, a, p, (uint64_t)b * C::threads + t, T);
             sb_merge(bp, q);
         }
         sb_merge(tot, bp);
@@ -88,7 +88,7 @@ extern "C" int aotidbg_cuda_stats(const void *ptr, const char *dtype, int ndim, 
     sb_partial tot;
     sb_partial_empty(tot);
     fn(plan, grid_blocks(plan, numel, dt->threads, H200_SMS * dt->bps), tot);
-    return fill_result(tot, numel, out);
+    return fill_result(tot, numel, plan, ndim, sizes, strides, out);
 }
 #else
 int main(int argc, char **argv) {
@@ -125,14 +125,15 @@ int main(int argc, char **argv) {
         sb_partial tot;
         sb_partial_empty(tot);
         fn(plan, blocks, tot);
-        if (fill_result(tot, numel, &out)) { fprintf(stderr, "%s\n", g_err); return 1; }
+        if (fill_result(tot, numel, plan, ndim, sizes, strides, &out)) { fprintf(stderr, "%s\n", g_err); return 1; }
         fprintf(stderr, "plan: %s nd=%d head=%llu nvec=%llu blocks=%d\n", plan.strided ? "strided" : "dense",
                 plan.nd, (unsigned long long)plan.head, (unsigned long long)plan.nvec, blocks);
     }
-    printf("%llu %llu %llu %llu %llu %llu %llu %.17g %.17g %.17g %.17g\n",
+    printf("%llu %llu %llu %llu %llu %llu %llu %.17g %.17g %.17g %.17g %lld %lld %lld\n",
            (unsigned long long)out.numel, (unsigned long long)out.finite, (unsigned long long)out.nan,
            (unsigned long long)out.posinf, (unsigned long long)out.neginf, (unsigned long long)out.zeros,
-           (unsigned long long)out.subnormal, out.min, out.max, out.mean, out.std);
+           (unsigned long long)out.subnormal, out.min, out.max, out.mean, out.std, (long long)out.at.min,
+           (long long)out.at.max, (long long)out.at.nonfinite);
     free(buf);
     return 0;
 }

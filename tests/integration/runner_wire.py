@@ -91,6 +91,8 @@ def decode(t, body):
             m["stats"] = st
         m["values"] = [r.take("d") for _ in range(r.take("I"))]
         m["complete"] = r.take("B")
+        if "stats" in m and r.o < len(body):   # appended: first min, max, NaN/Inf (flat, -1 none)
+            m["stats"].update(zip(["min_at", "max_at", "nonfinite_at"], r.take("3q")))
     elif t == STOPPED:
         m.update(kernel=r.take("q"), phase=r.take("B"), reason=r.take("B"))
     elif t == ERROR:

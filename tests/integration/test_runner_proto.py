@@ -77,7 +77,16 @@ def torch_stats(t):
         "min": float(fin.min()) if fin.numel() else math.nan, "max": float(fin.max()) if fin.numel() else math.nan,
         "mean": float(fin.mean()) if fin.numel() else math.nan,
         "std": float(fin.std()) if fin.numel() > 1 else math.nan,
+        # first in row-major order (the runner reads these CPU tensors on the host)
+        "min_at": first(f == fin.min()) if fin.numel() else -1,
+        "max_at": first(f == fin.max()) if fin.numel() else -1,
+        "nonfinite_at": first(~torch.isfinite(f)),
     }
+
+
+def first(mask):
+    idx = torch.nonzero(mask)
+    return int(idx[0]) if idx.numel() else -1
 
 
 def assert_stats(got, want, what):
@@ -88,6 +97,8 @@ def assert_stats(got, want, what):
             assert math.isnan(got[k]), f"{what}: {k} {got[k]}, torch says nan"
         else:
             assert got[k] == pytest.approx(want[k], rel=1e-9, abs=1e-12), f"{what}: {k}"
+    for k in ("min_at", "max_at", "nonfinite_at"):
+        assert got[k] == want[k], f"{what}: {k} {got[k]} != torch {want[k]}"
 
 
 def kernels_of(msgs):

@@ -35,8 +35,10 @@ static int sample_msgs(proto_msg *out)
     m.u.tensor.t.name = "buf0"; m.u.tensor.t.phase = PHASE_AFTER; m.u.tensor.t.ndim = 3;
     m.u.tensor.t.shape = shape3; m.u.tensor.t.strides = strides3;
     m.u.tensor.t.dtype = "bfloat16"; m.u.tensor.t.device = "cuda:0"; m.u.tensor.t.has_stats = 1;
-    m.u.tensor.t.stats = (tensor_stats){64, 60, 2, 1, 1, 5, 3, -1.5, 2.5, 0.125, NAN};
+    m.u.tensor.t.stats = (tensor_stats){64, 60, 2, 1, 1, 5, 3, -1.5, 2.5, 0.125, NAN, 1, {0, 63, 17}};
     m.u.tensor.t.nvalues = 5; m.u.tensor.t.values = vals; m.u.tensor.t.values_complete = 0;
+    out[n++] = m;
+    m.u.tensor.t.stats.has_at = 0;   /* an older runner's frame: no positions */
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;   /* scalar output, no stats, no values */
     m.u.tensor.kernel_index = -1; m.u.tensor.t.name = "output0"; m.u.tensor.t.phase = PHASE_OUTPUT;
@@ -116,6 +118,9 @@ static int same_tensor(const tensor_rec *a, const tensor_rec *b)
             return 0;
         if (!same_f64(x->min, y->min) || !same_f64(x->max, y->max) || !same_f64(x->mean, y->mean) ||
             !same_f64(x->std, y->std))
+            return 0;
+        if (x->has_at != y->has_at ||
+            (x->has_at && (x->at.min != y->at.min || x->at.max != y->at.max || x->at.nonfinite != y->at.nonfinite)))
             return 0;
     }
     if (a->nvalues != b->nvalues || a->values_complete != b->values_complete) return 0;
@@ -221,7 +226,7 @@ static void test_round_trip_every_message(void)
 {
     proto_msg msgs[32];
     int n = sample_msgs(msgs);
-    CHECK(n == 26);
+    CHECK(n == 27);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);
@@ -379,6 +384,26 @@ static void test_corrupted_fields_refused(void)
     strbuf_reset(&err);
     CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == -1);
     CHECK_CONTAINS(err.buf, "dims");
+    /* a statistics position past the tensor: the three i64 positions end the TENSOR frame */
+    {
+        int64_t sh[1] = {4}, st[1] = {1};
+        memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;
+        m.u.tensor.t.name = "idx"; m.u.tensor.t.dtype = "int64"; m.u.tensor.t.device = "cpu";
+        m.u.tensor.t.ndim = 1; m.u.tensor.t.shape = sh; m.u.tensor.t.strides = st; m.u.tensor.t.has_stats = 1;
+        m.u.tensor.t.stats = (tensor_stats){.numel = 4, .finite = 4, .has_at = 1, .at.min = 0, .at.max = 3,
+                                            .at.nonfinite = -1};
+        strbuf_reset(&b);
+        CHECK(proto_encode(&b, &m, &err) == 0);
+        b.buf[b.len - 16] = 4;   /* max_at = 4 of 4 elements */
+        strbuf_reset(&err);
+        CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == -1);
+        CHECK_CONTAINS(err.buf, "stats position 4 is outside");
+        b.buf[b.len - 16] = 3;
+        b.buf[b.len - 8] = (char)0xfe;   /* nonfinite_at = -2 */
+        strbuf_reset(&err);
+        CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == -1);
+        CHECK_CONTAINS(err.buf, "stats position -2");
+    }
     /* LOADED claiming a million names in a tiny frame */
     memset(&m, 0, sizeof m); m.type = PROTO_LOADED;
     strbuf_reset(&b);

@@ -245,6 +245,52 @@ static void test_unsigned_and_streaming(void)
     for (int i = 0; i < 20; i++) CHECK(v1[i] == v2[i] || (isnan(v1[i]) && isnan(v2[i])));
 }
 
+/* Positions: the first min, max and NaN/Inf in logical order, for every
+ * layout and through the streaming form; ties keep the first. */
+static void test_positions(void)
+{
+    float x[8] = {3, -1, 5, -1, NAN, 5, INFINITY, 0};
+    int64_t n8[1] = {8}, one[1] = {1};
+    tensor_stats s;
+    CHECK(stats_compute(x, DK_F32, 1, n8, one, &s, NULL, 0, NULL) == 0);
+    CHECK(s.has_at && s.at.min == 1 && s.at.max == 2 && s.at.nonfinite == 4);
+    int64_t sz[2] = {4, 2}, tr[2] = {1, 4};                /* the 2x4 storage read as its 4x2 transpose */
+    CHECK(stats_compute(x, DK_F32, 2, sz, tr, &s, NULL, 0, NULL) == 0);
+    /* logical order: x[0] x[4] x[1] x[5] x[2] x[6] x[3] x[7] */
+    CHECK(s.at.min == 2 && s.at.max == 3 && s.at.nonfinite == 1);
+    int64_t fl[1] = {-1};                                  /* flipped: x[7] x[6] ... x[0] */
+    CHECK(stats_compute(x + 7, DK_F32, 1, n8, fl, &s, NULL, 0, NULL) == 0);
+    CHECK(s.at.min == 4 && s.at.max == 2 && s.at.nonfinite == 1);
+    int64_t ids[5] = {4, 137, 2, -3, 137};
+    int64_t n5[1] = {5};
+    CHECK(stats_compute(ids, DK_I64, 1, n5, one, &s, NULL, 0, NULL) == 0);
+    CHECK(s.at.min == 3 && s.at.max == 1 && s.at.nonfinite == -1);
+    float nans[2] = {NAN, -INFINITY};
+    int64_t n2[1] = {2};
+    CHECK(stats_compute(nans, DK_F32, 1, n2, one, &s, NULL, 0, NULL) == 0);
+    CHECK(s.at.min == -1 && s.at.max == -1 && s.at.nonfinite == 0);
+    int64_t n0[1] = {0};
+    CHECK(stats_compute(NULL, DK_F32, 1, n0, one, &s, NULL, 0, NULL) == 0);
+    CHECK(s.has_at && s.at.min == -1 && s.at.max == -1 && s.at.nonfinite == -1);
+    /* across block edges, streamed in uneven pieces */
+    static float big[10000];
+    for (int i = 0; i < 10000; i++) big[i] = (float)(i % 100);
+    big[6001] = -7;
+    big[4097] = 1000;
+    big[8193] = NAN;
+    big[9000] = NAN;
+    int64_t nb[1] = {10000};
+    CHECK(stats_compute(big, DK_F32, 1, nb, one, &s, NULL, 0, NULL) == 0);
+    CHECK(s.at.min == 6001 && s.at.max == 4097 && s.at.nonfinite == 8193);
+    stats_acc acc;
+    stats_acc_init(&acc, NULL, 0);
+    CHECK(stats_acc_add(&acc, big, DK_F32, 4097) == 0);
+    CHECK(stats_acc_add(&acc, big + 4097, DK_F32, 5903) == 0);
+    tensor_stats p;
+    stats_acc_finish(&acc, &p, NULL);
+    CHECK(p.has_at && p.at.min == 6001 && p.at.max == 4097 && p.at.nonfinite == 8193);
+}
+
 int main(void)
 {
     RUN(test_f32_special_values);
@@ -256,5 +302,6 @@ int main(void)
     RUN(test_integers_and_bool);
     RUN(test_numerics_large_mean);
     RUN(test_unsigned_and_streaming);
+    RUN(test_positions);
     return CHECK_DONE();
 }

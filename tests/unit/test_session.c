@@ -92,6 +92,10 @@ static session *build_session(void)
     k->tensors = arena_alloc(&s->arena, 2 * sizeof *k->tensors);
     k->tensors[0] = mk_tensor(s, "buf0", PHASE_BEFORE, 2, sh, -1.5, 2.25, 0, 0);
     k->tensors[1] = mk_tensor(s, "buf0", PHASE_AFTER, 2, sh, 1.0 / 3.0, 1e300, 2, 1);
+    k->tensors[1].stats.has_at = 1;   /* positions (flat): [0, 5], [3, 15], none for NaN/Inf */
+    k->tensors[1].stats.at.min = 5;
+    k->tensors[1].stats.at.max = 63;
+    k->tensors[1].stats.at.nonfinite = -1;
     k->tensors[1].nvalues = 6;
     k->tensors[1].values = arena_alloc(&s->arena, 6 * sizeof(double));
     double vals[6] = {NAN, INFINITY, -INFINITY, -0.0, 5e-324, DBL_MAX};
@@ -185,6 +189,10 @@ static void test_round_trip(void)
     CHECK_CONTAINS(d2, "#0 kernel cpp_fused_add_0 [cpp] ok 12.5us");
     CHECK_CONTAINS(d2, "#1 kernel triton_poi_fused_1 [triton] nan 3us");
     CHECK_CONTAINS(d2, "min=0.333333 max=1e+300");
+    CHECK_CONTAINS(d2, " subnormal=1 at={min=5 max=63}\n");
+    CHECK_CONTAINS(yaml, "subnormal: 1, at: {min: 5, max: 63}}");
+    CHECK(t->stats.has_at && t->stats.at.min == 5 && t->stats.at.max == 63 && t->stats.at.nonfinite == -1);
+    CHECK(!r->events[0]->u.kernel.tensors[0].stats.has_at);
     free(yaml2);
     free(d1);
     free(d2);

@@ -3,7 +3,10 @@
  * One pass over a CUDA tensor computes every statistic of tensor_stats
  * (core/model/model.h): counts of finite, NaN, +Inf, -Inf, zero and subnormal
  * elements, and min, max, mean and unbiased std over the finite elements
- * (NaN when there are none; std is NaN when fewer than two, as torch.std).
+ * (NaN when there are none; std is NaN when fewer than two, as torch.std),
+ * and the positions of the first minimum, maximum and NaN/Inf (has_at 1;
+ * "first" in memory order, which for a contiguous tensor is row-major order;
+ * elements sharing memory through a stride-0 dim resolve to index 0 there).
  *
  * The runner dlopens the library from beside itself and dlsyms the two
  * functions below, so it builds and runs without the CUDA toolkit; the host

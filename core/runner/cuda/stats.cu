@@ -69,6 +69,9 @@ __device__ __forceinline__ void shfl_merge(sb_partial &p, int off) {
     q.m2 = __shfl_down_sync(all, p.m2, off);
     q.mn = __shfl_down_sync(all, p.mn, off);
     q.mx = __shfl_down_sync(all, p.mx, off);
+    q.mn_at = __shfl_down_sync(all, p.mn_at, off);
+    q.mx_at = __shfl_down_sync(all, p.mx_at, off);
+    q.bad_at = __shfl_down_sync(all, p.bad_at, off);
     sb_merge(p, q);
 }
 
@@ -131,10 +134,10 @@ __global__ void __launch_bounds__(C::threads, C::bps)
 k_stats_f(sb_plan plan, sb_out o) {
     sb_accf a;
     sb_accf_init(a);
-    sb_thread_f<Tr, C>(plan, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
-                    (uint64_t)gridDim.x * blockDim.x, a);
+    const uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, T = (uint64_t)gridDim.x * blockDim.x;
+    sb_thread_f<Tr, C>(plan, g, T, a);
     sb_partial p;
-    sb_partial_of(p, a);
+    sb_partial_of<Tr>(p, a, plan, g, T);
     finish(p, o.parts, o.ticket, o.base, o.res);
 }
 
@@ -143,10 +146,10 @@ __global__ void __launch_bounds__(C::threads, C::bps)
 k_stats_w(sb_plan plan, sb_out o) {
     sb_accw<typename Tr::M> a;
     sb_accw_init(a);
-    sb_thread_w<Tr>(plan, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
-                    (uint64_t)gridDim.x * blockDim.x, a);
+    const uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, T = (uint64_t)gridDim.x * blockDim.x;
+    sb_thread_w<Tr>(plan, g, T, a);
     sb_partial p;
-    sb_partial_of(p, a);
+    sb_partial_of<Tr>(p, a, plan, g, T);
     finish(p, o.parts, o.ticket, o.base, o.res);
 }
 
@@ -302,6 +305,41 @@ static void fill_empty(tensor_stats *out, uint64_t numel) {
     memset(out, 0, sizeof *out);
     out->numel = numel;
     out->min = out->max = out->mean = out->std = NAN;
+    out->has_at = 1;
+    out->at.min = out->at.max = out->at.nonfinite = -1;
+}
+
+/* The tensor's row-major flat index of the element at element offset off
+ * from its first one: dims by falling stride each take what they can
+ * (stride-0 and size-1 dims index 0, the first of the elements sharing that
+ * memory). -1 when off is no element of it. */
+static int64_t flat_of_offset(uint64_t off, int ndim, const int64_t *sizes, const int64_t *strides) {
+    int order[SB_MAX_DIMS], n = 0;
+    int64_t idx[SB_MAX_DIMS] = {0};
+    for (int d = 0; d < ndim; d++)
+        if (sizes[d] > 1 && strides[d] > 0) {
+            int j = n++;
+            for (; j > 0 && strides[order[j - 1]] < strides[d]; j--) order[j] = order[j - 1];
+            order[j] = d;
+        }
+    for (int i = 0; i < n; i++) {
+        int d = order[i];
+        uint64_t q = off / (uint64_t)strides[d];
+        if (q >= (uint64_t)sizes[d]) return -1;
+        idx[d] = (int64_t)q;
+        off -= q * (uint64_t)strides[d];
+    }
+    if (off) return -1;
+    int64_t flat = 0;
+    for (int d = 0; d < ndim; d++) flat = flat * sizes[d] + idx[d];
+    return flat;
+}
+
+/* A kernel position (plan order: element offset, or the strided plan's index) as a flat index. */
+static int64_t flat_of_position(uint64_t pos, const sb_plan &plan, int ndim, const int64_t *sizes,
+                                const int64_t *strides) {
+    if (pos == SB_NONE) return -1;
+    return flat_of_offset(plan.strided ? sb_offset(plan, pos) : pos, ndim, sizes, strides);
 }
 
 /* ---- the API ----------------------------------------------------------- */
@@ -314,8 +352,10 @@ static int grid_blocks(const sb_plan &plan, uint64_t numel, int threads, int max
     return want < (uint64_t)max_blocks ? (int)want : max_blocks;
 }
 
-/* The merged partial as tensor_stats; -1 if the counts do not add up (a bug). */
-static int fill_result(const sb_partial &r, uint64_t numel, tensor_stats *out) {
+/* The merged partial as tensor_stats; -1 if the counts do not add up (a bug).
+ * Positions are mapped back through the tensor's own sizes and strides. */
+static int fill_result(const sb_partial &r, uint64_t numel, const sb_plan &plan, int ndim, const int64_t *sizes,
+                       const int64_t *strides, tensor_stats *out) {
     if (r.fin + r.nan + r.pinf + r.ninf != numel)
         return fail("internal error: counted %llu elements of %llu",
                     (unsigned long long)(r.fin + r.nan + r.pinf + r.ninf), (unsigned long long)numel);
@@ -325,12 +365,16 @@ static int fill_result(const sb_partial &r, uint64_t numel, tensor_stats *out) {
     if (r.fin) {
         out->min = r.mn; out->max = r.mx; out->mean = r.mean;
         out->std = r.fin > 1 ? sqrt(r.m2 / (double)(r.fin - 1)) : NAN;
+        out->at.min = flat_of_position(r.mn_at, plan, ndim, sizes, strides);
+        out->at.max = flat_of_position(r.mx_at, plan, ndim, sizes, strides);
     }
+    out->at.nonfinite = flat_of_position(r.bad_at, plan, ndim, sizes, strides);
     return 0;
 }
 
 static int run_locked(const dtype_entry *dt, const sb_plan &plan, uint64_t numel, int dev,
-                      cudaStream_t stream, tensor_stats *out) {
+                      cudaStream_t stream, int ndim, const int64_t *sizes, const int64_t *strides,
+                      tensor_stats *out) {
     dev_scratch *s = NULL;
     if (scratch_get(dev, &s)) return -1;
     int blocks = grid_blocks(plan, numel, dt->threads, s->sms * dt->bps);
@@ -350,7 +394,7 @@ static int run_locked(const dtype_entry *dt, const sb_plan &plan, uint64_t numel
                     (unsigned long long)numel, cudaGetErrorString(e));
     sb_partial r;
     memcpy(&r, (const void *)s->h_res, sizeof r);
-    return fill_result(r, numel, out);
+    return fill_result(r, numel, plan, ndim, sizes, strides, out);
 }
 
 extern "C" int aotidbg_cuda_stats(const void *dev_ptr, const char *dtype, int ndim,
@@ -382,7 +426,7 @@ extern "C" int aotidbg_cuda_stats(const void *dev_ptr, const char *dtype, int nd
     if (dev != prev && (e = cudaSetDevice(dev)) != cudaSuccess)
         return fail("cannot switch to cuda:%d: %s", dev, cudaGetErrorString(e));
     pthread_mutex_lock(&g_lock);
-    int rc = run_locked(dt, plan, numel, dev, (cudaStream_t)stream, out);
+    int rc = run_locked(dt, plan, numel, dev, (cudaStream_t)stream, ndim, sizes, strides, out);
     pthread_mutex_unlock(&g_lock);
     if (dev != prev) cudaSetDevice(prev);
     return rc;

@@ -28,7 +28,20 @@
  * Classification is done on the value converted to float (exact for every
  * type on this path): NaN is x != x, Inf is |x| == inf, subnormal is
  * 0 < |x| < the dtype's smallest normal (tiny). No fast-math: FTZ must stay
- * off or subnormals would read as zero. */
+ * off or subnormals would read as zero.
+ *
+ * Positions: each thread also keeps which of its elements (the ordinal in
+ * the order it reads them: 32 bits, three registers) holds its first
+ * minimum, maximum and NaN/Inf; its partial turns them into positions in the
+ * plan's order (the element offset on the contiguous path, the index over
+ * the plan's dims on the strided one; both rise with memory order) by
+ * replaying its access pattern (sb_pos_of_ordinal). A thread reads its
+ * elements in rising position order (the odd tail comes last), so a strict
+ * "<" keeps the first; merges break ties by the lower position. The fast
+ * path pays one compare per chunk: the element is searched for only when the
+ * chunk beats the running min or max (rare, but every chunk for data that
+ * keeps falling). The host maps a position back to the tensor's multi-index
+ * (stats.cu). */
 #ifndef AOTIDBG_STATS_BODY_CUH
 #define AOTIDBG_STATS_BODY_CUH
 #include <stdint.h>
@@ -72,7 +85,11 @@ typedef struct {
 typedef struct {
     unsigned long long nan, pinf, ninf, zero, sub, fin;
     double mean, m2, mn, mx;      /* mean/m2 over finite; mn/mx +inf/-inf when fin == 0 */
+    unsigned long long mn_at, mx_at, bad_at;   /* positions in the plan's order; SB_NONE */
 } sb_partial;
+
+#define SB_NONE (~0ULL)          /* no such position */
+#define SB_NONE32 (~0u)          /* no such ordinal */
 
 /* ---- bit helpers ------------------------------------------------------ */
 SB_HD float sb_f32(uint32_t b) {
@@ -180,18 +197,24 @@ typedef struct {
     uint32_t nan, pinf, ninf, zero, sub, fin;
     float mn, mx;
     double K, S1, S2;
+    uint32_t mn_at, mx_at, bad_at;   /* ordinals; SB_NONE32 */
 } sb_accf;
 
 template <class M> struct sb_accw {
     uint32_t nan, pinf, ninf, zero, sub, fin;
     M mn, mx;
     double K, S1, S2;
+    uint32_t mn_at, mx_at, bad_at;
 };
+
+/* Elements the thread has read so far: the ordinal of the next one. */
+template <class A> SB_HD uint32_t sb_seen(const A &a) { return a.fin + a.nan + a.pinf + a.ninf; }
 
 SB_HD void sb_accf_init(sb_accf &a) {
     a.nan = a.pinf = a.ninf = a.zero = a.sub = a.fin = 0;
     a.mn = INFINITY; a.mx = -INFINITY;
     a.K = a.S1 = a.S2 = 0.0;
+    a.mn_at = a.mx_at = a.bad_at = SB_NONE32;
 }
 template <class M> SB_HD M sb_lowest();
 template <> SB_HD double sb_lowest<double>() { return -INFINITY; }
@@ -206,6 +229,7 @@ template <class M> SB_HD void sb_accw_init(sb_accw<M> &a) {
     a.nan = a.pinf = a.ninf = a.zero = a.sub = a.fin = 0;
     a.mn = sb_highest<M>(); a.mx = sb_lowest<M>();
     a.K = a.S1 = a.S2 = 0.0;
+    a.mn_at = a.mx_at = a.bad_at = SB_NONE32;
 }
 
 /* Compensated sum: after any number of calls, s + e is sum x to about twice
@@ -253,6 +277,16 @@ SB_UNROLL
     a.fin += m;
 }
 
+/* The first j with x[j] == v (v is one of them). */
+template <int N>
+SB_HD uint32_t sb_first_eq(const float (&x)[N], float v) {
+    uint32_t f = N - 1;
+SB_UNROLL
+    for (int j = N - 1; j >= 0; j--)
+        if (x[j] == v) f = j;
+    return f;
+}
+
 /* The common case: every value finite and no float overflow. Returns false,
  * leaving a untouched, when that does not hold: NaN or Inf anywhere, or an
  * overflow, leaves s1, e1 or s2 non-finite. Six adds per element for the
@@ -272,6 +306,8 @@ SB_UNROLL
         nsmall += (fabsf(x[j]) < tiny);
     }
     if (!(s2 + fabsf(s1) + fabsf(e1) <= FLT_MAX)) return false;
+    if (mn < a.mn) a.mn_at = sb_seen(a) + sb_first_eq<N>(x, mn);
+    if (mx > a.mx) a.mx_at = sb_seen(a) + sb_first_eq<N>(x, mx);
     a.mn = mn; a.mx = mx;
     a.zero += nzero;
     a.sub += nsmall - nzero;
@@ -283,7 +319,8 @@ SB_UNROLL
 template <int N, bool FULL>
 SB_HD void sb_chunk_any(sb_accf &a, const float (&x)[N], int n, float tiny) {
     float c = 0.0f, s1 = 0.0f, e1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx;
-    uint32_t m = 0;
+    uint32_t m = 0, o0 = sb_seen(a);
+    int mnj = -1, mxj = -1, badj = -1;
 SB_UNROLL
     for (int j = N - 1; j >= 0; j--)
         if ((FULL || j < n) && fabsf(x[j]) <= FLT_MAX) c = x[j];
@@ -301,12 +338,17 @@ SB_UNROLL
                 float d = v - c;
                 sb_twosum(s1, e1, v);
                 s2 = fmaf(d, d, s2);
-                mn = fminf(mn, v);
-                mx = fmaxf(mx, v);
+                if (v < mn) { mn = v; mnj = j; }
+                if (v > mx) { mx = v; mxj = j; }
                 m++;
+            } else if (badj < 0) {
+                badj = j;
             }
         }
     }
+    if (mnj >= 0) a.mn_at = o0 + mnj;
+    if (mxj >= 0) a.mx_at = o0 + mxj;
+    if (badj >= 0 && a.bad_at == SB_NONE32) a.bad_at = o0 + badj;
     a.mn = mn; a.mx = mx;
     sb_chunk_commit<N, FULL>(a, x, n, m, c, s1, e1, s2);
 }
@@ -336,13 +378,15 @@ SB_HD void sb_elem_w(sb_accw<typename Tr::M> &a, typename Tr::raw r) {
             a.nan += (x != x);
             a.pinf += (ax == INFINITY) && x > 0.0;
             a.ninf += (ax == INFINITY) && x < 0.0;
+            a.bad_at = a.bad_at == SB_NONE32 ? sb_seen(a) - 1 : a.bad_at;   /* counted above */
             return;
         }
         a.sub += (ax < DBL_MIN) && x != 0.0;
     }
     a.zero += (v == (M)0);
-    a.mn = v < a.mn ? v : a.mn;
-    a.mx = v > a.mx ? v : a.mx;
+    /* the first finite element sets both (a min equal to the type's highest) */
+    if (v < a.mn || a.fin == 0) { a.mn = v; a.mn_at = sb_seen(a); }
+    if (v > a.mx || a.fin == 0) { a.mx = v; a.mx_at = sb_seen(a); }
     if (a.fin == 0) a.K = x;
     double d = x - a.K;
     a.S1 += d;
@@ -351,6 +395,10 @@ SB_HD void sb_elem_w(sb_accw<typename Tr::M> &a, typename Tr::raw r) {
 }
 
 /* ---- one thread's share of the tensor --------------------------------- */
+/* Group shapes of the two paths: U 16-byte vectors of V elements. */
+template <class Tr> struct sb_shape_f { enum { V = 16 / sizeof(typename Tr::raw), U = SB_CHUNK / V }; };
+template <class Tr> struct sb_shape_w { enum { V = 16 / sizeof(typename Tr::raw), U = 4 }; };
+
 /* Thread g of T (grid-stride). Contiguous: 16-byte loads, U of them in flight
  * per iteration, each U*V-element group one chunk. */
 SB_HD uint64_t sb_offset(const sb_plan &p, uint64_t li) {
@@ -419,14 +467,10 @@ SB_UNROLL
         }
         return;
     }
-    enum { V = 16 / sizeof(R), U = SB_CHUNK / V };
+    enum { V = sb_shape_f<Tr>::V, U = sb_shape_f<Tr>::U };
     uint64_t tail0 = p.head + p.nvec * V;
     if (g < p.head) {
         float x[1] = { Tr::conv(SB_LD(e + g)) };
-        sb_chunk<1, true>(a, x, 1, tiny);
-    }
-    if (g < p.numel - tail0) {
-        float x[1] = { Tr::conv(SB_LD(e + tail0 + g)) };
         sb_chunk<1, true>(a, x, 1, tiny);
     }
     const uint4 *vp = (const uint4 *)(e + p.head);
@@ -463,6 +507,10 @@ SB_UNROLL
         for (int j = 0; j < V; j++) x[j] = Tr::conv(sb_lane<R>(r, j));
         sb_chunk<V, true>(a, x, V, tiny);
     }
+    if (g < p.numel - tail0) {   /* last: positions rise through the thread */
+        float x[1] = { Tr::conv(SB_LD(e + tail0 + g)) };
+        sb_chunk<1, true>(a, x, 1, tiny);
+    }
 }
 
 template <class Tr>
@@ -484,10 +532,9 @@ SB_UNROLL
         }
         return;
     }
-    enum { V = 16 / sizeof(R), U = 4 };
+    enum { V = sb_shape_w<Tr>::V, U = sb_shape_w<Tr>::U };
     uint64_t tail0 = p.head + p.nvec * V;
     if (g < p.head) sb_elem_w<Tr>(a, SB_LD(e + g));
-    if (g < p.numel - tail0) sb_elem_w<Tr>(a, SB_LD(e + tail0 + g));
     const uint4 *vp = (const uint4 *)(e + p.head);
     uint64_t v = g;
     for (; v + (uint64_t)(U - 1) * T < p.nvec; v += (uint64_t)U * T) {
@@ -505,6 +552,7 @@ SB_UNROLL
 SB_UNROLL
         for (int j = 0; j < V; j++) sb_elem_w<Tr>(a, sb_lane<R>(r, j));
     }
+    if (g < p.numel - tail0) sb_elem_w<Tr>(a, SB_LD(e + tail0 + g));   /* last: rising positions */
 }
 
 /* ---- partials ---------------------------------------------------------- */
@@ -512,12 +560,15 @@ SB_HD void sb_partial_empty(sb_partial &p) {
     p.nan = p.pinf = p.ninf = p.zero = p.sub = p.fin = 0;
     p.mean = p.m2 = 0.0;
     p.mn = INFINITY; p.mx = -INFINITY;
+    p.mn_at = p.mx_at = p.bad_at = SB_NONE;
 }
 
 SB_HD void sb_partial_from(sb_partial &p, uint32_t nan, uint32_t pinf, uint32_t ninf,
                            uint32_t zero, uint32_t sub, uint32_t fin,
-                           double K, double S1, double S2, double mn, double mx) {
+                           double K, double S1, double S2, double mn, double mx,
+                           uint64_t mn_at, uint64_t mx_at, uint64_t bad_at) {
     p.nan = nan; p.pinf = pinf; p.ninf = ninf; p.zero = zero; p.sub = sub; p.fin = fin;
+    p.mn_at = fin ? mn_at : SB_NONE; p.mx_at = fin ? mx_at : SB_NONE; p.bad_at = bad_at;
     if (fin) {
         double n = (double)fin, m2 = S2 - S1 * S1 / n;
         p.mean = K + S1 / n;
@@ -528,17 +579,50 @@ SB_HD void sb_partial_from(sb_partial &p, uint32_t nan, uint32_t pinf, uint32_t 
         p.mn = INFINITY; p.mx = -INFINITY;
     }
 }
-SB_HD void sb_partial_of(sb_partial &p, const sb_accf &a) {
-    sb_partial_from(p, a.nan, a.pinf, a.ninf, a.zero, a.sub, a.fin, a.K, a.S1, a.S2, a.mn, a.mx);
+/* The plan position of thread g's o-th element, replaying how sb_thread_f
+ * (U vectors of V a group) and sb_thread_w read: the head element, the
+ * groups, the single vectors, the tail element; strided, every T-th index. */
+template <int U, int V>
+SB_HD uint64_t sb_pos_of_ordinal(const sb_plan &p, uint64_t g, uint64_t T, uint32_t ord) {
+    if (ord == SB_NONE32) return SB_NONE;
+    uint64_t o = ord;
+    if (p.strided) return g + o * T;
+    if (g < p.head) {
+        if (o == 0) return g;
+        o--;
+    }
+    const uint64_t step = (uint64_t)U * T, last = (uint64_t)(U - 1) * T;
+    const uint64_t ng = g + last < p.nvec ? (p.nvec - 1 - g - last) / step + 1 : 0;
+    if (o < ng * U * V) {
+        uint64_t i = o / (U * V), r = o % (U * V);
+        return p.head + (g + i * step + (r / V) * T) * V + r % V;
+    }
+    o -= ng * U * V;
+    const uint64_t v0 = g + ng * step, ns = v0 < p.nvec ? (p.nvec - 1 - v0) / T + 1 : 0;
+    if (o < ns * V) return p.head + (v0 + (o / V) * T) * V + o % V;
+    return p.head + p.nvec * V + g;
 }
-template <class M> SB_HD void sb_partial_of(sb_partial &p, const sb_accw<M> &a) {
+template <class Tr>
+SB_HD void sb_partial_of(sb_partial &p, const sb_accf &a, const sb_plan &pl, uint64_t g, uint64_t T) {
+    typedef sb_shape_f<Tr> S;
+    sb_partial_from(p, a.nan, a.pinf, a.ninf, a.zero, a.sub, a.fin, a.K, a.S1, a.S2, a.mn, a.mx,
+                    sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.mn_at), sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.mx_at),
+                    sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.bad_at));
+}
+template <class Tr>
+SB_HD void sb_partial_of(sb_partial &p, const sb_accw<typename Tr::M> &a, const sb_plan &pl, uint64_t g,
+                         uint64_t T) {
+    typedef sb_shape_w<Tr> S;
     sb_partial_from(p, a.nan, a.pinf, a.ninf, a.zero, a.sub, a.fin, a.K, a.S1, a.S2,
-                    (double)a.mn, (double)a.mx);
+                    (double)a.mn, (double)a.mx, sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.mn_at),
+                    sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.mx_at), sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.bad_at));
 }
 
-/* Chan et al.: merge (n, mean, M2) of two disjoint sets. a += b. */
+/* Chan et al.: merge (n, mean, M2) of two disjoint sets. a += b. Equal
+ * minima (maxima) keep the lower position: the first in the plan's order. */
 SB_HD void sb_merge(sb_partial &a, const sb_partial &b) {
     a.nan += b.nan; a.pinf += b.pinf; a.ninf += b.ninf; a.zero += b.zero; a.sub += b.sub;
+    a.bad_at = b.bad_at < a.bad_at ? b.bad_at : a.bad_at;
     if (b.fin) {
         if (a.fin == 0) {
             a.mean = b.mean; a.m2 = b.m2;
@@ -549,8 +633,8 @@ SB_HD void sb_merge(sb_partial &a, const sb_partial &b) {
             a.m2 += b.m2 + delta * delta * (na * (nb / n));
         }
         a.fin += b.fin;
-        a.mn = b.mn < a.mn ? b.mn : a.mn;
-        a.mx = b.mx > a.mx ? b.mx : a.mx;
+        if (b.mn < a.mn || (b.mn == a.mn && b.mn_at < a.mn_at)) { a.mn = b.mn; a.mn_at = b.mn_at; }
+        if (b.mx > a.mx || (b.mx == a.mx && b.mx_at < a.mx_at)) { a.mx = b.mx; a.mx_at = b.mx_at; }
     }
 }
 
