@@ -21,6 +21,7 @@
 #include "router.h"
 #include "router_session.h"
 #include "session_io.h"
+#include "oob_element.h"
 #include "triton_trace.h"
 
 static const char route_usage[] =
@@ -235,6 +236,14 @@ int cmd_route(int argc, char **argv)
     router_rules_free(rules);
     if (sess)
         add_runtime_size(&res, sess);
+    if (sess && pkg) {   /* the index's tensor, element and value from the recorded before-tensors */
+        int64_t ki = -1;
+        for (size_t i = 0; i < sess->nevents && ki < 0; i++)
+            if (sess->events[i]->kind == EV_ERROR)
+                ki = sess->events[i]->u.error.kernel_index;
+        strbuf_reset(&err);
+        oob_element_apply_package(&res, pkg, sess, ki, &err);
+    }
     add_provenance(&res, sess, pkg);
     strbuf out = STRBUF_INIT;
     if (!strcmp(format, "yaml"))

@@ -301,10 +301,8 @@ int triton_trace_resolve(const char *wrapper, size_t wlen, const char *kernels, 
         if (eol && !memchr(eol + 1, ';', (size_t)(cs - eol - 1)))
             out->source_nodes = arena_strndup(a, s, (size_t)(eol - s));
     }
-    if (!sym) {
-        strbuf_addf(err, "the bound `%s` is a constant: it is a fixed size, not an input dimension", bound);
-        return -1;
-    }
+    if (!sym)
+        return 0;   /* a literal bound: no input dimension behind it (oob_element.h says whose size it is) */
     if (out->param_pos < 0) {
         strbuf_addf(err, "%s is not a parameter of kernel %s", sym, out->kernel);
         return -1;
@@ -340,6 +338,31 @@ int triton_trace_resolve(const char *wrapper, size_t wlen, const char *kernels, 
         return -1;
     }
     return 0;
+}
+
+size_t triton_trace_params(const char *open, const char *end, arena *a, const char **out, size_t max)
+{
+    const char *close = open < end && *open == '(' ? match_paren(open, end) : NULL;
+    size_t n = close ? split_args(a, open, close, out, max) : 0;
+    for (size_t i = 0; i < n; i++)
+        out[i] = param_name(a, out[i]);
+    return n;
+}
+
+int triton_trace_call_args(const char *wrapper, size_t wlen, const char *kernel, arena *a, const char **args,
+                           size_t max, size_t *nargs, size_t *line)
+{
+    const char *wend = wrapper + wlen;
+    const char *names[3] = {arena_printf(a, "call_%s", kernel), arena_printf(a, "call_triton_%s", kernel), kernel};
+    for (int i = 0; i < 3; i++) {
+        const char *cs, *copen = find_call(wrapper, wend, names[i], &cs), *cclose;
+        if (!copen || !(cclose = match_paren(copen, wend)))
+            continue;
+        *nargs = split_args(a, copen, cclose, args, max);
+        *line = line_of(wrapper, cs);
+        return 0;
+    }
+    return -1;
 }
 
 int triton_trace_apply(route_result *r, const char *wrapper, size_t wlen, const char *kernels, size_t klen,

@@ -37,12 +37,21 @@ typedef struct {
     const char *source_nodes;  /* text after "Topologically Sorted Source Nodes: "; NULL */
 } triton_trace;
 
-/* Resolves `tmp` < `bound` (as the assert printed them) in wrapper (wlen bytes)
+/* Resolves `tmp` < `bound` (as the assert printed them) in wrapper (wlen bytes);
+ * a literal bound resolves to the kernel and call alone (param NULL)
  * and kernels (klen bytes, may be NULL/0). When several kernels hold the same
  * condition, the one named kernel_hint (may be NULL) is taken, else the first.
  * Fills what it finds even when it returns -1 (e.g. kernel found, call site not). */
 int triton_trace_resolve(const char *wrapper, size_t wlen, const char *kernels, size_t klen, const char *tmp,
                          const char *bound, const char *kernel_hint, arena *a, triton_trace *out, strbuf *err);
+
+/* The parameter names of a kernel definition whose '(' is at open (bounded by
+ * end), in order; at most max. For oob_element.c. */
+size_t triton_trace_params(const char *open, const char *end, arena *a, const char **out, size_t max);
+/* The arguments of kernel's launch in wrapper.cpp (`call_<k>(`, `call_triton_<k>(` or
+ * `<k>(`), trimmed, and its 1-based line; -1 when there is none. */
+int triton_trace_call_args(const char *wrapper, size_t wlen, const char *kernel, arena *a, const char **args,
+                           size_t max, size_t *nargs, size_t *line);
 
 /* Adds the trace's facts to a triton-index-oob result as fields (kernel,
  * kernel_param, call_arg, size_var, input, input_index, dim, source_nodes) and

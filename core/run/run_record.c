@@ -6,6 +6,7 @@
 #include <string.h>
 #include "route_provenance.h"
 #include "router.h"
+#include "oob_element.h"
 #include "triton_trace.h"
 
 #define LOG_LINE_MAX     4096          /* longer lines are split */
@@ -190,6 +191,11 @@ static void route_error(run_record *r, event *e)
         strbuf_release(&err);
     }
     add_runtime_size(r, &res);
+    if (r->trace_source) {   /* the index's tensor, element and value (i17b: oob_element.h) */
+        strbuf err = STRBUF_INIT;
+        oob_element_apply_package(&res, r->trace_source, s, e->u.error.kernel_index, &err);
+        strbuf_release(&err);
+    }
     route_add_provenance(&res, s, e->u.error.kernel_index);
     e->u.error.route = arena_strdup(&s->arena, res.route ? res.route : "unknown");
     e->u.error.fields = NULL;

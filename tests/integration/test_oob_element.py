@@ -1,0 +1,80 @@
+"""Index out of bounds down to the element (issue 17 item 2), on real CPU packages.
+
+Each case runs a real AOTI package whose generated C++ kernel checks `0 <= tmpN < bound` and fails:
+an embedding fed the id 137 for a 100-row table (literal bound, the table a weight), the same fed
+-3 (`0 <= tmpN` fails: embeddings do not wrap negative ids), index_put and scatter past the 8 rows of
+their target (one fused kernel, two checks), and index_select from a table whose row count is dynamic
+(the bound `ks1` is input 0's dim 0). For each: `aotidbg run` records the tensor, its multi-index,
+the value, the bound and what the bound is in the error event; `route S.yaml` (text and yaml) and
+`replay --dump` show them. The models: tests/models/model_oob.py and model_router.py."""
+import numpy as np
+import pytest
+import yaml
+
+from conftest import run
+
+# name: (package, inputs as (dtype, array or ("randn", shape)), --values, expected fields)
+CASES = {
+    "embedding-137": ("oob_embedding", [np.array([[1, 5, 7, 2], [9, 3, 137, 8]])], 64,
+                      {"index_tensor": "arg1_1", "index_at": "[1, 2]", "index_value": "137", "bound_value": "100",
+                       "valid_range": "[0, 100)", "bound_of": "dim 0 of the weight emb_weight [100, 16] (read at the index)"}),
+    "embedding-negative": ("oob_embedding", [np.array([[1, 5, 7, 2], [9, -3, 4, 8]])], 64,
+                           {"index_at": "[1, 1]", "index_value": "-3", "valid_range": "[0, 100)"}),
+    # no values kept: the statistics' position of the largest value names the element
+    "embedding-stats-only": ("oob_embedding", [np.array([[1, 5, 7, 2], [9, 3, 137, 8]])], 0,
+                             {"index_at": "[1, 2]", "index_value": "137"}),
+    "index_put": ("oob_scatter", [np.zeros((8, 4), np.float32), np.array([0, 9, 5]),
+                                  np.array([[0, 1, 2, 3], [4, 5, 6, 7]]), np.ones((2, 4), np.float32)], 64,
+                  {"index_tensor": "arg1_1", "index_at": "[1]", "index_value": "9", "valid_range": "[-8, 8)",
+                   "bound_value": "8", "bound_of": "dim 0 of buf0 [8, 4] (written at the index)"}),
+    "scatter": ("oob_scatter", [np.zeros((8, 4), np.float32), np.array([0, 3, 5]),
+                                np.array([[0, 1, 2, 3], [4, 5, 12, 7]]), np.ones((2, 4), np.float32)], 64,
+                {"index_tensor": "arg2_1", "index_at": "[1, 2]", "index_value": "12", "valid_range": "[0, 8)"}),
+    "gather-dynamic": ("router_gather", [np.ones((16, 8), np.float32), np.array([0, 3, 5, 20, 2, 7])], 64,
+                       {"kernel_param": "ks1", "index_tensor": "arg1_1", "index_at": "[3]", "index_value": "20",
+                        "bound_value": "16", "valid_range": "[-16, 16)", "bound_of": "dim 0 of input arg0_1 [16, 8]"}),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def case(request, aotidbg, package, tmp_path_factory):
+    name = request.param
+    pkg_name, arrays, values, want = CASES[name]
+    d = tmp_path_factory.mktemp(name)
+    lines = ["inputs:"]
+    for i, a in enumerate(arrays):
+        np.save(d / f"in{i}.npy", a)
+        shape = ", ".join(str(s) for s in a.shape)
+        lines.append(f"  - {{shape: [{shape}], dtype: {a.dtype}, device: cpu, fill: file, file: in{i}.npy}}")
+    (d / "spec.yaml").write_text("\n".join(lines) + "\n")
+    s = d / "s.yaml"
+    r = run([aotidbg, "run", package(pkg_name), "--inputs", str(d / "spec.yaml"), "--record", str(s),
+             "--values", str(values)])
+    return name, s, r, want
+
+
+def test_run_records_the_element(case):
+    name, s, r, want = case
+    assert r.returncode == 1, r.stderr
+    err = [e for e in yaml.safe_load(s.read_text())["events"] if e.get("kind") == "error"]
+    assert err and err[-1]["route"] == "triton-index-oob", err
+    fields = err[-1]["fields"]
+    assert "element_error" not in fields, fields
+    for k, v in want.items():
+        assert fields.get(k) == v, f"{name}: {k} = {fields.get(k)!r}, want {v!r}\n{fields}"
+    assert "trace_error" not in fields, fields   # a literal bound is no longer an error of the trace
+
+
+def test_route_and_dump_show_it(case, aotidbg):
+    name, s, _, want = case
+    y = run([aotidbg, "route", str(s), "--format", "yaml"])
+    assert y.returncode == 0, y.stderr
+    fields = yaml.safe_load(y.stdout)["fields"]
+    for k, v in want.items():
+        assert fields.get(k) == v, f"route {name}: {k} = {fields.get(k)!r}, want {v!r}"
+    t = run([aotidbg, "route", str(s)])
+    assert f"index_value   {want['index_value']}" in t.stdout, t.stdout
+    dump = run([aotidbg, "replay", str(s), "--dump"])
+    assert dump.returncode == 0, dump.stderr
+    assert f"field index_at = {want['index_at']}" in dump.stdout
+    assert f"field index_value = {want['index_value']}" in dump.stdout
