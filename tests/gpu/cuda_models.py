@@ -17,7 +17,7 @@ os.makedirs(OUT, exist_ok=True)
 times = open(os.path.join(OUT, "compile_times.tsv"), "w")
 PRINTER = {"aot_inductor.debug_intermediate_value_printer": "1"}
 # AOTIDBG_GPU_MODELS=gather,nan,mlp picks groups (default: all), to re-record a few quickly.
-GROUPS = set(filter(None, os.environ.get("AOTIDBG_GPU_MODELS", "mlp,gather,nan").split(",")))
+GROUPS = set(filter(None, os.environ.get("AOTIDBG_GPU_MODELS", "mlp,gather,nan,embed").split(",")))
 
 
 def spec(name, case, tensors, device="cuda"):
@@ -106,6 +106,20 @@ with torch.no_grad():
       compile_pkg("cuda_gather_noassert", g, (table, gi), dynamic=dyn,
                   configs=dict(PRINTER, **{"assert_indirect_indexing": False}))
       spec("cuda_gather_noassert", "far", [table, torch.tensor([1, 2, 1 << 40], device=dev)])
+
+  if "embed" in GROUPS:
+      # index out of bounds down to the element (issue 17): tests/models/model_oob.py's embedding
+      # (a 100-row weight: the Triton kernel's bound is the literal 100) fed the id 137 at [1, 2]
+      import importlib.util
+      spec_ = importlib.util.spec_from_file_location(
+          "model_oob", os.path.join(os.path.dirname(os.path.abspath(__file__)), "../models/model_oob.py"))
+      mo = importlib.util.module_from_spec(spec_)
+      spec_.loader.exec_module(mo)
+      b = mo.oob_embedding()
+      e = b["module"].to(dev)
+      ids = b["inputs"][0].to(dev)
+      compile_pkg("cuda_embed", e, (ids,), configs=PRINTER)
+      spec("cuda_embed", "bad", [torch.tensor([[1, 5, 7, 2], [9, 3, 137, 8]], device=dev)])
 
   if "nan" in GROUPS:
       n = NanChain().eval().to(dev)

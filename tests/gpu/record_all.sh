@@ -36,6 +36,7 @@ AOTIDBG=${AOTIDBG:-aotidbg}
 
 step "compile the CUDA packages"
 [ "${ONLY:-}" = oob ] && export AOTIDBG_GPU_MODELS=gather
+[ "${ONLY:-}" = embed ] && export AOTIDBG_GPU_MODELS=embed
 timeout 420 python3 "$SRC/tests/gpu/cuda_models.py" "$W/pkgs" > "$W/logs/compile.log" 2>&1 || { tail -30 "$W/logs/compile.log"; }
 cat "$W/pkgs/compile_times.tsv" 2>/dev/null
 P=$W/pkgs
@@ -58,6 +59,15 @@ if [ "${ONLY:-}" != oob ]; then
 rec cuda_mlp 120 cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml $V
 rec cuda_mlp_blocking 120 cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --blocking --deterministic $V
 fi
+# issue 17: the embedding fed id 137; blocking, so the statistics taken before the launch (with the
+# positions of min and max) are in the session when the device-side assert kills the context
+rec cuda_oob_embedding_blocking 120 cuda_embed.pt2 --inputs cuda_embed.bad.inputs.yaml --blocking $V
+timeout 30 "$AOTIDBG" route "$W/sessions/cuda_oob_embedding_blocking.yaml" --package "$P/cuda_embed.pt2" \
+  --format yaml > "$W/routes/cuda_oob_embedding_blocking.yaml" 2>&1
+echo "route cuda_oob_embedding_blocking: $(grep -E '^route:|index_tensor|index_at|index_value|bound_of|element_error' \
+  "$W/routes/cuda_oob_embedding_blocking.yaml" | tr '\n' ' ')"
+[ "${ONLY:-}" = embed ] && exit 0
+if [ "${ONLY:-}" != embed ]; then
 rec cuda_oob_gated 60 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml --blocking
 # The checklist refuses the size-0 dim (export min 2); --force shows the crash it prevents.
 rec cuda_oob_blocking 120 cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml --blocking --force $V
@@ -74,6 +84,7 @@ rec cuda_mlp_batch1 60 cuda_mlp.pt2 --inputs cuda_mlp.batch1.inputs.yaml --deter
 rec cuda_mlp_batch1_forced 60 cuda_mlp.pt2 --inputs cuda_mlp.batch1.inputs.yaml --deterministic --force $V
 rec cuda_oob_interpose 120 cuda_gather_noprinter.pt2 --inputs cuda_gather_noprinter.empty.inputs.yaml --blocking --force
 rec cuda_oob_reinstrument 180 cuda_gather_noprinter.pt2 --inputs cuda_gather_noprinter.empty.inputs.yaml --blocking --reinstrument --force $V
+fi
 
 step "checklist"
 chk cuda_on_cpu cuda_mlp.pt2 --inputs cuda_mlp.oncpu.inputs.yaml --device cpu
