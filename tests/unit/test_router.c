@@ -12,6 +12,7 @@
 #include "router.h"
 #include "router_rules.h"
 #include "router_session.h"
+#include "oob_element.h"
 #include "triton_trace.h"
 
 static router_rules *rules;
@@ -1187,6 +1188,71 @@ static void test_triton_trace(void)
     strbuf_release(&err);
 }
 
+/* The element behind a Triton assert (the CUDA form, embedded in wrapper.cpp): tmp4 comes from
+ * tmp0 = tl.load(in_ptr0 ...) through the wrap of negatives; in_ptr0 is arg1_1 at the launch; the
+ * session's before-tensor arg1_1 holds 137 at [1, 2]; the bound 100 is dim 0 of arg0_1, which
+ * the kernel reads at the index. */
+static void test_oob_element_triton(void)
+{
+    static const char w[] =
+        "/*\n@triton.jit\n"
+        "def triton_poi_fused_embedding_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+        "    x1 = xindex // 16\n"
+        "    tmp0 = tl.load(in_ptr0 + (x1), xmask, eviction_policy='evict_last')\n"
+        "    tmp1 = tl.full([XBLOCK], 100, tl.int32)\n"
+        "    tmp2 = tmp0 + tmp1\n"
+        "    tmp3 = tmp0 < 0\n"
+        "    tmp4 = tl.where(tmp3, tmp2, tmp0)\n"
+        "    tl.device_assert(((0 <= tmp4) & (tmp4 < 100)) | ~(xmask), \"index out of bounds: 0 <= tmp4 < 100\")\n"
+        "    tmp6 = tl.load(in_ptr1 + (x0 + 16*tmp4), xmask)\n"
+        "    tl.store(out_ptr0 + (x2), tmp6, xmask)\n*/\n"
+        "    call_triton_poi_fused_embedding_0(arg1_1, arg0_1, buf0, 128L, this->device_idx_, stream, kernels);\n";
+    session *s = session_new();
+    event *e = session_add_event(s, EV_KERNEL);
+    kernel_event *k = &e->u.kernel;
+    k->name = "triton_poi_fused_embedding_0";
+    k->ntensors = 2;
+    k->tensors = arena_alloc(&s->arena, 2 * sizeof *k->tensors);
+    memset(k->tensors, 0, 2 * sizeof *k->tensors);
+    static int64_t ish[2] = {2, 4}, ist[2] = {4, 1}, tsh[2] = {100, 16}, tst[2] = {16, 1};
+    static double ids[8] = {1, 5, 7, 2, 9, 3, 137, 8};
+    k->tensors[0] = (tensor_rec){.name = "arg1_1", .phase = PHASE_BEFORE, .ndim = 2, .shape = ish, .strides = ist,
+                                 .dtype = "int64", .device = "cuda:0", .nvalues = 8, .values = ids,
+                                 .values_complete = 1};
+    k->tensors[1] = (tensor_rec){.name = "arg0_1", .phase = PHASE_BEFORE, .ndim = 2, .shape = tsh, .strides = tst,
+                                 .dtype = "float32", .device = "cuda:0"};
+    route_result r;
+    route_str("k.py:30: unknown: block: [1,0,0], thread: [2,0,0] Assertion `index out of bounds: 0 <= tmp4 < 100` "
+              "failed.\n", &r);
+    strbuf err = STRBUF_INIT;
+    CHECK(triton_trace_apply(&r, w, strlen(w), NULL, 0, &err) == 0);
+    CHECK(route_result_field(&r, "trace_error") == NULL);
+    CHECK(oob_element_apply(&r, w, strlen(w), NULL, 0, s, 0) == 0);
+    CHECK_STR(route_result_field(&r, "load_ptr"), "in_ptr0");
+    CHECK_STR(route_result_field(&r, "index_tensor"), "arg1_1");
+    CHECK_STR(route_result_field(&r, "index_at"), "[1, 2]");
+    CHECK_STR(route_result_field(&r, "index_value"), "137");
+    CHECK_STR(route_result_field(&r, "valid_range"), "[-100, 100)");
+    CHECK_STR(route_result_field(&r, "bound_of"), "dim 0 of arg0_1 [100, 16] (read at the index)");
+    /* values not kept: the statistics' position of the largest value */
+    k->tensors[0].nvalues = 0;
+    k->tensors[0].values_complete = 0;
+    k->tensors[0].has_stats = 1;
+    k->tensors[0].stats = (tensor_stats){.numel = 8, .finite = 8, .min = 1, .max = 137, .has_at = 1,
+                                         .at = {0, 6, -1}};
+    CHECK(oob_element_apply(&r, w, strlen(w), NULL, 0, s, 0) == 0);
+    CHECK_STR(route_result_field(&r, "index_at"), "[1, 2]");
+    CHECK_CONTAINS(route_result_field(&r, "index_note"), "largest value");
+    /* a cut-off source: the chain breaks, said in element_error, never a crash */
+    route_result r2;
+    route_str("Assertion `index out of bounds: 0 <= tmp4 < 100` failed.\n", &r2);
+    CHECK(oob_element_apply(&r2, w, 200, NULL, 0, s, 0) == 0);
+    route_result_release(&r2);
+    route_result_release(&r);
+    strbuf_release(&err);
+    session_free(s);
+}
+
 int main(void)
 {
     strbuf err = STRBUF_INIT;
@@ -1215,6 +1281,7 @@ int main(void)
     RUN(test_session_facts);
     RUN(test_prefilter_covers_every_pattern);
     RUN(test_triton_trace);
+    RUN(test_oob_element_triton);
     router_rules_free(rules);
     strbuf_release(&err);
     return CHECK_DONE();
