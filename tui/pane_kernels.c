@@ -1,5 +1,7 @@
 /* pane_kernels.c — the kernel list: index, name, where it comes from, kind,
- * status, duration and anomaly marks of every launch, in order, grouped into
+ * status, the kernel's own time (dev us: device_us, when the session has it),
+ * the hook-to-hook duration (dur us) and anomaly marks of every launch, in
+ * order, grouped into
  * the model's layers when the session knows them (kernel_groups.h). Only the
  * visible rows are formatted, so a million-kernel session draws as fast as a
  * ten-kernel one. */
@@ -88,8 +90,18 @@ static kgroups *groups(app *a)
 /* Columns of a kernel row. */
 typedef struct {
     int iw, nw, ww, show_dur;   /* index, name and `from` widths; duration shown */
+    int show_dev;               /* the kernel's own time shown */
     int64_t running;
 } kcols;
+
+/* A microsecond figure in 10 columns, "-" when unknown. */
+static void fmt_us(char *buf, size_t n, double us)
+{
+    if (us >= 0)
+        snprintf(buf, n, "%10.1f", us);
+    else
+        snprintf(buf, n, "%10s", "-");
+}
 
 static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, int indent, const kcols *c)
 {
@@ -98,11 +110,9 @@ static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, in
     if (sel)
         grid_fill(g, in.x, y, in.w, 1, ' ', EL_SELECTED);
     char mark = row == c->running ? '>' : k->index == a->break_kernel ? 'B' : ' ';
-    char dur[16] = "";
-    if (k->duration_us >= 0)
-        snprintf(dur, sizeof dur, "%10.1f", k->duration_us);
-    else
-        snprintf(dur, sizeof dur, "%10s", "-");
+    char dur[16], dev[16];
+    fmt_us(dur, sizeof dur, k->duration_us);
+    fmt_us(dev, sizeof dev, k->device_us);
     int x = in.x;
     x += grid_printf(g, x, y, in.x + in.w - x, base, "%c%*lld ", mark, c->iw, (long long)k->index);
     int nx = x;
@@ -125,6 +135,8 @@ static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, in
     x += grid_printf(g, x, y, in.x + in.w - x, base, "%-6s ", kernel_type_name(k->type));
     grid_printf(g, x, y, in.x + in.w - x, sel ? base : status_el(k), "%-7s", kernel_status_name(k->status));
     x += 7;
+    if (c->show_dev)
+        x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dev);
     if (c->show_dur)
         x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dur);
     const char *an = anomaly(k);
@@ -168,25 +180,35 @@ static void k_render(app *a, pane *p, grid *g, int focused)
                                                : "this session has no kernel events");
         return;
     }
-    kcols c = {3, 0, 0, 1, live_current_kernel(a)};
+    kcols c = {3, 0, 0, 1, 0, live_current_kernel(a)};
     for (size_t n = a->s->nkernels - 1; n >= 1000; n /= 10)
         c.iw++;
-    /* columns: mark idx name [from] kind status dur marks */
-    int fixed = 1 + c.iw + 1 + 1 + 6 + 1 + 7 + 1 + 10 + 1 + 7;
+    /* dev us only for sessions that have it: the first, the last and the
+     * selected kernel decide, not a scan of every kernel */
+    int64_t nk = (int64_t)a->s->nkernels, probe[3] = {0, nk - 1, p->cursor};
+    for (int i = 0; i < 3; i++)
+        if (probe[i] >= 0 && probe[i] < nk && a->s->kernels[probe[i]]->u.kernel.device_us >= 0)
+            c.show_dev = 1;
+    /* columns: mark idx name [from] kind status [dev] dur marks; narrow panes drop dur, then dev */
+    int fixed = 1 + c.iw + 1 + 1 + 6 + 1 + 7 + (1 + 10) * (1 + c.show_dev) + 1 + 7;
     c.nw = in.w - fixed;
     if (c.nw < 12) { c.nw += 11; c.show_dur = 0; }
+    if (c.nw < 12 && c.show_dev) { c.nw += 11; c.show_dev = 0; }
     if (a->s->prov.ncalls && c.nw >= 30) {
         c.ww = c.nw / 3 > 28 ? 28 : c.nw / 3;
         c.nw -= c.ww + 1;
     }
     if (c.nw < 6) c.nw = 6;
-    char hdr[256];
+    /* the time labels end over their figures (dur us alone sits one to the left, as it always did) */
+    char hdr[256], times[32];
+    snprintf(times, sizeof times, "%s%s", c.show_dev ? "     dev us" : "",
+             !c.show_dur ? "" : c.show_dev ? "     dur us" : "    dur us");
     if (c.ww)
         snprintf(hdr, sizeof hdr, " %*s %-*s %-*s %-6s %-7s%s %s", c.iw, "#", c.nw, "name", c.ww, "from", "kind",
-                 "status", c.show_dur ? "    dur us" : "", "marks");
+                 "status", times, "marks");
     else
-        snprintf(hdr, sizeof hdr, " %*s %-*s %-6s %-7s%s %s", c.iw, "#", c.nw, "name", "kind", "status",
-                 c.show_dur ? "    dur us" : "", "marks");
+        snprintf(hdr, sizeof hdr, " %*s %-*s %-6s %-7s%s %s", c.iw, "#", c.nw, "name", "kind", "status", times,
+                 "marks");
     grid_put(g, in.x, in.y, in.w, EL_HEADER, hdr);
     int rows = in.h - 1;
     if (!kg) {

@@ -50,6 +50,7 @@ event *session_add_event(session *s, event_kind kind)
     e->t_ms = -1;
     if (kind == EV_KERNEL) {
         e->u.kernel.duration_us = -1;
+        e->u.kernel.device_us = -1;
         e->u.kernel.index = (int64_t)s->nkernels;
         e->u.kernel.call = -1;
         s->kernels = grow(s->kernels, &s->cap_kernels, s->nkernels, sizeof *s->kernels);

@@ -86,6 +86,8 @@ typedef struct {
     kernel_type type;
     kernel_status status;
     double duration_us;        /* before→after hook, -1 when unknown */
+    double device_us;          /* the kernel's own time: CUDA events around the launch, on CPU
+                                  the launch alone (no hooks, statistics or copies); -1 unknown */
     const char *source;        /* how it was seen: "printer", "interpose", "reinstrument"; may be NULL */
     size_t ntensors;
     tensor_rec *tensors;       /* before tensors, then after tensors */

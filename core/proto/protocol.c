@@ -133,7 +133,9 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
         put_f64(o, m->u.kernel.t_us);
         put_f64(o, m->u.kernel.duration_us);
         if (put_str(o, m->u.kernel.source ? m->u.kernel.source : "", "kernel source", err)) return -1;
-        return put_str(o, m->u.kernel.branch ? m->u.kernel.branch : "", "kernel branch", err);
+        if (put_str(o, m->u.kernel.branch ? m->u.kernel.branch : "", "kernel branch", err)) return -1;
+        put_f64(o, m->u.kernel.device_us);
+        return 0;
     case PROTO_TENSOR:
         put_i64(o, m->u.tensor.kernel_index);
         put_u8(o, (uint8_t)m->u.tensor.t.phase);
@@ -485,6 +487,7 @@ static void decode_body(cursor *c, proto_msg *m)
         /* appended field: a runner from before it sends none */
         m->u.kernel.source = !c->failed && c->pos == c->end ? "" : get_str(c, "kernel source");
         m->u.kernel.branch = !c->failed && c->pos == c->end ? "" : get_str(c, "kernel branch");
+        m->u.kernel.device_us = !c->failed && c->pos == c->end ? -1 : get_f64(c, "device_us");
         return;
     case PROTO_TENSOR:
         m->u.tensor.kernel_index = get_i64(c, "kernel index");

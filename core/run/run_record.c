@@ -345,6 +345,7 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
         }
         k->status = (kernel_status)m->u.kernel.status;
         k->duration_us = m->u.kernel.duration_us;
+        k->device_us = m->u.kernel.device_us;
         return 0;
     }
     case PROTO_TENSOR: {

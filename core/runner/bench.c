@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "device_timer.h"
 #include "hooks.h"
 #include "input_build.h"
 #include "model_so.h"
@@ -91,6 +92,7 @@ int bench_main(int argc, char **argv)
         fprintf(stderr, "aotidbg-runner --bench: %s\n", err.buf);
         return 1;
     }
+    dtimer_setup(m.is_cuda);
     if ((size_t)nin != m.n_inputs) {
         fprintf(stderr, "aotidbg-runner --bench: model takes %zu inputs, %d given\n", m.n_inputs, nin);
         return 2;

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "aoti_abi.h"
+#include "device_timer.h"
 #include "prof.h"
 #include "protocol.h"
 #include "stderr_tap.h"
@@ -33,6 +34,7 @@ static struct {
     int knan;              /* an after-tensor held NaN/Inf */
     double t_launch;       /* end of the latest before-hook */
     double duration;       /* t_launch -> first after-hook (after the sync) */
+    double device_us;      /* the kernel's own time (device_timer.h), -1 unknown */
     int nan_stopped;       /* the once-per-run NaN stop happened */
     int printer_seen;      /* a printer hook fired in this run: interposed launches are not kernels */
     const char *source;    /* "printer" or "interpose": how the current kernel was seen */
@@ -113,6 +115,7 @@ static void send_kernel(int phase, int status)
     m.u.kernel.status = (uint8_t)status;
     m.u.kernel.t_us = hooks_now_us() - K.t0;
     m.u.kernel.duration_us = phase ? K.duration : -1;
+    m.u.kernel.device_us = phase ? K.device_us : -1;
     m.u.kernel.source = K.source;
     m.u.kernel.branch = K.branch;
     double pt = prof_now();
@@ -126,6 +129,8 @@ static void finish_kernel(int status)
     if (K.kidx < 0 || K.kdone) return;
     if (status == KSTAT_OK && K.knan) status = KSTAT_NAN;
     if (!K.kphase) K.duration = -1;   /* never reached an after-hook */
+    K.device_us = dtimer_take_us();
+    if (!K.kphase || status == KSTAT_ERROR) K.device_us = -1;
     send_kernel(1, status);
     K.kdone = 1;
     if (status == KSTAT_NAN && (ctl.flags & BREAK_ON_NAN) && !K.nan_stopped) {
@@ -137,6 +142,7 @@ static void finish_kernel(int status)
 static void start_kernel(const char *name, const char *source, const char *branch)
 {
     finish_kernel(KSTAT_OK);
+    dtimer_kernel();
     K.kidx++;
     K.source = source;
     snprintf(K.branch, sizeof K.branch, "%s", branch);
@@ -175,6 +181,7 @@ static void cuda_failed(const char *text, int phase)
     if (K.kidx >= 0 && cfg.record) {
         K.kdone = 0;
         if (K.kphase == 0 && K.duration < 0) K.duration = hooks_now_us() - K.t_launch;
+        K.device_us = -1;
         send_kernel(1, KSTAT_ERROR);
         K.kdone = 1;
     }
@@ -226,11 +233,18 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
     if (before) K.t_launch = hooks_now_us();
 }
 
+/* The device timer's marks are the first and the last thing a hook does, so
+ * the kernel's own time holds none of the hook's work. */
 static void on_event(AtenTensorHandle h, const char *tname, int before, const char *kname, const char *branch)
 {
+    if (K.active && cfg.record) {
+        if (before) dtimer_hook();
+        else dtimer_close();
+    }
     double pt = prof_now();
     on_event_inner(h, tname, before, kname, branch);
     prof_add(PROF_HOOK, pt);
+    if (K.active && cfg.record && before) dtimer_open();
 }
 
 /* A printer kernel's before-hooks have fired and its after-hooks not yet:
@@ -243,6 +257,10 @@ static int printer_in_flight(void)
 void hooks_interposed(const char *kname, int phase)
 {
     if (!K.active) return;
+    if (phase == HOOKS_LAUNCH_QUEUED) {   /* queued, before any sync: the kernel's time ends behind it */
+        if (cfg.record) dtimer_queued();
+        return;
+    }
     if (!kname) kname = "";
     /* a launch no printer hook covers: no printer in this run so far, or one
      * outside the printer's hooks (a kernel inside a torch.cond branch) */
@@ -258,6 +276,7 @@ void hooks_interposed(const char *kname, int phase)
     if (!own || !cfg.record) return;   /* the printer's events win */
     if (phase == HOOKS_LAUNCH_BEFORE) {
         start_kernel(kname, "interpose", "");   /* may stop here: before the launch */
+        dtimer_open();
     } else if (phase == HOOKS_LAUNCH_AFTER && K.kidx >= 0 && !K.kdone && !strcmp(K.source, "interpose")) {
         K.kphase = 1;
         K.duration = hooks_now_us() - K.t_launch;   /* launch only, or launch + sync when blocking */
@@ -273,11 +292,13 @@ void hooks_begin_run(void)
     memset(&K, 0, sizeof K);
     K.kidx = -1;
     K.duration = -1;
+    K.device_us = -1;
     K.kname = strdup("");
     K.kname_cap = 1;
     K.source = "printer";
     K.t0 = hooks_now_us();
     if (cfg.record && ctl.cmd == PROTO_CMD_STEP) hooks_stop(-1, 0, PROTO_STOP_START);
+    dtimer_begin_run();
     K.t0 = hooks_now_us();
     K.active = 1;
 }

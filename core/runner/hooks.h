@@ -66,6 +66,7 @@ double hooks_now_us(void);   /* CLOCK_MONOTONIC */
 #define HOOKS_LAUNCH_BEFORE 0
 #define HOOKS_LAUNCH_AFTER 1
 #define HOOKS_LAUNCH_FAILED 2
+#define HOOKS_LAUNCH_QUEUED 3   /* the launch returned, before the blocking sync: device_timer's close */
 void hooks_interposed(const char *kernel_name, int phase);
 int hooks_printer_seen(void);   /* 1 when a printer hook fired in the current/last run */
 

@@ -25,7 +25,8 @@
  * API (declare these where they are wired; see the h8 report):
  *   void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx);
  *       phase 0 before the launch, 1 after it (after the sync when blocking),
- *       2 the launch or the sync failed. NULL: launches pass straight through.
+ *       2 the launch or the sync failed, 3 the launch returned (before that
+ *       sync: the kernel is queued). NULL: launches pass straight through.
  *   int interpose_set_blocking(int on);        returns the previous setting
  *   const char *interpose_last_error(void);    "" when none; static storage
  *   long long interpose_launch_count(void);    launches seen since start
@@ -55,6 +56,7 @@ typedef struct CUlaunchConfig_st CUlaunchConfig;   /* only forwarded, never read
 #define INTERPOSE_BEFORE 0
 #define INTERPOSE_AFTER 1
 #define INTERPOSE_FAILED 2
+#define INTERPOSE_QUEUED 3
 
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, CUstream, void **, void **);
@@ -198,6 +200,7 @@ static CUresult after_launch(const char *kernel, CUresult r)
         if (user_cb) user_cb(kernel, INTERPOSE_FAILED, user_ctx);
         return r;
     }
+    if (user_cb) user_cb(kernel, INTERPOSE_QUEUED, user_ctx);
     if (blocking && real.ctx_sync) {
         CUresult s = real.ctx_sync();
         if (s != CUDA_SUCCESS) {

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include "agent.h"
 #include "channel.h"
+#include "device_timer.h"
 #include "hooks.h"
 #include "input_build.h"
 #include "model_so.h"
@@ -233,6 +234,7 @@ static int protocol_main(void)
                 return fail(t, 1);
             }
             loaded = 1;
+            dtimer_setup(model.is_cuda);
             if (model.weights_path)
                 fprintf(stderr, "aotidbg-runner: weights: %llu bytes from %s (outside the .so)\n",
                         model.weights_bytes, model.weights_path);

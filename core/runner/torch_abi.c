@@ -69,6 +69,11 @@ void tabi_init(void)
     cuda.get_device_properties = (int (*)(void *, int))find_cuda_sym(lib, "cudaGetDeviceProperties");
     cuda.device_get_attribute = (int (*)(int *, int, int))find_cuda_sym(lib, "cudaDeviceGetAttribute");
     cuda.memcpy = (int (*)(void *, const void *, size_t, int))find_cuda_sym(lib, "cudaMemcpy");
+    cuda.event_create = (int (*)(void **))find_cuda_sym(lib, "cudaEventCreate");
+    cuda.event_record = (int (*)(void *, void *))find_cuda_sym(lib, "cudaEventRecord");
+    cuda.event_synchronize = (int (*)(void *))find_cuda_sym(lib, "cudaEventSynchronize");
+    cuda.event_elapsed_time = (int (*)(float *, void *, void *))find_cuda_sym(lib, "cudaEventElapsedTime");
+    cuda.launch_host_func = (int (*)(void *, void (*)(void *), void *))find_cuda_sym(lib, "cudaLaunchHostFunc");
     /* looked up once here, not per tensor: dlsym over libtorch's scopes is not free */
     cuda.current_stream = (int32_t (*)(int32_t, void **))dlsym(RTLD_DEFAULT, "aoti_torch_get_current_cuda_stream");
 }

@@ -32,6 +32,13 @@ typedef struct {
     int (*memcpy)(void *dst, const void *src, size_t bytes, int kind);
     /* aoti_torch_get_current_cuda_stream(device_index, &stream) from libtorch_cuda */
     int32_t (*current_stream)(int32_t device_index, void **stream);
+    /* events and host functions, for a kernel's own time (device_timer.c);
+     * cudaEvent_t and cudaStream_t are pointers */
+    int (*event_create)(void **event);
+    int (*event_record)(void *event, void *stream);
+    int (*event_synchronize)(void *event);
+    int (*event_elapsed_time)(float *ms, void *start, void *end);
+    int (*launch_host_func)(void *stream, void (*fn)(void *), void *data);
 } cuda_rt;
 
 void tabi_init(void);

@@ -148,6 +148,7 @@ static const skey kernel_rows[] = {
     E(kernel_event, type, type, H, "triton, cpp, extern or unknown", kernel_type),
     E(kernel_event, status, status, H, "pending, ok, nan or error", kernel_status),
     N(kernel_event, duration_us, duration_us, H | NEG1, "a duration in microseconds"),
+    N(kernel_event, device_us, device_us, OPT | NEG1, "a duration in microseconds"),
     S(kernel_event, source, source, H | NUL, "a source name", NULL),
     L(kernel_event, call, call, OPT | NEG1, "a row of provenance.calls (integer >= -1)", -1, INT64_LIMIT),
     LIST(kernel_event, tensors, tensors, ntensors, H, "a list of tensors", session_tensor_table),

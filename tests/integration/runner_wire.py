@@ -81,6 +81,7 @@ def decode(t, body):
                  t_us=r.take("d"), duration_us=r.take("d"))
         m["source"] = r.str() if r.o < len(body) else ""
         m["branch"] = r.str() if r.o < len(body) else ""
+        m["device_us"] = r.take("d") if r.o < len(body) else -1.0
     elif t == TENSOR:
         m.update(kernel=r.take("q"), phase=r.take("B"), name=r.str(), dtype=r.str(), device=r.str(),
                  shape=r.dims(), strides=r.dims())

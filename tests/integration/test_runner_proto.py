@@ -121,6 +121,7 @@ def test_full_run_matches_torch(runner, models, tmp_path):
         assert b["name"] == a["name"] and b["name"]
         assert b["source"] == a["source"] == "printer"
         assert a["status"] == "ok" and a["duration_us"] >= 0 and a["t_us"] >= b["t_us"]
+        assert b["device_us"] == -1 and 0 <= a["device_us"] <= a["duration_us"]
         ts = [m for m in msgs if m["type"] == TENSOR and m["kernel"] == i]
         assert {t["phase"] for t in ts} == {0, 1}
     # outputs: values equal eager torch; stats equal torch's on the same numbers
