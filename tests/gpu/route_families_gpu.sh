@@ -22,10 +22,12 @@ printf 'file\troute\tsource\n' >"$OUT/LABELS.tsv"
 : >"$OUT/summary.txt"
 status=0
 
-# case NAME ROUTE WHAT PYTHON-CODE: runs the code in a fresh python; the log is its stdout+stderr
+# case NAME ROUTE WHAT PYTHON-CODE: runs the code in a fresh python; the log is its stdout+stderr.
+# The code is a file, not `python -c`: @triton.jit needs its function's source in a file.
 case_() {
   local name=$1 route=$2 what=$3 code=$4
-  (cd "$OUT" && timeout 300 env ${ENVV:-} "$PY" -c "$code") >"$OUT/$name.log" 2>&1
+  mkdir -p "$OUT/src" && printf '%s\n' "$code" >"$OUT/src/$name.py"
+  (cd "$OUT" && timeout 300 env ${ENVV:-} "$PY" "src/$name.py") >"$OUT/$name.log" 2>&1
   local rc=$?
   printf '%s.log\t%s\t%s\n' "$name" "$route" "$what" >>"$OUT/LABELS.tsv"
   if [ "$rc" -eq 0 ] || [ ! -s "$OUT/$name.log" ]; then
