@@ -31,7 +31,8 @@ static const char *skip_space(const char *p, const char *end)
     return p;
 }
 
-/* The '}' closing the '{' at p (string and char literals skipped), or end. */
+/* The '}' closing the '{' at p (string and char literals skipped), or the
+ * last byte before end when it never closes. */
 static const char *match_brace(const char *p, const char *end)
 {
     int depth = 0;
@@ -39,8 +40,10 @@ static const char *match_brace(const char *p, const char *end)
         if (*p == '"' || *p == '\'') {
             char q = *p;
             for (p++; p < end && *p != q; p++)
-                if (*p == '\\')
+                if (*p == '\\' && p + 1 < end)
                     p++;
+            if (p >= end)
+                break;
             continue;
         }
         if (*p == '{')
@@ -48,7 +51,7 @@ static const char *match_brace(const char *p, const char *end)
         else if (*p == '}' && --depth == 0)
             return p;
     }
-    return end;
+    return end - 1;
 }
 
 /* A C++ definition `void name(...) {`: sets [*first, *last] to it, returns 1. */

@@ -75,6 +75,13 @@ static void test_cpu(void)
     CHECK(kernel_source_find(cpu_wrapper, wl, cpu_kernel, kl, "at::_ops::sdpa::call", 5, NULL, 0, &sp) == 0);
     CHECK(sp.line == 5 && !strcmp(sp.what, "launch"));   /* a printer name that is no call: the line given */
     CHECK(kernel_source_find(cpu_wrapper, wl, cpu_kernel, kl, "cpp_fused_missing_9", 0, NULL, 0, &sp) == -1);
+    /* a body that never closes (a cut file) ends at the text's end, and nothing is read past it */
+    static const char cut[] = "void k(int a)\n{\n  { \"}\\";
+    char *heap = malloc(sizeof cut - 1);   /* no NUL after it: ASan sees a read past the end */
+    memcpy(heap, cut, sizeof cut - 1);
+    CHECK(kernel_source_find(NULL, 0, heap, sizeof cut - 1, "k", 0, "never there", 0, &sp) == 0);
+    CHECK(sp.part == SRC_KERNEL && sp.body_first == 1 && sp.body_last == 3);
+    free(heap);
 }
 
 static void test_triton(void)
