@@ -102,6 +102,55 @@ static void fill_from_json(arena *a, kernel_call *c, jentry *e)
     c->npost = json_list(a, e->val, "post_grad_nodes", &c->post_grad);
 }
 
+/* The fqn of the weight a graph node names: a constant of that name
+ * ("blocks_0_fc_bias" -> "blocks.0.fc.bias"), else, for a weight inductor
+ * folded into a kernel (no constant left), "<module>_weight|bias" of a module
+ * that has another constant ("head_bias" with "head_weight" -> "head.bias").
+ * NULL when it names none. */
+static const char *weight_of_node(arena *a, const wrapper_scan *ws, const char *node)
+{
+    static const char *const kinds[] = {"_weight", "_bias", NULL};
+    for (size_t k = 0; k < ws->nconstants; k++)
+        if (ws->constants[k].name && !strcmp(ws->constants[k].name, node))
+            return ws->constants[k].fqn ? ws->constants[k].fqn : ws->constants[k].name;
+    size_t n = strlen(node);
+    for (int i = 0; kinds[i]; i++) {
+        size_t kl = strlen(kinds[i]);
+        if (n <= kl || strcmp(node + n - kl, kinds[i]))
+            continue;
+        for (size_t k = 0; k < ws->nconstants; k++) {
+            const ws_constant *w = &ws->constants[k];
+            const char *dot = w->fqn ? strrchr(w->fqn, '.') : NULL;
+            size_t pl = n - kl;   /* "head" of "head_bias": the constant must be "head_<param>" */
+            if (!dot || !w->name || strncmp(w->name, node, pl) || w->name[pl] != '_' || strchr(w->name + pl + 1, '_'))
+                continue;
+            return arena_printf(a, "%.*s.%s", (int)(dot - w->fqn), w->fqn, kinds[i] + 1);
+        }
+    }
+    return NULL;
+}
+
+/* A call that passes no weight may still compute one: a kernel that copies
+ * a bias into its output names it as a graph node (post-grad "head_bias").
+ * Those become its weights, as fqns. */
+static void weights_from_nodes(arena *a, const wrapper_scan *ws, kernel_call *c)
+{
+    const char *const *lists[] = {c->post_grad, c->pre_grad, c->nodes};
+    const size_t counts[] = {c->npost, c->npre, c->nnodes};
+    size_t cap = 0;
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < counts[l]; i++) {
+            const char *v = weight_of_node(a, ws, lists[l][i]);
+            int dup = !v;
+            for (size_t j = 0; j < c->nparams && !dup; j++)
+                dup = !strcmp(c->params[j], v);
+            if (!dup && c->nparams < PROV_MAX_LIST) {
+                c->params = arena_grow(a, c->params, c->nparams, &cap, sizeof *c->params, 4);
+                c->params[c->nparams++] = arena_strdup(a, v);
+            }
+        }
+}
+
 static int by_key_cmp(const void *x, const void *y)
 {
     return strcmp((*(jentry *const *)x)->key, (*(jentry *const *)y)->key);
@@ -213,6 +262,8 @@ int provenance_from_scan(session *s, const wrapper_scan *ws, const char *json, s
                 fill_from_json(a, c, e);
                 used++;
             }
+            if (!c->nparams)
+                weights_from_nodes(a, ws, c);
         }
     } else {
         for (size_t i = 0; i < nrows; i++) {   /* no wrapper.cpp: the JSON alone */

@@ -87,28 +87,46 @@ static int cpp_body(const char *text, size_t len, const char *name, const char *
     return 0;
 }
 
-/* A Triton kernel's embedded `def name(`: to the next top-level line or the comment's end. */
+/* Columns of blanks at the start of the line [s, e). */
+static size_t indent_of(const char *s, const char *e)
+{
+    size_t n = 0;
+    while (s + n < e && (s[n] == ' ' || s[n] == '\t'))
+        n++;
+    return n;
+}
+
+/* A Triton kernel's embedded `def name(`, at any indent (AOTI puts the
+ * source, indented, in a comment inside call_triton_<name>): to the next
+ * line indented no deeper than the def (the source's closing quotes, the
+ * comment's end, or top-level code). */
 static int py_body(const char *text, size_t len, const char *name, const char **first, const char **last)
 {
     const char *end = text + len;
     size_t n = strlen(name);
     for (const char *p = text; (p = memmem(p, (size_t)(end - p), name, n)); p += n) {
-        if (p - text < 4 || !mem_ends_with(text, (size_t)(p - text), "def ") || (p - 4 > text && p[-5] != '\n') || p + n >= end ||
-            p[n] != '(')
+        if (p - text < 4 || !mem_ends_with(text, (size_t)(p - text), "def ") || p + n >= end || p[n] != '(')
             continue;
+        const char *ls = p - 4;   /* the def's line: only blanks before it */
+        while (ls > text && (ls[-1] == ' ' || ls[-1] == '\t'))
+            ls--;
+        if (ls > text && ls[-1] != '\n')
+            continue;
+        size_t ind = (size_t)(p - 4 - ls);
         const char *l = memchr(p, '\n', (size_t)(end - p));
         const char *lastc = l ? l - 1 : end - 1;
         while (l && l + 1 < end) {
             const char *s = l + 1, *e = memchr(s, '\n', (size_t)(end - s));
             if (!e)
                 e = end;
-            if (e > s && !isspace((unsigned char)*s))   /* top level again, or the closing comment */
+            size_t k = indent_of(s, e);
+            if (s + k < e && k <= ind)   /* a line no deeper than the def: the body ended */
                 break;
-            if (e > s)
+            if (s + k < e)
                 lastc = e - 1;
             l = e < end ? e : NULL;
         }
-        *first = p - 4;
+        *first = ls;
         *last = lastc;
         return 1;
     }

@@ -117,6 +117,36 @@ static void test_match(void)
     session_free(s);
 }
 
+/* A kernel that passes no weight but computes one (torch 2.11 on CUDA folded
+ * head.bias into a kernel that writes it: post-grad node "head_bias", no
+ * constant of that name left) belongs to that weight's layer. */
+static void test_folded_weight(void)
+{
+    static const char w[] =
+        "    constants_info_[0].name = \"head_weight\";\n"
+        "    constants_info_[0].original_fqn = \"head.weight\";\n"
+        "    constants_info_[1].name = \"blocks_0_fc_bias\";\n"
+        "    constants_info_[1].original_fqn = \"blocks.0.fc.bias\";\n"
+        "void AOTInductorModel::run_impl(\n"
+        "    // [Provenance debug handles] triton_poi_fused_3:8\n"
+        "    call_triton_poi_fused_3(buf16, 4L, this->device_idx_, stream, kernels, this->cubin_dir_);\n"
+        "    // [Provenance debug handles] triton_poi_fused_4:9\n"
+        "    call_triton_poi_fused_4(buf17, 4L, this->device_idx_, stream, kernels, this->cubin_dir_);\n";
+    static const char j[] =
+        "{\"triton_poi_fused_3:8\": {\"stack_traces\": [], \"pre_grad_nodes\": [], \"post_grad_nodes\": [\"head_bias\"]},"
+        " \"triton_poi_fused_4:9\": {\"stack_traces\": [], \"post_grad_nodes\": [\"blocks_0_fc_bias\", \"x_bias\"]}}";
+    session *s = session_new();
+    strbuf err = STRBUF_INIT;
+    CHECK(provenance_scan(s, w, strlen(w), j, strlen(j), "k.json", &err) == 0);
+    CHECK(s->prov.ncalls == 2);
+    CHECK(s->prov.calls[0].nparams == 1 && !strcmp(s->prov.calls[0].params[0], "head.bias"));
+    CHECK(s->prov.calls[1].nparams == 1 && !strcmp(s->prov.calls[1].params[0], "blocks.0.fc.bias"));
+    char layer[32];
+    CHECK(kernel_call_layer(&s->prov.calls[0], layer, sizeof layer) == 4 && !strcmp(layer, "head"));
+    strbuf_release(&err);
+    session_free(s);
+}
+
 /* Untrusted JSON: not an object, wrong shapes, no wrapper.cpp at all. */
 static void test_bad_json(void)
 {
@@ -207,6 +237,7 @@ int main(void)
 {
     RUN(test_table);
     RUN(test_match);
+    RUN(test_folded_weight);
     RUN(test_bad_json);
     RUN(test_frames);
     RUN(test_session_round_trip);

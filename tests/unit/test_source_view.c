@@ -46,6 +46,42 @@ static const char cuda_wrapper[] =
     "void AOTInductorModel::run_impl(\n"
     "    call_triton_poi_fused_embedding_0(arg1_1, arg0_1, buf0, s27, s53, 8L*s27, this->device_idx_, stream, kernels);\n";
 
+/* What torch 2.11 wrote on the H200: the Triton source indented, in a comment
+ * inside call_triton_<name>, between the launcher's declaration and its body. */
+static const char cuda211_wrapper[] =
+    "static inline void call_triton_poi_fused_embedding_0(\n"                       /* 1 */
+    "    const in_ptr0_type_& in_ptr0,\n"                                           /* 2 */
+    "    kernels_type_& kernels_\n"                                                 /* 3 */
+    "){\n"                                                                          /* 4 */
+    "    /*\n"                                                                      /* 5 */
+    "    async_compile.triton('triton_poi_fused_embedding_0', '''\n"                /* 6 */
+    "    import triton\n"                                                           /* 7 */
+    "    @triton.jit\n"                                                             /* 8 */
+    "    def triton_poi_fused_embedding_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+    "        xnumel = 64\n"                                                         /* 10 */
+    "\n"                                                                            /* 11 */
+    "        tl.device_assert(((0 <= tmp4) & (tmp4 < 100)) | ~(xmask), \"index out of bounds: 0 <= tmp4 < 100\")\n"
+    "        tl.store(out_ptr0 + (x2), tmp6, xmask)\n"                              /* 13 */
+    "    ''', device_str='cuda')\n"                                                 /* 14 */
+    "    */\n"                                                                      /* 15 */
+    "    launchKernel(kernels_.triton_poi_fused_embedding_0, grid_0, grid_1, grid_2, 1, 0, kernel_args_, stream_);\n"
+    "}\n"
+    "void AOTInductorModel::run_impl(\n"
+    "    aoti_torch_save_tensor_handle(arg15_1, \"arg15_1\", \"before_launch\", \"triton_poi_fused_embedding_0\");\n"
+    "    call_triton_poi_fused_embedding_0(arg15_1, emb_weight, buf0, 64L, this->device_idx_, stream, kernels);\n";
+
+static void test_cuda_211(void)
+{
+    source_spot sp;
+    size_t wl = strlen(cuda211_wrapper);
+    CHECK(kernel_source_find(cuda211_wrapper, wl, NULL, 0, "triton_poi_fused_embedding_0", 19, NULL, 0, &sp) == 0);
+    CHECK(sp.part == SRC_WRAPPER && sp.line == 9 && sp.body_first == 9 && sp.body_last == 13);
+    CHECK_STR(sp.what, "body");
+    CHECK(kernel_source_find(cuda211_wrapper, wl, NULL, 0, "triton_poi_fused_embedding_0", 19,
+                             "index out of bounds: 0 <= tmp4 < 100", 0, &sp) == 0);
+    CHECK(sp.line == 12 && !strcmp(sp.what, "failing line"));
+}
+
 static void test_cpu(void)
 {
     source_spot sp;
@@ -125,6 +161,7 @@ int main(void)
 {
     RUN(test_cpu);
     RUN(test_triton);
+    RUN(test_cuda_211);
     RUN(test_excerpt);
     return CHECK_DONE();
 }
