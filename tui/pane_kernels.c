@@ -189,10 +189,11 @@ static void k_render(app *a, pane *p, grid *g, int focused)
     for (int i = 0; i < 3; i++)
         if (probe[i] >= 0 && probe[i] < nk && a->s->kernels[probe[i]]->u.kernel.device_us >= 0)
             c.show_dev = 1;
-    /* columns: mark idx name [from] kind status [dev] dur marks; narrow panes drop dur, then dev */
+    /* columns: mark idx name [from] kind status [dev] dur marks; narrow panes drop dur, then dev;
+     * with dev us beside it, dur us also gives way to the `from` column (dev us is the kernel's time) */
     int fixed = 1 + c.iw + 1 + 1 + 6 + 1 + 7 + (1 + 10) * (1 + c.show_dev) + 1 + 7;
     c.nw = in.w - fixed;
-    if (c.nw < 12) { c.nw += 11; c.show_dur = 0; }
+    if (c.nw < 12 || (c.show_dev && a->s->prov.ncalls && c.nw < 30)) { c.nw += 11; c.show_dur = 0; }
     if (c.nw < 12 && c.show_dev) { c.nw += 11; c.show_dev = 0; }
     if (a->s->prov.ncalls && c.nw >= 30) {
         c.ww = c.nw / 3 > 28 ? 28 : c.nw / 3;
