@@ -1,8 +1,9 @@
 /* test_provenance.c — the call table from wrapper.cpp comments and
  * kernel_information.json (core/package/provenance.h), the user's line of a
  * stack trace (core/model/stack_trace.h) and matching launches to calls
- * (session_match_call). The texts have the shape torch 2.13 wrote for a CPU
- * package with the printer and provenance tracking on; the integration tests
+ * (session_match_call). The texts have the shapes torch 2.13 wrote for a CPU
+ * package and torch 2.11 for a CUDA one, with the printer and provenance
+ * tracking on; the integration tests
  * (test_provenance.py) run the same code on real packages. */
 #include <stdlib.h>
 #include <string.h>
@@ -233,11 +234,118 @@ static void test_session_round_trip(void)
     session_free(s);
 }
 
+/* torch 2.11's CUDA wrapper.cpp with the printer (lines as the H200 wrote
+ * them, paths shortened): each Triton kernel is launched through a
+ * call_triton_<name>() defined above run_impl (its definition is not a call),
+ * a weight may reach an extern call inside wrap_with_raii_handle_if_needed(
+ * reinterpret_tensor_wrapper(...)), and the nodes comment sits above the
+ * handle comment. */
+static void test_cuda_211(void)
+{
+    static const char w[] =
+        "    constants_info_[0].name = \"emb_weight\";\n"
+        "    constants_info_[0].original_fqn = \"emb.weight\";\n"
+        "    constants_info_[1].name = \"blocks_0_fc_weight\";\n"
+        "    constants_info_[1].original_fqn = \"blocks.0.fc.weight\";\n"
+        "    constants_info_[2].name = \"blocks_0_fc_bias\";\n"
+        "    constants_info_[2].original_fqn = \"blocks.0.fc.bias\";\n"
+        "    constants_info_[3].name = \"blocks_0_ln_weight\";\n"
+        "    constants_info_[3].original_fqn = \"blocks.0.ln.weight\";\n"
+        "static inline void call_triton_poi_fused_embedding_0(\n"
+        "    const in_ptr0_type_& in_ptr0,\n"
+        "    kernels_type_& kernels_,\n"
+        "    const std::optional<std::string>& cubin_dir_ = std::nullopt\n"
+        "){\n"
+        "    /*\n"
+        "    async_compile.triton('triton_poi_fused_embedding_0', '''\n"
+        "    @triton.jit\n"
+        "    def triton_poi_fused_embedding_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+        "    ''', device_str='cuda')\n"
+        "    */\n"
+        "}\n"
+        "void AOTInductorModel::run_impl(\n"
+        "    // Topologically Sorted Source Nodes: [embedding], Original ATen: [aten.embedding]\n"
+        "    // [Provenance debug handles] triton_poi_fused_embedding_0:1\n"
+        "    aoti_torch_save_tensor_handle(arg15_1, \"arg15_1\", \"before_launch\", \"triton_poi_fused_embedding_0\");\n"
+        "    aoti_torch_save_tensor_handle(emb_weight, \"emb_weight\", \"before_launch\", \"triton_poi_fused_embedding_0\");\n"
+        "    call_triton_poi_fused_embedding_0(arg15_1, emb_weight, buf0, 64L, this->device_idx_, stream, kernels, "
+        "this->cubin_dir_);\n"
+        "    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"after_launch\", \"triton_poi_fused_embedding_0\");\n"
+        "    // Topologically Sorted Source Nodes: [embedding, linear], Original ATen: [aten.embedding, aten.view, "
+        "aten.t, aten.addmm]\n"
+        "    // [Provenance debug handles] aoti_torch_cuda_addmm_out:2\n"
+        "    static constexpr int64_t int_array_4[] = {4L, 16L};\n"
+        "    aoti_torch_save_tensor_handle(buf1, \"buf1\", \"before_launch\", \"aoti_torch_cuda_addmm_out\");\n"
+        "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cuda_addmm_out(buf1, blocks_0_fc_bias, "
+        "wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf0, 2, int_array_4, int_array_5, 0L)), "
+        "wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(blocks_0_fc_weight, 2, int_array_6, int_array_7, "
+        "0L)), 1L, 1L));\n"
+        "    aoti_torch_save_tensor_handle(buf1, \"buf1\", \"after_launch\", \"aoti_torch_cuda_addmm_out\");\n"
+        "    // Topologically Sorted Source Nodes: [linear, layer_norm, relu, add], Original ATen: [aten.view, "
+        "aten.native_layer_norm, aten.relu, aten.add]\n"
+        "    // [Provenance debug handles] triton_per_fused_add_native_layer_norm_relu_view_1:3\n"
+        "    aoti_torch_save_tensor_handle(buf5, \"buf5\", \"before_launch\", "
+        "\"triton_per_fused_add_native_layer_norm_relu_view_1\");\n"
+        "    call_triton_per_fused_add_native_layer_norm_relu_view_1(buf5, blocks_0_ln_weight, buf0, 4L, 16L, "
+        "this->device_idx_, stream, kernels, this->cubin_dir_);\n"
+        "    aoti_torch_save_tensor_handle(buf5, \"buf5\", \"after_launch\", "
+        "\"triton_per_fused_add_native_layer_norm_relu_view_1\");\n"
+        "} // AOTInductorModel::run_impl\n";
+    static const char j[] =
+        "{\"triton_poi_fused_embedding_0:1\": {\"stack_traces\": [\"File \\\"/w/tests/models/model_provenance.py\\\", "
+        "line 33, in forward\\n    h = self.emb(idx)\\n  File \\\"/opt/torch/.venv/lib/python3.12/site-packages/torch/"
+        "nn/modules/sparse.py\\\", line 189, in forward\\n    return F.embedding(\"], \"post_grad_nodes\": "
+        "[\"embedding\"], \"pre_grad_nodes\": [\"embedding\"]},"
+        " \"aoti_torch_cuda_addmm_out:2\": {\"stack_traces\": [\"File \\\"/w/tests/models/model_provenance.py\\\", line "
+        "35, in forward\\n    h = b(h)\\n  File \\\"/w/tests/models/model_provenance.py\\\", line 22, in forward\\n    "
+        "return torch.relu(self.ln(self.fc(x))) + x\\n  File \\\"/opt/torch/.venv/lib/python3.12/site-packages/torch/"
+        "nn/modules/linear.py\\\", line 134, in forward\\n    return F.linear(input, self.weight, self.bias)\"], "
+        "\"post_grad_nodes\": [\"addmm\"], \"pre_grad_nodes\": [\"linear\"]},"
+        " \"triton_per_fused_add_native_layer_norm_relu_view_1:3\": {\"stack_traces\": [], \"post_grad_nodes\": "
+        "[\"add\"], \"pre_grad_nodes\": []}}";
+    session *s = session_new();
+    strbuf err = STRBUF_INIT;
+    CHECK(provenance_scan(s, w, strlen(w), j, strlen(j), "kernel_information.json", &err) == 0);
+    CHECK(s->prov.ncalls == 3);
+    const kernel_call *c = &s->prov.calls[0];
+    CHECK_STR(c->kernel, "triton_poi_fused_embedding_0");
+    CHECK_STR(c->handle, "triton_poi_fused_embedding_0:1");
+    CHECK(c->line == 24 && c->nnodes == 1 && c->naten == 1 && c->nstack == 1);
+    CHECK(c->nparams == 1 && !strcmp(c->params[0], "emb.weight"));
+    c = &s->prov.calls[1];
+    CHECK_STR(c->kernel, "aoti_torch_cuda_addmm_out");
+    CHECK(c->naten == 4 && !strcmp(c->aten[3], "aten.addmm"));
+    CHECK(c->nparams == 2 && !strcmp(c->params[0], "blocks.0.fc.bias") && !strcmp(c->params[1], "blocks.0.fc.weight"));
+    char layer[32];
+    CHECK(kernel_call_layer(c, layer, sizeof layer) && !strcmp(layer, "blocks.0"));
+    st_frame f[4];
+    CHECK(kernel_call_sites(c, f, 4) == 1 && f[0].line == 22);   /* the block's line, not linear.py's */
+    c = &s->prov.calls[2];   /* empty traces: its nodes stand in */
+    CHECK_STR(c->kernel, "triton_per_fused_add_native_layer_norm_relu_view_1");
+    CHECK(c->nstack == 0 && c->nnodes == 4 && kernel_call_sites(c, f, 4) == 0);
+    CHECK(c->nparams == 1 && !strcmp(c->params[0], "blocks.0.ln.weight"));
+    strbuf wh = STRBUF_INIT;
+    kernel_call_where(c, &wh, 64);
+    CHECK_CONTAINS(wh.buf, "linear");
+    strbuf_release(&wh);
+    /* the runner reports a Triton launch by its kernel's name */
+    const char *launches[] = {"triton_poi_fused_embedding_0", "aoti_torch_cuda_addmm_out",
+                              "triton_per_fused_add_native_layer_norm_relu_view_1"};
+    for (size_t i = 0; i < 3; i++) {
+        event *e = session_add_event(s, EV_KERNEL);
+        e->u.kernel.name = launches[i];
+        CHECK(session_match_call(s, (int64_t)i, launches[i]) == (int64_t)i);
+    }
+    strbuf_release(&err);
+    session_free(s);
+}
+
 int main(void)
 {
     RUN(test_table);
     RUN(test_match);
     RUN(test_folded_weight);
+    RUN(test_cuda_211);
     RUN(test_bad_json);
     RUN(test_frames);
     RUN(test_session_round_trip);
