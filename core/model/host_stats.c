@@ -171,6 +171,45 @@ static const struct { const char *name; size_t size; } kinds[DK__COUNT] = {
     [DK_U64] = {"uint64", 8},
 };
 
+/* Plain reads, widened to double: the same conversions, for stats_read. */
+#define DEFINE_READ(NAME, CTYPE, CONV)                                             \
+    static void NAME(walker *w, const char *base, size_t n, double *out)          \
+    {                                                                             \
+        for (size_t i = 0; i < n; i++) {                                          \
+            CTYPE raw;                                                            \
+            memcpy(&raw, base + w->off * (int64_t)sizeof(CTYPE), sizeof raw);    \
+            out[i] = CONV(raw);                                                   \
+            walk_next(w);                                                         \
+        }                                                                         \
+    }
+#define READ_DEFINE(kind, fn, T, CONV, SUBN) DEFINE_READ(rd_##fn, T, CONV)
+BLOCK_KINDS(READ_DEFINE)
+#define READ_ENTRY(kind, fn, T, CONV, SUBN) [kind] = rd_##fn,
+
+int stats_read(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
+               uint64_t first, double *out, size_t n)
+{
+    static void (*const fns[])(walker *, const char *, size_t, double *) = {BLOCK_KINDS(READ_ENTRY)};
+    if (ndim < 0 || ndim > TENSOR_MAX_DIMS || (unsigned)k >= DK__COUNT) return -1;
+    uint64_t numel = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] < 0) return -1;
+        numel *= (uint64_t)sizes[d];
+    }
+    if (first > numel || n > numel - first) return -1;
+    if (!n) return 0;
+    if (!data) return -1;
+    walker w = {ndim, sizes, strides, {0}, 0};
+    uint64_t rest = first;
+    for (int d = ndim - 1; d >= 0; d--) {   /* the walker at logical index `first` */
+        w.idx[d] = (int64_t)(rest % (uint64_t)sizes[d]);
+        rest /= (uint64_t)sizes[d];
+        w.off += w.idx[d] * strides[d];
+    }
+    fns[k](&w, data, n, out);
+    return 0;
+}
+
 const char *stats_kind_name(dtype_kind k) { return (unsigned)k < DK__COUNT ? kinds[k].name : "?"; }
 size_t stats_kind_size(dtype_kind k) { return (unsigned)k < DK__COUNT ? kinds[k].size : 0; }
 

@@ -29,6 +29,12 @@ typedef enum {
 int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
                   tensor_stats *out, double *values, size_t max_values, size_t *nvalues);
 
+/* n elements of a strided tensor from logical (row-major) index first on,
+ * widened to double as the statistics widen them; -1 on a bad kind, a
+ * negative size, a range past the end, or NULL data with elements to read. */
+int stats_read(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
+               uint64_t first, double *out, size_t n);
+
 /* The canonical dtype names ("float32", "float8_e4m3fn", "uint16", ...) and
  * element sizes of the kinds; shared by the runner's torch dtype table and
  * the .npy loader. by_name: -1 for a name no kind has. */

@@ -57,6 +57,8 @@ event *session_add_event(session *s, event_kind kind)
         s->kernels[s->nkernels++] = e;
     } else if (kind == EV_ERROR) {
         e->u.error.kernel_index = -1;
+    } else if (kind == EV_DIVERGENCE) {
+        e->u.divergence.kernel_index = -1;
     }
     s->events = grow(s->events, &s->cap_events, s->nevents, sizeof *s->events);
     s->events[s->nevents++] = e;
@@ -124,11 +126,13 @@ static int name_index(const char *const *names, int n, const char *s)
     }                                                                       \
     int fn_from(const char *s) { return name_index(fn_name##_table, fn_name##_n, s); }
 
-NAMES(event_kind_name, event_kind_from_name, event_kind, "kernel", "error", "output", "runner-exit", "log")
+NAMES(event_kind_name, event_kind_from_name, event_kind, "kernel", "error", "output", "runner-exit", "log",
+      "divergence")
 NAMES(kernel_type_name, kernel_type_from_name, kernel_type, "unknown", "triton", "cpp", "extern")
 NAMES(kernel_status_name, kernel_status_from_name, kernel_status, "pending", "ok", "nan", "error")
 NAMES(phase_name, phase_from_name, tensor_phase, "before", "after", "output")
 NAMES(check_status_name, check_status_from_name, check_status, "PASS", "WARN", "FAIL", "INFO")
+NAMES(eager_verdict_name, eager_verdict_from_name, eager_verdict, "close", "differs", "unmatched", "unreadable")
 NAMES(fill_kind_name, fill_kind_from_name, fill_kind, "randn", "zeros", "ones", "arange", "full", "file")
 
 kernel_type kernel_type_guess(const char *name)

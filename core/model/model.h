@@ -66,6 +66,7 @@ typedef enum {
     EV_OUTPUT,
     EV_RUNNER_EXIT,
     EV_LOG,                    /* captured runner stdout/stderr text */
+    EV_DIVERGENCE,             /* the first kernel output that departs from the eager reference */
     EV__COUNT
 } event_kind;
 
@@ -80,6 +81,28 @@ typedef enum {
     KSTAT_ERROR,               /* the first failing kernel (blocking mode) */
 } kernel_status;
 
+/* How one graph node's eager value compares with the kernel output that
+ * holds it (--eager, issue 18; tensor_close.h gives the rule). */
+typedef enum {
+    EAGER_CLOSE = 0,           /* within the tolerance */
+    EAGER_DIFFERS,             /* beyond it: the kernel departs from eager */
+    EAGER_UNMATCHED,           /* no output of the kernel has the node's shape (nothing compared) */
+    EAGER_UNREADABLE,          /* the reference or the tensor could not be read (note says why) */
+} eager_verdict;
+
+typedef struct {
+    const char *node;          /* the exported program's graph node ("linear_1") */
+    const char *tensor;        /* the kernel's tensor compared with it ("buf5"); NULL when none */
+    eager_verdict verdict;
+    uint64_t compared, differing;   /* elements */
+    int64_t first;             /* flat index of the first element beyond the tolerance, -1 none */
+    double got, want;          /* the package's and eager's values there */
+    double max_abs, max_rel;   /* largest errors over all elements */
+    int64_t max_at;            /* flat index of max_abs, -1 none */
+    double atol, rtol;         /* the tolerance it was judged with */
+    const char *note;          /* why unmatched or unreadable; may be NULL */
+} eager_check;
+
 typedef struct {
     int64_t index;             /* 0-based launch order */
     const char *name;
@@ -92,6 +115,8 @@ typedef struct {
     size_t ntensors;
     tensor_rec *tensors;       /* before tensors, then after tensors */
     int64_t call;              /* row of session.prov.calls this launch is, -1 unknown (session_match_call) */
+    size_t neager;
+    eager_check *eager;        /* against the eager reference (--eager); in the order of its nodes */
 } kernel_event;
 
 /* One kernel call of the package, in wrapper.cpp order: where it comes from in
@@ -140,6 +165,16 @@ typedef struct {
     const char *text;
 } log_event;
 
+/* The first kernel whose output departs from the eager reference: one per run. */
+typedef struct {
+    int64_t kernel_index;
+    const char *kernel;        /* its name */
+    const char *index;         /* check.first as "[i, j]" in the tensor's shape; may be NULL */
+    const char *where;         /* the user's source line (provenance), else its nodes; may be NULL */
+    const char *code;          /* the code on that line; may be NULL */
+    eager_check check;
+} divergence_event;
+
 typedef struct event {
     event_kind kind;
     double t_ms;               /* ms since the run started, -1 if unknown */
@@ -149,6 +184,7 @@ typedef struct event {
         output_event output;
         runner_exit_event exit;
         log_event log;
+        divergence_event divergence;
     } u;
 } event;
 
@@ -196,6 +232,18 @@ typedef struct {
     const char *expect;        /* text the screen must show after the action; may be NULL */
 } narration_step;
 
+/* The eager reference a run compared with (--eager); program NULL when none. */
+typedef struct {
+    const char *program;       /* the torch.export.save file */
+    const char *sha256;        /* of the program file */
+    const char *dir;           /* the reference's folder: nodes/<node>.npy, manifest */
+    const char *device;        /* where eager ran ("cpu", "cuda:0") */
+    int float64;               /* eager ran in float64 */
+    double atol, rtol;         /* --tolerance; -1: each dtype's default (tensor_close.h) */
+    int64_t calls, refs;       /* kernel calls with a reference node; node values sent */
+    int present;               /* 1 when the run had a reference (the session key is written) */
+} eager_info;
+
 typedef struct {
     const char *path, *sha256;
     const char *model;         /* model name inside the archive, "model" by default */
@@ -215,6 +263,7 @@ typedef struct session {
     int printer_level;         /* compiled-in printer level, -1 unknown */
     const char *mode;          /* "printer", "interpose", "reinstrument"; may be NULL */
     uint64_t values_budget;    /* bytes of values the run could keep (--values-budget); 0 no limit or unknown */
+    eager_info eager;          /* the eager reference (--eager) */
     size_t nflags;   kv_pair *flags;          /* env flags in effect, "0"/"1"/value */
     size_t ninputs;  input_spec *inputs;
     size_t nchecks;  check_row *checks;
@@ -251,6 +300,8 @@ const char *phase_name(tensor_phase p);          /* "before", "after", "output" 
 int phase_from_name(const char *s);
 const char *check_status_name(check_status s);   /* "PASS", "WARN", "FAIL", "INFO" */
 int check_status_from_name(const char *s);
+const char *eager_verdict_name(eager_verdict v); /* "close", "differs", "unmatched", "unreadable" */
+int eager_verdict_from_name(const char *s);
 const char *fill_kind_name(fill_kind f);         /* "randn", "zeros", "ones", "arange", "full", "file" */
 int fill_kind_from_name(const char *s);
 

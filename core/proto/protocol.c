@@ -102,6 +102,18 @@ static int put_tensor(strbuf *o, const tensor_rec *t, strbuf *err)
     return 0;
 }
 
+static int put_check(strbuf *o, const eager_check *c, strbuf *err)
+{
+    if (put_str(o, c->node, "node name", err) || put_str(o, c->tensor, "tensor name", err))
+        return -1;
+    put_u8(o, (uint8_t)c->verdict);
+    put_u64(o, c->compared); put_u64(o, c->differing); put_i64(o, c->first);
+    put_f64(o, c->got); put_f64(o, c->want); put_f64(o, c->max_abs); put_f64(o, c->max_rel);
+    put_i64(o, c->max_at);
+    put_f64(o, c->atol); put_f64(o, c->rtol);
+    return put_str(o, c->note, "check note", err);
+}
+
 static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
 {
     switch (m->type) {
@@ -151,6 +163,9 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
     case PROTO_DONE:
         put_i64(o, m->u.done.status);
         return 0;
+    case PROTO_COMPARE:
+        put_i64(o, m->u.compare.kernel_index);
+        return put_check(o, &m->u.compare.c, err);
     case PROTO_LOAD:
         if (put_str(o, m->u.load.so_path, "so path", err) ||
             put_str(o, m->u.load.cubin_dir, "cubin dir", err) ||
@@ -185,6 +200,19 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
             put_dims(o, m->u.constant.strides, m->u.constant.ndim, "constant strides", err))
             return -1;
         put_i64(o, m->u.constant.storage_offset);
+        return 0;
+    case PROTO_REFERENCE:
+        if (put_str(o, m->u.reference.kernel, "reference kernel", err)) return -1;
+        put_u32(o, m->u.reference.occurrence);
+        if (put_str(o, m->u.reference.node, "reference node", err) ||
+            put_str(o, m->u.reference.path, "reference file", err))
+            return -1;
+        put_u64(o, m->u.reference.offset);
+        if (put_str(o, m->u.reference.dtype, "reference dtype", err) ||
+            put_dims(o, m->u.reference.shape, m->u.reference.ndim, "reference shape", err))
+            return -1;
+        put_f64(o, m->u.reference.atol);
+        put_f64(o, m->u.reference.rtol);
         return 0;
     case PROTO_RUN:
     case PROTO_QUIT:
@@ -448,6 +476,24 @@ static void get_tensor(cursor *c, tensor_rec *t)
     t->stats.has_at = !c->failed;
 }
 
+static void get_check(cursor *c, eager_check *k)
+{
+    k->node = get_str(c, "node name");
+    k->tensor = get_str(c, "tensor name");
+    k->verdict = (eager_verdict)get_enum(c, EAGER_UNREADABLE, "verdict");
+    k->compared = get_u64(c, "compared");
+    k->differing = get_u64(c, "differing");
+    k->first = get_i64(c, "first index");
+    k->got = get_f64(c, "got");
+    k->want = get_f64(c, "want");
+    k->max_abs = get_f64(c, "max_abs");
+    k->max_rel = get_f64(c, "max_rel");
+    k->max_at = get_i64(c, "max_at");
+    k->atol = get_f64(c, "atol");
+    k->rtol = get_f64(c, "rtol");
+    k->note = get_str(c, "check note");
+}
+
 static void decode_body(cursor *c, proto_msg *m)
 {
     switch (m->type) {
@@ -497,7 +543,7 @@ static void decode_body(cursor *c, proto_msg *m)
     case PROTO_STOPPED:
         m->u.stopped.kernel_index = get_i64(c, "kernel index");
         m->u.stopped.phase = get_enum(c, 1, "stop phase");
-        m->u.stopped.reason = get_enum(c, PROTO_STOP_PAUSE, "stop reason");
+        m->u.stopped.reason = get_enum(c, PROTO_STOP_DIVERGE, "stop reason");
         return;
     case PROTO_ERROR:
         m->u.error.kernel_index = get_i64(c, "kernel index");
@@ -505,6 +551,10 @@ static void decode_body(cursor *c, proto_msg *m)
         return;
     case PROTO_DONE:
         m->u.done.status = get_i64(c, "status");
+        return;
+    case PROTO_COMPARE:
+        m->u.compare.kernel_index = get_i64(c, "kernel index");
+        get_check(c, &m->u.compare.c);
         return;
     case PROTO_LOAD:
         m->u.load.so_path = get_str(c, "so path");
@@ -544,6 +594,19 @@ static void decode_body(cursor *c, proto_msg *m)
         if (!c->failed && ns != nd) fail_at(c, at, "constant strides has %d entries, shape %d", ns, nd);
         m->u.constant.ndim = nd < 0 ? 0 : nd;
         m->u.constant.storage_offset = get_i64(c, "constant storage offset");
+        return;
+    }
+    case PROTO_REFERENCE: {
+        m->u.reference.kernel = get_str(c, "reference kernel");
+        m->u.reference.occurrence = get_u32(c, "reference occurrence");
+        m->u.reference.node = get_str(c, "reference node");
+        m->u.reference.path = get_str(c, "reference file");
+        m->u.reference.offset = get_u64(c, "reference offset");
+        m->u.reference.dtype = get_str(c, "reference dtype");
+        int nd = get_dims(c, &m->u.reference.shape, NULL, "reference shape");
+        m->u.reference.ndim = nd < 0 ? 0 : nd;
+        m->u.reference.atol = get_f64(c, "atol");
+        m->u.reference.rtol = get_f64(c, "rtol");
         return;
     }
     case PROTO_RUN:
@@ -627,6 +690,8 @@ const char *proto_type_name(proto_type t)
     case PROTO_STOPPED: return "STOPPED";
     case PROTO_ERROR: return "ERROR";
     case PROTO_DONE: return "DONE";
+    case PROTO_COMPARE: return "COMPARE";
+    case PROTO_REFERENCE: return "REFERENCE";
     case PROTO_LOAD: return "LOAD";
     case PROTO_INPUT: return "INPUT";
     case PROTO_CONTROL: return "CONTROL";

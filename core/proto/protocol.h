@@ -25,6 +25,8 @@
  *    A CONTROL with cmd STEP before RUN first gives STOPPED(-1, 0, START).
  *  - A NaN stop (BREAK_ON_NAN, once per run) is STOPPED(k, phase 1, NAN) once
  *    kernel k's after-tensors are all sent and KERNEL(k, after, status nan).
+ *    A divergence stop (BREAK_ON_DIVERGE, once per run) is STOPPED(k, 1,
+ *    DIVERGE) after the COMPAREs of k, one of which differs, and KERNEL(k, after).
  *  - Failures: ERROR (kernel_index = the kernel blamed, or -1) then DONE 1;
  *    with BREAK_ON_ERROR a STOPPED(reason ERROR) comes between them. In
  *    blocking mode a CUDA error reads "CUDA error: <cudaGetErrorString> (code N)"
@@ -87,6 +89,9 @@ typedef enum {
     PROTO_STOPPED = 5,   /* i64 kernel_index, u8 phase, u8 reason (proto_stop_reason) */
     PROTO_ERROR = 6,     /* i64 kernel_index (-1 none), str text */
     PROTO_DONE = 7,      /* i64 status (0 the model ran, 1 it failed) */
+    PROTO_COMPARE = 8,   /* i64 kernel_index, eager check (below): a graph node's eager value against
+                            the kernel's output holding it, one per REFERENCE of the kernel, sent
+                            after its last after-tensor and before KERNEL(after) */
     /* front end -> runner */
     PROTO_LOAD = 16,     /* str so_path, str cubin_dir, str device, u32 flags (PROTO_LOAD_*),
                             u64 max_values */
@@ -100,6 +105,12 @@ typedef enum {
                             packages, a user's weights file), sent after LOADED and before RUN; the
                             storage's element 0 sits at byte `offset` of `path`; dtype "" = the
                             model's own for that constant; strides count equals shape's */
+    PROTO_REFERENCE = 22,/* str kernel, u32 occurrence, str node, str path, u64 offset, str dtype,
+                            i64[] shape, f64 atol, f64 rtol: the eager value of graph node `node`, which
+                            the occurrence-th launch (from 0, main graph) of `kernel` computes, as
+                            row-major little-endian `dtype` data at byte `offset` of `path` (a .npy's
+                            data); atol/rtol < 0: the compared tensor's dtype default. Sent after
+                            LOADED and before RUN */
     /* front end -> remote agent (aotidbg-runner --serve) */
     PROTO_FREAD = 32,    /* str path, u64 offset, u32 len -> REPLY(value = file size, data = the bytes,
                             fewer at the end of the file; len at most PROTO_MAX_DATA) */
@@ -124,6 +135,10 @@ typedef enum {
 enum { PROTO_SPAWN_DETERMINISTIC = 1 };   /* CUDA_LAUNCH_BLOCKING=1 ... in the runner's environment */
 enum { PROTO_SIGNAL_PAUSE = 0, PROTO_SIGNAL_KILL = 1 };
 
+/* eager check encoding: str node, str tensor, u8 verdict (eager_verdict), u64 compared,
+ * u64 differing, i64 first, f64 got, f64 want, f64 max_abs, f64 max_rel, i64 max_at,
+ * f64 atol, f64 rtol, str note. */
+
 /* tensor encoding: str name, str dtype, str device, i64[] shape, i64[] strides,
  * u8 has_stats, then if has_stats: u64 numel, finite, nan, posinf, neginf,
  * zeros, subnormal, f64 min, max, mean, std; then f64[] values, u8 values_complete;
@@ -137,6 +152,7 @@ enum {                     /* break flags (the SET_BREAKS argument) */
     BREAK_EACH_KERNEL = 1, /* stop before every kernel (stepping) */
     BREAK_ON_ERROR = 2,
     BREAK_ON_NAN = 4,
+    BREAK_ON_DIVERGE = 8,  /* stop once after the first kernel a COMPARE of which differs */
 };
 
 typedef enum {
@@ -150,6 +166,7 @@ typedef enum {
     PROTO_STOP_STEP = 0, PROTO_STOP_BREAK_INDEX, PROTO_STOP_BREAK_NAME,
     PROTO_STOP_NAN, PROTO_STOP_ERROR, PROTO_STOP_START,
     PROTO_STOP_PAUSE,      /* SIGUSR1 asked for a stop: at the next kernel's start */
+    PROTO_STOP_DIVERGE,    /* BREAK_ON_DIVERGE: after the kernel, once its COMPAREs and KERNEL(after) are out */
 } proto_stop_reason;
 
 typedef struct {
@@ -165,6 +182,9 @@ typedef struct {
         struct { int64_t kernel_index; uint8_t phase, reason; } stopped;
         struct { int64_t kernel_index; const char *text; } error;
         struct { int64_t status; } done;
+        struct { int64_t kernel_index; eager_check c; } compare;
+        struct { const char *kernel, *node, *path, *dtype; uint32_t occurrence; uint64_t offset; int ndim;
+                 int64_t *shape; double atol, rtol; } reference;
         struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values; } load;
         struct { uint32_t index; input_spec spec; const char *raw_path; } input;
         struct { uint8_t cmd; int64_t arg; const char *name; uint32_t break_flags; } control;

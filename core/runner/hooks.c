@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "aoti_abi.h"
 #include "device_timer.h"
+#include "eager_refs.h"
 #include "prof.h"
 #include "protocol.h"
 #include "stderr_tap.h"
@@ -36,6 +37,7 @@ static struct {
     double duration;       /* t_launch -> first after-hook (after the sync) */
     double device_us;      /* the kernel's own time (device_timer.h), -1 unknown */
     int nan_stopped;       /* the once-per-run NaN stop happened */
+    int div_stopped;       /* the once-per-run divergence stop happened (or the NaN stop took its place) */
     int printer_seen;      /* a printer hook fired in this run: interposed launches are not kernels */
     const char *source;    /* "printer" or "interpose": how the current kernel was seen */
     char branch[256];      /* the subgraph of the current kernel ("" main graph) */
@@ -131,11 +133,16 @@ static void finish_kernel(int status)
     if (!K.kphase) K.duration = -1;   /* never reached an after-hook */
     K.device_us = dtimer_take_us();
     if (!K.kphase || status == KSTAT_ERROR) K.device_us = -1;
+    int diverged = eref_active() && eref_kernel_finish(K.kidx, send_or_die);
     send_kernel(1, status);
     K.kdone = 1;
     if (status == KSTAT_NAN && (ctl.flags & BREAK_ON_NAN) && !K.nan_stopped) {
         K.nan_stopped = 1;
+        K.div_stopped |= diverged;   /* one stop for both */
         hooks_stop(K.kidx, 1, PROTO_STOP_NAN);
+    } else if (diverged && (ctl.flags & BREAK_ON_DIVERGE) && !K.div_stopped) {
+        K.div_stopped = 1;
+        hooks_stop(K.kidx, 1, PROTO_STOP_DIVERGE);
     }
 }
 
@@ -157,6 +164,7 @@ static void start_kernel(const char *name, const char *source, const char *branc
     K.kdone = 0;
     K.knan = 0;
     K.duration = -1;
+    if (!strcmp(source, "printer")) eref_kernel_start(name, branch);   /* the calls eager refers to */
     send_kernel(0, KSTAT_PENDING);
     int reason = -1;
     if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
@@ -227,9 +235,15 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
     strbuf_release(&err);
     const tensor_stats *s = &m.u.tensor.t.stats;
     if (!before && m.u.tensor.t.has_stats && (s->nan || s->posinf || s->neginf)) K.knan = 1;
+    if (before && eref_active()) eref_before(&m.u.tensor.t);
     double pt = prof_now();
     send_or_die(&m);
     prof_add(PROF_SEND, pt);
+    if (!before && eref_active()) {
+        pt = prof_now();
+        eref_after(h, &m.u.tensor.t);
+        prof_add(PROF_EAGER, pt);
+    }
     if (before) K.t_launch = hooks_now_us();
 }
 
@@ -296,6 +310,7 @@ void hooks_begin_run(void)
     K.kname = strdup("");
     K.kname_cap = 1;
     K.source = "printer";
+    eref_begin_run();
     K.t0 = hooks_now_us();
     if (cfg.record && ctl.cmd == PROTO_CMD_STEP) hooks_stop(-1, 0, PROTO_STOP_START);
     dtimer_begin_run();

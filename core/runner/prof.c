@@ -9,7 +9,7 @@ static int on = -1;
 static double total[PROF_N];
 static unsigned long long calls[PROF_N];
 static const char *names[PROF_N] = {"hook", "sync", "describe", "dev_stats", "values_copy",
-                                    "host_stats", "send", "stopped", "run"};
+                                    "host_stats", "send", "eager", "stopped", "run"};
 
 int prof_on(void)
 {

@@ -15,6 +15,7 @@ typedef enum {
     PROF_VALUES_COPY,   /* device -> host copies (values sample, or host statistics) */
     PROF_HOST_STATS,    /* statistics/values over host memory */
     PROF_SEND,          /* encoding and writing frames */
+    PROF_EAGER,         /* after-tensors compared with the eager reference (eager_refs.h) */
     PROF_STOPPED,       /* blocked waiting for the front end at a stop */
     PROF_RUN,           /* AOTInductorModelContainerRun, hooks included */
     PROF_N

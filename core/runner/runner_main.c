@@ -35,6 +35,7 @@
 #include "agent.h"
 #include "channel.h"
 #include "device_timer.h"
+#include "eager_refs.h"
 #include "hooks.h"
 #include "input_build.h"
 #include "model_so.h"
@@ -276,6 +277,13 @@ static int protocol_main(void)
                                                  m.u.constant.offset, m.u.constant.ndim, m.u.constant.shape,
                                                  m.u.constant.strides, m.u.constant.storage_offset};
             break;   /* strings and arrays live in `a` */
+        }
+        case PROTO_REFERENCE: {
+            if (!loaded) return fail("runner: REFERENCE before LOAD", 2);
+            strbuf rerr = STRBUF_INIT;
+            if (eref_add(&m, &rerr)) return fail(arena_printf(&a, "runner: %s", rerr.buf), 2);
+            strbuf_release(&rerr);
+            break;
         }
         case PROTO_CONTROL:
             hooks_set_control(m.u.control.cmd, m.u.control.arg, m.u.control.name, m.u.control.break_flags);

@@ -132,6 +132,32 @@ static int small_values_copy(AtenTensorHandle h, const dtype_entry *dt, tensor_r
     return 0;
 }
 
+int tread_host_copy(AtenTensorHandle h, const tensor_rec *t, int32_t dcode, int64_t *cstr, AtenTensorHandle *out,
+                    strbuf *err)
+{
+    *out = NULL;
+    int64_t acc = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        cstr[d] = acc;
+        acc *= t->shape[d] > 0 ? t->shape[d] : 1;
+    }
+    AtenTensorHandle host = NULL;
+    if (aoti_torch_empty_strided(t->ndim, t->shape, cstr, dcode, tabi_device_cpu(), 0, &host)) {
+        strbuf_addf(err, "tensor %s: could not allocate a host copy (%lld elements)", t->name, (long long)acc);
+        return -1;
+    }
+    double pt = prof_now();
+    int bad = aoti_torch_copy_(host, h, 0);
+    prof_add(PROF_VALUES_COPY, pt);
+    if (bad) {
+        strbuf_addf(err, "tensor %s: copying it from %s failed (see stderr)", t->name, t->device);
+        aoti_torch_delete_tensor_object(host);
+        return -1;
+    }
+    *out = host;
+    return 0;
+}
+
 int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_t max_values, int want_stats,
                  tread_scratch *sc, tensor_rec *t, strbuf *err)
 {
@@ -233,25 +259,11 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
     }
     /* host copy, contiguous */
     int64_t cstr[TENSOR_MAX_DIMS];
-    int64_t acc = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        cstr[d] = acc;
-        acc *= t->shape[d] > 0 ? t->shape[d] : 1;
-    }
     AtenTensorHandle host = NULL;
-    if (aoti_torch_empty_strided(t->ndim, t->shape, cstr, dcode, tabi_device_cpu(), 0, &host)) {
-        strbuf_addf(err, "tensor %s: could not allocate a host copy (%llu elements)", name,
-                    (unsigned long long)numel);
-        return -1;
-    }
+    if (tread_host_copy(h, t, dcode, cstr, &host, err)) return -1;
     void *data = NULL;
     int rc = -1;
-    pt = prof_now();
-    int bad_copy = aoti_torch_copy_(host, h, 0);
-    prof_add(PROF_VALUES_COPY, pt);
-    if (bad_copy) strbuf_addf(err, "tensor %s: copying it from %s failed (see stderr)", name,
-                                                  t->device);
-    else if (aoti_torch_get_data_ptr(host, &data) || !data) strbuf_addf(err, "tensor %s: no host data", name);
+    if (aoti_torch_get_data_ptr(host, &data) || !data) strbuf_addf(err, "tensor %s: no host data", name);
     else {
         tensor_rec view = *t;
         view.strides = cstr;

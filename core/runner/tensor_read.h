@@ -38,6 +38,11 @@ typedef struct {
 int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_t max_values, int want_stats,
                  tread_scratch *sc, tensor_rec *t, strbuf *err);
 void tread_scratch_release(tread_scratch *sc);
+/* A contiguous host copy of tensor h, which t describes (shape, dtype code
+ * dcode): *out (delete it with aoti_torch_delete_tensor_object) and its
+ * strides in cstr (t->ndim entries). 0, or -1 with err. Synchronizes. */
+int tread_host_copy(AtenTensorHandle h, const tensor_rec *t, int32_t dcode, int64_t *cstr, AtenTensorHandle *out,
+                    strbuf *err);
 /* Points the CUDA path at a statistics function (NULL: host path); tests and
  * the bench use it. By default the library beside the runner is tried once. */
 void tread_set_cuda_stats(aotidbg_cuda_stats_fn fn);

@@ -11,6 +11,7 @@ ENUM_NAME(kernel_status_name, kernel_status)
 ENUM_NAME(phase_name, tensor_phase)
 ENUM_NAME(check_status_name, check_status)
 ENUM_NAME(fill_kind_name, fill_kind)
+ENUM_NAME(eager_verdict_name, eager_verdict)
 #define ENUM(fn) .enum_name = fn##_name_i, .enum_from = fn##_from_name
 
 #define TABLE(var, rec, where_, rows) \
@@ -136,11 +137,30 @@ TABLE(session_tensor_table, tensor_rec, "a tensor", tensor_rows);
 
 /* Every event: kind first, then t_ms, then its kind's keys. */
 static const skey event_rows[] = {
-    {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log)",
+    {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log, divergence)",
      .custom = SC_KIND},
     N(event, t_ms, t_ms, H | OPT | NEG1, "a time in ms"),
 };
 TABLE(session_event_table, event, "an event", event_rows);
+
+/* A graph node's eager value against the kernel output holding it (--eager). */
+static const skey eager_check_rows[] = {
+    S(eager_check, node, node, NEED, "a graph node name", NULL),
+    S(eager_check, tensor, tensor, NUL | OPT, "a tensor name", NULL),
+    E(eager_check, verdict, verdict, 0, "close, differs, unmatched or unreadable", eager_verdict),
+    U(eager_check, compared, compared, 0, "a count (integer >= 0)"),
+    U(eager_check, differing, differing, 0, "a count (integer >= 0)"),
+    L(eager_check, first, first, OPT | NEG1, "a flat element index (-1 for none)", -1, INT64_LIMIT),
+    N(eager_check, got, got, 0, "a number (.nan and .inf allowed)"),
+    N(eager_check, want, want, 0, "a number (.nan and .inf allowed)"),
+    N(eager_check, max_abs, max_abs, 0, "a number (.nan and .inf allowed)"),
+    N(eager_check, max_rel, max_rel, 0, "a number (.nan and .inf allowed)"),
+    L(eager_check, max_at, max_at, OPT | NEG1, "a flat element index (-1 for none)", -1, INT64_LIMIT),
+    N(eager_check, atol, atol, 0, "a tolerance (number >= 0)"),
+    N(eager_check, rtol, rtol, 0, "a tolerance (number >= 0)"),
+    S(eager_check, note, note, NUL | OPT, "a string", NULL),
+};
+TABLE(session_eager_check_table, eager_check, "an eager check", eager_check_rows);
 
 static const skey kernel_rows[] = {
     L(kernel_event, index, index, H | NEED, "a kernel index (integer >= 0)", 0, INT64_LIMIT),
@@ -152,6 +172,7 @@ static const skey kernel_rows[] = {
     S(kernel_event, source, source, H | NUL, "a source name", NULL),
     L(kernel_event, call, call, OPT | NEG1, "a row of provenance.calls (integer >= -1)", -1, INT64_LIMIT),
     LIST(kernel_event, tensors, tensors, ntensors, H, "a list of tensors", session_tensor_table),
+    LIST(kernel_event, eager, eager, neager, OPT, "a list of eager checks", session_eager_check_table),
 };
 static TABLE(kernel_table, kernel_event, "a kernel event", kernel_rows);
 
@@ -183,12 +204,24 @@ static const skey log_rows[] = {
 };
 static TABLE(log_table, log_event, "a log event", log_rows);
 
+static const skey divergence_rows[] = {
+    L(divergence_event, kernel, kernel_index, NEED, "a kernel index (integer >= -1)", -1, INT64_LIMIT),
+    S(divergence_event, name, kernel, NUL, "a kernel name", NULL),
+    S(divergence_event, at, index, NUL | OPT, "an element index like [0, 3]", NULL),
+    S(divergence_event, where, where, NUL | OPT, "a source line", NULL),
+    S(divergence_event, code, code, NUL | OPT, "a line of code", NULL),
+    {.name = "check", .type = SK_SUB, .off = offsetof(divergence_event, check), .what = "an eager check",
+     .sub = &session_eager_check_table},
+};
+static TABLE(divergence_table, divergence_event, "a divergence event", divergence_rows);
+
 const stable *const session_kind_tables[EV__COUNT] = {
     [EV_KERNEL] = &kernel_table,
     [EV_ERROR] = &error_table,
     [EV_OUTPUT] = &output_table,
     [EV_RUNNER_EXIT] = &exit_table,
     [EV_LOG] = &log_table,
+    [EV_DIVERGENCE] = &divergence_table,
 };
 
 #define STRS(rec, k, f, n, wh, it) \
@@ -214,6 +247,19 @@ static const skey prov_rows[] = {
 };
 static TABLE(prov_table, call_table, "provenance", prov_rows);
 
+static const skey eager_info_rows[] = {
+    S(eager_info, program, program, NUL, "a file path", NULL),
+    S(eager_info, sha256, sha256, NUL | OPT, "a SHA-256 in hex", NULL),
+    S(eager_info, dir, dir, NUL | OPT, "a folder", NULL),
+    S(eager_info, device, device, NUL | OPT, "a device name", NULL),
+    B(eager_info, float64, float64, OPT),
+    N(eager_info, atol, atol, OPT | NEG1, "a tolerance (number >= 0; -1 for the dtype's default)"),
+    N(eager_info, rtol, rtol, OPT | NEG1, "a tolerance (number >= 0; -1 for the dtype's default)"),
+    L(eager_info, calls, calls, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
+    L(eager_info, refs, refs, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
+};
+TABLE(session_eager_table, eager_info, "the eager reference", eager_info_rows);
+
 static const skey top_rows[] = {
     {.name = "format_version", .type = SK_CUSTOM, .flags = H, .what = "a version like \"1.0\"", .custom = SC_FORMAT},
     S(session, tool_version, tool_version, NUL, "a version string", NULL),
@@ -227,6 +273,9 @@ static const skey top_rows[] = {
     I(session, printer_level, printer_level, NEG1, "a printer level", -1, 3),
     S(session, mode, mode, NUL, "a mode (printer, interpose, reinstrument)", NULL),
     U(session, values_budget, values_budget, OPT, "a size in bytes (integer >= 0)"),
+    {.name = "eager", .type = SK_SUB, .flags = OPT, .off = offsetof(session, eager),
+     .has = offsetof(session, eager) + offsetof(eager_info, present), .what = "the eager reference",
+     .sub = &session_eager_table},
     {.name = "flags", .type = SK_KV, .flags = H | OPT, .off = offsetof(session, flags), .cnt = offsetof(session, nflags),
      .what = "flags"},
     LIST(session, inputs, inputs, ninputs, H | OPT, "a list of inputs", session_input_table),

@@ -48,12 +48,17 @@ static int sample_msgs(proto_msg *out)
     memset(&m, 0, sizeof m); m.type = PROTO_STOPPED;
     m.u.stopped.kernel_index = 2; m.u.stopped.phase = 0; m.u.stopped.reason = PROTO_STOP_BREAK_NAME;
     out[n++] = m;
-    m.u.stopped.kernel_index = 5; m.u.stopped.reason = PROTO_STOP_PAUSE;   /* the last reason */
+    m.u.stopped.kernel_index = 5; m.u.stopped.reason = PROTO_STOP_DIVERGE;   /* the last reason */
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_ERROR;
     m.u.error.kernel_index = -1; m.u.error.text = "CUDA error: device-side assert triggered\nline 2";
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_DONE; m.u.done.status = 1;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_COMPARE;   /* an eager check */
+    m.u.compare.kernel_index = 4;
+    m.u.compare.c = (eager_check){"linear_1", "buf5", EAGER_DIFFERS, 64, 3, 17, -0.25, 0.5, INFINITY, NAN, 17,
+                                  1e-5, 1.3e-6, ""};
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_LOAD;
     m.u.load.so_path = "/tmp/x/model.wrapper.so"; m.u.load.cubin_dir = "/tmp/x";
@@ -74,6 +79,11 @@ static int sample_msgs(proto_msg *out)
     m.u.constant.fqn = "lin.weight"; m.u.constant.path = "/tmp/x/weight_0.storage"; m.u.constant.offset = 64;
     m.u.constant.dtype = ""; m.u.constant.ndim = 2; m.u.constant.shape = cshape; m.u.constant.strides = cstrides;
     m.u.constant.storage_offset = 3;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_REFERENCE;
+    m.u.reference.kernel = "cpp_fused_add_relu_0"; m.u.reference.occurrence = 2; m.u.reference.node = "add_1";
+    m.u.reference.path = "/tmp/ref/nodes/add_1.npy"; m.u.reference.offset = 128; m.u.reference.dtype = "float32";
+    m.u.reference.ndim = 2; m.u.reference.shape = cshape; m.u.reference.atol = -1; m.u.reference.rtol = 0.5;
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_RUN; out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_QUIT; out[n++] = m;
@@ -164,6 +174,25 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
         return a->u.error.kernel_index == b->u.error.kernel_index && !strcmp(a->u.error.text, b->u.error.text);
     case PROTO_DONE:
         return a->u.done.status == b->u.done.status;
+    case PROTO_COMPARE: {
+        const eager_check *x = &a->u.compare.c, *y = &b->u.compare.c;
+        return a->u.compare.kernel_index == b->u.compare.kernel_index && !strcmp(x->node, y->node) &&
+               !strcmp(x->tensor, y->tensor) && x->verdict == y->verdict && x->compared == y->compared &&
+               x->differing == y->differing && x->first == y->first && same_f64(x->got, y->got) &&
+               same_f64(x->want, y->want) && same_f64(x->max_abs, y->max_abs) && same_f64(x->max_rel, y->max_rel) &&
+               x->max_at == y->max_at && same_f64(x->atol, y->atol) && same_f64(x->rtol, y->rtol) &&
+               !strcmp(x->note, y->note);
+    }
+    case PROTO_REFERENCE: {
+        const __typeof__(a->u.reference) *x = &a->u.reference, *y = &b->u.reference;
+        if (strcmp(x->kernel, y->kernel) || x->occurrence != y->occurrence || strcmp(x->node, y->node) ||
+            strcmp(x->path, y->path) || x->offset != y->offset || strcmp(x->dtype, y->dtype) || x->ndim != y->ndim ||
+            !same_f64(x->atol, y->atol) || !same_f64(x->rtol, y->rtol))
+            return 0;
+        for (int i = 0; i < x->ndim; i++)
+            if (x->shape[i] != y->shape[i]) return 0;
+        return 1;
+    }
     case PROTO_LOAD:
         return !strcmp(a->u.load.so_path, b->u.load.so_path) && !strcmp(a->u.load.cubin_dir, b->u.load.cubin_dir) &&
                !strcmp(a->u.load.device, b->u.load.device) && a->u.load.flags == b->u.load.flags &&
@@ -228,7 +257,7 @@ static void test_round_trip_every_message(void)
 {
     proto_msg msgs[32];
     int n = sample_msgs(msgs);
-    CHECK(n == 27);
+    CHECK(n == 29);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);

@@ -1,0 +1,392 @@
+/* eager_refs.c — kernel outputs against the eager reference (eager_refs.h). */
+#define _GNU_SOURCE
+#include "eager_refs.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "host_stats.h"
+#include "tensor_close.h"
+#include "tensor_read.h"
+#include "torch_abi.h"
+
+#define CHUNK 4096            /* elements compared at a time */
+#define MAX_CANDIDATES 4096   /* (reference, tensor) pairs one kernel keeps */
+#define MAX_BEFORE 1024       /* before-tensors one kernel remembers */
+
+typedef struct {
+    char *kernel, *node, *path;
+    uint32_t occurrence;
+    uint64_t offset;
+    dtype_kind kind;          /* of the file's data */
+    int ndim;
+    int64_t shape[TENSOR_MAX_DIMS];
+    double atol, rtol;        /* < 0: the tensor dtype's default */
+} eref;
+
+typedef struct {
+    size_t ref;               /* index into refs */
+    char tensor[128];
+    int written;              /* its values changed (or it had no before) */
+    int failed;               /* could not be read: note holds why */
+    char note[160];
+    close_result r;
+} candidate;
+
+typedef struct {
+    char name[128];
+    tensor_stats st;
+    int has_stats;
+} before_rec;
+
+static struct {
+    eref *refs;
+    size_t n, cap;
+    int sorted;
+    uint32_t *seen;           /* per ref: launches of its kernel so far (kept on its name's first ref) */
+    /* the current launch */
+    size_t lo, hi;            /* its references: refs[lo..hi) */
+    int active;
+    candidate *cand;
+    size_t ncand;
+    before_rec *before;
+    size_t nbefore;
+} E;
+
+static char *xstrdup(const char *s)
+{
+    char *r = strdup(s ? s : "");
+    if (!r) abort();
+    return r;
+}
+
+int eref_add(const proto_msg *m, strbuf *err)
+{
+    const __typeof__(m->u.reference) *r = &m->u.reference;
+    if (E.n >= EREF_MAX) {
+        strbuf_addf(err, "more than %d eager references", EREF_MAX);
+        return -1;
+    }
+    dtype_kind k;
+    if (stats_kind_by_name(r->dtype, &k)) {
+        strbuf_addf(err, "reference %s: dtype '%s' is not one the runner reads", r->node, r->dtype);
+        return -1;
+    }
+    if (!r->kernel[0] || !r->node[0] || !r->path[0] || r->ndim < 0 || r->ndim > TENSOR_MAX_DIMS) {
+        strbuf_addstr(err, "a REFERENCE without a kernel, node or file");
+        return -1;
+    }
+    for (int d = 0; d < r->ndim; d++)
+        if (r->shape[d] < 0) {
+            strbuf_addf(err, "reference %s: negative size in its shape", r->node);
+            return -1;
+        }
+    if (E.n == E.cap) {
+        E.cap = E.cap ? E.cap * 2 : 64;
+        eref *n = realloc(E.refs, E.cap * sizeof *n);
+        if (!n) abort();
+        E.refs = n;
+    }
+    eref *e = &E.refs[E.n++];
+    memset(e, 0, sizeof *e);
+    e->kernel = xstrdup(r->kernel);
+    e->node = xstrdup(r->node);
+    e->path = xstrdup(r->path);
+    e->occurrence = r->occurrence;
+    e->offset = r->offset;
+    e->kind = k;
+    e->ndim = r->ndim;
+    memcpy(e->shape, r->shape, (size_t)r->ndim * sizeof *e->shape);
+    e->atol = r->atol;
+    e->rtol = r->rtol;
+    E.sorted = 0;
+    return 0;
+}
+
+size_t eref_count(void) { return E.n; }
+
+/* By kernel name, then occurrence, then arrival (a stable order for COMPAREs). */
+static int by_launch(const void *a, const void *b)
+{
+    const eref *x = a, *y = b;
+    int c = strcmp(x->kernel, y->kernel);
+    if (c) return c;
+    if (x->occurrence != y->occurrence) return x->occurrence < y->occurrence ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+void eref_begin_run(void)
+{
+    if (!E.sorted && E.n) {
+        /* qsort is not stable: number them first so arrival order breaks ties */
+        eref *tmp = malloc(E.n * sizeof *tmp);
+        if (!tmp) abort();
+        memcpy(tmp, E.refs, E.n * sizeof *tmp);
+        qsort(tmp, E.n, sizeof *tmp, by_launch);
+        memcpy(E.refs, tmp, E.n * sizeof *tmp);
+        free(tmp);
+        E.sorted = 1;
+        free(E.seen);
+        E.seen = calloc(E.n, sizeof *E.seen);
+        if (!E.seen) abort();
+    }
+    if (E.seen) memset(E.seen, 0, E.n * sizeof *E.seen);
+    E.active = 0;
+}
+
+/* The first reference of kernel `name`, or E.n. */
+static size_t first_of(const char *name)
+{
+    size_t lo = 0, hi = E.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(E.refs[mid].kernel, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < E.n && !strcmp(E.refs[lo].kernel, name) ? lo : E.n;
+}
+
+void eref_kernel_start(const char *name, const char *branch)
+{
+    E.active = 0;
+    E.ncand = E.nbefore = 0;
+    if (!E.n || (branch && *branch)) return;
+    size_t f = first_of(name);
+    if (f == E.n) return;
+    uint32_t occ = E.seen[f]++;
+    size_t lo = f;
+    while (lo < E.n && !strcmp(E.refs[lo].kernel, name) && E.refs[lo].occurrence < occ) lo++;
+    size_t hi = lo;
+    while (hi < E.n && !strcmp(E.refs[hi].kernel, name) && E.refs[hi].occurrence == occ) hi++;
+    if (hi == lo) return;
+    E.lo = lo;
+    E.hi = hi;
+    E.active = 1;
+}
+
+int eref_active(void) { return E.active; }
+
+void eref_before(const tensor_rec *t)
+{
+    if (!E.active || E.nbefore >= MAX_BEFORE) return;
+    if (!E.before) {
+        E.before = calloc(MAX_BEFORE, sizeof *E.before);
+        if (!E.before) abort();
+    }
+    before_rec *b = &E.before[E.nbefore++];
+    snprintf(b->name, sizeof b->name, "%s", t->name);
+    b->st = t->stats;
+    b->has_stats = t->has_stats;
+}
+
+static int same_stats(const tensor_stats *a, const tensor_stats *b)
+{
+    return a->numel == b->numel && a->finite == b->finite && a->nan == b->nan && a->posinf == b->posinf &&
+           a->neginf == b->neginf && a->zeros == b->zeros && !memcmp(&a->min, &b->min, sizeof a->min) &&
+           !memcmp(&a->max, &b->max, sizeof a->max) && !memcmp(&a->mean, &b->mean, sizeof a->mean) &&
+           !memcmp(&a->std, &b->std, sizeof a->std);
+}
+
+/* It wrote t: no before-tensor of that name, or one with other statistics. */
+static int was_written(const tensor_rec *t)
+{
+    for (size_t i = 0; i < E.nbefore; i++)
+        if (!strcmp(E.before[i].name, t->name))
+            return !(E.before[i].has_stats && t->has_stats && same_stats(&E.before[i].st, &t->stats));
+    return 1;
+}
+
+static int same_shape(const eref *e, const tensor_rec *t)
+{
+    if (e->ndim != t->ndim) return 0;
+    for (int d = 0; d < t->ndim; d++)
+        if (e->shape[d] != t->shape[d]) return 0;
+    return 1;
+}
+
+/* Compares host data (strided) with the reference file, chunk by chunk. */
+static int compare_file(const eref *e, const void *data, dtype_kind k, const tensor_rec *t, close_result *r,
+                        char *note, size_t nnote)
+{
+    uint64_t numel = 1;
+    for (int d = 0; d < t->ndim; d++) numel *= (uint64_t)t->shape[d];
+    size_t isz = stats_kind_size(e->kind);
+    int fd = open(e->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        snprintf(note, nnote, "%s: %s", e->path, fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size < e->offset || ((uint64_t)st.st_size - e->offset) / isz < numel) {
+        snprintf(note, nnote, "%s holds %lld bytes, fewer than %llu elements at byte %llu", e->path,
+                 (long long)st.st_size, (unsigned long long)numel, (unsigned long long)e->offset);
+        close(fd);
+        return -1;
+    }
+    static unsigned char raw[CHUNK * 8];
+    double g[CHUNK], w[CHUNK];
+    int64_t one = 1;
+    for (uint64_t done = 0; done < numel;) {
+        size_t n = numel - done < CHUNK ? (size_t)(numel - done) : CHUNK;
+        size_t bytes = n * isz;
+        off_t at = (off_t)(e->offset + done * isz);
+        size_t got = 0;
+        while (got < bytes) {
+            ssize_t m = pread(fd, raw + got, bytes - got, at + (off_t)got);
+            if (m < 0 && errno == EINTR) continue;
+            if (m <= 0) {
+                snprintf(note, nnote, "%s: read failed at byte %lld", e->path, (long long)(at + (off_t)got));
+                close(fd);
+                return -1;
+            }
+            got += (size_t)m;
+        }
+        int64_t nn = (int64_t)n;
+        if (stats_read(data, k, t->ndim, t->shape, t->strides, done, g, n) ||
+            stats_read(raw, e->kind, 1, &nn, &one, 0, w, n)) {
+            snprintf(note, nnote, "could not read the elements of %s", t->name);
+            close(fd);
+            return -1;
+        }
+        close_add(r, g, w, n);
+        done += n;
+    }
+    close(fd);
+    return 0;
+}
+
+void eref_after(AtenTensorHandle h, const tensor_rec *t)
+{
+    if (!E.active) return;
+    const dtype_entry *dt = tabi_dtype_by_name(t->dtype);
+    int written = was_written(t);
+    AtenTensorHandle host = NULL;
+    void *data = NULL;
+    int tried_data = 0;
+    tensor_rec view = *t;   /* how the data is laid out: t's, or a contiguous host copy's */
+    int64_t cstr[TENSOR_MAX_DIMS];
+    char data_note[160] = "";
+    for (size_t i = E.lo; i < E.hi && E.ncand < MAX_CANDIDATES; i++) {
+        const eref *e = &E.refs[i];
+        if (!same_shape(e, t)) continue;
+        if (!E.cand) {
+            E.cand = calloc(MAX_CANDIDATES, sizeof *E.cand);
+            if (!E.cand) abort();
+        }
+        candidate *c = &E.cand[E.ncand++];
+        memset(c, 0, sizeof *c);
+        c->ref = i;
+        snprintf(c->tensor, sizeof c->tensor, "%s", t->name);
+        c->written = written;
+        close_tol tol = dt ? close_default_tol(dt->kind) : (close_tol){0, 0};
+        if (e->atol >= 0) tol.atol = e->atol;
+        if (e->rtol >= 0) tol.rtol = e->rtol;
+        close_init(&c->r, tol);
+        if (!tried_data) {   /* the tensor's data, once for all its references */
+            tried_data = 1;
+            strbuf err = STRBUF_INIT;
+            uint64_t numel = 1;
+            for (int d = 0; d < t->ndim; d++) numel *= (uint64_t)t->shape[d];
+            if (!dt) {
+                snprintf(data_note, sizeof data_note, "%s: dtype %s is not one the runner compares", t->name,
+                         t->dtype);
+            } else if (!numel) {
+                data = "";
+            } else if (!strcmp(t->device, "cpu")) {
+                if (aoti_torch_get_data_ptr(h, &data) || !data)
+                    snprintf(data_note, sizeof data_note, "%s: no data pointer", t->name);
+            } else {
+                if (tread_host_copy(h, t, dt->code, cstr, &host, &err) ||
+                    aoti_torch_get_data_ptr(host, &data) || !data) {
+                    snprintf(data_note, sizeof data_note, "%s", err.len ? err.buf : "no host copy");
+                    data = NULL;
+                } else {
+                    view.strides = cstr;
+                }
+            }
+            strbuf_release(&err);
+        }
+        if (!data) {
+            c->failed = 1;
+            snprintf(c->note, sizeof c->note, "%s", data_note);
+            continue;
+        }
+        if (compare_file(e, data, dt->kind, &view, &c->r, c->note, sizeof c->note))
+            c->failed = 1;
+    }
+    if (host) aoti_torch_delete_tensor_object(host);
+}
+
+/* Fewer differing elements, then a smaller largest error. */
+static int better(const candidate *a, const candidate *b)
+{
+    if (!b) return 1;
+    if (a->r.differing != b->r.differing) return a->r.differing < b->r.differing;
+    return a->r.max_abs < b->r.max_abs;
+}
+
+static int close_enough(const candidate *c) { return !c->failed && c->r.differing == 0; }
+
+/* A tensor some reference of this kernel matched: it holds that node. */
+static int claimed(const char *tensor)
+{
+    for (size_t j = 0; j < E.ncand; j++)
+        if (close_enough(&E.cand[j]) && !strcmp(E.cand[j].tensor, tensor)) return 1;
+    return 0;
+}
+
+int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
+{
+    if (!E.active) return 0;
+    E.active = 0;
+    int differs = 0;
+    for (size_t i = E.lo; i < E.hi; i++) {
+        const eref *e = &E.refs[i];
+        const candidate *ok = NULL, *bad = NULL, *failed = NULL;
+        for (size_t j = 0; j < E.ncand; j++) {
+            const candidate *c = &E.cand[j];
+            if (c->ref != i) continue;
+            if (c->failed) {
+                if (!failed) failed = c;
+            } else if (close_enough(c)) {
+                if (!ok || (c->written && !ok->written)) ok = c;
+            } else if (c->written && !claimed(c->tensor) && better(c, bad)) {
+                bad = c;
+            }
+        }
+        proto_msg m = {.type = PROTO_COMPARE};
+        m.u.compare.kernel_index = k;
+        eager_check *x = &m.u.compare.c;
+        x->node = e->node;
+        x->first = x->max_at = -1;
+        const candidate *c = ok ? ok : bad ? bad : failed;
+        x->verdict = ok ? EAGER_CLOSE : bad ? EAGER_DIFFERS : failed ? EAGER_UNREADABLE : EAGER_UNMATCHED;
+        if (c) {
+            x->tensor = c->tensor;
+            x->compared = c->r.compared;
+            x->differing = c->r.differing;
+            x->first = c->r.first;
+            x->got = c->r.got;
+            x->want = c->r.want;
+            x->max_abs = c->r.max_abs;
+            x->max_rel = c->r.max_rel;
+            x->max_at = c->r.max_at;
+            x->atol = c->r.tol.atol;
+            x->rtol = c->r.tol.rtol;
+            x->note = failed && !ok && !bad ? c->note : "";
+        } else {
+            x->tensor = "";
+            x->atol = e->atol;
+            x->rtol = e->rtol;
+            x->note = "no output of the kernel written with this node's shape (computed inside the kernel only?)";
+        }
+        differs |= x->verdict == EAGER_DIFFERS;
+        send(&m);
+    }
+    E.ncand = E.nbefore = 0;
+    return differs;
+}
