@@ -35,10 +35,16 @@ static const char run_after[] =
     "and end_state says how the run ended.\n"
     "Errors are routed (aotidbg route) with the runner's output and the package's code.\n"
     "\n"
+    "With --eager PROGRAM.pt2 each kernel's output is compared with that exported\n"
+    "program run eagerly on the same inputs; the first that departs is a divergence\n"
+    "event, and --break-on diverge stops there.\n"
+    "\n"
     "Exit codes: 0 the model ran (or stopped at a kernel= / index= break; outputs that\n"
-    "hold NaN/Inf are named, and --break-on nan makes them a failure); 1 the model\n"
-    "failed, a nan/error break hit, the runner died, or a checklist row failed; 2 bad\n"
-    "usage or bad input (also a kernel= / index= break that matched no kernel).\n";
+    "hold NaN/Inf are named, and --break-on nan makes them a failure; a departure from\n"
+    "--eager is named, and --break-on diverge makes it a failure); 1 the model failed,\n"
+    "a nan/error/diverge break hit, the runner died, a checklist row failed, or the\n"
+    "eager program failed to run; 2 bad usage or bad input (also a kernel= / index=\n"
+    "break that matched no kernel, or an --eager program or inputs it cannot take).\n";
 
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
@@ -169,6 +175,49 @@ static void report_outputs(const session *s, const char *out)
     }
 }
 
+/* --eager: the divergence (kernel, node, element, values, errors, the
+ * user's line), or how many outputs stayed within tolerance. */
+static void report_eager(const session *s, const char *out)
+{
+    if (!s->eager.present)
+        return;
+    const divergence_event *d = NULL;
+    uint64_t checks = 0, close = 0, unmatched = 0, unreadable = 0, kernels = 0;
+    for (size_t i = 0; i < s->nevents; i++) {
+        const event *e = s->events[i];
+        if (e->kind == EV_DIVERGENCE && !d)
+            d = &e->u.divergence;
+        if (e->kind != EV_KERNEL || !e->u.kernel.neager)
+            continue;
+        kernels++;
+        for (size_t j = 0; j < e->u.kernel.neager; j++) {
+            eager_verdict v = e->u.kernel.eager[j].verdict;
+            checks++;
+            close += v == EAGER_CLOSE;
+            unmatched += v == EAGER_UNMATCHED;
+            unreadable += v == EAGER_UNREADABLE;
+        }
+    }
+    if (d) {
+        const eager_check *c = &d->check;
+        fprintf(stderr, "  departs from eager at kernel %" PRId64 " (%s): node %s in %s, element %s: got %.9g, "
+                "want %.9g\n", d->kernel_index, d->kernel ? d->kernel : "?", c->node, c->tensor ? c->tensor : "?",
+                d->index ? d->index : "?", c->got, c->want);
+        fprintf(stderr, "    %" PRIu64 " of %" PRIu64 " elements beyond |got - want| <= %g + %g * |want|; max abs "
+                "error %.3g, max rel %.3g\n", c->differing, c->compared, c->atol, c->rtol, c->max_abs, c->max_rel);
+        if (d->where)
+            fprintf(stderr, "    at %s%s%s\n", d->where, d->code ? ": " : "", d->code ? d->code : "");
+        fprintf(stderr, "    the kernels before it match %s (aotidbg replay %s shows both)\n", s->eager.program, out);
+        return;
+    }
+    fprintf(stderr, "  eager: no departure from %s: %" PRIu64 " of %" PRIu64 " checked outputs in %" PRIu64
+            " kernel%s within tolerance", s->eager.program, close, checks, kernels, kernels == 1 ? "" : "s");
+    if (unmatched || unreadable)
+        fprintf(stderr, " (%" PRIu64 " node%s matched no output, %" PRIu64 " unreadable)", unmatched,
+                unmatched == 1 ? "" : "s", unreadable);
+    fputc('\n', stderr);
+}
+
 /* Names close to a break's kernel name that did run: those that contain it,
  * or that it contains. */
 static void suggest_kernels(const session *s, const char *want)
@@ -207,7 +256,9 @@ static int summarize(const session *s, run_service *rs, const char *out)
     int code = run_service_exit_code(rs);
     const char *end = s->end_state ? s->end_state : "";
     fprintf(stderr, "aotidbg run: %" PRId64 " kernel%s", nk, nk == 1 ? "" : "s");
-    if (code == EXIT_USAGE && !run_service_unmatched_break(rs)) {
+    if (run_service_eager_failure(rs)) {
+        fprintf(stderr, ", not compared: %s\n", run_service_eager_failure(rs));
+    } else if (code == EXIT_USAGE && !run_service_unmatched_break(rs)) {
         fprintf(stderr, ", not run: %s\n", err_ev ? err_ev->u.error.text : "wrong number of inputs");
     } else if (exit_ev && strcmp(exit_ev->u.exit.how, "killed")) {
         const runner_exit_event *x = &exit_ev->u.exit;
@@ -241,10 +292,14 @@ static int summarize(const session *s, run_service *rs, const char *out)
     } else if (!strcmp(end, "stopped")) {
         int reason = runner_client_stop_reason(rc);
         int64_t k = runner_client_current_kernel(rc);
-        static const char *const why[] = {"after a step", "at the index break", "at the kernel break",
-                                          "at the first NaN/Inf", "at the first error", "at the start"};
+        static const char *const why[] = {
+            [PROTO_STOP_STEP] = "after a step", [PROTO_STOP_BREAK_INDEX] = "at the index break",
+            [PROTO_STOP_BREAK_NAME] = "at the kernel break", [PROTO_STOP_NAN] = "at the first NaN/Inf",
+            [PROTO_STOP_ERROR] = "at the first error", [PROTO_STOP_START] = "at the start",
+            [PROTO_STOP_PAUSE] = "when paused", [PROTO_STOP_DIVERGE] = "after the first kernel that departs from eager",
+        };
         fprintf(stderr, "; stopped %s, kernel %" PRId64 " (%s)\n",
-                reason >= 0 && reason <= PROTO_STOP_START ? why[reason] : "at a break", k, kernel_name_at(s, k));
+                reason >= 0 && reason <= PROTO_STOP_DIVERGE ? why[reason] : "at a break", k, kernel_name_at(s, k));
         if (err_ev) {
             fprintf(stderr, "  error: %s\n", first_line(err_ev->u.error.text, 300));
             print_route(err_ev, out);
@@ -271,6 +326,8 @@ static int summarize(const session *s, run_service *rs, const char *out)
             print_route(err_ev, out);
         }
     }
+    if (!run_service_eager_failure(rs))
+        report_eager(s, out);
     fprintf(stderr, "  session: %s (end_state: %s)\n", out, end);
     return code;
 }

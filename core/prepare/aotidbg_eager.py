@@ -258,6 +258,7 @@ def save_npy(t, path):
     fd, tmp = tempfile.mkstemp(prefix=".tmp.", suffix=".npy", dir=os.path.dirname(path))
     with os.fdopen(fd, "wb") as f:
         np.save(f, np.ascontiguousarray(a), allow_pickle=False)
+    os.chmod(tmp, 0o644)
     os.replace(tmp, path)
     return str(a.dtype), list(a.shape)
 
@@ -351,6 +352,7 @@ def main(argv):
     fd, tmp = tempfile.mkstemp(prefix=".tmp.", suffix=".json", dir=args.out)
     with os.fdopen(fd, "w") as f:
         json.dump(manifest, f, indent=1)
+    os.chmod(tmp, 0o644)
     os.replace(tmp, os.path.join(args.out, args.manifest))
     print(f"aotidbg_eager: {len(written)} node value(s) in {nodes_dir} ({len(todo)} computed on {device}"
           f"{', float64' if args.float64 else ''}, {time.monotonic() - t0:.1f} s)")

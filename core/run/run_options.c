@@ -20,7 +20,7 @@ int run_device_ok(const char *d)
 static int store_device(const opt_spec *o, const char *v, void *field, strbuf *err)
 {
     if (!run_device_ok(v)) {
-        strbuf_addf(err, "--device takes cpu, cuda or cuda:N, not '%s'", v);
+        strbuf_addf(err, "%s takes cpu, cuda or cuda:N, not '%s'", o->name, v);
         return -1;
     }
     *(const char **)field = v;
@@ -35,6 +35,8 @@ static int store_break(const opt_spec *o, const char *v, void *field, strbuf *er
         b->flags |= BREAK_ON_ERROR;
     else if (!strcmp(v, "nan"))
         b->flags |= BREAK_ON_NAN;
+    else if (!strcmp(v, "diverge"))
+        b->flags |= BREAK_ON_DIVERGE;
     else if (skip_prefix(v, "kernel=", &rest) && *rest)
         b->kernel = rest;
     else if (skip_prefix(v, "index=", &rest) && *rest) {
@@ -47,7 +49,7 @@ static int store_break(const opt_spec *o, const char *v, void *field, strbuf *er
         }
         b->index = n;
     } else {
-        strbuf_addf(err, "--break-on takes error, nan, kernel=NAME or index=N, not '%s'", v);
+        strbuf_addf(err, "--break-on takes error, nan, diverge, kernel=NAME or index=N, not '%s'", v);
         return -1;
     }
     return 0;
@@ -88,6 +90,21 @@ static int store_budget(const opt_spec *o, const char *v, void *field, strbuf *e
     return 0;
 }
 
+/* ATOL,RTOL: two numbers >= 0 ("1e-4,1e-3"). */
+static int store_tolerance(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    run_tolerance *t = field;
+    char *end, *end2;
+    double a = strtod(v, &end), r = *end == ',' ? strtod(end + 1, &end2) : -1;
+    if (*end != ',' || end == v || *end2 || end2 == end + 1 || !(a >= 0) || !(r >= 0) || a > 1e30 || r > 1e30) {
+        strbuf_addf(err, "--tolerance needs ATOL,RTOL, two numbers >= 0 like 1e-4,1e-3, got '%s'", v);
+        return -1;
+    }
+    t->atol = a;
+    t->rtol = r;
+    return 0;
+}
+
 #define F(field) offsetof(run_options, field)
 enum { RL = RUN_OPT_RUN | RUN_OPT_LIVE, ALL = RUN_OPT_RUN | RUN_OPT_LIVE | RUN_OPT_CHECK };
 
@@ -98,6 +115,7 @@ const opt_spec run_option_specs[] = {
     {"--record", "OUT.yaml", "the session file to write (run: required; live: default\n"
      "./aotidbg-session-<time>.yaml)", F(record), NULL, 0, RL},
     {"--break-on", "WHAT", "stop at: error (first failing kernel), nan (first NaN/Inf output),\n"
+     "diverge (after the first kernel whose output departs from --eager),\n"
      "kernel=NAME (before the first launch of NAME), index=N (before kernel N);\n"
      "may be repeated (live: c stops there)", F(breaks), store_break, 0, RL},
     {"--deterministic", NULL, "run with CUDA_LAUNCH_BLOCKING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1\n"
@@ -126,6 +144,17 @@ const opt_spec run_option_specs[] = {
      "private folder there first", F(push), NULL, 1, RL},
     {"--remote-runner", "PATH", "with --remote: the runner there (default: aotidbg-runner on\n"
      "its PATH)", F(remote_runner), NULL, 0, RL},
+    {"--eager", "PROGRAM.pt2", "compare every kernel's output with the exported program\n"
+     "(torch.export.save) run eagerly on the same inputs: each kernel gets\n"
+     "eager checks, the first that departs a divergence event; computed\n"
+     "once with python3 and torch, cached beside the session", F(eager), NULL, 0, RL},
+    {"--tolerance", "ATOL,RTOL", "with --eager: an element departs when |got - want| > ATOL +\n"
+     "RTOL * |want| (default: torch.testing.assert_close's for the\n"
+     "tensor's dtype)", F(tol), store_tolerance, 0, RL},
+    {"--eager-device", "DEV", "with --eager: run the program there (default: the run's device)", F(eager_device),
+     store_device, 0, RL},
+    {"--eager-float64", NULL, "with --eager: run the program in float64, a reference nearer the\n"
+     "exact math", F(eager_float64), NULL, 1, RL},
     {NULL},
 };
 
@@ -133,6 +162,7 @@ void run_options_init(run_options *o, unsigned front)
 {
     memset(o, 0, sizeof *o);
     o->breaks.index = -1;
+    o->tol.atol = o->tol.rtol = -1;
     o->values_budget = VALUES_BUDGET_DEFAULT;
     o->timeout_s = 600;
     if (front & RUN_OPT_LIVE) {

@@ -25,10 +25,14 @@ enum {
 enum { RUN_REINSTR_AUTO = 0, RUN_REINSTR_FORCE, RUN_REINSTR_OFF };
 
 typedef struct {
-    int flags;            /* BREAK_ON_ERROR | BREAK_ON_NAN (protocol.h) */
+    int flags;            /* BREAK_ON_ERROR | BREAK_ON_NAN | BREAK_ON_DIVERGE (protocol.h) */
     const char *kernel;   /* kernel=NAME: stop before its first launch; may be NULL */
     int64_t index;        /* index=N: stop before kernel N; -1 none */
 } run_breaks;
+
+typedef struct {
+    double atol, rtol;    /* an element differs when |got - want| > atol + rtol * |want| */
+} run_tolerance;
 
 typedef struct run_options {
     const char *package;  /* PKG: a .pt2 or a bare model .so (the command's argument) */
@@ -46,6 +50,11 @@ typedef struct run_options {
     const char *remote;   /* --remote [USER@]HOST[:PORT]: the runner runs there (remote.h); NULL: here */
     const char *remote_runner; /* --remote-runner PATH there; NULL: aotidbg-runner on its PATH */
     int push;             /* --push: PKG and SPEC are here; the package is copied there first */
+    const char *eager;    /* --eager PROGRAM.pt2: each kernel's output against the exported program run
+                             eagerly (core/eager/eager_ref.h); NULL: none */
+    const char *eager_device; /* --eager-device; NULL: the run's device */
+    int eager_float64;    /* --eager-float64 */
+    run_tolerance tol;    /* --tolerance ATOL,RTOL; -1: each dtype's default (tensor_close.h) */
 } run_options;
 
 /* The rows; pass them to opt_parse as a group with scope RUN_OPT_*. */

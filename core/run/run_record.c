@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "route_provenance.h"
+#include "numfmt.h"
 #include "router.h"
 #include "oob_element.h"
+#include "stack_trace.h"
 #include "triton_trace.h"
 
 #define LOG_LINE_MAX     4096          /* longer lines are split */
@@ -25,6 +27,7 @@ struct run_record {
     char **input_names;        /* from LOADED ("arg0_1", ...) */
     size_t n_input_names;
     router_rules *rules;       /* loaded on the first error; NULL if unavailable */
+    int diverged;              /* this run's divergence event is recorded */
     int rules_tried;
 };
 
@@ -69,6 +72,7 @@ void run_record_restart(run_record *r)
     r->s->nkernels = 0;
     r->vb.used = r->vb.reserve_used = 0;
     r->output_ev = NULL;
+    r->diverged = 0;
     r->nlogs = r->dropped_logs = 0;
     strbuf_reset(&r->line[0]);
     strbuf_reset(&r->line[1]);
@@ -308,6 +312,66 @@ static void push_tensor(arena *a, size_t *n, tensor_rec **arr, const tensor_rec 
     *n = len + 1;
 }
 
+/* ---- the eager reference --------------------------------------------------- */
+
+static eager_check keep_check(arena *a, const eager_check *c)
+{
+    eager_check k = *c;
+    k.node = arena_strdup(a, c->node);
+    k.tensor = c->tensor && *c->tensor ? arena_strdup(a, c->tensor) : NULL;
+    k.note = c->note && *c->note ? arena_strdup(a, c->note) : NULL;
+    return k;
+}
+
+/* "[i, j]": a flat index in the shape of the kernel's after-tensor `name`. */
+static const char *index_text(session *s, const kernel_event *k, const char *name, int64_t flat)
+{
+    const tensor_rec *t = NULL;
+    for (size_t i = 0; name && i < k->ntensors && !t; i++)
+        if (k->tensors[i].phase == PHASE_AFTER && !strcmp(k->tensors[i].name, name))
+            t = &k->tensors[i];
+    if (flat < 0 || !t)
+        return NULL;
+    int64_t idx[TENSOR_MAX_DIMS];
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        int64_t n = t->shape[d] > 0 ? t->shape[d] : 1;
+        idx[d] = flat % n;
+        flat /= n;
+    }
+    strbuf sb = STRBUF_INIT;
+    fmt_shape(&sb, t->ndim, idx);
+    const char *out = arena_strdup(&s->arena, sb.buf);
+    strbuf_release(&sb);
+    return out;
+}
+
+/* The first check that differs becomes the run's divergence event: where it
+ * is in the tensor, and the user's line the kernel comes from. */
+static void add_divergence(run_record *r, const kernel_event *k, const eager_check *c, double t_ms)
+{
+    session *s = r->s;
+    event *e = session_add_event(s, EV_DIVERGENCE);
+    e->t_ms = t_ms;
+    divergence_event *d = &e->u.divergence;
+    d->kernel_index = k->index;
+    d->kernel = k->name;
+    d->check = *c;
+    d->index = index_text(s, k, c->tensor, c->first);
+    const kernel_call *call = session_kernel_call(s, k);
+    st_frame f;
+    if (call && kernel_call_sites(call, &f, 1) == 1) {
+        d->where = f.line > 0 ? arena_printf(&s->arena, "%.*s:%lld", f.file_len, f.file, (long long)f.line)
+                              : arena_strndup(&s->arena, f.file, (size_t)f.file_len);
+        if (f.code_len)
+            d->code = arena_strndup(&s->arena, f.code, (size_t)f.code_len);
+    } else if (call) {
+        strbuf sb = STRBUF_INIT;
+        kernel_call_where(call, &sb, 200);
+        d->where = sb.len ? arena_strdup(&s->arena, sb.buf) : NULL;
+        strbuf_release(&sb);
+    }
+}
+
 int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
 {
     session *s = r->s;
@@ -378,6 +442,25 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
         kernel_event *k = ki >= 0 ? kernel_by_index(r, ki) : NULL;
         if (k && k->status == KSTAT_PENDING)
             k->status = KSTAT_ERROR;
+        return 1;
+    }
+    case PROTO_COMPARE: {
+        kernel_event *k = kernel_by_index(r, m->u.compare.kernel_index);
+        if (!k) {
+            strbuf_addf(err, "runner sent an eager check for kernel %" PRId64 ", which it never announced",
+                        m->u.compare.kernel_index);
+            return -1;
+        }
+        eager_check c = keep_check(&s->arena, &m->u.compare.c);
+        size_t cap = 0;   /* implied by the length: 4, 8, 16, ... (as push_tensor's) */
+        while (k->neager && cap < k->neager)
+            cap = cap ? cap * 2 : 4;
+        k->eager = arena_grow(&s->arena, k->eager, k->neager, &cap, sizeof *k->eager, 4);
+        k->eager[k->neager++] = c;
+        if (c.verdict != EAGER_DIFFERS || r->diverged)
+            return 0;
+        r->diverged = 1;
+        add_divergence(r, k, &c, t_ms);
         return 1;
     }
     case PROTO_DONE:

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "checklist.h"
+#include "eager_ref.h"
 #include "inputs.h"
 #include "package.h"
 #include "provenance.h"
@@ -37,6 +38,10 @@ struct run_service {
     int64_t last_kernel;
     char unmatched[160];
     const char *sources_at;    /* --remote: the copy here of the package's wrapper.cpp (and beside it) */
+    eager_ref *eager;          /* --eager: the reference (the runner is held until it is ready) */
+    int eager_done;            /* handed to the runner, or failed */
+    int eager_code;            /* it failed: 2 bad program or inputs, 1 the program failed to run */
+    strbuf eager_err;          /* why */
 };
 
 static void say(const run_service *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -253,6 +258,86 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
     }
 }
 
+/* ---- the eager reference (--eager) ------------------------------------------ */
+
+/* Finds the reference in the cache beside the session, or starts computing
+ * it; the runner is held after loading until it is there (pump_eager). */
+static int start_eager(run_service *rs, const char *device, strbuf *err)
+{
+    session *s = rs->s;
+    if (!strcmp(s->mode, "interpose") || !strcmp(s->mode, "none")) {
+        strbuf_addf(err, "--eager compares kernel outputs, and this run sees none (mode %s): rebuild the package "
+                    "with the printer (python3 core/prepare/aotidbg_prepare.py %s -o DEBUG.pt2)%s", s->mode,
+                    rs->o.eager, !strcmp(s->mode, "interpose") ? " or add --reinstrument" : "");
+        return -1;
+    }
+    char *root = strdup(rs->o.record ? rs->o.record : "./x");
+    if (!root)
+        abort();
+    char *slash = strrchr(root, '/');
+    if (slash)
+        *slash = 0;
+    else
+        strcpy(root, ".");
+    eager_opts eo = {.program = rs->o.eager, .device = rs->o.eager_device, .float64 = rs->o.eager_float64,
+                     .atol = rs->o.tol.atol, .rtol = rs->o.tol.rtol, .cache_root = *root ? root : "/"};
+    int rc = eager_ref_start(&rs->eager, &eo, s, device, err);
+    free(root);
+    if (rc < 0)
+        return -1;
+    int code = 0;
+    strbuf e = STRBUF_INIT;
+    int ready = eager_ref_poll(rs->eager, 0, &code, &e);
+    strbuf_release(&e);
+    if (ready == 1) {
+        rs->eager_done = 1;
+        eager_ref_to_session(rs->eager, s);
+        say(rs, "%s, cached", eager_ref_summary(rs->eager));
+    } else {
+        say(rs, "computing the eager reference: %s on %s%s with %s (once; later runs read it from %s)",
+            rs->o.eager, s->eager.device, rs->o.eager_float64 ? " in float64" : "",
+            getenv("AOTIDBG_PYTHON") && *getenv("AOTIDBG_PYTHON") ? getenv("AOTIDBG_PYTHON") : "python3",
+            s->eager.dir);
+    }
+    return 0;
+}
+
+/* While the reference is being computed: hands it to the held runner once
+ * it is there; a failure is an error event and ends the runner. */
+static int pump_eager(run_service *rs, strbuf *err)
+{
+    int code = 0;
+    strbuf e = STRBUF_INIT;
+    int r = eager_ref_poll(rs->eager, 0, &code, &e);
+    if (r == 0) {
+        strbuf_release(&e);
+        return 0;
+    }
+    rs->eager_done = 1;
+    if (r == 1) {
+        size_t n;
+        const proto_msg *msgs = eager_ref_messages(rs->eager, &n);
+        eager_ref_to_session(rs->eager, rs->s);
+        rs->ro.pre_run = msgs;
+        rs->ro.npre_run = n;
+        rs->ro.hold_run = 0;
+        runner_client_release(rs->rc, msgs, n);
+        say(rs, "%s", eager_ref_summary(rs->eager));
+        strbuf_release(&e);
+        return RUN_CHANGED_STATE;
+    }
+    rs->eager_code = code;
+    strbuf_addf(&rs->eager_err, "the eager reference failed: %s", e.buf);
+    strbuf_addstr(err, rs->eager_err.buf);
+    strbuf_release(&e);
+    event *ev = session_add_event(rs->s, EV_ERROR);
+    ev->u.error.text = arena_strdup(&rs->s->arena, rs->eager_err.buf);
+    runner_client_kill(rs->rc, "killed");
+    return RUN_CHANGED_EVENTS | RUN_PUMP_ERROR;
+}
+
+const char *run_service_eager_failure(const run_service *rs) { return rs->eager_code ? rs->eager_err.buf : NULL; }
+
 /* ---- open ----------------------------------------------------------------- */
 
 static int open_recording(run_service *rs, strbuf *err)
@@ -290,11 +375,24 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
     rs->last_state = -1;
     rs->last_kernel = -2;
     strbuf_init(&rs->gate, 0);
+    strbuf_init(&rs->eager_err, 0);
     if (sayer)
         rs->say = *sayer;
     const char *device = o->device;
     if (!o->package) {
         strbuf_addstr(err, "which package? give a .pt2 file");
+        goto fail;
+    }
+    if (!o->eager && ((o->breaks.flags & BREAK_ON_DIVERGE) || o->eager_device || o->eager_float64 ||
+                      o->tol.atol >= 0)) {
+        strbuf_addf(err, "%s goes with --eager PROGRAM.pt2 (the exported program to compare with)",
+                    o->breaks.flags & BREAK_ON_DIVERGE ? "--break-on diverge" : o->eager_device ? "--eager-device"
+                    : o->eager_float64 ? "--eager-float64" : "--tolerance");
+        goto fail;
+    }
+    if (o->eager && o->remote) {
+        strbuf_addstr(err, "--eager compares on this machine; not with --remote (record there with --values, or "
+                           "run aotidbg on the GPU box)");
         goto fail;
     }
     if ((o->push || o->remote_runner) && !o->remote) {
@@ -407,6 +505,9 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
     add_mode_row(s, why.buf);
     strbuf_release(&why);
 
+    if (o->eager && start_eager(rs, device, err) < 0)
+        goto fail;
+
     runner_options ro = {
         .so_path = rs->rebuilt_so ? rs->rebuilt_so : m->so_path, .cubin_dir = m->model_dir, .device = device,
         .blocking = o->blocking, .deterministic = o->deterministic, .timeout_s = o->timeout_s,
@@ -415,6 +516,11 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
+    if (rs->eager) {   /* the runner loads while the reference is computed */
+        ro.hold_run = !rs->eager_done;
+        if (rs->eager_done)
+            ro.pre_run = eager_ref_messages(rs->eager, &ro.npre_run);
+    }
     if (front & RUN_OPT_LIVE)   /* live stops at every kernel; c runs to the breaks */
         ro.break_flags |= BREAK_EACH_KERNEL | BREAK_ON_ERROR;
     rs->ro = ro;
@@ -444,6 +550,8 @@ int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
     }
     if (n != 0)
         changed |= RUN_CHANGED_EVENTS;
+    if (rs->eager && !rs->eager_done)
+        changed |= pump_eager(rs, err);
     int st = (int)runner_client_state(rs->rc);
     int64_t ck = runner_client_current_kernel(rs->rc);
     if (st != rs->last_state || ck != rs->last_kernel)
@@ -487,7 +595,7 @@ int run_service_rerun(run_service *rs, int blocking, int deterministic, int brea
     runner_options ro = rs->ro;
     ro.blocking = blocking;
     ro.deterministic = deterministic;
-    ro.break_flags = break_flags;
+    ro.break_flags = break_flags | (rs->ro.break_flags & BREAK_ON_DIVERGE);
     if (runner_client_start(&rs->rc, &ro, rs->s, err) < 0)
         return -1;
     rs->ro = ro;
@@ -582,6 +690,8 @@ int run_service_exit_code(const run_service *rs)
     const session *s = rs->s;
     if (rs->gated || !rs->rc)
         return 1;
+    if (rs->eager_code)
+        return rs->eager_code;
     int64_t want = runner_client_model_inputs(rs->rc);
     if (want >= 0 && (size_t)want != s->ninputs)
         return 2;
@@ -590,8 +700,11 @@ int run_service_exit_code(const run_service *rs)
         return 1;
     if (x)   /* the front end ended it (an interrupted run says so itself) */
         return 0;
-    if (rs->left_at_stop)
-        return runner_client_stop_reason(rs->rc) == PROTO_STOP_NAN && (rs->o.breaks.flags & BREAK_ON_NAN) ? 1 : 0;
+    if (rs->left_at_stop) {   /* a nan or diverge break the options asked for is a failure */
+        int why = runner_client_stop_reason(rs->rc);
+        return (why == PROTO_STOP_NAN && (rs->o.breaks.flags & BREAK_ON_NAN)) ||
+               (why == PROTO_STOP_DIVERGE && (rs->o.breaks.flags & BREAK_ON_DIVERGE)) ? 1 : 0;
+    }
     if (runner_client_state(rs->rc) != RUNNER_FINISHED)
         return 0;
     if (runner_client_done_status(rs->rc) != 0)
@@ -648,5 +761,7 @@ void run_service_free(run_service *rs)
     host_facts_release(&rs->hf);
     free(rs->record);
     strbuf_release(&rs->gate);
+    eager_ref_free(rs->eager);
+    strbuf_release(&rs->eager_err);
     free(rs);
 }

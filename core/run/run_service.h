@@ -85,8 +85,9 @@ const char *run_service_end_state(const run_service *rs);
 /* The exit code (commands.h): 0 the model ran to the end (also with NaN
  * outputs: wrong numbers are not a failed model; --break-on nan makes them
  * one) or stopped at a step or a kernel=/index= break; 1 the model failed,
- * the runner died, a checklist row failed, or a nan/error break of the
- * options hit; 2 the input count is wrong, or a kernel=/index= break
+ * the runner died, a checklist row failed, or a nan/error/diverge break of
+ * the options hit, or the eager reference failed to run (2 when its program
+ * or inputs are bad); 2 the input count is wrong, or a kernel=/index= break
  * matched no kernel of a run that went to the end. */
 int run_service_exit_code(const run_service *rs);
 /* The first output whose every element is NaN or Inf, or NULL. */
@@ -94,6 +95,10 @@ const tensor_rec *run_service_bad_output(const run_service *rs);
 /* The break of the options that matched nothing in a run that went to the
  * end ("kernel=NAME", "index=N"), or NULL. */
 const char *run_service_unmatched_break(const run_service *rs);
+
+/* --eager: why the reference could not be made ("the eager reference
+ * failed: ..."), or NULL. The run was not compared (exit 2 or 1). */
+const char *run_service_eager_failure(const run_service *rs);
 
 /* Ends the run: a runner stopped at a kernel is let go (QUIT), one still
  * running is killed; sets end_state and writes the final session. 0, or -1

@@ -40,6 +40,7 @@ struct runner_client {
     int stop_reason, done_status;
     int64_t model_inputs;
     int got_hello, got_loaded, exited;
+    int held;                  /* hold_run, until runner_client_release */
     strbuf rbuf;               /* protocol bytes not yet decoded */
     double t_start, t_last;    /* monotonic seconds: spawn (then RUN), last message */
     char *tmpdir;              /* materialised FILL_FILE inputs; NULL if none */
@@ -146,6 +147,9 @@ static int send_inputs_and_run(runner_client *rc)
         if (send_msg(rc, &m) < 0)
             return -1;
     }
+    for (size_t i = 0; i < rc->o.npre_run; i++)
+        if (send_msg(rc, &rc->o.pre_run[i]) < 0)
+            return -1;
     if (send_first_control(rc) < 0)
         return -1;
     proto_msg run = {.type = PROTO_RUN};
@@ -190,9 +194,12 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
             rc->state = RUNNER_FINISHED;
             return 1;
         }
-        send_inputs_and_run(rc);
+        if (!rc->held)
+            send_inputs_and_run(rc);
         return 0;
     }
+    case PROTO_COMPARE:
+        return run_record_message(rc->rec, m, ev_time(rc), err);
     case PROTO_KERNEL:
         if (m->u.kernel.phase == 0)
             rc->cur_kernel = m->u.kernel.index;
@@ -400,6 +407,7 @@ int runner_client_start(runner_client **out, const runner_options *o, session *s
     rc->o.break_kernel = xstrdup(o->break_kernel);
     rc->o.trace_source = xstrdup(o->trace_source);
     rc->s = s;
+    rc->held = o->hold_run;
     rc->rec = run_record_new(s, o->trace_source, o->values_budget);
     rc->link.pid = -1;
     rc->link.proto_rd = rc->link.proto_wr = rc->link.out_fd = rc->link.err_fd = -1;
@@ -517,7 +525,8 @@ int runner_client_pump(runner_client *rc, int timeout_ms, strbuf *err)
     if (!rc || !runner_link_alive(&rc->link))
         return 0;
     int added = 0;
-    int waiting = rc->state == RUNNER_RUNNING || rc->state == RUNNER_STARTING;
+    /* a runner held after LOADED waits for us, not we for it */
+    int waiting = (rc->state == RUNNER_RUNNING || rc->state == RUNNER_STARTING) && !(rc->held && rc->got_loaded);
     if (waiting && rc->o.timeout_s > 0) {
         double left_ms = (rc->t_last + rc->o.timeout_s - now_s()) * 1000.0;
         if (left_ms <= 0) {
@@ -686,6 +695,19 @@ void runner_client_kill(runner_client *rc, const char *how)
 {
     if (rc && runner_link_alive(&rc->link))
         kill_child(rc, how);
+}
+
+int runner_client_release(runner_client *rc, const proto_msg *pre_run, size_t n)
+{
+    if (!rc || !rc->held)
+        return -1;
+    rc->held = 0;
+    rc->o.pre_run = pre_run;
+    rc->o.npre_run = n;
+    rc->t_last = now_s();   /* the load timeout counts from here */
+    if (rc->got_loaded && rc->state == RUNNER_STARTING && runner_client_alive(rc))
+        send_inputs_and_run(rc);
+    return 0;
 }
 
 int runner_client_restart(runner_client *rc, strbuf *err)

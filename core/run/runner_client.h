@@ -50,6 +50,12 @@ typedef struct {
                                   it; may be NULL */
     const runner_transport *transport;   /* NULL: the local one (runner_link.h), or the ssh one
                                             when remote is set */
+    const proto_msg *pre_run;  /* sent after LOADED and the INPUTs, before the first CONTROL and RUN
+                                  (REFERENCEs of the eager reference); borrowed: they must outlive
+                                  the client (restarts send them again) */
+    size_t npre_run;
+    int hold_run;              /* wait for runner_client_release before sending them and RUN (the
+                                  runner loads meanwhile; a held runner does not time out) */
     struct remote *remote;     /* --remote: runners start on that box through its agent (remote.h);
                                   so_path, cubin_dir and input files are paths there (fill: file
                                   inputs are materialised here and pushed); borrowed */
@@ -58,6 +64,10 @@ typedef struct {
 typedef struct runner_client runner_client;
 
 int runner_client_start(runner_client **out, const runner_options *o, session *s, strbuf *err);
+/* Lets a runner started with hold_run go: pre_run (borrowed, as above) is
+ * sent with the inputs and RUN as soon as the model is loaded (now, when it
+ * already is). 0, or -1 when it was not held. */
+int runner_client_release(runner_client *rc, const proto_msg *pre_run, size_t n);
 int runner_client_fd(const runner_client *rc);        /* -1 when no runner */
 /* 1 while a runner (here or remote) is there to talk to; use it, not
  * runner_client_pid() > 0: a remote runner has no pid here. */

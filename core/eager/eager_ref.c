@@ -1,0 +1,571 @@
+/* eager_ref.c — the eager reference: cache, helper, manifest (eager_ref.h). */
+#define _GNU_SOURCE
+#include "eager_ref.h"
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "compat.h"
+#include "inputs.h"
+#include "package.h"
+#include "paths.h"
+#include "tensor_file.h"
+
+#define MANIFEST_MAX (64u << 20)   /* bytes of manifest read */
+#define HELPER "aotidbg_eager.py"
+
+struct eager_ref {
+    arena ar;                  /* strings and arrays of the messages */
+    char *dir;                 /* the key's folder */
+    char *manifest;            /* its manifest file */
+    char *log;                 /* the helper's output */
+    pid_t pid;                 /* the helper while it runs; -1 none */
+    int ready;
+    double atol, rtol;
+    proto_msg *msgs;
+    size_t nmsgs, capmsgs, ncalls;
+    strbuf summary;
+};
+
+static int sha256_hex(const void *data, size_t n, char hex[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+        return -1;
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    return 0;
+}
+
+/* The helper: installed under <data>/prepare, or in the source tree. */
+static char *find_helper(void)
+{
+    const char *dd = aotidbg_data_dir();
+    char *p = path_join(dd, "prepare/" HELPER);
+    if (access(p, R_OK) == 0)
+        return p;
+    free(p);
+    p = path_join(dd, "core/prepare/" HELPER);
+    if (access(p, R_OK) == 0)
+        return p;
+    free(p);
+    return NULL;
+}
+
+static const char *python(void)
+{
+    const char *py = getenv("AOTIDBG_PYTHON");
+    return py && *py ? py : "python3";
+}
+
+static int mkdirs(const char *path, strbuf *err)
+{
+    char *p = strdup(path);
+    if (!p)
+        abort();
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s)
+            continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+            strbuf_addf(err, "cannot make %s: %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        if (!(*s = c))
+            break;
+    }
+    free(p);
+    return 0;
+}
+
+/* Writes text to path through a temporary name (never half a file). */
+static int write_file(const char *path, const char *text, strbuf *err)
+{
+    strbuf tmp = STRBUF_INIT;
+    strbuf_addf(&tmp, "%s.%d.tmp", path, (int)getpid());
+    FILE *f = fopen(tmp.buf, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f))
+        ok = 0;
+    if (!ok || rename(tmp.buf, path)) {
+        strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp.buf);
+        strbuf_release(&tmp);
+        return -1;
+    }
+    strbuf_release(&tmp);
+    return 0;
+}
+
+/* ---- what the helper is given ------------------------------------------------ */
+
+/* The inputs as the runner makes them. A fill: file input is given by the
+ * SHA-256 of its bytes (sha[i]: what the cache key needs) and, when raw is
+ * not NULL, by its materialised raw file (what the helper reads). */
+static char *inputs_json(const session *s, char *const *raw, char (*sha)[65])
+{
+    cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "inputs");
+    for (size_t i = 0; i < s->ninputs; i++) {
+        const input_spec *in = &s->inputs[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(arr, o);
+        cJSON *shape = cJSON_AddArrayToObject(o, "shape");
+        for (int d = 0; d < in->ndim; d++)
+            cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)in->shape[d]));
+        cJSON_AddStringToObject(o, "dtype", in->dtype ? in->dtype : "float32");
+        cJSON_AddStringToObject(o, "fill", fill_kind_name(in->fill));
+        char seed[32];   /* raw digits: a double cannot hold every uint64 */
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)in->seed);
+        cJSON_AddRawToObject(o, "seed", seed);
+        cJSON_AddNumberToObject(o, "value", in->value);
+        if (in->fill == FILL_FILE) {
+            cJSON_AddStringToObject(o, "sha256", sha[i]);
+            if (raw) {
+                cJSON_AddStringToObject(o, "file", raw[i]);
+                cJSON_AddBoolToObject(o, "raw", 1);
+            }
+        }
+    }
+    char *out = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out;
+}
+
+/* The calls with their nodes: pre_grad_nodes, else the source-node comment. */
+static char *calls_json(const session *s, size_t *ncalls)
+{
+    cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "calls");
+    const call_table *ct = &s->prov;
+    *ncalls = 0;
+    for (size_t i = 0; i < ct->ncalls; i++) {
+        const kernel_call *c = &ct->calls[i];
+        size_t occ = 0;
+        for (size_t j = 0; j < i; j++)
+            occ += !strcmp(ct->calls[j].kernel, c->kernel);
+        size_t n = c->npre ? c->npre : c->nnodes;
+        const char **nodes = c->npre ? c->pre_grad : c->nodes;
+        if (!n)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(arr, o);
+        cJSON_AddStringToObject(o, "kernel", c->kernel);
+        cJSON_AddNumberToObject(o, "occurrence", (double)occ);
+        cJSON_AddItemToObject(o, "nodes", cJSON_CreateStringArray(nodes, (int)n));
+        (*ncalls)++;
+    }
+    char *out = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out;
+}
+
+/* ---- the manifest -------------------------------------------------------------- */
+
+static int node_name_ok(const char *n)
+{
+    if (!n || !*n || strlen(n) > 200 || (n[0] >= '0' && n[0] <= '9'))
+        return 0;
+    return strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(n);
+}
+
+char *eager_ref_node_path(const char *dir, const char *node)
+{
+    strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s/nodes/%s.npy", dir, node);
+    return strbuf_detach(&sb, NULL);
+}
+
+/* One reference: the .npy's header says where its data is. */
+static int add_ref(eager_ref *r, const char *kernel, uint32_t occ, const cJSON *ref, strbuf *err)
+{
+    const cJSON *node = cJSON_GetObjectItemCaseSensitive(ref, "node");
+    if (!cJSON_IsString(node) || !node_name_ok(node->valuestring)) {
+        strbuf_addf(err, "%s: a reference of %s has no usable node name", r->manifest, kernel);
+        return -1;
+    }
+    char *path = eager_ref_node_path(r->dir, node->valuestring);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    file_tensor ft;
+    int rc = -1;
+    if (fd < 0 || fstat(fd, &st) < 0)
+        strbuf_addf(err, "%s: %s (the reference is incomplete: delete %s to compute it again)", path,
+                    strerror(errno), r->dir);
+    else if (npy_read_header(fd, (uint64_t)st.st_size, path, &ft, err) == 0)
+        rc = 0;
+    if (fd >= 0)
+        close(fd);
+    if (rc == 0) {
+        r->msgs = arena_grow(&r->ar, r->msgs, r->nmsgs, &r->capmsgs, sizeof *r->msgs, 64);
+        proto_msg *m = &r->msgs[r->nmsgs++];
+        memset(m, 0, sizeof *m);
+        m->type = PROTO_REFERENCE;
+        m->u.reference.kernel = arena_strdup(&r->ar, kernel);
+        m->u.reference.occurrence = occ;
+        m->u.reference.node = arena_strdup(&r->ar, node->valuestring);
+        m->u.reference.path = arena_strdup(&r->ar, path);
+        m->u.reference.offset = ft.offset;
+        m->u.reference.dtype = ft.dtype;   /* static storage */
+        m->u.reference.ndim = ft.ndim;
+        m->u.reference.shape = arena_memdup(&r->ar, ft.shape, (size_t)ft.ndim * sizeof *ft.shape);
+        m->u.reference.atol = r->atol;
+        m->u.reference.rtol = r->rtol;
+    }
+    free(path);
+    return rc;
+}
+
+static int read_manifest(eager_ref *r, strbuf *err)
+{
+    strbuf text = STRBUF_INIT;
+    if (strbuf_read_file(&text, r->manifest, MANIFEST_MAX, err) < 0)
+        return -1;
+    cJSON *root = cJSON_ParseWithLength(text.buf, text.len);
+    strbuf_release(&text);
+    const cJSON *calls = root ? cJSON_GetObjectItemCaseSensitive(root, "calls") : NULL;
+    if (!cJSON_IsArray(calls)) {
+        strbuf_addf(err, "%s: not an aotidbg_eager manifest (no calls list); delete it to compute the reference "
+                    "again", r->manifest);
+        cJSON_Delete(root);
+        return -1;
+    }
+    const cJSON *c;
+    r->ncalls = 0;
+    cJSON_ArrayForEach(c, calls)
+    {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(c, "kernel"),
+                    *o = cJSON_GetObjectItemCaseSensitive(c, "occurrence"),
+                    *refs = cJSON_GetObjectItemCaseSensitive(c, "refs");
+        if (!cJSON_IsString(k) || !cJSON_IsNumber(o) || o->valuedouble < 0 || o->valuedouble > 1e9 ||
+            o->valuedouble != floor(o->valuedouble) || !cJSON_IsArray(refs)) {
+            strbuf_addf(err, "%s: a call without kernel, occurrence or refs", r->manifest);
+            cJSON_Delete(root);
+            return -1;
+        }
+        const cJSON *ref;
+        r->ncalls += cJSON_GetArraySize(refs) > 0;
+        cJSON_ArrayForEach(ref, refs) if (add_ref(r, k->valuestring, (uint32_t)o->valuedouble, ref, err) < 0)
+        {
+            cJSON_Delete(root);
+            return -1;
+        }
+    }
+    cJSON_Delete(root);
+    r->ready = 1;
+    strbuf_addf(&r->summary, "eager reference: %zu node value%s for %zu kernel call%s (%s)", r->nmsgs,
+                r->nmsgs == 1 ? "" : "s", r->ncalls, r->ncalls == 1 ? "" : "s", r->dir);
+    return 0;
+}
+
+/* ---- the helper ------------------------------------------------------------------ */
+
+static int spawn_helper(eager_ref *r, const char *helper, const char *program, const char *inputs,
+                        const char *calls, const char *manifest_name, const char *device, int float64,
+                        strbuf *err)
+{
+    int logfd = open(r->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (logfd < 0) {
+        strbuf_addf(err, "cannot write %s: %s", r->log, strerror(errno));
+        return -1;
+    }
+    const char *argv[] = {python(), helper, program, "--inputs", inputs, "--calls", calls, "--out", r->dir,
+                          "--manifest", manifest_name, "--device", device, float64 ? "--float64" : NULL, NULL};
+    pid_t pid = fork();
+    if (pid < 0) {
+        strbuf_addf(err, "cannot start %s: %s", python(), strerror(errno));
+        close(logfd);
+        return -1;
+    }
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(logfd, 1);
+        dup2(logfd, 2);
+        signal(SIGINT, SIG_IGN);   /* ^C is the front end's to handle */
+        execvp(argv[0], (char *const *)argv);
+        dprintf(2, "aotidbg_eager: cannot start %s: %s (set AOTIDBG_PYTHON or put python3 with torch on PATH)\n",
+                argv[0], strerror(errno));
+        _exit(2);
+    }
+    close(logfd);
+    r->pid = pid;
+    return 0;
+}
+
+/* The helper's own words: its last "aotidbg_eager: " line, else the log's last line. */
+static void helper_error(const eager_ref *r, strbuf *err)
+{
+    strbuf log = STRBUF_INIT, e = STRBUF_INIT;
+    const char *msg = NULL;
+    if (strbuf_read_file(&log, r->log, 1u << 20, &e) == 0) {
+        for (char *p = log.buf; p && *p;) {
+            char *nl = strchr(p, '\n');
+            if (nl)
+                *nl = 0;
+            if (starts_with(p, "aotidbg_eager: ") || (*p && !msg))
+                msg = p;
+            p = nl ? nl + 1 : NULL;
+        }
+    }
+    strbuf_addf(err, "%s (whole output: %s)", msg ? msg : "the helper failed", r->log);
+    strbuf_release(&log);
+    strbuf_release(&e);
+}
+
+int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err)
+{
+    *code = 0;
+    if (r->ready)
+        return 1;
+    if (r->pid <= 0) {
+        *code = 1;
+        strbuf_addstr(err, "the eager reference was not computed");
+        return -1;
+    }
+    int status = 0;
+    for (int waited = 0;; waited += 20) {
+        pid_t w = waitpid(r->pid, &status, WNOHANG);
+        if (w == r->pid)
+            break;
+        if (w < 0 && errno != EINTR) {
+            *code = 1;
+            strbuf_addf(err, "waiting for the eager helper: %s", strerror(errno));
+            r->pid = -1;
+            return -1;
+        }
+        if (waited >= timeout_ms)
+            return 0;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    r->pid = -1;
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        *code = WIFEXITED(status) && WEXITSTATUS(status) == 2 ? 2 : 1;
+        helper_error(r, err);
+        return -1;
+    }
+    if (read_manifest(r, err) < 0) {
+        *code = 1;
+        return -1;
+    }
+    return 1;
+}
+
+/* ---- start ------------------------------------------------------------------------- */
+
+static char *dir_file(const char *dir, const char *fmt, const char *arg)
+{
+    strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s/", dir);
+    strbuf_addf(&sb, fmt, arg);
+    return strbuf_detach(&sb, NULL);
+}
+
+/* fill: file inputs as raw bytes (the bytes the runner reads) in a private
+ * folder *tmp under root, their hashes into sha: the key needs them first. */
+static int materialize(const session *s, const char *root, char **tmp, char **raw, char (*sha)[65], strbuf *err)
+{
+    int need = 0;
+    for (size_t i = 0; i < s->ninputs; i++)
+        need |= s->inputs[i].fill == FILL_FILE;
+    if (!need)
+        return 0;
+    *tmp = dir_file(root, "%s", "tmp.XXXXXX");
+    if (!mkdtemp(*tmp)) {
+        strbuf_addf(err, "cannot make a folder in %s: %s", root, strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+        return -1;
+    }
+    for (size_t i = 0; i < s->ninputs; i++)
+        if (s->inputs[i].fill == FILL_FILE &&
+            (inputs_materialize_file(&s->inputs[i], (int)i, *tmp, &raw[i], err) < 0 ||
+             package_sha256_file(raw[i], sha[i], err) < 0))
+            return -1;
+    return 0;
+}
+
+/* Moves them into the key's folder dir as input-<i>.raw (same bytes for the same key). */
+static int place_inputs(const session *s, const char *dir, char **raw, strbuf *err)
+{
+    for (size_t i = 0; i < s->ninputs; i++) {
+        if (!raw[i])
+            continue;
+        char name[32];
+        snprintf(name, sizeof name, "input-%zu.raw", i);
+        char *to = dir_file(dir, "%s", name);
+        if (rename(raw[i], to) < 0) {
+            strbuf_addf(err, "cannot move %s to %s: %s", raw[i], to, strerror(errno));
+            free(to);
+            return -1;
+        }
+        free(raw[i]);
+        raw[i] = to;
+    }
+    return 0;
+}
+
+int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char *run_device, strbuf *err)
+{
+    *out = NULL;
+    struct stat st;
+    int bad = stat(o->program, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : EISDIR;
+    if (bad) {
+        strbuf_addf(err, "--eager %s: %s; give the torch.export.save file of the program", o->program,
+                    bad == EISDIR ? "not a regular file" : strerror(bad));
+        return -1;
+    }
+    char *helper = find_helper();
+    if (!helper) {
+        strbuf_addf(err, "--eager needs %s, which is not installed (looked in %s/prepare and %s/core/prepare); "
+                    "reinstall aotidbg or set AOTIDBG_DATA_DIR", HELPER, aotidbg_data_dir(), aotidbg_data_dir());
+        return -1;
+    }
+    eager_ref *r = calloc(1, sizeof *r);
+    if (!r)
+        abort();
+    r->pid = -1;
+    r->atol = o->atol;
+    r->rtol = o->rtol;
+    strbuf_init(&r->summary, 0);
+    const char *device = o->device ? o->device : run_device;
+    char prog_hex[65], helper_hex[65], key_hex[65], calls_hex[65];
+    size_t ni = s->ninputs ? s->ninputs : 1, ncalls = 0;
+    char **raw = calloc(ni, sizeof *raw);
+    char (*sha)[65] = calloc(ni, sizeof *sha);
+    strbuf key = STRBUF_INIT;
+    char *inputs = NULL, *calls = NULL, *root = NULL, *tmp = NULL, *abs_prog = realpath(o->program, NULL);
+    int rc = -1;
+    if (!raw || !sha)
+        abort();
+    calls = calls_json(s, &ncalls);
+    if (!ncalls) {
+        strbuf_addf(err, "--eager: no kernel call of %s names a graph node (no kernel_information.json, and no "
+                    "source-node comments above its launches); rebuild it from the program with provenance: "
+                    "python3 core/prepare/aotidbg_prepare.py %s -o DEBUG.pt2", s->package.path ? s->package.path
+                    : "the package", o->program);
+        goto done;
+    }
+    if (package_sha256_file(o->program, prog_hex, err) < 0 || package_sha256_file(helper, helper_hex, err) < 0)
+        goto done;
+    char *abs_root = realpath(o->cache_root && *o->cache_root ? o->cache_root : ".", NULL);
+    if (!abs_root) {
+        strbuf_addf(err, "--eager: the reference goes beside the session, in %s, which is not there (%s)",
+                    o->cache_root, strerror(errno));
+        goto done;
+    }
+    root = dir_file(abs_root, "%s", ".aotidbg-eager");
+    free(abs_root);
+    if (mkdirs(root, err) < 0 || materialize(s, root, &tmp, raw, sha, err) < 0)
+        goto done;
+    char *key_inputs = inputs_json(s, NULL, sha);
+    strbuf_addf(&key, "aotidbg-eager 1\nprogram %s\nhelper %s\ndevice %s\nfloat64 %d\ninputs %s\n", prog_hex,
+                helper_hex, device, o->float64, key_inputs);
+    free(key_inputs);
+    if (sha256_hex(key.buf, key.len, key_hex) < 0 || sha256_hex(calls, strlen(calls), calls_hex) < 0) {
+        strbuf_addstr(err, "SHA-256 failed (libcrypto)");
+        goto done;
+    }
+    key_hex[20] = calls_hex[16] = 0;
+    r->dir = dir_file(root, "%s", key_hex);
+    if (mkdirs(r->dir, err) < 0 || place_inputs(s, r->dir, raw, err) < 0)
+        goto done;
+    r->manifest = dir_file(r->dir, "manifest-%s.json", calls_hex);
+    r->log = dir_file(r->dir, "%s", "helper.log");
+
+    s->eager.present = 1;
+    s->eager.program = arena_strdup(&s->arena, abs_prog ? abs_prog : o->program);
+    s->eager.sha256 = arena_strdup(&s->arena, prog_hex);
+    s->eager.dir = arena_strdup(&s->arena, r->dir);
+    s->eager.device = arena_strdup(&s->arena, device);
+    s->eager.float64 = o->float64;
+    s->eager.atol = o->atol;
+    s->eager.rtol = o->rtol;
+    s->eager.calls = s->eager.refs = -1;
+
+    if (access(r->manifest, R_OK) == 0) {
+        if (read_manifest(r, err) == 0) {
+            rc = 0;   /* cached: no Python at all */
+            goto done;
+        }
+        strbuf_reset(err);   /* a damaged one is computed again */
+        r->nmsgs = r->capmsgs = r->ncalls = 0;
+        strbuf_reset(&r->summary);
+    }
+    inputs = inputs_json(s, raw, sha);
+    char *ip = dir_file(r->dir, "%s", "inputs.json"), *cp = dir_file(r->dir, "calls-%s.json", calls_hex),
+         *mn = strrchr(r->manifest, '/') + 1;
+    if (write_file(ip, inputs, err) == 0 && write_file(cp, calls, err) == 0 &&
+        spawn_helper(r, helper, abs_prog ? abs_prog : o->program, ip, cp, mn, device, o->float64, err) == 0)
+        rc = 0;
+    free(ip);
+    free(cp);
+done:
+    for (size_t i = 0; i < ni; i++) {
+        if (raw[i] && tmp && starts_with(raw[i], tmp))   /* not moved: a failure on the way */
+            unlink(raw[i]);
+        free(raw[i]);
+    }
+    if (tmp)
+        rmdir(tmp);
+    free(tmp);
+    free(raw);
+    free(sha);
+    free(helper);
+    free(abs_prog);
+    free(inputs);
+    free(calls);
+    free(root);
+    strbuf_release(&key);
+    if (rc < 0) {
+        eager_ref_free(r);
+        return -1;
+    }
+    *out = r;
+    return 0;
+}
+
+const proto_msg *eager_ref_messages(const eager_ref *r, size_t *n)
+{
+    *n = r->ready ? r->nmsgs : 0;
+    return r->ready ? r->msgs : NULL;
+}
+
+const char *eager_ref_summary(const eager_ref *r) { return r->summary.buf; }
+
+void eager_ref_to_session(const eager_ref *r, session *s)
+{
+    if (!r->ready)
+        return;
+    s->eager.calls = (int64_t)r->ncalls;
+    s->eager.refs = (int64_t)r->nmsgs;
+}
+
+void eager_ref_free(eager_ref *r)
+{
+    if (!r)
+        return;
+    if (r->pid > 0) {
+        kill(r->pid, SIGTERM);
+        waitpid(r->pid, NULL, 0);
+    }
+    arena_release(&r->ar);
+    free(r->dir);
+    free(r->manifest);
+    free(r->log);
+    strbuf_release(&r->summary);
+    free(r);
+}

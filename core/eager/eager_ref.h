@@ -1,0 +1,64 @@
+/* eager_ref.h — the eager reference of a run (--eager PROGRAM.pt2, issue 18):
+ * which graph node each kernel call of the package computes, that node's
+ * value from running the exported program eagerly on the run's inputs, and
+ * the REFERENCE messages that hand both to the runner (protocol.h), which
+ * compares each kernel's outputs as it runs (core/runner/eager_refs.h).
+ *
+ * The values come from core/prepare/aotidbg_eager.py, run with python3
+ * ($AOTIDBG_PYTHON) and torch: it makes the inputs exactly as the runner
+ * does, runs the program with torch.fx.Interpreter and writes one .npy per
+ * node the kernels write out (the nodes a call names that are used outside
+ * it). The nodes of a call are its kernel_information.json pre_grad_nodes:
+ * the exported program's own node names (post_grad_nodes name Inductor's
+ * graph after its decompositions, which the program does not have), else
+ * the `Topologically Sorted Source Nodes` comment above its launch (the same
+ * names). A call that names no node (a CPU cpp_fused_* kernel of a package
+ * built without provenance) is not compared.
+ *
+ * Cache: <cache_root>/.aotidbg-eager/<key>/, key = SHA-256 of the program
+ * file, the helper, the device, float64 and the inputs (spec and the bytes
+ * of file inputs): nodes/<node>.npy, inputs.json, calls-<h>.json and
+ * manifest-<h>.json (h: the calls' hash), helper.log. A later run with the
+ * same program and inputs reads the manifest and starts no Python at all;
+ * one that needs more nodes (another package) computes only those.
+ *
+ * Ownership: eager_ref owns its strings, messages and the helper process
+ * (eager_ref_free kills a helper still running). Errors: -1 with err saying
+ * what and what to do. Threads: one. */
+#ifndef AOTIDBG_EAGER_REF_H
+#define AOTIDBG_EAGER_REF_H
+#include <stddef.h>
+#include "model.h"
+#include "protocol.h"
+#include "strbuf.h"
+
+typedef struct {
+    const char *program;       /* the torch.export.save file */
+    const char *device;        /* where eager runs; NULL: run_device */
+    int float64;               /* run eager in float64 */
+    double atol, rtol;         /* the tolerance; < 0: the compared tensor's dtype default */
+    const char *cache_root;    /* the folder the reference cache goes in (the session's) */
+} eager_opts;
+
+typedef struct eager_ref eager_ref;
+
+/* Computes the cache key, and either reads a cached manifest (ready at once)
+ * or starts the helper. Needs s's inputs and provenance calls. Fills
+ * s->eager. -1: the program is unreadable, no call names a node, the
+ * helper is missing... (the run should not start). */
+int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char *run_device, strbuf *err);
+/* Waits at most timeout_ms for the helper. 1 ready, 0 still computing, -1
+ * failed: err says why, *code is 2 when the program or inputs are bad and 1
+ * when the program failed to run. */
+int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err);
+/* Once ready: the REFERENCE messages (valid while r lives) and a one-line summary. */
+const proto_msg *eager_ref_messages(const eager_ref *r, size_t *n);
+const char *eager_ref_summary(const eager_ref *r);
+/* Once ready: s->eager's counts (calls with references, node values). */
+void eager_ref_to_session(const eager_ref *r, session *s);
+void eager_ref_free(eager_ref *r);
+
+/* "nodes/<node>.npy" of a node in the reference folder dir; malloc'd. */
+char *eager_ref_node_path(const char *dir, const char *node);
+
+#endif
