@@ -222,6 +222,8 @@ static int add_ref(eager_ref *r, const char *kernel, uint32_t occ, const cJSON *
         m->u.reference.shape = arena_memdup(&r->ar, ft.shape, (size_t)ft.ndim * sizeof *ft.shape);
         m->u.reference.atol = r->atol;
         m->u.reference.rtol = r->rtol;
+        const cJSON *scale = cJSON_GetObjectItemCaseSensitive(ref, "scale");
+        m->u.reference.scale = cJSON_IsNumber(scale) && scale->valuedouble >= 0 ? scale->valuedouble : 0;
     }
     free(path);
     return rc;

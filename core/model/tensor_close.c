@@ -16,6 +16,14 @@ close_tol close_default_tol(dtype_kind k)
     }
 }
 
+close_tol close_scaled_tol(dtype_kind k, double scale)
+{
+    close_tol t = close_default_tol(k);
+    if (scale > 0 && isfinite(scale) && t.atol < t.rtol * scale)
+        t.atol = t.rtol * scale;
+    return t;
+}
+
 void close_init(close_result *r, close_tol tol)
 {
     memset(r, 0, sizeof *r);

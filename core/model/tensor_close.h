@@ -25,6 +25,13 @@ typedef struct {
  * float16 1e-5/1e-3, bfloat16 1e-5/1.6e-2, float32 1e-5/1.3e-6, float64
  * 1e-7/1e-7, float8 as bfloat16; integers and bool exact. */
 close_tol close_default_tol(dtype_kind k);
+/* The default aotidbg judges with: those, with atol raised to at least
+ * rtol * scale, the largest finite |value| the kernel combined (its nodes'
+ * and their inputs', in the reference). An element is then judged at the
+ * scale of what went into it as well as its own: rounding is relative to the
+ * magnitudes a kernel combined, and an element that cancelled to near zero,
+ * or went through tanh or softmax, keeps an error of that size. */
+close_tol close_scaled_tol(dtype_kind k, double scale);
 
 typedef struct {
     close_tol tol;

@@ -38,7 +38,11 @@ exact).
 
 Manifest (JSON): {"version": 1, "program", "device", "float64", "inputs",
 "calls": [{"kernel", "occurrence", "refs": [{"node", "file", "dtype",
-"shape"}], "missing": [nodes the program does not have]}], "nodes": N}.
+"shape", "scale"}], "missing": [nodes the program does not have]}], "nodes":
+N}. A call's scale is the largest finite |value| the kernel combines: of its
+nodes and of their inputs (weights included); aotidbg's default tolerance
+judges an element at that scale as well as its own. nodes/absmax.json keeps
+every node's largest |value|.
 
 Exit codes: 0 written; 1 the program failed to run; 2 bad usage or input.
 """
@@ -210,7 +214,8 @@ def is_getitem(node):
 
 def call_refs(graph_nodes, names):
     """The nodes among `names` whose values leave the kernel (see the module doc),
-    in graph order, and the names the program does not have."""
+    in graph order; the names the program does not have; and the nodes whose
+    values the kernel combines (its nodes and their inputs: the scale)."""
     present = [graph_nodes[n] for n in names if n in graph_nodes]
     missing = [n for n in names if n not in graph_nodes]
     inside = {n.name for n in present}
@@ -235,7 +240,10 @@ def call_refs(graph_nodes, names):
             src = src.args[0]
             if src not in out and src not in extra:
                 extra.append(src)
-    return [n.name for n in out + extra], missing
+    combined = set(inside)
+    for n in present:
+        combined.update(a.name for a in n.all_input_nodes)
+    return [n.name for n in out + extra], missing, combined
 
 
 # ---- the run ----------------------------------------------------------------------------------
@@ -248,7 +256,18 @@ def program_device(ep):
     return "cpu"
 
 
+def largest(t):
+    """The largest finite |value| of a tensor (0 when it has none)."""
+    import torch
+    if not t.numel() or t.dtype.is_complex:
+        return 0.0
+    a = t.detach().double().abs()
+    a = a[torch.isfinite(a)]
+    return float(a.max()) if a.numel() else 0.0
+
+
 def save_npy(t, path):
+    """Writes t as a .npy (through a temporary name); returns its dtype and shape."""
     import numpy as np
     import torch
     t = t.detach()
@@ -261,6 +280,14 @@ def save_npy(t, path):
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
     return str(a.dtype), list(a.shape)
+
+
+def write_json(path, obj):
+    fd, tmp = tempfile.mkstemp(prefix=".tmp.", suffix=".json", dir=os.path.dirname(path))
+    with os.fdopen(fd, "w") as f:
+        json.dump(obj, f, indent=1)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
 
 
 def main(argv):
@@ -303,25 +330,30 @@ def main(argv):
                 f"({', '.join(n.name for n in placeholders)}), the spec gives {len(inputs)}")
 
     # what to write: each call's references
-    manifest_calls, wanted = [], set()
+    manifest_calls, wanted, combines = [], set(), []
     for c in calls or []:
         names = [n for n in c.get("nodes", []) if isinstance(n, str) and NODE_NAME.match(n)]
-        refs, missing = call_refs(graph_nodes, names)
+        refs, missing, combined = call_refs(graph_nodes, names)
         manifest_calls.append({"kernel": c.get("kernel", ""), "occurrence": int(c.get("occurrence", 0)),
                                "refs": refs, "missing": missing})
+        combines.append(combined)
         wanted.update(refs)
     if calls is None:
         wanted = {n for n in graph_nodes if graph_nodes[n].op == "call_function"}
 
     nodes_dir = os.path.join(args.out, "nodes")
     os.makedirs(nodes_dir, exist_ok=True)
-    written = {}
-    for name in wanted:   # kept from an earlier run of the same program and inputs
-        path = os.path.join(nodes_dir, name + ".npy")
-        if os.path.isfile(path):
-            import numpy as np
-            a = np.load(path, mmap_mode="r", allow_pickle=False)
-            written[name] = (str(a.dtype), list(a.shape))
+    absmax_path = os.path.join(nodes_dir, "absmax.json")
+    written, absmax = {}, {}
+    if os.path.isfile(absmax_path):   # kept from an earlier run of the same program and inputs
+        with open(absmax_path) as f:
+            absmax = json.load(f)
+        for name in wanted:
+            path = os.path.join(nodes_dir, name + ".npy")
+            if os.path.isfile(path):
+                import numpy as np
+                a = np.load(path, mmap_mode="r", allow_pickle=False)
+                written[name] = (str(a.dtype), list(a.shape))
     todo = wanted - set(written)
     t0 = time.monotonic()
     if todo:
@@ -335,25 +367,25 @@ def main(argv):
                 if args.float64 and isinstance(r, torch.Tensor) and r.is_floating_point() \
                         and r.dtype != torch.float64:
                     r = r.double()
-                if n.name in todo and isinstance(r, torch.Tensor):
-                    written[n.name] = save_npy(r, os.path.join(nodes_dir, n.name + ".npy"))
+                if isinstance(r, torch.Tensor):
+                    absmax[n.name] = largest(r)
+                    if n.name in todo:
+                        written[n.name] = save_npy(r, os.path.join(nodes_dir, n.name + ".npy"))
                 return r
         try:
             with torch.no_grad():
                 Recorder(gm).run(*inputs)
         except Exception as e:
             fail(1, f"the program failed to run eagerly on {device}: {type(e).__name__}: {e}")
-    for c in manifest_calls:
-        c["refs"] = [{"node": n, "file": f"nodes/{n}.npy", "dtype": written[n][0], "shape": written[n][1]}
-                     for n in c["refs"] if n in written]
+        write_json(absmax_path, absmax)
+    for c, combined in zip(manifest_calls, combines):
+        scale = max([absmax.get(n, 0.0) for n in combined] or [0.0])
+        c["refs"] = [{"node": n, "file": f"nodes/{n}.npy", "dtype": written[n][0], "shape": written[n][1],
+                      "scale": scale} for n in c["refs"] if n in written]
     manifest = {"version": VERSION, "program": os.path.abspath(args.program), "device": device,
                 "float64": bool(args.float64), "inputs": os.path.abspath(args.inputs),
                 "calls": manifest_calls, "nodes": len(written), "seconds": round(time.monotonic() - t0, 3)}
-    fd, tmp = tempfile.mkstemp(prefix=".tmp.", suffix=".json", dir=args.out)
-    with os.fdopen(fd, "w") as f:
-        json.dump(manifest, f, indent=1)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, os.path.join(args.out, args.manifest))
+    write_json(os.path.join(args.out, args.manifest), manifest)
     print(f"aotidbg_eager: {len(written)} node value(s) in {nodes_dir} ({len(todo)} computed on {device}"
           f"{', float64' if args.float64 else ''}, {time.monotonic() - t0:.1f} s)")
     return 0

@@ -213,6 +213,7 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
             return -1;
         put_f64(o, m->u.reference.atol);
         put_f64(o, m->u.reference.rtol);
+        put_f64(o, m->u.reference.scale);
         return 0;
     case PROTO_RUN:
     case PROTO_QUIT:
@@ -607,6 +608,7 @@ static void decode_body(cursor *c, proto_msg *m)
         m->u.reference.ndim = nd < 0 ? 0 : nd;
         m->u.reference.atol = get_f64(c, "atol");
         m->u.reference.rtol = get_f64(c, "rtol");
+        m->u.reference.scale = get_f64(c, "scale");
         return;
     }
     case PROTO_RUN:

@@ -106,11 +106,12 @@ typedef enum {
                             storage's element 0 sits at byte `offset` of `path`; dtype "" = the
                             model's own for that constant; strides count equals shape's */
     PROTO_REFERENCE = 22,/* str kernel, u32 occurrence, str node, str path, u64 offset, str dtype,
-                            i64[] shape, f64 atol, f64 rtol: the eager value of graph node `node`, which
-                            the occurrence-th launch (from 0, main graph) of `kernel` computes, as
-                            row-major little-endian `dtype` data at byte `offset` of `path` (a .npy's
-                            data); atol/rtol < 0: the compared tensor's dtype default. Sent after
-                            LOADED and before RUN */
+                            i64[] shape, f64 atol, f64 rtol, f64 scale: the eager value of graph node
+                            `node`, which the occurrence-th launch (from 0, main graph) of `kernel`
+                            computes, as row-major little-endian `dtype` data at byte `offset` of `path`
+                            (a .npy's data); atol/rtol < 0: the compared tensor's dtype default, with
+                            atol at least rtol * scale (the largest finite |value| the kernel combines,
+                            as eager computed it). Sent after LOADED and before RUN */
     /* front end -> remote agent (aotidbg-runner --serve) */
     PROTO_FREAD = 32,    /* str path, u64 offset, u32 len -> REPLY(value = file size, data = the bytes,
                             fewer at the end of the file; len at most PROTO_MAX_DATA) */
@@ -184,7 +185,7 @@ typedef struct {
         struct { int64_t status; } done;
         struct { int64_t kernel_index; eager_check c; } compare;
         struct { const char *kernel, *node, *path, *dtype; uint32_t occurrence; uint64_t offset; int ndim;
-                 int64_t *shape; double atol, rtol; } reference;
+                 int64_t *shape; double atol, rtol, scale; } reference;
         struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values; } load;
         struct { uint32_t index; input_spec spec; const char *raw_path; } input;
         struct { uint8_t cmd; int64_t arg; const char *name; uint32_t break_flags; } control;

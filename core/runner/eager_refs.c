@@ -24,7 +24,8 @@ typedef struct {
     dtype_kind kind;          /* of the file's data */
     int ndim;
     int64_t shape[TENSOR_MAX_DIMS];
-    double atol, rtol;        /* < 0: the tensor dtype's default */
+    double atol, rtol;        /* < 0: the tensor dtype's default, atol at least rtol * scale */
+    double scale;             /* the node's largest finite |value| */
 } eref;
 
 typedef struct {
@@ -102,6 +103,7 @@ int eref_add(const proto_msg *m, strbuf *err)
     memcpy(e->shape, r->shape, (size_t)r->ndim * sizeof *e->shape);
     e->atol = r->atol;
     e->rtol = r->rtol;
+    e->scale = r->scale >= 0 && r->scale < 1e300 ? r->scale : 0;
     E.sorted = 0;
     return 0;
 }
@@ -282,8 +284,8 @@ void eref_after(AtenTensorHandle h, const tensor_rec *t)
         c->ref = i;
         snprintf(c->tensor, sizeof c->tensor, "%s", t->name);
         c->written = written;
-        close_tol tol = dt ? close_default_tol(dt->kind) : (close_tol){0, 0};
-        if (e->atol >= 0) tol.atol = e->atol;
+        close_tol tol = dt ? close_scaled_tol(dt->kind, e->scale) : (close_tol){0, 0};
+        if (e->atol >= 0) tol.atol = e->atol;   /* --tolerance: as given */
         if (e->rtol >= 0) tol.rtol = e->rtol;
         close_init(&c->r, tol);
         if (!tried_data) {   /* the tensor's data, once for all its references */

@@ -8,6 +8,10 @@ where builder() returns a dict:
               package's in_spec_), optional; inputs.pt holds args then kwargs
     dynamic:  dynamic_shapes for torch.export.export, or None
     configs:  extra inductor_configs (merged over printer level 1), optional
+    programs: {SUFFIX: module}, optional: more exported programs of the same
+              inputs, each written with torch.export.save to
+              OUTDIR/<name>.SUFFIX.ep.pt2 (the program the package was
+              compiled from, a changed one: the eager references of --eager)
     build:    build(package_path, configs) -> None, optional: writes the package
               itself (several models in one archive, ...) instead of the export
               and aoti_compile_and_package of module
@@ -69,12 +73,20 @@ def build(outdir, name, builder, src_hash):
             ep = torch.export.export(module, tuple(inputs), kwargs=kwargs or None,
                                      dynamic_shapes=spec.get("dynamic"))
             torch._inductor.aoti_compile_and_package(ep, package_path=built, inductor_configs=configs)
+        programs = []
+        for suffix, prog in (spec.get("programs") or {}).items():
+            ep = torch.export.export(prog, tuple(inputs), kwargs=kwargs or None, dynamic_shapes=spec.get("dynamic"))
+            dst = os.path.join(outdir, f"{name}.{suffix}.ep.pt2")
+            torch.export.save(ep, dst[:-4] + tag + ".pt2")   # torch wants the .pt2 ending
+            programs.append(dst)
         torch.save(tuple(inputs) + tuple(kwargs.values()), os.path.join(outdir, name + ".inputs.pt" + tag))
         torch.save(expected, os.path.join(outdir, name + ".expected.pt" + tag))
         with open(stamp_path + tag, "w") as f:
             f.write(stamp)
         for suffix in (".inputs.pt", ".expected.pt"):
             os.replace(os.path.join(outdir, name + suffix + tag), os.path.join(outdir, name + suffix))
+        for dst in programs:
+            os.replace(dst[:-4] + tag + ".pt2", dst)
         os.replace(built, pkg)
     finally:
         shutil.rmtree(private, ignore_errors=True)

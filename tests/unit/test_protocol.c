@@ -84,6 +84,7 @@ static int sample_msgs(proto_msg *out)
     m.u.reference.kernel = "cpp_fused_add_relu_0"; m.u.reference.occurrence = 2; m.u.reference.node = "add_1";
     m.u.reference.path = "/tmp/ref/nodes/add_1.npy"; m.u.reference.offset = 128; m.u.reference.dtype = "float32";
     m.u.reference.ndim = 2; m.u.reference.shape = cshape; m.u.reference.atol = -1; m.u.reference.rtol = 0.5;
+    m.u.reference.scale = 3.25;
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_RUN; out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_QUIT; out[n++] = m;
@@ -187,7 +188,7 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
         const __typeof__(a->u.reference) *x = &a->u.reference, *y = &b->u.reference;
         if (strcmp(x->kernel, y->kernel) || x->occurrence != y->occurrence || strcmp(x->node, y->node) ||
             strcmp(x->path, y->path) || x->offset != y->offset || strcmp(x->dtype, y->dtype) || x->ndim != y->ndim ||
-            !same_f64(x->atol, y->atol) || !same_f64(x->rtol, y->rtol))
+            !same_f64(x->atol, y->atol) || !same_f64(x->rtol, y->rtol) || !same_f64(x->scale, y->scale))
             return 0;
         for (int i = 0; i < x->ndim; i++)
             if (x->shape[i] != y->shape[i]) return 0;

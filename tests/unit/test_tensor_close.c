@@ -23,6 +23,13 @@ static void test_defaults_are_assert_close(void)
     CHECK(t.atol == 0 && t.rtol == 0);
     t = close_default_tol(DK_BOOL);
     CHECK(t.atol == 0 && t.rtol == 0);
+    /* scaled: atol is at least rtol * the reference's largest |value| */
+    t = close_scaled_tol(DK_F16, 4.0);
+    CHECK(t.atol == 4e-3 && t.rtol == 1e-3);
+    t = close_scaled_tol(DK_F32, 1.0);   /* 1.3e-6 < 1e-5: assert_close's atol stays */
+    CHECK(t.atol == 1e-5);
+    t = close_scaled_tol(DK_I64, 100.0);
+    CHECK(t.atol == 0 && t.rtol == 0);
 }
 
 static void test_rule_and_first_difference(void)

@@ -1,0 +1,206 @@
+"""The eager reference (issue 18): `aotidbg run PKG --eager PROGRAM.pt2`.
+
+Real CPU packages (tests/models/model_eager.py) against real exported
+programs, run eagerly by core/prepare/aotidbg_eager.py and compared kernel by
+kernel in the runner:
+- a package against its own program: no kernel departs, exit 0;
+- a stale package against a changed program (one layer's weights changed):
+  the first kernel that departs is the first kernel that reads the changed
+  weight, as the package's own kernel_information.json and the program's
+  graph say; --break-on diverge stops there and exits 1;
+- a float16 package: its small numeric differences from eager float16 stay
+  within the default tolerances;
+- the reference is computed once: a second run starts no Python;
+- bad programs, options and a failing helper get clear errors.
+"""
+import json
+import os
+import zipfile
+
+import pytest
+
+from aotidbg_testlib import events, load_session, write_spec
+from conftest import MODELS_DIR, run
+
+SPEC = "inputs:\n  - {shape: [%s], dtype: %s, device: cpu, fill: randn, seed: 3}\n"
+
+
+@pytest.fixture(scope="module")
+def blocks(package):
+    pkg = package("eager_blocks")
+    return pkg, {s: os.path.join(MODELS_DIR, f"eager_blocks.{s}.ep.pt2") for s in ("same", "ln1", "fc2")}
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    """One folder for the module's sessions: their references are cached in it once."""
+    d = tmp_path_factory.mktemp("eager")
+    (d / "in.yaml").write_text(SPEC % ("4, 16", "float32"))
+    return d
+
+
+def eager_run(aotidbg, pkg, program, work, name, *extra, env=None):
+    out = work / name
+    r = run([aotidbg, "run", pkg, "--inputs", str(work / "in.yaml"), "--eager", program, "--record", str(out),
+             *extra], env=env)
+    return r, out
+
+
+def kernel_checks(sess):
+    return [(k["index"], k["name"], k.get("eager") or []) for k in events(sess, "kernel")]
+
+
+def first_reader(pkg, program, fqn):
+    """The kernel_information.json handle of the first kernel call that reads
+    weight fqn: the first call whose pre_grad_nodes hold a user of the
+    weight's placeholder in the program's graph."""
+    import torch
+    ep = torch.export.load(program)
+    ph = [n for n, p in ep.graph_signature.inputs_to_parameters.items() if p == fqn]
+    assert len(ph) == 1, ep.graph_signature.inputs_to_parameters
+    node = next(n for n in ep.graph.nodes if n.name == ph[0])
+    users = {u.name for u in node.users}
+    with zipfile.ZipFile(pkg) as z:
+        name = next(n for n in z.namelist() if n.endswith("/kernel_information.json"))
+        info = json.loads(z.read(name))
+    for handle, entry in info.items():   # calls in code-generation order
+        if users & set(entry.get("pre_grad_nodes") or []):
+            return handle
+    raise AssertionError(f"no call of {pkg} reads {fqn} ({users})")
+
+
+def test_own_program_nothing_departs(aotidbg, blocks, work):
+    pkg, progs = blocks
+    r, out = eager_run(aotidbg, pkg, progs["same"], work, "same.yaml", "--break-on", "diverge")
+    assert r.returncode == 0, r.stderr
+    assert "no departure from" in r.stderr, r.stderr
+    sess = load_session(out)
+    assert sess["end_state"] == "complete"
+    assert sess["eager"]["program"] == os.path.realpath(progs["same"])
+    assert sess["eager"]["refs"] >= len(sess["provenance"]["calls"]) > 3
+    assert not events(sess, "divergence")
+    checks = kernel_checks(sess)
+    assert all(c for _, _, c in checks), "every kernel call names a node with provenance"
+    for idx, name, cs in checks:
+        for c in cs:
+            assert c["verdict"] == "close", (idx, name, c)
+            assert c["compared"] > 0 and c["differing"] == 0 and c["tensor"].startswith("buf"), c
+            assert c["max_abs"] <= c["atol"] + c["rtol"] * 10, c
+
+
+@pytest.mark.parametrize("which,fqn", [("ln1", "blocks.1.ln.weight"), ("fc2", "blocks.2.fc.weight")])
+def test_stale_package_departs_at_the_first_reader_of_the_changed_weight(aotidbg, blocks, work, which, fqn):
+    pkg, progs = blocks
+    want_handle = first_reader(pkg, progs[which], fqn)
+    r, out = eager_run(aotidbg, pkg, progs[which], work, f"{which}.yaml", "--break-on", "diverge")
+    assert r.returncode == 1, r.stderr
+    assert "departs from eager at kernel" in r.stderr, r.stderr
+    sess = load_session(out)
+    assert sess["end_state"] == "stopped"
+    div = events(sess, "divergence")
+    assert len(div) == 1, div
+    d = div[0]
+    kernels = events(sess, "kernel")
+    k = kernels[d["kernel"]]
+    assert k["name"] == d["name"]
+    assert sess["provenance"]["calls"][k["call"]]["handle"] == want_handle
+    assert d["kernel"] == len(kernels) - 1, "the run stopped right after it"
+    # every kernel before it matched the changed program
+    for before in kernels[:d["kernel"]]:
+        assert before["eager"] and all(c["verdict"] == "close" for c in before["eager"]), before
+    c = d["check"]
+    assert c["verdict"] == "differs" and c["differing"] > 0 and c["first"] >= 0
+    assert abs(c["got"] - c["want"]) > c["atol"] + c["rtol"] * abs(c["want"])
+    assert d["at"].startswith("[") and d["where"].endswith(".py:" + d["where"].rsplit(":", 1)[1])
+    assert "model_eager.py" in d["where"] and "self.ln(self.fc(x))" in d["code"]
+
+
+def test_without_break_the_run_goes_on_and_exits_0(aotidbg, blocks, work):
+    pkg, progs = blocks
+    r, out = eager_run(aotidbg, pkg, progs["fc2"], work, "fc2-all.yaml")
+    assert r.returncode == 0, r.stderr
+    sess = load_session(out)
+    assert sess["end_state"] == "complete"
+    assert len(events(sess, "divergence")) == 1   # the first one only
+    verdicts = [c["verdict"] for _, _, cs in kernel_checks(sess) for c in cs]
+    assert "differs" in verdicts and verdicts[-1] == "differs"   # it carries on to the output
+
+
+def test_the_reference_is_computed_once(aotidbg, blocks, work):
+    pkg, progs = blocks
+    env = dict(os.environ, AOTIDBG_PYTHON="/bin/false")   # no Python may start now
+    r, out = eager_run(aotidbg, pkg, progs["same"], work, "again.yaml", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "cached" in r.stderr, r.stderr
+    assert load_session(out)["eager"]["dir"] == load_session(work / "same.yaml")["eager"]["dir"]
+    assert os.path.isdir(os.path.join(work, ".aotidbg-eager"))
+
+
+def test_tolerance_option(aotidbg, blocks, work):
+    pkg, progs = blocks
+    r, out = eager_run(aotidbg, pkg, progs["fc2"], work, "loose.yaml", "--break-on", "diverge",
+                       "--tolerance", "100,100")
+    assert r.returncode == 0, r.stderr
+    sess = load_session(out)
+    assert sess["eager"]["atol"] == 100 and sess["eager"]["rtol"] == 100
+    assert not events(sess, "divergence")
+
+
+def test_file_inputs_are_the_runners_bytes(aotidbg, blocks, tmp_path):
+    import torch
+    pkg, progs = blocks
+    torch.manual_seed(11)
+    spec = write_spec(tmp_path, [torch.randn(4, 16)])
+    out = tmp_path / "file.yaml"
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--eager", progs["same"], "--break-on", "diverge",
+             "--record", str(out)])
+    assert r.returncode == 0, r.stderr
+    sess = load_session(out)
+    assert not events(sess, "divergence")
+    assert all(c["verdict"] == "close" for _, _, cs in kernel_checks(sess) for c in cs)
+    ref = sess["eager"]["dir"]
+    assert os.path.getsize(os.path.join(ref, "input-0.raw")) == 4 * 16 * 4
+
+
+def test_float16_differences_stay_within_the_defaults(aotidbg, package, tmp_path):
+    pkg = package("eager_half")
+    (tmp_path / "in.yaml").write_text(SPEC % ("8, 32", "float16"))
+    out = tmp_path / "half.yaml"
+    r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager",
+             os.path.join(MODELS_DIR, "eager_half.same.ep.pt2"), "--break-on", "diverge", "--record", str(out)])
+    assert r.returncode == 0, r.stderr
+    sess = load_session(out)
+    assert not events(sess, "divergence")
+    checks = [c for _, _, cs in kernel_checks(sess) for c in cs]
+    assert checks and all(c["verdict"] == "close" for c in checks), checks
+    # the fused kernels really do round differently from eager float16
+    assert any(c["max_abs"] > 0 for c in checks), checks
+    assert all(c["rtol"] == pytest.approx(1e-3) for c in checks)
+
+
+def test_usage_errors(aotidbg, blocks, work, tmp_path):
+    pkg, progs = blocks
+    spec = str(work / "in.yaml")
+    cases = [
+        (["--break-on", "diverge"], "--break-on diverge goes with --eager"),
+        (["--tolerance", "1e-3,1e-3"], "--tolerance goes with --eager"),
+        (["--eager", progs["same"], "--tolerance", "1e-3"], "--tolerance needs ATOL,RTOL"),
+        (["--eager", progs["same"], "--eager-device", "tpu"], "--eager-device takes cpu, cuda or cuda:N"),
+        (["--eager", str(tmp_path / "missing.pt2")], "missing.pt2: No such file"),
+    ]
+    for extra, want in cases:
+        r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", str(tmp_path / "u.yaml"), *extra])
+        assert r.returncode == 2, (extra, r.stderr)
+        assert want in r.stderr, (extra, r.stderr)
+
+
+def test_a_package_is_not_a_program(aotidbg, blocks, tmp_path):
+    pkg, _ = blocks
+    (tmp_path / "in.yaml").write_text(SPEC % ("4, 16", "float32"))
+    r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager", pkg, "--record",
+             str(tmp_path / "bad.yaml")])
+    assert r.returncode == 2, r.stderr
+    assert "not compared: the eager reference failed" in r.stderr and "not a torch.export.save file" in r.stderr
+    sess = load_session(tmp_path / "bad.yaml")
+    assert any("eager reference failed" in e["text"] for e in events(sess, "error"))
+    assert not events(sess, "output")
