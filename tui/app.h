@@ -63,7 +63,8 @@ struct app {
     /* reference session for the inspector's diff and hunt-diverge; may be NULL */
     session *ref;
     const char *ref_path;
-    int hunt_pending;              /* live: 1 hunt-nan, 2 hunt-diverge waits for the runner to stop */
+    int hunt_pending;              /* live: 1 hunt-nan, 2 hunt-diverge (--reference), 3 hunt-diverge (--eager)
+                                      waits for the runner to stop */
     int hunt_launched;             /* the runner was continued for it (else: at the first stop) */
     double hunt_tol;
     /* index of the error events (router rows), extended as the session grows */

@@ -24,13 +24,20 @@ static void select_hit(app *a, const hunt_hit *h)
     inspector_show(a, h->tensor - ke->tensors, h->tensor, h->first_bad);   /* the grid on the first bad value */
 }
 
+/* The hunts a live run waits for (app.hunt_pending). */
+enum { HUNT_NAN = 1, HUNT_REF = 2, HUNT_EAGER = 3 };
+
 static int finish_hunt(app *a, int kind, double tol)
 {
     hunt_hit h;
-    int found = kind == 1 ? hunt_nan(a->s, &h) : hunt_diverge(a->s, a->ref, tol, &h);
+    int found = kind == HUNT_NAN ? hunt_nan(a->s, &h) : kind == HUNT_EAGER ? hunt_eager(a->s, &h)
+                                                                           : hunt_diverge(a->s, a->ref, tol, &h);
     if (!found) {
-        if (kind == 1)
+        if (kind == HUNT_NAN)
             app_message(a, 0, "hunt-nan: no kernel output holds NaN or Inf in this run (%zu kernels)",
+                        a->s->nkernels);
+        else if (kind == HUNT_EAGER)
+            app_message(a, 0, "hunt-diverge: no kernel output departs from the eager program (%zu kernels)",
                         a->s->nkernels);
         else
             app_message(a, 0, "hunt-diverge: every after-tensor matches the reference within %g (%zu kernels)", tol,
@@ -40,14 +47,14 @@ static int finish_hunt(app *a, int kind, double tol)
     select_hit(a, &h);
     strbuf rep = STRBUF_INIT;
     hunt_report(a->s, &h, &rep);
-    textview_open(a, kind == 1 ? "hunt-nan report" : "hunt-diverge report", rep.buf, 0);
+    textview_open(a, kind == HUNT_NAN ? "hunt-nan report" : "hunt-diverge report", rep.buf, 0);
     strbuf idx = STRBUF_INIT;
     if (h.first_bad >= 0)
         fmt_index(&idx, h.tensor, h.first_bad);
     else
         strbuf_addstr(&idx, "?");
     app_message(a, 0, "%s: kernel #%lld %s, tensor %s, first bad index %s (q closes the report)",
-                kind == 1 ? "hunt-nan" : "hunt-diverge", (long long)h.kernel, h.kernel_name, h.tensor->name,
+                kind == HUNT_NAN ? "hunt-nan" : "hunt-diverge", (long long)h.kernel, h.kernel_name, h.tensor->name,
                 idx.buf);
     strbuf_release(&idx);
     strbuf_release(&rep);
@@ -57,7 +64,9 @@ static int finish_hunt(app *a, int kind, double tol)
 /* Continues the stopped runner for the pending hunt. */
 static int hunt_launch(app *a)
 {
-    runner_client_set_breaks(a->rc, BREAK_ON_ERROR | (a->hunt_pending == 1 ? BREAK_ON_NAN : 0));
+    runner_client_set_breaks(a->rc, BREAK_ON_ERROR | (a->hunt_pending == HUNT_NAN     ? BREAK_ON_NAN
+                                                      : a->hunt_pending == HUNT_EAGER ? BREAK_ON_DIVERGE
+                                                                                      : 0));
     if (runner_client_continue(a->rc) < 0)
         return -1;
     a->hunt_launched = 1;
@@ -78,7 +87,8 @@ static int live_hunt(app *a, int kind)
     runner_state st = runner_client_state(a->rc);
     if (st == RUNNER_FINISHED || st == RUNNER_DEAD)
         return finish_hunt(a, kind, a->hunt_tol);
-    if (kind == 1 && app_next_anomaly(a, -1) >= 0)
+    hunt_hit seen;
+    if ((kind == HUNT_NAN && app_next_anomaly(a, -1) >= 0) || (kind == HUNT_EAGER && hunt_eager(a->s, &seen)))
         return finish_hunt(a, kind, a->hunt_tol);   /* already recorded */
     a->hunt_pending = kind;
     a->hunt_launched = 0;
@@ -88,8 +98,10 @@ static int live_hunt(app *a, int kind)
         return AF_FAILED;
     }   /* still loading: live_pump launches it at the first stop */
     a->follow = 1;
-    app_message(a, 0, "%s: running%s...", kind == 1 ? "hunt-nan" : "hunt-diverge",
-                kind == 1 ? " to the first NaN/Inf" : " to the end");
+    app_message(a, 0, "%s: running%s...", kind == HUNT_NAN ? "hunt-nan" : "hunt-diverge",
+                kind == HUNT_NAN     ? " to the first NaN/Inf"
+                : kind == HUNT_EAGER ? " to the first kernel that departs from eager"
+                                     : " to the end");
     return AF_HANDLED;
 }
 
@@ -112,14 +124,22 @@ int hunt_action_nan(app *a, const char *arg)
 {
     (void)arg;
     if (a->mode == MODE_LIVE)
-        return live_hunt(a, 1);
-    return finish_hunt(a, 1, 0);
+        return live_hunt(a, HUNT_NAN);
+    return finish_hunt(a, HUNT_NAN, 0);
 }
 
 int hunt_action_diverge(app *a, const char *arg)
 {
+    /* against the eager program: the run's own checks (--eager), unless a
+     * --reference session is given (`hunt-diverge eager` picks eager then too) */
+    if (a->s->eager.present && (!a->ref || (arg && !strcmp(arg, "eager")))) {
+        if (a->mode == MODE_LIVE)
+            return live_hunt(a, HUNT_EAGER);
+        return finish_hunt(a, HUNT_EAGER, 0);
+    }
     if (!a->ref) {
-        app_message(a, 1, "hunt-diverge needs a reference session: start with --reference S.yaml");
+        app_message(a, 1, "hunt-diverge needs a reference: --reference S.yaml (another session of the model) or, "
+                          "live, --eager PROGRAM.pt2 (its exported program)");
         return AF_FAILED;
     }
     double tol = DEFAULT_TOL;
@@ -133,8 +153,8 @@ int hunt_action_diverge(app *a, const char *arg)
     }
     a->hunt_tol = tol;
     if (a->mode == MODE_LIVE)
-        return live_hunt(a, 2);
-    return finish_hunt(a, 2, tol);
+        return live_hunt(a, HUNT_REF);
+    return finish_hunt(a, HUNT_REF, tol);
 }
 
 int hunt_action_producer(app *a, const char *arg)

@@ -31,6 +31,11 @@ typedef struct {
     int64_t ex_line;
     int ex_ok;
     strbuf ex_text;
+    struct {                       /* the one ref-eager attached (its name malloc'd; NULL none) */
+        int64_t kernel;
+        char *name;
+        tensor_phase phase;
+    } eager_ref;
 } insp;
 
 static insp *st(const app *a) { return a->panes[PANE_INSPECTOR].priv; }
@@ -53,6 +58,7 @@ static void i_release(void *priv)
     free(s->refs);
     free(s->ex_path);
     strbuf_release(&s->ex_text);
+    free(s->eager_ref.name);
     free(s);
 }
 
@@ -117,6 +123,7 @@ static int contiguous(const tensor_rec *t)
 
 static void ref_line(app *a, const kernel_event *k, const tensor_rec *t, strbuf *sb);
 static void npy_line(const npy_ref *nr, const tensor_rec *t, strbuf *sb);
+static int eager_line(const kernel_event *k, const tensor_rec *t, strbuf *sb);
 
 static const tensor_rec *partner(const kernel_event *k, const tensor_rec *t)
 {
@@ -357,6 +364,14 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         in.y++;
         in.h--;
     }
+    if (k->neager && in.h >= 3) {   /* package versus the eager program (--eager) */
+        strbuf el = STRBUF_INIT;
+        int bad = eager_line(k, sel, &el);
+        grid_put(g, in.x, in.y, in.w, bad ? EL_NAN : EL_DIM, el.buf);
+        strbuf_release(&el);
+        in.y++;
+        in.h--;
+    }
     const npy_ref *nr = inspector_npy_find(a, k->index, sel->name, sel->phase);
     if (nr && in.h >= 3) {   /* the diff against an attached .npy file */
         strbuf rl = STRBUF_INIT;
@@ -500,6 +515,46 @@ static void npy_line(const npy_ref *nr, const tensor_rec *t, strbuf *sb)
         fmt_shape(sb, nr->t.ndim, nr->t.shape);
         strbuf_addch(sb, ')');
     }
+}
+
+/* The kernel against the eager program, as the runner judged it: the check
+ * of the node the selected tensor holds (its after-value), else a summary of
+ * the kernel's checks. Returns 1 when one departs. */
+static int eager_line(const kernel_event *k, const tensor_rec *t, strbuf *sb)
+{
+    const eager_check *c = NULL;
+    size_t ndiff = 0;
+    for (size_t i = 0; i < k->neager; i++) {
+        ndiff += k->eager[i].verdict == EAGER_DIFFERS;
+        if (!c && k->eager[i].tensor && !strcmp(k->eager[i].tensor, t->name))
+            c = &k->eager[i];
+    }
+    if (!c) {
+        strbuf_addstr(sb, "vs eager:");
+        for (size_t i = 0; i < k->neager && sb->len < 200; i++)
+            strbuf_addf(sb, "%s node %s %s%s%s", i ? "," : "", k->eager[i].node,
+                        eager_verdict_name(k->eager[i].verdict), k->eager[i].tensor ? " in " : "",
+                        k->eager[i].tensor ? k->eager[i].tensor : "");
+        return ndiff > 0;
+    }
+    char ma[24], mr[24], g[24], w[24];
+    fmt_double(ma, sizeof ma, c->max_abs);
+    fmt_double(mr, sizeof mr, c->max_rel);
+    strbuf_addf(sb, "after vs eager %s: ", c->node);
+    if (c->verdict == EAGER_DIFFERS && c->first >= 0) {
+        fmt_double(g, sizeof g, c->got);
+        fmt_double(w, sizeof w, c->want);
+        strbuf_addstr(sb, "departs at ");
+        fmt_index(sb, t, c->first);
+        strbuf_addf(sb, " (%llu/%llu), got %s want %s, max abs err %s, max rel err %s",
+                    (unsigned long long)c->differing, (unsigned long long)c->compared, g, w, ma, mr);
+    } else if (c->verdict == EAGER_CLOSE) {
+        strbuf_addf(sb, "close (%llu values), max abs err %s, max rel err %s", (unsigned long long)c->compared, ma,
+                    mr);
+    } else {
+        strbuf_addf(sb, "%s%s%s", eager_verdict_name(c->verdict), c->note ? ": " : "", c->note ? c->note : "");
+    }
+    return c->verdict == EAGER_DIFFERS;
 }
 
 /* ---- .npy attachments ---------------------------------------------------- */
@@ -688,6 +743,48 @@ int inspector_action_ref_npy(app *a, const char *arg)
     app_message(a, 0, "ref-npy: %s is the reference of %s %s at kernel #%lld", arg, phase_name(t->phase), t->name,
                 (long long)k->index);
     return AF_HANDLED;
+}
+
+/* The selected tensor's node value from the eager reference (its folder's
+ * nodes/<node>.npy) as its .npy reference; one at a time, so no more than one
+ * node's values are in memory. */
+int inspector_action_ref_eager(app *a, const char *arg)
+{
+    (void)arg;
+    const kernel_event *k = app_selected_kernel(a);
+    const tensor_rec *t = pane_inspector_selected(a);
+    if (!k || !t) {
+        app_message(a, 1, "ref-eager: select a tensor in the inspector (4) first");
+        return AF_HANDLED | AF_FAILED;
+    }
+    const eager_check *c = NULL;
+    for (size_t i = 0; i < k->neager && !c; i++)
+        if (k->eager[i].tensor && !strcmp(k->eager[i].tensor, t->name))
+            c = &k->eager[i];
+    if (!a->s->eager.dir || !c) {
+        app_message(a, 1, "ref-eager: %s", !a->s->eager.present ? "this run has no eager reference (run with --eager "
+                                                                  "PROGRAM.pt2)"
+                                           : "the eager reference has no node held in this tensor (see the vs eager line)");
+        return AF_HANDLED | AF_FAILED;
+    }
+    insp *s = st(a);
+    if (s->eager_ref.name)   /* the previous one goes */
+        inspector_npy_clear(a, s->eager_ref.kernel, s->eager_ref.name, s->eager_ref.phase);
+    strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+    strbuf_addf(&path, "%s/nodes/%s.npy", a->s->eager.dir, c->node);
+    int rc = inspector_npy_attach(a, k->index, t->name, PHASE_AFTER, path.buf, &err);
+    if (rc < 0)
+        app_message(a, 1, "ref-eager: %s", err.buf);
+    else
+        app_message(a, 0, "ref-eager: after %s at kernel #%lld against eager node %s (%s)", t->name,
+                    (long long)k->index, c->node, path.buf);
+    free(s->eager_ref.name);
+    s->eager_ref.name = rc < 0 ? NULL : xstrdup(t->name);
+    s->eager_ref.kernel = k->index;
+    s->eager_ref.phase = PHASE_AFTER;
+    strbuf_release(&path);
+    strbuf_release(&err);
+    return rc < 0 ? AF_HANDLED | AF_FAILED : AF_HANDLED;
 }
 
 const pane_ops pane_inspector_ops = {

@@ -1,6 +1,7 @@
 /* pane_inspector.h — pane 4, the tensor inspector: the tensors of the selected
  * kernel before and after it ran, the value grid and histogram of the
- * selected one, and its diff against --reference and an attached .npy file.
+ * selected one, and its diff against --reference, the eager program (--eager:
+ * the runner's checks, and ref-eager's node value) and an attached .npy file.
  * Its state (view, value grid, .npy attachments) is its own; other files
  * reach it through these functions. Handlers return AF_* flags (pane.h). */
 #ifndef AOTIDBG_PANE_INSPECTOR_H
@@ -53,5 +54,6 @@ int inspector_action_cup(app *a, const char *arg);
 int inspector_action_cleft(app *a, const char *arg);
 int inspector_action_cright(app *a, const char *arg);
 int inspector_action_ref_npy(app *a, const char *arg);
+int inspector_action_ref_eager(app *a, const char *arg);
 
 #endif

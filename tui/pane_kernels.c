@@ -21,7 +21,8 @@ static int64_t k_rows(app *a, pane *p)
     return (int64_t)a->s->nkernels;
 }
 
-/* "NaN", "Inf", "NaN+Inf" or "" from the after-tensors' stats. */
+/* "ERR", "NaN", "Inf", "NaN+Inf" from the after-tensors' stats, else "DIV"
+ * when it departs from the eager program, else "". */
 static const char *anomaly(const kernel_event *k)
 {
     int nan = 0, inf = 0;
@@ -37,7 +38,12 @@ static const char *anomaly(const kernel_event *k)
     if (nan && inf) return "NaN+Inf";
     if (nan) return "NaN";
     if (inf) return "Inf";
-    return k->status == KSTAT_NAN ? "NaN?" : "";
+    if (k->status == KSTAT_NAN)
+        return "NaN?";
+    for (size_t i = 0; i < k->neager; i++)   /* departs from the eager program (--eager) */
+        if (k->eager[i].verdict == EAGER_DIFFERS)
+            return "DIV";
+    return "";
 }
 
 static int status_el(const kernel_event *k)

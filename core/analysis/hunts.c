@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "numfmt.h"
+#include "stack_trace.h"
 #include "tensor_diff.h"
 
 /* An after-tensor the kernel wrote: no before-tensor of that name, or one
@@ -97,6 +98,36 @@ int hunt_diverge(const session *s, const session *ref, double tol, hunt_hit *h)
     return hunt_scan(s, diverge_test, ref, h);
 }
 
+int hunt_eager(const session *s, hunt_hit *h)
+{
+    hunt_reset(h);
+    h->is_diverge = 1;
+    for (size_t k = 0; k < s->nkernels; k++) {
+        const kernel_event *ke = &s->kernels[k]->u.kernel;
+        for (size_t j = 0; j < ke->neager; j++) {
+            const eager_check *c = &ke->eager[j];
+            const tensor_rec *t = c->verdict == EAGER_DIFFERS && c->tensor
+                                  ? session_find_tensor(s, (int64_t)k, c->tensor, PHASE_AFTER) : NULL;
+            if (!t)
+                continue;
+            h->kernel = (int64_t)k;
+            h->kernel_name = ke->name;
+            h->tensor = t;
+            h->eager = c;
+            h->first_bad = c->first;
+            h->tol = c->atol;
+            h->diff.by_values = 1;
+            h->diff.compared = (size_t)c->compared;
+            h->diff.differing = (size_t)c->differing;
+            h->diff.max_abs = c->max_abs;
+            h->diff.max_rel = c->max_rel;
+            h->diff.first_diff = c->first;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int64_t hunt_producer(const session *s, int64_t kernel, const char *name)
 {
     if (!name)
@@ -163,7 +194,40 @@ static void tensor_summary(strbuf *out, const tensor_rec *t)
 void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
 {
     const tensor_rec *t = h->tensor;
-    if (h->is_diverge) {
+    if (h->eager) {
+        const eager_check *c = h->eager;
+        char ma[24], mr[24], at[24], rt[24], g[24], w[24];
+        fmt_double(ma, sizeof ma, c->max_abs);
+        fmt_double(mr, sizeof mr, c->max_rel);
+        fmt_double(at, sizeof at, c->atol);
+        fmt_double(rt, sizeof rt, c->rtol);
+        fmt_double(g, sizeof g, c->got);
+        fmt_double(w, sizeof w, c->want);
+        strbuf_addf(out, "hunt-diverge: kernel #%lld %s is the first whose output departs from the eager program\n"
+                         "  (%s)\n", (long long)h->kernel, h->kernel_name, s->eager.program ? s->eager.program : "?");
+        strbuf_addf(out, "  node %s, held in %s (after) ", c->node, t->name);
+        tensor_summary(out, t);
+        strbuf_addf(out, "\n  %llu of %llu elements beyond |got - want| <= %s + %s * |want|; max abs error %s, max "
+                         "rel error %s\n", (unsigned long long)c->differing, (unsigned long long)c->compared, at, rt,
+                    ma, mr);
+        const kernel_call *call = session_kernel_call(s, &s->kernels[h->kernel]->u.kernel);
+        if (call) {
+            strbuf where = STRBUF_INIT;
+            kernel_call_where(call, &where, 200);
+            if (where.len)
+                strbuf_addf(out, "  from %s\n", where.buf);
+            strbuf_release(&where);
+        }
+        strbuf_addstr(out, "  first departing element: ");
+        if (h->first_bad >= 0) {
+            fmt_index(out, t, h->first_bad);
+            strbuf_addf(out, " (flat %lld): package %s, eager %s\n", (long long)h->first_bad, g, w);
+        } else {
+            strbuf_addstr(out, "unknown\n");
+        }
+        strbuf_addstr(out, "  every kernel before it matches eager: the cause is in this kernel or what it reads "
+                           "that eager does not (weights, constants)\n");
+    } else if (h->is_diverge) {
         char ma[24], mr[24], tl[24];
         fmt_double(ma, sizeof ma, h->diff.max_abs);
         fmt_double(mr, sizeof mr, h->diff.max_rel);
@@ -183,14 +247,16 @@ void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
         tensor_summary(out, t);
         strbuf_addch(out, '\n');
     }
-    strbuf_addstr(out, "  first bad index: ");
-    if (h->first_bad >= 0) {
-        fmt_index(out, t, h->first_bad);
-        strbuf_addf(out, " (flat %lld)%s\n", (long long)h->first_bad,
-                    t->values_complete ? "" : " among the recorded values");
-    } else {
-        strbuf_addstr(out, h->is_diverge && !h->diff.by_values ? "unknown (statistics only)\n"
-                                                               : "unknown (no values recorded for this tensor)\n");
+    if (!h->eager) {   /* (an eager hit said it above, with both values) */
+        strbuf_addstr(out, "  first bad index: ");
+        if (h->first_bad >= 0) {
+            fmt_index(out, t, h->first_bad);
+            strbuf_addf(out, " (flat %lld)%s\n", (long long)h->first_bad,
+                        t->values_complete ? "" : " among the recorded values");
+        } else {
+            strbuf_addstr(out, h->is_diverge && !h->diff.by_values ? "unknown (statistics only)\n"
+                                                                   : "unknown (no values recorded for this tensor)\n");
+        }
     }
     const kernel_event *ke = &s->kernels[h->kernel]->u.kernel;
     strbuf_addstr(out, "  inputs of this kernel (select one in the inspector, then `producer` walks back):\n");

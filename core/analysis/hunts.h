@@ -20,6 +20,7 @@ typedef struct {
     tensor_diff diff;     /* hunt-diverge: against the reference */
     int is_diverge;
     double tol;
+    const eager_check *eager;   /* against the eager program (--eager): the check that differs; else NULL */
 } hunt_hit;
 
 /* 1 and *h when found, 0 when no kernel qualifies. Only after-tensors the
@@ -27,6 +28,9 @@ typedef struct {
  * an input it merely read is some earlier kernel's output. */
 int hunt_nan(const session *s, hunt_hit *h);
 int hunt_diverge(const session *s, const session *ref, double tol, hunt_hit *h);
+/* The first kernel whose output departs from the eager program: its first
+ * eager check that differs (the runner judged it, model.h eager_check). */
+int hunt_eager(const session *s, hunt_hit *h);
 /* Last kernel before `kernel` with an after-tensor named name; -1 none. */
 int64_t hunt_producer(const session *s, int64_t kernel, const char *name);
 /* hunt_producer by name, else (AOTI reuses buffers under new names) the last
