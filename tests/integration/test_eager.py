@@ -204,3 +204,30 @@ def test_a_package_is_not_a_program(aotidbg, blocks, tmp_path):
     sess = load_session(tmp_path / "bad.yaml")
     assert any("eager reference failed" in e["text"] for e in events(sess, "error"))
     assert not events(sess, "output")
+
+
+def test_tui_hunt_and_inspector_against_eager(aotidbg, blocks, work):
+    """Replay of the stale run: hunt-diverge (no --reference) finds the
+    divergence event's kernel, the inspector shows the tensor against its eager
+    node, ref-eager attaches the node's value; live: the same hunt runs to it."""
+    pkg, progs = blocks
+    if not (work / "ln1.yaml").exists():   # the stale-package test records it, when it runs first
+        eager_run(aotidbg, pkg, progs["ln1"], work, "ln1.yaml", "--break-on", "diverge")
+    sess = load_session(work / "ln1.yaml")
+    d = events(sess, "divergence")[0]
+    want = f"hunt-diverge: kernel #{d['kernel']} {d['name']}, tensor {d['check']['tensor']}, first bad index {d['at']}"
+    r = run([aotidbg, "replay", str(work / "ln1.yaml"), "--headless", "140x44", "--keys", "hunt-diverge",
+             "--dump-screen"])
+    assert r.returncode == 0, r.stderr
+    assert want in r.stdout, r.stdout
+    assert "departs from the eager program" in r.stdout and f"node {d['check']['node']}" in r.stdout, r.stdout
+    r = run([aotidbg, "replay", str(work / "ln1.yaml"), "--headless", "160x44", "--keys",
+             "hunt-diverge q ref-eager", "--dump-screen"])
+    assert f"after vs eager {d['check']['node']}: departs at {d['at']}" in r.stdout, r.stdout
+    assert "DIV" in r.stdout, r.stdout
+    assert f"vs {d['check']['node']}.npy (statistics only" in r.stdout, r.stdout   # the run kept no values
+    # live: the runner continues to the first departure and stops there
+    r = run([aotidbg, pkg, "--inputs", str(work / "in.yaml"), "--eager", progs["ln1"], "--record",
+             str(work / "live.yaml"), "--headless", "140x44", "--keys", "hunt-diverge", "--dump-screen"],
+            cwd=str(work))
+    assert want in r.stdout, r.stdout
