@@ -34,8 +34,15 @@ const char *runner_state_text(app *a)
     if (!a->rc)
         return "no runner";
     const char *end = run_service_end_state(live_rs);
+    static char extracting[64];
+    uint64_t done, total;
     switch (runner_client_state(a->rc)) {
-    case RUNNER_STARTING: return "starting";
+    case RUNNER_STARTING:
+        if (!run_service_extracting(live_rs, &done, &total))
+            return "starting";
+        snprintf(extracting, sizeof extracting, "extracting %.0f%% of %.1f GB",
+                 total ? 100.0 * (double)done / (double)total : 0.0, (double)total / 1e9);
+        return extracting;
     case RUNNER_STOPPED: return "stopped";
     case RUNNER_RUNNING: return "running";
     case RUNNER_FINISHED:
@@ -56,7 +63,7 @@ const char *runner_state_text(app *a)
 
 int live_fd(app *a)
 {
-    return a->rc ? runner_client_fd(a->rc) : -1;
+    return a->rc ? run_service_fd(live_rs) : -1;
 }
 
 /* The service's notes go to stderr: the screen is not open yet. */

@@ -39,10 +39,33 @@ typedef struct {
     pthread_t hasher;
     int hashing, hashed;       /* thread started; result (hex or hash_err) final */
     atomic_int cancel;
+    atomic_int hash_done;      /* the thread has returned (its result can be joined now) */
     int hash_rc;
     char hex[65];
     strbuf hash_err;
+    struct extract_job *xj;    /* the extraction thread's job (package_extract_start); NULL when none */
 } package_priv;
+
+/* One extraction: the entries of a model's folder and the shared weights, in
+ * archive order. Run by the caller (package_extract) or by a thread with its own
+ * zip handle on its own open of the file (package_extract_start): libzip's
+ * handles are not shared between threads, nor are file offsets. */
+typedef struct extract_job {
+    package_model *m;
+    zip_t *za;                 /* the thread's; the package's own for package_extract */
+    int topfd;
+    size_t n;
+    zip_uint64_t *idx;         /* entries to write (arena) */
+    const char **names;
+    uint64_t total;            /* their declared bytes */
+    atomic_ullong done;
+    atomic_int cancel;
+    atomic_int finished;       /* the thread is done: rc and err are final */
+    int rc;
+    strbuf err;
+    pthread_t th;
+    int notify[2];             /* written once the thread ends */
+} extract_job;
 
 /* ---- SHA-256 with libcrypto, off the load path ----
  * A package's hash identifies it in sessions and the rebuild cache, but it reads
@@ -109,6 +132,7 @@ static void *hash_main(void *arg)
 {
     package_priv *pp = arg;
     pp->hash_rc = sha256_fd(pp->fd, pp->pub.path, pp->hex, &pp->cancel, &pp->hash_err);
+    atomic_store(&pp->hash_done, 1);
     return NULL;
 }
 
@@ -146,6 +170,19 @@ void package_to_session(const package_t *p, const package_model *m, session *s)
     s->package.device_key = arena_strdup(&s->arena, m->device_key);
     s->package.compute_capability = arena_strdup(&s->arena, m->compute_capability);
     s->package.cpu_isa = arena_strdup(&s->arena, m->cpu_isa);
+}
+
+const char *package_sha256_ready(package_t *p)
+{
+    package_priv *pp = (package_priv *)p;
+    if (pp->hashing && !atomic_load(&pp->hash_done))
+        return NULL;
+    if (!pp->hashing && !pp->hashed)
+        return NULL;
+    strbuf err = STRBUF_INIT;
+    const char *sha = package_sha256(p, &err);
+    strbuf_release(&err);
+    return sha;
 }
 
 void package_sha256_to_session(package_t *p, session *s)
@@ -879,8 +916,10 @@ static int open_dirs(int dirfd, const char *rel, strbuf *err, const char *entry)
     return fd;
 }
 
-static int extract_one(package_priv *pp, int topfd, zip_int64_t idx, const char *name, strbuf *err)
+static int extract_one(package_priv *pp, extract_job *j, zip_int64_t idx, const char *name, strbuf *err)
 {
+    zip_t *za = j->za;
+    int topfd = j->topfd;
     const char *rel = name + strlen(pp->pub.root);
     if (ends_with(rel, "/")) {
         int d = open_dirs(topfd, rel, err, name);
@@ -890,8 +929,8 @@ static int extract_one(package_priv *pp, int topfd, zip_int64_t idx, const char 
         return 0;
     }
     zip_stat_t st;
-    if (zip_stat_index(pp->za, (zip_uint64_t)idx, 0, &st) < 0) {
-        strbuf_addf(err, "%s: %s: %s", pp->pub.path, name, zip_strerror(pp->za));
+    if (zip_stat_index(za, (zip_uint64_t)idx, 0, &st) < 0) {
+        strbuf_addf(err, "%s: %s: %s", pp->pub.path, name, zip_strerror(za));
         return -1;
     }
     uint64_t declared = (st.valid & ZIP_STAT_SIZE) ? st.size : 0;
@@ -906,9 +945,9 @@ static int extract_one(package_priv *pp, int topfd, zip_int64_t idx, const char 
         strbuf_addf(err, "%s: %s: cannot create: %s", pp->pub.path, name, strerror(errno));
         return -1;
     }
-    zip_file_t *zf = zip_fopen_index(pp->za, (zip_uint64_t)idx, 0);
+    zip_file_t *zf = zip_fopen_index(za, (zip_uint64_t)idx, 0);
     if (!zf) {
-        strbuf_addf(err, "%s: %s: cannot open entry: %s", pp->pub.path, name, zip_strerror(pp->za));
+        strbuf_addf(err, "%s: %s: cannot open entry: %s", pp->pub.path, name, zip_strerror(za));
         close(fd);
         return -1;
     }
@@ -919,6 +958,11 @@ static int extract_one(package_priv *pp, int topfd, zip_int64_t idx, const char 
     uint64_t total = 0;
     int rc = 0;
     for (;;) {
+        if (atomic_load(&j->cancel)) {
+            strbuf_addf(err, "%s: extraction stopped", pp->pub.path);
+            rc = -1;
+            break;
+        }
         zip_int64_t n = zip_fread(zf, buf, CHUNK);
         if (n < 0) {
             strbuf_addf(err, "%s: %s: read failed (truncated or corrupt archive?): %s", pp->pub.path, name,
@@ -929,6 +973,7 @@ static int extract_one(package_priv *pp, int topfd, zip_int64_t idx, const char 
         if (n == 0)
             break;
         total += (uint64_t)n;
+        atomic_fetch_add(&j->done, (unsigned long long)n);
         /* Don't trust the header: stop at what it declared and at the cap. */
         if (total > declared || total > PACKAGE_MAX_ENTRY_BYTES) {
             strbuf_addf(err, "%s: %s: holds more data than its header declares (%llu bytes); refusing",
@@ -1008,11 +1053,10 @@ const char *package_mirror_entry(package_t *p, const char *entry, size_t max, st
     return out;
 }
 
-int package_extract(package_t *p, package_model *m, strbuf *err)
+/* Checks, the folder, and the list of entries to write; -1 with err. */
+static int extract_plan(package_t *p, package_model *m, extract_job *j, strbuf *err)
 {
     package_priv *pp = (package_priv *)p;
-    if (p->is_bare_so)
-        return 0;   /* paths already point at the file and its folder */
     if (pp->src) {
         strbuf_addf(err, "%s: extracted where it is, not here (package_open_source)", p->path);
         return -1;
@@ -1024,35 +1068,191 @@ int package_extract(package_t *p, package_model *m, strbuf *err)
     }
     if (make_extract_dir(p, err) < 0)
         return -1;
-    int topfd = open(p->extract_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (topfd < 0) {
+    j->m = m;
+    j->topfd = open(p->extract_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (j->topfd < 0) {
         strbuf_addf(err, "%s: %s", p->extract_dir, strerror(errno));
         return -1;
     }
     char *mprefix = arena_printf(&p->arena, "%sdata/aotinductor/%s/", p->root, m->name);
     char *wprefix = arena_printf(&p->arena, "%sdata/weights/", p->root);
     char *cprefix = arena_printf(&p->arena, "%sdata/constants/", p->root);
-    int rc = 0;
-    for (zip_uint64_t i = 0; i < p->nentries && !rc; i++) {
+    j->idx = arena_alloc(&p->arena, (p->nentries ? p->nentries : 1) * sizeof *j->idx);
+    j->names = arena_alloc(&p->arena, (p->nentries ? p->nentries : 1) * sizeof *j->names);
+    for (zip_uint64_t i = 0; i < p->nentries; i++) {
         const char *name = zip_get_name(pp->za, i, ZIP_FL_ENC_RAW);
-        if (!name)
-            continue;
-        if (!starts_with(name, mprefix) && !starts_with(name, wprefix) && !starts_with(name, cprefix))
+        if (!name || (!starts_with(name, mprefix) && !starts_with(name, wprefix) && !starts_with(name, cprefix)))
             continue;
         /* Already extracted (a second model sharing weights)? O_EXCL would refuse it. */
         struct stat st;
-        if (fstatat(topfd, name + strlen(p->root), &st, AT_SYMLINK_NOFOLLOW) == 0)
+        if (fstatat(j->topfd, name + strlen(p->root), &st, AT_SYMLINK_NOFOLLOW) == 0)
             continue;
-        rc = extract_one(pp, topfd, (zip_int64_t)i, name, err);
+        zip_stat_t zs;
+        if (zip_stat_index(pp->za, i, 0, &zs) == 0 && (zs.valid & ZIP_STAT_SIZE))
+            j->total += zs.size;
+        j->names[j->n] = arena_strdup(&p->arena, name);
+        j->idx[j->n++] = i;
     }
-    close(topfd);
-    if (rc)
-        return -1;
+    return 0;
+}
+
+static int extract_run(package_priv *pp, extract_job *j, strbuf *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < j->n && !rc; i++)
+        rc = extract_one(pp, j, (zip_int64_t)j->idx[i], j->names[i], err);
+    close(j->topfd);
+    j->topfd = -1;
+    return rc;
+}
+
+static void extract_paths(package_t *p, package_model *m)
+{
     m->model_dir = arena_printf(&p->arena, "%s/data/aotinductor/%s", p->extract_dir, m->name);
     m->so_path = arena_printf(&p->arena, "%s/%s", p->extract_dir, m->so_entry + strlen(p->root));
     if (m->wrapper_cpp_entry)
         m->wrapper_cpp_path = arena_printf(&p->arena, "%s/%s", p->extract_dir, m->wrapper_cpp_entry + strlen(p->root));
+}
+
+int package_extract(package_t *p, package_model *m, strbuf *err)
+{
+    package_priv *pp = (package_priv *)p;
+    if (p->is_bare_so)
+        return 0;   /* paths already point at the file and its folder */
+    if (pp->xj) {
+        strbuf_addf(err, "%s: an extraction is already running", p->path);
+        return -1;
+    }
+    extract_job j;
+    memset(&j, 0, sizeof j);
+    j.topfd = -1;
+    if (extract_plan(p, m, &j, err) < 0)
+        return -1;
+    j.za = pp->za;
+    if (extract_run(pp, &j, err) < 0)
+        return -1;
+    extract_paths(p, m);
     return 0;
+}
+
+static void *extract_main(void *arg)
+{
+    package_priv *pp = arg;
+    extract_job *j = pp->xj;
+    j->rc = extract_run(pp, j, &j->err);
+    atomic_store(&j->finished, 1);
+    char one = 1;
+    while (write(j->notify[1], &one, 1) < 0 && errno == EINTR)
+        ;
+    return NULL;
+}
+
+/* A zip handle on a new open of the package's file (its own file offset):
+ * /proc/self/fd names the very file opened, whatever happened to the path. */
+static zip_t *reopen_zip(package_priv *pp, strbuf *err)
+{
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", pp->fd);
+    int fd = open(self, O_RDONLY | O_CLOEXEC);
+    struct stat a, b;
+    if (fd < 0 && (fd = open(pp->pub.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0 &&
+        (fstat(fd, &a) < 0 || fstat(pp->fd, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+        close(fd);
+        strbuf_addf(err, "%s: the file was replaced while it was open", pp->pub.path);
+        return NULL;
+    }
+    int zerr = 0;
+    zip_t *za = fd < 0 ? NULL : zip_fdopen(fd, 0, &zerr);
+    if (!za) {
+        strbuf_addf(err, "%s: cannot open it again for extraction: %s", pp->pub.path,
+                    fd < 0 ? strerror(errno) : "libzip refused it");
+        if (fd >= 0)
+            close(fd);
+    }
+    return za;
+}
+
+int package_extract_start(package_t *p, package_model *m, strbuf *err)
+{
+    package_priv *pp = (package_priv *)p;
+    if (p->is_bare_so)
+        return 0;
+    if (pp->xj) {
+        strbuf_addf(err, "%s: an extraction is already running", p->path);
+        return -1;
+    }
+    extract_job *j = calloc(1, sizeof *j);
+    if (!j)
+        abort();
+    j->topfd = -1;
+    j->notify[0] = j->notify[1] = -1;
+    strbuf_init(&j->err, 0);
+    if (extract_plan(p, m, j, err) < 0 || !(j->za = reopen_zip(pp, err)) ||
+        pipe2(j->notify, O_CLOEXEC | O_NONBLOCK) < 0) {
+        if (j->za && j->notify[0] < 0)
+            strbuf_addf(err, "pipe: %s", strerror(errno));
+        goto fail;
+    }
+    pp->xj = j;
+    if (pthread_create(&j->th, NULL, extract_main, pp) != 0) {
+        pp->xj = NULL;
+        strbuf_addf(err, "cannot start the extraction thread: %s", strerror(errno));
+        goto fail;
+    }
+    return 0;
+fail:
+    if (j->topfd >= 0)
+        close(j->topfd);
+    if (j->za)
+        zip_discard(j->za);
+    for (int i = 0; i < 2; i++)
+        if (j->notify[i] >= 0)
+            close(j->notify[i]);
+    strbuf_release(&j->err);
+    free(j);
+    return -1;
+}
+
+int package_extract_fd(const package_t *p)
+{
+    const package_priv *pp = (const package_priv *)p;
+    return pp->xj ? pp->xj->notify[0] : -1;
+}
+
+int package_extract_progress(const package_t *p, uint64_t *done, uint64_t *total)
+{
+    const package_priv *pp = (const package_priv *)p;
+    if (!pp->xj)
+        return 0;
+    *done = atomic_load(&pp->xj->done);
+    *total = pp->xj->total;
+    return !atomic_load(&pp->xj->finished);
+}
+
+/* Joins the thread and frees the job; its result when asked for. */
+static int extract_end(package_priv *pp, strbuf *err)
+{
+    extract_job *j = pp->xj;
+    pthread_join(j->th, NULL);
+    int rc = j->rc;
+    if (rc && err)
+        strbuf_addstr(err, j->err.buf);
+    package_model *m = j->m;
+    zip_discard(j->za);
+    close(j->notify[0]);
+    close(j->notify[1]);
+    strbuf_release(&j->err);
+    free(j);
+    pp->xj = NULL;
+    if (!rc)
+        extract_paths(&pp->pub, m);
+    return rc;
+}
+
+int package_extract_finish(package_t *p, strbuf *err)
+{
+    package_priv *pp = (package_priv *)p;
+    return pp->xj ? extract_end(pp, err) : 0;
 }
 
 void package_close(package_t *p)
@@ -1063,6 +1263,10 @@ void package_close(package_t *p)
     if (pp->hashing) {   /* nobody asked for the hash: stop it */
         atomic_store(&pp->cancel, 1);
         pthread_join(pp->hasher, NULL);
+    }
+    if (pp->xj) {   /* nor for the extraction */
+        atomic_store(&pp->xj->cancel, 1);
+        extract_end(pp, NULL);
     }
     strbuf_release(&pp->hash_err);
     if (pp->fd >= 0)

@@ -75,6 +75,19 @@ int package_open_source(package_t **out, const char *path, const package_source 
 package_model *package_find_model(package_t *p, const char *name, strbuf *err);
 /* Extracts one model's folder to a private temp folder; fills *_path fields. */
 int package_extract(package_t *p, package_model *m, strbuf *err);
+/* The same on a thread of its own (its own open of the file, so the package
+ * stays usable meanwhile: entries, the checklist), for a front end that shows
+ * its first screen or starts the runner while the weights are written.
+ * package_extract_fd() is readable once the thread is done (for poll());
+ * package_extract_progress() gives the bytes written and to write, and
+ * returns 1 while it runs, 0 once done (or when none was started);
+ * package_extract_finish() waits for it and then fills m's *_path fields as
+ * package_extract does (0), or says why it failed (-1). package_close() stops
+ * one nobody waited for. One at a time per package. */
+int package_extract_start(package_t *p, package_model *m, strbuf *err);
+int package_extract_fd(const package_t *p);   /* -1 when none is running */
+int package_extract_progress(const package_t *p, uint64_t *done, uint64_t *total);
+int package_extract_finish(package_t *p, strbuf *err);
 /* What the router's Triton trace reads the generated code from (triton_trace.h):
  * the extracted wrapper.cpp, else the package itself; NULL for a bare .so. */
 const char *package_trace_source(const package_t *p, const package_model *m);
@@ -100,6 +113,9 @@ void package_sha256_start(package_t *p);
 /* The file's hex SHA-256 (p owns it): waits for the thread, or hashes here when
  * none was started. NULL with a message when the file cannot be read. */
 const char *package_sha256(package_t *p, strbuf *err);
+/* The hash when it is known now (the thread has ended, or it was computed),
+ * else NULL: never waits. */
+const char *package_sha256_ready(package_t *p);
 /* The session's package mapping (path, model, device key, compute capability,
  * CPU ISA) from p and m, copied into s's arena; sha256 is set apart: */
 void package_to_session(const package_t *p, const package_model *m, session *s);

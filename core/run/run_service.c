@@ -2,6 +2,7 @@
 #include "run_service.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,9 @@ struct run_service {
     int eager_done;            /* handed to the runner, or failed */
     int eager_code;            /* it failed: 2 bad program or inputs, 1 the program failed to run */
     strbuf eager_err;          /* why */
+    package_model *m;          /* the model run */
+    int extracting;            /* its extraction runs on a thread; the runner waits for LOAD */
+    uint64_t shown_pct;        /* the extraction's progress last reported as a change */
 };
 
 static void say(const run_service *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -199,6 +203,15 @@ static void add_mode_row(session *s, const char *why)
     add_check_row(s, "run.mode", subject, m, why, fix);
 }
 
+/* Waits for the extraction thread (when there is one); -1 with err when it failed. */
+static int extracted(run_service *rs, strbuf *err)
+{
+    if (!rs->extracting)
+        return 0;
+    rs->extracting = 0;
+    return package_extract_finish(rs->pkg, err);
+}
+
 /* Picks the mode from the compiled-in printer level and the device, and for
  * "reinstrument" builds (or finds in the cache) the rebuilt copy into
  * rs->rebuilt_so. A failed rebuild is said and falls back to what the
@@ -232,7 +245,9 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
         strbuf err = STRBUF_INIT;
         progress_ctx pc = {rs, NULL};
         char *so = NULL;
-        const char *sha = package_sha256(rs->pkg, &err);   /* the rebuild cache's key */
+        const char *sha = NULL;
+        if (extracted(rs, &err) == 0)   /* the rebuild compiles the extracted sources */
+            sha = package_sha256(rs->pkg, &err);   /* the rebuild cache's key */
         if (sha && reinstrument_build(m->model_dir, sha, reinstrument_progress, &pc, &so, &err) == 0) {
             rs->rebuilt_so = so;
             s->mode = "reinstrument";
@@ -342,7 +357,9 @@ const char *run_service_eager_failure(const run_service *rs) { return rs->eager_
 
 static int open_recording(run_service *rs, strbuf *err)
 {
-    package_sha256_to_session(rs->pkg, rs->s);   /* the header is written now */
+    const char *sha = package_sha256_ready(rs->pkg);   /* else the final save has it (run_service_finish) */
+    if (sha)
+        rs->s->package.sha256 = arena_strdup(&rs->s->arena, sha);
     char def[64];
     const char *rec = rs->o.record;
     if (!rec) {
@@ -444,9 +461,14 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
                     o->package, m->name);
         goto fail;
     }
-    if ((rs->remote ? remote_prepare_model(rs->remote, rs->pkg, m, 0, &rs->hf, err)
-                    : package_extract(rs->pkg, m, err)) < 0)
+    /* Locally the weights are written on a thread while the checklist runs,
+     * the runner loads libtorch (it gets LOAD once the .so is on disk, in
+     * run_service_pump) and the first screen is drawn. */
+    rs->m = m;
+    if (rs->remote ? remote_prepare_model(rs->remote, rs->pkg, m, 0, &rs->hf, err)
+                   : package_extract_start(rs->pkg, m, err))
         goto fail;
+    rs->extracting = !rs->remote && package_extract_fd(rs->pkg) >= 0;
     wrapper_scan ws;
     int have_ws = scan_wrapper(rs->pkg, m, &ws) == 0;
     if (have_ws) {
@@ -509,6 +531,7 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         goto fail;
 
     runner_options ro = {
+        .load_later = rs->extracting,
         .so_path = rs->rebuilt_so ? rs->rebuilt_so : m->so_path, .cubin_dir = m->model_dir, .device = device,
         .blocking = o->blocking, .deterministic = o->deterministic, .timeout_s = o->timeout_s,
         .break_flags = o->breaks.flags, .break_kernel = o->breaks.kernel, .break_index = o->breaks.index,
@@ -537,11 +560,52 @@ fail:
 
 /* ---- the run ----------------------------------------------------------------- */
 
+/* The extraction thread ended: LOAD, or the run ends with why it could not. */
+static int extraction_ended(run_service *rs, strbuf *err)
+{
+    strbuf xerr = STRBUF_INIT;
+    if (extracted(rs, &xerr) < 0) {
+        event *e = session_add_event(rs->s, EV_ERROR);
+        e->u.error.text = arena_printf(&rs->s->arena, "extracting the package failed: %s", xerr.buf);
+        e->u.error.kernel_index = -1;
+        strbuf_addf(err, "extracting the package failed: %s", xerr.buf);
+        strbuf_release(&xerr);
+        runner_client_kill(rs->rc, "killed");
+        return RUN_PUMP_ERROR | RUN_CHANGED_EVENTS;
+    }
+    strbuf_release(&xerr);
+    rs->ro.load_later = 0;
+    rs->ro.so_path = rs->m->so_path;
+    rs->ro.cubin_dir = rs->m->model_dir;
+    if (runner_client_load(rs->rc, rs->m->so_path, rs->m->model_dir, err) < 0)
+        return RUN_PUMP_ERROR;
+    return RUN_CHANGED_STATE;
+}
+
+/* While the weights are written: waits on the extraction (not the runner,
+ * which waits for LOAD), says when its progress moved a percent. */
+static int pump_extraction(run_service *rs, int *timeout_ms, strbuf *err)
+{
+    uint64_t done = 0, total = 0;
+    if (package_extract_progress(rs->pkg, &done, &total) && *timeout_ms != 0) {
+        struct pollfd pfd = {package_extract_fd(rs->pkg), POLLIN, 0};
+        poll(&pfd, 1, *timeout_ms);
+    }
+    *timeout_ms = 0;
+    if (!package_extract_progress(rs->pkg, &done, &total))
+        return extraction_ended(rs, err);
+    uint64_t pct = total ? done * 100 / total : 0;
+    if (pct == rs->shown_pct)
+        return 0;
+    rs->shown_pct = pct;
+    return RUN_CHANGED_STATE;
+}
+
 int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
 {
     if (!rs->rc)
         return 0;
-    int changed = 0;
+    int changed = rs->extracting ? pump_extraction(rs, &timeout_ms, err) : 0;
     strbuf perr = STRBUF_INIT;
     int n = runner_client_pump(rs->rc, timeout_ms, &perr);
     if (n < 0) {
@@ -569,6 +633,16 @@ int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
 }
 
 runner_client *run_service_client(const run_service *rs) { return rs->rc; }
+
+int run_service_fd(const run_service *rs)
+{
+    return rs->extracting ? package_extract_fd(rs->pkg) : runner_client_fd(rs->rc);
+}
+
+int run_service_extracting(const run_service *rs, uint64_t *done, uint64_t *total)
+{
+    return rs->extracting && package_extract_progress(rs->pkg, done, total);
+}
 const char *run_service_sources_at(const run_service *rs) { return rs->sources_at; }
 const run_options *run_service_options(const run_service *rs) { return &rs->o; }
 const char *run_service_record_path(const run_service *rs) { return rs->record; }
@@ -728,6 +802,15 @@ int run_service_finish(run_service *rs, strbuf *err)
     }
     const char *end = run_service_end_state(rs);
     rs->s->end_state = end ? end : "killed";
+    if (!rs->s->package.sha256) {   /* hashed on its thread since the open; an interrupted run does not wait */
+        if (!strcmp(rs->s->end_state, "killed")) {
+            const char *sha = package_sha256_ready(rs->pkg);
+            if (sha)
+                rs->s->package.sha256 = arena_strdup(&rs->s->arena, sha);
+        } else {
+            package_sha256_to_session(rs->pkg, rs->s);
+        }
+    }
     if (!rs->w)
         return 0;
     strbuf werr = STRBUF_INIT;

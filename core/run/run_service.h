@@ -3,15 +3,20 @@
  * record the same session for the same package and options.
  *
  * run_service_open does, in order: the inputs spec, the package (a .pt2 or a
- * bare .so; a session file given by mistake says to use replay), the model's
- * extraction, the wrapper.cpp scan (printer level; no --inputs for a model
- * that takes inputs: a spec to start from), the session header (tool and
- * package versions, device, host), the checklist (its rows go into the
- * session; a FAIL row stops here unless --force), the mode (printer,
- * reinstrument, interpose or none: run_options.h), the runner (runner_client.h)
- * and the recording (session_io.h, written as events arrive).
- * run_service_pump then reads the runner, records, syncs the file and says
- * what changed; run_service_finish ends the run, sets end_state and saves.
+ * bare .so; a session file given by mistake says to use replay; its SHA-256
+ * starts on a thread), the model's extraction (locally on a thread: nothing
+ * here waits for the weights), the wrapper.cpp scan (printer level; no --inputs
+ * for a model that takes inputs: a spec to start from), the session header
+ * (tool and package versions, device, host), the checklist (its rows go into
+ * the session; a FAIL row stops here unless --force), the mode (printer,
+ * reinstrument, interpose or none: run_options.h; a rebuild waits for the
+ * extraction), the runner (runner_client.h: spawned now so libtorch loads
+ * meanwhile; LOAD goes once the extraction is done) and the recording
+ * (session_io.h, written as events arrive).
+ * run_service_pump then follows the extraction and the runner, records, syncs
+ * the file and says what changed; run_service_finish ends the run, sets
+ * end_state, the package's sha256 (waiting for the hash unless the run was
+ * killed) and saves.
  *
  * end_state (aotidbg-session(5)) says how the run ended: complete (the model
  * ran to the end), failed (it returned an error, a checklist row or the
@@ -62,6 +67,12 @@ enum {
 int run_service_pump(run_service *rs, int timeout_ms, strbuf *err);
 
 runner_client *run_service_client(const run_service *rs);   /* NULL when gated */
+/* What to poll() for the run's next news: the extraction while the weights
+ * are written, then the runner. -1 when none. */
+int run_service_fd(const run_service *rs);
+/* 1 while the package is extracted (the runner waits for its LOAD), with the
+ * bytes written and to write; 0 after. */
+int run_service_extracting(const run_service *rs, uint64_t *done, uint64_t *total);
 /* --remote: where the package's sources can be read here (a copy of its
  * wrapper.cpp, kernel.cpp and kernel_information.json beside it, for S);
  * NULL when the package itself is here. */

@@ -43,6 +43,7 @@ struct runner_client {
     int held;                  /* hold_run, until runner_client_release */
     strbuf rbuf;               /* protocol bytes not yet decoded */
     double t_start, t_last;    /* monotonic seconds: spawn (then RUN), last message */
+    int load_sent;             /* LOAD is on its way (load_later holds it back) */
     char *tmpdir;              /* materialised FILL_FILE inputs; NULL if none */
     char **raw_paths;          /* per input; NULL entries for non-file fills */
     int inband_added;          /* events the in-band output callback added (pump_inband) */
@@ -224,6 +225,20 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
 
 /* ---- the child ------------------------------------------------------------ */
 
+/* LOAD, and the load's clock: the timeout counts from here, not from the spawn. */
+static void send_load(runner_client *rc)
+{
+    proto_msg m = {.type = PROTO_LOAD};
+    m.u.load.so_path = rc->o.so_path;
+    m.u.load.cubin_dir = rc->o.cubin_dir ? rc->o.cubin_dir : "";
+    m.u.load.device = rc->o.device ? rc->o.device : "cpu";
+    m.u.load.flags = rc->o.blocking ? PROTO_LOAD_BLOCKING : 0;
+    m.u.load.max_values = rc->o.max_values;
+    rc->t_last = now_s();
+    rc->load_sent = 1;
+    send_msg(rc, &m);   /* a runner that died at once is reported by the pump */
+}
+
 static int spawn(runner_client *rc, strbuf *err)
 {
     runner_link_options lo = {.runner_path = rc->o.runner_path, .deterministic = rc->o.deterministic,
@@ -238,14 +253,9 @@ static int spawn(runner_client *rc, strbuf *err)
     rc->got_hello = rc->got_loaded = rc->exited = 0;
     strbuf_reset(&rc->rbuf);
     rc->t_start = rc->t_last = now_s();
-
-    proto_msg m = {.type = PROTO_LOAD};
-    m.u.load.so_path = rc->o.so_path;
-    m.u.load.cubin_dir = rc->o.cubin_dir ? rc->o.cubin_dir : "";
-    m.u.load.device = rc->o.device ? rc->o.device : "cpu";
-    m.u.load.flags = rc->o.blocking ? PROTO_LOAD_BLOCKING : 0;
-    m.u.load.max_values = rc->o.max_values;
-    send_msg(rc, &m);   /* a runner that died at once is reported by the pump */
+    rc->load_sent = 0;
+    if (rc->o.so_path)
+        send_load(rc);
     return 0;
 }
 
@@ -392,7 +402,7 @@ static int materialize_inputs(runner_client *rc, strbuf *err)
 int runner_client_start(runner_client **out, const runner_options *o, session *s, strbuf *err)
 {
     *out = NULL;
-    if (!o->so_path || !o->so_path[0]) {
+    if (!o->load_later && (!o->so_path || !o->so_path[0])) {
         strbuf_addstr(err, "no model .so to run");
         return -1;
     }
@@ -400,8 +410,8 @@ int runner_client_start(runner_client **out, const runner_options *o, session *s
     if (!rc)
         abort();
     rc->o = *o;
-    rc->o.so_path = xstrdup(o->so_path);
-    rc->o.cubin_dir = xstrdup(o->cubin_dir);
+    rc->o.so_path = o->load_later ? NULL : xstrdup(o->so_path);
+    rc->o.cubin_dir = o->load_later ? NULL : xstrdup(o->cubin_dir);
     rc->o.device = xstrdup(o->device ? o->device : "cpu");
     rc->o.runner_path = xstrdup(o->runner_path);
     rc->o.break_kernel = xstrdup(o->break_kernel);
@@ -426,6 +436,23 @@ int runner_client_start(runner_client **out, const runner_options *o, session *s
         return -1;
     }
     *out = rc;
+    return 0;
+}
+
+int runner_client_load(runner_client *rc, const char *so_path, const char *cubin_dir, strbuf *err)
+{
+    if (!so_path || !so_path[0]) {
+        strbuf_addstr(err, "no model .so to run");
+        return -1;
+    }
+    if (rc->o.so_path) {
+        strbuf_addstr(err, "the runner already has its model");
+        return -1;
+    }
+    rc->o.so_path = xstrdup(so_path);
+    rc->o.cubin_dir = xstrdup(cubin_dir);
+    if (runner_client_alive(rc))
+        send_load(rc);   /* else it died meanwhile: the pump says so, and a restart loads */
     return 0;
 }
 
@@ -525,8 +552,9 @@ int runner_client_pump(runner_client *rc, int timeout_ms, strbuf *err)
     if (!rc || !runner_link_alive(&rc->link))
         return 0;
     int added = 0;
-    /* a runner held after LOADED waits for us, not we for it */
-    int waiting = (rc->state == RUNNER_RUNNING || rc->state == RUNNER_STARTING) && !(rc->held && rc->got_loaded);
+    /* before LOAD, or held after LOADED, the runner waits for us, not we for it */
+    int waiting = (rc->state == RUNNER_RUNNING || (rc->state == RUNNER_STARTING && rc->load_sent)) &&
+                  !(rc->held && rc->got_loaded);
     if (waiting && rc->o.timeout_s > 0) {
         double left_ms = (rc->t_last + rc->o.timeout_s - now_s()) * 1000.0;
         if (left_ms <= 0) {

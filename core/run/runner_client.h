@@ -33,6 +33,9 @@ typedef enum {
 typedef struct {
     const char *so_path;       /* the model .so */
     const char *cubin_dir;     /* extracted model folder; may be NULL */
+    int load_later;            /* spawn now, so libtorch loads while the caller extracts the package;
+                                  LOAD waits for runner_client_load() (so_path and cubin_dir are
+                                  then ignored here); a restart before it spawns without LOAD */
     const char *device;        /* "cpu", "cuda", "cuda:N" */
     const char *runner_path;   /* NULL: aotidbg_runner_path() */
     int blocking;              /* sync + error check at every kernel boundary */
@@ -68,6 +71,9 @@ int runner_client_start(runner_client **out, const runner_options *o, session *s
  * sent with the inputs and RUN as soon as the model is loaded (now, when it
  * already is). 0, or -1 when it was not held. */
 int runner_client_release(runner_client *rc, const proto_msg *pre_run, size_t n);
+/* With load_later: the model to load, once it is on disk (copied). The load
+ * timeout counts from here. -1 + err when the client already has a model. */
+int runner_client_load(runner_client *rc, const char *so_path, const char *cubin_dir, strbuf *err);
 int runner_client_fd(const runner_client *rc);        /* -1 when no runner */
 /* 1 while a runner (here or remote) is there to talk to; use it, not
  * runner_client_pid() > 0: a remote runner has no pid here. */

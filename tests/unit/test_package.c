@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -353,6 +354,48 @@ static void test_piecewise_elf(void)
     strbuf_release(&err);
 }
 
+/* Extraction on its own thread: the package stays usable meanwhile (entries
+ * read on this thread), the fd turns readable at the end, the paths are those
+ * of package_extract; closed early, it stops and leaves nothing. */
+static void test_extract_thread(void)
+{
+    zent e[NGOOD];
+    good_entries(e);
+    make_zip(tpath("thr.pt2"), e, NGOOD);
+    strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
+    package_t *p;
+    CHECK(package_open(&p, tpath("thr.pt2"), &err) == 0);
+    if (!p)
+        return;
+    package_model *m = package_find_model(p, NULL, &err);
+    CHECK(package_extract_start(p, m, &err) == 0);
+    CHECK(package_extract_fd(p) >= 0);
+    CHECK(package_extract_start(p, m, &err) < 0);   /* one at a time */
+    CHECK(package_read_entry(p, "pkg/data/weights/weight_0", 100, &sb, &err) == 0);
+    CHECK_STR(sb.buf, "WEIGHTS");
+    struct pollfd pfd = {package_extract_fd(p), POLLIN, 0};
+    CHECK(poll(&pfd, 1, 10000) == 1);
+    uint64_t done = 0, total = 0;
+    CHECK(package_extract_progress(p, &done, &total) == 0 && done == total && total > 0);
+    CHECK(m->so_path == NULL);   /* until finished */
+    CHECK(package_extract_finish(p, &err) == 0);
+    CHECK(m->so_path && access(m->so_path, R_OK) == 0);
+    CHECK(package_extract_fd(p) < 0);
+    package_close(p);
+    /* closed while extracting: the folder goes */
+    CHECK(package_open(&p, tpath("thr.pt2"), &err) == 0);
+    if (p) {
+        m = package_find_model(p, NULL, &err);
+        CHECK(package_extract_start(p, m, &err) == 0);
+        char *dir = strdup(p->extract_dir);
+        package_close(p);
+        CHECK(access(dir, F_OK) != 0);
+        free(dir);
+    }
+    strbuf_release(&sb);
+    strbuf_release(&err);
+}
+
 static int rm_tree(const char *dir)
 {
     char cmd[600];
@@ -372,6 +415,7 @@ int main(void)
     RUN(test_bare_so);
     RUN(test_sha256);
     RUN(test_piecewise_elf);
+    RUN(test_extract_thread);
     rm_tree(tmpdir);
     return CHECK_DONE();
 }
