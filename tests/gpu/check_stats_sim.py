@@ -31,7 +31,11 @@ def build(out_dir):
         with open(hdr, "w") as f:
             f.write(f"#define SB_CFG4 {c4}\n#define SB_CFG2 {c2}\n#define SB_CFG1 {c1}\n")
         defs = ["-include", hdr]
-    exe = os.path.join(out_dir, "stats_sim" + ("_" + cfg.replace(",", "_").replace(";", "-") if cfg else ""))
+    # SB_DEFS: other compile-time switches of the kernel, e.g. "SB_GATE=0"
+    sdefs = os.environ.get("SB_DEFS", "").split()
+    defs += ["-D" + d for d in sdefs]
+    tag = (cfg.replace(",", "_").replace(";", "-") + "".join("_" + d.replace("=", "") for d in sdefs)).lstrip("_")
+    exe = os.path.join(out_dir, "stats_sim" + ("_" + tag if tag else ""))
     src = [os.path.join(HERE, "stats_sim.cu"), os.path.join(ROOT, "core/runner/cuda/stats.cu"),
            os.path.join(ROOT, "core/runner/cuda/stats_body.cuh")]
     if os.path.exists(exe) and all(os.path.getmtime(exe) > os.path.getmtime(s) for s in src):

@@ -22,37 +22,52 @@
 
 #define H200_SMS 132
 
+/* One block: its threads run one warp (32 threads) at a time, so that the
+ * kernel's warp filter (only lanes holding their warp's min or max read
+ * their chunk again: sb_wants_mn/_mx) is simulated as well. */
+template <class A, class Init, class Run, class Part>
+static void sim_block(int b, int threads, sb_partial &tot, Init init, Run run, Part part) {
+    sb_partial bp;
+    sb_partial_empty(bp);
+    for (int w0 = 0; w0 < threads; w0 += 32) {
+        A a[32];
+        sb_cold cold[32];
+        int n = threads - w0 < 32 ? threads - w0 : 32;
+        for (int l = 0; l < n; l++) {
+            init(a[l], &cold[l]);
+            run(a[l], (uint64_t)b * threads + w0 + l);
+        }
+        auto wmn = a[0].mn, wmx = a[0].mx;
+        for (int l = 1; l < n; l++) {
+            wmn = a[l].mn < wmn ? a[l].mn : wmn;
+            wmx = a[l].mx > wmx ? a[l].mx : wmx;
+        }
+        for (int l = 0; l < n; l++) {
+            sb_partial q;
+            part(q, a[l], (uint64_t)b * threads + w0 + l, sb_wants_mn(a[l], wmn), sb_wants_mx(a[l], wmx));
+            sb_merge(bp, q);
+        }
+    }
+    sb_merge(tot, bp);
+}
 template <class Tr, class C> static void sim_f(const sb_plan &p, int blocks, sb_partial &tot) {
     uint64_t T = (uint64_t)blocks * C::threads;
-    for (int b = 0; b < blocks; b++) {
-        sb_partial bp;
-        sb_partial_empty(bp);
-        for (int t = 0; t < C::threads; t++) {
-            sb_accf a;
-            sb_accf_init(a);
-            sb_thread_f<Tr, C>(p, (uint64_t)b * C::threads + t, T, a);
-            sb_partial q;
-            sb_partial_of<Tr>(q, a, p, (uint64_t)b * C::threads + t, T);
-            sb_merge(bp, q);
-        }
-        sb_merge(tot, bp);
-    }
+    for (int b = 0; b < blocks; b++)
+        sim_block<sb_accf>(b, C::threads, tot, [](sb_accf &a, sb_cold *c) { sb_accf_init(a, c); },
+                           [&](sb_accf &a, uint64_t g) { sb_thread_f<Tr, C>(p, g, T, a); },
+                           [&](sb_partial &q, const sb_accf &a, uint64_t g, bool fmn, bool fmx) {
+                               sb_partial_of<Tr>(q, a, p, g, T, fmn, fmx);
+                           });
 }
 template <class Tr, class C> static void sim_w(const sb_plan &p, int blocks, sb_partial &tot) {
+    typedef sb_accw<typename Tr::M> A;
     uint64_t T = (uint64_t)blocks * C::threads;
-    for (int b = 0; b < blocks; b++) {
-        sb_partial bp;
-        sb_partial_empty(bp);
-        for (int t = 0; t < C::threads; t++) {
-            sb_accw<typename Tr::M> a;
-            sb_accw_init(a);
-            sb_thread_w<Tr>(p, (uint64_t)b * C::threads + t, T, a);
-            sb_partial q;
-            sb_partial_of<Tr>(q, a, p, (uint64_t)b * C::threads + t, T);
-            sb_merge(bp, q);
-        }
-        sb_merge(tot, bp);
-    }
+    for (int b = 0; b < blocks; b++)
+        sim_block<A>(b, C::threads, tot, [](A &a, sb_cold *c) { sb_accw_init(a, c); },
+                     [&](A &a, uint64_t g) { sb_thread_w<Tr>(p, g, T, a); },
+                     [&](sb_partial &q, const A &a, uint64_t g, bool fmn, bool fmx) {
+                         sb_partial_of<Tr>(q, a, p, g, T, fmn, fmx);
+                     });
 }
 
 typedef void (*sim_fn)(const sb_plan &, int, sb_partial &);

@@ -129,27 +129,45 @@ __device__ __forceinline__ void finish(sb_partial p, sb_partial *parts, unsigned
 
 struct sb_out { sb_partial *parts; unsigned *ticket; unsigned base; sb_partial *res; };
 
+/* The warp's least (greatest) v, in every lane. */
+template <class M> __device__ __forceinline__ M warp_min(M v) {
+    for (int off = 16; off > 0; off >>= 1) {
+        M o = __shfl_xor_sync(0xffffffffu, v, off);
+        v = o < v ? o : v;
+    }
+    return v;
+}
+template <class M> __device__ __forceinline__ M warp_max(M v) {
+    for (int off = 16; off > 0; off >>= 1) {
+        M o = __shfl_xor_sync(0xffffffffu, v, off);
+        v = o > v ? o : v;
+    }
+    return v;
+}
+
 template <class Tr, class C>
 __global__ void __launch_bounds__(C::threads, C::bps)
 k_stats_f(sb_plan plan, sb_out o) {
+    __shared__ sb_cold cold[C::threads];
     sb_accf a;
-    sb_accf_init(a);
+    sb_accf_init(a, &cold[threadIdx.x]);
     const uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, T = (uint64_t)gridDim.x * blockDim.x;
     sb_thread_f<Tr, C>(plan, g, T, a);
     sb_partial p;
-    sb_partial_of<Tr>(p, a, plan, g, T);
+    sb_partial_of<Tr>(p, a, plan, g, T, sb_wants_mn(a, warp_min(a.mn)), sb_wants_mx(a, warp_max(a.mx)));
     finish(p, o.parts, o.ticket, o.base, o.res);
 }
 
 template <class Tr, class C>
 __global__ void __launch_bounds__(C::threads, C::bps)
 k_stats_w(sb_plan plan, sb_out o) {
+    __shared__ sb_cold cold[C::threads];
     sb_accw<typename Tr::M> a;
-    sb_accw_init(a);
+    sb_accw_init(a, &cold[threadIdx.x]);
     const uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, T = (uint64_t)gridDim.x * blockDim.x;
     sb_thread_w<Tr>(plan, g, T, a);
     sb_partial p;
-    sb_partial_of<Tr>(p, a, plan, g, T);
+    sb_partial_of<Tr>(p, a, plan, g, T, sb_wants_mn(a, warp_min(a.mn)), sb_wants_mx(a, warp_max(a.mx)));
     finish(p, o.parts, o.ticket, o.base, o.res);
 }
 

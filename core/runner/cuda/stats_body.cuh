@@ -30,18 +30,22 @@
  * 0 < |x| < the dtype's smallest normal (tiny). No fast-math: FTZ must stay
  * off or subnormals would read as zero.
  *
- * Positions: each thread also keeps which of its elements (the ordinal in
- * the order it reads them: 32 bits, three registers) holds its first
- * minimum, maximum and NaN/Inf; its partial turns them into positions in the
- * plan's order (the element offset on the contiguous path, the index over
- * the plan's dims on the strided one; both rise with memory order) by
- * replaying its access pattern (sb_pos_of_ordinal). A thread reads its
- * elements in rising position order (the odd tail comes last), so a strict
- * "<" keeps the first; merges break ties by the lower position. The fast
- * path pays one compare per chunk: the element is searched for only when the
- * chunk beats the running min or max (rare, but every chunk for data that
- * keeps falling). The host maps a position back to the tensor's multi-index
- * (stats.cu). */
+ * Positions (first min, max, NaN/Inf) cost the hot loop two compares and
+ * two predicated moves per chunk: a thread keeps only which of its chunks
+ * (numbered in the order it reads them, which is rising position order)
+ * first reached its final min and max (a strict "<" against the running
+ * value; ties keep the earlier chunk) and which first held a NaN/Inf. After
+ * its loop it reads that chunk again and takes the first element equal to
+ * the min (max), or the first non-finite one (sb_find_f, sb_find_w): one
+ * chunk per thread, and on the GPU only in lanes whose min (max) equals
+ * their warp's (stats.cu), since no other lane can hold the tensor's first.
+ * Merges break ties by the lower position. The host maps a position back to
+ * the tensor's multi-index (stats.cu).
+ *
+ * Zero and subnormal counts (float32/bfloat16/float16, SB_GATE): the fast
+ * path takes min |x| over the chunk (one instruction per element) and counts
+ * only in chunks where it is below the smallest normal, which dense data
+ * never has; sparse data (ReLU outputs) counts as before plus that one. */
 #ifndef AOTIDBG_STATS_BODY_CUH
 #define AOTIDBG_STATS_BODY_CUH
 #include <stdint.h>
@@ -162,22 +166,28 @@ SB_HD uint4 sb_ld16_again(const uint4 *p) { return *p; }
 #endif
 
 /* ---- dtype traits ----------------------------------------------------- */
-/* Float path: raw storage type, conversion to float (exact), smallest normal. */
-#define SB_FTRAIT(NAME, RAW, CONV, TINY)                                   \
-    struct NAME { typedef RAW raw;                                         \
+/* Float path: raw storage type, conversion to float (exact), smallest normal,
+ * and whether zero/subnormal counting is gated on the chunk's min |x| (types
+ * whose dense data has neither: not fp8, whose subnormals are common, nor
+ * the integers, where zero is an ordinary value). */
+#ifndef SB_GATE
+#define SB_GATE 1          /* tune_stats.sh builds 0 to time the ungated count */
+#endif
+#define SB_FTRAIT(NAME, RAW, CONV, TINY, GATE)                             \
+    struct NAME { typedef RAW raw; enum { gate = (GATE) && SB_GATE };      \
         static SB_HD float conv(RAW r) { return CONV; }                    \
         static SB_HD float tiny() { return TINY; } };
-SB_FTRAIT(tf_f32, uint32_t, sb_f32(r), 0x1p-126f)
-SB_FTRAIT(tf_bf16, uint16_t, sb_f32((uint32_t)r << 16), 0x1p-126f)
-SB_FTRAIT(tf_f16, uint16_t, sb_half(r), 0x1p-14f)
-SB_FTRAIT(tf_e4m3, uint8_t, sb_e4m3(r), 0x1p-6f)
-SB_FTRAIT(tf_e5m2, uint8_t, sb_half((uint32_t)r << 8), 0x1p-14f)
+SB_FTRAIT(tf_f32, uint32_t, sb_f32(r), 0x1p-126f, 1)
+SB_FTRAIT(tf_bf16, uint16_t, sb_f32((uint32_t)r << 16), 0x1p-126f, 1)
+SB_FTRAIT(tf_f16, uint16_t, sb_half(r), 0x1p-14f, 1)
+SB_FTRAIT(tf_e4m3, uint8_t, sb_e4m3(r), 0x1p-6f, 0)
+SB_FTRAIT(tf_e5m2, uint8_t, sb_half((uint32_t)r << 8), 0x1p-14f, 0)
 /* Small integers are exact in float; tiny 1 means "never subnormal". */
-SB_FTRAIT(tf_i8, uint8_t, (float)(int8_t)r, 1.0f)
-SB_FTRAIT(tf_u8, uint8_t, (float)r, 1.0f)
-SB_FTRAIT(tf_bool, uint8_t, r ? 1.0f : 0.0f, 1.0f)
-SB_FTRAIT(tf_i16, uint16_t, (float)(int16_t)r, 1.0f)
-SB_FTRAIT(tf_u16, uint16_t, (float)r, 1.0f)
+SB_FTRAIT(tf_i8, uint8_t, (float)(int8_t)r, 1.0f, 0)
+SB_FTRAIT(tf_u8, uint8_t, (float)r, 1.0f, 0)
+SB_FTRAIT(tf_bool, uint8_t, r ? 1.0f : 0.0f, 1.0f, 0)
+SB_FTRAIT(tf_i16, uint16_t, (float)(int16_t)r, 1.0f, 0)
+SB_FTRAIT(tf_u16, uint16_t, (float)r, 1.0f, 0)
 
 /* Wide path: element by element in double; M is the min/max type. */
 struct tw_f64 { typedef uint64_t raw; typedef double M; enum { is_float = 1 };
@@ -192,29 +202,42 @@ struct tw_u64 { typedef uint64_t raw; typedef unsigned long long M; enum { is_fl
     static SB_HD M val(uint64_t r) { return r; } };
 
 /* ---- per-thread accumulators ------------------------------------------ */
-/* Counts are 32-bit per thread: the host caps elements per thread below 2^32. */
+/* Counts are 32-bit per thread: the host caps elements per thread below 2^32.
+ * What the hot loop only ever writes, rarely (non-finite counts, the chunk
+ * marks), lives apart (sb_cold): in shared memory on the GPU (stats.cu), so
+ * it holds no registers across the loop, where registers are what limits
+ * float32 (64 a thread at 1024 threads an SM). */
 typedef struct {
-    uint32_t nan, pinf, ninf, zero, sub, fin;
+    uint32_t nan, pinf, ninf;
+    uint32_t mn_id, mx_id, bad_id;   /* chunks of the first min, max, NaN/Inf; SB_NONE32 */
+    uint32_t groups;                 /* groups read (contiguous path), for sb_chunk_where */
+} sb_cold;
+
+typedef struct {
+    uint32_t zero, sub, fin;
     float mn, mx;
     double K, S1, S2;
-    uint32_t mn_at, mx_at, bad_at;   /* ordinals; SB_NONE32 */
+    sb_cold *c;
 } sb_accf;
 
 template <class M> struct sb_accw {
-    uint32_t nan, pinf, ninf, zero, sub, fin;
+    uint32_t zero, sub, fin;
     M mn, mx;
     double K, S1, S2;
-    uint32_t mn_at, mx_at, bad_at;
+    sb_cold *c;
 };
 
-/* Elements the thread has read so far: the ordinal of the next one. */
-template <class A> SB_HD uint32_t sb_seen(const A &a) { return a.fin + a.nan + a.pinf + a.ninf; }
-
-SB_HD void sb_accf_init(sb_accf &a) {
-    a.nan = a.pinf = a.ninf = a.zero = a.sub = a.fin = 0;
+SB_HD void sb_cold_init(sb_cold *c) {
+    c->nan = c->pinf = c->ninf = 0;
+    c->mn_id = c->mx_id = c->bad_id = SB_NONE32;
+    c->groups = 0;
+}
+SB_HD void sb_accf_init(sb_accf &a, sb_cold *c) {
+    a.zero = a.sub = a.fin = 0;
     a.mn = INFINITY; a.mx = -INFINITY;
     a.K = a.S1 = a.S2 = 0.0;
-    a.mn_at = a.mx_at = a.bad_at = SB_NONE32;
+    a.c = c;
+    sb_cold_init(c);
 }
 template <class M> SB_HD M sb_lowest();
 template <> SB_HD double sb_lowest<double>() { return -INFINITY; }
@@ -225,11 +248,12 @@ template <> SB_HD double sb_highest<double>() { return INFINITY; }
 template <> SB_HD long long sb_highest<long long>() { return (long long)(~0ULL >> 1); }
 template <> SB_HD unsigned long long sb_highest<unsigned long long>() { return ~0ULL; }
 
-template <class M> SB_HD void sb_accw_init(sb_accw<M> &a) {
-    a.nan = a.pinf = a.ninf = a.zero = a.sub = a.fin = 0;
+template <class M> SB_HD void sb_accw_init(sb_accw<M> &a, sb_cold *c) {
+    a.zero = a.sub = a.fin = 0;
     a.mn = sb_highest<M>(); a.mx = sb_lowest<M>();
     a.K = a.S1 = a.S2 = 0.0;
-    a.mn_at = a.mx_at = a.bad_at = SB_NONE32;
+    a.c = c;
+    sb_cold_init(c);
 }
 
 /* Compensated sum: after any number of calls, s + e is sum x to about twice
@@ -277,23 +301,15 @@ SB_UNROLL
     a.fin += m;
 }
 
-/* The first j with x[j] == v (v is one of them). */
-template <int N>
-SB_HD uint32_t sb_first_eq(const float (&x)[N], float v) {
-    uint32_t f = N - 1;
-SB_UNROLL
-    for (int j = N - 1; j >= 0; j--)
-        if (x[j] == v) f = j;
-    return f;
-}
-
 /* The common case: every value finite and no float overflow. Returns false,
  * leaving a untouched, when that does not hold: NaN or Inf anywhere, or an
  * overflow, leaves s1, e1 or s2 non-finite. Six adds per element for the
- * compensated sum, one FMA for s2, two min/max, two compares and counts. */
-template <int N>
-SB_HD bool sb_chunk_fast(sb_accf &a, const float (&x)[N], float tiny) {
-    float c = x[0], s1 = 0.0f, e1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx;
+ * compensated sum, one FMA for s2, two min/max, and either min |x| (GATE:
+ * zeros and subnormals counted only when it is below tiny) or two compares
+ * and counts. A new min or max marks the chunk (id), nothing more. */
+template <int N, bool GATE>
+SB_HD bool sb_chunk_fast(sb_accf &a, const float (&x)[N], float tiny, uint32_t id) {
+    float c = x[0], s1 = 0.0f, e1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx, amin = INFINITY;
     uint32_t nzero = 0, nsmall = 0;
 SB_UNROLL
     for (int j = 0; j < N; j++) {
@@ -302,12 +318,23 @@ SB_UNROLL
         s2 = fmaf(d, d, s2);
         mn = fminf(mn, x[j]);
         mx = fmaxf(mx, x[j]);
-        nzero += (x[j] == 0.0f);
-        nsmall += (fabsf(x[j]) < tiny);
+        if (GATE) {
+            amin = fminf(amin, fabsf(x[j]));
+        } else {
+            nzero += (x[j] == 0.0f);
+            nsmall += (fabsf(x[j]) < tiny);
+        }
     }
     if (!(s2 + fabsf(s1) + fabsf(e1) <= FLT_MAX)) return false;
-    if (mn < a.mn) a.mn_at = sb_seen(a) + sb_first_eq<N>(x, mn);
-    if (mx > a.mx) a.mx_at = sb_seen(a) + sb_first_eq<N>(x, mx);
+    if (GATE && amin < tiny) {
+SB_UNROLL
+        for (int j = 0; j < N; j++) {
+            nzero += (x[j] == 0.0f);
+            nsmall += (fabsf(x[j]) < tiny);
+        }
+    }
+    if (mn < a.mn) a.c->mn_id = id;
+    if (mx > a.mx) a.c->mx_id = id;
     a.mn = mn; a.mx = mx;
     a.zero += nzero;
     a.sub += nsmall - nzero;
@@ -317,10 +344,10 @@ SB_UNROLL
 
 /* Any chunk: classifies every value, sums the finite ones. */
 template <int N, bool FULL>
-SB_HD void sb_chunk_any(sb_accf &a, const float (&x)[N], int n, float tiny) {
+SB_HD void sb_chunk_any(sb_accf &a, const float (&x)[N], int n, float tiny, uint32_t id) {
     float c = 0.0f, s1 = 0.0f, e1 = 0.0f, s2 = 0.0f, mn = a.mn, mx = a.mx;
-    uint32_t m = 0, o0 = sb_seen(a);
-    int mnj = -1, mxj = -1, badj = -1;
+    uint32_t m = 0, nan = 0, pinf = 0, ninf = 0;
+    bool bad = false;
 SB_UNROLL
     for (int j = N - 1; j >= 0; j--)
         if ((FULL || j < n) && fabsf(x[j]) <= FLT_MAX) c = x[j];
@@ -329,69 +356,83 @@ SB_UNROLL
         if (FULL || j < n) {
             float v = x[j], av = fabsf(v);
             bool fin = av <= FLT_MAX, inf = av == INFINITY;
-            a.nan += (v != v);
-            a.pinf += inf && v > 0.0f;
-            a.ninf += inf && v < 0.0f;
+            nan += (v != v);
+            pinf += inf && v > 0.0f;
+            ninf += inf && v < 0.0f;
             a.zero += (v == 0.0f);
             a.sub += (av < tiny) && v != 0.0f;
             if (fin) {
                 float d = v - c;
                 sb_twosum(s1, e1, v);
                 s2 = fmaf(d, d, s2);
-                if (v < mn) { mn = v; mnj = j; }
-                if (v > mx) { mx = v; mxj = j; }
+                mn = fminf(mn, v);
+                mx = fmaxf(mx, v);
                 m++;
-            } else if (badj < 0) {
-                badj = j;
+            } else {
+                bad = true;
             }
         }
     }
-    if (mnj >= 0) a.mn_at = o0 + mnj;
-    if (mxj >= 0) a.mx_at = o0 + mxj;
-    if (badj >= 0 && a.bad_at == SB_NONE32) a.bad_at = o0 + badj;
+    if (mn < a.mn) a.c->mn_id = id;
+    if (mx > a.mx) a.c->mx_id = id;
+    if (bad) {
+        a.c->nan += nan; a.c->pinf += pinf; a.c->ninf += ninf;
+        if (a.c->bad_id == SB_NONE32) a.c->bad_id = id;
+    }
     a.mn = mn; a.mx = mx;
     sb_chunk_commit<N, FULL>(a, x, n, m, c, s1, e1, s2);
 }
 
-/* Add up to N float values x[0..n) (n == N when FULL) as one chunk. */
-template <int N, bool FULL>
-SB_HD void sb_chunk(sb_accf &a, const float (&x)[N], int n, float tiny) {
+/* Add up to N float values x[0..n) (n == N when FULL) as chunk id. */
+template <int N, bool FULL, bool GATE>
+SB_HD void sb_chunk(sb_accf &a, const float (&x)[N], int n, float tiny, uint32_t id) {
     if (FULL) {
         /* x*0 is 0 for finite x and NaN for NaN/Inf: one FMA per element
          * picks the path before any sum is spent. */
         float probe = 0.0f;
 SB_UNROLL
         for (int j = 0; j < N; j++) probe = fmaf(x[j], 0.0f, probe);
-        if (probe == 0.0f && sb_chunk_fast<N>(a, x, tiny)) return;
+        if (probe == 0.0f && sb_chunk_fast<N, GATE>(a, x, tiny, id)) return;
     }
-    sb_chunk_any<N, FULL>(a, x, n, tiny);
+    sb_chunk_any<N, FULL>(a, x, n, tiny, id);
 }
 
+/* One element of chunk id. A new min or max marks the chunk straight in
+ * sb_cold (a predicated store: no register held across the loop), as does
+ * the thread's first finite value (its min may equal the type's highest,
+ * which no "<" lowers). */
 template <class Tr>
-SB_HD void sb_elem_w(sb_accw<typename Tr::M> &a, typename Tr::raw r) {
+SB_HD void sb_elem_w(sb_accw<typename Tr::M> &a, typename Tr::raw r, uint32_t id) {
     typedef typename Tr::M M;
     M v = Tr::val(r);
     double x = (double)v;
     if (Tr::is_float) {
         double ax = fabs(x);
         if (!(ax <= DBL_MAX)) {
-            a.nan += (x != x);
-            a.pinf += (ax == INFINITY) && x > 0.0;
-            a.ninf += (ax == INFINITY) && x < 0.0;
-            a.bad_at = a.bad_at == SB_NONE32 ? sb_seen(a) - 1 : a.bad_at;   /* counted above */
+            a.c->nan += (x != x);
+            a.c->pinf += (ax == INFINITY) && x > 0.0;
+            a.c->ninf += (ax == INFINITY) && x < 0.0;
+            if (a.c->bad_id == SB_NONE32) a.c->bad_id = id;
             return;
         }
         a.sub += (ax < DBL_MIN) && x != 0.0;
     }
     a.zero += (v == (M)0);
-    /* the first finite element sets both (a min equal to the type's highest) */
-    if (v < a.mn || a.fin == 0) { a.mn = v; a.mn_at = sb_seen(a); }
-    if (v > a.mx || a.fin == 0) { a.mx = v; a.mx_at = sb_seen(a); }
-    if (a.fin == 0) a.K = x;
+    if (v < a.mn) { a.mn = v; a.c->mn_id = id; }
+    if (v > a.mx) { a.mx = v; a.c->mx_id = id; }
+    if (a.fin == 0) { a.K = x; a.mn = a.mx = v; a.c->mn_id = a.c->mx_id = id; }
     double d = x - a.K;
     a.S1 += d;
     a.S2 = fma(d, d, a.S2);
     a.fin++;
+}
+
+/* Elements x[0..n) as chunk id. */
+template <class Tr, int N>
+SB_HD void sb_chunk_w(sb_accw<typename Tr::M> &a, const typename Tr::raw (&x)[N], int n, uint32_t id) {
+SB_UNROLL
+    for (int j = 0; j < N; j++)
+        if (j < n) sb_elem_w<Tr>(a, x[j], id);
 }
 
 /* ---- one thread's share of the tensor --------------------------------- */
@@ -418,43 +459,56 @@ template <> SB_HD uint16_t sb_lane<uint16_t>(const sb_vec &u, int j) { return u.
 template <> SB_HD uint32_t sb_lane<uint32_t>(const sb_vec &u, int j) { return u.w[j]; }
 template <> SB_HD uint64_t sb_lane<uint64_t>(const sb_vec &u, int j) { return u.q[j]; }
 
-/* U vectors of one group: thread g's v, v+T, ..., v+(U-1)T. */
+/* U vectors of one group: q[0], q[T], ..., q[(U-1)T]. */
 template <int U, bool HINT>
-SB_HD void sb_load_group(sb_vec (&r)[U], const uint4 *vp, uint64_t v, uint64_t T) {
+SB_HD void sb_load_group(sb_vec (&r)[U], const uint4 *q, uint64_t T) {
 SB_UNROLL
-    for (int k = 0; k < U; k++) r[k].v = sb_ld16<HINT>(vp + v + (uint64_t)k * T);
+    for (int k = 0; k < U; k++) r[k].v = sb_ld16<HINT>(q + (uint64_t)k * T);
 }
-/* A group's U*V elements as one chunk. The fast path runs first, with no
+/* A group's U*V elements as chunk id. The fast path runs first, with no
  * probe: the rare group it refuses is loaded again (from cache) rather than
  * kept in registers across it. */
 template <class Tr, int U, int V>
-SB_HD void sb_sum_group(sb_accf &a, const sb_vec (&r)[U], float tiny,
-                        const uint4 *vp, uint64_t v, uint64_t T) {
+SB_HD void sb_sum_group(sb_accf &a, const sb_vec (&r)[U], float tiny, const uint4 *q, uint64_t T, uint32_t id) {
     typedef typename Tr::raw R;
     float x[U * V];
 SB_UNROLL
     for (int k = 0; k < U; k++)
 SB_UNROLL
         for (int j = 0; j < V; j++) x[k * V + j] = Tr::conv(sb_lane<R>(r[k], j));
-    if (sb_chunk_fast<U * V>(a, x, tiny)) return;
-    sb_vec q[U];
+    if (sb_chunk_fast<U * V, Tr::gate>(a, x, tiny, id)) return;
+    sb_vec b[U];
 SB_UNROLL
-    for (int k = 0; k < U; k++) q[k].v = sb_ld16_again(vp + v + (uint64_t)k * T);
+    for (int k = 0; k < U; k++) b[k].v = sb_ld16_again(q + (uint64_t)k * T);
     float y[U * V];
 SB_UNROLL
     for (int k = 0; k < U; k++)
 SB_UNROLL
-        for (int j = 0; j < V; j++) y[k * V + j] = Tr::conv(sb_lane<R>(q[k], j));
-    sb_chunk_any<U * V, true>(a, y, U * V, tiny);
+        for (int j = 0; j < V; j++) y[k * V + j] = Tr::conv(sb_lane<R>(b[k], j));
+    sb_chunk_any<U * V, true>(a, y, U * V, tiny, id);
 }
 
+/* Groups of U vectors T apart that thread g reads (the host keeps a
+ * thread's elements below 2^32). */
+template <int U>
+SB_HD uint32_t sb_groups(const sb_plan &p, uint64_t g, uint64_t T) {
+    const uint64_t step = (uint64_t)U * T, last = (uint64_t)(U - 1) * T;
+    return g + last < p.nvec ? (uint32_t)((p.nvec - 1 - g - last) / step + 1) : 0;
+}
+
+/* Chunk ids, in the order a thread reads (rising positions). Contiguous: 0
+ * the head element, 1..ng the groups, then the single vectors, then the
+ * tail element. Strided: the iteration. sb_chunk_where inverts this. The
+ * group loops count ids, not vector indices: one 32-bit register is the
+ * loop counter and the id both. */
 template <class Tr, class C>
 SB_HD void sb_thread_f(const sb_plan &p, uint64_t g, uint64_t T, sb_accf &a) {
     typedef typename Tr::raw R;
     const R *e = (const R *)p.base;
     const float tiny = Tr::tiny();
     if (p.strided) {
-        for (uint64_t i = g; i < p.numel; i += T * SB_SCHUNK) {
+        uint32_t id = 0;
+        for (uint64_t i = g; i < p.numel; i += T * SB_SCHUNK, id++) {
             float x[SB_SCHUNK];
             int n = 0;
 SB_UNROLL
@@ -463,53 +517,56 @@ SB_UNROLL
                 x[k] = 0.0f;
                 if (li < p.numel) { x[k] = Tr::conv(SB_LD(e + sb_offset(p, li))); n++; }
             }
-            sb_chunk<SB_SCHUNK, false>(a, x, n, tiny);
+            sb_chunk<SB_SCHUNK, false, Tr::gate>(a, x, n, tiny, id);
         }
         return;
     }
     enum { V = sb_shape_f<Tr>::V, U = sb_shape_f<Tr>::U };
-    uint64_t tail0 = p.head + p.nvec * V;
     if (g < p.head) {
         float x[1] = { Tr::conv(SB_LD(e + g)) };
-        sb_chunk<1, true>(a, x, 1, tiny);
+        sb_chunk<1, true, Tr::gate>(a, x, 1, tiny, 0);
     }
     const uint4 *vp = (const uint4 *)(e + p.head);
-    uint64_t v = g;
-    const uint64_t step = (uint64_t)U * T, last = (uint64_t)(U - 1) * T;
-    if (C::pf && v + last < p.nvec) {
+    const uint4 *q = vp + g;
+    const uint64_t step = (uint64_t)U * T;
+    const uint32_t ng = sb_groups<U>(p, g, T);
+    a.c->groups = ng;
+    uint32_t id = 1;
+    if (C::pf && ng > 0) {
         /* Two buffers in turn: the loads of the next group are in flight
          * while this one is summed (no register copies between iterations). */
         sb_vec ra[U], rb[U];
-        sb_load_group<U, C::hint>(ra, vp, v, T);
+        sb_load_group<U, C::hint>(ra, q, T);
         for (;;) {
-            bool more = v + step + last < p.nvec;
-            if (more) sb_load_group<U, C::hint>(rb, vp, v + step, T);
-            sb_sum_group<Tr, U, V>(a, ra, tiny, vp, v, T);
-            v += step;
+            bool more = id < ng;
+            if (more) sb_load_group<U, C::hint>(rb, q + step, T);
+            sb_sum_group<Tr, U, V>(a, ra, tiny, q, T, id++);
+            q += step;
             if (!more) break;
-            more = v + step + last < p.nvec;
-            if (more) sb_load_group<U, C::hint>(ra, vp, v + step, T);
-            sb_sum_group<Tr, U, V>(a, rb, tiny, vp, v, T);
-            v += step;
+            more = id < ng;
+            if (more) sb_load_group<U, C::hint>(ra, q + step, T);
+            sb_sum_group<Tr, U, V>(a, rb, tiny, q, T, id++);
+            q += step;
             if (!more) break;
         }
     }
-    for (; v + last < p.nvec; v += step) {   /* without PF: every group */
+    for (; id <= ng; id++, q += step) {   /* without PF: every group */
         sb_vec r[U];
-        sb_load_group<U, C::hint>(r, vp, v, T);
-        sb_sum_group<Tr, U, V>(a, r, tiny, vp, v, T);
+        sb_load_group<U, C::hint>(r, q, T);
+        sb_sum_group<Tr, U, V>(a, r, tiny, q, T, id);
     }
-    for (; v < p.nvec; v += T) {
+    for (uint64_t v = g + (uint64_t)ng * step; v < p.nvec; v += T, id++) {
         sb_vec r;
         r.v = sb_ld16<C::hint>(vp + v);
         float x[V];
 SB_UNROLL
         for (int j = 0; j < V; j++) x[j] = Tr::conv(sb_lane<R>(r, j));
-        sb_chunk<V, true>(a, x, V, tiny);
+        sb_chunk<V, true, Tr::gate>(a, x, V, tiny, id);
     }
-    if (g < p.numel - tail0) {   /* last: positions rise through the thread */
+    const uint64_t tail0 = p.head + p.nvec * V;
+    if (g < p.numel - tail0) {   /* last: ids rise with positions */
         float x[1] = { Tr::conv(SB_LD(e + tail0 + g)) };
-        sb_chunk<1, true>(a, x, 1, tiny);
+        sb_chunk<1, true, Tr::gate>(a, x, 1, tiny, id);
     }
 }
 
@@ -518,41 +575,147 @@ SB_HD void sb_thread_w(const sb_plan &p, uint64_t g, uint64_t T, sb_accw<typenam
     typedef typename Tr::raw R;
     const R *e = (const R *)p.base;
     if (p.strided) {
-        for (uint64_t i = g; i < p.numel; i += T * SB_SCHUNK) {
+        uint32_t id = 0;
+        for (uint64_t i = g; i < p.numel; i += T * SB_SCHUNK, id++) {
             R x[SB_SCHUNK];
+            int n = 0;
 SB_UNROLL
             for (int k = 0; k < SB_SCHUNK; k++) {
                 uint64_t li = i + (uint64_t)k * T;
                 x[k] = 0;
-                if (li < p.numel) x[k] = SB_LD(e + sb_offset(p, li));
+                if (li < p.numel) { x[k] = SB_LD(e + sb_offset(p, li)); n++; }
             }
-SB_UNROLL
-            for (int k = 0; k < SB_SCHUNK; k++)
-                if (i + (uint64_t)k * T < p.numel) sb_elem_w<Tr>(a, x[k]);
+            sb_chunk_w<Tr, SB_SCHUNK>(a, x, n, id);
         }
         return;
     }
     enum { V = sb_shape_w<Tr>::V, U = sb_shape_w<Tr>::U };
-    uint64_t tail0 = p.head + p.nvec * V;
-    if (g < p.head) sb_elem_w<Tr>(a, SB_LD(e + g));
+    if (g < p.head) {
+        R x[1] = { SB_LD(e + g) };
+        sb_chunk_w<Tr, 1>(a, x, 1, 0);
+    }
     const uint4 *vp = (const uint4 *)(e + p.head);
-    uint64_t v = g;
-    for (; v + (uint64_t)(U - 1) * T < p.nvec; v += (uint64_t)U * T) {
+    const uint4 *q = vp + g;
+    const uint64_t step = (uint64_t)U * T;
+    const uint32_t ng = sb_groups<U>(p, g, T);
+    a.c->groups = ng;
+    uint32_t id = 1;
+    for (; id <= ng; id++, q += step) {
         sb_vec r[U];
-SB_UNROLL
-        for (int k = 0; k < U; k++) r[k].v = sb_ld16<false>(vp + v + (uint64_t)k * T);
+        sb_load_group<U, false>(r, q, T);
+        R x[U * V];
 SB_UNROLL
         for (int k = 0; k < U; k++)
 SB_UNROLL
-            for (int j = 0; j < V; j++) sb_elem_w<Tr>(a, sb_lane<R>(r[k], j));
+            for (int j = 0; j < V; j++) x[k * V + j] = sb_lane<R>(r[k], j);
+        sb_chunk_w<Tr, U * V>(a, x, U * V, id);
     }
-    for (; v < p.nvec; v += T) {
+    for (uint64_t v = g + (uint64_t)ng * step; v < p.nvec; v += T, id++) {
         sb_vec r;
         r.v = sb_ld16<false>(vp + v);
+        R x[V];
 SB_UNROLL
-        for (int j = 0; j < V; j++) sb_elem_w<Tr>(a, sb_lane<R>(r, j));
+        for (int j = 0; j < V; j++) x[j] = sb_lane<R>(r, j);
+        sb_chunk_w<Tr, V>(a, x, V, id);
     }
-    if (g < p.numel - tail0) sb_elem_w<Tr>(a, SB_LD(e + tail0 + g));   /* last: rising positions */
+    const uint64_t tail0 = p.head + p.nvec * V;
+    if (g < p.numel - tail0) {   /* last: ids rise with positions */
+        R x[1] = { SB_LD(e + tail0 + g) };
+        sb_chunk_w<Tr, 1>(a, x, 1, id);
+    }
+}
+
+/* ---- positions: the marked chunk read again ------------------------------ */
+/* Where chunk id of thread g lies (inverting sb_thread_f/_w's numbering;
+ * groups: how many groups the thread read, from its sb_cold). Contiguous: n
+ * vectors of V elements T vectors apart from vector v0, or (one) the single
+ * element at position pos0. Strided: up to SB_SCHUNK elements of plan index
+ * pos0 + r*T, those below numel. */
+typedef struct { uint64_t v0, pos0; int n, one; } sb_where;
+
+template <int U, int V>
+SB_HD sb_where sb_chunk_where(const sb_plan &p, uint64_t g, uint64_t T, uint32_t id, uint32_t groups) {
+    sb_where w = { 0, 0, 0, 0 };
+    if (p.strided) {
+        w.pos0 = g + (uint64_t)id * SB_SCHUNK * T; w.n = SB_SCHUNK; w.one = 1;
+    } else if (id == 0) {           /* the head element */
+        w.pos0 = g; w.n = w.one = 1;
+    } else if (id <= groups) {      /* a group */
+        w.v0 = g + (uint64_t)(id - 1) * U * T; w.n = U;
+    } else {                        /* a single vector, or the tail element */
+        w.v0 = g + ((uint64_t)groups * U + (id - 1 - groups)) * T; w.n = 1;
+        if (w.v0 >= p.nvec) { w.pos0 = p.head + p.nvec * V + g; w.one = 1; }
+    }
+    return w;
+}
+
+enum { SB_FIND_MIN, SB_FIND_MAX, SB_FIND_BAD };
+template <class Tr> struct sb_hit_f {   /* float path: the value as float */
+    typedef float M;
+    static SB_HD bool hit(typename Tr::raw r, int what, float v) {
+        float x = Tr::conv(r);
+        return what == SB_FIND_BAD ? !(fabsf(x) <= FLT_MAX) : x == v;
+    }
+};
+template <class Tr> struct sb_hit_w {   /* wide path: the value as M */
+    typedef typename Tr::M M;
+    static SB_HD bool hit(typename Tr::raw r, int what, M v) {
+        M x = Tr::val(r);
+        return what == SB_FIND_BAD ? !(fabs((double)x) <= DBL_MAX) : x == v;
+    }
+};
+/* The position of the first element of chunk id that is the min (max) value
+ * v, or the first NaN/Inf (what); SB_NONE when id is SB_NONE32. Contiguous:
+ * the group's loads are all issued before any compare (one memory round
+ * trip); strided: element by element (that path is paced by its index
+ * arithmetic anyway). */
+template <class Tr, class H, int U, int V>
+SB_HD uint64_t sb_find(const sb_plan &p, uint64_t g, uint64_t T, uint32_t id, uint32_t groups, int what,
+                       typename H::M v) {
+    typedef typename Tr::raw R;
+    if (id == SB_NONE32) return SB_NONE;
+    const R *e = (const R *)p.base;
+    const sb_where w = sb_chunk_where<U, V>(p, g, T, id, groups);
+    if (w.one) {
+        for (int r = 0; r < w.n; r++) {
+            uint64_t pos = w.pos0 + (uint64_t)r * T;
+            if (pos < p.numel && H::hit(SB_LD(e + (p.strided ? sb_offset(p, pos) : pos)), what, v)) return pos;
+        }
+        return SB_NONE;   /* not reached: the chunk holds what marked it */
+    }
+    const uint4 *vp = (const uint4 *)(e + p.head);
+    sb_vec x[U];
+SB_UNROLL
+    for (int k = 0; k < U; k++)
+        if (k < w.n) x[k].v = SB_LD(vp + w.v0 + (uint64_t)k * T);
+    int first = -1;   /* unrolled, so x stays in registers */
+SB_UNROLL
+    for (int k = U - 1; k >= 0; k--)
+SB_UNROLL
+        for (int j = V - 1; j >= 0; j--)
+            if (k < w.n && H::hit(sb_lane<R>(x[k], j), what, v)) first = k * V + j;
+    if (first < 0) return SB_NONE;
+    return p.head + (w.v0 + (uint64_t)(first / V) * T) * V + (uint64_t)(first % V);
+}
+
+/* The three positions of thread g; one copy of the search code (the loop is
+ * not unrolled). find_mn / find_mx false: that one stays SB_NONE. */
+template <class Tr, class H, int U, int V, class A>
+SB_HD void sb_find_all(const sb_plan &p, uint64_t g, uint64_t T, const A &a, bool find_mn, bool find_mx,
+                       uint64_t &mn_at, uint64_t &mx_at, uint64_t &bad_at) {
+    mn_at = mx_at = bad_at = SB_NONE;
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+    for (int what = SB_FIND_MIN; what <= SB_FIND_BAD; what++) {
+        uint32_t id = what == SB_FIND_MIN ? (find_mn ? a.c->mn_id : SB_NONE32)
+                    : what == SB_FIND_MAX ? (find_mx ? a.c->mx_id : SB_NONE32) : a.c->bad_id;
+        if (id == SB_NONE32) continue;
+        uint64_t at = sb_find<Tr, H, U, V>(p, g, T, id, a.c->groups, what, what == SB_FIND_MAX ? a.mx : a.mn);
+        if (what == SB_FIND_MIN) mn_at = at;
+        else if (what == SB_FIND_MAX) mx_at = at;
+        else bad_at = at;
+    }
 }
 
 /* ---- partials ---------------------------------------------------------- */
@@ -579,44 +742,36 @@ SB_HD void sb_partial_from(sb_partial &p, uint32_t nan, uint32_t pinf, uint32_t 
         p.mn = INFINITY; p.mx = -INFINITY;
     }
 }
-/* The plan position of thread g's o-th element, replaying how sb_thread_f
- * (U vectors of V a group) and sb_thread_w read: the head element, the
- * groups, the single vectors, the tail element; strided, every T-th index. */
-template <int U, int V>
-SB_HD uint64_t sb_pos_of_ordinal(const sb_plan &p, uint64_t g, uint64_t T, uint32_t ord) {
-    if (ord == SB_NONE32) return SB_NONE;
-    uint64_t o = ord;
-    if (p.strided) return g + o * T;
-    if (g < p.head) {
-        if (o == 0) return g;
-        o--;
-    }
-    const uint64_t step = (uint64_t)U * T, last = (uint64_t)(U - 1) * T;
-    const uint64_t ng = g + last < p.nvec ? (p.nvec - 1 - g - last) / step + 1 : 0;
-    if (o < ng * U * V) {
-        uint64_t i = o / (U * V), r = o % (U * V);
-        return p.head + (g + i * step + (r / V) * T) * V + r % V;
-    }
-    o -= ng * U * V;
-    const uint64_t v0 = g + ng * step, ns = v0 < p.nvec ? (p.nvec - 1 - v0) / T + 1 : 0;
-    if (o < ns * V) return p.head + (v0 + (o / V) * T) * V + o % V;
-    return p.head + p.nvec * V + g;
-}
+
+/* Thread g's partial. find_mn / find_mx: read the min's (max's) chunk again
+ * for its position; a thread that cannot hold the tensor's first min (its
+ * min is above its warp's) passes false and leaves it SB_NONE. */
 template <class Tr>
-SB_HD void sb_partial_of(sb_partial &p, const sb_accf &a, const sb_plan &pl, uint64_t g, uint64_t T) {
+SB_HD void sb_partial_of(sb_partial &p, const sb_accf &a, const sb_plan &pl, uint64_t g, uint64_t T,
+                         bool find_mn, bool find_mx) {
     typedef sb_shape_f<Tr> S;
-    sb_partial_from(p, a.nan, a.pinf, a.ninf, a.zero, a.sub, a.fin, a.K, a.S1, a.S2, a.mn, a.mx,
-                    sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.mn_at), sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.mx_at),
-                    sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.bad_at));
+    uint64_t mn_at, mx_at, bad_at;
+    sb_find_all<Tr, sb_hit_f<Tr>, S::U, S::V>(pl, g, T, a, find_mn, find_mx, mn_at, mx_at, bad_at);
+    sb_partial_from(p, a.c->nan, a.c->pinf, a.c->ninf, a.zero, a.sub, a.fin, a.K, a.S1, a.S2, a.mn, a.mx,
+                    mn_at, mx_at, bad_at);
 }
 template <class Tr>
 SB_HD void sb_partial_of(sb_partial &p, const sb_accw<typename Tr::M> &a, const sb_plan &pl, uint64_t g,
-                         uint64_t T) {
+                         uint64_t T, bool find_mn, bool find_mx) {
     typedef sb_shape_w<Tr> S;
-    sb_partial_from(p, a.nan, a.pinf, a.ninf, a.zero, a.sub, a.fin, a.K, a.S1, a.S2,
-                    (double)a.mn, (double)a.mx, sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.mn_at),
-                    sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.mx_at), sb_pos_of_ordinal<S::U, S::V>(pl, g, T, a.bad_at));
+    uint64_t mn_at, mx_at, bad_at;
+    sb_find_all<Tr, sb_hit_w<Tr>, S::U, S::V>(pl, g, T, a, find_mn, find_mx, mn_at, mx_at, bad_at);
+    sb_partial_from(p, a.c->nan, a.c->pinf, a.c->ninf, a.zero, a.sub, a.fin, a.K, a.S1, a.S2,
+                    (double)a.mn, (double)a.mx, mn_at, mx_at, bad_at);
 }
+
+/* Which threads of a warp (lanes) read their min's / max's chunk again:
+ * those with finite values whose min (max) equals the warp's (wmn, wmx),
+ * the only ones that can hold the tensor's first. */
+template <class A, class M>
+SB_HD bool sb_wants_mn(const A &a, M wmn) { return a.fin && a.mn == wmn; }
+template <class A, class M>
+SB_HD bool sb_wants_mx(const A &a, M wmx) { return a.fin && a.mx == wmx; }
 
 /* Chan et al.: merge (n, mean, M2) of two disjoint sets. a += b. Equal
  * minima (maxima) keep the lower position: the first in the plan's order. */
