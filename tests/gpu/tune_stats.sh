@@ -23,17 +23,23 @@ B=$(mktemp -d /tmp/tune.XXXXXX)
 # revision REV instead (skipped when $ROOT is not a git checkout).
 #   new       the default (positions: chunk marks, warp filter; gated zero count)
 #   gate0     the same, zero/subnormal counted in every chunk (SB_GATE=0)
-#   c3pf      3 blocks/SM with prefetch for every width (85 registers)
+#   c3pf      2- and 1-byte types 3 blocks/SM with prefetch (85 registers);
+#             float32 as new: a second copy of new, how far two equal builds differ
 #   c512      512 threads, 2 blocks/SM, no prefetch (64 registers)
 #   c128      float32 128 x 8; 2- and 1-byte 256 x 2 with prefetch
+#   f32pf     float32 256 x 2 with prefetch (128 registers, 8 loads in flight)
+#   f32hint   float32 as new with the L1::no_allocate L2::256B load hint
 #   main      the kernel before this change (positions as per-thread ordinals)
-#   prepos    the kernel before positions existed (0.274 ms on float32)
+#   prepos    the kernel before positions existed (0.274 ms on float32; it
+#             computes no positions, so its "correct" reads NO on them)
 VARIANTS=${VARIANTS:-"
 new=;;;
 gate0=;;;SB_GATE=0
-c3pf=256,3,true,false;256,3,true,true;256,3,true,true;
+c3pf=;256,3,true,true;256,3,true,true;
 c512=512,2,false,false;512,2,false,true;512,2,false,true;
 c128=128,8,false,false;256,2,true,true;256,2,true,true;
+f32pf=256,2,true,false;;;
+f32hint=256,4,false,true;;;
 main@f9f70db=
 prepos@9ecf10d=
 "}
