@@ -15,8 +15,9 @@ times, round by round in turn so that the machine's load hits them alike:
   live      aotidbg PKG --inputs SPEC                  in a terminal (a pty, 120x40): from the
                                                        start until its first screen is drawn
 
-and prints medians, the ratios to the plain loader, the front end's peak memory (VmHWM of the
-aotidbg process itself, not the runner) next to the same figure for a 1.5 MB package, and the
+and prints medians of the wall time and of the CPU time (user + system), the ratios to the plain
+loader, the front end's peak memory (VmHWM of the aotidbg process itself, not the runner) next to
+the same figure for a 1.5 MB package, and the
 targets: run <= 1.25x plain, info and check <= 0.5x plain, live's first screen <= 0.5 s, and the
 front end's memory not growing with the weights (big - small < 64 MB).
 
@@ -57,7 +58,8 @@ def peak_kb(pid):
 
 
 def timed(cmd, env=None, timeout=900):
-    """Runs cmd; returns (seconds, front-end peak KB, returncode, output)."""
+    """Runs cmd; returns (seconds, CPU seconds (user + system, with the children it waited
+    for: the runner), front-end peak KB, returncode, output)."""
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                          start_new_session=True)
@@ -73,27 +75,40 @@ def timed(cmd, env=None, timeout=900):
             chunk = None
         if chunk:
             out += chunk
-        if p.poll() is not None:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            t = time.monotonic() - t0
+            p.returncode = os.waitstatus_to_exitcode(status)
             out += p.stdout.read() or b""
-            break
+            return t, ru.ru_utime + ru.ru_stime, peak, p.returncode, out.decode(errors="replace")
         if time.monotonic() - t0 > timeout:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
-            return None, peak, -9, out.decode(errors="replace")
+            return None, None, peak, -9, out.decode(errors="replace")
         time.sleep(0.002)
-    return time.monotonic() - t0, peak, p.returncode, out.decode(errors="replace")
+
+
+def cpu_s(pid):
+    """CPU seconds (user + system) of a running process so far."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def first_screen(cmd, env, cols=120, rows=40, timeout=120):
     """Runs cmd in a terminal of its own; returns (seconds until the first full screen is drawn
-    (its status line, " LIVE " and the key hints), front-end peak KB, 0 or -1, output tail).
+    (its status line, " LIVE " and the key hints), the front end's CPU seconds until then, its
+    peak KB, 0 or -1, output tail).
     Then quits it with q, as a user would, so that it cleans up after itself."""
     pid, fd = pty.fork()
     if pid == 0:
         os.execvpe(cmd[0], cmd, dict(env, TERM="xterm-256color", LINES=str(rows), COLUMNS=str(cols)))
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     t0 = time.monotonic()
-    out, peak, t_hit, quit_sent = b"", 0, None, 0.0
+    out, peak, t_hit, cpu_hit, quit_sent = b"", 0, None, None, 0.0
     while True:
         k = peak_kb(pid)
         if k:
@@ -109,6 +124,7 @@ def first_screen(cmd, env, cols=120, rows=40, timeout=120):
             out += chunk
             if t_hit is None and b"LIVE" in out and b"q quit" in out:
                 t_hit = time.monotonic() - t0
+                cpu_hit = cpu_s(pid)
         now = time.monotonic()
         if t_hit is not None and now - quit_sent > 2:
             os.write(fd, b"q")     # again every 2 s until it goes (a confirmation, a busy loop)
@@ -119,7 +135,7 @@ def first_screen(cmd, env, cols=120, rows=40, timeout=120):
     _, status = os.waitpid(pid, 0)
     os.close(fd)
     text = out.decode(errors="replace")[-3000:]
-    return t_hit, peak, 0 if t_hit is not None else -1, text
+    return t_hit, cpu_hit, peak, 0 if t_hit is not None else -1, text
 
 
 def main():
@@ -175,25 +191,28 @@ def main():
         "live": [aotidbg, pkg, "--inputs", spec, "--record", live_rec],
     }
     times = {k: [] for k in cases}
+    cpus = {k: [] for k in cases}
     peaks = {k: [] for k in cases}
     for rnd in range(a.rounds):
         for name, cmd in cases.items():
-            t, peak, rc, out = first_screen(cmd, env) if name == "live" else timed(cmd, env=env)
+            t, cpu, peak, rc, out = first_screen(cmd, env) if name == "live" else timed(cmd, env=env)
             ok = rc == 0 or (name == "check" and rc == 1)
             if not ok or t is None:
                 print(f"bench_load: {name} failed (exit {rc}):\n{out[-3000:]}")
                 sys.exit(2)
             times[name].append(t)
+            cpus[name].append(cpu if cpu is not None else float("nan"))
             peaks[name].append(peak)
         print(f"round {rnd + 1}: " + "  ".join(f"{k} {times[k][-1]:.2f}s" for k in cases), flush=True)
 
     small_peak = None
     if have_small:
-        t, small_peak, rc, out = timed([aotidbg, "check", small])
+        t, cpu, small_peak, rc, out = timed([aotidbg, "check", small])
     med = {k: statistics.median(v) for k, v in times.items()}
-    base = med["plain"]
+    cmed = {k: statistics.median(v) for k, v in cpus.items()}
+    base, cbase = med["plain"], cmed["plain"]
     print()
-    print(f"{'what':8} {'median s':>9} {'min s':>8} {'x plain':>8} {'peak MB':>18}  target")
+    print(f"{'what':8} {'median s':>9} {'min s':>8} {'x plain':>8} {'cpu s':>7} {'cpu x':>6} {'peak MB':>8}  target")
     targets = {"run": ("<= 1.25x plain", med["run"] <= 1.25 * base),
                "info": ("<= 0.5x plain", med["info"] <= 0.5 * base),
                "check": ("<= 0.5x plain", med["check"] <= 0.5 * base),
@@ -203,13 +222,15 @@ def main():
         tgt, ok = targets.get(k, ("", None))
         verdict = "" if ok is None else ("PASS " if ok else "MISS ") + tgt
         print(f"{k:8} {med[k]:9.3f} {min(times[k]):8.3f} {med[k] / base:8.2f} "
-              f"{pk:18.1f}  {verdict}")
+              f"{cmed[k]:7.2f} {cmed[k] / cbase:6.2f} {pk:8.1f}  {verdict}")
     fe = max(max(peaks["run"]), max(peaks["live"]), max(peaks["check"])) / 1024
     if small_peak:
         grow = fe - small_peak / 1024
         print(f"front end peak: {fe:.1f} MB on this package, {small_peak / 1024:.1f} MB (check) on a 1.5 MB one: "
               f"{'PASS' if grow < 64 else 'MISS'} grows by {grow:.1f} MB (target: < 64 MB)")
-    print(f"(plain loader whole process {base:.3f} s; {a.rounds} rounds, interleaved; sessions in {work})")
+    print(f"(plain loader whole process {base:.3f} s; {a.rounds} rounds, interleaved; sessions in {work}; "
+          f"cpu s = user + system of the process and the runner it waited for (live: the front end "
+          f"until its first screen); {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f})")
     if not a.out:
         shutil.rmtree(work, ignore_errors=True)
 
