@@ -17,6 +17,7 @@ static run_service *live_rs;   /* one live run per process */
 enum { PEND_NONE = 0, PEND_STEP, PEND_CONTINUE };
 static int pending;
 static int pause_asked;   /* ^C asked for a pause; a second ^C before the stop ends the runner */
+static int end_noted;     /* the end of this run was said in the message line */
 
 int64_t live_current_kernel(app *a)
 {
@@ -27,36 +28,44 @@ int64_t live_current_kernel(app *a)
 
 const char *runner_state_text(app *a)
 {
-    if (a->mode != MODE_LIVE)
-        return a->s->end_state ? a->s->end_state : a->s->truncated ? "cut-off" : "recorded";
+    static char buf[96];   /* the status bar's words; one UI per process */
+    if (a->mode != MODE_LIVE) {
+        const char *end = a->s->end_state;
+        /* a file saved before end_state said how a run ended: its runner-exit says */
+        const runner_exit_event *x = session_runner_exit(a->s);
+        if (x && strcmp(x->how, "killed") && (!end || !strcmp(end, "complete")))
+            return runner_exit_text(x, buf, sizeof buf);
+        return end ? end : a->s->truncated ? "cut-off" : "recorded";
+    }
     if (a->gated)
         return "blocked by a checklist FAIL (--force overrides)";
     if (!a->rc)
         return "no runner";
     const char *end = run_service_end_state(live_rs);
-    static char extracting[64];
     uint64_t done, total;
     switch (runner_client_state(a->rc)) {
     case RUNNER_STARTING:
         if (!run_service_extracting(live_rs, &done, &total))
             return "starting";
-        snprintf(extracting, sizeof extracting, "extracting %.0f%% of %.1f GB",
+        snprintf(buf, sizeof buf, "extracting %.0f%% of %.1f GB",
                  total ? 100.0 * (double)done / (double)total : 0.0, (double)total / 1e9);
-        return extracting;
-    case RUNNER_STOPPED: return "stopped";
+        return buf;
+    case RUNNER_STOPPED:
+        /* at the error's stop the model has failed already */
+        return runner_client_stop_reason(a->rc) == PROTO_STOP_ERROR ? "failed (stopped at the error)" : "stopped";
     case RUNNER_RUNNING: return "running";
     case RUNNER_FINISHED:
-        if (!end || !strcmp(end, "complete"))
-            return "finished";
-        if (!strcmp(end, "killed") || !strcmp(end, "timeout"))
-            return arena_printf(&a->s->arena, "runner %s", !strcmp(end, "killed") ? "killed" : "timed out");
-        return end;
     case RUNNER_DEAD:
-        if (end && !strcmp(end, "timeout"))
-            return "runner timed out (killed)";
-        if (end && !strcmp(end, "killed"))
+        if (!end || !strcmp(end, "complete"))
+            return runner_client_state(a->rc) == RUNNER_DEAD ? "runner died" : "finished";
+        if (!strcmp(end, "killed"))
             return "runner killed";
-        return end ? arena_printf(&a->s->arena, "runner died: %s", end) : "runner died";
+        if (!strcmp(end, "timeout"))
+            return "runner timed out (killed)";
+        if (!strcmp(end, "failed") || !strcmp(end, "stopped"))
+            return end;
+        snprintf(buf, sizeof buf, "runner died: %s", end);
+        return buf;
     }
     return "?";
 }
@@ -129,6 +138,17 @@ int live_pump(app *a, int timeout_ms)
             live_continue(a);
     } else if (st == RUNNER_FINISHED || st == RUNNER_DEAD) {
         pending = PEND_NONE;
+        if (!end_noted && st == RUNNER_FINISHED) {
+            /* what `aotidbg run` would say about the end: NaN outputs, a break that never hit */
+            end_noted = 1;
+            const tensor_rec *bad = run_service_bad_output(live_rs);
+            const char *miss = run_service_unmatched_break(live_rs);
+            if (miss)
+                app_message(a, 1, "--break-on %s matched no kernel of the %zu that ran", miss, a->s->nkernels);
+            else if (bad)
+                app_message(a, 1, "the model ran to the end, but output %s is all NaN/Inf: hunt-nan (F) finds "
+                            "where it starts", bad->name);
+        }
     }
     int n = ch & (RUN_CHANGED_EVENTS | RUN_CHANGED_STATE) ? 1 : 0;
     if (a->hunt_pending && (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD)) {
@@ -225,6 +245,7 @@ int live_restart(app *a)
     strbuf err = STRBUF_INIT;
     pending = PEND_NONE;
     pause_asked = 0;
+    end_noted = 0;
     int rc = run_service_restart(live_rs, &err);
     if (rc < 0)
         app_message(a, 1, "restart: %s", err.buf);
@@ -245,6 +266,7 @@ int live_rerun_blocking(app *a)
     }
     strbuf err = STRBUF_INIT;
     pending = PEND_NONE;
+    end_noted = 0;
     int rc = run_service_rerun(live_rs, 1, 1, BREAK_EACH_KERNEL | BREAK_ON_ERROR | (a->break_nan ? BREAK_ON_NAN : 0),
                                &err);
     a->rc = run_service_client(live_rs);

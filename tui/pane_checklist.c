@@ -28,8 +28,11 @@ static void c_render(app *a, pane *p, grid *g, int focused)
     int fails = 0;
     for (size_t i = 0; i < a->s->nchecks; i++)
         fails += a->s->checks[i].status == CHECK_FAIL;
-    char title[64];
-    snprintf(title, sizeof title, "checklist (%lld, %d failed)", (long long)n, fails);
+    char title[256], ended[192];
+    const runner_exit_event *ex = session_runner_exit(a->s);
+    const char *exit_line = ex && strcmp(ex->how, "killed") ? pane_exit_what(a->s, ended, sizeof ended) : NULL;
+    snprintf(title, sizeof title, "checklist (%lld, %d failed)%s%s%s", (long long)n, fails,
+             exit_line ? " - " : "", exit_line ? exit_line : "", exit_line ? ", check these first" : "");
     rect in = pane_frame(g, p, focused, title);
     if (!n) {
         pane_empty(g, in, "no checks recorded (aotidbg check PKG runs them)");

@@ -341,6 +341,14 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         pane_empty(g, in, "select a kernel in the kernel list (3)");
         return;
     }
+    char ended[192];
+    int died = k->index == session_exit_kernel(a->s) && pane_exit_what(a->s, ended, sizeof ended);
+    if (died && in.h >= 3) {
+        /* it never finished: no after-tensors will come */
+        grid_printf(g, in.x, in.y, in.w, EL_ERROR, "%s in this kernel: no after-tensors", ended);
+        in.y++;
+        in.h--;
+    }
     const kernel_call *kc = session_kernel_call(a->s, k);
     if (kc) {
         int used = provenance_header(st(a), g, in, kc);
@@ -351,7 +359,7 @@ static void i_render(app *a, pane *p, grid *g, int focused)
     int n = rows_of(a, k, idx);
     if (!n) {
         pane_empty(g, in, k->ntensors                 ? "no tensor in this view: left/right or v changes the view"
-                          : k->status == KSTAT_PENDING ? "stopped before this kernel: s runs it and shows its tensors"
+                          : k->status == KSTAT_PENDING && !died ? "stopped before this kernel: s runs it and shows its tensors"
                                                        : "no tensors recorded for this kernel");
         return;
     }

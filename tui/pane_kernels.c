@@ -139,14 +139,21 @@ static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, in
         x += c->ww + 1;
     }
     x += grid_printf(g, x, y, in.x + in.w - x, base, "%-6s ", kernel_type_name(k->type));
-    grid_printf(g, x, y, in.x + in.w - x, sel ? base : status_el(k), "%-7s", kernel_status_name(k->status));
+    /* the kernel the runner was in when it died: never finished, never "pending" */
+    const runner_exit_event *ex = session_runner_exit(a->s);
+    int died = ex && k->index == session_exit_kernel(a->s);
+    const char *status = kernel_status_name(k->status), *an = anomaly(k);
+    if (died) {
+        status = !strcmp(ex->how, "killed") ? "killed" : !strcmp(ex->how, "timeout") ? "timeout" : "died";
+        an = !strcmp(ex->how, "signal") ? signal_name(ex->signal) : !strcmp(ex->how, "exited") ? "EXIT" : "";
+    }
+    grid_printf(g, x, y, in.x + in.w - x, sel ? base : died ? EL_ERROR : status_el(k), "%-7s", status);
     x += 7;
     if (c->show_dev)
         x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dev);
     if (c->show_dur)
         x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dur);
-    const char *an = anomaly(k);
-    grid_printf(g, x, y, in.x + in.w - x, sel ? base : (*an ? EL_NAN : base), " %s", an);
+    grid_printf(g, x, y, in.x + in.w - x, sel ? base : died ? EL_ERROR : (*an ? EL_NAN : base), " %s", an);
 }
 
 /* A group's line: fold mark, key, size, and its first anomaly when folded. */
@@ -172,14 +179,17 @@ static void group_row(app *a, grid *g, rect in, int y, const kgroup *x, int sel)
 static void k_render(app *a, pane *p, grid *g, int focused)
 {
     kgroups *kg = groups(a);
-    char title[160], mode[96] = "", by[32] = "";
+    char title[256], mode[96] = "", by[32] = "";
     if (a->s->mode) {
         const char *lim = app_mode_limits(a->s->mode);
         snprintf(mode, sizeof mode, " [%s%s%s]", a->s->mode, *lim ? ": " : "", lim);
     }
     if (kg)
         snprintf(by, sizeof by, " by %s", kg_mode_name((kg_mode)kl(a)->mode));
-    snprintf(title, sizeof title, "kernels (%zu)%s%s%s", a->s->nkernels, by, mode, a->follow ? "" : " [follow off]");
+    char ended[192];
+    const char *exit_line = pane_exit_what(a->s, ended, sizeof ended);
+    snprintf(title, sizeof title, "kernels (%zu)%s%s%s%s%s", a->s->nkernels, by, mode, a->follow ? "" : " [follow off]",
+             exit_line ? " - " : "", exit_line ? exit_line : "");
     rect in = pane_frame(g, p, focused, title);
     if (!a->s->nkernels) {
         pane_empty(g, in, a->mode == MODE_LIVE ? "no kernel yet: press s to step, c to continue"

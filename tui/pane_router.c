@@ -23,6 +23,11 @@ typedef struct {
     int valid;
     route_result res;
     int act;                       /* selected next-step action (0-based) */
+    /* the runner's death as a row after the error events (it may have left
+     * none: a segfault says nothing), routed with the whole session */
+    const runner_exit_event *exit_seen;
+    error_event death;
+    strbuf death_text;
 } router_pane;
 
 static router_pane *st(const app *a) { return a->panes[PANE_ROUTER].priv; }
@@ -30,7 +35,9 @@ static router_pane *st(const app *a) { return a->panes[PANE_ROUTER].priv; }
 static void *r_init(app *a)
 {
     (void)a;
-    return xcalloc(1, sizeof(router_pane));
+    router_pane *r = xcalloc(1, sizeof *r);
+    strbuf_init(&r->death_text, 0);
+    return r;
 }
 
 static void r_release(void *priv)
@@ -41,6 +48,7 @@ static void r_release(void *priv)
     if (r->valid)
         route_result_release(&r->res);
     router_rules_free(r->rules);
+    strbuf_release(&r->death_text);
     free(r);
 }
 
@@ -65,7 +73,10 @@ static const route_result *routed(app *a, const error_event *e)
         route_result_release(&rc->res);
     memset(&rc->res, 0, sizeof rc->res);
     const char *t = e->text ? e->text : "";
-    router_route_buffer(rc->rules, t, strlen(t), &rc->res);
+    if (e == &rc->death)
+        router_route_session(rc->rules, a->s, &rc->res);   /* the death's facts: signal, stderr, logs */
+    else
+        router_route_buffer(rc->rules, t, strlen(t), &rc->res);
     /* the run's device picks the advice's wording (a CPU run gets no CUDA advice) */
     const char *dev = a->s ? (a->s->device ? a->s->device : a->s->package.device_key) : NULL;
     if (router_platform_of_device(dev)) {
@@ -78,10 +89,37 @@ static const route_result *routed(app *a, const error_event *e)
     return &rc->res;
 }
 
-/* Router rows are the error events, in order (indexed by app_errors). */
+/* The row for a runner that died (not one the front end ended), or NULL. */
+static const error_event *death_row(app *a)
+{
+    router_pane *rc = st(a);
+    const runner_exit_event *x = session_runner_exit(a->s);
+    if (!x || !strcmp(x->how, "killed"))
+        return NULL;
+    if (rc->exit_seen != x) {
+        char line[192];
+        rc->exit_seen = x;
+        strbuf_reset(&rc->death_text);
+        strbuf_addstr(&rc->death_text, pane_exit_line(a->s, line, sizeof line));
+        if (x->stderr_tail && *x->stderr_tail)
+            strbuf_addf(&rc->death_text, "\nits stderr ended with:\n%s", x->stderr_tail);
+        memset(&rc->death, 0, sizeof rc->death);
+        rc->death.text = rc->death_text.buf;
+        rc->death.kernel_index = session_exit_kernel(a->s);
+        if (rc->valid && rc->ev == &rc->death)
+            rc->ev = NULL;   /* a new death: route it again */
+    }
+    return &rc->death;
+}
+
+/* Router rows are the error events, in order (indexed by app_errors), then
+ * the runner's death when it died. */
 static const error_event *nth_error(app *a, int64_t n)
 {
-    if (n < 0 || (size_t)n >= app_errors(a))
+    size_t nerr = app_errors(a);
+    if (n >= 0 && (size_t)n == nerr)
+        return death_row(a);
+    if (n < 0 || (size_t)n >= nerr)
         return NULL;
     return &a->s->events[a->err_idx[n]]->u.error;
 }
@@ -89,7 +127,7 @@ static const error_event *nth_error(app *a, int64_t n)
 static int64_t r_rows(app *a, pane *p)
 {
     (void)p;
-    return (int64_t)app_errors(a);
+    return (int64_t)app_errors(a) + (death_row(a) ? 1 : 0);
 }
 
 const error_event *pane_router_error(app *a) { return nth_error(a, a->panes[PANE_ROUTER].cursor); }
@@ -132,8 +170,13 @@ static void r_render(app *a, pane *p, grid *g, int focused)
         first_line(e->text, fl, sizeof fl);
         if (sel)
             grid_fill(g, in.x, in.y + i, in.w, 1, ' ', EL_SELECTED);
+        const char *route = e->route;
+        if (e == &rc->death) {   /* routed with the session's facts: a signal is a crash */
+            const route_result *rr = routed(a, e);
+            route = rr && rr->route ? rr->route : "crash";
+        }
         int x = grid_printf(g, in.x, in.y + i, in.w, sel ? EL_SELECTED : EL_ERROR, "%-22s",
-                            e->route ? e->route : "unrouted");
+                            route ? route : "unrouted");
         grid_printf(g, in.x + x, in.y + i, in.w - x, sel ? EL_SELECTED : EL_NORMAL, " %s", fl);
     }
     const error_event *e = nth_error(a, p->cursor);

@@ -14,6 +14,36 @@ rect pane_frame(grid *g, const pane *p, int focused, const char *title)
     return (rect){r.x + 1, r.y + 1, r.w - 2, r.h - 2};
 }
 
+const char *pane_exit_what(const session *s, char *buf, size_t n)
+{
+    const runner_exit_event *x = session_runner_exit(s);
+    if (!x)
+        return NULL;
+    char how[64];
+    runner_exit_text(x, how, sizeof how);
+    if (!strcmp(how, "killed"))
+        snprintf(buf, n, "runner killed");
+    else if (!strcmp(how, "timeout"))
+        snprintf(buf, n, "runner timed out");
+    else
+        snprintf(buf, n, "runner died: %s", how);
+    return buf;
+}
+
+const char *pane_exit_line(const session *s, char *buf, size_t n)
+{
+    if (!pane_exit_what(s, buf, n))
+        return NULL;
+    size_t len = strlen(buf);
+    int64_t k = session_exit_kernel(s);
+    const event *ke = k >= 0 ? session_kernel_event(s, k) : NULL;
+    if (ke)
+        snprintf(buf + len, n - len, " during kernel #%lld %s", (long long)k, ke->u.kernel.name);
+    else
+        snprintf(buf + len, n - len, "%s", s->nkernels ? " after the last kernel" : " before any kernel");
+    return buf;
+}
+
 void pane_empty(grid *g, rect in, const char *why)
 {
     wrap_text(g, in.x + 1, in.y, in.w - 2, in.h, EL_DIM, why);

@@ -52,21 +52,6 @@ static void on_signal(int sig) { interrupted = sig; }
 #define usage_error(...) cli_usage_error("run", run_hint, __VA_ARGS__)
 static const char run_hint[] = "(aotidbg run --help shows the options)\n";
 
-static const char *sig_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGKILL: return "SIGKILL";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    default: return "a signal";
-    }
-}
-
 /* First line of text, at most max bytes, into a static buffer. */
 static const char *first_line(const char *text, size_t max)
 {
@@ -264,7 +249,7 @@ static int summarize(const session *s, run_service *rs, const char *out)
         const runner_exit_event *x = &exit_ev->u.exit;
         int64_t last = nk ? nk - 1 : -1;
         if (!strcmp(x->how, "signal"))
-            fprintf(stderr, "; the runner died by signal %d (%s)", x->signal, sig_name(x->signal));
+            fprintf(stderr, "; the runner died by signal %d (%s)", x->signal, signal_name(x->signal));
         else if (!strcmp(x->how, "timeout"))
             fprintf(stderr, "; the runner stopped answering and was killed (timeout)");
         else if (!strcmp(x->how, "exited"))
@@ -418,7 +403,7 @@ int cmd_run(int argc, char **argv)
     if (run_service_finish(rs, &err) < 0)
         fprintf(stderr, "aotidbg run: %s\n", err.buf);
     if (interrupted) {
-        fprintf(stderr, "aotidbg run: stopped by %s; session: %s\n", sig_name(interrupted), o.record);
+        fprintf(stderr, "aotidbg run: stopped by %s; session: %s\n", signal_name(interrupted), o.record);
         code = EXIT_FAILED;
     } else {
         runner_client *rc = run_service_client(rs);

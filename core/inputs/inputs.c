@@ -260,6 +260,8 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
                 in->file = arena_strdup(&s->arena, p);
                 free(p);
             }
+            in->file_line = v->line;
+            in->file_col = v->col;
             file_node = v;
         } else if (!strcmp(key, "key")) {
             if (v->type != Y_SCALAR)
@@ -358,6 +360,12 @@ out:
 
 int inputs_load(session *s, const char *path, strbuf *err)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        strbuf_addf(err, "%s is a folder; --inputs takes an inputs spec file (YAML: inputs: [{shape, dtype, "
+                    "device, fill}, ...], see man aotidbg, INPUTS)", path);
+        return -1;
+    }
     strbuf sb = STRBUF_INIT;
     if (strbuf_read_file(&sb, path, SPEC_MAX_BYTES, err) < 0) {
         strbuf_release(&sb);
@@ -365,6 +373,8 @@ int inputs_load(session *s, const char *path, strbuf *err)
     }
     int rc = inputs_parse(s, path, sb.buf, sb.len, err);
     strbuf_release(&sb);
+    if (rc == 0)
+        rc = inputs_check_files(s, path, err);
     return rc;
 }
 
@@ -500,9 +510,12 @@ static void shape_str(strbuf *sb, const int64_t *shape, int ndim)
     strbuf_addch(sb, ']');
 }
 
-int inputs_materialize_file(const input_spec *in, int index, const char *dir, char **raw_path, strbuf *err)
+/* Opens a `fill: file` input's file and checks what it holds against the
+ * spec (kind, key, dtype, shape): 0 with *fd open and *ft filled, -1 with
+ * err ("input N: ..."). */
+static int open_input_file(const input_spec *in, int index, int *fdp, file_tensor *ft, strbuf *err)
 {
-    *raw_path = NULL;
+    *fdp = -1;
     if (!in->file) {
         strbuf_addf(err, "input %d: fill: file without a file", index);
         return -1;
@@ -521,35 +534,69 @@ int inputs_materialize_file(const input_spec *in, int index, const char *dir, ch
     uint64_t fsize = (uint64_t)st.st_size;
     unsigned char magic[6] = {0};
     int is_npy = fsize >= 6 && tensor_file_read_at(fd, magic, 6, 0) == 0 && skip_prefix_mem((const char *)magic, 6, "\x93NUMPY", NULL, NULL);
-    file_tensor ft = {0};
-    int rc = -1, out = -1;
-    char *path = NULL;
-    strbuf tmp = STRBUF_INIT;
+    int rc = -1;
+    memset(ft, 0, sizeof *ft);
     if (is_npy || ends_with(in->file, ".npy")) {
         if (in->key)
             strbuf_addf(err, "input %d: 'key' is for .safetensors files, and %s is a .npy file", index, in->file);
-        else if (npy_read_header(fd, fsize, in->file, &ft, err) == 0)
+        else if (npy_read_header(fd, fsize, in->file, ft, err) == 0)
             rc = 0;
     } else if (ends_with(in->file, ".safetensors")) {
-        rc = st_read(fd, fsize, in->file, in->key, &ft, err);
+        rc = st_read(fd, fsize, in->file, in->key, ft, err);
     } else {
         strbuf_addf(err, "input %d: %s is neither a .npy file nor named *.safetensors", index, in->file);
     }
-    if (rc < 0)
-        goto done;
-    rc = -1;
-    if (strcmp(ft.dtype, in->dtype ? in->dtype : "")) {
+    if (rc == 0 && strcmp(ft->dtype, in->dtype ? in->dtype : "")) {
         strbuf_addf(err, "input %d: %s holds %s, the spec says dtype %s; fix the spec or convert the file",
-                    index, in->file, ft.dtype, in->dtype ? in->dtype : "(none)");
-        goto done;
+                    index, in->file, ft->dtype, in->dtype ? in->dtype : "(none)");
+        rc = -1;
     }
-    if (ft.ndim != in->ndim || memcmp(ft.shape, in->shape, (size_t)ft.ndim * sizeof *ft.shape)) {
+    if (rc == 0 && (ft->ndim != in->ndim || memcmp(ft->shape, in->shape, (size_t)ft->ndim * sizeof *ft->shape))) {
         strbuf_addf(err, "input %d: %s has shape ", index, in->file);
-        shape_str(err, ft.shape, ft.ndim);
+        shape_str(err, ft->shape, ft->ndim);
         strbuf_addstr(err, ", the spec says ");
         shape_str(err, in->shape, in->ndim);
-        goto done;
+        rc = -1;
     }
+    if (rc < 0)
+        close(fd);
+    else
+        *fdp = fd;
+    return rc;
+}
+
+int inputs_check_files(const session *s, const char *spec, strbuf *err)
+{
+    for (size_t i = 0; i < s->ninputs; i++) {
+        const input_spec *in = &s->inputs[i];
+        if (in->fill != FILL_FILE)
+            continue;
+        int fd;
+        file_tensor ft;
+        strbuf why = STRBUF_INIT;
+        if (open_input_file(in, (int)i, &fd, &ft, &why) < 0) {
+            if (in->file_line)
+                strbuf_addf(err, "%s:%d:%d: ", spec, in->file_line, in->file_col);
+            strbuf_add(err, why.buf, why.len);
+            strbuf_release(&why);
+            return -1;
+        }
+        close(fd);
+        strbuf_release(&why);
+    }
+    return 0;
+}
+
+int inputs_materialize_file(const input_spec *in, int index, const char *dir, char **raw_path, strbuf *err)
+{
+    *raw_path = NULL;
+    int fd;
+    file_tensor ft;
+    if (open_input_file(in, index, &fd, &ft, err) < 0)
+        return -1;
+    int rc = -1, out = -1;
+    char *path = NULL;
+    strbuf tmp = STRBUF_INIT;
     strbuf_addf(&tmp, "input%d.raw", index);
     path = path_join(dir, tmp.buf);
     out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -217,3 +217,45 @@ int tensor_unflatten(const tensor_rec *t, int64_t flat, int64_t *idx)
     }
     return flat == 0 ? 0 : -1;
 }
+
+const runner_exit_event *session_runner_exit(const session *s)
+{
+    /* it comes after the last kernel: the scan stops there (the panes ask every frame) */
+    for (size_t i = s->nevents; i-- > 0 && s->events[i]->kind != EV_KERNEL;)
+        if (s->events[i]->kind == EV_RUNNER_EXIT)
+            return &s->events[i]->u.exit;
+    return NULL;
+}
+
+int64_t session_exit_kernel(const session *s)
+{
+    if (!session_runner_exit(s) || !s->nkernels)
+        return -1;
+    const kernel_event *k = &s->kernels[s->nkernels - 1]->u.kernel;
+    return k->status == KSTAT_PENDING ? k->index : -1;
+}
+
+const char *signal_name(int sig)
+{
+    static const struct { int sig; const char *name; } names[] = {
+        {1, "SIGHUP"}, {2, "SIGINT"}, {3, "SIGQUIT"}, {4, "SIGILL"}, {5, "SIGTRAP"}, {6, "SIGABRT"},
+        {7, "SIGBUS"}, {8, "SIGFPE"}, {9, "SIGKILL"}, {10, "SIGUSR1"}, {11, "SIGSEGV"}, {12, "SIGUSR2"},
+        {13, "SIGPIPE"}, {14, "SIGALRM"}, {15, "SIGTERM"}, {24, "SIGXCPU"}, {25, "SIGXFSZ"}, {31, "SIGSYS"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (names[i].sig == sig)
+            return names[i].name;
+    return "a signal";
+}
+
+const char *runner_exit_text(const runner_exit_event *x, char *buf, size_t n)
+{
+    const char *how = x->how ? x->how : "lost";
+    if (!strcmp(how, "signal"))
+        snprintf(buf, n, "signal %d (%s)", x->signal, signal_name(x->signal));
+    else if (!strcmp(how, "exited"))
+        snprintf(buf, n, "exited %d", x->exit_code);
+    else
+        snprintf(buf, n, "%s", how);
+    return buf;
+}

@@ -215,6 +215,7 @@ typedef struct {
     double value;              /* for FILL_FULL */
     const char *file;          /* for FILL_FILE; may be NULL */
     const char *key;           /* safetensors key; may be NULL */
+    int file_line, file_col;   /* where `file:` sits in the spec (1-based), for messages; 0 unknown */
     int has_strides;           /* 0: contiguous (row-major) strides from shape */
     int64_t strides[TENSOR_MAX_DIMS];   /* element strides when has_strides */
 } input_spec;
@@ -311,6 +312,19 @@ const event *session_kernel_event(const session *s, int64_t kernel_index);
  * flat is outside the tensor's shape (idx is then undefined). */
 int tensor_unflatten(const tensor_rec *t, int64_t flat, int64_t *idx);
 int64_t session_kernel_count(const session *s);
+
+/* How the run's runner ended when it did not end in order: the runner-exit
+ * event after its last kernel (how: signal, exited, timeout, lost, or killed
+ * when the front end ended it), or NULL. */
+const runner_exit_event *session_runner_exit(const session *s);
+/* The kernel the runner was in when it ended so: the last kernel, when it
+ * never finished (status pending); -1 when none. */
+int64_t session_exit_kernel(const session *s);
+/* "signal 11 (SIGSEGV)", "exited 3", "timeout", "killed", "lost" into buf
+ * (at least 32 bytes); the same words end_state uses. */
+const char *runner_exit_text(const runner_exit_event *x, char *buf, size_t n);
+/* "SIGSEGV" for 11, ...; "a signal" for one without a name here. */
+const char *signal_name(int sig);
 
 /* The row of s->prov.calls for the launch of `name` at position pos of s->kernels
  * (the launches before it already matched): the first call of that name after

@@ -19,20 +19,6 @@ const char *router_platform_of_device(const char *device)
     return NULL;
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case 4: return "SIGILL";
-    case 6: return "SIGABRT";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 9: return "SIGKILL";
-    case 11: return "SIGSEGV";
-    case 15: return "SIGTERM";
-    default: return "signal";
-    }
-}
-
 static void feed_text(router_stream *st, const char *t)
 {
     if (t && *t) {

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "checklist.h"
@@ -46,6 +45,7 @@ struct run_service {
     package_model *m;          /* the model run */
     int extracting;            /* its extraction runs on a thread; the runner waits for LOAD */
     uint64_t shown_pct;        /* the extraction's progress last reported as a change */
+    char end_text[64];
 };
 
 static void say(const run_service *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -70,17 +70,20 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* A session file or a folder where a package was expected: say what to do. */
-static void explain_not_a_package(const char *path, strbuf *err)
+/* A session file given where a package was expected (`aotidbg S.yaml`):
+ * its name says so, or it starts as sessions do. */
+static int is_session_file(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        strbuf_addf(err, "%s is a folder; give the .pt2 file (from torch._inductor.aoti_compile_and_package)",
-                    path);
-        return;
-    }
     if (ends_with(path, ".yaml") || ends_with(path, ".yml"))
-        strbuf_addf(err, "\n%s looks like a session file: open it with `aotidbg replay %s`", path, path);
+        return 1;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char head[64] = "";
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = 0;
+    return !strncmp(head, "format_version:", 15);
 }
 
 /* Scans the model's wrapper.cpp (when the package has one) for the printer
@@ -429,10 +432,13 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
     } else {
         if (o->inputs && inputs_load(s, o->inputs, err) < 0)
             goto fail;
-        if (package_open(&rs->pkg, o->package, err) < 0) {
-            explain_not_a_package(o->package, err);
+        if (is_session_file(o->package) && access(o->package, R_OK) == 0) {
+            strbuf_addf(err, "%s is a session file, not a package: `aotidbg replay %s` opens it", o->package,
+                        o->package);
             goto fail;
         }
+        if (package_open(&rs->pkg, o->package, err) < 0)
+            goto fail;
     }
     package_sha256_start(rs->pkg);   /* the header's sha256: hashed while the rest goes on */
     package_model *m = package_find_model(rs->pkg, NULL, err);
@@ -684,19 +690,6 @@ void run_service_kill(run_service *rs, const char *how)
 
 /* ---- how it ended ------------------------------------------------------------ */
 
-static const char *signal_name(int sig)
-{
-    static const struct { int sig; const char *name; } names[] = {
-        {1, "SIGHUP"}, {2, "SIGINT"}, {3, "SIGQUIT"}, {4, "SIGILL"}, {5, "SIGTRAP"}, {6, "SIGABRT"},
-        {7, "SIGBUS"}, {8, "SIGFPE"}, {9, "SIGKILL"}, {10, "SIGUSR1"}, {11, "SIGSEGV"}, {12, "SIGUSR2"},
-        {13, "SIGPIPE"}, {14, "SIGALRM"}, {15, "SIGTERM"}, {24, "SIGXCPU"}, {25, "SIGXFSZ"}, {31, "SIGSYS"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (names[i].sig == sig)
-            return names[i].name;
-    return "a signal";
-}
-
 static const event *last_of(const session *s, event_kind k)
 {
     for (size_t i = s->nevents; i-- > 0;)
@@ -710,20 +703,16 @@ const char *run_service_end_state(const run_service *rs)
     session *s = rs->s;
     if (rs->gated || !rs->rc)
         return "failed";
-    const event *x = last_of(s, EV_RUNNER_EXIT);
+    const runner_exit_event *x = session_runner_exit(s);
     if (x) {
-        const runner_exit_event *e = &x->u.exit;
-        if (!strcmp(e->how, "signal"))
-            return arena_printf(&s->arena, "signal %d (%s)", e->signal, signal_name(e->signal));
-        if (!strcmp(e->how, "exited"))
-            return arena_printf(&s->arena, "exited %d", e->exit_code);
-        return e->how;
+        run_service *w = (run_service *)rs;   /* the words are kept in rs, not the arena: asked every frame */
+        return runner_exit_text(x, w->end_text, sizeof w->end_text);
     }
     if (runner_client_state(rs->rc) != RUNNER_FINISHED)
         return NULL;
-    if (rs->left_at_stop)
-        return "stopped";
-    return runner_client_done_status(rs->rc) == 0 && !last_of(s, EV_ERROR) ? "complete" : "failed";
+    if (last_of(s, EV_ERROR) || (!rs->left_at_stop && runner_client_done_status(rs->rc) != 0))
+        return "failed";   /* also when it was left at the error's stop */
+    return rs->left_at_stop ? "stopped" : "complete";
 }
 
 const tensor_rec *run_service_bad_output(const run_service *rs)
@@ -801,7 +790,7 @@ int run_service_finish(run_service *rs, strbuf *err)
         }
     }
     const char *end = run_service_end_state(rs);
-    rs->s->end_state = end ? end : "killed";
+    rs->s->end_state = arena_strdup(&rs->s->arena, end ? end : "killed");
     if (!rs->s->package.sha256) {   /* hashed on its thread since the open; an interrupted run does not wait */
         if (!strcmp(rs->s->end_state, "killed")) {
             const char *sha = package_sha256_ready(rs->pkg);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 char strbuf_empty[1];
 
@@ -130,6 +131,12 @@ int strbuf_read_file(strbuf *sb, const char *path, size_t max, strbuf *err)
         strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        strbuf_addf(err, "%s: a folder, not a file", path);
+        fclose(f);
+        return -1;
+    }
     char tmp[65536];
     size_t n, start = sb->len;
     while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
@@ -140,10 +147,10 @@ int strbuf_read_file(strbuf *sb, const char *path, size_t max, strbuf *err)
         }
         strbuf_add(sb, tmp, n);
     }
-    int bad = ferror(f);
+    int bad = ferror(f), e = errno;
     fclose(f);
     if (bad) {
-        strbuf_addf(err, "%s: read error", path);
+        strbuf_addf(err, "%s: read error: %s", path, strerror(e));
         return -1;
     }
     return 0;

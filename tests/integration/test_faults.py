@@ -221,6 +221,24 @@ def test_sigkill_from_outside_mid_run(aotidbg, clean, fault_runner, tmp_path):
     sess, kernels = check_session(aotidbg, clean, out)
     ex = events(sess, "runner-exit")
     assert len(ex) == 1 and ex[0]["how"] == "signal" and ex[0]["signal"] == signal.SIGKILL
+    # issue 19: the death is how the run ended, in the file, the dump and every pane of the replay
+    assert sess["end_state"] == "signal 9 (SIGKILL)"
+    assert "end_state: signal 9 (SIGKILL)" in err
+    d = run([aotidbg, "replay", out, "--dump"])
+    assert d.returncode == 0 and "end_state: signal 9 (SIGKILL)" in d.stdout, d.stdout
+    died = f"the runner died: signal 9 (SIGKILL) during kernel #{clean['fault_at']} {kernels[-1]['name']}"
+    r = run([aotidbg, "replay", out, "--headless", "160x50", "--keys", "pane-kernels bottom", "--dump-screen"])
+    assert r.returncode == 0, r.stderr
+    screen = r.stdout
+    status = screen.rstrip().splitlines()[-1]
+    assert "| signal 9 (SIGKILL) |" in status, status
+    row = next(line for line in screen.splitlines() if f" {clean['fault_at']} {kernels[-1]['name']}" in line)
+    assert "died" in row and "SIGKILL" in row and "pending" not in row, row
+    assert "kernels (%d) [printer] [follow off] - runner died: signal 9 (SIGKILL)" % len(kernels) in screen
+    assert died.replace("the runner", "runner") in screen, screen   # a router row (routed: SIGKILL may be anything)
+    assert "no errors in this run" not in screen
+    assert "failed) - runner died: signal 9 (SIGKILL)" in screen, screen
+    assert "runner died: signal 9 (SIGKILL) in this kernel: no after-tensors" in screen, screen
     route_of(aotidbg, out)
     check_restart(aotidbg, clean, tmp_path)
 
@@ -311,3 +329,17 @@ def test_runner_has_no_definite_leak_under_valgrind(aotidbg, tmp_path):
     assert "LEAK SUMMARY" in (out / "valgrind.log").read_text()   # valgrind really checked at exit
     assert r.returncode != 2, r.stdout
     assert "definite leaks in our code: 0 " in r.stdout and r.returncode == 0, r.stdout
+
+
+def test_live_status_says_failed(aotidbg, clean, fault_runner, tmp_path):
+    """A model that fails in order (an op throws) in the live UI: the status bar says
+    failed, the session's end_state too, and the UI exits 1 as `aotidbg run` does."""
+    rec = tmp_path / "live.yaml"
+    r = run([aotidbg, clean["pkg"], "--inputs", clean["spec"], "--record", str(rec), "--headless", "120x40",
+             "--keys", "c c"], env=fault_env(fault_runner, "throw"), timeout=120)
+    assert r.returncode == 1, r.stderr
+    frames = r.stdout.split("=== ")
+    # c stops at the error (live breaks on errors), c again lets the model return its failure
+    assert "| failed (stopped at the error) |" in frames[-2], frames[-2][-300:]
+    assert "| failed |" in frames[-1], frames[-1][-300:]
+    assert load_session(str(rec))["end_state"] == "failed"

@@ -126,3 +126,55 @@ def test_file_shape_mismatch_names_input(aotidbg, package, tmp_path):
     r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "spec.yaml"), "--record", str(tmp_path / "s.yaml")])
     assert r.returncode == 2, r.stderr
     assert "input 0:" in r.stderr and "has shape [2, 3, 8, 9], the spec says [2, 3, 8, 8]" in r.stderr
+
+
+# ---- issue 19: `check` sees what `run` sees in a spec, with the spec's file:line -----------
+
+@pytest.mark.parametrize("cmd", ["check", "run", "live"])
+def test_spec_file_checked_by_every_command(aotidbg, package, tmp_path, cmd):
+    """A `fill: file` whose file is missing or of the wrong shape stops check, run and
+    the live UI alike (exit 2), naming the spec's file:line:col of the `file:`."""
+    pkg = package("conv_block")
+    np.save(tmp_path / "x.npy", np.zeros([2, 3, 8, 9], dtype=np.float32))
+    spec = tmp_path / "spec.yaml"
+    argv = {"check": [aotidbg, "check", pkg, "--inputs", str(spec)],
+            "run": [aotidbg, "run", pkg, "--inputs", str(spec), "--record", str(tmp_path / "s.yaml")],
+            "live": [aotidbg, pkg, "--inputs", str(spec), "--record", str(tmp_path / "s.yaml"),
+                     "--headless", "80x24"]}[cmd]
+    spec.write_text(f"inputs:\n  - {{shape: {SHAPE}, dtype: float32,\n     fill: file, file: x.npy}}\n")
+    r = run(argv)
+    assert r.returncode == 2, r.stderr
+    assert f"{spec}:3:24: input 0: " in r.stderr and "has shape [2, 3, 8, 9], the spec says [2, 3, 8, 8]" \
+        in r.stderr, r.stderr
+    line = f"  - {{shape: {SHAPE}, dtype: float32, fill: file, file: gone.npy}}"
+    spec.write_text(f"inputs:\n{line}\n")
+    r = run(argv)
+    col = line.index("gone.npy") + 1
+    assert r.returncode == 2 and f"{spec}:2:{col}: input 0: cannot open" in r.stderr, r.stderr
+    assert not os.path.exists(tmp_path / "s.yaml")
+
+
+@pytest.mark.parametrize("cmd", ["check", "run", "live"])
+def test_folder_as_spec_says_so(aotidbg, package, tmp_path, cmd):
+    pkg = package("conv_block")
+    argv = {"check": [aotidbg, "check", pkg], "run": [aotidbg, "run", pkg, "--record", str(tmp_path / "s.yaml")],
+            "live": [aotidbg, pkg, "--headless", "80x24"]}[cmd]
+    r = run(argv + ["--inputs", str(tmp_path)])
+    assert r.returncode == 2, r.stderr
+    assert f"{tmp_path} is a folder; --inputs takes an inputs spec file" in r.stderr, r.stderr
+    assert "read error" not in r.stderr
+
+
+def test_torch_dtype_names_are_read_as_ours(aotidbg, package, tmp_path):
+    """`dtype: torch.float32` (torch's spelling) is read as float32, as the manual says,
+    and the session and the checklist show the name it was read as."""
+    pkg = package("conv_block")
+    t = recorded_input(aotidbg, pkg, tmp_path, f"inputs:\n  - {{shape: {SHAPE}, dtype: torch.float32, fill: ones}}\n")
+    assert t["dtype"] == "float32"
+    sess = load_session(str(tmp_path / "s.yaml"))
+    assert sess["inputs"][0]["dtype"] == "float32"
+    r = run([aotidbg, "check", pkg, "--inputs", str(tmp_path / "spec.yaml"), "--format", "yaml"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "got: float32" in r.stdout or 'got: "float32"' in r.stdout, r.stdout
+    man = open(os.path.join(os.path.dirname(__file__), "..", "..", "man", "aotidbg.1")).read()
+    assert "torch.float32" in man

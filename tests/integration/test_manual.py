@@ -54,3 +54,45 @@ def test_every_subcommand_in_help_is_in_the_manual(aotidbg):
     text = man_text()
     for s in subs:
         assert f".B {s}" in text or f"aotidbg {s}" in text, s
+
+
+def man_keys_entries():
+    """The KEYS section's `.BR name " (keys)"` pairs and the paragraph after each line."""
+    text = open(MAN, encoding="utf-8").read()
+    keys = text[text.index(".SH KEYS"):]
+    keys = keys[:keys.index("\n.SH ", 1)]
+    out = {}
+    paras = keys.split("\n.TP\n")
+    for para in paras:
+        head, _, body = para.partition("\n")
+        if not head.startswith(".BR "):
+            continue
+        for name, ks in re.findall(r'([a-z][a-z\\-]*) " \(([^)]*)\)', head):
+            out[name.replace("\\-", "-")] = ([k.strip().replace("\\-", "-") for k in ks.split(",")],
+                                              body.replace("\\-", "-"))
+    return out
+
+
+def test_keys_in_the_manual_are_the_action_table_keys(aotidbg):
+    """Every key the action table binds is the one the manual names for that action, and the
+    manual says what the `?` help says for h/l (issue 19: they disagreed)."""
+    p = run([aotidbg, "--list-actions"])
+    table = {}
+    for line in p.stdout.splitlines():
+        name, keys, help_ = line.split("\t")
+        table[name] = (keys.split(), help_)
+    entries = man_keys_entries()
+    assert len(entries) >= 30, entries.keys()
+    for name, (man_keys, body) in entries.items():
+        assert name in table, f"man/aotidbg.1 KEYS names '{name}', which is not an action"
+        bound = table[name][0]
+        plain = [k for k in man_keys if " " not in k]   # "Enter in the router" is a pane's own key
+        assert set(bound) == set(plain), f"{name}: the table binds {bound}, the manual says {man_keys}"
+    # h/l: the ? help says pane, inspector view, router next-step action; so must the manual
+    body = entries["left"][1]
+    for name in ("left", "right"):
+        help_ = table[name][1]
+        for clause, word in (("pane", "pane"), ("inspector", "view"), ("router", "next-step action")):
+            assert clause in help_ and word in help_, (name, help_)
+            assert word in body and (clause == "pane" or clause in body), \
+                f"man/aotidbg.1 on {name} lacks '{word}' (the ? help: {help_})"

@@ -189,6 +189,11 @@ def test_break_on_nan(aotidbg, package, tmp_path):
     assert "output0: all 256 of its 256 elements are NaN or Inf (nan 256" in r.stderr and "hunt-nan" in r.stderr
     sess = load_session(out)
     assert sess["end_state"] == "complete"
+    # the live UI says it too when the run reaches the end (c stops at the first NaN, c again ends it)
+    lr = run([aotidbg, pkg, "--inputs", str(spec), "--record", str(tmp_path / "l.yaml"), "--headless", "120x30",
+              "--keys", "c c", "--dump-screen"], cwd=str(tmp_path))
+    assert lr.returncode == 0, lr.stderr
+    assert "output output0 is all NaN/Inf: hunt-nan (F) finds where it starts" in lr.stdout, lr.stdout
     assert [k["name"] for k in events(sess, "kernel")] == wrapper_launches(pkg)
     assert all(k["status"] == "nan" for k in events(sess, "kernel"))
     assert events(sess, "output")[0]["tensors"][0]["stats"]["nan"] == events(sess, "output")[0]["tensors"][0]["stats"]["numel"]
@@ -665,3 +670,35 @@ def test_route_a_recorded_session(aotidbg, package, tmp_path):
     for key in ("kernel", "input", "input_index", "dim", "dim_value"):
         assert got["fields"][key] == recorded["fields"][key], key
     assert got["fields"]["dim_value"] == "7"
+
+
+# ---- issue 19: what used to pass without a word ----------------------------------
+
+def test_break_on_kernel_that_never_runs(aotidbg, package, tmp_path):
+    """--break-on kernel=NAME with a name no kernel has: the run goes to the end, then
+    says so, names the kernels it may have meant, and exits 2 (bad input)."""
+    pkg = package("mlp_ln")
+    inputs, _ = model_io(pkg)
+    spec = write_spec(str(tmp_path), inputs)
+    out = str(tmp_path / "s.yaml")
+    launches = wrapper_launches(pkg)
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--break-on", "kernel=addmm", "--record", out])
+    assert r.returncode == 2, r.stderr
+    assert f"--break-on kernel=addmm matched no kernel of the {len(launches)} that ran" in r.stderr, r.stderr
+    assert "did you mean: aoti_torch_cpu_addmm_out" in r.stderr
+    assert load_session(out)["end_state"] == "complete"
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--break-on", "index=99", "--record", out])
+    assert r.returncode == 2 and "--break-on index=99 matched no kernel" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("cmd", [[], ["run"]])
+def test_session_file_given_as_package(aotidbg, tmp_path, cmd):
+    """`aotidbg S.yaml` (and `run S.yaml`) points at replay instead of a zip error."""
+    sess = os.path.join(os.path.dirname(__file__), "..", "..", "sessions", "cpu", "encoder.yaml")
+    renamed = tmp_path / "recorded.session"
+    renamed.write_bytes(open(sess, "rb").read())
+    for path in (sess, str(renamed)):
+        r = run([aotidbg, *cmd, path, "--record", str(tmp_path / "x.yaml")])
+        assert r.returncode == 2, r.stderr
+        assert f"{path} is a session file, not a package: `aotidbg replay {path}` opens it" in r.stderr, r.stderr
+        assert "zip" not in r.stderr
