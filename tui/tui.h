@@ -3,10 +3,12 @@
 #ifndef AOTIDBG_TUI_H
 #define AOTIDBG_TUI_H
 #include <stdio.h>
+#include "commands.h"
 
-/* mode: "live" (argv: PKG [options]), "replay" (argv: SESSION [options]),
- * "tutorial" (argv: [NAME] [--list]). argv[0] is the subcommand or package. */
-int tui_main(const char *mode, int argc, char **argv);
+/* The UI commands of the command table (cli_front.ui): a->cmd->ui_mode is
+ * "live" (a->pos[0] the package, a->run its run options), "replay" (the
+ * session) or "tutorial" ([NAME], --list); a->ui the UI options. */
+int tui_main(const cli_args *a);
 
 /* Prints every action of the action table, one a line:
  * "name<TAB>default keys (space-separated; empty when none)<TAB>help".

@@ -41,81 +41,17 @@ typedef struct {
     run_options live;              /* live: the options `aotidbg run` takes (run_options.h) */
 } options;
 
-/* The scope of each table's rows for a mode. */
-static unsigned ui_scope(const char *mode)
-{
-    return !strcmp(mode, "replay") ? UI_OPT_REPLAY : !strcmp(mode, "tutorial") ? UI_OPT_TUTORIAL : UI_OPT_LIVE;
-}
-
-static void print_usage(const char *mode, FILE *f)
-{
-    if (!strcmp(mode, "replay"))
-        fputs("usage: aotidbg replay SESSION.yaml [--dump] [UI options]\n"
-              "Shows a recorded session read-only in the full-screen UI (no torch, no GPU).\n", f);
-    else if (!strcmp(mode, "tutorial"))
-        fputs("usage: aotidbg tutorial [--list|NAME] [UI options]\n"
-              "Guided walkthroughs: real recorded sessions with narration. With no NAME, a menu.\n"
-              "NAME live-demo steps through the bundled CPU model live; it is compiled on first use\n"
-              "(python3 and torch needed) into $XDG_CACHE_HOME/aotidbg/demo (else ~/.cache/aotidbg/demo).\n", f);
-    else {
-        strbuf h = STRBUF_INIT;
-        const opt_group g = {run_option_specs, 0, RUN_OPT_LIVE};
-        strbuf_addstr(&h, "usage: aotidbg PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH] [run options]\n"
-                      "                      [UI options]\n"
-                      "Debugs a package live: s steps one kernel, c continues, r restarts. Every event is\n"
-                      "recorded to PATH (default ./aotidbg-session-<time>.yaml). The device/shape checklist\n"
-                      "runs first; a FAIL row keeps the run from starting unless --force is given. The run\n"
-                      "is the one `aotidbg run` makes (same modes, options and session).\n"
-                      "Run options:\n");
-        opt_help(&h, &g, 1);
-        fputs(h.buf, f);
-        strbuf_release(&h);
-    }
-    strbuf h = STRBUF_INIT;
-    const opt_group g = {ui_option_specs, 0, ui_scope(mode)};
-    opt_help(&h, &g, 1);
-    fprintf(f, "UI options:\n%s", h.buf);
-    strbuf_release(&h);
-}
-
-static int usage_error(const char *mode, const char *msg, const char *arg)
-{
-    fprintf(stderr, "aotidbg%s%s: %s%s%s\n", strcmp(mode, "live") ? " " : "", strcmp(mode, "live") ? mode : "", msg,
-            arg ? " " : "", arg ? arg : "");
-    print_usage(mode, stderr);
-    return EXIT_USAGE;
-}
-
-static int parse(const char *mode, int argc, char **argv, options *o)
+/* The options a command line gave (commands.h parsed them with the UI's and
+ * the run's tables). */
+static void from_args(const cli_args *a, options *o)
 {
     memset(o, 0, sizeof *o);
-    run_options_init(&o->live, RUN_OPT_LIVE);
-    int live = !strcmp(mode, "live");
-    if (live)   /* argv[0] is the package, else the subcommand */
-        o->target = argv[0];
-    opt_group g[2] = {{ui_option_specs, offsetof(options, ui), ui_scope(mode)},
-                      {run_option_specs, offsetof(options, live), RUN_OPT_LIVE}};
-    strbuf err = STRBUF_INIT;
-    const char *pos[1] = {NULL};
-    size_t npos = 0;
-    int r = opt_parse(g, live ? 2 : 1, o, argc, argv, 1, pos, live ? 0 : 1, &npos, &err);
-    if (r == OPT_HELP) {
-        strbuf_release(&err);
-        print_usage(mode, stdout);
-        return -1;
-    }
-    if (r == OPT_ERR) {
-        int rc = usage_error(mode, err.buf, NULL);
-        strbuf_release(&err);
-        return rc;
-    }
-    strbuf_release(&err);
-    if (npos)
-        o->target = pos[0];
+    o->target = a->npos ? a->pos[0] : NULL;
+    o->ui = a->ui;
+    o->live = a->run;
     if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
         o->ui.no_color = 1;
     o->live.package = o->target;
-    return 0;
 }
 
 /* ---- input scripts ---------------------------------------------------- */
@@ -545,12 +481,11 @@ static void main_free(script *scripts, char *live_pkg_path, char *live_inputs_pa
     free(live_inputs_path);
 }
 
-int tui_main(const char *mode, int argc, char **argv)
+int tui_main(const cli_args *args)
 {
+    const char *mode = args->cmd->ui_mode;
     options o;
-    int pr = parse(mode, argc, argv, &o);
-    if (pr)
-        return pr < 0 ? EXIT_OK : pr;   /* -1: --help was shown */
+    from_args(args, &o);
     actions_bind_defaults();
     strbuf err = STRBUF_INIT;
     if (actions_load_user_keys(&err) < 0) {
@@ -661,12 +596,12 @@ int tui_main(const char *mode, int argc, char **argv)
         }
     } else if (!strcmp(mode, "replay")) {
         if (!o.target)
-            return usage_error(mode, "missing SESSION.yaml", NULL);
+            return cli_usage_error(args->cmd, "missing SESSION.yaml");
         if (load_session(o.target, &s) < 0)
             return EXIT_USAGE;
     } else {
         if (!o.target)
-            return usage_error(mode, "missing package", NULL);
+            return cli_usage_error(args->cmd, "missing package");
         s = session_new();
         m = MODE_LIVE;
     }

@@ -1,79 +1,45 @@
-/* cmd_check.c — `aotidbg check PKG [--inputs SPEC] [--device DEV] [--format text|yaml]`.
+/* cmd_check.c — `aotidbg check PKG [--inputs SPEC] [--device DEV] [--format text|yaml]`
+ * (the options: the run options of scope RUN_OPT_CHECK and check_option_specs).
  * Prints the checklist (checklist.h). Exit: 0 nothing failed, 1 a row failed,
  * 2 bad usage or an unreadable package/spec (the message says which). */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "compat.h"
 #include "checklist.h"
-#include "cli_opts.h"
 #include "commands.h"
 #include "inputs.h"
 #include "package.h"
 #include "remote_package.h"
 
-static const char usage[] =
-    "usage: aotidbg check [--remote [USER@]HOST[:PORT] [--push] [--remote-runner PATH]]\n"
-    "                     PKG [--inputs SPEC] [--device DEV] [--format text|yaml]\n"
-    "                     [--model NAME] [--torch-lib DIR|none] [--sha256]\n"
-    "Checks, before anything runs, that PKG (a .pt2 package or a bare model .so) fits\n"
-    "this machine and the inputs: compile vs load device, CUDA driver, GPU index and\n"
-    "compute capability, CPU ISA, every input's dtype/device/rank/dims/strides against\n"
-    "what the package was compiled for, package integrity (.so, cubins, weights,\n"
-    "custom ops, libtorch symbols) and the debug flags in effect.\n"
-    "  --remote HOST    check against the GPU box HOST, through ssh ($AOTIDBG_SSH) and\n"
-    "                   aotidbg-runner there: PKG and SPEC are paths there, the device,\n"
-    "                   CPU and environment rows are HOST's, and the symbol row loads the\n"
-    "                   .so against the runner's libtorch there\n"
-    "  --push           PKG and SPEC are here: copy the package to a private folder there\n"
-    "  --remote-runner PATH\n"
-    "                   the runner on HOST (default: aotidbg-runner on its PATH)\n"
-    "  --inputs SPEC    inputs spec YAML (see man aotidbg, INPUTS)\n"
-    "  --device DEV     load device: cpu, cuda, cuda:N (default: the package's)\n"
-    "  --format F       text (default) or yaml\n"
-    "  --model NAME     model inside the package (default: the only one, or 'model')\n"
-    "  --torch-lib DIR  libtorch folder for the symbol check; 'none' skips it\n"
-    "                   (default: $TORCH_DIR, else the torch aotidbg-runner was built\n"
-    "                   with, else python3's torch)\n"
-    "  --sha256         also the SHA-256 of the whole file (reads every byte; the\n"
-    "                   checks read only the archive's directory and the parts they need)\n"
-    "Exit codes: 0 nothing failed, 1 a check failed, 2 bad usage or bad input.\n";
+#define F(field) offsetof(check_options, field)
 
-int cmd_check(int argc, char **argv)
+static int store_format(const opt_spec *o, const char *v, void *field, strbuf *err)
 {
-    const char *pkg = NULL, *spec = NULL, *device = NULL, *format = "text", *model = NULL, *torch_lib = NULL;
-    remote_cli rmt = {0};
-    int want_sha = 0;
-    const cli_opt opts[] = {{"--inputs", &spec}, {"--device", &device}, {"--format", &format},
-                            {"--model", &model}, {"--torch-lib", &torch_lib}, {"--remote", &rmt.target},
-                            {"--remote-runner", &rmt.runner_path}, {"--push", NULL, &rmt.push},
-                            {"--sha256", NULL, &want_sha}};
-    const cli_spec sp = {"check", usage, usage, opts, (int)(sizeof opts / sizeof *opts)};
-    int code;
-    if (cli_parse_one(&sp, argc, argv, &pkg, "one package only (got '%s' and '%s')", &code))
-        return code;
-    if (!pkg)
-        return cli_usage_error("check", usage, "no package given");
+    if (strcmp(v, "text") && strcmp(v, "yaml")) {
+        strbuf_addf(err, "--format is text or yaml, not '%s'", v);
+        return -1;
+    }
+    *(const char **)field = v;
+    return 0;
+}
+
+const opt_spec check_option_specs[] = {
+    {"--format", "F", "text (default) or yaml", F(format), store_format, 0, 0},
+    {"--torch-lib", "DIR", "libtorch folder for the symbol check; 'none' skips it\n"
+     "(default: $TORCH_DIR, else the torch aotidbg-runner was built\n"
+     "with, else python3's torch)", F(torch_lib), NULL, 0, 0},
+    {NULL},
+};
+
+int cmd_check(const cli_args *a)
+{
+    const char *pkg = a->pos[0], *spec = a->run.inputs, *device = a->run.device, *format = a->check.format;
+    const char *model = a->run.model, *torch_lib = a->check.torch_lib;
+    remote_cli rmt = {.target = a->run.remote, .runner_path = a->run.remote_runner, .push = a->run.push};
+    int want_sha = a->run.sha256;
     if ((rmt.push || rmt.runner_path) && !rmt.target)
-        return cli_usage_error("check", usage, "%s goes with --remote HOST", rmt.push ? "--push" : "--remote-runner");
-    if (strcmp(format, "text") && strcmp(format, "yaml")) {
-        fprintf(stderr, "aotidbg check: --format is text or yaml, not '%s'\n", format);
-        return EXIT_USAGE;
-    }
-    if (device) {
-        const char *c = strchr(device, ':');
-        size_t n = c ? (size_t)(c - device) : strlen(device);
-        int ok = (mem_is(device, n, "cpu") && !c) || mem_is(device, n, "cuda");
-        if (ok && c) {
-            const char *d = c + 1;
-            ok = *d != 0 && strlen(d) <= 4;
-            for (; *d && ok; d++)
-                ok = *d >= '0' && *d <= '9';
-        }
-        if (!ok) {
-            fprintf(stderr, "aotidbg check: --device is cpu, cuda or cuda:N, not '%s'\n", device);
-            return EXIT_USAGE;
-        }
-    }
+        return cli_usage_error(a->cmd, "%s goes with --remote HOST", rmt.push ? "--push" : "--remote-runner");
     strbuf err = STRBUF_INIT;
     session *s = session_new();
     package_t *p = NULL;

@@ -4,9 +4,9 @@
  * with dynamic bounds), printer level and kernel count; the provenance of its
  * kernel calls (provenance.h), each call with --calls.
  * Exit: 0 shown, 2 bad usage or a package that cannot be read (message says why). */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli_opts.h"
 #include "commands.h"
 #include "package.h"
 #include "reinstrument.h"
@@ -14,18 +14,13 @@
 #include "stack_trace.h"
 #include "wrapper_scan.h"
 
-static const char usage[] =
-    "usage: aotidbg info PKG [--model NAME] [--calls] [--sha256]\n"
-    "Shows what a .pt2 package (or a bare model .so) holds: models, compile device,\n"
-    "compute capability, CPU ISA, the .so, wrapper.cpp, cubins, weights, and the\n"
-    "compiled inputs (dtype, shape with dynamic bounds), printer level and kernels.\n"
-    "It reads the archive's directory and small entries only, whatever the size.\n"
-    "  --model N one model of the package\n"
-    "  --sha256  also the SHA-256 of the whole file (reads every byte)\n"
-    "  --calls   every kernel call with where it comes from: the user's source line\n"
-    "            (kernel_information.json, when the package was compiled with\n"
-    "            trace.provenance_tracking_level 1), graph nodes, ATen ops, weights\n"
-    "Exit codes: 0 shown, 2 bad usage or an unreadable package.\n";
+const opt_spec info_option_specs[] = {
+    {"--calls", NULL, "every kernel call with where it comes from: the user's source line\n"
+     "(kernel_information.json, when the package was compiled with\n"
+     "trace.provenance_tracking_level 1), graph nodes, ATen ops, weights", offsetof(info_options, calls), NULL,
+     1, 0},
+    {NULL},
+};
 
 static const char *or_none(const char *s) { return s && *s ? s : "(none)"; }
 
@@ -213,17 +208,10 @@ static void show_model(package_t *p, package_model *m, int calls)
     strbuf_release(&err);
 }
 
-int cmd_info(int argc, char **argv)
+int cmd_info(const cli_args *a)
 {
-    const char *pkg = NULL, *model = NULL;
-    int calls = 0, want_sha = 0;
-    const cli_opt opts[] = {{"--model", &model}, {"--calls", NULL, &calls}, {"--sha256", NULL, &want_sha}};
-    const cli_spec sp = {"info", usage, usage, opts, 3};
-    int code;
-    if (cli_parse_one(&sp, argc, argv, &pkg, "one package only (got '%s' and '%s')", &code))
-        return code;
-    if (!pkg)
-        return cli_usage_error("info", usage, "no package given");
+    const char *pkg = a->pos[0], *model = a->run.model;
+    int calls = a->info.calls, want_sha = a->run.sha256;
     strbuf err = STRBUF_INIT;
     package_t *p = NULL;
     if (package_open(&p, pkg, &err) < 0) {

@@ -1,55 +1,26 @@
 /* cmd_replay.c — `aotidbg replay SESSION.yaml --dump`: loads a session file
- * and prints its plain-text rendering (session_dump) on stdout.
+ * and prints its plain-text rendering (session_dump) on stdout; without
+ * --dump, the front end's UI shows it (cli_front.ui).
  * Exit: 0 loaded (also a cut-off file: the notice goes to stderr), 2 bad
  * usage or a file that does not load (file:line:col on stderr).
- * The interactive `replay` without --dump is the TUI's (tui/main.c). */
+ */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
 #include "session_io.h"
 
-static const char replay_usage[] =
-    "usage: aotidbg replay SESSION.yaml [--dump]\n"
-    "\n"
-    "Opens a recorded session (from `aotidbg run --record` or a walkthrough) with\n"
-    "no GPU and no torch. With --dump, prints a plain-text rendering to stdout\n"
-    "instead of opening the screen: header, checklist, then one block per event\n"
-    "(kernels with their tensors' shape, dtype and statistics; errors; outputs;\n"
-    "how the runner ended).\n"
-    "\n"
-    "A file cut off while it was being recorded still opens: every complete event\n"
-    "is shown and a notice on stderr says where it was cut.\n"
-    "Exit codes: 0 shown, 2 bad usage or a file that does not load (the message\n"
-    "names file:line:col). The format is described in aotidbg-session(5).\n";
+const opt_spec replay_option_specs[] = {
+    {"--dump", NULL, "print the session as plain text on stdout instead of opening the\n"
+     "screen: header, checklist, one block per event", offsetof(replay_options, dump), NULL, 1, 0},
+    {NULL},
+};
 
-int cmd_replay_dump(int argc, char **argv)
+int cmd_replay(const cli_args *a)
 {
-    const char *path = NULL;
-    int dump = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(replay_usage, stdout);
-            return EXIT_OK;
-        } else if (!strcmp(argv[i], "--dump")) {
-            dump = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "aotidbg replay: unknown option '%s'\n%s", argv[i], replay_usage);
-            return EXIT_USAGE;
-        } else if (path) {
-            fprintf(stderr, "aotidbg replay: one session file at a time (got '%s' and '%s')\n", path, argv[i]);
-            return EXIT_USAGE;
-        } else {
-            path = argv[i];
-        }
-    }
-    if (!path) {
-        fprintf(stderr, "aotidbg replay: missing SESSION.yaml\n%s", replay_usage);
-        return EXIT_USAGE;
-    }
-    if (!dump) {
-        fputs("aotidbg replay: without --dump, replay opens the screen (run it from a terminal)\n", stderr);
-        return EXIT_USAGE;
-    }
+    const char *path = a->pos[0];
+    if (!a->replay.dump)   /* the screen: the front end's */
+        return a->front && a->front->ui ? a->front->ui(a) : EXIT_USAGE;
     session *s = NULL;
     strbuf err = STRBUF_INIT;
     const char *src = !strcmp(path, "-") ? "/dev/stdin" : path;

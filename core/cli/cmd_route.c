@@ -10,10 +10,10 @@
  * Exit: 0 when routed (even to `unknown`), 2 for bad usage, an unreadable
  * input, bad rules or an unreadable package. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli_opts.h"
 #include "commands.h"
 #include "package.h"
 #include "provenance.h"
@@ -24,37 +24,35 @@
 #include "oob_element.h"
 #include "triton_trace.h"
 
-static const char route_usage[] =
-    "usage: aotidbg route [FILE|-] [--package PKG] [--session S.yaml] [--format text|yaml]\n"
-    "\n"
-    "Names the cause of an AOTI error from its text (a log file, or stdin with - or\n"
-    "no FILE): the route, the facts pulled out of the text (kernel, tmpN, ksM, input\n"
-    "index, expected/got, devices, symbol, op schema, missing file), the next steps\n"
-    "and the actions aotidbg can run for them.\n"
-    "\n"
-    "  --package PKG     resolve an index-out-of-bounds assert through the package's\n"
-    "                    generated code: the kernel, the input and dimension behind\n"
-    "                    ksM, and the ATen ops; PKG is a .pt2, an extracted package\n"
-    "                    folder, or a *.wrapper.cpp file; the failing kernel's source\n"
-    "                    line and graph nodes (source_line, graph_nodes, ...)\n"
-    "  --session S.yaml  a recorded session: with no FILE its error text is routed\n"
-    "                    with what the session knows as evidence (device, failing\n"
-    "                    kernel, the runner's exit signal, failed checklist rows);\n"
-    "                    (a FILE that is a session file is taken as --session FILE)\n"
-    "                    its package is used when --package is not given; the\n"
-    "                    runtime size of the input dimension behind ksM is shown\n"
-    "  --format FMT      text (default) or yaml (route:, fields:, steps:, also:, ...)\n"
-    "  --rules FILE      use these rules instead of the installed routes.yaml\n"
-    "\n"
-    "The advice fits the run's platform (cuda, rocm, xpu, mps, cpu), taken from\n"
-    "the session or package when given, else from the text; a CPU run gets no\n"
-    "CUDA advice. When nothing matches (route unknown), the error-like lines read\n"
-    "are listed.\n"
-    "\n"
-    "Routes: triton-index-oob device-mismatch input-mismatch illegal-memory-access\n"
-    "nan-inf wrong-output dynamic-shape custom-op missing-artifact abi-mismatch\n"
-    "compile-error out-of-memory crash unknown.\n"
-    "Exit: 0 routed (also when the route is unknown), 2 bad usage or unreadable input.\n";
+#define F(field) offsetof(route_options, field)
+
+static int store_format(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    if (strcmp(v, "text") && strcmp(v, "yaml")) {
+        strbuf_addf(err, "--format must be text or yaml, not '%s'", v);
+        return -1;
+    }
+    *(const char **)field = v;
+    return 0;
+}
+
+const opt_spec route_option_specs[] = {
+    {"--package", "PKG", "resolve an index-out-of-bounds assert through the package's\n"
+     "generated code: the kernel, the input and dimension behind\n"
+     "ksM, and the ATen ops; PKG is a .pt2, an extracted package\n"
+     "folder, or a *.wrapper.cpp file; the failing kernel's source\n"
+     "line and graph nodes (source_line, graph_nodes, ...)", F(package), NULL, 0, 0},
+    {"--session", "S.yaml", "a recorded session: with no FILE its error text is routed\n"
+     "with what the session knows as evidence (device, failing\n"
+     "kernel, the runner's exit signal, failed checklist rows);\n"
+     "(a FILE that is a session file is taken as --session FILE)\n"
+     "its package is used when --package is not given; the\n"
+     "runtime size of the input dimension behind ksM is shown", F(session), NULL, 0, 0},
+    {"--format", "FMT", "text (default) or yaml (route:, fields:, steps:, also:, ...)", F(format), store_format, 0,
+     0},
+    {"--rules", "FILE", "use these rules instead of the installed routes.yaml", F(rules), NULL, 0, 0},
+    {NULL},
+};
 
 /* 1 when path is a session file (it starts with `format_version`, after
  * blank and comment lines): then `route FILE` routes it as --session would. */
@@ -147,19 +145,10 @@ static const char *package_platform(const char *pkg)
     return plat;
 }
 
-int cmd_route(int argc, char **argv)
+int cmd_route(const cli_args *a)
 {
-    const char *file = NULL, *pkg = NULL, *format = "text", *rules_path = NULL, *sess_path = NULL;
-    const cli_opt opts[] = {{"--package", &pkg}, {"--format", &format}, {"--rules", &rules_path},
-                            {"--session", &sess_path}};
-    const cli_spec sp = {"route", route_usage, route_usage, opts, (int)(sizeof opts / sizeof *opts)};
-    int code;
-    if (cli_parse_one(&sp, argc, argv, &file, "more than one input ('%s' and '%s')", &code))
-        return code;
-    if (strcmp(format, "text") && strcmp(format, "yaml")) {
-        fprintf(stderr, "aotidbg route: --format must be text or yaml, not '%s'\n", format);
-        return EXIT_USAGE;
-    }
+    const char *file = a->pos[0], *pkg = a->route.package, *format = a->route.format;
+    const char *rules_path = a->route.rules, *sess_path = a->route.session;
 
     if (file && strcmp(file, "-") && !sess_path && looks_like_session(file)) {
         sess_path = file;   /* a session: its errors, log lines and stderr tail, its package */

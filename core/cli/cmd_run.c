@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli_opts.h"
 #include "commands.h"
 #include "model.h"
 #include "opt.h"
@@ -23,34 +22,9 @@
 #include "run_options.h"
 #include "run_service.h"
 
-static const char run_about[] =
-    "Runs an AOTInductor package headless, kernel by kernel, and records every event\n"
-    "(kernels, their tensors' statistics, errors, outputs, runner output) to OUT.yaml as\n"
-    "it happens. PKG is a .pt2 from torch._inductor.aoti_compile_and_package, or a bare\n"
-    "model .so from torch._export.aot_compile (then --device is required).\n";
-static const char run_after[] =
-    "Before running, the checklist of `aotidbg check` runs; its rows go into the session,\n"
-    "and a FAIL row stops the run (exit 1) unless --force. The session records the mode\n"
-    "(printer, reinstrument, interpose or none) and a run.mode row saying what it sees,\n"
-    "and end_state says how the run ended.\n"
-    "Errors are routed (aotidbg route) with the runner's output and the package's code.\n"
-    "\n"
-    "With --eager PROGRAM.pt2 each kernel's output is compared with that exported\n"
-    "program run eagerly on the same inputs; the first that departs is a divergence\n"
-    "event, and --break-on diverge stops there.\n"
-    "\n"
-    "Exit codes: 0 the model ran (or stopped at a kernel= / index= break; outputs that\n"
-    "hold NaN/Inf are named, and --break-on nan makes them a failure; a departure from\n"
-    "--eager is named, and --break-on diverge makes it a failure); 1 the model failed,\n"
-    "a nan/error/diverge break hit, the runner died, a checklist row failed, or the\n"
-    "eager program failed to run; 2 bad usage or bad input (also a kernel= / index=\n"
-    "break that matched no kernel, or an --eager program or inputs it cannot take).\n";
-
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
 
-#define usage_error(...) cli_usage_error("run", run_hint, __VA_ARGS__)
-static const char run_hint[] = "(aotidbg run --help shows the options)\n";
 
 /* First line of text, at most max bytes, into a static buffer. */
 static const char *first_line(const char *text, size_t max)
@@ -274,7 +248,7 @@ static int summarize(const session *s, run_service *rs, const char *out)
             if (t[strlen(t) - 1] != '\n')
                 fputc('\n', stderr);
         }
-    } else if (!strcmp(end, "stopped")) {
+    } else if (run_service_left_at_stop(rs)) {
         int reason = runner_client_stop_reason(rc);
         int64_t k = runner_client_current_kernel(rc);
         static const char *const why[] = {
@@ -322,41 +296,13 @@ static void say_run(void *ctx, const char *text)
     fprintf(stderr, "aotidbg run: %s\n", text);
 }
 
-static void print_help(void)
+int cmd_run(const cli_args *a)
 {
-    strbuf h = STRBUF_INIT;
-    const opt_group g = {run_option_specs, 0, RUN_OPT_RUN};
-    strbuf_addf(&h, "usage: aotidbg run PKG [--inputs SPEC] [--device DEV] [--break-on error|nan|kernel=NAME|index=N]\n"
-                "                  [options] --record OUT.yaml\n\n%s\n", run_about);
-    opt_help(&h, &g, 1);
-    strbuf_addf(&h, "\n%s", run_after);
-    fputs(h.buf, stdout);
-    strbuf_release(&h);
-}
-
-int cmd_run(int argc, char **argv)
-{
-    run_options o;
-    run_options_init(&o, RUN_OPT_RUN);
-    const opt_group g = {run_option_specs, 0, RUN_OPT_RUN};
-    strbuf err = STRBUF_INIT;
-    size_t npos = 0;
-    int pr = opt_parse(&g, 1, &o, argc, argv, 1, &o.package, 1, &npos, &err);
-    if (pr == OPT_HELP) {
-        print_help();
-        strbuf_release(&err);
-        return EXIT_OK;
-    }
-    if (pr == OPT_ERR) {
-        usage_error("%s", err.buf);
-        strbuf_release(&err);
-        return EXIT_USAGE;
-    }
-    strbuf_release(&err);
-    if (!o.package)
-        return usage_error("%s", "which package? aotidbg run PKG --record OUT.yaml");
+    run_options o = a->run;
+    o.package = a->pos[0];
     if (!o.record)
-        return usage_error("%s", "--record OUT.yaml is required: it is where the session goes");
+        return cli_usage_error(a->cmd, "%s", "--record OUT.yaml is required: it is where the session goes");
+    strbuf err = STRBUF_INIT;
 
     int code = EXIT_USAGE;
     session *s = session_new();

@@ -1,19 +1,80 @@
-/* commands.h — the CLI subcommands. Each takes argv after the subcommand name
- * (argv[0] is the subcommand itself) and returns the process exit code:
+/* commands.h — the command line as a table (after git.c's commands[] and
+ * libgit2's src/cli): one row per command with its name, synopsis, summary,
+ * help text, option groups (opt.h tables: the run options, the UI options,
+ * its own) and handler. `aotidbg --help`, `aotidbg COMMAND --help`,
+ * `aotidbg --list-options` (what test_manual.py reads) and the parser all
+ * walk the same rows, so a command or an option is added in one place.
+ *
+ * Exit codes (DESIGN §9) of every handler:
  *   EXIT_OK 0       success (the model ran; nothing failed)
  *   EXIT_FAILED 1   the model failed, or a check failed
  *   EXIT_USAGE 2    bad usage or bad input
- * They print to stdout/stderr and never die by a signal on bad input.
- * Headless commands live in core/cmd_*.c; tui/main.c dispatches. */
+ * Handlers print to stdout/stderr and never die by a signal on bad input.
+ * The UI commands (live, replay without --dump, tutorial) are the front
+ * end's: cli_main hands them to cli_front.ui, so core needs no curses. */
 #ifndef AOTIDBG_COMMANDS_H
 #define AOTIDBG_COMMANDS_H
+#include <stdio.h>
+#include "cmd_check.h"
+#include "cmd_info.h"
+#include "cmd_replay.h"
+#include "cmd_route.h"
+#include "cmd_run.h"
+#include "opt.h"
+#include "run_options.h"
+#include "ui_options.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
-int cmd_run(int argc, char **argv);       /* cmd_run.c      */
-int cmd_replay_dump(int argc, char **argv); /* cmd_replay.c: replay --dump */
-int cmd_check(int argc, char **argv);     /* cmd_check.c    */
-int cmd_route(int argc, char **argv);     /* cmd_route.c    */
-int cmd_info(int argc, char **argv);      /* cmd_info.c     */
+typedef struct cli_args cli_args;
+
+/* What the front end (tui/main.c) brings: the full-screen UI, and the action
+ * table for --list-actions. */
+typedef struct {
+    int (*ui)(const cli_args *a);
+    int (*list_actions)(FILE *f);
+} cli_front;
+
+#define CLI_MAX_GROUPS 3
+#define CLI_MAX_POS 2
+
+typedef struct command {
+    const char *name;          /* what is typed: "run"; NULL for the live UI (aotidbg PKG) */
+    const char *label;         /* "run", "live": in messages and --list-options */
+    const char *synopsis;      /* after "aotidbg ": "run PKG [--inputs SPEC] ... --record OUT.yaml" */
+    const char *summary;       /* one line for aotidbg --help */
+    const char *about;         /* COMMAND --help, before the options; may be NULL */
+    const char *after;         /* COMMAND --help, after the options (exit codes); may be NULL */
+    const char *args;          /* the positional arguments, for messages: "PKG" */
+    int min_pos, max_pos;
+    opt_group groups[CLI_MAX_GROUPS];   /* base is offsetof(cli_args, ...); ends at specs NULL */
+    int (*run)(const cli_args *a);      /* NULL: the front end's UI */
+    const char *ui_mode;       /* "live", "replay", "tutorial" for the UI */
+} command;
+
+/* Everything a command line says, parsed by the command's groups. Strings
+ * point into argv. */
+struct cli_args {
+    const command *cmd;
+    const cli_front *front;
+    const char *pos[CLI_MAX_POS];
+    size_t npos;
+    run_options run;           /* run, live, check, info (scopes in run_options.h) */
+    ui_options ui;             /* live, replay, tutorial */
+    check_options check;
+    route_options route;
+    info_options info;
+    replay_options replay;
+};
+
+extern const command commands[];   /* ends with a row whose label is NULL */
+
+/* The row named name (the live UI: "live"), or NULL. */
+const command *command_find(const char *name);
+/* The whole program: dispatches argv (argv[0] is the program) to a row,
+ * parses its options, prints help, runs the handler; returns the exit code. */
+int cli_main(int argc, char **argv, const cli_front *front);
+/* "aotidbg CMD: <message>" and a hint at --help on stderr; EXIT_USAGE. */
+int cli_usage_error(const command *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -110,51 +110,54 @@ enum { RL = RUN_OPT_RUN | RUN_OPT_LIVE, ALL = RUN_OPT_RUN | RUN_OPT_LIVE | RUN_O
 
 const opt_spec run_option_specs[] = {
     {"--inputs", "SPEC", "inputs spec YAML: inputs: [{shape, dtype, device, fill, ...}]", F(inputs), NULL, 0, ALL},
-    {"--device", "DEV", "cpu, cuda or cuda:N (default: the device the package was compiled for)", F(device),
+    {"--device", "DEV", "cpu, cuda or cuda:N (default: the device the package was\ncompiled for)", F(device),
      store_device, 0, ALL},
     {"--record", "OUT.yaml", "the session file to write (run: required; live: default\n"
      "./aotidbg-session-<time>.yaml)", F(record), NULL, 0, RL},
-    {"--break-on", "WHAT", "stop at: error (first failing kernel), nan (first NaN/Inf output),\n"
-     "diverge (after the first kernel whose output departs from --eager),\n"
-     "kernel=NAME (before the first launch of NAME), index=N (before kernel N);\n"
-     "may be repeated (live: c stops there)", F(breaks), store_break, 0, RL},
-    {"--deterministic", NULL, "run with CUDA_LAUNCH_BLOCKING=1 PYTORCH_NO_CUDA_MEMORY_CACHING=1\n"
-     "AOTI_RUNTIME_CHECK_INPUTS=1 (recorded in the session)", F(deterministic), NULL, 1, RL},
+    {"--break-on", "WHAT", "stop at: error (first failing kernel), nan (first NaN/Inf output), diverge (after "
+     "the first kernel whose output departs from --eager), kernel=NAME (before the first launch of NAME), "
+     "index=N (before kernel N); may be repeated (live: c stops there)", F(breaks), store_break, 0, RL},
+    {"--deterministic", NULL, "run with CUDA_LAUNCH_BLOCKING=1, AOTI_RUNTIME_CHECK_INPUTS=1 and "
+     "PYTORCH_NO_CUDA_MEMORY_CACHING=1 (recorded in the session)", F(deterministic), NULL, 1, RL},
     {"--blocking", NULL, "synchronize and check the device at every kernel boundary\n"
      "(live mode always does)", F(blocking), NULL, 1, RL},
-    {"--timeout", "S", "kill the runner when a kernel (or the load) takes longer than S\n"
-     "seconds (default: run 600, live 60; 0 = never)", F(timeout_s), store_timeout, 0, RL},
-    {"--values", "N", "keep up to N values per tensor for the value grid (default: run 0,\n"
-     "live 4096), within the value budget", F(max_values), store_values, 0, RL},
-    {"--values-budget", "SIZE", "bytes of values kept in all (8 per value; K, M, G suffixes;\n"
-     "default 256M; 0 = no limit); past it a tensor keeps its\n"
-     "statistics and its first 1024 values while such samples fit in\n"
-     "a reserve of SIZE/16, then statistics only", F(values_budget), store_budget, 0, RL},
+    {"--timeout", "S", "kill the runner when a kernel (or the load) takes longer\n"
+     "than S seconds (default: run 600, live 60; 0 = never)", F(timeout_s), store_timeout, 0, RL},
+    {"--values", "N", "keep up to N values per tensor for the value grid\n"
+     "(default: run 0, live 4096), within the value budget", F(max_values), store_values, 0, RL},
+    {"--values-budget", "SIZE", "bytes of values kept in all (8 per value; K, M, G\n"
+     "suffixes; default 256M; 0 = no limit); past it a tensor\n"
+     "keeps its statistics and its first 1024 values while such\n"
+     "samples fit in a reserve of SIZE/16, then statistics only", F(values_budget), store_budget, 0, RL},
     {"--force", NULL, "run even when the checklist (aotidbg check) has a FAIL row", F(force), NULL, 1, RL},
-    {"--reinstrument", NULL, "rebuild a private copy of the model .so with a hook around every\n"
-     "kernel launch (from the sources the package carries) and run that;\n"
-     "the default for a CPU package built without the printer", F(reinstrument), NULL, RUN_REINSTR_FORCE, RL},
-    {"--no-reinstrument", NULL, "never rebuild: a package without the printer runs as shipped\n"
-     "(CUDA: kernel names by launch interposition; CPU: outputs only)", F(reinstrument), NULL, RUN_REINSTR_OFF,
-     RL},
-    {"--remote", "HOST", "[USER@]HOST[:PORT]: run the model there, through ssh ($AOTIDBG_SSH)\n"
-     "and aotidbg-runner there; PKG and SPEC are paths there; the session\n"
-     "is written here", F(remote), NULL, 0, RL},
-    {"--push", NULL, "with --remote: PKG and SPEC are here; copy the package to a\n"
-     "private folder there first", F(push), NULL, 1, RL},
-    {"--remote-runner", "PATH", "with --remote: the runner there (default: aotidbg-runner on\n"
-     "its PATH)", F(remote_runner), NULL, 0, RL},
-    {"--eager", "PROGRAM.pt2", "compare every kernel's output with the exported program\n"
-     "(torch.export.save) run eagerly on the same inputs: each kernel gets\n"
-     "eager checks, the first that departs a divergence event; computed\n"
-     "once with python3 and torch, cached beside the session", F(eager), NULL, 0, RL},
-    {"--tolerance", "ATOL,RTOL", "with --eager: an element departs when |got - want| > ATOL +\n"
-     "RTOL * |want| (default: torch.testing.assert_close's for the\n"
-     "tensor's dtype)", F(tol), store_tolerance, 0, RL},
+    {"--reinstrument", NULL, "rebuild a private copy of the model .so with a hook around\n"
+     "every kernel launch (from the sources the package carries)\n"
+     "and run that; the default for a CPU package built without\n"
+     "the printer", F(reinstrument), NULL, RUN_REINSTR_FORCE, RL},
+    {"--no-reinstrument", NULL, "never rebuild: a package without the printer runs as\n"
+     "shipped (CUDA: kernel names by launch interposition; CPU:\n"
+     "outputs only)", F(reinstrument), NULL, RUN_REINSTR_OFF, RL},
+    {"--model", "NAME", "the model inside the package (default: the only one, or 'model')", F(model), NULL, 0,
+     ALL | RUN_OPT_INFO},
+    {"--sha256", NULL, "also the SHA-256 of the whole file (reads every byte; the rest reads only the "
+     "archive's directory and the parts it needs)", F(sha256), NULL, 1, RUN_OPT_CHECK | RUN_OPT_INFO},
+    {"--remote", "[USER@]HOST[:PORT]", "run the model on the GPU box HOST, through ssh ($AOTIDBG_SSH) and "
+     "aotidbg-runner there: PKG and SPEC are paths there, the session is written here; check's device, CPU "
+     "and environment rows are HOST's, and its symbol row loads the .so against the runner's libtorch there",
+     F(remote), NULL, 0, ALL},
+    {"--push", NULL, "with --remote: PKG and SPEC are here; copy the package to a private folder there first",
+     F(push), NULL, 1, ALL},
+    {"--remote-runner", "PATH", "with --remote: the runner there (default: aotidbg-runner on its PATH)",
+     F(remote_runner), NULL, 0, ALL},
+    {"--eager", "PROGRAM.pt2", "compare every kernel's output with the exported program (torch.export.save) "
+     "run eagerly on the same inputs: each kernel gets eager checks, the first that departs a divergence "
+     "event; computed once with python3 and torch, cached beside the session", F(eager), NULL, 0, RL},
+    {"--tolerance", "ATOL,RTOL", "with --eager: an element departs when |got - want| > ATOL + RTOL * |want| "
+     "(default: torch.testing.assert_close's for the tensor's dtype)", F(tol), store_tolerance, 0, RL},
     {"--eager-device", "DEV", "with --eager: run the program there (default: the run's device)", F(eager_device),
      store_device, 0, RL},
-    {"--eager-float64", NULL, "with --eager: run the program in float64, a reference nearer the\n"
-     "exact math", F(eager_float64), NULL, 1, RL},
+    {"--eager-float64", NULL, "with --eager: run the program in float64, a reference nearer the exact math",
+     F(eager_float64), NULL, 1, RL},
     {NULL},
 };
 

@@ -19,6 +19,7 @@ enum {
     RUN_OPT_RUN = 1,      /* aotidbg run */
     RUN_OPT_LIVE = 2,     /* aotidbg PKG (the live UI) */
     RUN_OPT_CHECK = 4,    /* aotidbg check */
+    RUN_OPT_INFO = 8,     /* aotidbg info (--model, --sha256) */
 };
 
 /* How kernel boundaries of a package without the printer are seen. */
@@ -47,6 +48,8 @@ typedef struct run_options {
     size_t max_values;    /* --values */
     uint64_t values_budget; /* --values-budget, bytes; 0 = no limit */
     run_breaks breaks;    /* --break-on, repeatable */
+    const char *model;    /* --model NAME: the package's model; NULL: the only one, or "model" */
+    int sha256;           /* --sha256 (check, info): also hash the whole file */
     const char *remote;   /* --remote [USER@]HOST[:PORT]: the runner runs there (remote.h); NULL: here */
     const char *remote_runner; /* --remote-runner PATH there; NULL: aotidbg-runner on its PATH */
     int push;             /* --push: PKG and SPEC are here; the package is copied there first */

@@ -441,7 +441,7 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
             goto fail;
     }
     package_sha256_start(rs->pkg);   /* the header's sha256: hashed while the rest goes on */
-    package_model *m = package_find_model(rs->pkg, NULL, err);
+    package_model *m = package_find_model(rs->pkg, o->model, err);
     if (!m)
         goto fail;
     if (rs->pkg->is_bare_so) {
@@ -654,6 +654,7 @@ const run_options *run_service_options(const run_service *rs) { return &rs->o; }
 const char *run_service_record_path(const run_service *rs) { return rs->record; }
 const char *run_service_gate_reason(const run_service *rs) { return rs->gate.buf; }
 int run_service_write_failed(const run_service *rs) { return rs->write_failed; }
+int run_service_left_at_stop(const run_service *rs) { return rs->left_at_stop; }
 
 int run_service_restart(run_service *rs, strbuf *err)
 {

@@ -81,6 +81,8 @@ const run_options *run_service_options(const run_service *rs);
 const char *run_service_record_path(const run_service *rs);
 const char *run_service_gate_reason(const run_service *rs);  /* "" unless gated */
 int run_service_write_failed(const run_service *rs);
+/* 1 when the run was left at a kernel stop (a break, a step) by _finish. */
+int run_service_left_at_stop(const run_service *rs);
 
 /* A fresh runner from the first kernel, same options. */
 int run_service_restart(run_service *rs, strbuf *err);

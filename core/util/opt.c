@@ -4,6 +4,7 @@
 #include <string.h>
 
 #define HELP_COLUMN 21
+#define OPT_WIDTH 80   /* help lines fit an 80-column terminal */
 
 int opt_applies(const opt_spec *o, unsigned scope)
 {
@@ -89,6 +90,34 @@ int opt_parse(const opt_group *g, size_t ng, void *args, int argc, char **argv, 
     return OPT_OK;
 }
 
+/* Appends a row's help as one paragraph ('\n' in it is a space) from column
+ * HELP_COLUMN (w columns are already used), wrapped at spaces to OPT_WIDTH. */
+static void add_wrapped(strbuf *out, size_t w, const char *h)
+{
+    const size_t room = OPT_WIDTH - HELP_COLUMN;
+    while (*h == ' ' || *h == '\n')
+        h++;
+    do {
+        for (; w < HELP_COLUMN; w++)
+            strbuf_addch(out, ' ');
+        size_t len = strlen(h), cut = len;
+        if (len > room) {
+            cut = room;
+            while (cut > room / 2 && h[cut] != ' ' && h[cut] != '\n')
+                cut--;
+            if (h[cut] != ' ' && h[cut] != '\n')
+                cut = room;
+        }
+        for (size_t i = 0; i < cut; i++)
+            strbuf_addch(out, h[i] == '\n' ? ' ' : h[i]);
+        strbuf_addch(out, '\n');
+        h += cut;
+        while (*h == ' ' || *h == '\n')
+            h++;
+        w = 0;
+    } while (*h);
+}
+
 void opt_help(strbuf *out, const opt_group *g, size_t ng)
 {
     for (size_t i = 0; i < ng; i++)
@@ -98,21 +127,11 @@ void opt_help(strbuf *out, const opt_group *g, size_t ng)
             size_t start = out->len;
             strbuf_addf(out, "  %s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
             size_t w = out->len - start;
-            const char *h = o->help ? o->help : "";
             if (w + 1 >= HELP_COLUMN) {
                 strbuf_addch(out, '\n');
                 w = 0;
             }
-            for (int first = 1; first || *h; first = 0) {
-                if (!first)
-                    w = 0;
-                for (; w < HELP_COLUMN; w++)
-                    strbuf_addch(out, ' ');
-                size_t l = strcspn(h, "\n");
-                strbuf_add(out, h, l);
-                strbuf_addch(out, '\n');
-                h += l + (h[l] == '\n');
-            }
+            add_wrapped(out, w, o->help ? o->help : "");
         }
 }
 

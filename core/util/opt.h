@@ -27,7 +27,7 @@ typedef int opt_store_fn(const opt_spec *o, const char *val, void *field, strbuf
 struct opt_spec {
     const char *name;      /* "--inputs" */
     const char *arg;       /* "SPEC"; NULL: a flag, which takes no value */
-    const char *help;      /* lines separated by '\n', no trailing '\n' */
+    const char *help;      /* one paragraph, wrapped for --help ('\n' in it is a space) */
     size_t off;            /* offsetof(the table's options struct, the field) */
     opt_store_fn *store;   /* NULL: a flag sets an int field to `value`; an
                               option sets a const char * field to its value */
@@ -39,6 +39,7 @@ typedef struct {
     const opt_spec *specs; /* ends with {NULL} */
     size_t base;           /* offsetof(the caller's args struct, the table's options struct) */
     unsigned scope;        /* rows that apply: scope 0, or sharing a bit with this */
+    const char *title;     /* heading of the group in --help ("UI options"); NULL: none */
 } opt_group;
 
 enum { OPT_OK = 0, OPT_HELP = 1, OPT_ERR = -1 };
@@ -50,7 +51,8 @@ int opt_parse(const opt_group *g, size_t ng, void *args, int argc, char **argv, 
               size_t maxpos, size_t *npos, strbuf *err);
 
 /* The rows that apply, one entry each: "  --name ARG" then the help, from
- * column 21 (on the next line when the name is longer). */
+ * column 21 (on the next line when the name is longer), as a paragraph
+ * wrapped at spaces to 80 columns. */
 void opt_help(strbuf *out, const opt_group *g, size_t ng);
 
 /* The row for name ("--device") among the groups' applying rows, or NULL. */

@@ -36,15 +36,43 @@ def test_every_action_is_in_the_manual(aotidbg):
     assert not missing, f"actions missing from man/aotidbg.1: {missing}"
 
 
-@pytest.mark.parametrize("cmd", [["run"], ["check"], ["route"], ["info"], ["replay", "--dump"], ["replay"], []])
-def test_every_option_is_in_the_manual(aotidbg, cmd):
+def list_options(aotidbg):
+    """The command table's options: (command, option, argument, first help line) rows."""
+    p = run([aotidbg, "--list-options"])
+    assert p.returncode == 0, p.stderr
+    rows = [line.split("\t") for line in p.stdout.splitlines()]
+    assert rows and all(len(r) == 4 for r in rows), p.stdout
+    return rows
+
+
+def test_every_option_is_in_the_manual(aotidbg):
+    """Every option of every command in the command table (what --help prints) is in aotidbg(1)."""
+    text = man_text()
+    rows = list_options(aotidbg)
+    assert {r[0] for r in rows} == {"live", "run", "replay", "check", "route", "info", "tutorial"}
+    missing = sorted({f"{c} {o}" for c, o, _, _ in rows if not re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])",
+                                                                    text)})
+    assert not missing, f"options in the command table that man/aotidbg.1 does not document: {missing}"
+
+
+@pytest.mark.parametrize("cmd", [["run"], ["check"], ["route"], ["info"], ["replay", "--dump"], ["replay"],
+                                 ["tutorial"], ["x.pt2"], []])
+def test_help_is_the_command_table(aotidbg, cmd):
+    """`aotidbg COMMAND --help` lists exactly the table's options of that command (it is generated
+    from them), and every option it names is in the manual."""
     p = run([aotidbg, *cmd, "--help"])
     assert p.returncode == 0, p.stderr
-    opts = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", p.stdout))
+    opts = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]+", p.stdout))
     assert opts, p.stdout
     text = man_text()
     missing = sorted(o for o in opts if o not in text)
     assert not missing, f"`aotidbg {' '.join(cmd)} --help` lists {missing}, which man/aotidbg.1 does not"
+    if cmd:
+        label = {"x.pt2": "live"}.get(cmd[0], cmd[0])
+        table = {o for c, o, _, _ in list_options(aotidbg) if c == label}
+        listed = {line.split()[0] for line in p.stdout.splitlines() if line.startswith("  --")}
+        assert listed == table, (listed ^ table)
+        assert all(len(line) <= 80 for line in p.stdout.splitlines() if line.startswith("  ")), p.stdout
 
 
 def test_every_subcommand_in_help_is_in_the_manual(aotidbg):
