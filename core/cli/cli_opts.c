@@ -3,6 +3,16 @@
 #include "compat.h"
 #include <string.h>
 
+int cli_store_format(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    if (strcmp(v, "text") && strcmp(v, "yaml")) {
+        strbuf_addf(err, "%s takes text or yaml, not '%s'", o->name, v);
+        return -1;
+    }
+    *(const char **)field = v;
+    return 0;
+}
+
 int cli_parse_ref_npy(const char *spec, cli_ref_npy *out, strbuf *err)
 {
     static const char form[] = "; expected KERNEL:TENSOR=PATH (e.g. 3:buf2=ref.npy, or 3:before:buf2=ref.npy)";

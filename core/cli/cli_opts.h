@@ -5,7 +5,11 @@
 #define AOTIDBG_CLI_OPTS_H
 #include <stdint.h>
 #include "model.h"
+#include "opt.h"
 #include "strbuf.h"
+
+/* --format text|yaml (check, route): an opt_store_fn for a const char * field. */
+int cli_store_format(const opt_spec *o, const char *v, void *field, strbuf *err);
 
 /* --ref-npy KERNEL:TENSOR=PATH (replay, live): a .npy file as the inspector
  * reference of kernel KERNEL's tensor TENSOR, its after-phase one unless

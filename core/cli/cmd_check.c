@@ -7,6 +7,7 @@
 #include <string.h>
 #include "compat.h"
 #include "checklist.h"
+#include "cli_opts.h"
 #include "commands.h"
 #include "inputs.h"
 #include "package.h"
@@ -14,18 +15,8 @@
 
 #define F(field) offsetof(check_options, field)
 
-static int store_format(const opt_spec *o, const char *v, void *field, strbuf *err)
-{
-    if (strcmp(v, "text") && strcmp(v, "yaml")) {
-        strbuf_addf(err, "--format is text or yaml, not '%s'", v);
-        return -1;
-    }
-    *(const char **)field = v;
-    return 0;
-}
-
 const opt_spec check_option_specs[] = {
-    {"--format", "F", "text (default) or yaml", F(format), store_format, 0, 0},
+    {"--format", "F", "text (default) or yaml", F(format), cli_store_format, 0, 0},
     {"--torch-lib", "DIR", "libtorch folder for the symbol check; 'none' skips it\n"
      "(default: $TORCH_DIR, else the torch aotidbg-runner was built\n"
      "with, else python3's torch)", F(torch_lib), NULL, 0, 0},

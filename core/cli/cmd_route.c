@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_opts.h"
 #include "commands.h"
 #include "package.h"
 #include "provenance.h"
@@ -25,16 +26,6 @@
 #include "triton_trace.h"
 
 #define F(field) offsetof(route_options, field)
-
-static int store_format(const opt_spec *o, const char *v, void *field, strbuf *err)
-{
-    if (strcmp(v, "text") && strcmp(v, "yaml")) {
-        strbuf_addf(err, "--format must be text or yaml, not '%s'", v);
-        return -1;
-    }
-    *(const char **)field = v;
-    return 0;
-}
 
 const opt_spec route_option_specs[] = {
     {"--package", "PKG", "resolve an index-out-of-bounds assert through the package's\n"
@@ -48,7 +39,7 @@ const opt_spec route_option_specs[] = {
      "(a FILE that is a session file is taken as --session FILE)\n"
      "its package is used when --package is not given; the\n"
      "runtime size of the input dimension behind ksM is shown", F(session), NULL, 0, 0},
-    {"--format", "FMT", "text (default) or yaml (route:, fields:, steps:, also:, ...)", F(format), store_format, 0,
+    {"--format", "FMT", "text (default) or yaml (route:, fields:, steps:, also:, ...)", F(format), cli_store_format, 0,
      0},
     {"--rules", "FILE", "use these rules instead of the installed routes.yaml", F(rules), NULL, 0, 0},
     {NULL},
