@@ -231,3 +231,20 @@ def test_tui_hunt_and_inspector_against_eager(aotidbg, blocks, work):
              str(work / "live.yaml"), "--headless", "140x44", "--keys", "hunt-diverge", "--dump-screen"],
             cwd=str(work))
     assert want in r.stdout, r.stdout
+
+
+def test_walkthrough_is_a_real_stale_run():
+    """sessions/tutorials/07 is a run of the eager_blocks package against the
+    program whose blocks.1.ln.weight changed: it stopped at the first kernel that
+    passes that weight, every kernel before it close."""
+    from conftest import ROOT
+    sess = load_session(os.path.join(ROOT, "sessions", "tutorials", "07-stale-vs-eager.yaml"))
+    assert sess["eager"]["program"].endswith("eager_blocks.ln1.ep.pt2") and len(sess["package"]["sha256"]) == 64
+    assert sess["end_state"] == "stopped"
+    (d,) = events(sess, "divergence")
+    kernels = events(sess, "kernel")
+    call = sess["provenance"]["calls"][kernels[d["kernel"]]["call"]]
+    assert "blocks.1.ln.weight" in call["weights"], call
+    assert all(c["verdict"] == "close" for k in kernels[:d["kernel"]] for c in k["eager"])
+    assert not any("blocks.1.ln.weight" in sess["provenance"]["calls"][k["call"]]["weights"]
+                   for k in kernels[:d["kernel"]])
