@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <zip.h>
 #include "paths.h"
+#include "zip_readat.h"
 
 #define META_MAX_BYTES (1u << 20)
 
@@ -31,8 +32,7 @@ typedef struct {
     zip_t *za;                 /* NULL for a bare .so */
     const package_source *src; /* package_open_source (&src_store); NULL for a local file */
     package_source src_store;
-    uint64_t src_pos;          /* its read position for libzip */
-    zip_error_t src_err;
+    zip_readat src_zip;        /* libzip's stream over src */
     int fd;                    /* the local file, opened once (libzip reads a dup); -1 for src */
     /* the SHA-256 thread (package_sha256_start): it preads fd and writes
      * hash_rc, hex and hash_err, which are read only after the join */
@@ -518,37 +518,35 @@ static void classify(package_t *p, const char *name)
         push_name(a, &m->weight_entries, &m->nweights, s);
 }
 
-static int open_bare_so(package_priv *pp, const char *path, strbuf *err)
+/* A bare .so's one model: the file itself, in its folder. */
+static package_model *bare_model(package_t *p, const char *so)
 {
-    package_t *p = &pp->pub;
-    char real[PATH_MAX];
-    if (pp->src) {   /* on another box: its path as given, nothing looked up beside it here */
-        p->is_bare_so = 1;
-        p->root = "";
-        p->nmodels = 1;
-        p->models = arena_alloc(&p->arena, sizeof *p->models);
-        package_model *m = &p->models[0];
-        m->name = "model";
-        m->so_entry = m->so_path = p->path;
-        char *dir = arena_strdup(&p->arena, p->path);
-        char *sl = strrchr(dir, '/');
-        m->model_dir = sl ? (sl == dir ? "/" : (*sl = 0, dir)) : ".";
-        return 0;
-    }
-    if (!realpath(path, real)) {
-        strbuf_addf(err, "%s: %s", path, strerror(errno));
-        return -1;
-    }
     p->is_bare_so = 1;
     p->root = "";
     p->nmodels = 1;
     p->models = arena_alloc(&p->arena, sizeof *p->models);
     package_model *m = &p->models[0];
     m->name = "model";
-    m->so_entry = m->so_path = arena_strdup(&p->arena, real);
-    char *dir = arena_strdup(&p->arena, real);
-    *strrchr(dir, '/') = 0;
-    m->model_dir = dir[0] ? dir : "/";
+    m->so_entry = m->so_path = arena_strdup(&p->arena, so);
+    char *dir = arena_strdup(&p->arena, so);
+    char *sl = strrchr(dir, '/');
+    m->model_dir = sl ? (sl == dir ? "/" : (*sl = 0, dir)) : ".";
+    return m;
+}
+
+static int open_bare_so(package_priv *pp, const char *path, strbuf *err)
+{
+    package_t *p = &pp->pub;
+    char real[PATH_MAX];
+    if (pp->src) {   /* on another box: its path as given, nothing looked up beside it here */
+        bare_model(p, p->path);
+        return 0;
+    }
+    if (!realpath(path, real)) {
+        strbuf_addf(err, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    package_model *m = bare_model(p, real);
     /* torch._export.aot_compile leaves <stem>.cpp or <stem>.wrapper.cpp beside the .so */
     const char *stem_end = ends_with(real, ".wrapper.so") ? real + strlen(real) - 11
                            : ends_with(real, ".so") ? real + strlen(real) - 3 : NULL;
@@ -566,63 +564,6 @@ static int open_bare_so(package_priv *pp, const char *path, strbuf *err)
     return 0;
 }
 
-/* libzip's view of a package_source: a seekable, read-only stream. */
-static zip_int64_t src_cb(void *ud, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
-{
-    package_priv *pp = ud;
-    const package_source *s = pp->src;
-    switch (cmd) {
-    case ZIP_SOURCE_OPEN:
-        pp->src_pos = 0;
-        return 0;
-    case ZIP_SOURCE_READ: {
-        zip_uint64_t left = s->size - (pp->src_pos < s->size ? pp->src_pos : s->size), done = 0;
-        if (len > left)
-            len = left;
-        while (done < len) {
-            strbuf e = STRBUF_INIT;
-            long n = s->read(s->ctx, pp->src_pos + done, (char *)data + done, (size_t)(len - done), &e);
-            strbuf_release(&e);
-            if (n <= 0) {
-                zip_error_set(&pp->src_err, ZIP_ER_READ, EIO);
-                return -1;
-            }
-            done += (zip_uint64_t)n;
-        }
-        pp->src_pos += done;
-        return (zip_int64_t)done;
-    }
-    case ZIP_SOURCE_CLOSE:
-    case ZIP_SOURCE_FREE:
-        return 0;
-    case ZIP_SOURCE_STAT: {
-        zip_stat_t *st = data;
-        zip_stat_init(st);
-        st->size = s->size;
-        st->valid |= ZIP_STAT_SIZE;
-        return sizeof *st;
-    }
-    case ZIP_SOURCE_ERROR:
-        return zip_error_to_data(&pp->src_err, data, len);
-    case ZIP_SOURCE_SEEK: {
-        zip_int64_t at = zip_source_seek_compute_offset(pp->src_pos, s->size, data, len, &pp->src_err);
-        if (at < 0)
-            return -1;
-        pp->src_pos = (zip_uint64_t)at;
-        return 0;
-    }
-    case ZIP_SOURCE_TELL:
-        return (zip_int64_t)pp->src_pos;
-    case ZIP_SOURCE_SUPPORTS:
-        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT,
-                                              ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL,
-                                              ZIP_SOURCE_SUPPORTS, -1);
-    default:
-        zip_error_set(&pp->src_err, ZIP_ER_OPNOTSUPP, 0);
-        return -1;
-    }
-}
-
 /* zip_open() of the package's file, or of its source. */
 static zip_t *open_zip(package_priv *pp, const char *path, int flags, int *zerr)
 {
@@ -638,10 +579,7 @@ static zip_t *open_zip(package_priv *pp, const char *path, int flags, int *zerr)
     }
     zip_error_t ze;
     zip_error_init(&ze);
-    zip_source_t *zs = zip_source_function_create(src_cb, pp, &ze);
-    zip_t *za = zs ? zip_open_from_source(zs, flags, &ze) : NULL;
-    if (!za && zs)
-        zip_source_free(zs);
+    zip_t *za = zip_readat_open(&pp->src_zip, flags, &ze);
     *zerr = zip_error_code_zip(&ze);
     zip_error_fini(&ze);
     return za;
@@ -674,7 +612,8 @@ static int package_open_impl(package_t **out, const char *path, const package_so
         pp->src = &pp->src_store;
         src = pp->src;
     }
-    zip_error_init(&pp->src_err);
+    if (src)
+        zip_readat_init(&pp->src_zip, src->read, src->ctx, src->size);
 
     unsigned char magic[4] = {0};
     size_t got = 0;
@@ -1273,7 +1212,8 @@ void package_close(package_t *p)
         close(pp->fd);
     if (pp->za)
         zip_discard(pp->za);
-    zip_error_fini(&pp->src_err);
+    if (pp->src)
+        zip_readat_fini(&pp->src_zip);
     if (pp->src && pp->src->release)
         pp->src->release(pp->src->ctx);
     if (p->extract_dir) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zip.h>
 #include "host_stats.h"
+#include "zip_readat.h"
 
 #define CONFIG_MAX_BYTES (64u << 20)
 #define BLOB_ALIGN 64   /* codecache.py ALIGN_BYTES: each constant's start in the blob */
@@ -37,64 +38,16 @@ static const char *base_of(const char *p)
 
 /* ---- a torch.save archive inside the package, read by libzip over the entry's bytes ---- */
 
-typedef struct {
-    package_entry *e;
-    uint64_t size, pos;
-    zip_error_t error;
-} entry_src;
-
-static zip_int64_t entry_cb(void *ud, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
+/* zip_readat's read over a package entry: all of it or nothing. */
+static long entry_read(void *ctx, uint64_t off, void *buf, size_t len, strbuf *err)
 {
-    entry_src *s = ud;
-    switch (cmd) {
-    case ZIP_SOURCE_OPEN:
-        s->pos = 0;
-        return 0;
-    case ZIP_SOURCE_READ: {
-        uint64_t n = s->size - s->pos < len ? s->size - s->pos : len;
-        strbuf e = STRBUF_INIT;
-        int bad = n && package_entry_read_at(s->e, s->pos, data, (size_t)n, &e);
-        strbuf_release(&e);
-        if (bad) {
-            zip_error_set(&s->error, ZIP_ER_READ, EIO);
-            return -1;
-        }
-        s->pos += n;
-        return (zip_int64_t)n;
-    }
-    case ZIP_SOURCE_CLOSE:
-    case ZIP_SOURCE_FREE:
-        return 0;
-    case ZIP_SOURCE_STAT: {
-        zip_stat_t *st = data;
-        zip_stat_init(st);
-        st->size = s->size;
-        st->valid |= ZIP_STAT_SIZE;
-        return sizeof *st;
-    }
-    case ZIP_SOURCE_SEEK: {
-        zip_int64_t at = zip_source_seek_compute_offset(s->pos, s->size, data, len, &s->error);
-        if (at < 0) return -1;
-        s->pos = (uint64_t)at;
-        return 0;
-    }
-    case ZIP_SOURCE_TELL:
-        return (zip_int64_t)s->pos;
-    case ZIP_SOURCE_ERROR:
-        return zip_error_to_data(&s->error, data, len);
-    case ZIP_SOURCE_SUPPORTS:
-        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT,
-                                              ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL,
-                                              ZIP_SOURCE_SUPPORTS, -1);
-    default:
-        zip_error_set(&s->error, ZIP_ER_OPNOTSUPP, 0);
-        return -1;
-    }
+    return package_entry_read_at(ctx, off, buf, len, err) ? -1 : (long)len;
 }
 
 /* One weight_N file: its torch.save archive and the one storage record in it. */
 typedef struct {
-    entry_src src;
+    package_entry *e;
+    zip_readat src;
     zip_t *z;
     zip_int64_t rec;          /* index of "<archive>/data/<key>" */
     uint64_t rec_size;
@@ -103,23 +56,22 @@ typedef struct {
 static void saved_close(saved_tensor *t)
 {
     if (t->z) zip_discard(t->z);
-    if (t->src.e) package_entry_close(t->src.e);
-    zip_error_fini(&t->src.error);
+    if (t->e) package_entry_close(t->e);
+    zip_readat_fini(&t->src);
     memset(t, 0, sizeof *t);
 }
 
 static int saved_open(package_t *p, const char *entry, saved_tensor *t, strbuf *err)
 {
     memset(t, 0, sizeof *t);
-    zip_error_init(&t->src.error);
-    if (package_entry_open(p, entry, &t->src.e, &t->src.size, err)) return -1;
+    uint64_t size = 0;
+    if (package_entry_open(p, entry, &t->e, &size, err)) return -1;
+    zip_readat_init(&t->src, entry_read, t->e, size);
     zip_error_t ze;
     zip_error_init(&ze);
-    zip_source_t *zs = zip_source_function_create(entry_cb, &t->src, &ze);
-    if (zs) t->z = zip_open_from_source(zs, ZIP_RDONLY, &ze);
+    t->z = zip_readat_open(&t->src, ZIP_RDONLY, &ze);
     if (!t->z) {
         strbuf_addf(err, "%s: %s: not a torch.save archive (%s)", p->path, entry, zip_error_strerror(&ze));
-        if (zs) zip_source_free(zs);
         zip_error_fini(&ze);
         saved_close(t);
         return -1;
