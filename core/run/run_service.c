@@ -44,6 +44,7 @@ struct run_service {
     strbuf eager_err;          /* why */
     package_model *m;          /* the model run */
     int extracting;            /* its extraction runs on a thread; the runner waits for LOAD */
+    int extract_failed;        /* so the run failed before the model was loaded */
     uint64_t shown_pct;        /* the extraction's progress last reported as a change */
     char end_text[64];
 };
@@ -576,6 +577,7 @@ static int extraction_ended(run_service *rs, strbuf *err)
         e->u.error.kernel_index = -1;
         strbuf_addf(err, "extracting the package failed: %s", xerr.buf);
         strbuf_release(&xerr);
+        rs->extract_failed = 1;
         runner_client_kill(rs->rc, "killed");
         return RUN_PUMP_ERROR | RUN_CHANGED_EVENTS;
     }
@@ -702,7 +704,7 @@ static const event *last_of(const session *s, event_kind k)
 const char *run_service_end_state(const run_service *rs)
 {
     session *s = rs->s;
-    if (rs->gated || !rs->rc)
+    if (rs->gated || !rs->rc || rs->extract_failed)
         return "failed";
     const runner_exit_event *x = session_runner_exit(s);
     if (x) {

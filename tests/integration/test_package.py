@@ -10,6 +10,7 @@ and nothing is written to $TMPDIR.
 import hashlib
 import os
 import re
+import shutil
 import zipfile
 
 import pytest
@@ -159,3 +160,33 @@ def test_too_many_entries(aotidbg, tmp_path):
     r = run([aotidbg, "info", str(bad)])
     assert r.returncode == 2
     assert "100001 entries, over the limit of 100000" in r.stderr
+
+
+def test_corrupt_model_fails_the_run_not_the_tool(aotidbg, package, tmp_path):
+    """A byte flipped inside the model .so: the extraction (on its own thread, while the runner
+    starts) stops at the entry's CRC, the run fails (exit 1, end_state failed) naming the entry,
+    and nothing is left in $TMPDIR."""
+    bad = tmp_path / "bad.pt2"
+    shutil.copy(package("mlp_ln"), bad)
+    with zipfile.ZipFile(bad) as z:
+        info = next(i for i in z.infolist() if i.filename.endswith(".wrapper.so"))
+    with open(bad, "r+b") as f:
+        f.seek(info.header_offset)
+        h = f.read(30)
+        at = info.header_offset + 30 + int.from_bytes(h[26:28], "little") + int.from_bytes(h[28:30], "little")
+        f.seek(at + info.file_size // 2)
+        b = f.read(1)
+        f.seek(at + info.file_size // 2)
+        f.write(bytes([b[0] ^ 0xFF]))
+    spec = tmp_path / "in.yaml"
+    spec.write_text("inputs:\n  - {shape: [6, 16], dtype: float32, device: cpu, fill: randn}\n"
+                    "  - {shape: [3], dtype: int64, device: cpu, fill: zeros}\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    rec = tmp_path / "s.yaml"
+    r = run([aotidbg, "run", str(bad), "--inputs", str(spec), "--record", str(rec)], env=dict(os.environ, TMPDIR=str(tmp)))
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert "extracting the package failed" in out and info.filename in out and "CRC" in out, out
+    assert "end_state: failed" in rec.read_text()
+    assert os.listdir(tmp) == []
