@@ -658,9 +658,17 @@ const char *run_service_gate_reason(const run_service *rs) { return rs->gate.buf
 int run_service_write_failed(const run_service *rs) { return rs->write_failed; }
 int run_service_left_at_stop(const run_service *rs) { return rs->left_at_stop; }
 
+/* A package that could not be extracted has no model to load again. */
+static int extract_failed(const run_service *rs, strbuf *err)
+{
+    if (rs->extract_failed)
+        strbuf_addstr(err, "the package could not be extracted (the error pane says why): nothing to run again");
+    return rs->extract_failed;
+}
+
 int run_service_restart(run_service *rs, strbuf *err)
 {
-    if (!rs->rc)
+    if (!rs->rc || extract_failed(rs, err))
         return -1;
     rs->left_at_stop = 0;
     return runner_client_restart(rs->rc, err);
@@ -668,7 +676,7 @@ int run_service_restart(run_service *rs, strbuf *err)
 
 int run_service_rerun(run_service *rs, int blocking, int deterministic, int break_flags, strbuf *err)
 {
-    if (!rs->rc)
+    if (!rs->rc || extract_failed(rs, err))
         return -1;
     runner_client_free(rs->rc);
     rs->rc = NULL;

@@ -190,3 +190,9 @@ def test_corrupt_model_fails_the_run_not_the_tool(aotidbg, package, tmp_path):
     assert "extracting the package failed" in out and info.filename in out and "CRC" in out, out
     assert "end_state: failed" in rec.read_text()
     assert os.listdir(tmp) == []
+    # live: the same failure on screen, and r says why there is nothing to restart (no runner left waiting)
+    r = run([aotidbg, str(bad), "--inputs", str(spec), "--record", str(tmp_path / "l.yaml"), "--headless", "120x30",
+             "--keys", "r", "--dump-screen"], env=dict(os.environ, TMPDIR=str(tmp)), timeout=60)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "restart: the package could not be extracted" in r.stderr and "| failed" in r.stdout, r.stdout + r.stderr
+    assert os.listdir(tmp) == []
