@@ -909,7 +909,7 @@ static void check_torch_version(checklist *cl, const package_model *m, const cha
                                "(core/prepare/aotidbg_prepare.py EXPORTED.pt2 -o NEW.pt2)", want, want, got));
 }
 
-static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src, const host_facts *hf)
+static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src, const host_facts *hf, int blocking)
 {
     arena *a = &cl->arena;
     if (ws) {
@@ -937,6 +937,12 @@ static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src, 
     for (size_t i = 0; i < HOST_NENV; i++) {
         const char *v = hf->env[i];
         int on = v && *v && strcmp(v, "0");
+        if (!on && blocking && !strcmp(envs[i][0], "CUDA_LAUNCH_BLOCKING")) {
+            add(cl, "flag.CUDA_LAUNCH_BLOCKING", CHECK_INFO, envs[i][0], NULL,
+                "unset; the run blocks after each launch itself (--blocking), so errors name the failing kernel",
+                "environment", NULL);
+            continue;
+        }
         add(cl, arena_printf(a, "flag.%s", envs[i][0]), CHECK_INFO, envs[i][0], NULL,
             on ? arena_printf(a, "%s: %s", v, envs[i][1]) : "unset", "environment",
             on ? NULL : arena_printf(a, "set %s=1 (or run with --deterministic): %s", envs[i][0], envs[i][1]));
@@ -1036,7 +1042,7 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
     check_symbols(cl, p, m, o->torch_lib, o->host);
     check_torch_version(cl, m, o->torch_lib, o->host);
     check_hidden_kernels(cl, p, m, ws, src);
-    check_flags(cl, ws, src, &hf_copy);
+    check_flags(cl, ws, src, &hf_copy, o->blocking);
     if (ws)
         wrapper_scan_free(ws);
     strbuf_release(&e);

@@ -37,6 +37,8 @@ typedef struct {
     const char *torch_lib;     /* libtorch folder; NULL: $TORCH_DIR or python3's torch; "none": skip */
     const host_facts *host;    /* the box the model runs on (--remote: the runner's FACTS); NULL:
                                   this machine, probed as needed */
+    int blocking;              /* the run blocks after each launch itself (--blocking): no advice to set
+                                  CUDA_LAUNCH_BLOCKING */
 } checklist_opts;
 
 typedef struct {

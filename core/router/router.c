@@ -735,6 +735,24 @@ size_t router_utf8_clip(const char *s, size_t max)
     return n;
 }
 
+static int same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* 1 when an entry before order[i] is the same line or fact for the same route
+ * in the same role (another of that route's patterns matched it). */
+static int same_evidence_shown(const router_rules *rules, evidence *const *order, size_t i)
+{
+    const evidence *e = order[i];
+    const rr_pattern *pe = &rules->patterns[e->pattern];
+    for (size_t j = 0; j < i; j++) {
+        const evidence *f = order[j];
+        const rr_pattern *pf = &rules->patterns[f->pattern];
+        if (f->line == e->line && pf->route == pe->route && pf->consequence == pe->consequence &&
+            same_str(f->text, e->text) && same_str(f->origin, e->origin))
+            return 1;
+    }
+    return 0;
+}
+
 static const char *ev_where(route_result *r, const evidence *e)
 {
     return e->origin ? arena_strdup(&r->arena, e->origin) : arena_printf(&r->arena, "line %zu", e->line);
@@ -934,6 +952,8 @@ void router_stream_finish(router_stream *s, route_result *out)
     for (size_t i = 0; i < no; i++) {
         const evidence *e = order[i];
         const rr_pattern *pt = &rules->patterns[e->pattern];
+        if (same_evidence_shown(rules, order, i))
+            continue;   /* several patterns of one route on one line: one piece of evidence */
         route_evidence *o = &out->evidence[out->nevidence++];
         o->line = e->line;
         o->origin = arena_strdup(&out->arena, e->origin);

@@ -28,6 +28,61 @@ static void feed_text(router_stream *st, const char *t)
     }
 }
 
+static const char *flag_of(const session *s, const char *key)
+{
+    for (size_t i = 0; i < s->nflags; i++)
+        if (s->flags[i].key && !strcmp(s->flags[i].key, key))
+            return s->flags[i].value;
+    return NULL;
+}
+
+static int is_one(const char *v) { return v && !strcmp(v, "1"); }
+
+/* The run already blocked on every launch: advice to rerun blocking does not
+ * fit it. Steps are routes.yaml's prose; the blocking ones name the variable. */
+static void drop_rerun_blocking(route_result *out)
+{
+    size_t n = 0, dropped = 0;
+    for (size_t i = 0; i < out->nsteps; i++) {
+        if (strstr(out->steps[i], "_LAUNCH_BLOCKING=1"))
+            dropped++;
+        else
+            out->steps[n++] = out->steps[i];
+    }
+    out->nsteps = n;
+    if (dropped)   /* room: a step was dropped */
+        out->steps[out->nsteps++] = arena_strdup(&out->arena,
+            "This run already blocked on every launch, so the kernel named is the one that failed.");
+    n = 0;
+    for (size_t i = 0; i < out->nactions; i++)
+        if (strcmp(out->actions[i].name, "rerun-blocking"))
+            out->actions[n++] = out->actions[i];
+    out->nactions = n;
+}
+
+/* Points each action at its field's value in out. */
+static void refresh_actions(route_result *out)
+{
+    for (size_t i = 0; i < out->nactions; i++)
+        if (out->actions[i].field)
+            out->actions[i].value = route_result_field(out, out->actions[i].field);
+}
+
+/* What the run itself worked out for its error, with the package at hand (the
+ * kernel's name, the index's tensor, element and value), stays true when the
+ * package is gone: it wins over what the text alone gives. */
+static void keep_recorded_fields(route_result *out, const event *err)
+{
+    if (!err || !err->u.error.route || !out->route || strcmp(err->u.error.route, out->route))
+        return;
+    for (size_t i = 0; i < err->u.error.nfields; i++) {
+        const kv_pair *f = &err->u.error.fields[i];
+        if (f->key && f->value)
+            route_result_set_field(out, f->key, f->value);
+    }
+    refresh_actions(out);
+}
+
 static void add_fact(router_stream *st, const char *origin, strbuf *line)
 {
     router_stream_fact(st, origin, line->buf);
@@ -45,12 +100,13 @@ void router_route_session(const router_rules *rules, const session *s, route_res
         router_stream_set_platform(st, plat, origin.buf);
         strbuf_reset(&origin);
     }
-    const event *failed = NULL, *nan = NULL;
+    const event *failed = NULL, *nan = NULL, *last_error = NULL;
     for (size_t i = 0; i < s->nevents; i++) {
         const event *e = s->events[i];
         switch (e->kind) {
         case EV_ERROR:
             feed_text(st, e->u.error.text);
+            last_error = e;
             break;
         case EV_LOG:
             feed_text(st, e->u.log.text);
@@ -100,14 +156,16 @@ void router_route_session(const router_rules *rules, const session *s, route_res
         strbuf_reset(&origin);
     }
     router_stream_finish(st, out);
+    keep_recorded_fields(out, last_error);
+    if (is_one(flag_of(s, "blocking")) || is_one(flag_of(s, "CUDA_LAUNCH_BLOCKING")) ||
+        is_one(flag_of(s, "HIP_LAUNCH_BLOCKING")))
+        drop_rerun_blocking(out);
     if (failed && !route_result_field(out, "kernel")) {
         char idx[32];
         snprintf(idx, sizeof idx, "%lld", (long long)failed->u.kernel.index);
         route_result_set_field(out, "kernel", failed->u.kernel.name);
         route_result_set_field(out, "kernel_index", idx);
-        for (size_t i = 0; i < out->nactions; i++)
-            if (out->actions[i].field)
-                out->actions[i].value = route_result_field(out, out->actions[i].field);
+        refresh_actions(out);
     }
     strbuf_release(&line);
     strbuf_release(&origin);

@@ -509,7 +509,8 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
 
     /* The checklist first: its rows go into the session either way. */
     checklist_opts co = {.device = device, .model = m->name, .inputs = o->inputs ? s->inputs : NULL,
-                         .ninputs = o->inputs ? s->ninputs : 0, .host = rs->remote ? &rs->hf : NULL};
+                         .ninputs = o->inputs ? s->ninputs : 0, .host = rs->remote ? &rs->hf : NULL,
+                         .blocking = o->blocking};
     strbuf why = STRBUF_INIT;
     if (checklist_gate(rs->pkg, &co, s, &why) == 1) {
         if (!o->force) {

@@ -7,11 +7,13 @@ their target (one fused kernel, two checks), and index_select from a table whose
 (the bound `ks1` is input 0's dim 0). For each: `aotidbg run` records the tensor, its multi-index,
 the value, the bound and what the bound is in the error event; `route S.yaml` (text and yaml) and
 `replay --dump` show them. The models: tests/models/model_oob.py and model_router.py."""
+import os
+
 import numpy as np
 import pytest
 import yaml
 
-from conftest import run
+from conftest import ROOT, run
 
 # name: (package, inputs as (dtype, array or ("randn", shape)), --values, expected fields)
 CASES = {
@@ -78,3 +80,26 @@ def test_route_and_dump_show_it(case, aotidbg):
     assert dump.returncode == 0, dump.stderr
     assert f"field index_at = {want['index_at']}" in dump.stdout
     assert f"field index_value = {want['index_value']}" in dump.stdout
+
+
+H200_SESSION = os.path.join(ROOT, "sessions", "cuda", "cuda_oob_embedding_blocking.yaml")
+
+
+def test_h200_session_keeps_the_element_without_its_package(aotidbg):
+    """A session recorded on the H200 (torch 2.11, tests/gpu/record_all.sh ONLY=embed: the Triton
+    embedding fed id 137, --blocking). Routed here, where its package is not: the element the run
+    worked out with the package stays, the kernel keeps its name (not the Triton cache file's hash),
+    and a run that already blocked on every launch is not told to rerun blocking."""
+    y = run([aotidbg, "route", H200_SESSION, "--format", "yaml"])
+    assert y.returncode == 0, y.stderr
+    r = yaml.safe_load(y.stdout)
+    assert r["route"] == "triton-index-oob", y.stdout
+    f = r["fields"]
+    for k, v in {"index_tensor": "arg1_1", "index_at": "[1, 2]", "index_value": "137", "bound_value": "100",
+                 "valid_range": "[-100, 100)", "kernel": "triton_poi_fused_embedding_mul_relu_0"}.items():
+        assert f.get(k) == v, (k, f.get(k), f)
+    assert not [s for s in r["steps"] if "LAUNCH_BLOCKING" in s], r["steps"]
+    assert any("already blocked" in s for s in r["steps"]), r["steps"]
+    assert "rerun-blocking" not in [a["do"] for a in r["actions"]], r["actions"]
+    jump = [a for a in r["actions"] if a["do"] == "jump-kernel"]
+    assert jump and jump[0]["value"] == "triton_poi_fused_embedding_mul_relu_0", r["actions"]
