@@ -100,7 +100,10 @@ for _ in $(seq 1 600); do
     sleep 0.1
 done
 sleep 0.5
-RUNNER_PID=$(cat /proc/$FRONT/task/$FRONT/children 2>/dev/null | awk '{print $1}')
+# $! is timeout's pid: the runner is a descendant of the front end under it
+RUNNER_PID=$(for c in $(cat /proc/$FRONT/task/*/children 2>/dev/null); do
+    cat /proc/$c/task/*/children 2>/dev/null; done | tr ' ' '\n' |
+    while read -r p; do [ -n "$p" ] && [ "$(cat /proc/$p/comm 2>/dev/null)" = aotidbg-runner ] && echo "$p"; done | head -1)
 say "killing runner pid ${RUNNER_PID:-none} of front end $FRONT"
 [ -n "$RUNNER_PID" ] && kill -9 "$RUNNER_PID"
 wait $FRONT

@@ -114,11 +114,14 @@ RA=(--remote "$TARGET" --remote-runner "$R")
 step "CUDA packages"
 AOTIDBG_GPU_MODELS=mlp,gather timeout 420 python3 "$SRC/tests/gpu/cuda_models.py" "$W/pkgs" > "$OUT/compile.log" 2>&1 || tail -20 "$OUT/compile.log"
 cd "$W/pkgs" || exit 2
+# paths given with --remote are the remote box's: a relative one resolves from the login
+# directory there (as scp host:path), so every package and spec is named absolutely
+P=$W/pkgs
 ls *.pt2
 
 step "check --remote vs check here (same box: same rows)"
-timeout 120 "$AOTIDBG" check cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --format yaml > "$OUT/check_local.yaml" 2>&1
-timeout 120 "$AOTIDBG" check "${RA[@]}" cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --format yaml > "$OUT/check_remote.yaml" 2> "$OUT/check_remote.err"
+timeout 120 "$AOTIDBG" check "$P/cuda_mlp.pt2" --inputs "$P/cuda_mlp.ok.inputs.yaml" --format yaml > "$OUT/check_local.yaml" 2>&1
+timeout 120 "$AOTIDBG" check "${RA[@]}" "$P/cuda_mlp.pt2" --inputs "$P/cuda_mlp.ok.inputs.yaml" --format yaml > "$OUT/check_remote.yaml" 2> "$OUT/check_remote.err"
 echo "exit $?"
 python3 - "$OUT/check_local.yaml" "$OUT/check_remote.yaml" <<'EOF' && ok "check --remote: same rows as here; CUDA rows judged there" || bad "check --remote rows"
 import re, sys
@@ -131,7 +134,7 @@ sys.exit(0 if a and a == b and b.get("device.cuda-available") == "PASS" and b.ge
 EOF
 
 step "live, stepped remotely (headless): step x3, restart, step, continue"
-timeout 300 "$AOTIDBG" "${RA[@]}" cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --record "$OUT/live_remote.yaml" \
+timeout 300 "$AOTIDBG" "${RA[@]}" "$P/cuda_mlp.pt2" --inputs "$P/cuda_mlp.ok.inputs.yaml" --record "$OUT/live_remote.yaml" \
   --headless 160x50 --dump-screen --keys "step step step restart step continue" > "$OUT/live_remote.screen" 2> "$OUT/live_remote.err"
 rc=$?; echo "exit $rc"; tail -5 "$OUT/live_remote.err"
 nk=$(grep -c "kind: kernel" "$OUT/live_remote.yaml" 2>/dev/null)
@@ -139,8 +142,8 @@ nk=$(grep -c "kind: kernel" "$OUT/live_remote.yaml" 2>/dev/null)
   && ok "live --remote on CUDA: $nk kernels, session here ($OUT/live_remote.yaml)" || bad "live --remote (exit $rc, ${nk:-0} kernels)"
 
 step "run --record, here and through ssh (blocking)"
-timeout 300 "$AOTIDBG" run cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --blocking --values 64 --record "$OUT/run_local.yaml" 2> "$OUT/run_local.err"
-timeout 300 "$AOTIDBG" run "${RA[@]}" cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --blocking --values 64 --record "$OUT/run_remote.yaml" 2> "$OUT/run_remote.err"
+timeout 300 "$AOTIDBG" run "$P/cuda_mlp.pt2" --inputs "$P/cuda_mlp.ok.inputs.yaml" --blocking --values 64 --record "$OUT/run_local.yaml" 2> "$OUT/run_local.err"
+timeout 300 "$AOTIDBG" run "${RA[@]}" "$P/cuda_mlp.pt2" --inputs "$P/cuda_mlp.ok.inputs.yaml" --blocking --values 64 --record "$OUT/run_remote.yaml" 2> "$OUT/run_remote.err"
 rc=$?; tail -3 "$OUT/run_remote.err"
 python3 - "$OUT/run_local.yaml" "$OUT/run_remote.yaml" <<'EOF' && [ $rc = 0 ] && ok "run --remote --record: same kernels and statuses as here" || bad "run --remote (exit $rc)"
 import re, sys
@@ -148,7 +151,7 @@ k = lambda p: re.findall(r"kind: kernel\n\s+index: (\d+)\n\s+name: (\S+)", open(
 a, b = k(sys.argv[1]), k(sys.argv[2]); print(len(a), "kernels here,", len(b), "there")
 sys.exit(0 if a and a == b else 1)
 EOF
-timeout 300 "$AOTIDBG" run "${RA[@]}" cuda_gather.pt2 --inputs cuda_gather.empty.inputs.yaml --blocking --force --values 64 \
+timeout 300 "$AOTIDBG" run "${RA[@]}" "$P/cuda_gather.pt2" --inputs "$P/cuda_gather.empty.inputs.yaml" --blocking --force --values 64 \
   --record "$OUT/run_remote_oob.yaml" 2> "$OUT/run_remote_oob.err"
 rc=$?; tail -4 "$OUT/run_remote_oob.err"
 [ $rc = 1 ] && grep -q "triton-index-oob" "$OUT/run_remote_oob.yaml" && ok "device-side assert over --remote: routed triton-index-oob" || bad "remote device-side assert (exit $rc)"
@@ -156,7 +159,7 @@ rc=$?; tail -4 "$OUT/run_remote_oob.err"
 step "the connection killed mid-run: nothing left on the GPU"
 # The cut comes as soon as the agent has started a runner (the model is small: the
 # run may finish first; then this check says so instead of passing).
-"$AOTIDBG" run "${RA[@]}" cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --blocking --deterministic --values 4096 \
+"$AOTIDBG" run "${RA[@]}" "$P/cuda_mlp.pt2" --inputs "$P/cuda_mlp.ok.inputs.yaml" --blocking --deterministic --values 4096 \
   --record "$OUT/run_cut.yaml" > /dev/null 2> "$OUT/run_cut.err" &
 AP=$!
 RUNNER_UP=
@@ -187,7 +190,7 @@ for i in 1 2 3 4 5; do
   for side in local remote; do
     a=(); [ $side = remote ] && a=("${RA[@]}")
     s=$(date +%s.%N)
-    timeout 300 "$AOTIDBG" run "${a[@]}" cuda_mlp.pt2 --inputs cuda_mlp.ok.inputs.yaml --values 64 --record "$W/t_$side.yaml" 2>/dev/null
+    timeout 300 "$AOTIDBG" run "${a[@]}" "$P/cuda_mlp.pt2" --inputs "$P/cuda_mlp.ok.inputs.yaml" --values 64 --record "$W/t_$side.yaml" 2>/dev/null
     echo "$side $(python3 -c "print($(date +%s.%N) - $s)")" >> "$OUT/times.txt"
   done
 done
