@@ -13,26 +13,7 @@ REPS=${2:-5}
 DEV=${3:-cpu}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-python3 - "$W" "$DEV" <<'PY'
-import sys, torch
-out, dev = sys.argv[1], sys.argv[2]
-class Deep(torch.nn.Module):
-    # 110 blocks of Linear -> LayerNorm+ReLU: an extern addmm and a fused kernel each, 220 launches
-    def __init__(s, n=110, d=64):
-        super().__init__()
-        s.l = torch.nn.ModuleList(torch.nn.Linear(d, d) for _ in range(n))
-        s.n = torch.nn.ModuleList(torch.nn.LayerNorm(d) for _ in range(n))
-    def forward(s, x):
-        for l, n in zip(s.l, s.n):
-            x = torch.relu(n(l(x))) + x
-        return x
-m = Deep().eval().to(dev)
-x = torch.randn(32, 64, device=dev)
-ep = torch.export.export(m, (x,))
-torch._inductor.aoti_compile_and_package(ep, package_path=f"{out}/deep.pt2",
-    inductor_configs={"aot_inductor.debug_intermediate_value_printer": "1"})
-open(f"{out}/in.yaml", "w").write(f"inputs:\n  - {{shape: [32, 64], dtype: float32, device: {dev}, fill: randn, seed: 1}}\n")
-PY
+python3 "$ROOT/tests/bench/deep_model.py" "$W" "$DEV"   # 110 blocks, 220 launches
 A=${AOTIDBG:-$BUILD/aotidbg}   # AOTIDBG: a front end built elsewhere (the GPU box)
 time_run() {  # prints wall seconds of one run
   local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1 || true; t1=$(date +%s.%N)
