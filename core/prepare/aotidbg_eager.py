@@ -289,6 +289,32 @@ def save_npy(t, path):
     return str(a.dtype), list(a.shape)
 
 
+class memoized_type_hints:
+    """While loading: typing.get_type_hints of a class, computed once per class. torch's
+    deserializer asks it again for every node it reads (about half of torch.export.load's
+    own time); the hints of a schema class do not change. Other calls pass through."""
+
+    def __enter__(self):
+        import typing
+        orig, memo = typing.get_type_hints, {}
+
+        def hints(obj, globalns=None, localns=None, include_extras=False):
+            if localns is not None or not isinstance(obj, type):
+                return orig(obj, globalns, localns, include_extras)
+            key = (obj, id(globalns), include_extras)
+            if key not in memo:
+                memo[key] = orig(obj, globalns, None, include_extras)
+            return dict(memo[key])
+        self.orig = orig
+        typing.get_type_hints = hints
+        return self
+
+    def __exit__(self, *exc):
+        import typing
+        typing.get_type_hints = self.orig
+        return False
+
+
 def write_json(path, obj):
     fd, tmp = tempfile.mkstemp(prefix=".tmp.", suffix=".json", dir=os.path.dirname(path))
     with os.fdopen(fd, "w") as f:
@@ -315,7 +341,8 @@ def main(argv):
         if not isinstance(calls, list):
             fail(2, f"{args.calls}: expected {{\"calls\": [...]}}")
     try:
-        ep = torch.export.load(args.program)
+        with memoized_type_hints():
+            ep = torch.export.load(args.program)
     except Exception as e:
         fail(2, f"{args.program}: not a torch.export.save file: {type(e).__name__}: {e}")
     device = args.device or program_device(ep)
