@@ -890,7 +890,9 @@ static int extract_one(package_priv *pp, extract_job *j, zip_int64_t idx, const 
         close(fd);
         return -1;
     }
-    enum { CHUNK = 1 << 20 };   /* big reads and writes: weights are most of a package */
+    /* 128 KB: the buffer stays in the cache between the read and the write (1 MB
+     * chunks took twice the time and 2.7x the system time on a 538 MB package) */
+    enum { CHUNK = 128 << 10 };
     char *buf = malloc(CHUNK);
     if (!buf)
         abort();
