@@ -644,6 +644,26 @@ void inspector_show(app *a, int64_t row, const tensor_rec *t, int64_t flat)
     value_grid_goto_flat(&st(a)->vg, t, flat);   /* the grid's cursor on that value */
 }
 
+int inspector_goto_element(app *a, const char *name, tensor_phase ph, const char *at, strbuf *msg)
+{
+    const kernel_event *k = app_selected_kernel(a);
+    int64_t row = -1;
+    for (size_t i = 0; k && i < k->ntensors && i < MAX_ROWS && row < 0; i++)
+        if (k->tensors[i].phase == ph && !strcmp(k->tensors[i].name, name))
+            row = (int64_t)i;
+    if (row < 0) {
+        strbuf_addf(msg, "the kernel has no %s-tensor %s in this session", phase_name(ph), name);
+        return -1;
+    }
+    const tensor_rec *t = &k->tensors[row];
+    inspector_show(a, row, t, -1);
+    if (value_grid_goto(&st(a)->vg, t, at, msg) < 0)
+        return -1;
+    if (!t->nvalues)
+        strbuf_addstr(msg, "its values were not kept (--values N keeps them): the statistics name the element");
+    return 0;
+}
+
 static int i_request(app *a, pane *p, pane_request req, const char *arg)
 {
     (void)arg;

@@ -18,6 +18,10 @@ const tensor_rec *pane_inspector_selected(app *a);
 /* Shows all tensors with row selected and the value grid on flat index
  * flat of t (flat < 0: the grid's default view); the hunts use it. */
 void inspector_show(app *a, int64_t row, const tensor_rec *t, int64_t flat);
+/* The same for the selected kernel's tensor (name, phase), the grid's cursor
+ * on the element at ("[1, 2]"): 0, or -1 with why in msg (a note on success
+ * when the session kept no values of it). */
+int inspector_goto_element(app *a, const char *name, tensor_phase ph, const char *at, strbuf *msg);
 
 /* A .npy file attached as the reference of one inspector tensor (ref-npy,
  * --ref-npy): the tensor is named by kernel index, name and phase, so it

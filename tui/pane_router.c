@@ -141,6 +141,51 @@ const route_result *pane_router_selected(app *a)
 int pane_router_act(app *a) { return st(a)->act; }
 void pane_router_set_act(app *a, int i) { st(a)->act = i; }
 
+/* A field of e, else of its routing; NULL when neither has it. */
+static const char *field_of(const error_event *e, const route_result *rr, const char *key)
+{
+    for (size_t i = 0; i < e->nfields; i++)
+        if (!strcmp(e->fields[i].key, key))
+            return e->fields[i].value;
+    return rr ? route_result_field(rr, key) : NULL;
+}
+
+/* One line for the element an error comes down to: the index out of bounds
+ * ("index ids (arg1_1)[1, 2] = 137, outside [0, 100): dim 0 of ...") or the
+ * first NaN/Inf ("first bad buf15[0, 0, 0] = nan; log at model.py:36: ..."). */
+static int element_line(const error_event *e, const route_result *rr, strbuf *sb)
+{
+    const char *at = field_of(e, rr, "index_at");
+    if (at) {
+        const char *t = field_of(e, rr, "index_tensor"), *u = field_of(e, rr, "index_user");
+        const char *v = field_of(e, rr, "index_value"), *range = field_of(e, rr, "valid_range");
+        const char *of = field_of(e, rr, "bound_of");
+        strbuf_addstr(sb, "index ");
+        if (u)
+            strbuf_addf(sb, "%s (%s)", u, t ? t : "?");
+        else
+            strbuf_addstr(sb, t ? t : "?");
+        strbuf_addf(sb, "%s = %s", at, v ? v : "?");
+        if (range)
+            strbuf_addf(sb, ", outside %s", range);
+        if (of)
+            strbuf_addf(sb, "; the bound is %s", of);
+        return 1;
+    }
+    at = field_of(e, rr, "bad_at");
+    if (at) {
+        const char *t = field_of(e, rr, "bad_tensor"), *v = field_of(e, rr, "bad_value");
+        const char *from = field_of(e, rr, "nan_from"), *ops = field_of(e, rr, "suspect_ops");
+        strbuf_addf(sb, "first bad %s%s = %s", t ? t : "?", at, v ? v : "?");
+        if (from && !strncmp(from, "input ", 6))
+            strbuf_addf(sb, "; %s", from);
+        else if (ops)
+            strbuf_addf(sb, "; %s", ops);
+        return 1;
+    }
+    return 0;
+}
+
 static void first_line(const char *text, char *out, size_t n)
 {
     size_t l = strcspn(text ? text : "", "\n");
@@ -189,6 +234,10 @@ static void r_render(app *a, pane *p, grid *g, int focused)
     const char *route = e->route && strcmp(e->route, "unknown") ? e->route : rr ? rr->route : e->route;
     grid_printf(g, in.x, y++, in.w, EL_HEADER, "route: %s%s%s", route ? route : "unknown",
                 rr && rr->title ? " - " : "", rr && rr->title ? rr->title : "");
+    strbuf el = STRBUF_INIT;
+    if (y < bottom && element_line(e, rr, &el))   /* what it comes down to (goto-element shows it) */
+        y += wrap_text(g, in.x, y, in.w, bottom - y > 2 ? 2 : bottom - y, EL_NAN, el.buf);
+    strbuf_release(&el);
     if (rr && rr->nactions && y < bottom) {
         /* next steps as actions: x (or Enter) runs the selected one */
         if (rc->act >= (int)rr->nactions) rc->act = (int)rr->nactions - 1;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "checklist.h"
 #include "live.h"
+#include "pane_inspector.h"
 #include "pane_router.h"
 #include "textview.h"
 #include "package.h"
@@ -140,6 +141,58 @@ static const char *error_field(const error_event *e, const char *key)
         if (!strcmp(e->fields[i].key, key))
             return e->fields[i].value;
     return NULL;
+}
+
+/* A field of the selected error, else of its routing. */
+static const char *selected_field(app *a, const char *key)
+{
+    const char *v = error_field(pane_router_error(a), key);
+    const route_result *rr = v ? NULL : pane_router_selected(a);
+    return v ? v : rr ? route_result_field(rr, key) : NULL;
+}
+
+int ra_goto_element(app *a, const char *arg)
+{
+    (void)arg;
+    const error_event *e = pane_router_error(a);
+    const char *t = selected_field(a, "index_tensor"), *at = selected_field(a, "index_at");
+    const char *v = selected_field(a, "index_value");
+    tensor_phase ph = PHASE_BEFORE;   /* the index the kernel was about to read */
+    if (!at) {
+        t = selected_field(a, "bad_tensor");
+        at = selected_field(a, "bad_at");
+        v = selected_field(a, "bad_value");
+        ph = PHASE_AFTER;   /* the NaN/Inf the kernel wrote */
+    }
+    const char *ki = selected_field(a, "kernel_index");
+    int64_t k = e && e->kernel_index >= 0 ? e->kernel_index : ki ? atoll(ki) : -1;
+    const event *ke = session_kernel_event(a->s, k);
+    if (!e || !t || !at || !strcmp(at, "?") || !ke) {
+        app_message(a, 1, "goto-element: %s", !e ? "no error selected in the router (1)"
+                                              : "this error names no element (an index out of bounds or a NaN/Inf "
+                                                "traced to one: aotidbg route S.yaml --package PKG)");
+        return AF_FAILED;
+    }
+    size_t pos = 0;
+    while (pos < a->s->nkernels && a->s->kernels[pos] != ke)
+        pos++;
+    a->follow = 0;
+    a->view_on = a->help = 0;
+    pane_goto(&a->panes[PANE_KERNELS], (int64_t)pos, (int64_t)a->s->nkernels);
+    app_broadcast(a, PREQ_KERNEL_SELECTED);
+    strbuf msg = STRBUF_INIT;
+    int rc = inspector_goto_element(a, t, ph, at, &msg);
+    if (rc < 0) {
+        app_message(a, 1, "goto-element: %s", msg.buf);
+        strbuf_release(&msg);
+        return AF_FAILED;
+    }
+    a->focus = PANE_INSPECTOR;
+    const char *u = ph == PHASE_BEFORE ? selected_field(a, "index_user") : NULL;
+    app_message(a, 0, "%s%s%s%s%s = %s (%s of kernel #%lld %s)%s%s", u ? u : "", u ? " (" : "", t, u ? ")" : "", at,
+                v ? v : "?", phase_name(ph), (long long)k, ke->u.kernel.name, msg.len ? "; " : "", msg.buf);
+    strbuf_release(&msg);
+    return AF_HANDLED;
 }
 
 /* The first error attributed to kernel index ki, or NULL. */

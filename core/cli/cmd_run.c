@@ -73,6 +73,19 @@ static void print_route(const event *err_ev, const char *out)
     const char *at = error_field(e, "source_line"), *code = error_field(e, "source_code");
     if (at)   /* the model's line the failing kernel comes from (provenance) */
         fprintf(stderr, "  at %s%s%s\n", at, code ? ": " : "", code ? code : "");
+    const char *ix = error_field(e, "index_at");
+    if (ix) {   /* the element behind an index assert (oob_element.h) */
+        const char *t = error_field(e, "index_tensor"), *u = error_field(e, "index_user");
+        const char *v = error_field(e, "index_value"), *range = error_field(e, "valid_range");
+        const char *of = error_field(e, "bound_of");
+        fprintf(stderr, "  index %s%s%s%s%s = %s", u ? u : "", u ? " (" : "", t ? t : "?", u ? ")" : "", ix,
+                v ? v : "?");
+        if (range)
+            fprintf(stderr, ", outside %s", range);
+        if (of)
+            fprintf(stderr, "; the bound is %s", of);
+        fputc('\n', stderr);
+    }
 }
 
 /* "4 KiB", "256 MiB", "1536 bytes": the budget as it was most likely given. */

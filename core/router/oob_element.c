@@ -9,6 +9,7 @@
 #include <string.h>
 #include "package_sources.h"
 #include "triton_trace.h"
+#include "wrapper_scan.h"
 
 #define BACK_WINDOW (256u << 10)   /* how far above the assert the kernel's definition may start */
 #define MAX_CHAIN 64               /* tmp definitions followed from tmpN back to its load */
@@ -318,6 +319,33 @@ static int constant_shape(const char *w, size_t wlen, const char *name, int64_t 
     return 0;
 }
 
+/* A model input's index and the user's name for it (the pytree spec in
+ * wrapper.cpp, pytree.h): index_input, and index_user unless the name only
+ * says the position (args[0]: the user passed it positionally). */
+static void set_user_name(route_result *r, const wrapper_scan *ws, const char *tname)
+{
+    for (size_t i = 0; i < ws->ninputs; i++) {
+        if (!ws->inputs[i].name || strcmp(ws->inputs[i].name, tname))
+            continue;
+        char idx[32];
+        snprintf(idx, sizeof idx, "%zu", i);
+        route_result_set_field(r, "index_input", idx);
+        const char *u = ws->inputs[i].user_name;
+        if (u && *u && strncmp(u, "args[", 5))
+            route_result_set_field(r, "index_user", u);
+        return;
+    }
+}
+
+/* A weight's name in the model (constants_info_'s original_fqn: "items.weight"), else its own. */
+static const char *weight_name(const wrapper_scan *ws, const char *name)
+{
+    for (size_t i = 0; i < ws->nconstants; i++)
+        if (ws->constants[i].name && !strcmp(ws->constants[i].name, name) && ws->constants[i].fqn)
+            return ws->constants[i].fqn;
+    return name;
+}
+
 /* ---- the kernel's source ------------------------------------------------------ */
 
 /* The assert's message inside kernel's definition: the hit and the definition's start. */
@@ -353,6 +381,9 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
         return 0;
     const char *err = NULL;
     arena a = ARENA_INIT;
+    wrapper_scan ws;   /* the user's names: inputs (pytree spec) and weights */
+    strbuf werr = STRBUF_INIT;
+    memset(&ws, 0, sizeof ws);
     const char *def = NULL, *hit = kernels ? find_assert(kernels, klen, kernel, tmp, bound, &def) : NULL;
     const char *tend = kernels + klen;
     if (!hit) {
@@ -421,6 +452,8 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
         goto out;
     }
     route_result_set_field(r, "index_tensor", tname);
+    if (!wrapper_scan_text(&ws, wrapper, wlen, &werr))
+        set_user_name(r, &ws, tname);
     int64_t hi;
     if (bound_value(r, &hi)) {
         err = "the bound's value is not known (a symbolic bound needs the run's inputs)";
@@ -479,7 +512,8 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
         }
         for (int d = 0; u && d < u->ndim; d++)
             if (u->shape[d] == hi) {
-                strbuf_addf(&of, "dim %d of %s%s ", d, u == &w ? "the weight " : "", u->name);
+                strbuf_addf(&of, "dim %d of %s%s ", d, u == &w ? "the weight " : "",
+                            u == &w ? weight_name(&ws, u->name) : u->name);
                 shape_text(&of, u);
                 strbuf_addstr(&of, !strncmp(params[upos], "out", 3) ? " (written at the index)"
                                                                     : " (read at the index)");
@@ -493,6 +527,8 @@ out:
     if (err)
         route_result_set_field(r, "element_error", err);
     arena_release(&a);
+    wrapper_scan_free(&ws);
+    strbuf_release(&werr);
     return 0;
 }
 

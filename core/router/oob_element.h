@@ -15,7 +15,8 @@
  *
  * Fields added to the result (all strings): index_tensor (the tensor's name,
  * "arg1_1"), index_input (its model input index when it is one), index_user
- * (the user's name when known), index_at ("[1, 3]"), index_value ("137"),
+ * (the user's name when known: a keyword input's name from the package's
+ * pytree spec, "ids"; a positional one has none), index_at ("[1, 3]"), index_value ("137"),
  * bound_value ("100"), valid_range ("[0, 100)"), bound_of (what the bound
  * is: "dim 0 of arg0_1 [100, 64]", the table the index reads), load_ptr
  * ("in_ptr0"), index_note (how the element was found when not exact); on a

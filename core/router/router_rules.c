@@ -23,7 +23,7 @@ static const char *const route_ids[] = {
 };
 static const char *const platform_ids[] = {"cuda", "rocm", "xpu", "mps", "cpu"};
 static const char *const action_names[] = {
-    "run-checklist", "rerun-blocking", "rebuild-printer", "jump-kernel", "open-source", "break-nan",
+    "run-checklist", "rerun-blocking", "rebuild-printer", "jump-kernel", "open-source", "break-nan", "goto-element",
 };
 
 /* 1 when s is one of the n names */

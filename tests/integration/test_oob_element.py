@@ -19,7 +19,7 @@ from conftest import ROOT, run
 CASES = {
     "embedding-137": ("oob_embedding", [np.array([[1, 5, 7, 2], [9, 3, 137, 8]])], 64,
                       {"index_tensor": "arg1_1", "index_at": "[1, 2]", "index_value": "137", "bound_value": "100",
-                       "valid_range": "[0, 100)", "bound_of": "dim 0 of the weight emb_weight [100, 16] (read at the index)"}),
+                       "valid_range": "[0, 100)", "bound_of": "dim 0 of the weight emb.weight [100, 16] (read at the index)"}),
     "embedding-negative": ("oob_embedding", [np.array([[1, 5, 7, 2], [9, -3, 4, 8]])], 64,
                            {"index_at": "[1, 1]", "index_value": "-3", "valid_range": "[0, 100)"}),
     # no values kept: the statistics' position of the largest value names the element
@@ -32,6 +32,13 @@ CASES = {
     "scatter": ("oob_scatter", [np.zeros((8, 4), np.float32), np.array([0, 3, 5]),
                                 np.array([[0, 1, 2, 3], [4, 5, 12, 7]]), np.ones((2, 4), np.float32)], 64,
                 {"index_tensor": "arg2_1", "index_at": "[1, 2]", "index_value": "12", "valid_range": "[0, 8)"}),
+    # the input as the user named it (a keyword argument: the pytree spec keeps `ids`), the weight
+    # by its name in the model, the model line from kernel_information.json
+    "embedding-named": ("oob_named", [np.array([[3, 14, 15, 92], [65, 35, 137, 79]])], 64,
+                        {"index_tensor": "arg3_1", "index_input": "0", "index_user": "ids", "index_at": "[1, 2]",
+                         "index_value": "137", "valid_range": "[0, 100)",
+                         "bound_of": "dim 0 of the weight items.weight [100, 16] (read at the index)",
+                         "source_code": "h = self.items(ids)"}),
     "gather-dynamic": ("router_gather", [np.ones((16, 8), np.float32), np.array([0, 3, 5, 20, 2, 7])], 64,
                        {"kernel_param": "ks1", "index_tensor": "arg1_1", "index_at": "[3]", "index_value": "20",
                         "bound_value": "16", "valid_range": "[-16, 16)", "bound_of": "dim 0 of input arg0_1 [16, 8]"}),
@@ -65,6 +72,8 @@ def test_run_records_the_element(case):
     for k, v in want.items():
         assert fields.get(k) == v, f"{name}: {k} = {fields.get(k)!r}, want {v!r}\n{fields}"
     assert "trace_error" not in fields, fields   # a literal bound is no longer an error of the trace
+    user = f"{want['index_user']} ({fields['index_tensor']})" if "index_user" in want else fields["index_tensor"]
+    assert f"  index {user}{want['index_at']} = {want['index_value']}" in r.stderr, r.stderr
 
 
 def test_route_and_dump_show_it(case, aotidbg):
@@ -103,3 +112,21 @@ def test_h200_session_keeps_the_element_without_its_package(aotidbg):
     assert "rerun-blocking" not in [a["do"] for a in r["actions"]], r["actions"]
     jump = [a for a in r["actions"] if a["do"] == "jump-kernel"]
     assert jump and jump[0]["value"] == "triton_poi_fused_embedding_mul_relu_0", r["actions"]
+
+
+def test_tui_puts_the_cursor_on_the_element(case, aotidbg):
+    """The router pane sums the element up under the route; goto-element (i) selects the failing
+    kernel and puts the inspector's value-grid cursor on the element."""
+    name, s, _, want = case
+    fields = [e for e in yaml.safe_load(s.read_text())["events"] if e.get("kind") == "error"][-1]["fields"]
+    t = fields["index_tensor"]
+    user = f"{want['index_user']} ({t})" if "index_user" in want else t
+    r = run([aotidbg, "replay", str(s), "--headless", "160x60", "--ascii", "--keys", "zoom", "--dump-screen"])
+    assert f"index {user}{want['index_at']} = {want['index_value']}, outside {fields['valid_range']}" in r.stdout, \
+        r.stdout
+    r = run([aotidbg, "replay", str(s), "--headless", "160x60", "--ascii", "--keys", "goto-element",
+             "--dump-screen"])
+    assert r.returncode == 0, r.stderr
+    assert f"{user}{want['index_at']} = {want['index_value']} (before of kernel #" in r.stdout, r.stdout
+    if want.get("index_value") and name != "embedding-stats-only":   # the grid shows the cursor's element
+        assert f"{want['index_at']} = {want['index_value']}" in r.stdout.split("inspector:")[1]
