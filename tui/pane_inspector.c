@@ -426,10 +426,12 @@ static void i_render(app *a, pane *p, grid *g, int focused)
                 if (af)
                     diff_line(t, af, &sb);
             } else {
+                if (tensor_uninitialised(a->s, k, t))   /* leftover bytes, not an input */
+                    strbuf_addstr(&sb, "uninitialised (the kernel writes it first): ");
                 stats_line(t, &sb);
             }
             int bad = t->has_stats && (t->stats.nan || t->stats.posinf || t->stats.neginf);
-            grid_put(g, in.x, y, in.w, bad ? EL_NAN : EL_DIM, sb.buf);
+            grid_put(g, in.x, y, in.w, bad && !tensor_uninitialised(a->s, k, t) ? EL_NAN : EL_DIM, sb.buf);
             y++;
         }
     }

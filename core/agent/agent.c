@@ -481,7 +481,7 @@ static int take_input(void)
         if (A.inbuf.len - off - 4 < n)
             break;
         uint8_t type = p[4];
-        if (type >= PROTO_LOAD && type <= PROTO_QUIT) {       /* for the runner */
+        if (type >= PROTO_LOAD && type < PROTO_FREAD) {       /* for the runner (16..31: CONSTANT, REFERENCE, LAUNCHES too) */
             if (A.sock >= 0 && fd_write_all(A.sock, (const char *)p, (size_t)n + 4) < 0)
                 fd_close(&A.sock);   /* it died; its EXIT is on the way */
         } else {

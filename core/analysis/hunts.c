@@ -267,6 +267,11 @@ void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
             continue;
         any = 1;
         strbuf_addf(out, "    %-10s ", in->name);
+        if (tensor_uninitialised(s, ke, in)) {   /* leftover bytes: no input */
+            fmt_shape(out, in->ndim, in->shape);
+            strbuf_addstr(out, " not an input: uninitialised (the kernel writes it before it reads it)\n");
+            continue;
+        }
         tensor_summary(out, in);
         int bad = bad_stats(in) || tensor_first_nonfinite(in) >= 0;
         const char *as = NULL;

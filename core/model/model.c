@@ -204,6 +204,15 @@ int64_t session_call_of_node(const session *s, const char *node)
     return -1;
 }
 
+int tensor_uninitialised(const session *s, const kernel_event *k, const tensor_rec *t)
+{
+    const kernel_call *c = t->phase == PHASE_BEFORE ? session_kernel_call(s, k) : NULL;
+    for (size_t i = 0; c && i < c->nfresh; i++)
+        if (!strcmp(c->fresh[i], t->name))
+            return 1;
+    return 0;
+}
+
 int tensor_unflatten(const tensor_rec *t, int64_t flat, int64_t *idx)
 {
     if (flat < 0)

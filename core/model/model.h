@@ -132,6 +132,11 @@ typedef struct {
     size_t npre;    const char **pre_grad;   /* pre_grad_nodes */
     size_t npost;   const char **post_grad;  /* post_grad_nodes: the graph nodes it computes */
     size_t nparams; const char **params;     /* weights the call passes ("blocks.0.fc.weight") */
+    /* tensors the call writes before it reads them and nothing wrote before
+     * (launch_roles.h): their values before the launch are uninitialised */
+    size_t nfresh;  const char **fresh;
+    uint64_t nbefore;          /* tensors the printer saves before the launch (0 unknown): a stop
+                                  before the kernel waits for them (protocol LAUNCHES) */
 } kernel_call;
 
 typedef struct {
@@ -336,5 +341,8 @@ int64_t session_match_call(const session *s, int64_t pos, const char *name);
 const kernel_call *session_kernel_call(const session *s, const kernel_event *k);
 /* The first call whose post_grad_nodes hold node (a graph node name), -1 none. */
 int64_t session_call_of_node(const session *s, const char *node);
+/* 1 when t is a before-tensor of k that k writes before it reads it and
+ * nothing wrote before (its call's fresh list): leftover bytes, not input. */
+int tensor_uninitialised(const session *s, const kernel_event *k, const tensor_rec *t);
 
 #endif

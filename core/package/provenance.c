@@ -61,6 +61,17 @@ static size_t bracket_list(arena *a, const char **p, const char ***out)
 }
 
 /* "[nodes], Original ATen: [ops]" (the text after "Source Nodes: "). */
+/* A copy of n strings in a; NULL when n is 0. */
+static const char **strs_dup(arena *a, const char *const *v, size_t n)
+{
+    if (!n)
+        return NULL;
+    const char **c = arena_alloc(a, n * sizeof *c);
+    for (size_t j = 0; j < n; j++)
+        c[j] = arena_strdup(a, v[j]);
+    return c;
+}
+
 static void parse_nodes_comment(arena *a, const char *text, kernel_call *c)
 {
     const char *p = text;
@@ -240,12 +251,9 @@ int provenance_from_scan(session *s, const wrapper_scan *ws, const char *json, s
             c->line = k->line;
             if (k->source_nodes)
                 parse_nodes_comment(a, k->source_nodes, c);
-            if (k->nparams) {
-                c->params = arena_memdup(a, k->params, k->nparams * sizeof *c->params);
-                for (size_t j = 0; j < k->nparams; j++)
-                    c->params[j] = arena_strdup(a, k->params[j]);
-                c->nparams = k->nparams;
-            }
+            c->params = strs_dup(a, k->params, c->nparams = k->nparams);
+            c->fresh = strs_dup(a, k->fresh, c->nfresh = k->nfresh);
+            c->nbefore = k->nbefore;
             jentry *e = k->handle && ix.n ? find_key(&ix, k->handle) : NULL;
             if (e && e->used)
                 e = NULL;

@@ -3,6 +3,7 @@
  * and debug_utils.py; each matcher is small and forgiving about spacing. */
 #define _GNU_SOURCE
 #include "wrapper_scan.h"
+#include "launch_roles.h"
 #include "pytree.h"
 #include <ctype.h>
 #include <errno.h>
@@ -214,10 +215,12 @@ static void printer_event(wrapper_scan *ws, scan_state *st, int level, int befor
         st->cur_kernel[0] = 0;
         return;
     }
-    if (!strcmp(st->cur_kernel, kernel))
-        return;
-    snprintf(st->cur_kernel, sizeof st->cur_kernel, "%s", kernel);
-    add_kernel(ws, st, kernel, line);
+    if (strcmp(st->cur_kernel, kernel)) {
+        snprintf(st->cur_kernel, sizeof st->cur_kernel, "%s", kernel);
+        add_kernel(ws, st, kernel, line);
+    }
+    if (level < 3 && ws->nkernels)   /* levels 1 and 2 hand the runner a tensor each */
+        ws->kernels[ws->nkernels - 1].nbefore++;
 }
 
 static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
@@ -623,6 +626,7 @@ int wrapper_scan_text(wrapper_scan *ws, const char *text, size_t len, strbuf *er
     free(l);
     ws->nlines = (size_t)line;
     scan_specs(ws, text, len);
+    launch_roles_scan(ws, text, len);
     if (has_printer)
         ws->kernels_source = "printer";
     else if (!ws->kernels_source)

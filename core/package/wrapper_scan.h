@@ -53,6 +53,9 @@ typedef struct {
     const char *handle;                 /* "<kernel>:<N>" of "// [Provenance debug handles] " */
     size_t nparams;                     /* constants the call passes (weights), as named in */
     const char **params;                /* constants_info_ (their original_fqn when known) */
+    size_t nfresh;                      /* tensors the launch only writes, passed by no call */
+    const char **fresh;                 /* before it (launch_roles.h); NULL when none */
+    size_t nbefore;                     /* tensors the printer saves before the launch (levels 1, 2) */
 } ws_kernel;
 
 typedef struct {

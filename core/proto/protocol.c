@@ -215,6 +215,17 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
         put_f64(o, m->u.reference.rtol);
         put_f64(o, m->u.reference.scale);
         return 0;
+    case PROTO_LAUNCHES:
+        if (m->u.launches.n > PROTO_MAX_NAMES || (m->u.launches.n && (!m->u.launches.kernels || !m->u.launches.before))) {
+            strbuf_addf(err, "protocol: %u launches in one message (at most %u)", m->u.launches.n, PROTO_MAX_NAMES);
+            return -1;
+        }
+        put_u32(o, m->u.launches.n);
+        for (uint32_t i = 0; i < m->u.launches.n; i++) {
+            if (put_str(o, m->u.launches.kernels[i], "launch kernel name", err)) return -1;
+            put_u32(o, m->u.launches.before[i]);
+        }
+        return 0;
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -611,6 +622,26 @@ static void decode_body(cursor *c, proto_msg *m)
         m->u.reference.scale = get_f64(c, "scale");
         return;
     }
+    case PROTO_LAUNCHES: {
+        size_t at = c->pos;
+        uint32_t n = get_u32(c, "launch count");
+        if (c->failed) return;
+        /* each launch needs at least 8 bytes: refuse counts the frame cannot hold */
+        if (n > PROTO_MAX_NAMES || (size_t)n * 8 > c->end - c->pos) {
+            fail_at(c, at, "launch count is over the limit or larger than the frame");
+            return;
+        }
+        const char **k = n ? arena_alloc(c->a, n * sizeof *k) : NULL;
+        uint32_t *b = n ? arena_alloc(c->a, n * sizeof *b) : NULL;
+        for (uint32_t i = 0; i < n && !c->failed; i++) {
+            k[i] = get_str(c, "launch kernel name");
+            b[i] = get_u32(c, "launch before count");
+        }
+        m->u.launches.n = n;
+        m->u.launches.kernels = k;
+        m->u.launches.before = b;
+        return;
+    }
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -700,6 +731,7 @@ const char *proto_type_name(proto_type t)
     case PROTO_RUN: return "RUN";
     case PROTO_QUIT: return "QUIT";
     case PROTO_CONSTANT: return "CONSTANT";
+    case PROTO_LAUNCHES: return "LAUNCHES";
     case PROTO_FREAD: return "FREAD";
     case PROTO_SHA256: return "SHA256";
     case PROTO_FACTS: return "FACTS";

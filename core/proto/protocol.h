@@ -68,7 +68,7 @@
 #define PROTO_MAX_FRAME   (64U << 20)
 #define PROTO_MAX_STR     (1U << 20)
 #define PROTO_MAX_VALUES  (4U << 20)
-#define PROTO_MAX_NAMES   (1U << 16)     /* input names in LOADED */
+#define PROTO_MAX_NAMES   (1U << 16)     /* input names in LOADED, launches in one LAUNCHES */
 #define PROTO_MAX_DATA    (4U << 20)     /* bytes fields (FREAD replies, PUT, LOG) */
 
 typedef enum {
@@ -112,6 +112,12 @@ typedef enum {
                             (a .npy's data); atol/rtol < 0: the compared tensor's dtype default, with
                             atol at least rtol * scale (the largest finite |value| the kernel combines,
                             as eager computed it). Sent after LOADED and before RUN */
+    PROTO_LAUNCHES = 23, /* u32 n, then n times (str kernel, u32 before): the package's launches in
+                            wrapper.cpp order with the tensors the printer saves before each; sent
+                            after LOADED and before RUN (several append). A stop due before a
+                            launch with before > 0 waits until those tensors are sent, so the
+                            front end has what the kernel is about to consume (added later: a
+                            runner that never gets it stops at the first before-hook) */
     /* front end -> remote agent (aotidbg-runner --serve) */
     PROTO_FREAD = 32,    /* str path, u64 offset, u32 len -> REPLY(value = file size, data = the bytes,
                             fewer at the end of the file; len at most PROTO_MAX_DATA) */
@@ -191,6 +197,7 @@ typedef struct {
         struct { uint8_t cmd; int64_t arg; const char *name; uint32_t break_flags; } control;
         struct { const char *fqn, *path, *dtype; uint64_t offset; int ndim; int64_t *shape, *strides;
                  int64_t storage_offset; } constant;
+        struct { uint32_t n; const char **kernels; const uint32_t *before; } launches;
         struct { const char *path; uint64_t offset; uint32_t len; } fread;
         struct { const char *path; } sha256, facts;          /* facts: path is the so_path */
         struct { const char *path, *prefixes; } extract;

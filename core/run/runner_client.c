@@ -137,9 +137,43 @@ static int send_first_control(runner_client *rc)
     return send_control(rc, PROTO_CMD_CONTINUE, 0, NULL);
 }
 
+/* The package's launches and their before-tensor counts (provenance rows),
+ * so a stop before a kernel comes once its tensors are here. */
+static int send_launches(runner_client *rc)
+{
+    const call_table *p = &rc->s->prov;
+    int any = 0;
+    for (size_t i = 0; i < p->ncalls && !any; i++)
+        any = p->calls[i].nbefore > 0;
+    for (size_t i = 0; any && i < p->ncalls;) {
+        size_t n = p->ncalls - i < PROTO_MAX_NAMES ? p->ncalls - i : PROTO_MAX_NAMES;
+        const char **k = calloc(n, sizeof *k);
+        uint32_t *b = calloc(n, sizeof *b);
+        if (!k || !b)
+            abort();
+        for (size_t j = 0; j < n; j++) {
+            k[j] = p->calls[i + j].kernel;
+            b[j] = p->calls[i + j].nbefore > UINT32_MAX ? UINT32_MAX : (uint32_t)p->calls[i + j].nbefore;
+        }
+        proto_msg m = {.type = PROTO_LAUNCHES};
+        m.u.launches.n = (uint32_t)n;
+        m.u.launches.kernels = k;
+        m.u.launches.before = b;
+        int sent = send_msg(rc, &m);
+        free(k);
+        free(b);
+        if (sent < 0)
+            return -1;
+        i += n;
+    }
+    return 0;
+}
+
 static int send_inputs_and_run(runner_client *rc)
 {
     session *s = rc->s;
+    if (send_launches(rc) < 0)
+        return -1;
     for (size_t i = 0; i < s->ninputs; i++) {
         proto_msg m = {.type = PROTO_INPUT};
         m.u.input.index = (uint32_t)i;

@@ -41,7 +41,17 @@ static struct {
     int printer_seen;      /* a printer hook fired in this run: interposed launches are not kernels */
     const char *source;    /* "printer" or "interpose": how the current kernel was seen */
     char branch[256];      /* the subgraph of the current kernel ("" main graph) */
+    int64_t before_left;   /* before-tensors of the current launch still to come (LAUNCHES), 0 unknown */
+    int stop_pending;      /* 1 + the reason of a stop waiting for those tensors; 0 none */
 } K;
+
+/* The package's launches (LAUNCHES): kernel name and before-tensor count, in
+ * wrapper.cpp order; matched by name in order like session_match_call. */
+static struct {
+    char **kernel;
+    uint32_t *before;
+    size_t n, cap, next;   /* next: the row after the last matched */
+} L;
 
 static hooks_counters counters;
 static tread_scratch scratch;
@@ -78,6 +88,43 @@ void hooks_request_pause(int sig)
 }
 
 void hooks_configure(const hooks_config *c) { cfg = *c; }
+
+void hooks_add_launches(const char *const *kernels, const uint32_t *before, size_t n)
+{
+    if (L.n + n > L.cap) {
+        size_t cap = L.cap ? L.cap : 64;
+        while (cap < L.n + n)
+            cap *= 2;
+        char **k = realloc(L.kernel, cap * sizeof *k);
+        uint32_t *b = k ? realloc(L.before, cap * sizeof *b) : NULL;
+        if (!k || !b) {
+            fprintf(stderr, "aotidbg-runner: out of memory for the launch table; stops come at the first hook\n");
+            if (k)
+                L.kernel = k;
+            return;
+        }
+        L.kernel = k;
+        L.before = b;
+        L.cap = cap;
+    }
+    for (size_t i = 0; i < n; i++) {
+        L.kernel[L.n] = strdup(kernels[i] ? kernels[i] : "");
+        L.before[L.n++] = before[i];
+    }
+}
+
+/* The before-tensor count of the next launch of name: the first row of that
+ * name after the last match, else the first of that name; 0 when none. */
+static uint32_t launch_before(const char *name)
+{
+    for (size_t pass = 0; pass < 2; pass++)
+        for (size_t i = pass ? 0 : L.next; i < (pass ? L.next : L.n); i++)
+            if (L.kernel[i] && !strcmp(L.kernel[i], name)) {
+                L.next = i + 1;
+                return L.before[i];
+            }
+    return 0;
+}
 int hooks_break_flags(void) { return (int)ctl.flags; }
 hooks_counters hooks_get_counters(void) { return counters; }
 void hooks_reset_counters(void) { memset(&counters, 0, sizeof counters); }
@@ -165,6 +212,8 @@ static void start_kernel(const char *name, const char *source, const char *branc
     K.knan = 0;
     K.duration = -1;
     if (!strcmp(source, "printer")) eref_kernel_start(name, branch);   /* the calls eager refers to */
+    K.stop_pending = 0;
+    K.before_left = !strcmp(source, "printer") ? launch_before(name) : 0;
     send_kernel(0, KSTAT_PENDING);
     int reason = -1;
     if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
@@ -174,7 +223,10 @@ static void start_kernel(const char *name, const char *source, const char *branc
     else if (pause_requested) reason = PROTO_STOP_PAUSE;
     if (reason >= 0) {
         pause_requested = 0;   /* any stop answers a pending ^C */
-        hooks_stop(K.kidx, 0, reason);
+        if (K.before_left > 0)
+            K.stop_pending = reason + 1;   /* once the printer has handed over what the kernel reads */
+        else
+            hooks_stop(K.kidx, 0, reason);
     }
     K.t_launch = hooks_now_us();   /* an after-hook with no before-hook measures from here */
 }
@@ -221,6 +273,11 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
         if (other || K.kphase == 1) start_kernel(kname, "printer", branch);
     } else {
         if (other) start_kernel(kname, "printer", branch);   /* after without before */
+        if (K.stop_pending) {   /* fewer before-tensors than wrapper.cpp said: stop now, after the launch */
+            int reason = K.stop_pending - 1;
+            K.stop_pending = 0;
+            hooks_stop(K.kidx, 1, reason);
+        }
         if (K.kphase == 0) {
             K.kphase = 1;
             K.duration = hooks_now_us() - K.t_launch;
@@ -243,6 +300,11 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
         pt = prof_now();
         eref_after(h, &m.u.tensor.t);
         prof_add(PROF_EAGER, pt);
+    }
+    if (before && K.before_left > 0 && --K.before_left == 0 && K.stop_pending) {
+        int reason = K.stop_pending - 1;   /* the last before-tensor: stopped before the launch, with them */
+        K.stop_pending = 0;
+        hooks_stop(K.kidx, 0, reason);
     }
     if (before) K.t_launch = hooks_now_us();
 }

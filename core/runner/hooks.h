@@ -10,9 +10,13 @@
  * re-instrumented launch inside a subgraph passes "before_launch:<subgraph>"
  * (reinstrument.h); the part after ':' is the kernel's branch (KERNEL.branch).
  *
- * Stops: "before kernel k" is the first before-hook of k: KERNEL(k, before)
- * has been sent, none of k's TENSOR(before) yet (they follow the next
- * CONTROL). A NaN stop (BREAK_ON_NAN) comes once per run, after the first
+ * Stops: "before kernel k" is k's last before-hook when the front end said
+ * how many tensors the printer saves before that launch (LAUNCHES,
+ * hooks_add_launches): KERNEL(k, before) and every TENSOR(before) of k have
+ * been sent, so the front end shows what k is about to consume; without that
+ * count, k's first before-hook (its TENSOR(before) follow the next CONTROL).
+ * When fewer before-hooks came than said, the stop comes at k's first
+ * after-hook (phase 1). A NaN stop (BREAK_ON_NAN) comes once per run, after the first
  * kernel whose after-tensors hold NaN/Inf, when that kernel is complete (at
  * the next kernel's first hook, or when the run returns). While stopped the
  * hook blocks reading the socket; QUIT (or the front end going away) ends
@@ -39,6 +43,9 @@ typedef struct {
 } hooks_counters;
 
 void hooks_configure(const hooks_config *c);
+/* Appends the package's launches (LAUNCHES): kernel names in wrapper.cpp order
+ * and the tensors the printer saves before each. */
+void hooks_add_launches(const char *const *kernels, const uint32_t *before, size_t n);
 void hooks_set_control(uint8_t cmd, int64_t arg, const char *name, uint32_t break_flags);
 /* Starts a run: clock, kernel numbering; stops at START when the control says STEP. */
 void hooks_begin_run(void);

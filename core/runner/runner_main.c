@@ -285,6 +285,9 @@ static int protocol_main(void)
             strbuf_release(&rerr);
             break;
         }
+        case PROTO_LAUNCHES:
+            hooks_add_launches(m.u.launches.kernels, m.u.launches.before, m.u.launches.n);
+            break;
         case PROTO_CONTROL:
             hooks_set_control(m.u.control.cmd, m.u.control.arg, m.u.control.name, m.u.control.break_flags);
             break;

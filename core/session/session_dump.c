@@ -179,13 +179,16 @@ static void put_keys(FILE *f, const stable *t, const void *rec, const char *sep,
 /* The keys of rec no hand-written line shows, as " key=value". */
 static void put_rest(FILE *f, const stable *t, const void *rec) { put_keys(f, t, rec, " ", 0); }
 
-static void put_tensor(FILE *f, const tensor_rec *t)
+/* uninit: a before-tensor holding leftover bytes (tensor_uninitialised). */
+static void put_tensor(FILE *f, const tensor_rec *t, int uninit)
 {
     fprintf(f, "    %s ", phase_name(t->phase));
     put_text(f, t->name);
     putc(' ', f);
     put_layout(f, t->ndim, t->shape, 1, t->strides, t->dtype, t->device);
     put_rest(f, &session_tensor_table, t);
+    if (uninit)
+        fputs(" uninitialised (the kernel writes it before it reads it)", f);
     putc('\n', f);
     if (t->has_stats) {
         fputs("      ", f);
@@ -236,14 +239,16 @@ static void put_calls(FILE *f, const call_table *p)
         size_t n = kernel_call_sites(c, fr, 16);
         for (size_t j = 0; j < n; j++)
             fprintf(f, "%s%.*s:%lld", j ? "," : " at=", fr[j].file_len, fr[j].file, (long long)fr[j].line);
-        const char *const *lists[] = {c->nodes, c->aten, c->pre_grad, c->post_grad, c->params};
-        const size_t counts[] = {c->nnodes, c->naten, c->npre, c->npost, c->nparams};
-        static const char *const names[] = {"nodes", "aten", "pre_grad", "post_grad", "weights"};
-        for (int j = 0; j < 5; j++)
+        const char *const *lists[] = {c->nodes, c->aten, c->pre_grad, c->post_grad, c->params, c->fresh};
+        const size_t counts[] = {c->nnodes, c->naten, c->npre, c->npost, c->nparams, c->nfresh};
+        static const char *const names[] = {"nodes", "aten", "pre_grad", "post_grad", "weights", "fresh"};
+        for (int j = 0; j < 6; j++)
             if (counts[j]) {
                 fprintf(f, " %s=", names[j]);
                 put_list(f, counts[j], lists[j]);
             }
+        if (c->nbefore)
+            fprintf(f, " before=%llu", (unsigned long long)c->nbefore);
         if (c->nstack)
             fprintf(f, " stacks=%zu", c->nstack);
         putc('\n', f);
@@ -327,11 +332,11 @@ static void put_event(FILE *f, const session *s, size_t i, const event *e)
     case EV_KERNEL:
         put_kernel_sites(f, s, &e->u.kernel);
         for (size_t j = 0; j < e->u.kernel.ntensors; j++)
-            put_tensor(f, &e->u.kernel.tensors[j]);
+            put_tensor(f, &e->u.kernel.tensors[j], tensor_uninitialised(s, &e->u.kernel, &e->u.kernel.tensors[j]));
         break;
     case EV_OUTPUT:
         for (size_t j = 0; j < e->u.output.ntensors; j++)
-            put_tensor(f, &e->u.output.tensors[j]);
+            put_tensor(f, &e->u.output.tensors[j], 0);
         break;
     case EV_ERROR:
         fputs("    text: ", f);

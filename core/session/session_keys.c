@@ -238,6 +238,8 @@ static const skey call_rows[] = {
     STRS(kernel_call, pre_grad, pre_grad, npre, "a list of graph node names", "a node name"),
     STRS(kernel_call, post_grad, post_grad, npost, "a list of graph node names", "a node name"),
     STRS(kernel_call, weights, params, nparams, "a list of weight names", "a weight name (blocks.0.fc.weight)"),
+    STRS(kernel_call, fresh, fresh, nfresh, "a list of tensor names", "a tensor the call only writes, first here"),
+    U(kernel_call, before, nbefore, OPT, "a count of tensors (integer >= 0)"),
 };
 static TABLE(call_table_keys, kernel_call, "a call", call_rows);
 

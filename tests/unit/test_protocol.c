@@ -86,6 +86,11 @@ static int sample_msgs(proto_msg *out)
     m.u.reference.ndim = 2; m.u.reference.shape = cshape; m.u.reference.atol = -1; m.u.reference.rtol = 0.5;
     m.u.reference.scale = 3.25;
     out[n++] = m;
+    static const char *lk[3] = {"cpp_fused_embedding_0", "aoti_torch_cpu_addmm_out", ""};
+    static const uint32_t lb[3] = {2, 1, 0};
+    memset(&m, 0, sizeof m); m.type = PROTO_LAUNCHES;
+    m.u.launches.n = 3; m.u.launches.kernels = lk; m.u.launches.before = lb;
+    out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_RUN; out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_QUIT; out[n++] = m;
     /* the remote agent's (protocol 2); bytes fields may hold NUL */
@@ -221,6 +226,12 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
             if (x->shape[i] != y->shape[i] || x->strides[i] != y->strides[i]) return 0;
         return 1;
     }
+    case PROTO_LAUNCHES:
+        if (a->u.launches.n != b->u.launches.n) return 0;
+        for (uint32_t i = 0; i < a->u.launches.n; i++)
+            if (strcmp(a->u.launches.kernels[i], b->u.launches.kernels[i]) ||
+                a->u.launches.before[i] != b->u.launches.before[i]) return 0;
+        return 1;
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -256,9 +267,9 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
 
 static void test_round_trip_every_message(void)
 {
-    proto_msg msgs[32];
+    proto_msg msgs[40];
     int n = sample_msgs(msgs);
-    CHECK(n == 29);
+    CHECK(n == 30);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);
@@ -304,7 +315,7 @@ static void test_null_strings_and_input_file(void)
 
 static void test_every_truncation_wants_more(void)
 {
-    proto_msg msgs[32];
+    proto_msg msgs[40];
     int n = sample_msgs(msgs);
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     arena a = ARENA_INIT;
@@ -329,7 +340,7 @@ static void test_every_truncation_wants_more(void)
  * exactly. */
 static void test_corrupted_lengths_refused(void)
 {
-    proto_msg msgs[32];
+    proto_msg msgs[40];
     int n = sample_msgs(msgs);
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     arena a = ARENA_INIT;
@@ -513,7 +524,7 @@ static void test_max_values_round_trip(void)
  * bytes than given, and always either decode or explain. */
 static void test_random_garbage(void)
 {
-    proto_msg msgs[32];
+    proto_msg msgs[40];
     int n = sample_msgs(msgs);
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     arena a = ARENA_INIT;
