@@ -499,6 +499,7 @@ static const action table[] = {
     {"hunt-nan", "F", "", "find the first kernel whose output holds NaN/Inf (live: run to it); report its inputs", hunt_action_nan},
     {"hunt-diverge", "D", "[TOL|eager]", "find the first kernel whose output differs from --reference beyond TOL, or departs from --eager", hunt_action_diverge},
     {"producer", "p", "", "inspector: select the kernel that produced the selected tensor", hunt_action_producer},
+    {"save-npy", "w", "[PATH]", "inspector: write the selected tensor's kept values to PATH (default kN_NAME_PHASE.npy)", inspector_action_save_npy},
     {"ref-npy", "", "[PATH]", "inspector: diff the selected tensor against a .npy file (no PATH: detach it)", inspector_action_ref_npy},
     {"ref-eager", "", "", "inspector: diff the selected tensor against its node's eager value (--eager)", inspector_action_ref_eager},
     {"next-step", "Enter Space", "", "walkthrough: next narration step", a_next_step},

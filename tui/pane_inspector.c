@@ -749,6 +749,32 @@ int inspector_action_cup(app *a, const char *arg) { return cursor_by(a, arg, -1,
 int inspector_action_cleft(app *a, const char *arg) { return cursor_by(a, arg, 0, -1); }
 int inspector_action_cright(app *a, const char *arg) { return cursor_by(a, arg, 0, 1); }
 
+int inspector_action_save_npy(app *a, const char *arg)
+{
+    const kernel_event *k = app_selected_kernel(a);
+    const tensor_rec *t = pane_inspector_selected(a);
+    if (!k || !t) {
+        app_message(a, 1, "save-npy: select a tensor in the inspector (4) first");
+        return AF_FAILED;
+    }
+    strbuf path = STRBUF_INIT, note = STRBUF_INIT, err = STRBUF_INIT;
+    if (arg && *arg)
+        strbuf_addstr(&path, arg);
+    else   /* k6_buf15_after.npy: the kernel, the tensor and its phase */
+        strbuf_addf(&path, "k%lld_%s_%s.npy", (long long)k->index, t->name, phase_name(t->phase));
+    int rc = tensor_file_save_npy(t, path.buf, &note, &err);
+    if (rc < 0)
+        app_message(a, 1, "save-npy: %s", err.buf);
+    else
+        app_message(a, 0, "save-npy: %s %s of kernel #%lld -> %s: %s%s", phase_name(t->phase), t->name,
+                    (long long)k->index, path.buf, note.buf,
+                    tensor_uninitialised(a->s, k, t) ? " (uninitialised: the kernel writes it first)" : "");
+    strbuf_release(&path);
+    strbuf_release(&note);
+    strbuf_release(&err);
+    return rc < 0 ? AF_FAILED : AF_HANDLED;
+}
+
 int inspector_action_ref_npy(app *a, const char *arg)
 {
     const kernel_event *k = app_selected_kernel(a);

@@ -44,7 +44,7 @@ const npy_ref *inspector_npy_find(const app *a, int64_t kernel, const char *name
 /* Drops that tensor's attachment; 1 when there was one. */
 int inspector_npy_clear(app *a, int64_t kernel, const char *name, tensor_phase phase);
 
-/* Its actions (the action table, actions.c): view, values-*, grid-*, ref-npy. */
+/* Its actions (the action table, actions.c): view, values-*, grid-*, ref-npy, save-npy. */
 int inspector_action_view(app *a, const char *arg);
 int inspector_action_vdown(app *a, const char *arg);
 int inspector_action_vup(app *a, const char *arg);
@@ -59,5 +59,8 @@ int inspector_action_cleft(app *a, const char *arg);
 int inspector_action_cright(app *a, const char *arg);
 int inspector_action_ref_npy(app *a, const char *arg);
 int inspector_action_ref_eager(app *a, const char *arg);
+/* save-npy [PATH]: the selected tensor's kept values to a .npy file (default
+ * kN_NAME_PHASE.npy here); says when only statistics or a prefix were kept. */
+int inspector_action_save_npy(app *a, const char *arg);
 
 #endif

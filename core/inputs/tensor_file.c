@@ -358,3 +358,101 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
     t->values_complete = nvals == numel;
     return 0;
 }
+
+/* ---- a tensor's kept values as a .npy file ------------------------------- */
+
+/* The numpy type a session dtype is written as, and its element size. */
+static const char *npy_out_descr(const char *dtype, size_t *esz)
+{
+    static const struct { const char *dtype, *descr; size_t size; } map[] = {
+        {"float32", "<f4", 4}, {"float64", "<f8", 8}, {"float16", "<f2", 2}, {"int64", "<i8", 8},
+        {"int32", "<i4", 4},   {"int16", "<i2", 2},   {"int8", "|i1", 1},    {"uint8", "|u1", 1},
+        {"uint16", "<u2", 2},  {"uint32", "<u4", 4},  {"uint64", "<u8", 8},  {"bool", "|b1", 1},
+    };
+    for (size_t i = 0; dtype && i < NELEM(map); i++)
+        if (!strcmp(dtype, map[i].dtype)) {
+            *esz = map[i].size;
+            return map[i].descr;
+        }
+    *esz = 4;
+    return "<f4";   /* bfloat16, float8_*: numpy has none; float32 holds their values exactly */
+}
+
+/* One value as the element type d: little-endian bytes into out. */
+static void put_elem(const char *d, double v, unsigned char *out)
+{
+    union { float f; double g; int64_t i; uint64_t u; uint16_t h; } x;
+    size_t n = 0;
+    if (!strcmp(d, "<f4")) { x.f = (float)v; n = 4; }
+    else if (!strcmp(d, "<f8")) { x.g = v; n = 8; }
+    else if (!strcmp(d, "<f2")) { x.h = stats_double_to_half(v); n = 2; }
+    else if (d[1] == 'b') { out[0] = v != 0; return; }
+    else if (d[1] == 'u') { x.u = v <= 0 || isnan(v) ? 0 : v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v; n = (size_t)(d[2] - '0'); }
+    else { x.i = isnan(v) ? 0 : v <= -9223372036854775808.0 ? INT64_MIN : v >= 9223372036854775807.0 ? INT64_MAX : (int64_t)v; n = (size_t)(d[2] - '0'); }
+    memcpy(out, &x, n);   /* little-endian host: the low n bytes are the value */
+}
+
+int tensor_file_save_npy(const tensor_rec *t, const char *path, strbuf *note, strbuf *err)
+{
+    uint64_t numel = 0;
+    if (tensor_file_numel(t->shape, t->ndim, &numel) < 0)
+        numel = 0;
+    if (!t->nvalues || !t->values) {
+        strbuf_addf(err, "%s: only statistics were kept for it (no values: rerun with --values N, or raise "
+                         "--values-budget); nothing written", t->name);
+        return -1;
+    }
+    int whole = t->values_complete && t->nvalues == numel;
+    size_t esz;
+    const char *descr = npy_out_descr(t->dtype, &esz);
+    strbuf hdr = STRBUF_INIT;
+    strbuf_addf(&hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    if (whole) {
+        for (int d = 0; d < t->ndim; d++)
+            strbuf_addf(&hdr, "%lld,%s", (long long)t->shape[d], d + 1 < t->ndim ? " " : "");
+    } else {
+        strbuf_addf(&hdr, "%zu,", t->nvalues);
+    }
+    strbuf_addstr(&hdr, "), }");
+    while ((10 + hdr.len + 1) % 64)   /* magic, version, length: the data starts aligned */
+        strbuf_addch(&hdr, ' ');
+    strbuf_addch(&hdr, '\n');
+    strbuf tmp = STRBUF_INIT;
+    strbuf_addf(&tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp.buf, "wb");
+    int rc = -1;
+    if (!f) {
+        strbuf_addf(err, "%s: cannot write it: %s", tmp.buf, strerror(errno));
+        goto out;
+    }
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hdr.len & 0xff),
+                             (unsigned char)(hdr.len >> 8)};
+    fwrite(pre, 1, sizeof pre, f);
+    fwrite(hdr.buf, 1, hdr.len, f);
+    unsigned char e[8];
+    for (size_t i = 0; i < t->nvalues; i++) {
+        put_elem(descr, t->values[i], e);
+        fwrite(e, 1, esz, f);
+    }
+    if (ferror(f) | fclose(f) || rename(tmp.buf, path) < 0) {
+        strbuf_addf(err, "%s: write failed: %s", path, strerror(errno));
+        unlink(tmp.buf);
+        goto out;
+    }
+    if (whole)
+        strbuf_addf(note, "all %zu values, shape ", t->nvalues);
+    else
+        strbuf_addf(note, "only the first %zu of %" PRIu64 " values (the rest were not kept: --values N), as a "
+                          "1-d array; shape was ", t->nvalues, numel);
+    strbuf_addch(note, '[');
+    for (int d = 0; d < t->ndim; d++)
+        strbuf_addf(note, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    strbuf_addf(note, "] %s", t->dtype ? t->dtype : "?");
+    if (strcmp(descr + 1, "f4") == 0 && t->dtype && strcmp(t->dtype, "float32"))
+        strbuf_addstr(note, " (written as float32: numpy has no such type)");
+    rc = 0;
+out:
+    strbuf_release(&hdr);
+    strbuf_release(&tmp);
+    return rc;
+}

@@ -1,6 +1,7 @@
 /* tensor_file.h — .npy tensor files: the header reader (shared with the
- * inputs spec's `fill: file`, inputs.c) and a loader that turns a whole .npy
- * file into a tensor_rec, the inspector's `.npy` reference (ref-npy).
+ * inputs spec's `fill: file`, inputs.c), a loader that turns a whole .npy
+ * file into a tensor_rec, the inspector's `.npy` reference (ref-npy), and a
+ * writer of the values a session keeps (the inspector's save-npy).
  *
  * Files are untrusted: every header length, shape and data size is checked
  * against the file before a byte of data is read; sizes are capped.
@@ -46,5 +47,16 @@ int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, s
  * as doubles (values_complete 1 when that is all of them). max_values 0
  * means the budget above. *t is zeroed first; on error it stays zeroed. */
 int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_rec *t, strbuf *err);
+
+/* Writes the values t keeps to path as a .npy file (format 1.0, C order,
+ * little-endian), written to path.tmp and renamed over path:
+ * - every value kept (values_complete): t's shape and dtype (numpy has no
+ *   bfloat16 or float8: those are written as float32; the session keeps
+ *   values as doubles, so an int64 past 2^53 is rounded);
+ * - a prefix kept (--values N, the value budget): a 1-d array of those values;
+ * - none: nothing is written, -1 with "only statistics were kept ..." in err.
+ * note gets what was written ("[1, 4, 16] float32, all 64 values", "the first
+ * 4096 of 65536 values, as a 1-d array"). 0, or -1 with err. */
+int tensor_file_save_npy(const tensor_rec *t, const char *path, strbuf *note, strbuf *err);
 
 #endif
