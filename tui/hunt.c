@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hunts.h"
+#include "nan_element.h"
 #include "pane_inspector.h"
 #include "protocol.h"
 #include "runner_client.h"
@@ -47,6 +48,14 @@ static int finish_hunt(app *a, int kind, double tol)
     select_hit(a, &h);
     strbuf rep = STRBUF_INIT;
     hunt_report(a->s, &h, &rep);
+    if (kind == HUNT_NAN) {   /* the element, the inputs at it and the ops that can make it */
+        arena ar = ARENA_INIT;
+        nan_event tmp;
+        const nan_event *ev = nan_event_of(a->s, &ar, &tmp);
+        if (ev && ev->kernel_index == a->s->kernels[h.kernel]->u.kernel.index)
+            nan_event_report(a->s, ev, &rep);
+        arena_release(&ar);
+    }
     textview_open(a, kind == HUNT_NAN ? "hunt-nan report" : "hunt-diverge report", rep.buf, 0);
     strbuf idx = STRBUF_INIT;
     if (h.first_bad >= 0)

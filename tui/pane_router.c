@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include "keymap.h"
 #include "pane_util.h"
+#include "nan_element.h"
+#include "route_nan.h"
 #include "router.h"
 #include "router_session.h"
 
@@ -28,6 +30,11 @@ typedef struct {
     const runner_exit_event *exit_seen;
     error_event death;
     strbuf death_text;
+    /* the run's nan event, shown as one more row after the errors: an
+     * error_event of its own making (text, route nan-inf, fields) */
+    const nan_event *nan;          /* the event nan_row was made from; NULL none */
+    error_event nan_row;
+    arena nan_arena;               /* nan_row's strings */
 } router_pane;
 
 static router_pane *st(const app *a) { return a->panes[PANE_ROUTER].priv; }
@@ -49,7 +56,55 @@ static void r_release(void *priv)
         route_result_release(&r->res);
     router_rules_free(r->rules);
     strbuf_release(&r->death_text);
+    arena_release(&r->nan_arena);
     free(r);
+}
+
+typedef struct { arena *a; size_t n, cap; kv_pair *kv; } kv_list;
+
+static void kv_add(void *ctx, const char *k, const char *v)
+{
+    kv_list *l = ctx;
+    if (!strcmp(k, "kernel") || !strcmp(k, "kernel_index"))
+        return;   /* the row's kernel line says it */
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        kv_pair *nk = arena_alloc(l->a, cap * sizeof *nk);
+        if (l->n)
+            memcpy(nk, l->kv, l->n * sizeof *nk);
+        l->kv = nk;
+        l->cap = cap;
+    }
+    l->kv[l->n].key = arena_strdup(l->a, k);
+    l->kv[l->n++].value = arena_strdup(l->a, v);
+}
+
+/* The run's nan event as a router row: made once per event (a restart makes
+ * a new one); NULL when the session has none. */
+static const error_event *nan_row(app *a)
+{
+    router_pane *rc = st(a);
+    const nan_event *ev = session_nan_event(a->s);
+    if (ev == rc->nan)
+        return ev ? &rc->nan_row : NULL;
+    arena_release(&rc->nan_arena);
+    memset(&rc->nan_row, 0, sizeof rc->nan_row);
+    rc->nan = ev;
+    if (!ev)
+        return NULL;
+    const event *ke = session_kernel_event(a->s, ev->kernel_index);
+    /* the words router_session.c gives this fact: routes.yaml routes them nan-inf */
+    rc->nan_row.text = arena_printf(&rc->nan_arena, "aotidbg kernel: #%lld %s (%s) wrote NaN/Inf: %s%s = %s",
+                                    (long long)ev->kernel_index, ke ? ke->u.kernel.name : "?",
+                                    ke ? kernel_type_name(ke->u.kernel.type) : "?", ev->tensor, ev->at ? ev->at : "",
+                                    ev->value ? ev->value : "nan or inf");
+    rc->nan_row.route = "nan-inf";
+    rc->nan_row.kernel_index = ev->kernel_index;
+    kv_list l = {&rc->nan_arena, 0, 0, NULL};
+    nan_event_fields(a->s, ev, kv_add, &l);
+    rc->nan_row.fields = l.kv;
+    rc->nan_row.nfields = l.n;
+    return &rc->nan_row;
 }
 
 static const route_result *routed(app *a, const error_event *e)
@@ -77,6 +132,7 @@ static const route_result *routed(app *a, const error_event *e)
         router_route_session(rc->rules, a->s, &rc->res);   /* the death's facts: signal, stderr, logs */
     else
         router_route_buffer(rc->rules, t, strlen(t), &rc->res);
+    route_add_nan(&rc->res, a->s);   /* nan-inf: the element and what computed it */
     /* the run's device picks the advice's wording (a CPU run gets no CUDA advice) */
     const char *dev = a->s ? (a->s->device ? a->s->device : a->s->package.device_key) : NULL;
     if (router_platform_of_device(dev)) {
@@ -113,21 +169,24 @@ static const error_event *death_row(app *a)
 }
 
 /* Router rows are the error events, in order (indexed by app_errors), then
- * the runner's death when it died. */
+ * the runner's death when it died, then the nan event when the run has one. */
 static const error_event *nth_error(app *a, int64_t n)
 {
     size_t nerr = app_errors(a);
-    if (n >= 0 && (size_t)n == nerr)
-        return death_row(a);
-    if (n < 0 || (size_t)n >= nerr)
+    if (n < 0)
         return NULL;
-    return &a->s->events[a->err_idx[n]]->u.error;
+    if ((size_t)n < nerr)
+        return &a->s->events[a->err_idx[n]]->u.error;
+    const error_event *d = death_row(a);
+    if (d && (size_t)n == nerr)
+        return d;
+    return (size_t)n == nerr + (d != NULL) ? nan_row(a) : NULL;
 }
 
 static int64_t r_rows(app *a, pane *p)
 {
     (void)p;
-    return (int64_t)app_errors(a) + (death_row(a) ? 1 : 0);
+    return (int64_t)app_errors(a) + (death_row(a) ? 1 : 0) + (nan_row(a) ? 1 : 0);
 }
 
 const error_event *pane_router_error(app *a) { return nth_error(a, a->panes[PANE_ROUTER].cursor); }

@@ -7,9 +7,7 @@
 #include "stack_trace.h"
 #include "tensor_diff.h"
 
-/* An after-tensor the kernel wrote: no before-tensor of that name, or one
- * whose values (statistics) changed. Inputs it only read are not its output. */
-static int written(const kernel_event *ke, const tensor_rec *t)
+int hunt_written(const kernel_event *ke, const tensor_rec *t)
 {
     for (size_t i = 0; i < ke->ntensors; i++) {
         const tensor_rec *b = &ke->tensors[i];
@@ -39,7 +37,7 @@ static int hunt_scan(const session *s, hunt_test test, const void *ctx, hunt_hit
         const kernel_event *ke = &s->kernels[k]->u.kernel;
         for (size_t i = 0; i < ke->ntensors; i++) {
             const tensor_rec *t = &ke->tensors[i];
-            if (t->phase != PHASE_AFTER || !written(ke, t))
+            if (t->phase != PHASE_AFTER || !hunt_written(ke, t))
                 continue;
             if (!test(t, k, ctx, h))
                 continue;
@@ -66,6 +64,8 @@ static int nan_test(const tensor_rec *t, size_t kernel, const void *ctx, hunt_hi
     int64_t fb = tensor_first_nonfinite(t);
     if (fb < 0 && !bad_stats(t))
         return 0;
+    if (fb < 0 && t->stats.has_at)   /* values not kept: the statistics saw every element */
+        fb = t->stats.at.nonfinite;
     h->first_bad = fb;
     return 1;
 }
@@ -169,7 +169,7 @@ int64_t hunt_producer_of(const session *s, int64_t kernel, const tensor_rec *t, 
         const kernel_event *ke = &s->kernels[k]->u.kernel;
         for (size_t i = 0; i < ke->ntensors; i++) {
             const tensor_rec *o = &ke->tensors[i];
-            if (o->phase == PHASE_AFTER && written(ke, o) && same_data(o, t)) {
+            if (o->phase == PHASE_AFTER && hunt_written(ke, o) && same_data(o, t)) {
                 *as_name = o->name;
                 return k;
             }
@@ -252,7 +252,9 @@ void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
         if (h->first_bad >= 0) {
             fmt_index(out, t, h->first_bad);
             strbuf_addf(out, " (flat %lld)%s\n", (long long)h->first_bad,
-                        t->values_complete ? "" : " among the recorded values");
+                        t->values_complete || h->is_diverge || tensor_first_nonfinite(t) < 0
+                            ? ""
+                            : " among the recorded values");
         } else {
             strbuf_addstr(out, h->is_diverge && !h->diff.by_values ? "unknown (statistics only)\n"
                                                                    : "unknown (no values recorded for this tensor)\n");

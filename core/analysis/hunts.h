@@ -31,6 +31,9 @@ int hunt_diverge(const session *s, const session *ref, double tol, hunt_hit *h);
 /* The first kernel whose output departs from the eager program: its first
  * eager check that differs (the runner judged it, model.h eager_check). */
 int hunt_eager(const session *s, hunt_hit *h);
+/* 1 when after-tensor t is one ke wrote: no before-tensor of that name, or
+ * one whose values (statistics) changed. Inputs it only read are not its output. */
+int hunt_written(const kernel_event *ke, const tensor_rec *t);
 /* Last kernel before `kernel` with an after-tensor named name; -1 none. */
 int64_t hunt_producer(const session *s, int64_t kernel, const char *name);
 /* hunt_producer by name, else (AOTI reuses buffers under new names) the last

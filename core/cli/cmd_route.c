@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "package.h"
 #include "provenance.h"
+#include "route_nan.h"
 #include "route_provenance.h"
 #include "router.h"
 #include "router_session.h"
@@ -225,6 +226,7 @@ int cmd_route(const cli_args *a)
         oob_element_apply_package(&res, pkg, sess, ki, &err);
     }
     add_provenance(&res, sess, pkg);
+    route_add_nan(&res, sess);   /* nan-inf: down to the element, with that kernel's source line */
     strbuf out = STRBUF_INIT;
     if (!strcmp(format, "yaml"))
         route_result_format_yaml(&res, &out);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
+#include "nan_element.h"
 #include "model.h"
 #include "opt.h"
 #include "protocol.h"
@@ -126,6 +127,22 @@ static void report_budget(const session *s, uint64_t budget)
         fputs(") was used up at the outputs", stderr);
     fprintf(stderr, "; %zu tensor%s keep%s statistics and a sample of %s values (--values-budget)\n", ncut,
             ncut == 1 ? "" : "s", ncut == 1 ? "s" : "", ncut == 1 ? "its" : "their");
+}
+
+/* "  NaN/Inf first at kernel #6 NAME: buf15[0, 0, 0] = nan; log at model.py:36: ..." */
+static void report_nan(const session *s)
+{
+    const nan_event *ev = session_nan_event(s);
+    const event *ke = ev ? session_kernel_event(s, ev->kernel_index) : NULL;
+    if (!ke)
+        return;
+    fprintf(stderr, "  NaN/Inf first at kernel #%lld %s: %s%s = %s", (long long)ev->kernel_index,
+            ke->u.kernel.name, ev->tensor, ev->at ? ev->at : "", ev->value ? ev->value : "nan or inf");
+    if (ev->from && !strncmp(ev->from, "input ", 6))
+        fprintf(stderr, "; %s", ev->from);
+    else if (ev->nops)
+        fprintf(stderr, "; %s", ev->ops[0]);
+    fputc('\n', stderr);
 }
 
 /* "  output0: all 64 of its 64 elements are NaN or Inf (...)", for each output that has any. */
@@ -272,6 +289,8 @@ static int summarize(const session *s, run_service *rs, const char *out)
         };
         fprintf(stderr, "; stopped %s, kernel %" PRId64 " (%s)\n",
                 reason >= 0 && reason <= PROTO_STOP_DIVERGE ? why[reason] : "at a break", k, kernel_name_at(s, k));
+        if (reason == PROTO_STOP_NAN)
+            report_nan(s);
         if (err_ev) {
             fprintf(stderr, "  error: %s\n", first_line(err_ev->u.error.text, 300));
             print_route(err_ev, out);
@@ -280,6 +299,7 @@ static int summarize(const session *s, run_service *rs, const char *out)
         const char *miss = run_service_unmatched_break(rs);
         fprintf(stderr, "; the model ran to the end%s%s\n", has_output ? " (outputs recorded)" : "",
                 run_service_bad_output(rs) ? ", but an output is all NaN/Inf" : "");
+        report_nan(s);
         report_outputs(s, out);
         if (miss) {
             fprintf(stderr, "aotidbg run: --break-on %s matched no kernel of the %" PRId64 " that ran (aotidbg "

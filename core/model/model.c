@@ -127,7 +127,7 @@ static int name_index(const char *const *names, int n, const char *s)
     int fn_from(const char *s) { return name_index(fn_name##_table, fn_name##_n, s); }
 
 NAMES(event_kind_name, event_kind_from_name, event_kind, "kernel", "error", "output", "runner-exit", "log",
-      "divergence")
+      "divergence", "nan")
 NAMES(kernel_type_name, kernel_type_from_name, kernel_type, "unknown", "triton", "cpp", "extern")
 NAMES(kernel_status_name, kernel_status_from_name, kernel_status, "pending", "ok", "nan", "error")
 NAMES(phase_name, phase_from_name, tensor_phase, "before", "after", "output")

@@ -67,6 +67,7 @@ typedef enum {
     EV_RUNNER_EXIT,
     EV_LOG,                    /* captured runner stdout/stderr text */
     EV_DIVERGENCE,             /* the first kernel output that departs from the eager reference */
+    EV_NAN,                    /* the first kernel output that gains NaN/Inf, down to the element */
     EV__COUNT
 } event_kind;
 
@@ -179,6 +180,20 @@ typedef struct {
     const char *code;          /* the code on that line; may be NULL */
     eager_check check;
 } divergence_event;
+/* The first kernel whose output gains NaN/Inf, down to the element
+ * (core/analysis/nan_element.h): one per run, after that kernel's event. */
+typedef struct {
+    int64_t kernel_index;
+    const char *tensor;        /* the after-tensor that gained NaN/Inf */
+    const char *at;            /* its first bad element, "[0, 3]"; may be NULL (unknown) */
+    const char *value;         /* "nan", "inf", "-inf"; may be NULL (unknown) */
+    const char *from;          /* "computed here from finite inputs", "input buf3 holds nan there";
+                                  may be NULL (the inputs' values were not kept) */
+    size_t ninputs; const char **inputs;   /* the kernel's before-tensors at that position:
+                                              "buf10[0, 3] = 2.5", "buf14: not read (...)" */
+    size_t nops; const char **ops;         /* its fused ops that can make NaN/Inf, with the
+                                              user's line: "log at model.py:7: h = torch.log(h)" */
+} nan_event;
 
 typedef struct event {
     event_kind kind;
@@ -190,6 +205,7 @@ typedef struct event {
         runner_exit_event exit;
         log_event log;
         divergence_event divergence;
+        nan_event nan;
     } u;
 } event;
 
@@ -295,7 +311,7 @@ void session_add_bookmark(session *s, int64_t event_index, const char *note);
 void session_set_flag(session *s, const char *key, const char *value);
 
 /* Names, for YAML, dumps and the UI. The *_from_name functions return -1 for unknown names. */
-const char *event_kind_name(event_kind k);       /* "kernel", "error", "output", "runner-exit", "log" */
+const char *event_kind_name(event_kind k);       /* "kernel", "error", "output", "runner-exit", "log", "nan" */
 int event_kind_from_name(const char *s);
 const char *kernel_type_name(kernel_type t);     /* "triton", "cpp", "extern", "unknown" */
 int kernel_type_from_name(const char *s);

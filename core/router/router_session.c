@@ -3,6 +3,7 @@
  * so that routes.yaml, not this file, says what each one points to. */
 #include "router_session.h"
 #include <stdio.h>
+#include "route_nan.h"
 #include <string.h>
 #include "strbuf.h"
 
@@ -167,6 +168,7 @@ void router_route_session(const router_rules *rules, const session *s, route_res
         route_result_set_field(out, "kernel_index", idx);
         refresh_actions(out);
     }
+    route_add_nan(out, s);   /* a nan-inf route: the first bad element and what computed it */
     strbuf_release(&line);
     strbuf_release(&origin);
 }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nan_element.h"
+#include "route_nan.h"
 #include "route_provenance.h"
 #include "numfmt.h"
 #include "router.h"
@@ -29,6 +31,7 @@ struct run_record {
     router_rules *rules;       /* loaded on the first error; NULL if unavailable */
     int diverged;              /* this run's divergence event is recorded */
     int rules_tried;
+    int nan_recorded;          /* this run's nan event is in the session */
 };
 
 run_record *run_record_new(session *s, const char *trace_source, uint64_t values_budget)
@@ -73,6 +76,7 @@ void run_record_restart(run_record *r)
     r->vb.used = r->vb.reserve_used = 0;
     r->output_ev = NULL;
     r->diverged = 0;
+    r->nan_recorded = 0;
     r->nlogs = r->dropped_logs = 0;
     strbuf_reset(&r->line[0]);
     strbuf_reset(&r->line[1]);
@@ -201,6 +205,7 @@ static void route_error(run_record *r, event *e)
         strbuf_release(&err);
     }
     route_add_provenance(&res, s, e->u.error.kernel_index);
+    route_add_nan(&res, s);
     e->u.error.route = arena_strdup(&s->arena, res.route ? res.route : "unknown");
     e->u.error.fields = NULL;
     e->u.error.nfields = 0;
@@ -372,6 +377,28 @@ static void add_divergence(run_record *r, const kernel_event *k, const eager_che
     }
 }
 
+/* The first kernel whose output gains NaN/Inf, down to the element
+ * (nan_element.h), as a nan event after it: 1 when added. */
+static int record_nan(run_record *r, const kernel_event *k, double t_ms)
+{
+    session *s = r->s;
+    if (r->nan_recorded)
+        return 0;
+    size_t pos = s->nkernels;
+    while (pos-- > 0 && &s->kernels[pos]->u.kernel != k)
+        ;
+    nan_element ne;
+    if (pos >= s->nkernels || !nan_element_at_kernel(s, pos, &ne))
+        return 0;   /* NaN/Inf only in tensors it read: an earlier kernel or an input made it */
+    r->nan_recorded = 1;
+    event *e = session_add_event(s, EV_NAN);
+    e->t_ms = t_ms;   /* when the kernel ended, on the run's clock where it says */
+    if (s->kernels[pos]->t_ms >= 0)
+        e->t_ms = s->kernels[pos]->t_ms + (k->duration_us > 0 ? k->duration_us / 1000.0 : 0);
+    nan_event_fill(&s->arena, s, &ne, &e->u.nan);
+    return 1;
+}
+
 int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
 {
     session *s = r->s;
@@ -410,7 +437,7 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
         k->status = (kernel_status)m->u.kernel.status;
         k->duration_us = m->u.kernel.duration_us;
         k->device_us = m->u.kernel.device_us;
-        return 0;
+        return k->status == KSTAT_NAN ? record_nan(r, k, t_ms) : 0;
     }
     case PROTO_TENSOR: {
         int64_t ki = m->u.tensor.kernel_index;

@@ -356,6 +356,18 @@ static void put_event(FILE *f, const session *s, size_t i, const event *e)
         put_text(f, e->u.log.text);
         putc('\n', f);
         break;
+    case EV_NAN:
+        for (size_t j = 0; j < e->u.nan.ninputs; j++) {
+            fputs("    input ", f);
+            put_text(f, e->u.nan.inputs[j]);
+            putc('\n', f);
+        }
+        for (size_t j = 0; j < e->u.nan.nops; j++) {
+            fputs("    op ", f);
+            put_text(f, e->u.nan.ops[j]);
+            putc('\n', f);
+        }
+        break;
     default:
         break;
     }

@@ -137,7 +137,7 @@ TABLE(session_tensor_table, tensor_rec, "a tensor", tensor_rows);
 
 /* Every event: kind first, then t_ms, then its kind's keys. */
 static const skey event_rows[] = {
-    {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log, divergence)",
+    {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log, divergence, nan)",
      .custom = SC_KIND},
     N(event, t_ms, t_ms, H | OPT | NEG1, "a time in ms"),
 };
@@ -214,6 +214,23 @@ static const skey divergence_rows[] = {
      .sub = &session_eager_check_table},
 };
 static TABLE(divergence_table, divergence_event, "a divergence event", divergence_rows);
+#define STRS(rec, k, f, n, wh, it) \
+    {.name = #k, .type = SK_STRS, .flags = OPT, .off = offsetof(rec, f), .cnt = offsetof(rec, n), .what = wh, .item = it}
+
+static const skey nan_rows[] = {
+    L(nan_event, kernel, kernel_index, NEED, "a kernel index (integer >= -1)", -1, INT64_LIMIT),
+    S(nan_event, tensor, tensor, NEED, "a tensor name", NULL),
+    S(nan_event, at, at, NUL | OPT, "an element index like [0, 3]", NULL),
+    S(nan_event, value, value, NUL | OPT, "nan, inf or -inf", NULL),
+    S(nan_event, from, from, NUL | OPT, "where the value comes from", NULL),
+    /* the dump shows these one per line (session_dump.c) */
+    {.name = "inputs", .type = SK_STRS, .flags = H | OPT, .off = offsetof(nan_event, inputs),
+     .cnt = offsetof(nan_event, ninputs), .what = "a list of the kernel's inputs at the element",
+     .item = "an input at the element (buf10[0, 3] = 2.5)"},
+    {.name = "ops", .type = SK_STRS, .flags = H | OPT, .off = offsetof(nan_event, ops), .cnt = offsetof(nan_event, nops),
+     .what = "a list of ops that can make NaN/Inf", .item = "an op and its line (log at model.py:7)"},
+};
+static TABLE(nan_table, nan_event, "a nan event", nan_rows);
 
 const stable *const session_kind_tables[EV__COUNT] = {
     [EV_KERNEL] = &kernel_table,
@@ -222,10 +239,8 @@ const stable *const session_kind_tables[EV__COUNT] = {
     [EV_RUNNER_EXIT] = &exit_table,
     [EV_LOG] = &log_table,
     [EV_DIVERGENCE] = &divergence_table,
+    [EV_NAN] = &nan_table,
 };
-
-#define STRS(rec, k, f, n, wh, it) \
-    {.name = #k, .type = SK_STRS, .flags = OPT, .off = offsetof(rec, f), .cnt = offsetof(rec, n), .what = wh, .item = it}
 
 /* Where each kernel call comes from (core/package/provenance.h). */
 static const skey call_rows[] = {
