@@ -111,8 +111,10 @@ static void find_decls(roles *r, const char *text, size_t len)
         size_t al[MAX_PARAMS];
         const char *lim = (size_t)(end - q) > MAX_DECL ? q + MAX_DECL : end;
         size_t n = split_args(q, lim, a, al, MAX_PARAMS);
-        if (!n || (!memchr(a[0], '*', al[0]) && !memmem(a[0], al[0], "CUdeviceptr", 11)))
-            continue;   /* a call, not a declaration */
+        /* typed parameters: `const float* in_ptr0`, `const CUdeviceptr in_ptr0`,
+         * torch 2.11's `const in_ptr0_type_& in_ptr0`; a call passes none */
+        if (!n || (!memchr(a[0], '*', al[0]) && !memchr(a[0], '&', al[0]) && !memmem(a[0], al[0], "CUdeviceptr", 11)))
+            continue;
         ALLOC_GROW(r->decls, r->ndecls + 1, r->cap);
         decl *d = &r->decls[r->ndecls++];
         d->name = arena_strndup(&r->ws->arena, nb, (size_t)(q - nb));

@@ -4,7 +4,8 @@
  * in_out_ptrN (written in place), out_ptrN (written only). wrapper.cpp
  * declares each one's parameters (`extern "C" void cpp_fused_X(const float*
  * in_ptr0, float* out_ptr0)`, `static inline void call_triton_X(const
- * CUdeviceptr in_ptr0, ...)`), and an extern op's `aoti_torch_*_out(out, ...)`
+ * CUdeviceptr in_ptr0, ...)`; torch 2.11: `const in_ptr0_type_& in_ptr0`), and
+ * an extern op's `aoti_torch_*_out(out, ...)`
  * writes its first argument. A launch's argument is fresh, its values before
  * the launch whatever the allocator left (model.h tensor_uninitialised), when
  * it is no model input or weight and
