@@ -1,6 +1,6 @@
 """Checks what aotidbg shows of a package's provenance against the kernel_information.json the
 package carries (issue 17 item 1), for the GPU run (run_provenance_gpu.sh, torch 2.11 CUDA
-packages); the CPU tests (tests/integration/test_provenance.py) check the same on torch 2.13.
+packages; with DEV=cpu the same checks on CPU packages); the CPU tests (tests/integration/test_provenance.py) check the same on torch 2.13.
 
 usage: python3 tests/gpu/check_provenance.py DIR MODEL_FILE
 DIR holds what run_provenance_gpu.sh wrote: the packages (*.pt2), info_*.txt (info --calls),
@@ -54,7 +54,11 @@ def sites(entry):
 
 src = open(MODEL_FILE).read().splitlines()
 info = kernel_information("prov_cuda.pt2")
-check(info is not None, "prov_cuda.pt2 carries kernel_information.json (torch 2.11, CUDA)")
+# what made the packages, from run_provenance_gpu.sh's log (DEV=cpu rehearses the script on CPU)
+made = re.search(r"^torch (\S+)", read("logs/run.log"), re.M)
+where = "CPU" if os.path.exists(os.path.join(DIR, "prov_cuda.wrapper.cpp")) and \
+    "cpp_fused_" in read("prov_cuda.wrapper.cpp") else "CUDA"
+check(info is not None, f"prov_cuda.pt2 carries kernel_information.json (torch {made.group(1) if made else '?'}, {where})")
 if info is None:
     sys.exit(1)
 print(f"     {len(info)} calls: {', '.join(info)}")
