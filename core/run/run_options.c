@@ -121,8 +121,9 @@ const opt_spec run_option_specs[] = {
      "PYTORCH_NO_CUDA_MEMORY_CACHING=1 (recorded in the session)", F(deterministic), NULL, 1, RL},
     {"--blocking", NULL, "synchronize and check the device at every kernel boundary\n"
      "(live mode always does)", F(blocking), NULL, 1, RL},
-    {"--timeout", "S", "kill the runner when a kernel (or the load) takes longer\n"
-     "than S seconds (default: run 600, live 60; 0 = never)", F(timeout_s), store_timeout, 0, RL},
+    {"--timeout", "S", "kill the runner when a kernel (or the load) takes longer than S seconds (default: "
+     "run 600, live 60; 0 = never, and the runner's exit after the run is awaited however long it takes, "
+     "as under valgrind; otherwise it gets 3 s)", F(timeout_s), store_timeout, 0, RL},
     {"--values", "N", "keep up to N values per tensor for the value grid\n"
      "(default: run 0, live 4096), within the value budget", F(max_values), store_values, 0, RL},
     {"--values-budget", "SIZE", "bytes of values kept in all (8 per value; K, M, G\n"

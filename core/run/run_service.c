@@ -791,12 +791,15 @@ int run_service_finish(run_service *rs, strbuf *err)
 {
     if (rs->rc) {
         runner_state st = runner_client_state(rs->rc);
+        /* --timeout 0 never kills: its exit is awaited however long it takes
+         * (valgrind checks leaks there, for tens of seconds). */
+        int wait_ms = rs->o.timeout_s == 0 ? -1 : 3000;
         if (st == RUNNER_STOPPED) {
             rs->left_at_stop = 1;
-            runner_client_quit(rs->rc, 3000);
+            runner_client_quit(rs->rc, wait_ms);
         } else if (st == RUNNER_FINISHED) {
             /* The runner leaves after DONE; wait for it so a crash at teardown is seen too. */
-            runner_client_quit(rs->rc, 3000);
+            runner_client_quit(rs->rc, wait_ms);
         } else if (st != RUNNER_DEAD) {
             runner_client_kill(rs->rc, "killed");
         }

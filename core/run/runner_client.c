@@ -730,7 +730,7 @@ int runner_client_quit(runner_client *rc, int wait_ms)
     runner_state before = rc->state;
     if (before == RUNNER_STOPPED)
         rc->state = RUNNER_FINISHED;   /* leaving at a stop is an orderly end */
-    while (runner_link_alive(&rc->link) && now_s() < deadline) {
+    while (runner_link_alive(&rc->link) && (wait_ms < 0 || now_s() < deadline)) {
         strbuf_reset(&err);
         runner_client_pump(rc, 50, &err);
     }

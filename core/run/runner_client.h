@@ -91,7 +91,8 @@ int runner_client_run_to_name(runner_client *rc, const char *name);
 int runner_client_set_breaks(runner_client *rc, int flags);
 int runner_client_restart(runner_client *rc, strbuf *err);  /* fresh process, same options */
 /* Sends QUIT at a stop (or to a finished runner), waits up to wait_ms for it
- * to leave, then kills it. Leaving at a stop counts as an orderly end. */
+ * to leave (< 0: however long it takes), then kills it. Leaving at a stop
+ * counts as an orderly end. */
 int runner_client_quit(runner_client *rc, int wait_ms);
 /* What the last messages said; -1 when not known yet. */
 int runner_client_stop_reason(const runner_client *rc);     /* proto_stop_reason of the last STOPPED */
