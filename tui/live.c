@@ -29,14 +29,8 @@ int64_t live_current_kernel(app *a)
 const char *runner_state_text(app *a)
 {
     static char buf[96];   /* the status bar's words; one UI per process */
-    if (a->mode != MODE_LIVE) {
-        const char *end = a->s->end_state;
-        /* a file saved before end_state said how a run ended: its runner-exit says */
-        const runner_exit_event *x = session_runner_exit(a->s);
-        if (x && strcmp(x->how, "killed") && (!end || !strcmp(end, "complete")))
-            return runner_exit_text(x, buf, sizeof buf);
-        return end ? end : a->s->truncated ? "cut-off" : "recorded";
-    }
+    if (a->mode != MODE_LIVE)   /* session_load said how a run ended (cut-off too) */
+        return a->s->end_state ? a->s->end_state : "recorded";
     if (a->gated)
         return "blocked by a checklist FAIL (--force overrides)";
     if (!a->rc)

@@ -244,6 +244,14 @@ int64_t session_exit_kernel(const session *s)
     return k->status == KSTAT_PENDING ? k->index : -1;
 }
 
+const char *session_end_state(const session *s, char *buf, size_t n)
+{
+    const runner_exit_event *x = session_runner_exit(s);
+    if (x && (!x->how || strcmp(x->how, "killed")) && (!s->end_state || !strcmp(s->end_state, "complete")))
+        return runner_exit_text(x, buf, n);
+    return s->end_state ? s->end_state : "complete";
+}
+
 const char *signal_name(int sig)
 {
     static const struct { int sig; const char *name; } names[] = {

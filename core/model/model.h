@@ -344,6 +344,11 @@ int64_t session_exit_kernel(const session *s);
 /* "signal 11 (SIGSEGV)", "exited 3", "timeout", "killed", "lost" into buf
  * (at least 32 bytes); the same words end_state uses. */
 const char *runner_exit_text(const runner_exit_event *x, char *buf, size_t n);
+/* How the recorded run ended, in end_state's words, into buf (at least 32
+ * bytes): s->end_state, except that a session saying complete (or nothing)
+ * whose runner died says how (files written before end_state did so); a
+ * runner the front end killed after the run keeps what the file says. */
+const char *session_end_state(const session *s, char *buf, size_t n);
 /* "SIGSEGV" for 11, ...; "a signal" for one without a name here. */
 const char *signal_name(int sig);
 

@@ -1263,6 +1263,12 @@ static int load(rd *r, session **out, strbuf *err)
     }
     if (!rc)
         check_refs(r);
+    if (!rc && !r->s->truncated) {   /* a file from before end_state said how a runner died */
+        char buf[64];
+        const char *end = session_end_state(r->s, buf, sizeof buf);
+        if (end == buf)
+            r->s->end_state = arena_strdup(&r->s->arena, end);
+    }
     yev_release(&r->y);
     free(r->itab);
     free(r->evc);

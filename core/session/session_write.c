@@ -400,7 +400,8 @@ static int check_stream(FILE *f, const char *what, strbuf *err)
 
 int session_write(const session *s, FILE *f, strbuf *err)
 {
-    put_header(f, s, s->end_state ? s->end_state : "complete");
+    char buf[64];
+    put_header(f, s, session_end_state(s, buf, sizeof buf));
     for (size_t i = 0; i < s->nevents; i++)
         put_event(f, s->events[i]);
     return check_stream(f, "session", err);
@@ -418,7 +419,8 @@ static void dump_hook(const session *s)
     if (!f)
         return;
     session as_saved = *s;   /* shallow copy: only end_state differs */
-    as_saved.end_state = s->end_state ? s->end_state : "complete";
+    char buf[64];
+    as_saved.end_state = session_end_state(s, buf, sizeof buf);
     session_dump(&as_saved, f);
     fclose(f);
 }

@@ -244,6 +244,14 @@ def test_sigkill_from_outside_mid_run(aotidbg, clean, fault_runner, tmp_path):
     assert "no errors in this run" not in screen
     assert "failed) - runner died: signal 9 (SIGKILL)" in screen, screen
     assert "runner died: signal 9 (SIGKILL) in this kernel: no after-tensors" in screen, screen
+    # a file from before end_state said how a run ended claims complete: its runner-exit wins everywhere
+    old = tmp_path / "old.yaml"
+    old.write_text(re.sub(r"^end_state: .*$", "end_state: complete", open(out).read(), count=1, flags=re.M))
+    d = run([aotidbg, "replay", str(old), "--dump"])
+    assert d.returncode == 0 and "end_state: signal 9 (SIGKILL)" in d.stdout, d.stdout
+    assert "end_state: complete" not in d.stdout
+    r = run([aotidbg, "replay", str(old), "--headless", "160x50", "--dump-screen"])
+    assert "| signal 9 (SIGKILL) |" in r.stdout.rstrip().splitlines()[-1], r.stdout
     route_of(aotidbg, out)
     check_restart(aotidbg, clean, tmp_path)
 
