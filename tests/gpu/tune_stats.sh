@@ -27,8 +27,9 @@ B=$(mktemp -d /tmp/tune.XXXXXX)
 #             float32 as new: a second copy of new, how far two equal builds differ
 #   c512      512 threads, 2 blocks/SM, no prefetch (64 registers)
 #   c128      float32 128 x 8; 2- and 1-byte 256 x 2 with prefetch
-#   f32pf     float32 256 x 2 with prefetch (128 registers, 8 loads in flight)
-#   f32hint   float32 as new with the L1::no_allocate L2::256B load hint
+#   f32x4     float32 256 x 4 without prefetch (64 registers; the default
+#             until GPU call 3, where 256 x 2 with prefetch did as well or better)
+#   f32hint   float32 256 x 4 with the L1::no_allocate L2::256B load hint
 #   main      the kernel before this change (positions as per-thread ordinals)
 #   prepos    the kernel before positions existed (0.274 ms on float32; it
 #             computes no positions, so its "correct" reads NO on them)
@@ -38,7 +39,7 @@ gate0=;;;SB_GATE=0
 c3pf=;256,3,true,true;256,3,true,true;
 c512=512,2,false,false;512,2,false,true;512,2,false,true;
 c128=128,8,false,false;256,2,true,true;256,2,true,true;
-f32pf=256,2,true,false;;;
+f32x4=256,4,false,false;;;
 f32hint=256,4,false,true;;;
 main@f9f70db=
 prepos@9ecf10d=
