@@ -43,7 +43,7 @@ def preload_noop():
         return
     env = dict(os.environ, CHECK_DEVICE_US_PRELOADED="1",
                LD_PRELOAD=(lib + " " + os.environ.get("LD_PRELOAD", "")).strip())
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    os.execve(sys.executable, [sys.executable, "-X", "faulthandler"] + sys.argv, env)
 
 
 def session_kernels(path):

@@ -19,6 +19,7 @@
 # Writes to $OUT: summary.txt (the answer), bench.txt (the table), bench/ (the sessions),
 # device_us.txt/.json, logs/. Exit 0 every target met and device_us agrees, 1 a target or the
 # device_us check missed, 2 a build, the compile or a run failed.
+# ONLY=device_us runs the device_us check alone on a small llama (4 layers, ~2 min).
 # DEV=cpu rehearses it on a CPU box with the 538 MB CPU package (no profiler check; set
 # AOTIDBG_RUNNER to skip the runner build, AOTIDBG_BENCH_MODELS to reuse a compiled package).
 set -u
@@ -41,6 +42,50 @@ step "environment"
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
 "$AOTIDBG" --version || { summary "FAIL the front end does not start: $AOTIDBG"; exit 2; }
 nproc; free -g | head -2; df -h /tmp | tail -1
+
+# Python without the carried front end's libraries (LD_LIBRARY_PATH) in front of torch's.
+PY=(env -u LD_LIBRARY_PATH python3 -X faulthandler)
+
+if [ "${ONLY:-}" = device_us ]; then   # the device_us check alone, on a small package (~2 min)
+  step "ONLY=device_us: build the runner (background), compile a small llama (4 layers, bf16)"
+  RB=
+  if [ -z "${AOTIDBG_RUNNER:-}" ]; then
+    bash "$ROOT/tests/gpu/build_runner.sh" "$ROOT" "$W/build" "$OUT/logs/build_runner.log" > "$OUT/logs/build_runner.out" 2>&1 &
+    RB=$!
+    export AOTIDBG_RUNNER=$W/build/aotidbg-runner
+  fi
+  export AOTIDBG_DATA_DIR=$ROOT
+  timeout 120 "${PY[@]}" - "$ROOT" "$W/small.pt2" <<'EOF2' > "$OUT/logs/compile_small.log" 2>&1
+import importlib.util, os, sys, torch
+spec = importlib.util.spec_from_file_location("big_model", os.path.join(sys.argv[1], "tests/bench/big_model.py"))
+bm = importlib.util.module_from_spec(spec); spec.loader.exec_module(bm)
+torch.manual_seed(0)
+with torch.device("cuda"):
+    m = bm.Llama(8192, 512, 4, 8, 1408, 16, True).to(torch.bfloat16).eval()
+ids = torch.randint(0, 8192, (1, 16), device="cuda")
+ep = torch.export.export(m, (ids,))
+torch._inductor.aoti_compile_and_package(ep, package_path=sys.argv[2],
+    inductor_configs={"aot_inductor.debug_intermediate_value_printer": "1"})
+print("compiled", sys.argv[2])
+EOF2
+  CRC=$?
+  if [ -n "$RB" ] && ! wait "$RB"; then cat "$OUT/logs/build_runner.out"; summary "FAIL runner build"; exit 2; fi
+  [ "$CRC" = 0 ] || { tail -30 "$OUT/logs/compile_small.log"; summary "FAIL compiling the small package (exit $CRC)"; exit 2; }
+  printf 'inputs:\n  - {shape: [1, 16], dtype: int64, device: cuda, fill: arange}\n' > "$W/small.inputs.yaml"
+  mkdir -p "$OUT/bench"
+  step "aotidbg run (small)"
+  timeout 60 "$AOTIDBG" run "$W/small.pt2" --inputs "$W/small.inputs.yaml" --record "$OUT/bench/small.yaml" > "$OUT/logs/run_small.log" 2>&1
+  echo "run: exit $?"; tail -3 "$OUT/logs/run_small.log"
+  "$AOTIDBG" replay "$OUT/bench/small.yaml" --dump > "$OUT/dump_small.txt" 2>&1
+  step "device_us vs torch.profiler (small)"
+  timeout 90 "${PY[@]}" "$ROOT/tests/gpu/check_device_us.py" "$W/small.pt2" "$OUT/bench/small.yaml" "$OUT" 5 > "$OUT/logs/device_us.log" 2>&1
+  DRC=$?
+  cat "$OUT/logs/device_us.log"
+  summary "$(grep -E '^(PASS|FAIL)' "$OUT/logs/device_us.log" | tail -1) (exit $DRC; logs/device_us.log)"
+  step "done"
+  rm -rf "$W"
+  exit $DRC
+fi
 
 step "build the runner and the plain loader (background), compile the package"
 RB=
@@ -85,7 +130,7 @@ fi
 
 if [ "$DEV" = cuda ] && [ -f "$OUT/bench/run.yaml" ]; then
   step "device_us vs torch.profiler"
-  timeout 90 python3 "$ROOT/tests/gpu/check_device_us.py" "$PKG" "$OUT/bench/run.yaml" "$OUT" 5 > "$OUT/logs/device_us.log" 2>&1
+  timeout 90 "${PY[@]}" "$ROOT/tests/gpu/check_device_us.py" "$PKG" "$OUT/bench/run.yaml" "$OUT" 5 > "$OUT/logs/device_us.log" 2>&1
   DRC=$?
   cat "$OUT/logs/device_us.log"
   if [ "$DRC" = 0 ]; then summary "$(tail -1 "$OUT/device_us.txt")"
