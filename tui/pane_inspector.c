@@ -409,6 +409,10 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         int is_sel = row == p->cursor;
         strbuf_reset(&sb);
         strbuf_addf(&sb, "%-6s %s ", phase_name(t->phase), t->name);
+        if (t->user_name)   /* the user's name of a model input or output */
+            strbuf_addf(&sb, "(%s) ", t->user_name);
+        if (t->alias_of)
+            strbuf_addf(&sb, "= %s ", t->alias_of);
         fmt_shape(&sb, t->ndim, t->shape);
         strbuf_addstr(&sb, " strides ");
         fmt_shape(&sb, t->ndim, t->strides);

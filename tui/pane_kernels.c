@@ -124,6 +124,9 @@ static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, in
     int nx = x;
     grid_put(g, x + indent, y, c->nw - indent,
              (sel || !a->search[0] || !strstr(k->name, a->search)) ? base : EL_MATCH, k->name);
+    int nl = indent + (int)strlen(k->name);
+    if (k->branch && nl + 2 < c->nw)   /* the subgraph it ran in, after the name */
+        grid_printf(g, x + nl, y, c->nw - nl, sel ? base : EL_HEADER, " @%s", k->branch);
     x = nx + c->nw + 1;
     if (c->ww) {   /* where it comes from; a long file name keeps its end and the line */
         strbuf w = STRBUF_INIT;
@@ -186,10 +189,13 @@ static void k_render(app *a, pane *p, grid *g, int focused)
     }
     if (kg)
         snprintf(by, sizeof by, " by %s", kg_mode_name((kg_mode)kl(a)->mode));
+    char hidden[48] = "";   /* launches this run's mode could not see (subgraphs, proxy calls) */
+    if (a->s->hidden_kernels > 0)
+        snprintf(hidden, sizeof hidden, " +%lld hidden", (long long)a->s->hidden_kernels);
     char ended[192];
     const char *exit_line = pane_exit_what(a->s, ended, sizeof ended);
-    snprintf(title, sizeof title, "kernels (%zu)%s%s%s%s%s", a->s->nkernels, by, mode, a->follow ? "" : " [follow off]",
-             exit_line ? " - " : "", exit_line ? exit_line : "");
+    snprintf(title, sizeof title, "kernels (%zu%s)%s%s%s%s%s", a->s->nkernels, hidden, by, mode,
+             a->follow ? "" : " [follow off]", exit_line ? " - " : "", exit_line ? exit_line : "");
     rect in = pane_frame(g, p, focused, title);
     if (!a->s->nkernels) {
         pane_empty(g, in, a->mode == MODE_LIVE ? "no kernel yet: press s to step, c to continue"
@@ -232,6 +238,9 @@ static void k_render(app *a, pane *p, grid *g, int focused)
         pane_scroll_into_view(p, rows);
         for (int i = 0; i < rows && p->top + i < (int64_t)a->s->nkernels; i++)
             kernel_row(a, g, in, in.y + 1 + i, p->top + i, p->top + i == p->cursor, 0, &c);
+        int64_t below = (int64_t)a->s->nkernels - p->top;   /* the row after the last kernel, when shown */
+        if (a->s->hidden_kernels > 0 && a->s->hidden_why && below >= 0 && below < rows)
+            grid_printf(g, in.x, in.y + 1 + (int)below, in.w, EL_HEADER, " hidden: %s", a->s->hidden_why);
         return;
     }
     /* grouped: p->top counts display lines; the cursor stays a kernel */

@@ -3,6 +3,7 @@
  * run shows every problem at once. */
 #define _GNU_SOURCE
 #include "checklist.h"
+#include "inputs.h"
 #include "reinstrument.h"
 #include "weights.h"
 #include <cjson/cJSON.h>
@@ -50,6 +51,34 @@ int checklist_has_fail(const checklist *cl)
         if (cl->rows[i].status == CHECK_FAIL)
             return 1;
     return 0;
+}
+
+int checklist_order_inputs(package_t *p, const char *model, session *s, const char *spec, strbuf *err)
+{
+    size_t named = 0;
+    for (size_t i = 0; i < s->ninputs; i++)
+        named += s->inputs[i].name != NULL;
+    strbuf e = STRBUF_INIT, text = STRBUF_INIT;
+    package_model *m = named ? package_find_model(p, model, &e) : NULL;
+    wrapper_scan ws;
+    memset(&ws, 0, sizeof ws);
+    int rc = 0;
+    if (m && m->wrapper_cpp_entry && package_read_entry(p, m->wrapper_cpp_entry, WS_MAX_BYTES, &text, &e) == 0 &&
+        wrapper_scan_text(&ws, text.buf, text.len, &e) == 0) {
+        const char **user = calloc(ws.ninputs ? ws.ninputs : 1, sizeof *user);
+        const char **aoti = calloc(ws.ninputs ? ws.ninputs : 1, sizeof *aoti);
+        for (size_t i = 0; i < ws.ninputs; i++) {
+            user[i] = ws.inputs[i].user_name;
+            aoti[i] = ws.inputs[i].name;
+        }
+        rc = inputs_order_by_name(s, spec, user, aoti, ws.ninputs, err);
+        free(user);
+        free(aoti);
+    }
+    wrapper_scan_free(&ws);
+    strbuf_release(&e);
+    strbuf_release(&text);
+    return rc;
 }
 
 int checklist_gate(package_t *p, const checklist_opts *o, session *s, strbuf *why)

@@ -57,6 +57,10 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
 void checklist_inputs(checklist *cl, const wrapper_scan *ws, const char *src, const input_spec *in, size_t n,
                       const char *load_device);
 int checklist_has_fail(const checklist *cl);
+/* A spec naming its inputs (inputs.h inputs_order_by_name) put in the model's
+ * order, by the names in the model's wrapper.cpp; -1 with err when a name is
+ * wrong. Nothing to do (0) for a spec naming none or a package without a wrapper. */
+int checklist_order_inputs(package_t *p, const char *model, session *s, const char *spec, strbuf *err);
 /* The gate before a run: runs the checklist, copies its rows into s->checks
  * (when s is not NULL) and returns 1 when a row FAILs, with one line per FAIL
  * row in why ("id: subject: expected X, got Y; fix: ..."); 0 when nothing

@@ -55,6 +55,10 @@ int cmd_check(const cli_args *a)
             fprintf(stderr, "aotidbg check: %s\n", err.buf);
             goto out;
         }
+        if (spec && checklist_order_inputs(p, model, s, spec, &err) < 0) {
+            fprintf(stderr, "aotidbg check: %s\n", err.buf);
+            goto out;
+        }
     }
     if (want_sha)   /* on its own thread while the checks run */
         package_sha256_start(p);

@@ -263,6 +263,11 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
             in->file_line = v->line;
             in->file_col = v->col;
             file_node = v;
+        } else if (!strcmp(key, "name")) {
+            if (v->type != Y_SCALAR || !v->value[0])
+                return yfail(t, v->line, v->col, "input %d: name: found %s, expected the input's name (x, or "
+                             "AOTI's arg0_1)", idx, kind_what(v));
+            in->name = arena_strdup(&s->arena, v->value);
         } else if (!strcmp(key, "key")) {
             if (v->type != Y_SCALAR)
                 return yfail(t, v->line, v->col, "input %d: key: found %s, expected a tensor name", idx,
@@ -270,8 +275,8 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
             in->key = arena_strdup(&s->arena, v->value);
             key_node = v;
         } else {
-            return yfail(t, k->line, k->col, "input %d: unknown field '%s', expected one of shape, dtype, "
-                         "strides, device, fill, seed, value, file, key", idx, key);
+            return yfail(t, k->line, k->col, "input %d: unknown field '%s', expected one of name, shape, "
+                         "dtype, strides, device, fill, seed, value, file, key", idx, key);
         }
     }
     if (in->ndim < 0)
@@ -640,5 +645,56 @@ done:
     free(path);
     strbuf_release(&tmp);
     close(fd);
+    return rc;
+}
+
+int inputs_order_by_name(session *s, const char *spec_path, const char *const *names,
+                         const char *const *aoti_names, size_t n, strbuf *err)
+{
+    size_t named = 0;
+    for (size_t i = 0; i < s->ninputs; i++)
+        named += s->inputs[i].name != NULL;
+    if (!named)
+        return 0;
+    if (named != s->ninputs) {
+        strbuf_addf(err, "%s: %zu of %zu inputs have a name: name every input, or none (then they go in model "
+                    "order)", spec_path, named, s->ninputs);
+        return -1;
+    }
+    input_spec *ordered = arena_alloc(&s->arena, (n ? n : 1) * sizeof *ordered);
+    unsigned char *used = calloc(n ? n : 1, 1);
+    int rc = -1;
+    for (size_t i = 0; i < s->ninputs; i++) {
+        const char *nm = s->inputs[i].name;
+        size_t k = n;
+        for (size_t j = 0; j < n && k == n; j++)
+            if ((names && names[j] && !strcmp(names[j], nm)) || (aoti_names && aoti_names[j] && !strcmp(aoti_names[j], nm)))
+                k = j;
+        if (k == n) {
+            strbuf_addf(err, "%s: input '%s': the model has no input of that name; it takes", spec_path, nm);
+            for (size_t j = 0; j < n; j++)
+                strbuf_addf(err, "%s %s", j ? "," : "", names && names[j] && *names[j] ? names[j]
+                            : aoti_names && aoti_names[j] ? aoti_names[j] : "?");
+            goto out;
+        }
+        if (used[k]) {
+            strbuf_addf(err, "%s: input '%s' is given twice", spec_path, nm);
+            goto out;
+        }
+        used[k] = 1;
+        ordered[k] = s->inputs[i];
+    }
+    for (size_t j = 0; j < n; j++)
+        if (!used[j]) {
+            strbuf_addf(err, "%s: no input named %s%s%s%s", spec_path,
+                        names && names[j] && *names[j] ? names[j] : "", names && names[j] && *names[j] ? " (" : "",
+                        aoti_names && aoti_names[j] ? aoti_names[j] : "?", names && names[j] && *names[j] ? ")" : "");
+            goto out;
+        }
+    s->inputs = ordered;
+    s->ninputs = n;
+    rc = 0;
+out:
+    free(used);
     return rc;
 }

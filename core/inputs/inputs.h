@@ -29,6 +29,13 @@ const char *dtype_canonical(const char *name);
 /* For FILL_FILE: reads the .npy / .safetensors tensor, checks dtype and shape
  * against the spec, and writes its raw little-endian row-major bytes to a new
  * file in dir. *raw_path is malloc'd (caller frees). */
+/* A spec whose inputs are named (`name: x`) is put in model order: names[i]
+ * and aoti_names[i] (either may be NULL or hold NULLs) are model input i's
+ * user name and AOTI name. A spec naming none is left as it is; naming only
+ * some, an unknown or repeated name, or leaving an input out is an error
+ * naming the spec and the input. */
+int inputs_order_by_name(session *s, const char *spec_path, const char *const *names,
+                         const char *const *aoti_names, size_t n, strbuf *err);
 int inputs_materialize_file(const input_spec *in, int index, const char *dir, char **raw_path, strbuf *err);
 
 #endif

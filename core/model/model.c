@@ -14,6 +14,7 @@ session *session_new(void)
     s->format_major = SESSION_FORMAT_MAJOR;
     s->format_minor = SESSION_FORMAT_MINOR;
     s->printer_level = -1;
+    s->hidden_kernels = -1;
     return s;
 }
 

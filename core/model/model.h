@@ -46,6 +46,9 @@ typedef struct {
 
 typedef struct {
     const char *name;          /* "buf0", "arg4_1", "output0" */
+    const char *user_name;     /* the user's name of a model input or output ("x", "out"); may be NULL */
+    const char *alias_of;      /* an output that is another output or an input ("output0",
+                                  "input 0"); may be NULL */
     tensor_phase phase;
     int ndim;                  /* 0..TENSOR_MAX_DIMS */
     int64_t *shape, *strides;  /* ndim entries each; NULL when ndim == 0 */
@@ -113,6 +116,8 @@ typedef struct {
     double device_us;          /* the kernel's own time: CUDA events around the launch, on CPU
                                   the launch alone (no hooks, statistics or copies); -1 unknown */
     const char *source;        /* how it was seen: "printer", "interpose", "reinstrument"; may be NULL */
+    const char *branch;        /* the subgraph it ran in ("true_graph_0", "while_loop_body_graph_0",
+                                  nested "outer/inner"); NULL in the main graph */
     size_t ntensors;
     tensor_rec *tensors;       /* before tensors, then after tensors */
     int64_t call;              /* row of session.prov.calls this launch is, -1 unknown (session_match_call) */
@@ -227,6 +232,8 @@ typedef enum {
 
 /* One model input as the user asked for it (inputs spec YAML, see inputs.h). */
 typedef struct {
+    const char *name;          /* the input it is for ("x", "arg3_1"): specs may name their inputs
+                                  instead of listing them in model order; may be NULL */
     int ndim;
     int64_t shape[TENSOR_MAX_DIMS];
     const char *dtype;         /* canonical name: "float32", ... */
@@ -271,6 +278,11 @@ typedef struct {
     const char *model;         /* model name inside the archive, "model" by default */
     const char *device_key;    /* AOTI_DEVICE_KEY; may be NULL (bare .so) */
     const char *compute_capability, *cpu_isa;   /* may be NULL */
+    /* the user's names of the inputs and outputs, in order, from the package's pytree
+     * specs ("x", "cfg['w']", "args[0]"; outputs "out", "[1]['aux']"): none when the
+     * specs name nothing (outputs as a plain tuple) */
+    size_t ninput_names, noutput_names;
+    const char **input_names, **output_names;
 } package_info;
 
 /* Growable arrays are plain (ptr, len, cap) triples grown by model.c; events,
@@ -283,6 +295,8 @@ typedef struct session {
     package_info package;
     const char *device;        /* requested device; may be NULL */
     int printer_level;         /* compiled-in printer level, -1 unknown */
+    int64_t hidden_kernels;    /* kernel launches this run's mode cannot see, -1 unknown */
+    const char *hidden_why;    /* where they are and why; may be NULL */
     const char *mode;          /* "printer", "interpose", "reinstrument"; may be NULL */
     uint64_t values_budget;    /* bytes of values the run could keep (--values-budget); 0 no limit or unknown */
     eager_info eager;          /* the eager reference (--eager) */

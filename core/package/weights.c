@@ -212,7 +212,7 @@ static void plan_pickle(package_t *p, const package_model *m, const wrapper_scan
         }
         r->storage_offset = (int64_t)off->valuedouble;
         const ws_constant *c = constant_by_fqn(ws, r->fqn);
-        r->dtype = c ? c->dtype : NULL;
+        r->dtype = c && c->dtype ? arena_strdup(a, c->dtype) : NULL;   /* ws is freed before the run */
         size_t isz = itemsize_of(r->dtype);
         uint64_t last = (uint64_t)(r->storage_offset > 0 ? r->storage_offset : 0), numel = 1;
         for (int d = 0; d < r->ndim; d++) {

@@ -166,6 +166,9 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
     case PROTO_COMPARE:
         put_i64(o, m->u.compare.kernel_index);
         return put_check(o, &m->u.compare.c, err);
+    case PROTO_ALIAS:
+        put_u32(o, m->u.alias.output);
+        return put_str(o, m->u.alias.of, "alias", err);
     case PROTO_LOAD:
         if (put_str(o, m->u.load.so_path, "so path", err) ||
             put_str(o, m->u.load.cubin_dir, "cubin dir", err) ||
@@ -568,6 +571,10 @@ static void decode_body(cursor *c, proto_msg *m)
         m->u.compare.kernel_index = get_i64(c, "kernel index");
         get_check(c, &m->u.compare.c);
         return;
+    case PROTO_ALIAS:
+        m->u.alias.output = get_u32(c, "alias output");
+        m->u.alias.of = get_str(c, "alias of");
+        return;
     case PROTO_LOAD:
         m->u.load.so_path = get_str(c, "so path");
         m->u.load.cubin_dir = get_str(c, "cubin dir");
@@ -725,6 +732,7 @@ const char *proto_type_name(proto_type t)
     case PROTO_DONE: return "DONE";
     case PROTO_COMPARE: return "COMPARE";
     case PROTO_REFERENCE: return "REFERENCE";
+    case PROTO_ALIAS: return "ALIAS";
     case PROTO_LOAD: return "LOAD";
     case PROTO_INPUT: return "INPUT";
     case PROTO_CONTROL: return "CONTROL";

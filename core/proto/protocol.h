@@ -92,6 +92,8 @@ typedef enum {
     PROTO_COMPARE = 8,   /* i64 kernel_index, eager check (below): a graph node's eager value against
                             the kernel's output holding it, one per REFERENCE of the kernel, sent
                             after its last after-tensor and before KERNEL(after) */
+    PROTO_ALIAS = 9,     /* u32 output, str of: after that output's TENSOR, when the model returned
+                            a tensor it already returned or was given ("output0", "input 0") */
     /* front end -> runner */
     PROTO_LOAD = 16,     /* str so_path, str cubin_dir, str device, u32 flags (PROTO_LOAD_*),
                             u64 max_values */
@@ -192,6 +194,7 @@ typedef struct {
         struct { int64_t kernel_index; eager_check c; } compare;
         struct { const char *kernel, *node, *path, *dtype; uint32_t occurrence; uint64_t offset; int ndim;
                  int64_t *shape; double atol, rtol, scale; } reference;
+        struct { uint32_t output; const char *of; } alias;
         struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values; } load;
         struct { uint32_t index; input_spec spec; const char *raw_path; } input;
         struct { uint8_t cmd; int64_t arg; const char *name; uint32_t break_flags; } control;

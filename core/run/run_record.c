@@ -422,6 +422,8 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
             k->status = KSTAT_PENDING;
             k->source = *m->u.kernel.source ? arena_strdup(&s->arena, m->u.kernel.source)
                                             : s->mode ? s->mode : "printer";
+            if (m->u.kernel.branch && *m->u.kernel.branch)
+                k->branch = arena_strdup(&s->arena, m->u.kernel.branch);
             /* a rebuilt copy's hooks are the printer's own calls, inserted by us */
             if (s->mode && !strcmp(s->mode, "reinstrument") && !strcmp(k->source, "printer"))
                 k->source = "reinstrument";
@@ -451,6 +453,9 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
             m->u.tensor.t.phase = PHASE_OUTPUT;
             output_event *o = &r->output_ev->u.output;
             tensor_rec t = keep_tensor(r, &m->u.tensor.t);
+            unsigned long oi;   /* "output<i>": the user's name from the package's out_spec_ */
+            if (sscanf(t.name, "output%lu", &oi) == 1 && oi < s->package.noutput_names)
+                t.user_name = s->package.output_names[oi];
             push_tensor(&s->arena, &o->ntensors, &o->tensors, &t);
             return added;
         }
@@ -460,7 +465,19 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
             return -1;
         }
         tensor_rec t = keep_tensor(r, &m->u.tensor.t);
+        for (size_t i = 0; i < r->n_input_names && i < s->package.ninput_names; i++)
+            if (!strcmp(t.name, r->input_names[i]))   /* a model input: "arg3_1" is the user's "x" */
+                t.user_name = s->package.input_names[i];
         push_tensor(&s->arena, &k->ntensors, &k->tensors, &t);
+        return 0;
+    }
+    case PROTO_ALIAS: {
+        output_event *o = r->output_ev ? &r->output_ev->u.output : NULL;
+        if (!o || m->u.alias.output >= o->ntensors) {
+            strbuf_addf(err, "runner sent an alias for output %u before that output", m->u.alias.output);
+            return -1;
+        }
+        o->tensors[m->u.alias.output].alias_of = arena_strdup(&s->arena, m->u.alias.of);
         return 0;
     }
     case PROTO_ERROR: {

@@ -17,6 +17,7 @@
 #include "reinstrument.h"
 #include "remote_package.h"
 #include "session_io.h"
+#include "weights.h"
 #include "wrapper_scan.h"
 
 struct run_service {
@@ -90,22 +91,21 @@ static int is_session_file(const char *path)
 /* Scans the model's wrapper.cpp (when the package has one) for the printer
  * level and the inputs as compiled. 0 with ws filled, -1 when there is none
  * or it can't be read (the run goes on without it). */
-static int scan_wrapper(package_t *pkg, package_model *m, wrapper_scan *ws)
+static int scan_wrapper(package_t *pkg, package_model *m, wrapper_scan *ws, strbuf *text)
 {
-    strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+    strbuf err = STRBUF_INIT;
     int rc = -1;
     memset(ws, 0, sizeof *ws);
-    if (m->wrapper_cpp_path && strbuf_read_file(&text, m->wrapper_cpp_path, WS_MAX_BYTES, &err) == 0)
+    if (m->wrapper_cpp_path && strbuf_read_file(text, m->wrapper_cpp_path, WS_MAX_BYTES, &err) == 0)
         rc = 0;
     else if (m->wrapper_cpp_entry && !pkg->is_bare_so &&
-             package_read_entry(pkg, m->wrapper_cpp_entry, WS_MAX_BYTES, &text, &err) == 0)
+             package_read_entry(pkg, m->wrapper_cpp_entry, WS_MAX_BYTES, text, &err) == 0)
         rc = 0;
-    if (rc == 0 && wrapper_scan_text(ws, text.buf, text.len, &err) < 0) {
+    if (rc == 0 && wrapper_scan_text(ws, text->buf, text->len, &err) < 0) {
         wrapper_scan_free(ws);
         memset(ws, 0, sizeof *ws);
         rc = -1;
     }
-    strbuf_release(&text);
     strbuf_release(&err);
     return rc;
 }
@@ -131,7 +131,11 @@ static void suggest_spec(const wrapper_scan *ws, strbuf *err)
                 ws->ninputs == 1 ? "" : "s");
     for (size_t i = 0; i < ws->ninputs; i++) {
         const ws_input *in = &ws->inputs[i];
-        strbuf_addstr(err, "  - {shape: [");
+        strbuf_addstr(err, "  - {");
+        if (in->user_name && strncmp(in->user_name, "args[", 5))   /* a keyword: the spec may say it */
+            strbuf_addf(err, strspn(in->user_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+                        == strlen(in->user_name) ? "name: %s, " : "name: \"%s\", ", in->user_name);
+        strbuf_addstr(err, "shape: [");
         for (int d = 0; d < in->ndim; d++) {
             int64_t v = in->dims[d];
             if (v == WS_UNKNOWN)   /* dynamic: the smallest size the model accepts, at least 2 */
@@ -141,8 +145,11 @@ static void suggest_spec(const wrapper_scan *ws, strbuf *err)
         strbuf_addf(err, "], dtype: %s, device: %s, fill: %s}", in->dtype ? in->dtype : "float32",
                     in->device ? in->device : "cpu",
                     in->dtype && (strstr(in->dtype, "int") || !strcmp(in->dtype, "bool")) ? "zeros" : "randn");
-        strbuf_addf(err, "   # %s%s%s", in->name ? in->name : "input",
-                    in->ndim < 0 ? " (rank unknown: fill in the shape)" : "", i + 1 < ws->ninputs ? "\n" : "");
+        if (in->user_name)   /* the user's name (pytree.h) first: it is what they wrote */
+            strbuf_addf(err, "   # %s (%s)", in->user_name, in->name ? in->name : "input");
+        else
+            strbuf_addf(err, "   # %s", in->name ? in->name : "input");
+        strbuf_addf(err, "%s%s", in->ndim < 0 ? " (rank unknown: fill in the shape)" : "", i + 1 < ws->ninputs ? "\n" : "");
     }
 }
 
@@ -197,8 +204,8 @@ static void add_mode_row(session *s, const char *why)
         subject = "run mode: launch interposition (cuLaunchKernel) names every Triton kernel in launch order and, "
                   "in blocking mode, the one that fails; it sees no tensor values and no C++ or extern ops";
     else
-        subject = "run mode: no kernel boundaries are seen (the package has no printer and was not re-instrumented); "
-                  "only the outputs and errors are recorded";
+        subject = "run mode: no kernel boundaries are seen (wrapper.cpp has no printer calls and was not "
+                  "re-instrumented); only the outputs and errors are recorded";
     if (!strcmp(m, "interpose"))
         fix = "aotidbg run --reinstrument rebuilds a copy with tensor hooks, for the values";
     else if (!strcmp(m, "none"))
@@ -216,11 +223,50 @@ static int extracted(run_service *rs, strbuf *err)
     return package_extract_finish(rs->pkg, err);
 }
 
+/* Builds the re-instrumented copy into rs->rebuilt_so; 0, or -1 said and noted. */
+static int rebuild(run_service *rs, package_model *m, strbuf *why)
+{
+    session *s = rs->s;
+    strbuf err = STRBUF_INIT;
+    progress_ctx pc = {rs, NULL};
+    char *so = NULL;
+    const char *sha = NULL;
+    if (extracted(rs, &err) == 0)   /* the rebuild compiles the extracted sources */
+        sha = package_sha256(rs->pkg, &err);   /* the rebuild cache's key */
+    if (sha && reinstrument_build(m->model_dir, sha, reinstrument_progress, &pc, &so, &err) == 0) {
+        rs->rebuilt_so = so;
+        s->mode = "reinstrument";
+        strbuf_addf(why, "; rebuilt copy %s", so);
+        session_add_note(s, arena_printf(&s->arena, "re-instrumented copy of the model .so: %s", so));
+        strbuf_release(&err);
+        return 0;
+    }
+    say(rs, "re-instrumenting failed: %s", err.buf);
+    session_add_note(s, arena_printf(&s->arena, "re-instrumenting failed: %s", err.buf));
+    strbuf_addstr(why, "; re-instrumenting failed");
+    strbuf_release(&err);
+    return -1;
+}
+
+/* The launches a mode leaves unseen, in the session (the kernel list says them). */
+static void set_hidden(session *s, const reinstrument_stats *st, int is_cuda, int reinstr)
+{
+    s->hidden_kernels = (int64_t)st->launches;
+    s->hidden_why = arena_printf(&s->arena,
+                                 "%zu kernel launch(es) the printer does not reach (%zu inside torch.cond/while_loop "
+                                 "subgraphs, %zu proxy-executor calls)%s", st->launches, st->subgraph, st->proxy,
+                                 reinstr == RUN_REINSTR_OFF ? ": --no-reinstrument kept them hidden"
+                                 : is_cuda ? ": on CUDA launch interposition names the Triton ones, without tensors; "
+                                             "--reinstrument rebuilds a copy that hooks them all"
+                                           : ": re-instrumenting failed (see the notes)");
+}
+
 /* Picks the mode from the compiled-in printer level and the device, and for
  * "reinstrument" builds (or finds in the cache) the rebuilt copy into
  * rs->rebuilt_so. A failed rebuild is said and falls back to what the
  * shipped .so can give. */
-static void choose_mode(run_service *rs, package_model *m, const char *device, int have_ws, strbuf *why)
+static void choose_mode(run_service *rs, package_model *m, const char *device, int have_ws, const strbuf *text,
+                        strbuf *why)
 {
     session *s = rs->s;
     const char *pkg_path = rs->o.package;
@@ -234,45 +280,52 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
         return;
     }
     strbuf_addf(why, "wrapper.cpp: printer level %d", level);
-    if ((level == 1 || level == 2) && reinstr != RUN_REINSTR_FORCE) {
-        s->mode = "printer";
+    /* what a rebuilt copy would add: every launch without a printer, and with one
+     * those it does not reach (subgraphs, proxy calls) */
+    reinstrument_stats st = {0};
+    strbuf e2 = STRBUF_INIT;
+    int counted = text->len && reinstrument_source(text->buf, text->len, NULL, NULL, &st, &e2) == 0;
+    strbuf_release(&e2);
+    if (counted && !st.launches && !st.printer) {
+        s->mode = "printer";   /* nothing is launched: nothing to instrument or miss */
+        strbuf_addstr(why, "; the model launches no kernel");
         return;
     }
-    if (reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda)) {
-        if (level == 1 || level == 2) {
-            say(rs, "note: --reinstrument ignored: %s already has the printer at level %d", pkg_path, level);
+    if (level == 1 || level == 2) {
+        if (!counted || !st.launches) {
+            if (reinstr == RUN_REINSTR_FORCE)
+                say(rs, "note: --reinstrument ignored: the printer in %s already hooks every kernel launch", pkg_path);
             s->mode = "printer";
             return;
         }
-        say(rs, "%s was built without the intermediate-value printer; re-instrumenting a private copy (the "
-            "package is not modified; later runs hit the cache)", pkg_path);
-        strbuf err = STRBUF_INIT;
-        progress_ctx pc = {rs, NULL};
-        char *so = NULL;
-        const char *sha = NULL;
-        if (extracted(rs, &err) == 0)   /* the rebuild compiles the extracted sources */
-            sha = package_sha256(rs->pkg, &err);   /* the rebuild cache's key */
-        if (sha && reinstrument_build(m->model_dir, sha, reinstrument_progress, &pc, &so, &err) == 0) {
-            rs->rebuilt_so = so;
-            s->mode = "reinstrument";
-            strbuf_addf(why, "; rebuilt copy %s", so);
-            session_add_note(s, arena_printf(&s->arena, "re-instrumented copy of the model .so: %s", so));
-            strbuf_release(&err);
-            return;
+        strbuf_addf(why, "; %zu launch(es) it does not reach (%zu in subgraphs, %zu proxy calls)", st.launches,
+                    st.subgraph, st.proxy);
+        if (reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda)) {
+            say(rs, "%s: the printer does not reach %zu kernel launch(es) (%zu inside torch.cond/while_loop "
+                "subgraphs, %zu proxy-executor calls); re-instrumenting a private copy that hooks them too (the "
+                "package is not modified; later runs hit the cache)", pkg_path, st.launches, st.subgraph, st.proxy);
+            if (rebuild(rs, m, why) == 0)
+                return;
         }
-        say(rs, "re-instrumenting failed: %s", err.buf);
-        session_add_note(s, arena_printf(&s->arena, "re-instrumenting failed: %s", err.buf));
-        strbuf_addstr(why, "; re-instrumenting failed");
-        strbuf_release(&err);
+        s->mode = "printer";
+        set_hidden(s, &st, is_cuda, reinstr);
+        say(rs, "note: %s", s->hidden_why);
+        return;
+    }
+    if (reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda)) {
+        say(rs, "%s: wrapper.cpp has no printer calls; re-instrumenting a private copy (the package is not "
+            "modified; later runs hit the cache)", pkg_path);
+        if (rebuild(rs, m, why) == 0)
+            return;
     }
     if (is_cuda) {
         s->mode = "interpose";
-        say(rs, "note: %s has no printer: kernels are seen by launch interposition (names, no tensor values); "
+        say(rs, "note: %s has no printer calls: kernels are seen by launch interposition (names, no tensor values); "
             "--reinstrument rebuilds a copy with tensor hooks", pkg_path);
     } else {
         s->mode = "none";
-        say(rs, "note: %s has no printer and was not re-instrumented, so no kernels will be reported; rebuild with "
-            "inductor_configs={\"aot_inductor.debug_intermediate_value_printer\": \"1\"}%s", pkg_path,
+        say(rs, "note: %s has no printer calls and was not re-instrumented, so no kernels will be reported; "
+            "rebuild with inductor_configs={\"aot_inductor.debug_intermediate_value_printer\": \"1\"}%s", pkg_path,
             reinstr == RUN_REINSTR_OFF ? " or drop --no-reinstrument" : "");
     }
 }
@@ -356,6 +409,42 @@ static int pump_eager(run_service *rs, strbuf *err)
 }
 
 const char *run_service_eager_failure(const run_service *rs) { return rs->eager_code ? rs->eager_err.buf : NULL; }
+
+/* A spec naming its inputs, put in model order by the user's or AOTI's names. */
+static int order_inputs(session *s, const char *spec, const wrapper_scan *ws, strbuf *err)
+{
+    const char **user = calloc(ws->ninputs ? ws->ninputs : 1, sizeof *user);
+    const char **aoti = calloc(ws->ninputs ? ws->ninputs : 1, sizeof *aoti);
+    for (size_t i = 0; i < ws->ninputs; i++) {
+        user[i] = ws->inputs[i].user_name;
+        aoti[i] = ws->inputs[i].name;
+    }
+    int rc = inputs_order_by_name(s, spec, user, aoti, ws->ninputs, err);
+    free(user);
+    free(aoti);
+    return rc;
+}
+
+/* The user's names of the inputs and outputs (pytree.h) into the header. */
+static void names_to_session(session *s, const wrapper_scan *ws)
+{
+    package_info *pi = &s->package;
+    int any = 0;   /* positional ones only ("args[0]") say no more than the index */
+    for (size_t i = 0; i < ws->ninputs; i++)
+        any |= ws->inputs[i].user_name && strncmp(ws->inputs[i].user_name, "args[", 5);
+    if (any && ws->ninputs) {
+        pi->input_names = arena_alloc(&s->arena, ws->ninputs * sizeof *pi->input_names);
+        for (size_t i = 0; i < ws->ninputs; i++)
+            pi->input_names[i] = arena_strdup(&s->arena, ws->inputs[i].user_name ? ws->inputs[i].user_name : "");
+        pi->ninput_names = ws->ninputs;
+    }
+    if (ws->output_names && ws->noutputs) {
+        pi->output_names = arena_alloc(&s->arena, ws->noutputs * sizeof *pi->output_names);
+        for (size_t i = 0; i < ws->noutputs; i++)
+            pi->output_names[i] = arena_strdup(&s->arena, ws->output_names[i] ? ws->output_names[i] : "");
+        pi->noutput_names = ws->noutputs;
+    }
+}
 
 /* ---- open ----------------------------------------------------------------- */
 
@@ -477,16 +566,38 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         goto fail;
     rs->extracting = !rs->remote && package_extract_fd(rs->pkg) >= 0;
     wrapper_scan ws;
-    int have_ws = scan_wrapper(rs->pkg, m, &ws) == 0;
+    strbuf wtext = STRBUF_INIT;
+    int have_ws = scan_wrapper(rs->pkg, m, &ws, &wtext) == 0;
     if (have_ws) {
         s->printer_level = ws.printer_level;
         if (!o->inputs && ws.ninputs > 0) {
             suggest_spec(&ws, err);
             wrapper_scan_free(&ws);
+            strbuf_release(&wtext);
+            goto fail;
+        }
+        names_to_session(s, &ws);
+        if (o->inputs && order_inputs(s, o->inputs, &ws, err) < 0) {
+            wrapper_scan_free(&ws);
+            strbuf_release(&wtext);
             goto fail;
         }
     }
     load_provenance(rs, m, have_ws ? &ws : NULL);
+    /* weights kept apart from the .so: pickled storages written out for the runner */
+    weights_plan wp;
+    memset(&wp, 0, sizeof wp);
+    if (weights_plan_read(rs->pkg, m, have_ws ? &ws : NULL, &rs->pkg->arena, &wp, err) < 0 ||
+        (wp.form == WEIGHTS_PICKLE && !wp.problem && rs->remote &&
+         (strbuf_addstr(err, "a pickle_weights package runs here, not through --remote yet: its weights are written "
+                             "out for the runner on this machine"), 1)) ||
+        (wp.form == WEIGHTS_PICKLE && !wp.problem &&   /* written beside the extracted files: wait for them */
+         (extracted(rs, err) < 0 || weights_materialize(rs->pkg, m, &wp, &rs->pkg->arena, err) < 0))) {
+        if (have_ws)
+            wrapper_scan_free(&ws);
+        strbuf_release(&wtext);
+        goto fail;
+    }
     if (have_ws)
         wrapper_scan_free(&ws);
 
@@ -521,6 +632,7 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
             e->u.error.kernel_index = -1;
             strbuf_release(&why);
             s->end_state = "failed";
+            strbuf_release(&wtext);
             if (open_recording(rs, err) < 0)
                 goto fail;
             *out = rs;
@@ -531,7 +643,8 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         session_add_note(s, "started with --force over a failing checklist");
     }
     strbuf_reset(&why);
-    choose_mode(rs, m, device, have_ws, &why);
+    choose_mode(rs, m, device, have_ws, &wtext, &why);
+    strbuf_release(&wtext);
     add_mode_row(s, why.buf);
     strbuf_release(&why);
 
@@ -545,6 +658,7 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         .break_flags = o->breaks.flags, .break_kernel = o->breaks.kernel, .break_index = o->breaks.index,
         .max_values = o->max_values, .values_budget = o->values_budget,
         .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
+        .constants = wp.form == WEIGHTS_PICKLE ? wp.refs : NULL, .nconstants = wp.form == WEIGHTS_PICKLE ? wp.nrefs : 0,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
     if (rs->eager) {   /* the runner loads while the reference is computed */

@@ -185,6 +185,20 @@ static int send_inputs_and_run(runner_client *rc)
     for (size_t i = 0; i < rc->o.npre_run; i++)
         if (send_msg(rc, &rc->o.pre_run[i]) < 0)
             return -1;
+    for (size_t i = 0; i < rc->o.nconstants; i++) {
+        const weight_ref *w = &rc->o.constants[i];
+        proto_msg m = {.type = PROTO_CONSTANT};
+        m.u.constant.fqn = w->fqn;
+        m.u.constant.path = w->path;
+        m.u.constant.offset = w->offset;
+        m.u.constant.dtype = w->dtype ? w->dtype : "";
+        m.u.constant.ndim = w->ndim;
+        m.u.constant.shape = (int64_t *)w->shape;
+        m.u.constant.strides = (int64_t *)w->strides;
+        m.u.constant.storage_offset = w->storage_offset;
+        if (send_msg(rc, &m) < 0)
+            return -1;
+    }
     if (send_first_control(rc) < 0)
         return -1;
     proto_msg run = {.type = PROTO_RUN};
@@ -240,6 +254,7 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
             rc->cur_kernel = m->u.kernel.index;
         return run_record_message(rc->rec, m, ev_time(rc), err);
     case PROTO_TENSOR:
+    case PROTO_ALIAS:
     case PROTO_ERROR:
         return run_record_message(rc->rec, m, ev_time(rc), err);
     case PROTO_STOPPED:

@@ -21,6 +21,7 @@
 #include "run_record.h" /* the value budget */
 #include "runner_link.h"
 #include "strbuf.h"
+#include "weights.h"
 
 typedef enum {
     RUNNER_STARTING = 0,   /* spawned, loading the model */
@@ -62,6 +63,9 @@ typedef struct {
     struct remote *remote;     /* --remote: runners start on that box through its agent (remote.h);
                                   so_path, cubin_dir and input files are paths there (fill: file
                                   inputs are materialised here and pushed); borrowed */
+    const weight_ref *constants;         /* weights kept apart from the .so (weights.h), sent as
+                                            CONSTANT after the inputs; borrowed */
+    size_t nconstants;
 } runner_options;
 
 typedef struct runner_client runner_client;

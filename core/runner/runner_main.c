@@ -168,6 +168,25 @@ static int check_so(const char *so)
     return h ? 0 : 1;
 }
 
+/* ALIAS when output i is a handle already returned, or sits where an input's
+ * data does (the model returned its input). */
+static int send_alias(AtenTensorHandle *out, size_t i, void *const *in_data, size_t nin)
+{
+    char of[40] = "";
+    for (size_t j = 0; j < i && !of[0]; j++)
+        if (out[j] == out[i]) snprintf(of, sizeof of, "output%zu", j);
+    void *p = NULL;
+    int64_t numel = 0;
+    if (!of[0] && !aoti_torch_get_data_ptr(out[i], &p) && p && !aoti_torch_get_numel(out[i], &numel) && numel > 0)
+        for (size_t k = 0; k < nin && !of[0]; k++)
+            if (in_data[k] == p) snprintf(of, sizeof of, "input %zu", k);
+    if (!of[0]) return 0;
+    proto_msg a = {.type = PROTO_ALIAS};
+    a.u.alias.output = (uint32_t)i;
+    a.u.alias.of = of;
+    return chan_send(&a);
+}
+
 static void on_launch(const char *kernel, int phase, void *ctx)
 {
     (void)ctx;
@@ -314,6 +333,10 @@ static int protocol_main(void)
                     return fail(arena_strdup(&a, ierr.buf), 1);
                 in[i] = bi[i].h;
             }
+            /* where each input's data is: an output at the same place is that input (ALIAS) */
+            void **in_data = calloc(nspecs ? nspecs : 1, sizeof *in_data);
+            for (size_t i = 0; i < nspecs; i++)
+                if (aoti_torch_get_data_ptr(in[i], &in_data[i])) in_data[i] = NULL;
             hooks_config hc = {record, (load_flags & PROTO_LOAD_BLOCKING) != 0, model.is_cuda, max_values,
                                send_msg, wait_control};
             hooks_configure(&hc);
@@ -368,7 +391,9 @@ static int protocol_main(void)
                 }
                 strbuf_release(&terr);
                 if (chan_send(&t)) return 1;
+                if (send_alias(out, i, in_data, nspecs)) return 1;
             }
+            free(in_data);
             free_outputs(out, model.n_outputs);
             tread_scratch_release(&sc);
             for (size_t i = 0; i < nspecs; i++) free(bi[i].host);

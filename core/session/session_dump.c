@@ -455,6 +455,8 @@ static void put_top(FILE *f, const session *s, const skey *k)
                     continue;
                 fprintf(f, "%s.%s: ", label(k), label(c));
             } else {
+                if (i && (c->flags & SKF_OPT) && !skey_is_set(c, rec))
+                    continue;   /* an optional key left out of the file is left out here too */
                 fprintf(f, i ? "  %s: " : "%s: ", i ? label(c) : label(k));
             }
             put_value(f, c, rec);

@@ -34,6 +34,8 @@ ENUM_NAME(eager_verdict_name, eager_verdict)
 #define NEED SKF_NEED
 #define NEG1 SKF_NEG1
 #define INT64_LIMIT INT64_MAX
+#define STRS(rec, k, f, n, wh, it) \
+    {.name = #k, .type = SK_STRS, .flags = OPT, .off = offsetof(rec, f), .cnt = offsetof(rec, n), .what = wh, .item = it}
 
 static const skey package_rows[] = {
     S(package_info, path, path, NUL, "a string", NULL),
@@ -42,10 +44,13 @@ static const skey package_rows[] = {
     S(package_info, device_key, device_key, NUL, "a string", NULL),
     S(package_info, compute_capability, compute_capability, NUL, "a string", NULL),
     S(package_info, cpu_isa, cpu_isa, NUL, "a string", NULL),
+    STRS(package_info, input_names, input_names, ninput_names, "a list of input names", "an input name (x, args[0])"),
+    STRS(package_info, output_names, output_names, noutput_names, "a list of output names", "an output name (out)"),
 };
 TABLE(session_package_table, package_info, "package", package_rows);
 
 static const skey input_rows[] = {
+    S(input_spec, name, name, NUL | OPT, "an input name", NULL),
     {.name = "shape", .type = SK_DIMS, .flags = H, .off = offsetof(input_spec, shape), .cnt = offsetof(input_spec, ndim),
      .what = "a list of integers like [4, 16]"},
     {.name = "strides", .type = SK_DIMS, .flags = H, .off = offsetof(input_spec, strides),
@@ -118,6 +123,8 @@ TABLE(session_stats_table, tensor_stats, "tensor stats", stats_rows);
 
 static const skey tensor_rows[] = {
     S(tensor_rec, name, name, H | NEED, "a tensor name", NULL),
+    S(tensor_rec, user_name, user_name, NUL | OPT, "the user's name of a model input or output", NULL),
+    S(tensor_rec, alias_of, alias_of, NUL | OPT, "the output or input it is (output0, input 0)", NULL),
     E(tensor_rec, phase, phase, H | NEED, "before, after or output", phase),
     {.name = "shape", .type = SK_CUSTOM, .flags = H, .what = "a list of integers like [4, 16]",
      .custom = SC_TENSOR_SHAPE},
@@ -170,6 +177,7 @@ static const skey kernel_rows[] = {
     N(kernel_event, duration_us, duration_us, H | NEG1, "a duration in microseconds"),
     N(kernel_event, device_us, device_us, OPT | NEG1, "a duration in microseconds"),
     S(kernel_event, source, source, H | NUL, "a source name", NULL),
+    S(kernel_event, branch, branch, NUL | OPT, "a subgraph name (true_graph_0)", NULL),
     L(kernel_event, call, call, OPT | NEG1, "a row of provenance.calls (integer >= -1)", -1, INT64_LIMIT),
     LIST(kernel_event, tensors, tensors, ntensors, H, "a list of tensors", session_tensor_table),
     LIST(kernel_event, eager, eager, neager, OPT, "a list of eager checks", session_eager_check_table),
@@ -289,6 +297,8 @@ static const skey top_rows[] = {
     S(session, device, device, NUL, "a device name", NULL),
     I(session, printer_level, printer_level, NEG1, "a printer level", -1, 3),
     S(session, mode, mode, NUL, "a mode (printer, interpose, reinstrument)", NULL),
+    L(session, hidden_kernels, hidden_kernels, OPT | NEG1, "a count of launches (integer >= -1)", -1, INT64_LIMIT),
+    S(session, hidden_why, hidden_why, NUL | OPT, "where the hidden launches are and why", NULL),
     U(session, values_budget, values_budget, OPT, "a size in bytes (integer >= 0)"),
     {.name = "eager", .type = SK_SUB, .flags = OPT, .off = offsetof(session, eager),
      .has = offsetof(session, eager) + offsetof(eager_info, present), .what = "the eager reference",

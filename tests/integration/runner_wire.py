@@ -13,7 +13,7 @@ import time
 import torch
 
 # message types (core/proto/protocol.h)
-HELLO, LOADED, KERNEL, TENSOR, STOPPED, ERROR, DONE = 1, 2, 3, 4, 5, 6, 7
+HELLO, LOADED, KERNEL, TENSOR, STOPPED, ERROR, DONE, ALIAS = 1, 2, 3, 4, 5, 6, 7, 8
 LOAD, INPUT, CONTROL, RUN, QUIT = 16, 17, 18, 19, 20
 STEP, CONTINUE, RUN_TO_INDEX, RUN_TO_NAME = 0, 1, 2, 3
 STOP_STEP, STOP_INDEX, STOP_NAME, STOP_NAN, STOP_ERROR, STOP_START, STOP_PAUSE = range(7)
@@ -100,6 +100,8 @@ def decode(t, body):
         m.update(kernel=r.take("q"), text=r.str())
     elif t == DONE:
         m.update(status=r.take("q"))
+    elif t == ALIAS:
+        m.update(output=r.take("I"), of=r.str())
     else:
         raise AssertionError(f"runner sent unknown type {t}")
     assert r.o == len(body), f"type {t}: {len(body) - r.o} trailing bytes"

@@ -16,9 +16,8 @@ def example(pkg):
     base = pkg[: -len(".pt2")]
     inputs = torch.load(base + ".inputs.pt")
     expected = torch.load(base + ".expected.pt")
-    if isinstance(expected, torch.Tensor):
-        expected = (expected,)
-    return tuple(inputs), tuple(expected)
+    leaves = torch.utils._pytree.tree_leaves
+    return tuple(leaves(tuple(inputs))), tuple(leaves(expected))
 
 
 def run_pkg(aotidbg, pkg, tmp_path, *extra, inputs=None):
@@ -99,15 +98,18 @@ def test_fallback_op_runs_through_the_proxy_executor(aotidbg, package, tmp_path)
 
 
 def test_no_kernel_is_not_called_built_without_the_printer(aotidbg, package, tmp_path):
-    """A printer package with no kernel at all: the runner states what happened and does
-    not claim the printer is missing."""
+    """A printer package with no kernel at all: it was called "built without the printer"
+    (and re-instrumented, which failed); now the mode is the printer's and the words are facts."""
     pkg = package("pkg_nokernel")
     p, sess = run_pkg(aotidbg, pkg, tmp_path)
     assert p.returncode == 0, p.stderr
     assert_outputs_match(sess, example(pkg)[1])
-    assert not events(sess, "kernel")
-    text = " ".join(e["text"] for e in events(sess, "log") if "aotidbg-runner" in e["text"])
-    assert "built without" not in text and "no printer hook fired in this run" in text
+    assert not events(sess, "kernel") and sess["mode"] == "printer"
+    mode_row = [c for c in sess["checks"] if c["id"] == "run.mode"][0]
+    assert "the model launches no kernel" in mode_row["source"]
+    text = p.stderr + " ".join(e["text"] for e in events(sess, "log"))
+    assert "built without" not in text and "re-instrument" not in text
+    assert "no printer hook fired in this run" in text
 
 
 # ---- kernels inside torch.cond / while_loop subgraphs -----------------------------
@@ -359,3 +361,71 @@ def test_hidden_kernels_row(aotidbg, package):
     assert rows["package.hidden-kernels"]["got"].endswith("0 inside torch.cond/while_loop subgraphs, 1 proxy-executor calls")
     rc, rows = check_rows(aotidbg, package("mlp_ln"))
     assert "package.hidden-kernels" not in rows
+
+
+# ---- end to end through `aotidbg run` ------------------------------------------------
+
+def test_run_cond_reinstruments_what_the_printer_misses(aotidbg, package, tmp_path):
+    """A printer package with torch.cond: run re-instruments the branches by default (CPU),
+    the session's kernels name their branch; with --no-reinstrument the session says how
+    many launches it could not see, and why."""
+    pkg = package("ctl_cond")
+    inputs, expected = example(pkg)
+    p, sess = run_pkg(aotidbg, pkg, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert_outputs_match(sess, expected)
+    assert sess["mode"] == "reinstrument" and "hidden_kernels" not in sess
+    ks = events(sess, "kernel")
+    assert [k.get("branch") for k in ks] == [None, "true_graph_0", "true_graph_0", None]
+    assert ks[1]["name"] == "aoti_torch_cpu_addmm_out" and all(k["tensors"] for k in ks)
+    p, sess = run_pkg(aotidbg, pkg, tmp_path, "--no-reinstrument")
+    assert p.returncode == 0 and sess["mode"] == "printer"
+    assert sess["hidden_kernels"] == 3 and "--no-reinstrument kept them hidden" in sess["hidden_why"]
+    assert [k["name"] for k in events(sess, "kernel")] == wrapper_launches(pkg)
+
+
+def test_run_pickle_weights_and_names_and_aliases(aotidbg, package, tmp_path):
+    """pickle_weights (torch's aoti_load_package crashes on it) runs like load_pt2 runs it;
+    the user's names reach the session; aliased outputs say what they are."""
+    pkg = package("pkg_pickle")
+    p, sess = run_pkg(aotidbg, pkg, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert_outputs_match(sess, example(pkg)[1])
+    pkg = package("names_kw")
+    p, sess = run_pkg(aotidbg, pkg, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert sess["package"]["input_names"] == ["x", "mask"] and sess["package"]["output_names"] == ["out", "aux"]
+    assert [o.get("user_name") for o in outputs(sess)] == ["out", "aux"]
+    (k,) = events(sess, "kernel")
+    assert {t["name"]: t.get("user_name") for t in k["tensors"] if t["name"].startswith("arg")} == \
+        {"arg0_1": "x", "arg1_1": "mask"}
+    dump = run([aotidbg, "replay", "--dump", str(tmp_path / "s.yaml")]).stdout
+    assert "input_names: [x, mask]" in dump and "user_name=out" in dump
+    pkg = package("pkg_alias")
+    p, sess = run_pkg(aotidbg, pkg, tmp_path)
+    assert [o.get("alias_of") for o in outputs(sess)] == [None, "output0", "input 0"]
+
+
+def test_inputs_spec_names_inputs(aotidbg, package, tmp_path):
+    """A spec may name its inputs (the user's names, or AOTI's) in any order; the starter
+    spec run prints names them; wrong names are errors naming the spec and the input."""
+    pkg = package("names_kw")
+    p = run([aotidbg, "run", pkg, "--record", str(tmp_path / "none.yaml")])
+    assert p.returncode == 2 and "- {name: x, shape: [3, 4]" in p.stderr and "# mask (arg1_1)" in p.stderr
+    x, mask = example(pkg)[0]
+    spec = tmp_path / "named.yaml"
+    np.save(tmp_path / "x.npy", x.numpy())
+    np.save(tmp_path / "m.npy", mask.numpy())
+    spec.write_text("inputs:\n  - {name: mask, shape: [3, 4], dtype: float32, fill: file, file: m.npy}\n"
+                    "  - {name: arg0_1, shape: [3, 4], dtype: float32, fill: file, file: x.npy}\n")
+    out = str(tmp_path / "s.yaml")
+    p = run([aotidbg, "run", pkg, "--inputs", str(spec), "--values", "1000", "--record", out])
+    assert p.returncode == 0, p.stderr
+    sess = load_session(out)
+    assert [i["name"] for i in sess["inputs"]] == ["arg0_1", "mask"]
+    assert_outputs_match(sess, example(pkg)[1])
+    assert run([aotidbg, "check", pkg, "--inputs", str(spec)]).returncode == 0
+    spec.write_text("inputs:\n  - {name: mask, shape: [3, 4], dtype: float32}\n  - {name: y, shape: [3, 4], dtype: float32}\n")
+    for cmd in (["run", pkg, "--inputs", str(spec), "--record", out], ["check", pkg, "--inputs", str(spec)]):
+        p = run([aotidbg, *cmd])
+        assert p.returncode == 2 and "input 'y': the model has no input of that name; it takes x, mask" in p.stderr

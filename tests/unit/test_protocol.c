@@ -60,6 +60,8 @@ static int sample_msgs(proto_msg *out)
     m.u.compare.c = (eager_check){"linear_1", "buf5", EAGER_DIFFERS, 64, 3, 17, -0.25, 0.5, INFINITY, NAN, 17,
                                   1e-5, 1.3e-6, ""};
     out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_ALIAS; m.u.alias.output = 2; m.u.alias.of = "input 0";
+    out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_LOAD;
     m.u.load.so_path = "/tmp/x/model.wrapper.so"; m.u.load.cubin_dir = "/tmp/x";
     m.u.load.device = "cuda:1"; m.u.load.flags = PROTO_LOAD_BLOCKING; m.u.load.max_values = 1ULL << 40;
@@ -199,6 +201,8 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
             if (x->shape[i] != y->shape[i]) return 0;
         return 1;
     }
+    case PROTO_ALIAS:
+        return a->u.alias.output == b->u.alias.output && !strcmp(a->u.alias.of, b->u.alias.of);
     case PROTO_LOAD:
         return !strcmp(a->u.load.so_path, b->u.load.so_path) && !strcmp(a->u.load.cubin_dir, b->u.load.cubin_dir) &&
                !strcmp(a->u.load.device, b->u.load.device) && a->u.load.flags == b->u.load.flags &&
@@ -269,7 +273,7 @@ static void test_round_trip_every_message(void)
 {
     proto_msg msgs[40];
     int n = sample_msgs(msgs);
-    CHECK(n == 30);
+    CHECK(n == 31);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);
