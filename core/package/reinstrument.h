@@ -53,6 +53,11 @@ typedef struct {
      * proxy-executor calls; may be NULL (then "proxy_executor_call_<N>") */
     const char *const *proxy_ops;
     size_t nproxy_ops;
+    /* called for every kernel launch of run_impl in order, those the printer
+     * hooks too: the kernel's name as the hooks give it (not NUL-terminated)
+     * and its branch ("" the main graph); may be NULL */
+    void (*each_launch)(const char *kernel, size_t n, const char *branch, void *ctx);
+    void *ctx;
 } reinstrument_opts;
 
 /* Builds (or finds in the cache) the instrumented copy of the model in

@@ -28,6 +28,8 @@ struct run_record {
     size_t nlogs, dropped_logs;
     char **input_names;        /* from LOADED ("arg0_1", ...) */
     size_t n_input_names;
+    const launch_branch *branches;   /* borrowed (run_record_set_branches) */
+    size_t nbranches;
     router_rules *rules;       /* loaded on the first error; NULL if unavailable */
     int diverged;              /* this run's divergence event is recorded */
     int rules_tried;
@@ -81,6 +83,21 @@ void run_record_restart(run_record *r)
     strbuf_reset(&r->line[0]);
     strbuf_reset(&r->line[1]);
     strbuf_reset(&r->tail);
+}
+
+void run_record_set_branches(run_record *r, const launch_branch *rows, size_t n)
+{
+    r->branches = rows;
+    r->nbranches = n;
+}
+
+/* The branch wrapper.cpp launches `name` in; NULL in the main graph, or when unsure. */
+static const char *branch_of(const run_record *r, const char *name)
+{
+    for (size_t i = 0; i < r->nbranches; i++)
+        if (!strcmp(r->branches[i].kernel, name))
+            return r->branches[i].branch && *r->branches[i].branch ? r->branches[i].branch : NULL;
+    return NULL;
 }
 
 void run_record_set_input_names(run_record *r, const char *const *names, size_t n)
@@ -424,6 +441,8 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
                                             : s->mode ? s->mode : "printer";
             if (m->u.kernel.branch && *m->u.kernel.branch)
                 k->branch = arena_strdup(&s->arena, m->u.kernel.branch);
+            else if (!strcmp(k->source, "interpose"))   /* the runner sees the launch, not where it sits */
+                k->branch = branch_of(r, k->name);
             /* a rebuilt copy's hooks are the printer's own calls, inserted by us */
             if (s->mode && !strcmp(s->mode, "reinstrument") && !strcmp(k->source, "printer"))
                 k->source = "reinstrument";

@@ -46,6 +46,14 @@ void run_record_free(run_record *r);
 void run_record_restart(run_record *r);
 /* The model's input names (LOADED), to name the input an error traces to. */
 void run_record_set_input_names(run_record *r, const char *const *names, size_t n);
+/* Where each kernel is launched in wrapper.cpp, for launches whose runner
+ * does not say (interposed cuLaunchKernel inside a torch.cond / while_loop
+ * branch): kernel name -> branch ("" the main graph; NULL launched in more
+ * than one place). Borrowed: the rows must outlive r. */
+typedef struct {
+    const char *kernel, *branch;
+} launch_branch;
+void run_record_set_branches(run_record *r, const launch_branch *rows, size_t n);
 
 /* One message as it arrived: HELLO (torch version, GPU), KERNEL, TENSOR,
  * ERROR, DONE; others are ignored. t_ms: milliseconds since RUN, for events

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "compat.h"
 #include "checklist.h"
 #include "eager_ref.h"
 #include "inputs.h"
@@ -29,6 +30,8 @@ struct run_service {
     remote *remote;            /* --remote: the connection, for the whole service (restarts reuse it) */
     host_facts hf;             /* --remote: the box the runner is on */
     char *rebuilt_so;          /* the re-instrumented copy; NULL when the shipped .so runs */
+    launch_branch *branches;   /* kernel -> branch, for interposed launches (malloc'd; names in s's arena) */
+    size_t nbranches, abranches;
     runner_options ro;         /* what the runner was started with */
     runner_client *rc;
     session_writer *w;
@@ -65,12 +68,6 @@ static void say(const run_service *rs, const char *fmt, ...)
 }
 
 /* ---- the package ------------------------------------------------------------ */
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
 
 /* A session file given where a package was expected (`aotidbg S.yaml`):
  * its name says so, or it starts as sessions do. */
@@ -261,6 +258,33 @@ static void set_hidden(session *s, const reinstrument_stats *st, int is_cuda, in
                                            : ": re-instrumenting failed (see the notes)");
 }
 
+static void add_launch(const char *kernel, size_t n, const char *branch, void *ctx)
+{
+    run_service *rs = ctx;
+    for (size_t i = 0; i < rs->nbranches; i++) {
+        launch_branch *b = &rs->branches[i];
+        if (strlen(b->kernel) == n && !memcmp(b->kernel, kernel, n)) {
+            if (b->branch && strcmp(b->branch, branch))
+                b->branch = NULL;   /* launched in two places: say none */
+            return;
+        }
+    }
+    ALLOC_GROW(rs->branches, rs->nbranches + 1, rs->abranches);
+    rs->branches[rs->nbranches].kernel = arena_printf(&rs->s->arena, "%.*s", (int)n, kernel);
+    rs->branches[rs->nbranches++].branch = arena_strdup(&rs->s->arena, branch);
+}
+
+/* Every launch of wrapper.cpp with its branch (run_record_set_branches). */
+static void collect_branches(run_service *rs, const strbuf *text)
+{
+    reinstrument_opts ro = {.each_launch = add_launch, .ctx = rs};
+    strbuf e = STRBUF_INIT;
+    rs->nbranches = 0;
+    if (reinstrument_source(text->buf, text->len, &ro, NULL, NULL, &e) < 0)
+        rs->nbranches = 0;
+    strbuf_release(&e);
+}
+
 /* Picks the mode from the compiled-in printer level and the device, and for
  * "reinstrument" builds (or finds in the cache) the rebuilt copy into
  * rs->rebuilt_so. A failed rebuild is said and falls back to what the
@@ -286,6 +310,8 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
     strbuf e2 = STRBUF_INIT;
     int counted = text->len && reinstrument_source(text->buf, text->len, NULL, NULL, &st, &e2) == 0;
     strbuf_release(&e2);
+    if (counted && st.subgraph)   /* interposition sees those launches without where they sit */
+        collect_branches(rs, text);
     if (counted && !st.launches && !st.printer) {
         s->mode = "printer";   /* nothing is launched: nothing to instrument or miss */
         strbuf_addstr(why, "; the model launches no kernel");
@@ -659,6 +685,7 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         .max_values = o->max_values, .values_budget = o->values_budget,
         .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
         .constants = wp.form == WEIGHTS_PICKLE ? wp.refs : NULL, .nconstants = wp.form == WEIGHTS_PICKLE ? wp.nrefs : 0,
+        .branches = rs->branches, .nbranches = rs->nbranches,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
     if (rs->eager) {   /* the runner loads while the reference is computed */
@@ -957,6 +984,7 @@ void run_service_free(run_service *rs)
         session_writer_close(rs->w);
     runner_client_free(rs->rc);
     free(rs->rebuilt_so);
+    free(rs->branches);
     package_close(rs->pkg);
     remote_close(rs->remote);   /* the agent there kills its runner and removes its files */
     host_facts_release(&rs->hf);

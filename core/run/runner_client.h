@@ -66,6 +66,9 @@ typedef struct {
     const weight_ref *constants;         /* weights kept apart from the .so (weights.h), sent as
                                             CONSTANT after the inputs; borrowed */
     size_t nconstants;
+    const launch_branch *branches;       /* kernel -> branch for interposed launches
+                                            (run_record_set_branches); borrowed */
+    size_t nbranches;
 } runner_options;
 
 typedef struct runner_client runner_client;

@@ -122,6 +122,11 @@ static void test_refusals(void)
     strbuf_release(&out); strbuf_release(&err);
 }
 
+static void note_launch(const char *kernel, size_t n, const char *branch, void *ctx)
+{
+    strbuf_addf(ctx, "%.*s@%s ", (int)n, kernel, branch);
+}
+
 /* A package built with the printer: its hooked launches stay as they are;
  * the launches inside torch.cond / while_loop subgraphs and the proxy call get
  * hooks, with the subgraph in the launch prefix (text as torch 2.13 writes it). */
@@ -180,6 +185,14 @@ static void test_printer_package_subgraphs_and_proxy(void)
     reinstrument_stats st2;
     CHECK(reinstrument_source(in.buf, in.len, &ro, NULL, &st2, &err) == 0);
     CHECK(st2.launches == st.launches && st2.hooks == st.hooks && st2.printer == 2);
+    /* every launch with its branch, the printer's too (interposed kernels are named from it) */
+    strbuf seen = STRBUF_INIT;
+    reinstrument_opts each = {.each_launch = note_launch, .ctx = &seen};
+    CHECK(reinstrument_source(in.buf, in.len, &each, NULL, NULL, &err) == 0);
+    CHECK_STR(seen.buf, "cpp_fused_gt_sum_0@ aoti_torch_cpu_addmm_out@true_graph_0 cpp_fused_add_gt_relu_1@true_graph_0 "
+                        "cpp_fused_gt_mul_sigmoid_2@false_graph_0 cpp_fused_gt_3@while_loop_cond_graph_0 "
+                        "cpp_fused_sin_4@while_loop_body_graph_0 proxy_executor_call_0@ cpp_fused_mul_5@ ");
+    strbuf_release(&seen);
     strbuf_release(&in); strbuf_release(&out); strbuf_release(&err);
 }
 
