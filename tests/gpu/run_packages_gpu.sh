@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# run_packages_gpu.sh — issue 15 on the H200 (torch 2.11): what torch runs on CUDA, aotidbg runs:
+#   1. torch.cond / while_loop packages built WITHOUT the printer: launch interposition names the
+#      kernels inside the branches, each with its branch (true_graph_0, false_graph_0,
+#      while_loop_body_graph_0), on both sides of the predicate; outputs equal eager;
+#   2. the cond package WITH the printer: mode printer, the branch kernels it does not reach come
+#      from interposition with their branch (hidden_kernels says how many the printer misses);
+#      with --reinstrument, hooks inside the branches give them with tensors;
+#   3. weights outside the .so on CUDA: binary_blob and pickle_weights packages pass the checklist's
+#      package.weights row and run with every output equal to eager's.
+#
+#   OUT=DIR AOTIDBG=/path/to/aotidbg bash tests/gpu/run_packages_gpu.sh
+#
+# AOTIDBG is the carried front end (DESIGN.md section 7); the runner is built here
+# (build_runner.sh). Under $OUT: summary.txt (one PASS/FAIL line a check; exit 0 when all
+# pass), sessions *.yaml, *.log, check rows. About 3 minutes (most of it compiling 6 packages).
+# DEV=cpu rehearses it on a CPU box (AOTIDBG_RUNNER set: no runner build; interposition is
+# CUDA only, so the printer-less cond/while cases are then skipped).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:?set OUT to a folder for the results}
+AOTIDBG=${AOTIDBG:-aotidbg}
+DEV=${DEV:-cuda}
+mkdir -p "$OUT"
+W=$(mktemp -d /tmp/aotidbg-packages.XXXXXX)
+SUMMARY=$OUT/summary.txt
+: > "$SUMMARY"
+say() { echo "$*" | tee -a "$SUMMARY"; }
+FAILS=0
+check() { if eval "$2"; then say "PASS $1"; else say "FAIL $1"; FAILS=$((FAILS + 1)); fi; }
+
+say "== $(date -u) on $(hostname) DEV=$DEV"
+nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader >> "$SUMMARY" 2>&1
+python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >> "$SUMMARY" 2>&1
+"$AOTIDBG" --version >> "$SUMMARY" 2>&1 || { say "FAIL: the front end does not start ($AOTIDBG)"; exit 2; }
+if [ -z "${AOTIDBG_RUNNER:-}" ]; then
+    bash "$ROOT/tests/gpu/build_runner.sh" "$ROOT" "$W/build" "$OUT/build.log" RelWithDebInfo || { say "FAIL: runner build"; exit 2; }
+    export AOTIDBG_RUNNER=$W/build/aotidbg-runner
+fi
+export AOTIDBG_DATA_DIR=$ROOT AOTIDBG_CACHE_DIR=$W/cache
+
+# the packages, their inputs (.npy + specs) and eager outputs (.npy)
+cat > "$W/make_pkgs.py" <<'PY'
+import json, os, sys
+import numpy as np, torch
+from torch import nn
+out, dev = sys.argv[1], sys.argv[2]
+torch.manual_seed(0)
+
+class Cond(nn.Module):                 # a kernel before (the predicate), one in each branch, one after
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(64, 64)
+    def forward(self, x, flag):
+        def t(x):
+            return torch.relu(self.lin(x)) + 1
+        def f(x):
+            return torch.sigmoid(x) * 2
+        return torch.cond(flag.sum() > 0, t, f, (x,)), x * 3
+
+class While(nn.Module):                # y = sin(y) + 1, `it` rounds
+    def forward(self, it, x):
+        def cond_fn(i, y):
+            return i > 0
+        def body_fn(i, y):
+            return i - 1, torch.sin(y) + 1
+        return torch._higher_order_ops.while_loop(cond_fn, body_fn, (it, x))
+
+class LinBuf(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(256, 128)
+        self.register_buffer("shift", torch.arange(128.0))
+    def forward(self, x):
+        return torch.relu(self.lin(x)) + self.shift
+
+def save_case(name, inputs):
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    lines = ["inputs:"]
+    for i, t in enumerate(inputs):
+        np.save(os.path.join(out, name, f"in{i}.npy"), t.cpu().numpy())
+        dt = str(t.dtype).replace("torch.", "")
+        lines.append(f"  - {{shape: {list(t.shape)}, dtype: {dt}, device: {dev}, fill: file, file: in{i}.npy}}")
+    open(os.path.join(out, name, "spec.yaml"), "w").write("\n".join(lines) + "\n")
+
+def build(module, inputs, pkg, configs, cases):
+    module = module.eval().to(dev)
+    inputs = tuple(t.to(dev) for t in inputs)
+    ep = torch.export.export(module, inputs)
+    torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(out, pkg + ".pt2"), inductor_configs=configs)
+    for case, ins in cases.items():
+        ins = tuple(t.to(dev) for t in ins)
+        with torch.no_grad():
+            res = module(*ins)
+        res = res if isinstance(res, (tuple, list)) else (res,)
+        save_case(case, ins)
+        for i, r in enumerate(res):
+            np.save(os.path.join(out, case, f"out{i}.npy"), r.detach().cpu().numpy())
+
+P0 = {"aot_inductor.debug_intermediate_value_printer": "0"}
+P1 = {"aot_inductor.debug_intermediate_value_printer": "1"}
+x = torch.randn(32, 64)
+cond = Cond()
+yes, no = torch.ones(3), -torch.ones(3)
+build(cond, (x, yes), "cond_plain", P0, {"cond_true": (x, yes), "cond_false": (x, no)})
+build(cond, (x, yes), "cond_printer", P1, {})
+build(While(), (torch.tensor(3), torch.randn(16, 16)), "while_plain", P0,
+      {"while3": (torch.tensor(3), torch.randn(16, 16))})
+lin = LinBuf()
+xl = torch.randn(8, 256)
+for form in ("binary_blob", "pickle_weights"):
+    build(lin, (xl,), "w_" + form, dict(P1, **{"aot_inductor.package_constants_in_so": False,
+          "aot_inductor.package_constants_on_disk_format": form}), {"lin": (xl,)})
+# what torch itself gives for the blob package (aoti_load_package; pickle_weights needs load_pt2)
+m = torch._inductor.aoti_load_package(os.path.join(out, "w_binary_blob.pt2"))
+got = m(xl.to(dev))
+np.save(os.path.join(out, "lin", "torch_blob.npy"), (got[0] if isinstance(got, (tuple, list)) else got).cpu().numpy())
+print("built")
+PY
+python3 "$W/make_pkgs.py" "$W" "$DEV" > "$OUT/compile.log" 2>&1 || { say "FAIL: compiling the packages (compile.log)"; tail -20 "$OUT/compile.log"; exit 2; }
+
+# checks a session: mode, kernels per branch, outputs against eager
+cat > "$W/check_session.py" <<'PY'
+"""check_session.py SESSION CASE_DIR [--mode M] [--branch B ...] [--no-branch B ...] [--source S]
+[--tensors] [--hidden]: prints what it saw; exit 1 when something does not hold."""
+import argparse, os, sys
+import numpy as np, yaml
+ap = argparse.ArgumentParser()
+ap.add_argument("session"); ap.add_argument("case")
+ap.add_argument("--mode"); ap.add_argument("--branch", action="append", default=[])
+ap.add_argument("--no-branch", action="append", default=[]); ap.add_argument("--source")
+ap.add_argument("--tensors", action="store_true"); ap.add_argument("--hidden", action="store_true")
+ap.add_argument("--min-count", type=int, default=1)
+a = ap.parse_args()
+s = yaml.safe_load(open(a.session))
+ev = s.get("events") or []
+ks = [e for e in ev if e.get("kind") == "kernel"]
+bad = []
+print(f"mode={s.get('mode')} end_state={s.get('end_state')} kernels={len(ks)} hidden={s.get('hidden_kernels')}")
+for k in ks:
+    print(f"  kernel {k.get('name')} branch={k.get('branch', '')} source={k.get('source')} "
+          f"tensors={len(k.get('tensors') or [])}")
+if a.mode and s.get("mode") != a.mode:
+    bad.append(f"mode {s.get('mode')}, wanted {a.mode}")
+if s.get("end_state") != "complete":
+    bad.append(f"end_state {s.get('end_state')}")
+for b in a.branch:
+    inb = [k for k in ks if (k.get("branch") or "") == b]
+    if len(inb) < a.min_count:
+        bad.append(f"{len(inb)} kernel(s) in branch {b}, wanted at least {a.min_count}")
+    if a.source and any(k.get("source") != a.source for k in inb):
+        bad.append(f"branch {b} kernels not all from {a.source}")
+    if a.tensors and not all(k.get("tensors") for k in inb):
+        bad.append(f"branch {b} kernels without tensors")
+for b in a.no_branch:
+    if any((k.get("branch") or "") == b for k in ks):
+        bad.append(f"a kernel in branch {b}, which did not run")
+if a.hidden and not (s.get("hidden_kernels") or 0) > 0:
+    bad.append("no hidden_kernels")
+outs = [e for e in ev if e.get("kind") == "output"]
+tensors = outs[0]["tensors"] if outs else []
+i = 0
+while os.path.exists(os.path.join(a.case, f"out{i}.npy")):
+    want = np.load(os.path.join(a.case, f"out{i}.npy"))
+    if i >= len(tensors):
+        bad.append(f"output {i} missing"); break
+    t = tensors[i]
+    got = np.array(t.get("values") or [], dtype=np.float64)
+    if not t.get("values_complete") or got.size != want.size:
+        bad.append(f"output {i}: {got.size} values, wanted {want.size}")
+    elif not np.allclose(got.reshape(want.shape), want.astype(np.float64), rtol=1e-4, atol=1e-5):
+        bad.append(f"output {i}: max |diff| {np.abs(got.reshape(want.shape) - want).max():.3g}")
+    else:
+        print(f"  output {i} {list(want.shape)} equals eager")
+    i += 1
+if not i:
+    bad.append("no eager outputs to compare")
+for b in bad:
+    print("BAD", b)
+sys.exit(1 if bad else 0)
+PY
+
+cd "$W"
+run_case() {   # run_case TAG PKG CASE [run options...]
+    local tag=$1 pkg=$2 case=$3; shift 3
+    timeout 300 "$AOTIDBG" run "$pkg.pt2" --inputs "$case/spec.yaml" --values 100000 --record "$OUT/$tag.yaml" "$@" \
+        > "$OUT/$tag.log" 2>&1
+    echo "$tag: aotidbg run exit $?" >> "$SUMMARY"
+}
+verdict() {    # verdict NAME TAG CASE [check_session options...]
+    local name=$1 tag=$2 case=$3; shift 3
+    local rc=0
+    python3 check_session.py "$OUT/$tag.yaml" "$case" "$@" > "$OUT/$tag.check" 2>&1 || rc=1
+    check "$name" "[ $rc = 0 ]"
+    grep BAD "$OUT/$tag.check" | sed 's/^/    /' | tee -a "$SUMMARY"
+}
+
+if [ "$DEV" = cuda ]; then
+    run_case cond_plain_true cond_plain cond_true
+    verdict "cond, no printer, flag > 0: interposed kernels of true_graph_0, none of false_graph_0, outputs = eager" \
+        cond_plain_true cond_true --mode interpose --branch true_graph_0 --no-branch false_graph_0 --source interpose
+    run_case cond_plain_false cond_plain cond_false
+    verdict "cond, no printer, flag < 0: interposed kernels of false_graph_0, none of true_graph_0, outputs = eager" \
+        cond_plain_false cond_false --mode interpose --branch false_graph_0 --no-branch true_graph_0 --source interpose
+    run_case while_plain while_plain while3
+    verdict "while_loop, no printer: 3 interposed body kernels in while_loop_body_graph_0, outputs = eager" \
+        while_plain while3 --mode interpose --branch while_loop_body_graph_0 --min-count 3 --source interpose
+    run_case cond_printer_true cond_printer cond_true
+    verdict "cond with the printer: mode printer, hidden_kernels > 0, the branch's kernels interposed with their branch" \
+        cond_printer_true cond_true --mode printer --hidden --branch true_graph_0 --no-branch false_graph_0
+fi
+run_case cond_reinstr_true cond_printer cond_true --reinstrument
+verdict "cond with the printer, --reinstrument: true_graph_0 kernels hooked with tensors, outputs = eager" \
+    cond_reinstr_true cond_true --mode reinstrument --branch true_graph_0 --no-branch false_graph_0 --tensors
+run_case cond_reinstr_false cond_printer cond_false --reinstrument
+verdict "cond with the printer, --reinstrument, flag < 0: false_graph_0 kernels with tensors, outputs = eager" \
+    cond_reinstr_false cond_false --mode reinstrument --branch false_graph_0 --no-branch true_graph_0 --tensors
+
+for form in binary_blob pickle_weights; do
+    timeout 120 "$AOTIDBG" check "w_$form.pt2" --inputs lin/spec.yaml --format yaml > "$OUT/check_$form.yaml" 2> "$OUT/check_$form.log"
+    echo "check w_$form exit $?" >> "$SUMMARY"
+    grep -A6 'package.weights' "$OUT/check_$form.yaml" >> "$SUMMARY"
+    check "$form on $DEV: the checklist's package.weights row passes" \
+        "python3 -c \"import yaml,sys; r=[x for x in yaml.safe_load(open('$OUT/check_$form.yaml'))['checks'] if x['id']=='package.weights']; sys.exit(0 if r and r[0]['status']=='PASS' else 1)\""
+    run_case "w_$form" "w_$form" lin
+    verdict "$form on $DEV: the run completes, every output = eager" "w_$form" lin --mode printer
+done
+check "binary_blob: torch's own aoti_load_package agrees with eager (the reference is sound)" \
+    "python3 -c \"import numpy as np,sys; sys.exit(0 if np.allclose(np.load('lin/torch_blob.npy'), np.load('lin/out0.npy'), rtol=1e-4, atol=1e-5) else 1)\""
+
+say "== $FAILS failed"
+[ "$FAILS" = 0 ]
