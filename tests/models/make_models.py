@@ -15,6 +15,14 @@ where builder() returns a dict:
     build:    build(package_path, configs) -> None, optional: writes the package
               itself (several models in one archive, ...) instead of the export
               and aoti_compile_and_package of module
+    runs:     more input tuples to run (other branches, other dynamic sizes),
+              optional; OUTDIR/<name>.runs.pt holds [(inputs, eager outputs), ...]
+              for the example inputs and each of these
+    guard:    a context-manager factory (e.g. deterministic algorithms) around
+              the eager runs, the export and the compile, optional
+A module with HASH_PER_MODEL = True is stamped per model: the hash of its
+builder's source (plus shared_source(), when it defines one), so editing one
+model rebuilds that model alone (the AOTI suite's builders are self-contained).
 The package is written to OUTDIR/<name>.pt2, with OUTDIR/<name>.inputs.pt
 (the example inputs) and OUTDIR/<name>.expected.pt (eager outputs) beside it.
 A package is rebuilt only when the builder's module source changes
@@ -22,9 +30,11 @@ A package is rebuilt only when the builder's module source changes
 
 usage: python3 tests/models/make_models.py OUTDIR [NAME ...]
 """
+import contextlib
 import glob
 import hashlib
 import importlib.util
+import inspect
 import os
 import shutil
 import tempfile
@@ -38,11 +48,15 @@ def registry():
         spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
+        with open(path, "rb") as f:
+            file_hash = hashlib.sha256(f.read()).hexdigest()
+        shared = mod.shared_source() if hasattr(mod, "shared_source") else ""
         for name, builder in mod.MODELS.items():
             if name in models:
                 raise SystemExit(f"{path}: model {name!r} is defined twice")
-            with open(path, "rb") as f:
-                src_hash = hashlib.sha256(f.read()).hexdigest()
+            src_hash = file_hash
+            if getattr(mod, "HASH_PER_MODEL", False):
+                src_hash = hashlib.sha256((inspect.getsource(builder) + shared).encode()).hexdigest()
             models[name] = (builder, src_hash)
     return models
 
@@ -55,11 +69,24 @@ def build(outdir, name, builder, src_hash):
     if os.path.exists(pkg) and os.path.exists(stamp_path) and open(stamp_path).read() == stamp:
         return pkg
     spec = builder()
+    guard = spec.get("guard") or contextlib.nullcontext
+    with guard():
+        return _build(outdir, name, spec, pkg, stamp_path, stamp)
+
+
+def _build(outdir, name, spec, pkg, stamp_path, stamp):
+    import torch
     module, inputs, kwargs = spec["module"], spec["inputs"], spec.get("kwargs") or {}
     configs = {"aot_inductor.debug_intermediate_value_printer": "1"}
     configs.update(spec.get("configs") or {})
     with torch.no_grad():
-        expected = module(*inputs, **kwargs)
+        # eager first on copies: a model may mutate its buffers (the export sees the originals)
+        import copy
+        runs = []
+        for args in [tuple(inputs)] + [tuple(r) for r in spec.get("runs") or []]:
+            m = copy.deepcopy(module)
+            runs.append((args, m(*copy.deepcopy(args), **copy.deepcopy(kwargs))))
+        expected = runs[0][1]
     # Several test processes may build the same model at once: write privately, rename into place.
     # The package is written under its final name in a private folder: AOTI names the archive's
     # root folder after the file, and a temporary name there would show in every listing.
@@ -81,9 +108,10 @@ def build(outdir, name, builder, src_hash):
             programs.append(dst)
         torch.save(tuple(inputs) + tuple(kwargs.values()), os.path.join(outdir, name + ".inputs.pt" + tag))
         torch.save(expected, os.path.join(outdir, name + ".expected.pt" + tag))
+        torch.save(runs, os.path.join(outdir, name + ".runs.pt" + tag))
         with open(stamp_path + tag, "w") as f:
             f.write(stamp)
-        for suffix in (".inputs.pt", ".expected.pt"):
+        for suffix in (".inputs.pt", ".expected.pt", ".runs.pt"):
             os.replace(os.path.join(outdir, name + suffix + tag), os.path.join(outdir, name + suffix))
         for dst in programs:
             os.replace(dst[:-4] + tag + ".pt2", dst)
