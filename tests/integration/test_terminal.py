@@ -206,7 +206,7 @@ def test_no_color_and_zoom(tmux, aotidbg, session_file):
     tmux.send("z")
     screen = tmux.wait_for(["Exception in aoti_torch: At least one NaN in buf0", "REPLAY"])
     assert "2 checklist (" not in screen      # zoomed: only the router
-    assert "run-checklist [C]" in screen      # its next steps, each with its key
+    assert "goto-element [i]" in screen and "break-nan [!]" in screen   # its next steps, each with its key
     tmux.send("z")
     tmux.wait_for("2 checklist (")
     tmux.send(":")
