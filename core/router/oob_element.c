@@ -337,6 +337,15 @@ static void set_user_name(route_result *r, const wrapper_scan *ws, const char *t
     }
 }
 
+/* 1 when name is one of the package's constants (constants_info_). */
+static int is_constant(const wrapper_scan *ws, const char *name)
+{
+    for (size_t i = 0; i < ws->nconstants; i++)
+        if (ws->constants[i].name && !strcmp(ws->constants[i].name, name))
+            return 1;
+    return 0;
+}
+
 /* A weight's name in the model (constants_info_'s original_fqn: "items.weight"), else its own. */
 static const char *weight_name(const wrapper_scan *ws, const char *name)
 {
@@ -512,8 +521,10 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
         }
         for (int d = 0; u && d < u->ndim; d++)
             if (u->shape[d] == hi) {
-                strbuf_addf(&of, "dim %d of %s%s ", d, u == &w ? "the weight " : "",
-                            u == &w ? weight_name(&ws, u->name) : u->name);
+                /* a weight whether the printer saved it (CUDA) or wrapper.cpp gave its shape */
+                int weight = u == &w || is_constant(&ws, u->name);
+                strbuf_addf(&of, "dim %d of %s%s ", d, weight ? "the weight " : "",
+                            weight ? weight_name(&ws, u->name) : u->name);
                 shape_text(&of, u);
                 strbuf_addstr(&of, !strncmp(params[upos], "out", 3) ? " (written at the index)"
                                                                     : " (read at the index)");

@@ -1234,6 +1234,20 @@ static void test_oob_element_triton(void)
     CHECK_STR(route_result_field(&r, "index_value"), "137");
     CHECK_STR(route_result_field(&r, "valid_range"), "[-100, 100)");
     CHECK_STR(route_result_field(&r, "bound_of"), "dim 0 of arg0_1 [100, 16] (read at the index)");
+    {   /* the table is a weight the printer saved (torch 2.11 on CUDA): named as in the model */
+        strbuf w2 = STRBUF_INIT;
+        strbuf_addstr(&w2, "    constants_info_[0].name = \"arg0_1\";\n"
+                           "    constants_info_[0].original_fqn = \"emb.weight\";\n");
+        strbuf_addstr(&w2, w);
+        route_result r2;
+        route_str("k.py:30: unknown: block: [1,0,0], thread: [2,0,0] Assertion `index out of bounds: 0 <= tmp4 < "
+                  "100` failed.\n", &r2);
+        CHECK(triton_trace_apply(&r2, w2.buf, w2.len, NULL, 0, &err) == 0);
+        CHECK(oob_element_apply(&r2, w2.buf, w2.len, NULL, 0, s, 0) == 0);
+        CHECK_STR(route_result_field(&r2, "bound_of"), "dim 0 of the weight emb.weight [100, 16] (read at the index)");
+        route_result_release(&r2);
+        strbuf_release(&w2);
+    }
     /* values not kept: the statistics' position of the largest value */
     k->tensors[0].nvalues = 0;
     k->tensors[0].values_complete = 0;
