@@ -147,7 +147,9 @@ timeout 300 "$AOTIDBG" run "${RA[@]}" "$P/cuda_mlp.pt2" --inputs "$P/cuda_mlp.ok
 rc=$?; tail -3 "$OUT/run_remote.err"
 python3 - "$OUT/run_local.yaml" "$OUT/run_remote.yaml" <<'EOF' && [ $rc = 0 ] && ok "run --remote --record: same kernels and statuses as here" || bad "run --remote (exit $rc)"
 import re, sys
-k = lambda p: re.findall(r"kind: kernel\n\s+index: (\d+)\n\s+name: (\S+)", open(p).read())
+import yaml   # sessions write events as flow maps: read them as YAML, not by line shape
+k = lambda p: [(e.get("index"), e.get("name"), e.get("status")) for e in yaml.safe_load(open(p))["events"]
+               if e.get("kind") == "kernel"]
 a, b = k(sys.argv[1]), k(sys.argv[2]); print(len(a), "kernels here,", len(b), "there")
 sys.exit(0 if a and a == b else 1)
 EOF
