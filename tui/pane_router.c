@@ -236,7 +236,7 @@ static int element_line(const error_event *e, const route_result *rr, strbuf *sb
         const char *t = field_of(e, rr, "bad_tensor"), *v = field_of(e, rr, "bad_value");
         const char *from = field_of(e, rr, "nan_from"), *ops = field_of(e, rr, "suspect_ops");
         strbuf_addf(sb, "first bad %s%s = %s", t ? t : "?", at, v ? v : "?");
-        if (from && !strncmp(from, "input ", 6))
+        if (from && starts_with(from, "input "))
             strbuf_addf(sb, "; %s", from);
         else if (ops)
             strbuf_addf(sb, "; %s", ops);

@@ -7,6 +7,7 @@
 #include "numfmt.h"
 #include "stack_trace.h"
 #include "tensor_diff.h"
+#include "compat.h"
 
 /* Ops that turn finite values into NaN/Inf, and the words that name them in
  * Python code ("/" and "**" for the operators). Norms are left out: they add
@@ -286,7 +287,8 @@ static int code_names(const char *code, int len, const char *word)
  * "log.default" -> "log". */
 static void op_name(const char *v, char *out, size_t cap)
 {
-    const char *p = strncmp(v, "aten.", 5) ? v : v + 5;
+    const char *p = v;
+    skip_prefix(v, "aten.", &p);
     size_t n = strcspn(p, ".");
     if (n >= cap)
         n = cap - 1;
@@ -312,7 +314,7 @@ static int call_has_op(const kernel_call *c, const char *kernel_name, const char
                 return 1;
         }
     /* a fused kernel's name lists its ops: cpp_fused_add_log_relu_0 */
-    if (kernel_name && (!strncmp(kernel_name, "cpp_fused_", 10) || !strncmp(kernel_name, "triton_", 7))) {
+    if (kernel_name && (starts_with(kernel_name, "cpp_fused_") || starts_with(kernel_name, "triton_"))) {
         size_t n = strlen(op);
         for (const char *p = strstr(kernel_name, op); p; p = strstr(p + 1, op))
             if (p > kernel_name && p[-1] == '_' && p[n] == '_')

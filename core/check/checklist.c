@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <unistd.h>
 #include "elf_syms.h"
+#include "compat.h"
 
 #define JSON_MAX_BYTES    (64u << 20)
 #define LIST_SHOWN        8          /* names shown in one row before "and N more" */
@@ -812,7 +813,7 @@ static void check_symbols(checklist *cl, package_t *p, const package_model *m, c
         while ((de = readdir(dd)) != NULL) {
             const char *n = de->d_name;
             size_t l = strlen(n);
-            if ((strncmp(n, "libtorch", 8) && strncmp(n, "libc10", 6)) || l < 4 || strcmp(n + l - 3, ".so"))
+            if ((!starts_with(n, "libtorch") && !starts_with(n, "libc10")) || l < 4 || strcmp(n + l - 3, ".so"))
                 continue;
             char *path = arena_printf(a, "%s/%s", dir, n);
             strbuf e2 = STRBUF_INIT;
@@ -909,7 +910,7 @@ static void check_torch_version(checklist *cl, const package_model *m, const cha
         char line[256];
         while (f && fgets(line, sizeof line, f)) {
             char *q = strchr(line, '\''), *e = q ? strchr(q + 1, '\'') : NULL;
-            if (!strncmp(line, "__version__", 11) && q && e) snprintf(here, sizeof here, "%.*s", (int)(e - q - 1), q + 1);
+            if (starts_with(line, "__version__") && q && e) snprintf(here, sizeof here, "%.*s", (int)(e - q - 1), q + 1);
         }
         if (f) fclose(f);
         if (dir) snprintf(src, sizeof src, "%s/../version.py", dir);

@@ -13,6 +13,7 @@
 #include "provenance.h"
 #include "stack_trace.h"
 #include "wrapper_scan.h"
+#include "compat.h"
 
 const opt_spec info_option_specs[] = {
     {"--calls", NULL, "every kernel call with where it comes from: the user's source line\n"
@@ -161,7 +162,7 @@ static void show_model(package_t *p, package_model *m, int calls)
             const char *u = ws.inputs[i].user_name;
             if (u && (int)strlen(u) > w)
                 w = (int)strlen(u);
-            if (u && strncmp(u, "args[", 5))   /* a keyword: more than the position says */
+            if (u && !starts_with(u, "args["))   /* a keyword: more than the position says */
                 keyed = 1;
         }
         if (!keyed)

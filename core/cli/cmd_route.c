@@ -25,6 +25,7 @@
 #include "session_io.h"
 #include "oob_element.h"
 #include "triton_trace.h"
+#include "compat.h"
 
 #define F(field) offsetof(route_options, field)
 
@@ -64,7 +65,7 @@ static int looks_like_session(const char *path)
             break;
         p += strcspn(p, "\n");
     }
-    return !strncmp(p, "format_version:", 15);
+    return starts_with(p, "format_version:");
 }
 
 /* With the inputs the session ran with: the runtime size behind ksM. */
@@ -212,7 +213,7 @@ int cmd_route(const cli_args *a)
     }
     /* a traced C++ kernel runs on the CPU, whatever the text's words said */
     const char *k = route_result_field(&res, "kernel");
-    if (k && !strncmp(k, "cpp_", 4) && (!res.platform || strcmp(res.platform, "cpu")))
+    if (k && starts_with(k, "cpp_") && (!res.platform || strcmp(res.platform, "cpu")))
         route_result_set_platform(&res, rules, "cpu", "the failing kernel is a generated C++ kernel");
     router_rules_free(rules);
     if (sess)

@@ -22,6 +22,7 @@
 #include "protocol.h"
 #include "run_options.h"
 #include "run_service.h"
+#include "compat.h"
 
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
@@ -138,7 +139,7 @@ static void report_nan(const session *s)
         return;
     fprintf(stderr, "  NaN/Inf first at kernel #%lld %s: %s%s = %s", (long long)ev->kernel_index,
             ke->u.kernel.name, ev->tensor, ev->at ? ev->at : "", ev->value ? ev->value : "nan or inf");
-    if (ev->from && !strncmp(ev->from, "input ", 6))
+    if (ev->from && starts_with(ev->from, "input "))
         fprintf(stderr, "; %s", ev->from);
     else if (ev->nops)
         fprintf(stderr, "; %s", ev->ops[0]);
@@ -304,7 +305,7 @@ static int summarize(const session *s, run_service *rs, const char *out)
         if (miss) {
             fprintf(stderr, "aotidbg run: --break-on %s matched no kernel of the %" PRId64 " that ran (aotidbg "
                     "replay %s --dump lists them)\n", miss, nk, out);
-            if (!strncmp(miss, "kernel=", 7))
+            if (starts_with(miss, "kernel="))
                 suggest_kernels(s, miss + 7);
         }
     } else {

@@ -1,4 +1,5 @@
 #include "model.h"
+#include "compat.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,12 +141,12 @@ kernel_type kernel_type_guess(const char *name)
 {
     if (!name)
         return KTYPE_UNKNOWN;
-    if (!strncmp(name, "triton_", 7) || !strncmp(name, "call_triton_", 12))
+    if (starts_with(name, "triton_") || starts_with(name, "call_triton_"))
         return KTYPE_TRITON;
-    if (!strncmp(name, "cpp_", 4))
+    if (starts_with(name, "cpp_"))
         return KTYPE_CPP;
     /* Fallback ATen calls show up as aoti_torch_<dev>_<op> or as C++ names (at::_ops::...::call). */
-    if (!strncmp(name, "aoti_torch_", 11) || strstr(name, "::"))
+    if (starts_with(name, "aoti_torch_") || strstr(name, "::"))
         return KTYPE_EXTERN;
     return KTYPE_UNKNOWN;
 }

@@ -208,7 +208,7 @@ static int user_tensor(const wrapper_scan *ws, const char *name)
 static void classify(roles *r, ws_kernel *k, const char *callee, const char **a, const size_t *al, size_t n)
 {
     const decl *d = decl_of(r, callee);
-    int ext_out = !d && !strncmp(callee, "aoti_torch_", 11) && ends_with(callee, "_out");
+    int ext_out = !d && starts_with(callee, "aoti_torch_") && ends_with(callee, "_out");
     const char *found[64];
     size_t nf = 0;
     char t[256];

@@ -5,6 +5,7 @@
 #include "wrapper_scan.h"
 #include "launch_roles.h"
 #include "pytree.h"
+#include "compat.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -234,18 +235,18 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
 
     if (st->in_model_base > 0) {
         st->in_model_base--;
-        if (!strncmp(t, "true)", 5))
+        if (starts_with(t, "true)"))
             ws->include_weights = 1, st->in_model_base = 0;
-        else if (!strncmp(t, "false)", 6))
+        else if (starts_with(t, "false)"))
             ws->include_weights = 0, st->in_model_base = 0;
     }
-    if (strstr(t, ": AOTInductorModelBase(") || !strncmp(t, "AOTInductorModelBase(", 21))
+    if (strstr(t, ": AOTInductorModelBase(") || starts_with(t, "AOTInductorModelBase("))
         st->in_model_base = 10;
 
     /* inputs_info_[N].name = "argX_1"; */
-    if (!strncmp(t, "inputs_info_[", 13)) {
+    if (starts_with(t, "inputs_info_[")) {
         p = t + 13;
-        if (parse_int(&p, &v) == 0 && !strncmp(p, "].name = ", 9) && quoted(p + 9, name, sizeof name) == 0) {
+        if (parse_int(&p, &v) == 0 && skip_prefix(p, "].name = ", &p) && quoted(p, name, sizeof name) == 0) {
             ws_input *in = input_at(ws, v);
             if (in) {
                 in->name = arena_strdup(&ws->arena, name);
@@ -255,13 +256,13 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
         }
         return;
     }
-    if (!strncmp(t, "outputs_info_[", 14)) {
+    if (starts_with(t, "outputs_info_[")) {
         p = t + 14;
         if (parse_int(&p, &v) == 0 && v >= 0 && v < WS_MAX_INPUTS && (size_t)v + 1 > ws->noutputs)
             ws->noutputs = (size_t)v + 1;
         return;
     }
-    if (!strncmp(t, "constants_info_[", 16)) {
+    if (starts_with(t, "constants_info_[")) {
         p = t + 16;
         if (parse_int(&p, &v) < 0 || v < 0 || v >= 1000000)
             return;
@@ -273,32 +274,31 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
             nc->ndim = -1;
         }
         ws_constant *c = &ws->constants[v];
-        int is_name = !strncmp(p, "].name = ", 9), is_fqn = !strncmp(p, "].original_fqn = ", 17);
-        if (is_name || is_fqn) {
-            if (quoted(p + (is_name ? 9 : 17), buf, sizeof buf) < 0)
+        const char *q = NULL;
+        int is_name = skip_prefix(p, "].name = ", &q);
+        if (is_name || skip_prefix(p, "].original_fqn = ", &q)) {
+            if (quoted(q, buf, sizeof buf) < 0)
                 return;
             if (is_name)
                 c->name = arena_strdup(&ws->arena, buf);
             else
                 c->fqn = arena_strdup(&ws->arena, buf);
-        } else if (!strncmp(p, "].dtype = ", 10)) {
+        } else if (skip_prefix(p, "].dtype = ", &q)) {
             /* cached_torch_dtype_float32 (newer) or static_cast<int32_t>(aoti_torch_dtype_float32()) */
-            const char *dt = strstr(p + 10, "dtype_");
+            const char *dt = strstr(q, "dtype_");
             if (dt && ident(dt + 6, name, sizeof name))
                 c->dtype = arena_strdup(&ws->arena, name);
-        } else if (!strncmp(p, "].device_type = ", 16)) {
-            const char *dv = strstr(p + 16, "device_type_");
+        } else if (skip_prefix(p, "].device_type = ", &q)) {
+            const char *dv = strstr(q, "device_type_");
             if (dv && ident(dv + 12, name, sizeof name))
                 c->device = arena_strdup(&ws->arena, name);
-        } else if (!strncmp(p, "].data_size = ", 14)) {
-            const char *q = p + 14;
+        } else if (skip_prefix(p, "].data_size = ", &q)) {
             if (parse_int(&q, &d) == 0 && d >= 0)
                 c->data_size = d;
-        } else if (!strncmp(p, "].from_folded = ", 16)) {
-            c->from_folded = !strncmp(p + 16, "true", 4);
-        } else if (!strncmp(p, "].shape = {", 11) || !strncmp(p, "].stride = {", 12)) {
+        } else if (skip_prefix(p, "].from_folded = ", &q)) {
+            c->from_folded = starts_with(q, "true");
+        } else if (skip_prefix(p, "].shape = {", &q) || skip_prefix(p, "].stride = {", &q)) {
             int is_shape = p[2] == 's' && p[3] == 'h';
-            const char *q = p + (is_shape ? 11 : 12);
             int n = 0;
             int64_t *dst = is_shape ? c->shape : c->stride;
             while (*q && *q != '}' && n < TENSOR_MAX_DIMS) {
@@ -327,7 +327,7 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
     }
     if (st->cur_input >= 0 && st->cur_input < (int64_t)ws->ninputs) {
         ws_input *in = &ws->inputs[st->cur_input];
-        if (!strncmp(t, "ConstantHandle ", 15) && (p = strstr(t, "(input_handles[")) != NULL) {
+        if (starts_with(t, "ConstantHandle ") && (p = strstr(t, "(input_handles[")) != NULL) {
             if (ident(t + 15, name, sizeof name) && !in->name)
                 in->name = arena_strdup(&ws->arena, name);
         }
@@ -347,10 +347,10 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
             }
             return;
         }
-        if (!strncmp(t, "if (", 4)) {
+        if (starts_with(t, "if (")) {
             p = t + 4;
             /* if (N != x_size[D]) / if (N != x_stride[D]) */
-            if (parse_int(&p, &v) == 0 && !strncmp(p, " != ", 4)) {
+            if (parse_int(&p, &v) == 0 && starts_with(p, " != ")) {
                 p += 4;
                 if (size_ref(p, "_size", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
                     in->dims[d] = v;
@@ -393,12 +393,12 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
         st->cur_input = -1;
         return;
     }
-    if (!strncmp(t, "} // AOTInductorModel::run_impl", 31)) {
+    if (starts_with(t, "} // AOTInductorModel::run_impl")) {
         st->in_run_impl = 0;
         return;
     }
     /* int64_t s77 = arg4_1_size[0]; */
-    if (!strncmp(t, "int64_t s", 9) && (p = strstr(t, " = ")) != NULL) {
+    if (starts_with(t, "int64_t s") && (p = strstr(t, " = ")) != NULL) {
         char sym[64];
         if (ident(t + 8, sym, sizeof sym) && size_ref(p + 3, "_size", name, sizeof name, &d) == 0 && d >= 0 &&
             d < TENSOR_MAX_DIMS) {
@@ -466,7 +466,7 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
             ws->printer_level = 2;
         const char *q = strchr(p, '"');
         if (q && quoted(q, buf, sizeof buf) == 0) {
-            int before = !strncmp(buf, "before_launch - ", 16), after = !strncmp(buf, "after_launch - ", 15);
+            int before = starts_with(buf, "before_launch - "), after = starts_with(buf, "after_launch - ");
             if (before || after) {
                 char *kn = buf + (before ? 16 : 15);
                 char *dash = strstr(kn, " - ");
@@ -480,7 +480,7 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
     /* level 3: printf("[ before_launch: K ]\n"); */
     if ((p = strstr(t, "printf(\"[ ")) != NULL) {
         p += 10;
-        int before = !strncmp(p, "before_launch: ", 15), after = !strncmp(p, "after_launch: ", 14);
+        int before = starts_with(p, "before_launch: "), after = starts_with(p, "after_launch: ");
         if (before || after) {
             p += before ? 15 : 14;
             size_t k = 0;
@@ -520,7 +520,7 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
                 if (q && quoted(q, name, sizeof name) == 0)
                     c->kernel = arena_strdup(&ws->arena, name);
             }
-        } else if (!strncmp(p, "__", 2)) {
+        } else if (starts_with(p, "__")) {
             ws->nembedded_kernels++;
         }
         return;
@@ -528,11 +528,11 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
     if (!st->in_run_impl)
         return;
     /* Provenance comments belong to the next launch. */
-    if (!strncmp(t, "// Topologically Sorted Source Nodes: ", 38)) {
+    if (starts_with(t, "// Topologically Sorted Source Nodes: ")) {
         st->pend_nodes = arena_strdup(&ws->arena, t + 38);
         return;
     }
-    if (!strncmp(t, "// [Provenance debug handles] ", 30)) {
+    if (starts_with(t, "// [Provenance debug handles] ")) {
         st->pend_handle = arena_strdup(&ws->arena, t + 30);
         return;
     }
@@ -540,20 +540,21 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
      * launch it instruments gets the call's weights, and a call it does not
      * instrument takes its comments with it. */
     const char *c = t;
-    if (!strncmp(c, "AOTI_TORCH_ERROR_CODE_CHECK(", 28))
+    if (starts_with(c, "AOTI_TORCH_ERROR_CODE_CHECK("))
         c += 28;
-    if (!strncmp(c, "aoti_torch_proxy_executor_call_function(", 40)) {
+    if (starts_with(c, "aoti_torch_proxy_executor_call_function(")) {
         if (!st->cur_kernel[0])
             st->pend_nodes = st->pend_handle = NULL;
         return;
     }
-    if (!strncmp(c, "call_triton_", 12) || !strncmp(c, "cpp_fused_", 10) ||
-        !strncmp(c, "aoti_torch_cpu_", 15) || !strncmp(c, "aoti_torch_cuda_", 16)) {
+    if (starts_with(c, "call_triton_") || starts_with(c, "cpp_fused_") ||
+        starts_with(c, "aoti_torch_cpu_") || starts_with(c, "aoti_torch_cuda_")) {
         size_t k = ident(c, buf, sizeof buf);
         if (!k || c[k] != '(')
             return;
         if (!st->printer_seen) {
-            const char *kn = !strncmp(buf, "call_", 5) ? buf + 5 : buf;
+            const char *kn = buf;
+            skip_prefix(buf, "call_", &kn);
             ws->kernels_source = "call-sites";
             add_kernel(ws, st, kn, line);
             if (ws->nkernels)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <wordexp.h>
 #include "fdio.h"
+#include "compat.h"
 
 #define PING_EVERY_S   30
 #define TAIL_MAX       4096
@@ -519,7 +520,7 @@ static int ssh_argv(const remote_options *o, wordexp_t *we, strbuf *cmd, strbuf 
      * preferred (it starts without loading libtorch), else R --serve. */
     const char *rp = o->runner_path && *o->runner_path ? o->runner_path : "aotidbg-runner";
     strbuf_addstr(cmd, "R=");
-    if (!strncmp(rp, "~/", 2)) {   /* the remote home, which quoting would hide from its shell */
+    if (starts_with(rp, "~/")) {   /* the remote home, which quoting would hide from its shell */
         strbuf_addstr(cmd, "\"$HOME\"/");
         rp += 2;
     }

@@ -10,6 +10,7 @@
 #include "package_sources.h"
 #include "triton_trace.h"
 #include "wrapper_scan.h"
+#include "compat.h"
 
 #define BACK_WINDOW (256u << 10)   /* how far above the assert the kernel's definition may start */
 #define MAX_CHAIN 64               /* tmp definitions followed from tmpN back to its load */
@@ -50,7 +51,7 @@ static int def_of(const char *lo, const char *at, const char *tmp, char *buf, si
         const char *b = p;   /* only "auto " or indentation before it on its line */
         while (b > lo && (b[-1] == ' ' || b[-1] == '\t'))
             b--;
-        int cpp = b - lo >= 4 && !strncmp(b - 4, "auto", 4);
+        int cpp = b - lo >= 4 && starts_with(b - 4, "auto");
         if (cpp)
             for (b -= 4; b > lo && (b[-1] == ' ' || b[-1] == '\t'); b--)
                 ;
@@ -82,9 +83,9 @@ static int pointer_in(const char *s, char *out, size_t cap)
         if (p != s && is_ident((unsigned char)p[-1]))
             continue;
         const char *q = p;
-        if (!strncmp(q, "in_out_ptr", 10))
+        if (starts_with(q, "in_out_ptr"))
             q += 10;
-        else if (!strncmp(q, "in_ptr", 6) || !strncmp(q, "out_ptr", 7))
+        else if (starts_with(q, "in_ptr") || starts_with(q, "out_ptr"))
             q += *q == 'i' ? 6 : 7;
         else
             continue;
@@ -331,7 +332,7 @@ static void set_user_name(route_result *r, const wrapper_scan *ws, const char *t
         snprintf(idx, sizeof idx, "%zu", i);
         route_result_set_field(r, "index_input", idx);
         const char *u = ws->inputs[i].user_name;
-        if (u && *u && strncmp(u, "args[", 5))
+        if (u && *u && !starts_with(u, "args["))
             route_result_set_field(r, "index_user", u);
         return;
     }
@@ -415,7 +416,7 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
             break;
         }
         for (const char *p = expr; *p && n < MAX_CHAIN; p++) {
-            if (strncmp(p, "tmp", 3) || (p != expr && is_ident((unsigned char)p[-1])))
+            if (!starts_with(p, "tmp") || (p != expr && is_ident((unsigned char)p[-1])))
                 continue;
             const char *q = p + 3;
             while (isdigit((unsigned char)*q))
@@ -500,7 +501,7 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
                 for (int i = 0; i < n && !uptr[0]; i++)
                     if (find_word(expr, expr + strlen(expr), names[i]))
                         pointer_in(expr, uptr, sizeof uptr);
-                if (!strncmp(expr, "def ", 4) || strstr(expr, "extern \"C\""))
+                if (starts_with(expr, "def ") || strstr(expr, "extern \"C\""))
                     break;   /* the next kernel */
             }
             p = eol + 1;
@@ -526,7 +527,7 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
                 strbuf_addf(&of, "dim %d of %s%s ", d, weight ? "the weight " : "",
                             weight ? weight_name(&ws, u->name) : u->name);
                 shape_text(&of, u);
-                strbuf_addstr(&of, !strncmp(params[upos], "out", 3) ? " (written at the index)"
+                strbuf_addstr(&of, starts_with(params[upos], "out") ? " (written at the index)"
                                                                     : " (read at the index)");
                 break;
             }

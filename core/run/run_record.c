@@ -12,6 +12,7 @@
 #include "oob_element.h"
 #include "stack_trace.h"
 #include "triton_trace.h"
+#include "compat.h"
 
 #define LOG_LINE_MAX     4096          /* longer lines are split */
 #define LOG_MAX_EVENTS   20000         /* then one "dropped" note */
@@ -126,7 +127,7 @@ static void take_stderr_error_text(run_record *r, event *e)
     session *s = r->s;
     for (size_t i = s->nevents; i-- > 0;) {
         const event *l = s->events[i];
-        if (l->kind == EV_LOG && !strcmp(l->u.log.stream, "stderr") && !strncmp(l->u.log.text, "Error: ", 7) &&
+        if (l->kind == EV_LOG && !strcmp(l->u.log.stream, "stderr") && starts_with(l->u.log.text, "Error: ") &&
             l->u.log.text[7]) {
             e->u.error.text = arena_strdup(&s->arena, l->u.log.text + 7);
             return;

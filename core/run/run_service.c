@@ -82,7 +82,7 @@ static int is_session_file(const char *path)
     size_t n = fread(head, 1, sizeof head - 1, f);
     fclose(f);
     head[n] = 0;
-    return !strncmp(head, "format_version:", 15);
+    return starts_with(head, "format_version:");
 }
 
 /* Scans the model's wrapper.cpp (when the package has one) for the printer
@@ -129,7 +129,7 @@ static void suggest_spec(const wrapper_scan *ws, strbuf *err)
     for (size_t i = 0; i < ws->ninputs; i++) {
         const ws_input *in = &ws->inputs[i];
         strbuf_addstr(err, "  - {");
-        if (in->user_name && strncmp(in->user_name, "args[", 5))   /* a keyword: the spec may say it */
+        if (in->user_name && !starts_with(in->user_name, "args["))   /* a keyword: the spec may say it */
             strbuf_addf(err, strspn(in->user_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
                         == strlen(in->user_name) ? "name: %s, " : "name: \"%s\", ", in->user_name);
         strbuf_addstr(err, "shape: [");
@@ -295,7 +295,7 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
     session *s = rs->s;
     const char *pkg_path = rs->o.package;
     int reinstr = rs->o.reinstrument;
-    int is_cuda = !strncmp(device, "cuda", 4);
+    int is_cuda = starts_with(device, "cuda");
     int level = have_ws ? s->printer_level : -1;
     if (!have_ws) {
         s->mode = "printer";
@@ -457,7 +457,7 @@ static void names_to_session(session *s, const wrapper_scan *ws)
     package_info *pi = &s->package;
     int any = 0;   /* positional ones only ("args[0]") say no more than the index */
     for (size_t i = 0; i < ws->ninputs; i++)
-        any |= ws->inputs[i].user_name && strncmp(ws->inputs[i].user_name, "args[", 5);
+        any |= ws->inputs[i].user_name && !starts_with(ws->inputs[i].user_name, "args[");
     if (any && ws->ninputs) {
         pi->input_names = arena_alloc(&s->arena, ws->ninputs * sizeof *pi->input_names);
         for (size_t i = 0; i < ws->ninputs; i++)

@@ -14,6 +14,7 @@
 #include "prof.h"
 #include "runner_main.h"
 #include "torch_abi.h"
+#include "compat.h"
 
 static strbuf sink = STRBUF_INIT;
 
@@ -53,7 +54,7 @@ static int parse_input(const char *arg, int index, input_spec *s)
     else if (!strcmp(fill, "zeros")) s->fill = FILL_ZEROS;
     else if (!strcmp(fill, "ones")) s->fill = FILL_ONES;
     else if (!strcmp(fill, "arange")) s->fill = FILL_ARANGE;
-    else if (!strncmp(fill, "full=", 5)) {
+    else if (starts_with(fill, "full=")) {
         s->fill = FILL_FULL;
         s->value = strtod(fill + 5, NULL);
     } else goto bad;

@@ -15,6 +15,7 @@
 #include "stderr_tap.h"
 #include "tensor_read.h"
 #include "torch_abi.h"
+#include "compat.h"
 
 static hooks_config cfg;
 static struct {
@@ -411,7 +412,7 @@ __attribute__((visibility("default"))) void aoti_torch_print_tensor_handle(AtenT
     if (!msg) return;
     const char *a = strstr(msg, " - ");
     const char *b = a ? strstr(a + 3, " - ") : NULL;
-    int before = !strncmp(msg, "before_launch", 13), after = !strncmp(msg, "after_launch", 12);
+    int before = starts_with(msg, "before_launch"), after = starts_with(msg, "after_launch");
     if (!b || (!before && !after)) {
         counters.events++;
         return;

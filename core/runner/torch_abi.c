@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aoti_abi.h"
+#include "compat.h"
 
 /* The first ten in the order of tabi_init's linked getters; the rest are
  * looked up by name. Names and sizes come from host_stats (one table). */
@@ -147,7 +148,7 @@ int tabi_parse_device(const char *s, int default_index, int32_t *type, int32_t *
         *index = 0;
         return 0;
     }
-    if (strncmp(s, "cuda", 4)) return -1;
+    if (!starts_with(s, "cuda")) return -1;
     *type = dev_cuda;
     if (s[4] == 0) {
         *index = default_index;
