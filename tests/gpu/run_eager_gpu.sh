@@ -18,29 +18,11 @@
 # DEV=cpu rehearses the whole script on a CPU box (set AOTIDBG_RUNNER: no runner build).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:?set OUT to a results folder}
-AOTIDBG=${AOTIDBG:-aotidbg}
-DEV=${DEV:-cuda}
+. "$ROOT/tests/gpu/lib.sh"
 WIDTH=${WIDTH:-512}
-mkdir -p "$OUT/sessions" "$OUT/logs"
-exec > >(tee "$OUT/logs/run.log") 2>&1
-W=$(mktemp -d /tmp/aotidbg-eager.XXXXXX)
-T0=$(date +%s)
-step() { echo "== [$(( $(date +%s) - T0 ))s] $*"; }
-
-step "environment"
-[ "$DEV" = cuda ] && nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
-python3 -c "import torch, numpy; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'numpy', numpy.__version__)"
-"$AOTIDBG" --version || { echo "the front end does not start"; exit 2; }
-
-step "build the runner"
-if [ -n "${AOTIDBG_RUNNER:-}" ]; then
-  echo "using AOTIDBG_RUNNER=$AOTIDBG_RUNNER"
-else
-  bash "$ROOT/tests/gpu/build_runner.sh" "$ROOT" "$W/build" "$OUT/logs/build.log" || exit 2
-  export AOTIDBG_RUNNER=$W/build/aotidbg-runner
-fi
-export AOTIDBG_DATA_DIR=$ROOT   # core/prepare/aotidbg_eager.py, the helper --eager starts
+gpu_begin eager
+gpu_environment
+gpu_runner
 
 step "compile the bf16 package and export its programs (torch here)"
 timeout 400 python3 - "$ROOT" "$OUT" "$DEV" "$WIDTH" <<'EOF' > "$OUT/logs/compile.log" 2>&1 || { tail -30 "$OUT/logs/compile.log"; exit 2; }

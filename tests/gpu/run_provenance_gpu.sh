@@ -15,28 +15,10 @@
 # Exit 0 when every check passes, 1 when one fails, 2 when the build or the compile failed.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:?set OUT to a results folder}
-AOTIDBG=${AOTIDBG:-aotidbg}
-DEV=${DEV:-cuda}   # DEV=cpu rehearses the whole script on a CPU box (the no-printer run is re-instrumented)
-mkdir -p "$OUT/sessions" "$OUT/logs"
-exec > >(tee "$OUT/logs/run.log") 2>&1
-W=$(mktemp -d /tmp/aotidbg-prov.XXXXXX)
-T0=$(date +%s)
-step() { echo "== [$(( $(date +%s) - T0 ))s] $*"; }
-
-step "environment"
-[ "$DEV" = cuda ] && nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
-python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
-"$AOTIDBG" --version || { echo "the front end does not start"; exit 2; }
-
-step "build the runner"
-if [ -n "${AOTIDBG_RUNNER:-}" ]; then
-  echo "using AOTIDBG_RUNNER=$AOTIDBG_RUNNER"
-else
-  bash "$ROOT/tests/gpu/build_runner.sh" "$ROOT" "$W/build" "$OUT/logs/build.log" || exit 2
-  export AOTIDBG_RUNNER=$W/build/aotidbg-runner
-fi
-export AOTIDBG_DATA_DIR=$ROOT
+. "$ROOT/tests/gpu/lib.sh"
+gpu_begin prov
+gpu_environment
+gpu_runner
 
 step "compile the CUDA packages (torch here)"
 timeout 400 python3 - "$ROOT" "$OUT" "$DEV" <<'EOF' > "$OUT/logs/compile.log" 2>&1 || { tail -30 "$OUT/logs/compile.log"; exit 2; }
