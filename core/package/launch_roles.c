@@ -123,7 +123,8 @@ static void find_decls(roles *r, const char *text, size_t len)
         for (size_t i = 0; i < n; i++)
             d->params[i] = param_name(&r->ws->arena, a[i], al[i]);
     }
-    qsort(r->decls, r->ndecls, sizeof *r->decls, decl_cmp);
+    if (r->ndecls)   /* no declarations: decls is NULL, which qsort may not take */
+        qsort(r->decls, r->ndecls, sizeof *r->decls, decl_cmp);
 }
 
 static const decl *decl_of(const roles *r, const char *name)
