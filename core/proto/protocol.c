@@ -365,6 +365,23 @@ static uint64_t get_u64(cursor *c, const char *what)
 
 static int64_t get_i64(cursor *c, const char *what) { return (int64_t)get_u64(c, what); }
 
+/* A count of items that follow: refused (0, failed) when over PROTO_MAX_NAMES or when the rest of the
+ * frame cannot hold that many items of at least item_bytes each, so no allocation trusts it blindly. */
+static uint32_t get_count(cursor *c, size_t item_bytes, const char *what)
+{
+    size_t at = c->pos;
+    uint32_t n = get_u32(c, what);
+    if (c->failed) return 0;
+    if (n > PROTO_MAX_NAMES || (size_t)n * item_bytes > c->end - c->pos) {
+        fail_at(c, at, "%s is over the limit or larger than the frame", what);
+        return 0;
+    }
+    return n;
+}
+
+/* Fields appended to a message later: a runner from before them sends none. */
+static int at_end(const cursor *c) { return !c->failed && c->pos == c->end; }
+
 static double get_f64(cursor *c, const char *what)
 {
     uint64_t v = get_u64(c, what);
@@ -524,14 +541,8 @@ static void decode_body(cursor *c, proto_msg *m)
     case PROTO_LOADED: {
         m->u.loaded.n_inputs = get_u32(c, "n_inputs");
         m->u.loaded.n_outputs = get_u32(c, "n_outputs");
-        size_t at = c->pos;
-        uint32_t n = get_u32(c, "input name count");
+        uint32_t n = get_count(c, 4, "input name count");   /* a name is at least its length */
         if (c->failed) return;
-        /* each name needs at least its 4-byte length: refuse counts the frame cannot hold */
-        if (n > PROTO_MAX_NAMES || (size_t)n * 4 > c->end - c->pos) {
-            fail_at(c, at, "input name count is over the limit or larger than the frame");
-            return;
-        }
         m->u.loaded.n_names = n;
         m->u.loaded.input_names = n ? arena_alloc(c->a, n * sizeof(char *)) : NULL;
         for (uint32_t i = 0; i < n && !c->failed; i++)
@@ -545,10 +556,9 @@ static void decode_body(cursor *c, proto_msg *m)
         m->u.kernel.status = get_enum(c, KSTAT_ERROR, "kernel status");
         m->u.kernel.t_us = get_f64(c, "t_us");
         m->u.kernel.duration_us = get_f64(c, "duration_us");
-        /* appended field: a runner from before it sends none */
-        m->u.kernel.source = !c->failed && c->pos == c->end ? "" : get_str(c, "kernel source");
-        m->u.kernel.branch = !c->failed && c->pos == c->end ? "" : get_str(c, "kernel branch");
-        m->u.kernel.device_us = !c->failed && c->pos == c->end ? -1 : get_f64(c, "device_us");
+        m->u.kernel.source = at_end(c) ? "" : get_str(c, "kernel source");
+        m->u.kernel.branch = at_end(c) ? "" : get_str(c, "kernel branch");
+        m->u.kernel.device_us = at_end(c) ? -1 : get_f64(c, "device_us");
         return;
     case PROTO_TENSOR:
         m->u.tensor.kernel_index = get_i64(c, "kernel index");
@@ -630,14 +640,8 @@ static void decode_body(cursor *c, proto_msg *m)
         return;
     }
     case PROTO_LAUNCHES: {
-        size_t at = c->pos;
-        uint32_t n = get_u32(c, "launch count");
+        uint32_t n = get_count(c, 8, "launch count");   /* a launch is at least 8 bytes */
         if (c->failed) return;
-        /* each launch needs at least 8 bytes: refuse counts the frame cannot hold */
-        if (n > PROTO_MAX_NAMES || (size_t)n * 8 > c->end - c->pos) {
-            fail_at(c, at, "launch count is over the limit or larger than the frame");
-            return;
-        }
         const char **k = n ? arena_alloc(c->a, n * sizeof *k) : NULL;
         uint32_t *b = n ? arena_alloc(c->a, n * sizeof *b) : NULL;
         for (uint32_t i = 0; i < n && !c->failed; i++) {
