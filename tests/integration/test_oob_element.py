@@ -114,6 +114,21 @@ def test_h200_session_keeps_the_element_without_its_package(aotidbg):
     assert jump and jump[0]["value"] == "triton_poi_fused_embedding_mul_relu_0", r["actions"]
 
 
+ITEM_TOWER_SESSION = os.path.join(ROOT, "sessions", "cuda", "cuda_oob_item_tower_blocking.yaml")
+
+
+def test_h200_session_names_the_users_weight_and_input(aotidbg):
+    """Recorded on the H200 (tests/gpu/run_element_gpu.sh, 2026-12-01 call S3-1): the Triton embedding
+    of model_oob_named.py fed id 137. The bound is the user's `items.weight`, not the wrapper's
+    `items_weight`, and the index is the user's input `ids`, both as the run worked them out."""
+    y = run([aotidbg, "route", ITEM_TOWER_SESSION, "--format", "yaml"])
+    assert y.returncode == 0, y.stderr
+    f = yaml.safe_load(y.stdout)["fields"]
+    assert f.get("bound_of") == "dim 0 of the weight items.weight [100, 16] (read at the index)", f
+    assert (f.get("index_user"), f.get("index_at"), f.get("index_value")) == ("ids", "[1, 2]", "137"), f
+    assert f.get("source_line", "").endswith("model_oob_named.py:20"), f
+
+
 def test_tui_puts_the_cursor_on_the_element(case, aotidbg):
     """The router pane sums the element up under the route; goto-element (i) selects the failing
     kernel and puts the inspector's value-grid cursor on the element."""
