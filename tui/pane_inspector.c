@@ -162,7 +162,7 @@ static void budget_line(const session *s, const tensor_rec *t, strbuf *sb)
             numel *= t->shape[d] > 0 ? (uint64_t)t->shape[d] : 0;
     }
     if (t->nvalues)
-        strbuf_addf(sb, "values: first %zu of %llu kept", t->nvalues, (unsigned long long)numel);
+        strbuf_addf(sb, "values: first %zu of %llu kept", tensor_values_elems(t), (unsigned long long)numel);
     else
         strbuf_addf(sb, "values: none of %llu kept", (unsigned long long)numel);
     strbuf_addstr(sb, " (value budget");
@@ -177,15 +177,26 @@ static void budget_line(const session *s, const tensor_rec *t, strbuf *sb)
     strbuf_addstr(sb, " used up; the statistics cover every element; raise --values-budget)");
 }
 
+/* Element i of t's values: itself, or |z| of a complex one (a (re, im) pair). */
+static double elem_value(const tensor_rec *t, int lanes, size_t i)
+{
+    return lanes == 2 ? hypot(t->values[2 * i], t->values[2 * i + 1]) : t->values[i];
+}
+
 static void diff_line(const tensor_rec *b, const tensor_rec *af, strbuf *sb)
 {
-    if (b->nvalues && af->nvalues) {
-        size_t n = b->nvalues < af->nvalues ? b->nvalues : af->nvalues;
+    int lanes = dtype_lanes(b->dtype);
+    if (b->nvalues && af->nvalues && lanes == dtype_lanes(af->dtype)) {
+        size_t nb = tensor_values_elems(b), na = tensor_values_elems(af);
+        size_t n = nb < na ? nb : na;
         double maxd = 0;
         size_t changed = 0;
-        for (size_t i = 0; i < n; i++) {
-            double d = af->values[i] - b->values[i];
-            int same = af->values[i] == b->values[i] || (isnan(af->values[i]) && isnan(b->values[i]));
+        for (size_t i = 0; i < n; i++) {   /* complex: |after - before| of the pair */
+            const double *x = af->values + i * (size_t)lanes, *y = b->values + i * (size_t)lanes;
+            double d = lanes == 2 ? hypot(x[0] - y[0], x[1] - y[1]) : x[0] - y[0];
+            int same = 1;
+            for (int l = 0; l < lanes; l++)
+                same &= x[l] == y[l] || (isnan(x[l]) && isnan(y[l]));
             if (!same) {
                 changed++;
                 if (!isnan(d) && fabs(d) > maxd)
@@ -215,21 +226,27 @@ static void histogram(grid *g, rect r, const tensor_rec *t)
 {
     if (!t->nvalues || r.h < 3 || r.w < 20)
         return;
+    int lanes = dtype_lanes(t->dtype);   /* complex: of |z|, as the statistics */
+    size_t n = tensor_values_elems(t);
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < t->nvalues; i++)
-        if (isfinite(t->values[i])) {
-            if (t->values[i] < lo) lo = t->values[i];
-            if (t->values[i] > hi) hi = t->values[i];
+    for (size_t i = 0; i < n; i++) {
+        double v = elem_value(t, lanes, i);
+        if (isfinite(v)) {
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
         }
+    }
     grid_put(g, r.x, r.y, r.w, EL_HEADER,
-             t->values_budget_cut ? "histogram (finite values kept by the value budget):" : "histogram (finite values):");
+             lanes == 2 ? (t->values_budget_cut ? "histogram of |z| (finite values kept by the value budget):"
+                                                : "histogram of |z| (finite values):")
+             : t->values_budget_cut ? "histogram (finite values kept by the value budget):" : "histogram (finite values):");
     if (!(lo <= hi))
         return;
     int bins = r.h - 1;
     if (bins > 10) bins = 10;
     size_t cnt[10] = {0}, top = 0;
-    for (size_t i = 0; i < t->nvalues; i++) {
-        double v = t->values[i];
+    for (size_t i = 0; i < n; i++) {
+        double v = elem_value(t, lanes, i);
         if (!isfinite(v))
             continue;
         int b = hi > lo ? (int)((v - lo) / (hi - lo) * bins) : 0;

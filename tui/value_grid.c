@@ -10,6 +10,7 @@
 #include "theme.h"
 
 #define CELL_W 10   /* " %9s": "%.3g" of a float32 is at most 9 columns */
+#define CELL_WC 20  /* complex: " %19s": "%.3g%+.3gj" */
 #define LABEL_W 7   /* "%6lld " row label */
 
 void value_grid_reset(value_grid *vg)
@@ -98,7 +99,10 @@ int value_grid_draw(value_grid *vg, grid *g, rect r, const tensor_rec *t)
         strbuf_release(&sb);
         return y;
     }
-    int64_t fit = (r.w - LABEL_W) / CELL_W, page = r.h - hdr;
+    int lanes = dtype_lanes(t->dtype);   /* complex: (re, im) pairs, "a+bj" cells */
+    int cw = lanes == 2 ? CELL_WC : CELL_W;
+    size_t kept = tensor_values_elems(t);
+    int64_t fit = (r.w - LABEL_W) / cw, page = r.h - hdr;
     if (fit < 1) fit = 1;
     vg->vrow = clamp64(vg->vrow, 0, nrow - 1);
     vg->vcol = clamp64(vg->vcol, 0, cols - 1);
@@ -112,9 +116,12 @@ int value_grid_draw(value_grid *vg, grid *g, rect r, const tensor_rec *t)
     int64_t cflat = tslice_flat(&s, vg->crow, vg->ccol);
     strbuf cur = STRBUF_INIT;   /* the cursor: "[i, j, k] = v" */
     tslice_fmt_index(&cur, s.ndim, idx);
-    if (cflat >= 0 && (uint64_t)cflat < t->nvalues) {
-        char vb[32];
-        fmt_double(vb, sizeof vb, t->values[cflat]);
+    if (cflat >= 0 && (uint64_t)cflat < kept) {
+        char vb[64];
+        if (lanes == 2)
+            fmt_complex(vb, sizeof vb, t->values[2 * cflat], t->values[2 * cflat + 1], 4);
+        else
+            fmt_double(vb, sizeof vb, t->values[cflat]);
         strbuf_addf(&cur, " = %s", vb);
     } else {
         strbuf_addstr(&cur, " not kept");
@@ -123,7 +130,7 @@ int value_grid_draw(value_grid *vg, grid *g, rect r, const tensor_rec *t)
     int64_t lines = page;
     for (int pass = 0; pass < 2; pass++) {
         strbuf_reset(&sb);
-        strbuf_addf(&sb, "values (%zu%s) rows %lld-%lld of %lld, cols %lld-%lld of %lld", t->nvalues,
+        strbuf_addf(&sb, "values (%zu%s) rows %lld-%lld of %lld, cols %lld-%lld of %lld", kept,
                     t->values_budget_cut ? " sampled: value budget" : t->values_complete ? "" : " sampled",
                     (long long)vg->vrow,
                     (long long)(vg->vrow + lines - 1 < nrow - 1 ? vg->vrow + lines - 1 : nrow - 1), (long long)nrow,
@@ -149,20 +156,27 @@ int value_grid_draw(value_grid *vg, grid *g, rect r, const tensor_rec *t)
     uint32_t absent = g->ascii ? '-' : 0xb7;   /* "·", set directly: it is one column in any locale */
     for (int64_t i = vg->vrow; i < nrow && y < r.h; i++, y++) {
         int x = r.x + grid_printf(g, r.x, r.y + y, LABEL_W, EL_DIM, "%6lld ", (long long)i);
-        for (int64_t j = vg->vcol; j < cols && j < vg->vcol + fit; j++, x += CELL_W) {
+        for (int64_t j = vg->vcol; j < cols && j < vg->vcol + fit; j++, x += cw) {
             int cur = i == vg->crow && j == vg->ccol;
             int64_t f = tslice_flat(&s, i, j);
             if (cur)   /* the cursor cell, less its separating space */
-                grid_fill(g, x + 1, r.y + y, CELL_W - 1, 1, ' ', EL_SELECTED);
-            if (f < 0 || (uint64_t)f >= t->nvalues) {   /* not kept: never read past values */
-                grid_set(g, x + CELL_W - 1, r.y + y, absent, cur ? EL_SELECTED : EL_DIM);
+                grid_fill(g, x + 1, r.y + y, cw - 1, 1, ' ', EL_SELECTED);
+            if (f < 0 || (uint64_t)f >= kept) {   /* not kept: never read past values */
+                grid_set(g, x + cw - 1, r.y + y, absent, cur ? EL_SELECTED : EL_DIM);
                 continue;
             }
-            double v = t->values[f];
-            char b[24];
-            fmt_short(b, sizeof b, v);
-            int el = cur ? EL_SELECTED : isfinite(v) ? EL_NORMAL : EL_NAN;
-            grid_printf(g, x + 1, r.y + y, CELL_W - 1, el, "%9s", b);
+            char b[48];
+            int finite;
+            if (lanes == 2) {
+                double re = t->values[2 * f], im = t->values[2 * f + 1];
+                fmt_complex(b, sizeof b, re, im, 3);
+                finite = isfinite(re) && isfinite(im);
+            } else {
+                fmt_short(b, sizeof b, t->values[f]);
+                finite = isfinite(t->values[f]);
+            }
+            int el = cur ? EL_SELECTED : finite ? EL_NORMAL : EL_NAN;
+            grid_printf(g, x + 1, r.y + y, cw - 1, el, "%*s", cw - 1, b);
         }
     }
     return y;

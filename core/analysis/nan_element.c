@@ -81,7 +81,7 @@ static void fill_inputs(const session *s, nan_element *ne)
         if (f < 0)
             continue;
         in->flat = f;
-        if ((size_t)f < t->nvalues && t->values) {
+        if ((size_t)f < t->nvalues && t->values && dtype_lanes(t->dtype) == 1) {
             in->have_value = 1;
             in->value = t->values[f];
         }
@@ -94,14 +94,16 @@ static void first_bad(nan_element *ne)
 {
     const tensor_rec *t = ne->tensor;
     ne->flat = tensor_first_nonfinite(t);
-    if (ne->flat >= 0) {
+    if (ne->flat >= 0) {   /* complex: the part that is not finite */
+        int lanes = dtype_lanes(t->dtype);
+        const double *v = t->values + ne->flat * lanes;
         ne->have_value = 1;
-        ne->value = t->values[ne->flat];
+        ne->value = lanes == 2 && isfinite(v[0]) ? v[1] : v[0];
         return;
     }
     if (t->has_stats && t->stats.has_at && t->stats.at.nonfinite >= 0)
         ne->flat = t->stats.at.nonfinite;
-    if (ne->flat >= 0 && (size_t)ne->flat < t->nvalues && t->values) {
+    if (ne->flat >= 0 && (size_t)ne->flat < tensor_values_elems(t) && dtype_lanes(t->dtype) == 1) {
         ne->have_value = 1;
         ne->value = t->values[ne->flat];
     } else if (t->has_stats) {   /* one kind of non-finite value only: that is it */

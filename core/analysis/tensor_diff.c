@@ -24,7 +24,8 @@ void tensor_compare(const tensor_rec *t, const tensor_rec *r, double tol, tensor
     if (t->nvalues && r->nvalues) {
         d->by_values = 1;
         size_t n = t->nvalues < r->nvalues ? t->nvalues : r->nvalues;
-        d->compared = n;
+        size_t lanes = (size_t)dtype_lanes(t->dtype);   /* complex: each part compared, indices per element */
+        d->compared = n / lanes;
         d->sampled = !(t->values_complete && r->values_complete) || t->nvalues != r->nvalues;
         for (size_t i = 0; i < n; i++) {
             double x = t->values[i], y = r->values[i];
@@ -36,8 +37,9 @@ void tensor_compare(const tensor_rec *t, const tensor_rec *r, double tol, tensor
             }
             if (beyond(x, y, tol)) {
                 if (d->first_diff < 0)
-                    d->first_diff = (int64_t)i;
-                d->differing++;
+                    d->first_diff = (int64_t)(i / lanes);
+                if (lanes == 1 || (i % lanes == 0 || !beyond(t->values[i - 1], r->values[i - 1], tol)))
+                    d->differing++;   /* an element once, whichever part differs */
             }
         }
         return;
@@ -76,7 +78,7 @@ int64_t tensor_first_nonfinite(const tensor_rec *t)
 {
     for (size_t i = 0; i < t->nvalues; i++)
         if (!isfinite(t->values[i]))
-            return (int64_t)i;
+            return (int64_t)(i / (size_t)dtype_lanes(t->dtype));   /* complex: the element of the pair */
     return -1;
 }
 

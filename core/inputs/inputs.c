@@ -38,6 +38,7 @@
 static const struct { const char *name; size_t size; } dtypes[] = {
     {"float32", 4}, {"float16", 2}, {"bfloat16", 2}, {"float64", 8}, {"int64", 8},
     {"int32", 4},   {"int16", 2},   {"int8", 1},     {"uint8", 1},   {"bool", 1},
+    {"complex64", 8}, {"complex128", 16},
 };
 static const struct { const char *alias, *name; } dtype_aliases[] = {
     {"float", "float32"}, {"f32", "float32"}, {"fp32", "float32"},
@@ -45,9 +46,10 @@ static const struct { const char *alias, *name; } dtype_aliases[] = {
     {"bf16", "bfloat16"}, {"double", "float64"}, {"f64", "float64"}, {"fp64", "float64"},
     {"long", "int64"},    {"i64", "int64"},   {"int", "int32"},     {"i32", "int32"},
     {"short", "int16"},   {"i16", "int16"},   {"i8", "int8"},       {"u8", "uint8"},
+    {"cfloat", "complex64"}, {"c64", "complex64"}, {"cdouble", "complex128"}, {"c128", "complex128"},
 };
 #define NELEM(a) (sizeof(a) / sizeof *(a))
-#define DTYPE_LIST "float32, float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool"
+#define DTYPE_LIST "float32, float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool, complex64, complex128"
 
 const char *dtype_canonical(const char *name)
 {
@@ -393,6 +395,7 @@ static const char *st_dtype(const char *s)
     static const struct { const char *code, *name; } map[] = {
         {"F32", "float32"}, {"F16", "float16"}, {"BF16", "bfloat16"}, {"F64", "float64"}, {"I64", "int64"},
         {"I32", "int32"},   {"I16", "int16"},   {"I8", "int8"},       {"U8", "uint8"},    {"BOOL", "bool"},
+        {"C64", "complex64"}, {"C128", "complex128"},
     };
     for (size_t i = 0; i < NELEM(map); i++)
         if (!strcmp(s, map[i].code))
@@ -463,7 +466,7 @@ static int st_read(int fd, uint64_t fsize, const char *file, const char *want_ke
     const cJSON *off = cJSON_GetObjectItemCaseSensitive(ent, "data_offsets");
     if (!cJSON_IsString(dt) || !(ft->dtype = st_dtype(dt->valuestring))) {
         strbuf_addf(err, "%s: tensor '%s': dtype %s%s%s is not supported; expected F32 F16 BF16 F64 I64 I32 I16 "
-                    "I8 U8 BOOL", file, name, cJSON_IsString(dt) ? "'" : "", cJSON_IsString(dt) ? dt->valuestring
+                    "I8 U8 BOOL C64 C128", file, name, cJSON_IsString(dt) ? "'" : "", cJSON_IsString(dt) ? dt->valuestring
                     : "(missing)", cJSON_IsString(dt) ? "'" : "");
         goto out;
     }

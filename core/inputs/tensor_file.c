@@ -109,13 +109,14 @@ static int npy_descr(const char *d, const char **dtype)
     static const struct { const char *code, *name; } map[] = {
         {"f4", "float32"}, {"f2", "float16"}, {"f8", "float64"}, {"i8", "int64"}, {"i4", "int32"},
         {"i2", "int16"},   {"i1", "int8"},    {"u1", "uint8"},   {"b1", "bool"},
+        {"c8", "complex64"}, {"c16", "complex128"},
     };
     char order = d[0];
     if (order != '<' && order != '|' && order != '=')
         return -1;
     for (size_t i = 0; i < NELEM(map); i++)
         if (!strcmp(d + 1, map[i].code)) {
-            if (order == '|' && map[i].code[1] != '1')
+            if (order == '|' && strcmp(map[i].code + 1, "1"))
                 return -1;   /* '|' is "not applicable": only for 1-byte types */
             *dtype = map[i].name;
             return 0;
@@ -185,7 +186,7 @@ int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, s
             }
             if (npy_descr(val, &ft->dtype) < 0) {
                 strbuf_addf(err, "%s: .npy dtype '%s' is not supported; expected little-endian "
-                            "f4 f2 f8 i8 i4 i2 i1 u1 b1 (convert with arr.astype('<f4') or similar)", file, val);
+                            "f4 f2 f8 i8 i4 i2 i1 u1 b1 c8 c16 (convert with arr.astype('<f4') or similar)", file, val);
                 goto out;
             }
             have_descr = 1;
@@ -309,15 +310,16 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
     size_t budget = (size_t)(TENSOR_FILE_VALUES_BUDGET / sizeof(double));
     if (!max_values || max_values > budget)
         max_values = budget;
-    size_t keep = numel < max_values ? (size_t)numel : max_values;
-    double *vals = keep ? arena_alloc(ar, keep * sizeof *vals) : NULL;
-
     dtype_kind kind;
     if (stats_kind_by_name(ft.dtype, &kind) < 0) {   /* npy_read_header accepted a dtype it lacks */
         strbuf_addf(err, "%s: dtype %s has no statistics here; save it as float64", path, ft.dtype);
         close(fd);
         return -1;
     }
+    uint64_t lanes = (uint64_t)stats_kind_lanes(kind);   /* complex: (re, im) pairs of doubles */
+    size_t keep = numel * lanes < max_values ? (size_t)(numel * lanes) : max_values - max_values % lanes;
+    double *vals = keep ? arena_alloc(ar, keep * sizeof *vals) : NULL;
+
     /* Little-endian file data read in chunks and fed to the runner's own
      * statistics pass (host_stats.h), so a file and a tensor agree. */
     static _Alignas(8) unsigned char buf[CHUNK_BYTES];
@@ -355,7 +357,7 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
     stats_acc_finish(&a, &t->stats, &nvals);
     t->nvalues = nvals;
     t->values = vals;
-    t->values_complete = nvals == numel;
+    t->values_complete = nvals == numel * lanes;
     return 0;
 }
 
@@ -368,6 +370,7 @@ static const char *npy_out_descr(const char *dtype, size_t *esz)
         {"float32", "<f4", 4}, {"float64", "<f8", 8}, {"float16", "<f2", 2}, {"int64", "<i8", 8},
         {"int32", "<i4", 4},   {"int16", "<i2", 2},   {"int8", "|i1", 1},    {"uint8", "|u1", 1},
         {"uint16", "<u2", 2},  {"uint32", "<u4", 4},  {"uint64", "<u8", 8},  {"bool", "|b1", 1},
+        {"complex64", "<c8", 8}, {"complex128", "<c16", 16},
     };
     for (size_t i = 0; dtype && i < NELEM(map); i++)
         if (!strcmp(dtype, map[i].dtype)) {
@@ -383,7 +386,8 @@ static void put_elem(const char *d, double v, unsigned char *out)
 {
     union { float f; double g; int64_t i; uint64_t u; uint16_t h; } x;
     size_t n = 0;
-    if (!strcmp(d, "<f4")) { x.f = (float)v; n = 4; }
+    if (!strcmp(d, "<f4") || !strcmp(d, "<c8")) { x.f = (float)v; n = 4; }   /* c8/c16: one part */
+    else if (!strcmp(d, "<c16")) { x.g = v; n = 8; }
     else if (!strcmp(d, "<f8")) { x.g = v; n = 8; }
     else if (!strcmp(d, "<f2")) { x.h = stats_double_to_half(v); n = 2; }
     else if (d[1] == 'b') { out[0] = v != 0; return; }
@@ -402,16 +406,18 @@ int tensor_file_save_npy(const tensor_rec *t, const char *path, strbuf *note, st
                          "--values-budget); nothing written", t->name);
         return -1;
     }
-    int whole = t->values_complete && t->nvalues == numel;
     size_t esz;
     const char *descr = npy_out_descr(t->dtype, &esz);
+    size_t lanes = descr[1] == 'c' ? 2 : 1;   /* complex values are (re, im) pairs */
+    size_t nelem = t->nvalues / lanes;
+    int whole = t->values_complete && nelem == numel;
     strbuf hdr = STRBUF_INIT;
     strbuf_addf(&hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
     if (whole) {
         for (int d = 0; d < t->ndim; d++)
             strbuf_addf(&hdr, "%lld,%s", (long long)t->shape[d], d + 1 < t->ndim ? " " : "");
     } else {
-        strbuf_addf(&hdr, "%zu,", t->nvalues);
+        strbuf_addf(&hdr, "%zu,", nelem);
     }
     strbuf_addstr(&hdr, "), }");
     while ((10 + hdr.len + 1) % 64)   /* magic, version, length: the data starts aligned */
@@ -430,9 +436,9 @@ int tensor_file_save_npy(const tensor_rec *t, const char *path, strbuf *note, st
     fwrite(pre, 1, sizeof pre, f);
     fwrite(hdr.buf, 1, hdr.len, f);
     unsigned char e[8];
-    for (size_t i = 0; i < t->nvalues; i++) {
+    for (size_t i = 0; i < nelem * lanes; i++) {
         put_elem(descr, t->values[i], e);
-        fwrite(e, 1, esz, f);
+        fwrite(e, 1, esz / lanes, f);
     }
     if (ferror(f) | fclose(f) || rename(tmp.buf, path) < 0) {
         strbuf_addf(err, "%s: write failed: %s", path, strerror(errno));
@@ -440,10 +446,10 @@ int tensor_file_save_npy(const tensor_rec *t, const char *path, strbuf *note, st
         goto out;
     }
     if (whole)
-        strbuf_addf(note, "all %zu values, shape ", t->nvalues);
+        strbuf_addf(note, "all %zu values, shape ", nelem);
     else
         strbuf_addf(note, "only the first %zu of %" PRIu64 " values (the rest were not kept: --values N), as a "
-                          "1-d array; shape was ", t->nvalues, numel);
+                          "1-d array; shape was ", nelem, numel);
     strbuf_addch(note, '[');
     for (int d = 0; d < t->ndim; d++)
         strbuf_addf(note, "%s%lld", d ? ", " : "", (long long)t->shape[d]);

@@ -37,14 +37,15 @@ int tensor_file_read_at(int fd, void *buf, size_t n, uint64_t off);
 int tensor_file_numel(const int64_t *shape, int ndim, uint64_t *out);
 
 /* Reads and checks a .npy header (format 1.x-3.x; descr f4 f2 f8 i8 i4 i2 i1
- * u1 b1, little-endian; C order, Fortran order refused unless ndim <= 1) and
+ * u1 b1 c8 c16, little-endian; C order, Fortran order refused unless ndim <= 1) and
  * that the data is all there. `file` names it in messages. */
 int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err);
 
 /* Loads the .npy at path into *t: name = path, phase PHASE_AFTER, device
  * "file", row-major strides, statistics over every element (as the runner
  * computes them: see tensor_stats in model.h) and the first max_values values
- * as doubles (values_complete 1 when that is all of them). max_values 0
+ * as doubles (complex: (re, im) pairs, max_values counting doubles;
+ * values_complete 1 when that is all of them). max_values 0
  * means the budget above. *t is zeroed first; on error it stays zeroed. */
 int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_rec *t, strbuf *err);
 
@@ -52,7 +53,8 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
  * little-endian), written to path.tmp and renamed over path:
  * - every value kept (values_complete): t's shape and dtype (numpy has no
  *   bfloat16 or float8: those are written as float32; the session keeps
- *   values as doubles, so an int64 past 2^53 is rounded);
+ *   values as doubles, so an int64 past 2^53 is rounded; complex64/128 as
+ *   numpy's c8/c16 from the (re, im) pairs);
  * - a prefix kept (--values N, the value budget): a 1-d array of those values;
  * - none: nothing is written, -1 with "only statistics were kept ..." in err.
  * note gets what was written ("[1, 4, 16] float32, all 64 values", "the first

@@ -158,6 +158,42 @@ typedef struct {
 
 #define BLOCK_DEFINE(kind, fn, T, CONV, SUBN) DEFINE_BLOCK(fn, T, CONV, SUBN)
 BLOCK_KINDS(BLOCK_DEFINE)
+
+/* Complex: a pair of PART; the statistics of |z| (host_stats.h says which
+ * element counts as what). hypot: no overflow for parts near the max. */
+#define DEFINE_CBLOCK(NAME, PART, SUBN)                                           \
+    static size_t NAME(walker *w, const char *base, size_t n, double *fin, counts *c) \
+    {                                                                             \
+        size_t nf = 0;                                                            \
+        for (size_t i = 0; i < n; i++) {                                          \
+            PART raw[2];                                                          \
+            memcpy(raw, base + w->off * (int64_t)sizeof raw, sizeof raw);         \
+            double re = raw[0], im = raw[1];                                      \
+            if (c->nvals + 2 <= c->maxv) {                                        \
+                c->values[c->nvals++] = re;                                       \
+                c->values[c->nvals++] = im;                                       \
+            }                                                                     \
+            if (!isfinite(re) || !isfinite(im)) {                                 \
+                if (c->bad_at < 0) c->bad_at = c->at;                             \
+                if (re != re || im != im) c->nan++;                               \
+                else if (re == INFINITY || im == INFINITY) c->posinf++;           \
+                else c->neginf++;                                                 \
+            } else {                                                              \
+                double x = hypot(re, im);                                         \
+                if (re == 0 && im == 0) c->zeros++;                               \
+                else if (SUBN(raw[0]) || SUBN(raw[1])) c->subnormal++;            \
+                if (x < c->mn) { c->mn = x; c->mn_at = c->at; }                   \
+                if (x > c->mx) { c->mx = x; c->mx_at = c->at; }                   \
+                fin[nf++] = x;                                                    \
+            }                                                                     \
+            c->at++;                                                              \
+            walk_next(w);                                                         \
+        }                                                                         \
+        return nf;                                                                \
+    }
+DEFINE_CBLOCK(blk_c64, float, SUB_F32)
+DEFINE_CBLOCK(blk_c128, double, SUB_F64)
+
 #define BLOCK_ENTRY(kind, fn, T, CONV, SUBN) [kind] = fn,
 
 typedef size_t (*block_fn)(walker *, const char *, size_t, double *, counts *);
@@ -168,7 +204,7 @@ static const struct { const char *name; size_t size; } kinds[DK__COUNT] = {
     [DK_I16] = {"int16", 2},           [DK_I8] = {"int8", 1},         [DK_U8] = {"uint8", 1},
     [DK_BOOL] = {"bool", 1},           [DK_F8E4M3] = {"float8_e4m3fn", 1},
     [DK_F8E5M2] = {"float8_e5m2", 1},  [DK_U16] = {"uint16", 2},      [DK_U32] = {"uint32", 4},
-    [DK_U64] = {"uint64", 8},
+    [DK_U64] = {"uint64", 8},          [DK_C64] = {"complex64", 8},   [DK_C128] = {"complex128", 16},
 };
 
 /* Plain reads, widened to double: the same conversions, for stats_read. */
@@ -184,12 +220,26 @@ static const struct { const char *name; size_t size; } kinds[DK__COUNT] = {
     }
 #define READ_DEFINE(kind, fn, T, CONV, SUBN) DEFINE_READ(rd_##fn, T, CONV)
 BLOCK_KINDS(READ_DEFINE)
+#define DEFINE_CREAD(NAME, PART)                                                  \
+    static void NAME(walker *w, const char *base, size_t n, double *out)          \
+    {                                                                             \
+        for (size_t i = 0; i < n; i++) {                                          \
+            PART raw[2];                                                          \
+            memcpy(raw, base + w->off * (int64_t)sizeof raw, sizeof raw);         \
+            out[2 * i] = raw[0];                                                  \
+            out[2 * i + 1] = raw[1];                                              \
+            walk_next(w);                                                         \
+        }                                                                         \
+    }
+DEFINE_CREAD(rd_blk_c64, float)
+DEFINE_CREAD(rd_blk_c128, double)
 #define READ_ENTRY(kind, fn, T, CONV, SUBN) [kind] = rd_##fn,
 
 int stats_read(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
                uint64_t first, double *out, size_t n)
 {
-    static void (*const fns[])(walker *, const char *, size_t, double *) = {BLOCK_KINDS(READ_ENTRY)};
+    static void (*const fns[DK__COUNT])(walker *, const char *, size_t, double *) = {
+        BLOCK_KINDS(READ_ENTRY)[DK_C64] = rd_blk_c64, [DK_C128] = rd_blk_c128};
     if (ndim < 0 || ndim > TENSOR_MAX_DIMS || (unsigned)k >= DK__COUNT) return -1;
     uint64_t numel = 1;
     for (int d = 0; d < ndim; d++) {
@@ -212,6 +262,7 @@ int stats_read(const void *data, dtype_kind k, int ndim, const int64_t *sizes, c
 
 const char *stats_kind_name(dtype_kind k) { return (unsigned)k < DK__COUNT ? kinds[k].name : "?"; }
 size_t stats_kind_size(dtype_kind k) { return (unsigned)k < DK__COUNT ? kinds[k].size : 0; }
+int stats_kind_lanes(dtype_kind k) { return k == DK_C64 || k == DK_C128 ? 2 : 1; }
 
 int stats_kind_by_name(const char *name, dtype_kind *out)
 {
@@ -245,7 +296,7 @@ static void acc_merge_block(stats_acc *a, const double *fin, size_t nf)
 /* n elements of kind k along the walker, block by block. */
 static void acc_walk(stats_acc *a, walker *w, const void *data, dtype_kind k, uint64_t n)
 {
-    static const block_fn fns[] = {BLOCK_KINDS(BLOCK_ENTRY)};
+    static const block_fn fns[DK__COUNT] = {BLOCK_KINDS(BLOCK_ENTRY)[DK_C64] = blk_c64, [DK_C128] = blk_c128};
     counts c = {a->st.nan, a->st.posinf, a->st.neginf, a->st.zeros, a->st.subnormal,
                 a->values, a->maxv, a->nvals, (int64_t)a->st.numel,
                 a->mn, a->mx, a->st.at.min, a->st.at.max, a->st.at.nonfinite};

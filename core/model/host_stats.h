@@ -8,6 +8,14 @@
  * subnormal is judged in the element's own dtype (a float16 subnormal counts
  * even though it is normal as a double). The positions of the first minimum,
  * maximum and NaN/±Inf are logical (row-major) flat indices; has_at is 1.
+ *
+ * Complex kinds (DK_C64, DK_C128): the statistics are over |z| (min, max,
+ * mean, std and their positions of the finite elements' moduli); an element
+ * counts as NaN when either part is NaN, else as +Inf / -Inf when either part
+ * is (+Inf first), zero when both parts are 0, subnormal when either part is.
+ * Values are (real, imaginary) pairs: an element takes two doubles, so
+ * values / max_values / *nvalues count doubles, not elements (a pair is
+ * never split).
  * No torch, no allocation. */
 #ifndef AOTIDBG_HOST_STATS_H
 #define AOTIDBG_HOST_STATS_H
@@ -18,6 +26,7 @@
 typedef enum {
     DK_F32, DK_F16, DK_BF16, DK_F64, DK_I64, DK_I32, DK_I16, DK_I8, DK_U8, DK_BOOL,
     DK_F8E4M3, DK_F8E5M2, DK_U16, DK_U32, DK_U64,
+    DK_C64, DK_C128,           /* complex: two lanes (real, imaginary) an element */
     DK__COUNT
 } dtype_kind;
 
@@ -30,7 +39,8 @@ int stats_compute(const void *data, dtype_kind k, int ndim, const int64_t *sizes
                   tensor_stats *out, double *values, size_t max_values, size_t *nvalues);
 
 /* n elements of a strided tensor from logical (row-major) index first on,
- * widened to double as the statistics widen them; -1 on a bad kind, a
+ * widened to double as the statistics widen them (complex: 2n doubles, in
+ * pairs); -1 on a bad kind, a
  * negative size, a range past the end, or NULL data with elements to read. */
 int stats_read(const void *data, dtype_kind k, int ndim, const int64_t *sizes, const int64_t *strides,
                uint64_t first, double *out, size_t n);
@@ -40,6 +50,8 @@ int stats_read(const void *data, dtype_kind k, int ndim, const int64_t *sizes, c
  * the .npy loader. by_name: -1 for a name no kind has. */
 const char *stats_kind_name(dtype_kind k);
 size_t stats_kind_size(dtype_kind k);
+/* Doubles an element widens to: 2 for the complex kinds, else 1. */
+int stats_kind_lanes(dtype_kind k);
 int stats_kind_by_name(const char *name, dtype_kind *out);
 
 /* The same pass fed piece by piece (a file read in chunks): init, add the

@@ -215,6 +215,16 @@ int tensor_uninitialised(const session *s, const kernel_event *k, const tensor_r
     return 0;
 }
 
+int dtype_lanes(const char *dtype)
+{
+    return dtype && (!strcmp(dtype, "complex64") || !strcmp(dtype, "complex128") || !strcmp(dtype, "complex32")) ? 2 : 1;
+}
+
+size_t tensor_values_elems(const tensor_rec *t)
+{
+    return t->values ? t->nvalues / (size_t)dtype_lanes(t->dtype) : 0;
+}
+
 int tensor_unflatten(const tensor_rec *t, int64_t flat, int64_t *idx)
 {
     if (flat < 0)

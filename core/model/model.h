@@ -56,7 +56,8 @@ typedef struct {
     const char *device;        /* "cpu", "cuda:0" */
     int has_stats;
     tensor_stats stats;
-    size_t nvalues;            /* sample of values in logical (row-major) order */
+    size_t nvalues;            /* sample of values in logical (row-major) order; complex dtypes:
+                                  (real, imaginary) pairs, two values an element (dtype_lanes) */
     double *values;            /* may be NULL when nvalues == 0 */
     int values_complete;       /* 1 when values holds every element */
     int values_budget_cut;     /* 1 when the value budget (--values-budget) dropped values the
@@ -346,6 +347,10 @@ const event *session_kernel_event(const session *s, int64_t kernel_index);
 /* The multi-index (t->ndim entries) of row-major flat index flat; -1 when
  * flat is outside the tensor's shape (idx is then undefined). */
 int tensor_unflatten(const tensor_rec *t, int64_t flat, int64_t *idx);
+/* Values an element takes: 2 for complex dtypes ((real, imaginary) pairs), else 1. */
+int dtype_lanes(const char *dtype);
+/* Elements whose values t keeps: nvalues / dtype_lanes(t->dtype). */
+size_t tensor_values_elems(const tensor_rec *t);
 int64_t session_kernel_count(const session *s);
 
 /* How the run's runner ended when it did not end in order: the runner-exit

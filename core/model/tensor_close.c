@@ -70,7 +70,8 @@ void close_add(close_result *r, const double *got, const double *want, size_t n)
 int close_compare(const void *got, dtype_kind gk, int ndim, const int64_t *sizes, const int64_t *strides,
                   const void *want, dtype_kind wk, close_result *r)
 {
-    if (ndim < 0 || ndim > TENSOR_MAX_DIMS || (unsigned)gk >= DK__COUNT || (unsigned)wk >= DK__COUNT)
+    if (ndim < 0 || ndim > TENSOR_MAX_DIMS || (unsigned)gk >= DK__COUNT || (unsigned)wk >= DK__COUNT ||
+        stats_kind_lanes(gk) != 1 || stats_kind_lanes(wk) != 1)   /* complex: the rule is for real numbers */
         return -1;
     uint64_t numel = 1;
     for (int d = 0; d < ndim; d++) {

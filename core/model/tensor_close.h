@@ -49,7 +49,7 @@ void close_init(close_result *r, close_tol tol);
 void close_add(close_result *r, const double *got, const double *want, size_t n);
 
 /* A whole strided tensor against a contiguous reference (both any dtype),
- * in blocks; -1 on a bad kind, a negative size or NULL data with elements. */
+ * in blocks; -1 on a bad or complex kind, a negative size or NULL data with elements. */
 int close_compare(const void *got, dtype_kind gk, int ndim, const int64_t *sizes, const int64_t *strides,
                   const void *want, dtype_kind wk, close_result *r);
 

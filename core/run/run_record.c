@@ -310,6 +310,7 @@ static tensor_rec keep_tensor(run_record *r, const tensor_rec *src)
     t.strides = nd && src->strides ? arena_memdup(a, src->strides, (size_t)nd * sizeof *t.strides) : NULL;
     size_t n = src->values ? src->nvalues : 0;
     size_t k = values_budget_keep(&r->vb, n);
+    k -= k % (size_t)dtype_lanes(src->dtype);   /* never half a complex pair */
     if (k < n) {
         t.values_budget_cut = 1;
         t.values_complete = 0;

@@ -80,6 +80,40 @@ static int read_raw(const input_spec *spec, int index, void *buf, uint64_t nbyte
     return 0;
 }
 
+/* A complex input: its parts, as a float32/float64 tensor of 2*numel. zeros,
+ * ones, full and arange set the real parts (imaginary 0); randn draws both
+ * parts with variance 1/2 each, as torch.randn does for complex dtypes. */
+static int complex_fill(const input_spec *spec, dtype_kind part, void *buf, uint64_t numel)
+{
+    switch (spec->fill) {
+    case FILL_ZEROS:
+        memset(buf, 0, numel * 2 * stats_kind_size(part));
+        return 0;
+    case FILL_ONES:
+    case FILL_FULL:
+    case FILL_ARANGE:
+        for (uint64_t i = 0; i < numel; i++) {
+            double re = spec->fill == FILL_ONES ? 1.0 : spec->fill == FILL_FULL ? spec->value : (double)i;
+            store(buf, 2 * i, part, re);
+            store(buf, 2 * i + 1, part, 0.0);
+        }
+        return 0;
+    case FILL_RANDN: {
+        uint64_t s = spec->seed;
+        for (uint64_t i = 0; i < numel; i++) {
+            double u1 = (double)((splitmix64(&s) >> 11) + 1) * 0x1.0p-53;
+            double u2 = (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
+            double r = sqrt(-log(u1)), th = 6.283185307179586 * u2;   /* sqrt(-2 ln u) / sqrt(2) */
+            store(buf, 2 * i, part, r * cos(th));
+            store(buf, 2 * i + 1, part, r * sin(th));
+        }
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
 int input_fill(const input_spec *spec, int index, void *buf, uint64_t numel, strbuf *err)
 {
     const dtype_entry *dt = tabi_dtype_by_name(spec->dtype ? spec->dtype : "");
@@ -88,6 +122,8 @@ int input_fill(const input_spec *spec, int index, void *buf, uint64_t numel, str
         return -1;
     }
     dtype_kind k = dt->kind;
+    if ((k == DK_C64 || k == DK_C128) && spec->fill != FILL_FILE)
+        return complex_fill(spec, k == DK_C64 ? DK_F32 : DK_F64, buf, numel);
     int is_float = k == DK_F32 || k == DK_F64 || k == DK_F16 || k == DK_BF16;
     switch (spec->fill) {
     case FILL_ZEROS:
@@ -131,9 +167,10 @@ int input_build(const input_spec *spec, int index, int default_cuda_index, built
 {
     memset(out, 0, sizeof *out);
     const dtype_entry *dt = tabi_dtype_by_name(spec->dtype ? spec->dtype : "");
-    if (!dt || dt->kind == DK_F8E4M3 || dt->kind == DK_F8E5M2 || dt->kind >= DK_U16) {
+    if (!dt || dt->kind == DK_F8E4M3 || dt->kind == DK_F8E5M2 || dt->kind == DK_U16 || dt->kind == DK_U32 ||
+        dt->kind == DK_U64) {
         strbuf_addf(err, "input %d: dtype '%s' is not one aotidbg can make (float32 float16 bfloat16 float64 "
-                    "int64 int32 int16 int8 uint8 bool)", index, spec->dtype ? spec->dtype : "");
+                    "int64 int32 int16 int8 uint8 bool complex64 complex128)", index, spec->dtype ? spec->dtype : "");
         return -1;
     }
     int32_t dev_type, dev_index;

@@ -73,7 +73,8 @@ static int host_pass(const void *data, const dtype_entry *dt, tensor_rec *t, siz
 {
     uint64_t numel = 1;
     for (int d = 0; d < t->ndim; d++) numel *= (uint64_t)t->shape[d];
-    size_t nv = numel < max_values ? (size_t)numel : max_values;
+    uint64_t lanes = (uint64_t)stats_kind_lanes(dt->kind);   /* complex: (re, im) pairs */
+    size_t nv = numel * lanes < max_values ? (size_t)(numel * lanes) : max_values;
     double *vals = nv ? values_buf(sc, nv) : NULL;
     if (nv && !vals) nv = 0;
     tensor_stats tmp;
@@ -81,7 +82,7 @@ static int host_pass(const void *data, const dtype_entry *dt, tensor_rec *t, siz
     if (stats_compute(data, dt->kind, t->ndim, t->shape, t->strides, stats ? stats : &tmp, vals, nv, &got)) return -1;
     t->values = got ? vals : NULL;
     t->nvalues = got;
-    t->values_complete = got == numel;
+    t->values_complete = got == numel * lanes;
     return 0;
 }
 
@@ -101,7 +102,8 @@ static int small_values_copy(AtenTensorHandle h, const dtype_entry *dt, tensor_r
     }
     void *dptr = NULL;
     if (aoti_torch_get_data_ptr(h, &dptr) || !dptr) return -1;
-    size_t nv = numel < max_values ? (size_t)numel : max_values;
+    size_t lanes = (size_t)stats_kind_lanes(dt->kind);
+    size_t nv = numel * lanes < max_values ? (size_t)numel : max_values / lanes;   /* elements */
     size_t bytes = nv * dt->itemsize;
     if (bytes > sc->cap_bytes) {
         void *b = realloc(sc->bytes, bytes);
@@ -128,7 +130,7 @@ static int small_values_copy(AtenTensorHandle h, const dtype_entry *dt, tensor_r
     if (bad) return -1;
     t->values = view.values;
     t->nvalues = view.nvalues;
-    t->values_complete = view.nvalues == numel;
+    t->values_complete = view.nvalues == numel * lanes;
     return 0;
 }
 
@@ -198,7 +200,7 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
         t->shape = sc->shape;
         t->strides = sc->strides;
     }
-    if (!dt) return 0;                     /* complex, uint16..64, ...: metadata only */
+    if (!dt) return 0;                     /* complex32, quantized, ...: metadata only */
     if (!want_stats && !max_values) return 0;
 
     uint64_t numel = 1;
@@ -224,7 +226,8 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
 
     /* CUDA: device statistics library when present */
     int stats_done = 0;
-    aotidbg_cuda_stats_fn fn = want_stats ? find_cuda_stats() : NULL;
+    /* the CUDA statistics library knows real dtypes only: complex goes through the host copy */
+    aotidbg_cuda_stats_fn fn = want_stats && stats_kind_lanes(dt->kind) == 1 ? find_cuda_stats() : NULL;
     if (fn && numel) {
         void *dptr = NULL, *stream = NULL;
         if (tabi_cuda()->current_stream) tabi_cuda()->current_stream(devidx, &stream);
@@ -269,7 +272,8 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
         view.strides = cstr;
         tensor_stats tmp;
         int only_values = stats_done || !want_stats;
-        int64_t nv1 = (int64_t)(numel < max_values ? numel : max_values), one = 1;
+        uint64_t lanes = (uint64_t)stats_kind_lanes(dt->kind);
+        int64_t nv1 = (int64_t)(numel * lanes < max_values ? numel : max_values / lanes), one = 1;
         if (only_values) {   /* the first values of a contiguous copy: no pass over the rest */
             view.ndim = 1;
             view.shape = &nv1;
@@ -278,7 +282,7 @@ int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_
         pt = prof_now();
         int bad = host_pass(data, dt, &view, max_values, sc, only_values ? &tmp : &t->stats);
         prof_add(PROF_HOST_STATS, pt);
-        if (!bad && only_values) view.values_complete = view.nvalues == numel;
+        if (!bad && only_values) view.values_complete = view.nvalues == numel * lanes;
         if (bad == 0) {
             t->values = view.values;
             t->nvalues = view.nvalues;

@@ -33,7 +33,9 @@ typedef struct {
     char device[32], dtype[32];
 } tread_scratch;
 
-/* want_stats 0: only metadata and values. Returns 0, or -1 with err when the
+/* want_stats 0: only metadata and values. max_values counts doubles: a
+ * complex element takes two (real, imaginary), and its statistics are over
+ * |z| on the host (host_stats.h). Returns 0, or -1 with err when the
  * tensor could not be read (t then holds what was known, has_stats 0). */
 int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_t max_values, int want_stats,
                  tread_scratch *sc, tensor_rec *t, strbuf *err);

@@ -14,6 +14,7 @@ static dtype_entry dtypes[] = {
     {.kind = DK_F32},  {.kind = DK_F16}, {.kind = DK_BF16}, {.kind = DK_F64},     {.kind = DK_I64},
     {.kind = DK_I32},  {.kind = DK_I16}, {.kind = DK_I8},   {.kind = DK_U8},      {.kind = DK_BOOL},
     {.kind = DK_F8E4M3}, {.kind = DK_F8E5M2}, {.kind = DK_U16}, {.kind = DK_U32}, {.kind = DK_U64},
+    {.kind = DK_C64},  {.kind = DK_C128},
 };
 #define NDTYPES (sizeof dtypes / sizeof *dtypes)
 

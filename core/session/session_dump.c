@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "fmt.h"
+#include "numfmt.h"
 #include "session_dump.h"
 #include "session_keys.h"
 #include "stack_trace.h"
@@ -195,7 +196,16 @@ static void put_tensor(FILE *f, const tensor_rec *t, int uninit)
         put_keys(f, &session_stats_table, &t->stats, " ", 1);
         putc('\n', f);
     }
-    if (t->nvalues && t->values) {
+    if (t->nvalues && t->values && dtype_lanes(t->dtype) == 2) {   /* complex: a+bj, one an element */
+        size_t n = tensor_values_elems(t);
+        fprintf(f, "      values (%zu%s):", n, t->values_complete ? ", all" : ", sample");
+        for (size_t i = 0; i < n; i++) {
+            char b[64];
+            fmt_complex(b, sizeof b, t->values[2 * i], t->values[2 * i + 1], 6);
+            fprintf(f, " %s", b);
+        }
+        putc('\n', f);
+    } else if (t->nvalues && t->values) {
         fprintf(f, "      values (%zu%s):", t->nvalues, t->values_complete ? ", all" : ", sample");
         for (size_t i = 0; i < t->nvalues; i++) {
             putc(' ', f);

@@ -20,3 +20,25 @@ void fmt_double(char *buf, size_t n, double v)
     else
         snprintf(buf, n, "%.4g", v);
 }
+
+static int part(char *buf, size_t n, double v, int digits, int sign)
+{
+    const char *plus = sign && !signbit(v) ? "+" : "";
+    if (isnan(v))
+        return snprintf(buf, n, "%snan", sign ? "+" : "");
+    if (isinf(v))
+        return snprintf(buf, n, "%s%sinf", plus, v < 0 ? "-" : "");
+    return snprintf(buf, n, "%s%.*g", plus, digits, v);
+}
+
+void fmt_complex(char *buf, size_t n, double re, double im, int digits)
+{
+    int k = part(buf, n, re == 0 ? 0.0 : re, digits, 0);   /* no "-0" real part */
+    if (k < 0 || (size_t)k >= n)
+        return;
+    int m = part(buf + k, n - (size_t)k, im, digits, 1);
+    if (m >= 0 && (size_t)(k + m) + 1 < n) {
+        buf[k + m] = 'j';
+        buf[k + m + 1] = 0;
+    }
+}

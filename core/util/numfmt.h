@@ -11,5 +11,8 @@
 void fmt_shape(strbuf *sb, int ndim, const int64_t *v);
 /* "%.4g", and "nan", "inf", "-inf". */
 void fmt_double(char *buf, size_t n, double v);
+/* A complex value as Python writes it, without the parentheses: "1.5+2j",
+ * "0-0.25j", "nan+infj"; each part "%.*g" with `digits` significant digits. */
+void fmt_complex(char *buf, size_t n, double re, double im, int digits);
 
 #endif

@@ -59,7 +59,8 @@ def extract_so(pt2, dest):
 def np_dtype_name(t):
     return {"torch.float32": "float32", "torch.int64": "int64", "torch.float64": "float64",
             "torch.int32": "int32", "torch.bool": "bool", "torch.float16": "float16",
-            "torch.uint8": "uint8", "torch.int8": "int8"}[str(t.dtype)]
+            "torch.uint8": "uint8", "torch.int8": "int8", "torch.complex64": "complex64",
+            "torch.complex128": "complex128"}[str(t.dtype)]
 
 
 def write_spec(tmp_path, tensors, name="spec.yaml", **overrides):

@@ -429,3 +429,62 @@ def test_inputs_spec_names_inputs(aotidbg, package, tmp_path):
     for cmd in (["run", pkg, "--inputs", str(spec), "--record", out], ["check", pkg, "--inputs", str(spec)]):
         p = run([aotidbg, *cmd])
         assert p.returncode == 2 and "input 'y': the model has no input of that name; it takes x, mask" in p.stderr
+
+
+def test_complex_inputs_outputs_values_and_statistics(aotidbg, package, tmp_path):
+    """complex64/complex128 inputs from .npy, complex outputs with (re, im) values equal to eager,
+    statistics over |z|, a+bj in the dump and the value grid, save-npy writing a complex .npy."""
+    pkg = package("pkg_complex")
+    p, sess = run_pkg(aotidbg, pkg, tmp_path)
+    assert p.returncode == 0, p.stderr
+    outs, want = outputs(sess), example(pkg)[1]
+    assert [o["dtype"] for o in outs] == ["complex64", "float32", "complex128"]
+    for o, e in zip(outs, want):
+        assert o["values_complete"] and o["shape"] == list(e.shape), o["name"]
+        got = np.array(o["values"], dtype=np.float64)
+        if e.is_complex():
+            got = got[0::2] + 1j * got[1::2]
+            mag = e.abs().double()
+            st = o["stats"]
+            assert st["numel"] == e.numel() and st["nan"] == 0 and st["zeros"] == int((e == 0).sum())
+            assert st["max"] == pytest.approx(float(mag.max()), rel=1e-6)
+            assert st["min"] == pytest.approx(float(mag.min()), abs=1e-7)
+            assert st["mean"] == pytest.approx(float(mag.mean()), rel=1e-6)
+        np.testing.assert_allclose(got.reshape(tuple(e.shape)), e.numpy(), rtol=1e-5, atol=1e-6, err_msg=o["name"])
+    z0 = events(sess, "kernel")[0]["tensors"][0]    # input z: its planted 0+0j is one zero, not two
+    assert z0["dtype"] == "complex64" and z0["stats"]["zeros"] == 1
+    # a NaN in either part counts once; an Inf part makes the element +/-Inf
+    ins = list(example(pkg)[0])
+    z = ins[0].clone()
+    z[1, 1] = complex(float("nan"), 1.0)
+    z[2, 2] = complex(1.0, float("-inf"))
+    p, bad = run_pkg(aotidbg, pkg, tmp_path, inputs=(z, ins[1], ins[2]))
+    assert p.returncode == 0, p.stderr
+    st = outputs(bad)[0]["stats"]
+    assert (st["nan"] + st["posinf"] + st["neginf"], st["finite"]) == (2, 10), st
+    dump = run([aotidbg, "replay", os.path.join(tmp_path, "s.yaml"), "--dump"]).stdout
+    assert "complex64" in dump and " nan+1j " in dump
+    out = os.path.join(tmp_path, "w.npy")
+    r = run([aotidbg, "replay", os.path.join(tmp_path, "s.yaml"), "--headless", "150x40", "--keys",
+             f"goto:1 pane-inspector grid-goto:0,1 save-npy:{out}", "--dump-screen"])
+    assert r.returncode == 0, r.stderr
+    k1 = events(bad, "kernel")[1]["tensors"][0]
+    v = k1["values"]
+    a = np.load(out)
+    assert a.dtype == np.complex64 and a.shape == tuple(k1["shape"])
+    np.testing.assert_array_equal(a.ravel().real, np.array(v[0::2], dtype=np.float32))
+    np.testing.assert_array_equal(a.ravel().imag, np.array(v[1::2], dtype=np.float32))
+    assert "histogram of |z|" in r.stdout and f"= {v[2]:.4g}" in r.stdout
+    # the inputs spec makes complex inputs itself too: randn/ones/arange
+    spec = os.path.join(tmp_path, "fill.yaml")
+    with open(spec, "w") as f:
+        f.write("inputs:\n  - {shape: [4, 3], dtype: complex64, fill: arange}\n"
+                "  - {shape: [4, 3], dtype: float32, fill: zeros}\n  - {shape: [5], dtype: cdouble, fill: randn}\n")
+    rec = os.path.join(tmp_path, "f.yaml")
+    p = run([aotidbg, "run", pkg, "--inputs", spec, "--values", "1000", "--record", rec])
+    assert p.returncode == 0, p.stderr
+    o = outputs(load_session(rec))
+    w = np.array(o[0]["values"])
+    np.testing.assert_allclose(w[0::2] + 1j * w[1::2], np.arange(12.0) ** 2)   # (i+0j)^2 + 0
+    u = np.array(o[2]["values"])
+    assert np.all(u[1::2] != 0) and o[2]["dtype"] == "complex128"              # randn fills both parts

@@ -143,7 +143,9 @@ static void test_dtypes(void)
     CHECK_STR(dtype_canonical("bf16"), "bfloat16");
     CHECK_STR(dtype_canonical("torch.long"), "int64");
     CHECK_STR(dtype_canonical("uint8"), "uint8");
-    CHECK(dtype_canonical("complex64") == NULL);
+    CHECK_STR(dtype_canonical("torch.complex64"), "complex64");
+    CHECK_STR(dtype_canonical("cdouble"), "complex128");
+    CHECK(dtype_canonical("complex32") == NULL && dtype_size("complex128") == 16);
     CHECK(dtype_size("bfloat16") == 2 && dtype_size("int64") == 8 && dtype_size("bool") == 1);
     CHECK(dtype_size("nope") == 0);
 }

@@ -203,6 +203,29 @@ static void test_numerics_large_mean(void)
     free(x);
 }
 
+/* Complex: statistics over |z|, counts per element (a NaN or Inf in either
+ * part), values as (re, im) pairs never split, strided reads in pairs. */
+static void test_complex(void)
+{
+    float z[12] = {3, 4, 0, 0, NAN, 1, 1, -INFINITY, 0, -2, 1, 0};   /* 3+4j 0 nan+1j 1-infj -2j 1 */
+    int64_t n6[1] = {6}, one[1] = {1}, two[1] = {2}, n3[1] = {3};
+    tensor_stats s;
+    double v[12];
+    size_t nv = 0;
+    CHECK(stats_compute(z, DK_C64, 1, n6, one, &s, v, 5, &nv) == 0);
+    CHECK(s.numel == 6 && s.finite == 4 && s.nan == 1 && s.neginf == 1 && s.posinf == 0 && s.zeros == 1);
+    CHECK(s.min == 0 && s.max == 5 && s.mean == 2 && s.at.min == 1 && s.at.max == 0 && s.at.nonfinite == 2);
+    CHECK(nv == 4 && v[0] == 3 && v[1] == 4 && v[2] == 0 && v[3] == 0);   /* 5 doubles: 2 whole pairs */
+    double zz[4] = {1, 2, 3, 4};
+    CHECK(stats_compute(zz, DK_C128, 1, two, one, &s, v, 12, &nv) == 0 && nv == 4 && v[3] == 4);
+    CHECK(s.max == 5 && fabs(s.min - sqrt(5)) < 1e-15);
+    int64_t st2[1] = {2};   /* every other element: 3+4j, nan+1j, -2j */
+    CHECK(stats_read(z, DK_C64, 1, n3, st2, 1, v, 2) == 0 && isnan(v[0]) && v[1] == 1 && v[2] == 0 && v[3] == -2);
+    CHECK(stats_kind_lanes(DK_C64) == 2 && stats_kind_lanes(DK_F32) == 1 && stats_kind_size(DK_C128) == 16);
+    dtype_kind k;
+    CHECK(stats_kind_by_name("complex64", &k) == 0 && k == DK_C64);
+}
+
 /* Unsigned 16/32/64-bit: full range, no sign extension; and the streaming
  * form (stats_acc) fed in pieces agrees with one stats_compute call. */
 static void test_unsigned_and_streaming(void)
@@ -303,5 +326,6 @@ int main(void)
     RUN(test_numerics_large_mean);
     RUN(test_unsigned_and_streaming);
     RUN(test_positions);
+    RUN(test_complex);
     return CHECK_DONE();
 }

@@ -190,6 +190,16 @@ static void test_scalar_empty_and_budget(void)
     CHECK(t.nvalues == 4 && t.values_complete == 0 && t.values[3] == 3);
     CHECK(t.stats.numel == 10 && t.stats.max == 9 && t.stats.mean == 4.5);
 
+    /* complex64: (re, im) pairs, statistics over |z|; a cut keeps whole pairs */
+    float z[6] = {3, 4, 0, 0, 0, -1};
+    CHECK(load(write_npy("z.npy", 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", z, sizeof z, 0),
+               0, &t) == 0);
+    CHECK(!strcmp(t.dtype, "complex64") && t.nvalues == 6 && t.values_complete && t.values[5] == -1);
+    CHECK(t.stats.numel == 3 && t.stats.max == 5 && t.stats.min == 0 && t.stats.zeros == 1);
+    CHECK(load(write_npy("z3.npy", 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", z, sizeof z, 0),
+               3, &t) == 0);
+    CHECK(t.nvalues == 2 && !t.values_complete);
+
     /* larger than one read chunk (64 KiB): values and stats span chunks */
     size_t n = 50000;
     float *big = malloc(n * sizeof *big);
@@ -225,8 +235,10 @@ static void test_malformed(void)
         sizeof v, 0, "more than 2^40 elements");
     bad("neg.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 2), }", v, sizeof v, 0,
         "shape: expected a non-negative integer");
-    bad("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", v, sizeof v, 0,
-        ".npy dtype '<c8' is not supported");
+    bad("c4.npy", "{'descr': '<c4', 'fortran_order': False, 'shape': (2,), }", v, sizeof v, 0,
+        ".npy dtype '<c4' is not supported");
+    bad("c16b.npy", "{'descr': '|c16', 'fortran_order': False, 'shape': (2,), }", v, sizeof v, 0,
+        ".npy dtype '|c16' is not supported");
     bad("be.npy", "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", v, sizeof v, 0,
         ".npy dtype '>f4' is not supported");
     bad("obj.npy", "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", v, sizeof v, 0,
