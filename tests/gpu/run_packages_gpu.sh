@@ -7,7 +7,12 @@
 #      from interposition with their branch (hidden_kernels says how many the printer misses);
 #      with --reinstrument, hooks inside the branches give them with tensors;
 #   3. weights outside the .so on CUDA: binary_blob and pickle_weights packages pass the checklist's
-#      package.weights row and run with every output equal to eager's.
+#      package.weights row and run with every output equal to eager's;
+#   4. complex64 on CUDA: a complex input built from a .npy (c8), complex and real outputs recorded
+#      as complex64 with their values (real, imaginary pairs) equal to eager and statistics over |z|.
+# The reference is always eager: the exported program's .module() run in python. torch 2.11's
+# Python aoti_load_package segfaults on every CUDA package on the H200 image (GPU call 5), so it
+# is never called here.
 #
 #   OUT=DIR AOTIDBG=/path/to/aotidbg bash tests/gpu/run_packages_gpu.sh
 #
@@ -31,7 +36,7 @@ check() { if eval "$2"; then say "PASS $1"; else say "FAIL $1"; FAILS=$((FAILS +
 
 say "== $(date -u) on $(hostname) DEV=$DEV"
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader >> "$SUMMARY" 2>&1
-python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >> "$SUMMARY" 2>&1
+env -u LD_LIBRARY_PATH python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >> "$SUMMARY" 2>&1
 "$AOTIDBG" --version >> "$SUMMARY" 2>&1 || { say "FAIL: the front end does not start ($AOTIDBG)"; exit 2; }
 if [ -z "${AOTIDBG_RUNNER:-}" ]; then
     bash "$ROOT/tests/gpu/build_runner.sh" "$ROOT" "$W/build" "$OUT/build.log" RelWithDebInfo || { say "FAIL: runner build"; exit 2; }
@@ -74,6 +79,11 @@ class LinBuf(nn.Module):
     def forward(self, x):
         return torch.relu(self.lin(x)) + self.shift
 
+class Cplx(nn.Module):                 # complex in, complex and real out
+    def forward(self, z, x):
+        w = z * z + x
+        return w, torch.abs(w)
+
 def save_case(name, inputs):
     os.makedirs(os.path.join(out, name), exist_ok=True)
     lines = ["inputs:"]
@@ -87,15 +97,20 @@ def build(module, inputs, pkg, configs, cases):
     module = module.eval().to(dev)
     inputs = tuple(t.to(dev) for t in inputs)
     ep = torch.export.export(module, inputs)
-    torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(out, pkg + ".pt2"), inductor_configs=configs)
-    for case, ins in cases.items():
+    eager = ep.module()                # the reference: the exported program run eagerly
+    for case, ins in cases.items():    # before the compile: a failed compile still leaves its cases
         ins = tuple(t.to(dev) for t in ins)
         with torch.no_grad():
-            res = module(*ins)
+            res = eager(*ins)
         res = res if isinstance(res, (tuple, list)) else (res,)
         save_case(case, ins)
         for i, r in enumerate(res):
             np.save(os.path.join(out, case, f"out{i}.npy"), r.detach().cpu().numpy())
+    try:
+        torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(out, pkg + ".pt2"),
+                                                 inductor_configs=configs)
+    except Exception as e:             # one FAIL for its cases; the other packages still build
+        print(f"COMPILE FAILED {pkg}: {type(e).__name__}: {e}", flush=True)
 
 P0 = {"aot_inductor.debug_intermediate_value_printer": "0"}
 P1 = {"aot_inductor.debug_intermediate_value_printer": "1"}
@@ -111,24 +126,18 @@ xl = torch.randn(8, 256)
 for form in ("binary_blob", "pickle_weights"):
     build(lin, (xl,), "w_" + form, dict(P1, **{"aot_inductor.package_constants_in_so": False,
           "aot_inductor.package_constants_on_disk_format": form}), {"lin": (xl,)})
+zc = torch.randn(6, 5, dtype=torch.complex64)
+zc[0, 0] = 0                           # a zero element: counted in zeros
+build(Cplx(), (zc, torch.randn(6, 5)), "cplx", P1, {"cplx": (zc, torch.randn(6, 5))})
 print("built")
 PY
-# what torch itself gives for the blob package (aoti_load_package; pickle_weights needs load_pt2),
-# in a process of its own: torch's loader crashing is a fact to report, not the end of the script
-cat > "$W/torch_blob.py" <<'PY'
-import os, sys, numpy as np, torch
-out, dev = sys.argv[1], sys.argv[2]
-m = torch._inductor.aoti_load_package(os.path.join(out, "w_binary_blob.pt2"))
-got = m(torch.from_numpy(np.load(os.path.join(out, "lin", "in0.npy"))).to(dev))
-np.save(os.path.join(out, "lin", "torch_blob.npy"), (got[0] if isinstance(got, (tuple, list)) else got).cpu().numpy())
-PY
 cd "$W"   # torch's printer writes tmp/ under the working folder
-python3 -X faulthandler "$W/make_pkgs.py" "$W" "$DEV" > "$OUT/compile.log" 2>&1
+# python without the carried front end's LD_LIBRARY_PATH (its libyaml/libzip/... are for aotidbg)
+PY="env -u LD_LIBRARY_PATH python3 -X faulthandler"
+$PY "$W/make_pkgs.py" "$W" "$DEV" > "$OUT/compile.log" 2>&1
 rc=$?
 say "packages built: $(cd "$W" && ls *.pt2 2>/dev/null | tr '\n' ' ')(make_pkgs exit $rc)"
-[ $rc = 0 ] || { say "FAIL: compiling the packages (compile.log; the cases of the missing ones fail below)"; FAILS=$((FAILS + 1)); grep -v Warning "$OUT/compile.log" | tail -20 | tee -a "$SUMMARY"; }
-python3 -X faulthandler "$W/torch_blob.py" "$W" "$DEV" > "$OUT/torch_blob.log" 2>&1
-say "INFO torch's own aoti_load_package on w_binary_blob.pt2 ($DEV): exit $?"
+[ $rc = 0 ] && ! grep -q "COMPILE FAILED" "$OUT/compile.log" || { say "FAIL: compiling the packages (compile.log; the cases of the missing ones fail below)"; FAILS=$((FAILS + 1)); grep -v Warning "$OUT/compile.log" | grep -i "fail\|error\|fault" | tail -20 | tee -a "$SUMMARY"; }
 
 # checks a session: mode, kernels per branch, outputs against eager
 cat > "$W/check_session.py" <<'PY'
@@ -177,9 +186,22 @@ while os.path.exists(os.path.join(a.case, f"out{i}.npy")):
         bad.append(f"output {i} missing"); break
     t = tensors[i]
     got = np.array(t.get("values") or [], dtype=np.float64)
+    if np.iscomplexobj(want):          # complex: (real, imaginary) pairs; statistics over |z|
+        if t.get("dtype") != str(want.dtype):
+            bad.append(f"output {i}: dtype {t.get('dtype')}, wanted {want.dtype}")
+        got = got[0::2] + 1j * got[1::2] if got.size % 2 == 0 else got
+        st = t.get("stats") or {}
+        mag = np.abs(want.astype(np.complex128))
+        if not (st and np.isclose(st.get("max", np.nan), mag.max(), rtol=1e-5)
+                and np.isclose(st.get("min", np.nan), mag.min(), rtol=1e-5, atol=1e-6)
+                and st.get("zeros") == int((want == 0).sum())):
+            bad.append(f"output {i}: stats {st} are not over |z| (max {mag.max():.6g} min {mag.min():.6g})")
+        else:
+            print(f"  output {i}: statistics over |z| (max {st.get('max')})")
     if not t.get("values_complete") or got.size != want.size:
         bad.append(f"output {i}: {got.size} values, wanted {want.size}")
-    elif not np.allclose(got.reshape(want.shape), want.astype(np.float64), rtol=1e-4, atol=1e-5):
+    elif not np.allclose(got.reshape(want.shape), want.astype(np.complex128 if np.iscomplexobj(want) else np.float64),
+                         rtol=1e-4, atol=1e-5):
         bad.append(f"output {i}: max |diff| {np.abs(got.reshape(want.shape) - want).max():.3g}")
     else:
         print(f"  output {i} {list(want.shape)} equals eager")
@@ -201,7 +223,7 @@ run_case() {   # run_case TAG PKG CASE [run options...]
 verdict() {    # verdict NAME TAG CASE [check_session options...]
     local name=$1 tag=$2 case=$3; shift 3
     local rc=0
-    python3 check_session.py "$OUT/$tag.yaml" "$case" "$@" > "$OUT/$tag.check" 2>&1 || rc=1
+    $PY check_session.py "$OUT/$tag.yaml" "$case" "$@" > "$OUT/$tag.check" 2>&1 || rc=1
     check "$name" "[ $rc = 0 ]"
     grep BAD "$OUT/$tag.check" | sed 's/^/    /' | tee -a "$SUMMARY"
 }
@@ -232,12 +254,13 @@ for form in binary_blob pickle_weights; do
     echo "check w_$form exit $?" >> "$SUMMARY"
     grep -A6 'package.weights' "$OUT/check_$form.yaml" >> "$SUMMARY"
     check "$form on $DEV: the checklist's package.weights row passes" \
-        "python3 -c \"import yaml,sys; r=[x for x in yaml.safe_load(open('$OUT/check_$form.yaml'))['checks'] if x['id']=='package.weights']; sys.exit(0 if r and r[0]['status']=='PASS' else 1)\""
+        "$PY -c \"import yaml,sys; r=[x for x in yaml.safe_load(open('$OUT/check_$form.yaml'))['checks'] if x['id']=='package.weights']; sys.exit(0 if r and r[0]['status']=='PASS' else 1)\""
     run_case "w_$form" "w_$form" lin
     verdict "$form on $DEV: the run completes, every output = eager" "w_$form" lin --mode printer
 done
-[ -f lin/torch_blob.npy ] && check "binary_blob: torch's own aoti_load_package agrees with eager (the reference is sound)" \
-    "python3 -c \"import numpy as np,sys; sys.exit(0 if np.allclose(np.load('lin/torch_blob.npy'), np.load('lin/out0.npy'), rtol=1e-4, atol=1e-5) else 1)\""
+run_case cplx cplx cplx
+verdict "complex64 on $DEV: complex input from .npy, outputs complex64 (a+bj pairs) and |w| equal eager, stats over |z|" \
+    cplx cplx --mode printer
 
 say "== $FAILS failed"
 [ "$FAILS" = 0 ]
