@@ -979,6 +979,17 @@ static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src, 
     }
 }
 
+/* "a, b, c": the models of the package. */
+static const char *models_list(arena *a, const package_t *p)
+{
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < p->nmodels; i++)
+        strbuf_addf(&sb, "%s%s", i ? ", " : "", p->models[i].name);
+    const char *r = arena_strdup(a, sb.buf ? sb.buf : "");
+    strbuf_release(&sb);
+    return r;
+}
+
 int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *err)
 {
     arena *a = &cl->arena;
@@ -986,7 +997,8 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
     package_model *m = package_find_model(p, o->model, &e);
     if (!m) {
         add(cl, "package.model", CHECK_FAIL, "model in the package", o->model ? o->model : "model", e.buf,
-            "data/aotinductor/", "name one of the models listed");
+            "data/aotinductor/", arena_printf(a, "rerun with --model NAME, NAME one of: %s",
+                                              models_list(a, p)));
         strbuf_release(&e);
         return 0;
     }

@@ -808,15 +808,16 @@ package_model *package_find_model(package_t *p, const char *name, strbuf *err)
         for (size_t i = 0; i < p->nmodels; i++)
             if (!strcmp(p->models[i].name, "model"))
                 return &p->models[i];
-        strbuf_addf(err, "%s: %zu models and none is called 'model'; name one:", p->path, p->nmodels);
+        strbuf_addf(err, "%s holds %zu models and none is called 'model'; pick one with --model NAME:", p->path,
+                    p->nmodels);
     } else {
         for (size_t i = 0; i < p->nmodels; i++)
             if (!strcmp(p->models[i].name, name))
                 return &p->models[i];
-        strbuf_addf(err, "%s: no model '%s'; the package has:", p->path, name);
+        strbuf_addf(err, "%s: no model '%s'; pick one with --model NAME:", p->path, name);
     }
     for (size_t i = 0; i < p->nmodels; i++)
-        strbuf_addf(err, " %s", p->models[i].name);
+        strbuf_addf(err, "%s %s", i ? "," : "", p->models[i].name);
     return NULL;
 }
 

@@ -488,3 +488,37 @@ def test_complex_inputs_outputs_values_and_statistics(aotidbg, package, tmp_path
     np.testing.assert_allclose(w[0::2] + 1j * w[1::2], np.arange(12.0) ** 2)   # (i+0j)^2 + 0
     u = np.array(o[2]["values"])
     assert np.all(u[1::2] != 0) and o[2]["dtype"] == "complex128"              # randn fills both parts
+
+
+def test_two_models_in_one_package(aotidbg, package, tmp_path):
+    """package_aoti(path, {"a": ..., "b": ...}): info lists both, --model picks one for info, check,
+    run and live; without --model every command stops with the names to pick from."""
+    pkg = package("pkg_two")
+    out = run([aotidbg, "info", pkg]).stdout
+    assert "models:   2" in out and "\nmodel a\n" in out and "\nmodel b\n" in out
+    b = run([aotidbg, "info", pkg, "--model", "b"])
+    assert b.returncode == 0 and "\nmodel b\n" in b.stdout and "model a" not in b.stdout
+    assert "inputs:              2" in b.stdout
+    r = run([aotidbg, "info", pkg, "--model", "c"])
+    assert r.returncode == 2 and "no model 'c'; pick one with --model NAME: a, b" in r.stderr
+    c = run([aotidbg, "check", pkg])
+    assert c.returncode != 0 and "none is called 'model'; pick one with --model NAME: a, b" in c.stdout
+    assert "rerun with --model NAME, NAME one of: a, b" in c.stdout
+    assert run([aotidbg, "check", pkg, "--model", "a"]).returncode == 0
+    p, _ = run_pkg(aotidbg, pkg, tmp_path)
+    assert p.returncode != 0 and "pick one with --model NAME: a, b" in p.stderr
+    x = example(pkg)[0][0]
+    y = torch.randn(4, 5)
+    p, sess = run_pkg(aotidbg, pkg, tmp_path, "--model", "b", inputs=(x, y))
+    assert p.returncode == 0, p.stderr
+    assert_outputs_match(sess, (x * y - 2,))
+    assert sess["package"]["model"] == "b"
+    p, sess = run_pkg(aotidbg, pkg, tmp_path, "--model", "a")
+    assert p.returncode == 0, p.stderr
+    assert_outputs_match(sess, example(pkg)[1])
+    spec = write_spec(tmp_path, (x, y), name="b.yaml")
+    live = run([aotidbg, pkg, "--model", "b", "--inputs", spec, "--headless", "120x30", "--keys", "c", "--dump-screen"])
+    assert live.returncode == 0, live.stderr
+    assert "cpp_fused_mul_sub_0" in live.stdout
+    live = run([aotidbg, pkg, "--inputs", spec, "--headless", "120x30", "--keys", "q"])
+    assert live.returncode != 0 and "pick one with --model NAME: a, b" in live.stdout + live.stderr

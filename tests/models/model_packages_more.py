@@ -3,11 +3,20 @@ cache key (HASH_PER_MODEL), so adding one rebuilds only it.
 
 pkg_complex:  complex64 and complex128 inputs; outputs complex64 (w = z*z + x), its |w| (float32),
               and complex128 (u * 2); the printer on, so kernels carry complex tensors too.
+pkg_two:      two models in one package, `a` (relu(x) + 1) and `b` (x * y - 2), put together with
+              torch._inductor.package.package_aoti(path, {"a": files, "b": files}); none is
+              called "model", so every command needs --model. Inputs/expected are a's.
 """
+import inspect
+
 import torch
 from torch import nn
 
 HASH_PER_MODEL = True
+
+
+def shared_source():   # the modules the builders use are part of each one's key
+    return "".join(inspect.getsource(c.forward) for c in (Complex, TwoA, TwoB))
 
 
 class Complex(nn.Module):
@@ -24,4 +33,27 @@ def pkg_complex():
             "inputs": (z, torch.randn(4, 3), torch.randn(5, dtype=torch.complex128))}
 
 
-MODELS = {f.__name__: f for f in (pkg_complex,)}
+class TwoA(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) + 1
+
+
+class TwoB(nn.Module):
+    def forward(self, x, y):
+        return x * y - 2
+
+
+def pkg_two():
+    torch.manual_seed(5)
+    x, y = torch.randn(4, 5), torch.randn(4, 5)
+
+    def build(path, configs):
+        from torch._inductor.package import package_aoti
+        opts = dict(configs, **{"aot_inductor.package": True})
+        files = {name: torch._inductor.aot_compile(torch.export.export(m, ins).module(), ins, options=opts)
+                 for name, m, ins in (("a", TwoA(), (x,)), ("b", TwoB(), (x, y)))}
+        package_aoti(path, files)
+    return {"module": TwoA().eval(), "inputs": (x,), "dynamic": None, "build": build}
+
+
+MODELS = {f.__name__: f for f in (pkg_complex, pkg_two)}
