@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "compat.h"
+#include "eager_program.h"
 #include "inputs.h"
 #include "package.h"
 #include "paths.h"
@@ -24,13 +25,29 @@
 #define MANIFEST_MAX (64u << 20)   /* bytes of manifest read */
 #define HELPER "aotidbg_eager.py"
 
+/* One kernel call the runner's reference covers (the manifest's calls, in order). */
+typedef struct {
+    const char *kernel;
+    size_t occurrence;
+    eager_call_refs refs;      /* in prog's arena */
+} runner_call;
+
 struct eager_ref {
     arena ar;                  /* strings and arrays of the messages */
     char *dir;                 /* the key's folder */
     char *manifest;            /* its manifest file */
     char *log;                 /* the helper's output */
-    pid_t pid;                 /* the helper while it runs; -1 none */
+    pid_t pid;                 /* the helper (or the runner) while it runs; -1 none */
     int ready;
+    /* the reference computed by the runner with libtorch (eager_program.h), Python the fallback */
+    int by_runner;             /* pid is `aotidbg-runner --eager-ref` */
+    eager_program *prog;
+    runner_call *rcalls;
+    size_t nrcalls;
+    char *runner_log;
+    strbuf why_python;         /* why the runner did not compute it ("" = it did, or was not asked) */
+    char *py_argv[16];         /* the Python helper's command, kept for the fallback */
+    const char *computed_by;   /* "the runner (libtorch)", "Python (aotidbg_eager.py)"; NULL: cached */
     double atol, rtol;
     proto_msg *msgs;
     size_t nmsgs, capmsgs, ncalls;
@@ -144,7 +161,19 @@ static char *inputs_json(const session *s, char *const *raw, char (*sha)[65])
     return out;
 }
 
-/* The calls with their nodes: pre_grad_nodes, else the source-node comment. */
+/* Call i's graph nodes (pre_grad_nodes, else the source-node comment) and
+ * its occurrence among the launches of its kernel; returns how many nodes. */
+static size_t call_nodes(const call_table *ct, size_t i, const char ***nodes, size_t *occ)
+{
+    const kernel_call *c = &ct->calls[i];
+    *occ = 0;
+    for (size_t j = 0; j < i; j++)
+        *occ += !strcmp(ct->calls[j].kernel, c->kernel);
+    *nodes = c->npre ? c->pre_grad : c->nodes;
+    return c->npre ? c->npre : c->nnodes;
+}
+
+/* The calls with their nodes, for the Python helper. */
 static char *calls_json(const session *s, size_t *ncalls)
 {
     cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "calls");
@@ -152,11 +181,9 @@ static char *calls_json(const session *s, size_t *ncalls)
     *ncalls = 0;
     for (size_t i = 0; i < ct->ncalls; i++) {
         const kernel_call *c = &ct->calls[i];
-        size_t occ = 0;
-        for (size_t j = 0; j < i; j++)
-            occ += !strcmp(ct->calls[j].kernel, c->kernel);
-        size_t n = c->npre ? c->npre : c->nnodes;
-        const char **nodes = c->npre ? c->pre_grad : c->nodes;
+        size_t occ;
+        const char **nodes;
+        size_t n = call_nodes(ct, i, &nodes, &occ);
         if (!n)
             continue;
         cJSON *o = cJSON_CreateObject();
@@ -264,29 +291,31 @@ static int read_manifest(eager_ref *r, strbuf *err)
             return -1;
         }
     }
-    cJSON_Delete(root);
     r->ready = 1;
     strbuf_addf(&r->summary, "eager reference: %zu node value%s for %zu kernel call%s (%s)", r->nmsgs,
                 r->nmsgs == 1 ? "" : "s", r->ncalls, r->ncalls == 1 ? "" : "s", r->dir);
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "computed_by");
+    strbuf_addf(&r->summary, ", computed by %s", cJSON_IsString(by) && !strcmp(by->valuestring, "runner")
+                ? "the runner with libtorch" : "Python (aotidbg_eager.py)");
+    if (r->why_python.len)
+        strbuf_addf(&r->summary, " because the runner could not: %s", r->why_python.buf);
+    cJSON_Delete(root);
     return 0;
 }
 
 /* ---- the helper ------------------------------------------------------------------ */
 
-static int spawn_helper(eager_ref *r, const char *helper, const char *program, const char *inputs,
-                        const char *calls, const char *manifest_name, const char *device, int float64,
-                        strbuf *err)
+/* Starts argv with its output in log; r->pid gets it. */
+static int spawn(eager_ref *r, char *const *argv, const char *log, strbuf *err)
 {
-    int logfd = open(r->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (logfd < 0) {
-        strbuf_addf(err, "cannot write %s: %s", r->log, strerror(errno));
+        strbuf_addf(err, "cannot write %s: %s", log, strerror(errno));
         return -1;
     }
-    const char *argv[] = {python(), helper, program, "--inputs", inputs, "--calls", calls, "--out", r->dir,
-                          "--manifest", manifest_name, "--device", device, float64 ? "--float64" : NULL, NULL};
     pid_t pid = fork();
     if (pid < 0) {
-        strbuf_addf(err, "cannot start %s: %s", python(), strerror(errno));
+        strbuf_addf(err, "cannot start %s: %s", argv[0], strerror(errno));
         close(logfd);
         return -1;
     }
@@ -297,9 +326,9 @@ static int spawn_helper(eager_ref *r, const char *helper, const char *program, c
         dup2(logfd, 1);
         dup2(logfd, 2);
         signal(SIGINT, SIG_IGN);   /* ^C is the front end's to handle */
-        execvp(argv[0], (char *const *)argv);
-        dprintf(2, "aotidbg_eager: cannot start %s: %s (set AOTIDBG_PYTHON or put python3 with torch on PATH)\n",
-                argv[0], strerror(errno));
+        execvp(argv[0], argv);
+        dprintf(2, "aotidbg_eager: cannot start %s: %s (%s)\n", argv[0], strerror(errno),
+                r->by_runner ? "set AOTIDBG_RUNNER" : "set AOTIDBG_PYTHON or put python3 with torch on PATH");
         _exit(2);
     }
     close(logfd);
@@ -307,24 +336,165 @@ static int spawn_helper(eager_ref *r, const char *helper, const char *program, c
     return 0;
 }
 
-/* The helper's own words: its last "aotidbg_eager: " line, else the log's last line. */
-static void helper_error(const eager_ref *r, strbuf *err)
+static int spawn_python(eager_ref *r, strbuf *err)
+{
+    r->by_runner = 0;
+    r->computed_by = "python";
+    return spawn(r, r->py_argv, r->log, err);
+}
+
+/* A helper's own words: its last line starting with prefix, else the log's first line. */
+static void helper_error(const char *path, const char *prefix, strbuf *err)
 {
     strbuf log = STRBUF_INIT, e = STRBUF_INIT;
     const char *msg = NULL;
-    if (strbuf_read_file(&log, r->log, 1u << 20, &e) == 0) {
+    if (strbuf_read_file(&log, path, 1u << 20, &e) == 0) {
         for (char *p = log.buf; p && *p;) {
             char *nl = strchr(p, '\n');
             if (nl)
                 *nl = 0;
-            if (starts_with(p, "aotidbg_eager: ") || (*p && !msg))
+            if (starts_with(p, prefix) || (*p && !msg))
                 msg = p;
             p = nl ? nl + 1 : NULL;
         }
     }
-    strbuf_addf(err, "%s (whole output: %s)", msg ? msg : "the helper failed", r->log);
+    strbuf_addf(err, "%s (whole output: %s)", msg ? msg : "the helper failed", path);
     strbuf_release(&log);
     strbuf_release(&e);
+}
+
+static char *dir_file(const char *dir, const char *fmt, const char *arg)
+{
+    strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s/", dir);
+    strbuf_addf(&sb, fmt, arg);
+    return strbuf_detach(&sb, NULL);
+}
+
+/* ---- the runner: the reference computed with libtorch ------------------------------- */
+
+/* AOTIDBG_EAGER_WITH=python|runner: one way only (tests, and a way around either). */
+static const char *eager_with(void)
+{
+    const char *w = getenv("AOTIDBG_EAGER_WITH");
+    return w && *w ? w : "";
+}
+
+static int only_runner(void) { return !strcmp(eager_with(), "runner"); }
+
+/* The manifest of the runner's values, in the helper's format (its refs, scale, missing). */
+static int runner_manifest(eager_ref *r, strbuf *err)
+{
+    strbuf text = STRBUF_INIT;
+    char *ap = dir_file(r->dir, "%s", "nodes/absmax.json");
+    int rc = strbuf_read_file(&text, ap, MANIFEST_MAX, err);
+    free(ap);
+    cJSON *absmax = rc < 0 ? NULL : cJSON_ParseWithLength(text.buf, text.len);
+    strbuf_release(&text);
+    if (!cJSON_IsObject(absmax)) {
+        if (rc == 0)
+            strbuf_addf(err, "%s/nodes/absmax.json: not the runner's JSON", r->dir);
+        cJSON_Delete(absmax);
+        return -1;
+    }
+    cJSON *root = cJSON_CreateObject(), *calls = cJSON_CreateArray();
+    cJSON_AddNumberToObject(root, "version", 1);
+    cJSON_AddStringToObject(root, "computed_by", "runner");
+    cJSON_AddItemToObject(root, "calls", calls);
+    size_t nodes = 0;
+    for (size_t i = 0; i < r->nrcalls; i++) {
+        const runner_call *c = &r->rcalls[i];
+        cJSON *o = cJSON_CreateObject(), *refs = cJSON_AddArrayToObject(o, "refs");
+        cJSON_AddItemToArray(calls, o);
+        cJSON_AddStringToObject(o, "kernel", c->kernel);
+        cJSON_AddNumberToObject(o, "occurrence", (double)c->occurrence);
+        cJSON *missing = cJSON_AddArrayToObject(o, "missing");
+        for (size_t k = 0; k < c->refs.nmissing; k++)
+            cJSON_AddItemToArray(missing, cJSON_CreateString(c->refs.missing[k]));
+        double scale = 0;
+        for (size_t k = 0; k < c->refs.ncombined; k++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(absmax, c->refs.combined[k]);
+            if (cJSON_IsNumber(v) && v->valuedouble > scale)
+                scale = v->valuedouble;
+        }
+        for (size_t k = 0; k < c->refs.nrefs; k++) {
+            char *path = eager_ref_node_path(r->dir, c->refs.refs[k]);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            struct stat st;
+            file_tensor ft;
+            strbuf e = STRBUF_INIT;
+            if (fd >= 0 && fstat(fd, &st) == 0 && npy_read_header(fd, (uint64_t)st.st_size, path, &ft, &e) == 0) {
+                cJSON *ref = cJSON_CreateObject();
+                cJSON_AddItemToArray(refs, ref);
+                cJSON_AddStringToObject(ref, "node", c->refs.refs[k]);
+                cJSON_AddStringToObject(ref, "file", path + strlen(r->dir) + 1);
+                cJSON_AddStringToObject(ref, "dtype", ft.dtype);
+                cJSON *shape = cJSON_AddArrayToObject(ref, "shape");
+                for (int d = 0; d < ft.ndim; d++)
+                    cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)ft.shape[d]));
+                cJSON_AddNumberToObject(ref, "scale", scale);
+                nodes++;
+            }   /* a value the runner did not write (not a tensor): no reference, as the helper does */
+            if (fd >= 0)
+                close(fd);
+            strbuf_release(&e);
+            free(path);
+        }
+    }
+    cJSON_AddNumberToObject(root, "nodes", (double)nodes);
+    char *out = cJSON_Print(root);
+    rc = write_file(r->manifest, out, err);
+    free(out);
+    cJSON_Delete(root);
+    cJSON_Delete(absmax);
+    return rc;
+}
+
+/* Reads the program and starts `aotidbg-runner --eager-ref PLAN`; -1 with why
+ * when the runner cannot do this program (the caller starts Python then). */
+static int start_runner(eager_ref *r, const session *s, const char *program, char *const *raw, const char *device,
+                        int float64, const char *calls_hex, strbuf *why)
+{
+    if (!strcmp(eager_with(), "python")) {
+        strbuf_addstr(why, "AOTIDBG_EAGER_WITH=python");
+        return -1;
+    }
+    if (eager_program_read(&r->prog, program, why) < 0)
+        return -1;
+    const call_table *ct = &s->prov;
+    r->rcalls = arena_alloc(&r->ar, (ct->ncalls + 1) * sizeof *r->rcalls);
+    const char **keep = NULL;
+    size_t nkeep = 0, capkeep = 0;
+    for (size_t i = 0; i < ct->ncalls; i++) {
+        const char **nodes;
+        size_t occ, n = call_nodes(ct, i, &nodes, &occ);
+        if (!n)
+            continue;
+        runner_call *c = &r->rcalls[r->nrcalls++];
+        c->kernel = arena_strdup(&r->ar, ct->calls[i].kernel);
+        c->occurrence = occ;
+        eager_program_refs(r->prog, nodes, n, &c->refs);
+        for (size_t k = 0; k < c->refs.nrefs; k++) {
+            size_t j = 0;
+            while (j < nkeep && strcmp(keep[j], c->refs.refs[k]))
+                j++;
+            if (j == nkeep) {
+                keep = arena_grow(&r->ar, keep, nkeep, &capkeep, sizeof *keep, 64);
+                keep[nkeep++] = c->refs.refs[k];
+            }
+        }
+    }
+    char *plan = dir_file(r->dir, "plan-%s.bin", calls_hex);
+    r->runner_log = dir_file(r->dir, "%s", "runner.log");
+    int rc = eager_program_write_plan(r->prog, plan, program, device, float64, r->dir, keep, nkeep, s, raw, why);
+    if (rc == 0) {
+        char *argv[] = {(char *)aotidbg_runner_path(), "--eager-ref", plan, NULL};
+        r->by_runner = 1;
+        r->computed_by = "runner";
+        rc = spawn(r, argv, r->runner_log, why);
+    }
+    free(plan);
+    return rc;
 }
 
 int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err)
@@ -354,9 +524,32 @@ int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err)
         nanosleep(&ts, NULL);
     }
     r->pid = -1;
+    if (r->by_runner) {   /* the runner's reference, or why not: then Python computes it */
+        strbuf why = STRBUF_INIT;
+        if (WIFEXITED(status) && !WEXITSTATUS(status) && runner_manifest(r, &why) == 0 && read_manifest(r, &why) == 0) {
+            strbuf_release(&why);
+            return 1;
+        }
+        if (!why.len)
+            helper_error(r->runner_log, "aotidbg-runner --eager-ref: ", &why);
+        r->nmsgs = r->ncalls = 0;
+        strbuf_reset(&r->summary);
+        strbuf_addstr(&r->why_python, why.buf);
+        strbuf_release(&why);
+        if (only_runner()) {
+            *code = 1;
+            strbuf_addf(err, "the runner could not compute it (AOTIDBG_EAGER_WITH=runner): %s", r->why_python.buf);
+            return -1;
+        }
+        if (spawn_python(r, err) < 0) {
+            *code = 1;
+            return -1;
+        }
+        return eager_ref_poll(r, timeout_ms, code, err);
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status)) {
         *code = WIFEXITED(status) && WEXITSTATUS(status) == 2 ? 2 : 1;
-        helper_error(r, err);
+        helper_error(r->log, "aotidbg_eager: ", err);
         return -1;
     }
     if (read_manifest(r, err) < 0) {
@@ -368,13 +561,6 @@ int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err)
 
 /* ---- start ------------------------------------------------------------------------- */
 
-static char *dir_file(const char *dir, const char *fmt, const char *arg)
-{
-    strbuf sb = STRBUF_INIT;
-    strbuf_addf(&sb, "%s/", dir);
-    strbuf_addf(&sb, fmt, arg);
-    return strbuf_detach(&sb, NULL);
-}
 
 /* fill: file inputs as raw bytes (the bytes the runner reads) in a private
  * folder *tmp under root, their hashes into sha: the key needs them first. */
@@ -443,6 +629,7 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
     r->atol = o->atol;
     r->rtol = o->rtol;
     strbuf_init(&r->summary, 0);
+    strbuf_init(&r->why_python, 0);
     const char *device = o->device ? o->device : run_device;
     char prog_hex[65], helper_hex[65], key_hex[65], calls_hex[65];
     size_t ni = s->ninputs ? s->ninputs : 1, ncalls = 0;
@@ -510,9 +697,22 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
     inputs = inputs_json(s, raw, sha);
     char *ip = dir_file(r->dir, "%s", "inputs.json"), *cp = dir_file(r->dir, "calls-%s.json", calls_hex),
          *mn = strrchr(r->manifest, '/') + 1;
-    if (write_file(ip, inputs, err) == 0 && write_file(cp, calls, err) == 0 &&
-        spawn_helper(r, helper, abs_prog ? abs_prog : o->program, ip, cp, mn, device, o->float64, err) == 0)
-        rc = 0;
+    if (write_file(ip, inputs, err) == 0 && write_file(cp, calls, err) == 0) {
+        const char *argv[] = {python(), helper, abs_prog ? abs_prog : o->program, "--inputs", ip, "--calls", cp,
+                              "--out", r->dir, "--manifest", mn, "--device", device,
+                              o->float64 ? "--float64" : NULL, NULL};
+        for (size_t i = 0; argv[i]; i++)
+            r->py_argv[i] = arena_strdup(&r->ar, argv[i]);
+        strbuf why = STRBUF_INIT;
+        if (start_runner(r, s, abs_prog ? abs_prog : o->program, raw, device, o->float64, calls_hex, &why) == 0)
+            rc = 0;
+        else if (only_runner())
+            strbuf_addf(err, "--eager: the runner cannot compute the reference (AOTIDBG_EAGER_WITH=runner): %s",
+                        why.buf);
+        else if (strbuf_addstr(&r->why_python, why.buf), spawn_python(r, err) == 0)
+            rc = 0;
+        strbuf_release(&why);
+    }
     free(ip);
     free(cp);
 done:
@@ -548,6 +748,15 @@ const proto_msg *eager_ref_messages(const eager_ref *r, size_t *n)
 
 const char *eager_ref_summary(const eager_ref *r) { return r->summary.buf; }
 
+void eager_ref_computer(const eager_ref *r, strbuf *out)
+{
+    if (r->by_runner)
+        strbuf_addf(out, "the runner with libtorch (%s)", aotidbg_runner_path());
+    else
+        strbuf_addf(out, "%s%s%s", python(), r->why_python.len ? " because the runner could not: " : "",
+                    r->why_python.buf);
+}
+
 void eager_ref_to_session(const eager_ref *r, session *s)
 {
     if (!r->ready)
@@ -564,7 +773,10 @@ void eager_ref_free(eager_ref *r)
         kill(r->pid, SIGTERM);
         waitpid(r->pid, NULL, 0);
     }
+    eager_program_free(r->prog);
     arena_release(&r->ar);
+    free(r->runner_log);
+    strbuf_release(&r->why_python);
     free(r->dir);
     free(r->manifest);
     free(r->log);

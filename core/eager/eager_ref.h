@@ -4,11 +4,17 @@
  * the REFERENCE messages that hand both to the runner (protocol.h), which
  * compares each kernel's outputs as it runs (core/runner/eager_refs.h).
  *
- * The values come from core/prepare/aotidbg_eager.py, run with python3
+ * The values come from the runner: `aotidbg-runner --eager-ref PLAN`
+ * interprets the exported program with libtorch (eager_program.h reads the
+ * archive and writes the plan; core/runner/eager_graph.h), without Python.
+ * A program it cannot do (symbolic shapes, higher-order or custom ops, an
+ * argument kind or archive layout it does not know), or a runner that fails,
+ * falls back to core/prepare/aotidbg_eager.py, run with python3
  * ($AOTIDBG_PYTHON) and torch: it makes the inputs exactly as the runner
  * does, runs the program with torch.fx.Interpreter and writes one .npy per
  * node the kernels write out (the nodes a call names that are used outside
- * it). The nodes of a call are its kernel_information.json pre_grad_nodes:
+ * it). AOTIDBG_EAGER_WITH=python or =runner picks one way only. Both write
+ * the same files and manifest (its computed_by says which). The nodes of a call are its kernel_information.json pre_grad_nodes:
  * the exported program's own node names (post_grad_nodes name Inductor's
  * graph after its decompositions, which the program does not have), else
  * the `Topologically Sorted Source Nodes` comment above its launch (the same
@@ -54,6 +60,8 @@ int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err);
 /* Once ready: the REFERENCE messages (valid while r lives) and a one-line summary. */
 const proto_msg *eager_ref_messages(const eager_ref *r, size_t *n);
 const char *eager_ref_summary(const eager_ref *r);
+/* While it is computed: by what ("the runner with libtorch", "python3 because the runner could not: ..."). */
+void eager_ref_computer(const eager_ref *r, strbuf *out);
 /* Once ready: s->eager's counts (calls with references, node values). */
 void eager_ref_to_session(const eager_ref *r, session *s);
 void eager_ref_free(eager_ref *r);

@@ -36,7 +36,12 @@ the node it views (the buffer holds the viewed data). bfloat16 and float8
 values are written as float32 (numpy has no such dtype; the widening is
 exact).
 
-Manifest (JSON): {"version": 1, "program", "device", "float64", "inputs",
+The runner computes the same files without Python in the common case
+(`aotidbg-runner --eager-ref`, core/eager/eager_program.h: the same node
+rule, in C); this helper is the fallback for what it cannot interpret.
+
+Manifest (JSON): {"version": 1, "computed_by": "python" (the runner's say
+"runner"), "program", "device", "float64", "inputs",
 "calls": [{"kernel", "occurrence", "refs": [{"node", "file", "dtype",
 "shape", "scale"}], "missing": [nodes the program does not have]}], "nodes":
 N}. A call's scale is the largest finite |value| the kernel combines: of its
@@ -420,7 +425,7 @@ def main(argv):
         scale = max([absmax.get(n, 0.0) for n in combined] or [0.0])
         c["refs"] = [{"node": n, "file": f"nodes/{n}.npy", "dtype": written[n][0], "shape": written[n][1],
                       "scale": scale} for n in c["refs"] if n in written]
-    manifest = {"version": VERSION, "program": os.path.abspath(args.program), "device": device,
+    manifest = {"version": VERSION, "computed_by": "python", "program": os.path.abspath(args.program), "device": device,
                 "float64": bool(args.float64), "inputs": os.path.abspath(args.inputs),
                 "calls": manifest_calls, "nodes": len(written), "seconds": round(time.monotonic() - t0, 3),
                 "startup_seconds": {"python_torch": round(t_torch - T_START, 3), "load": round(t_load - t_torch, 3)}}

@@ -72,6 +72,34 @@ static int put_dims(strbuf *o, const int64_t *d, int n, const char *what, strbuf
     return 0;
 }
 
+/* str[]: u32 count (at most PROTO_MAX_NAMES) + strs */
+static int put_strs(strbuf *o, const char *const *v, uint32_t n, const char *what, strbuf *err)
+{
+    if (n > PROTO_MAX_NAMES || (n && !v)) {
+        strbuf_addf(err, "protocol: %u %s (at most %u)", n, what, PROTO_MAX_NAMES);
+        return -1;
+    }
+    put_u32(o, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (put_str(o, v[i], what, err)) return -1;
+    return 0;
+}
+
+/* i64[] / f64[]: u32 count (at most PROTO_MAX_VALUES) + items */
+static int put_nums(strbuf *o, const int64_t *iv, const double *fv, uint32_t n, const char *what, strbuf *err)
+{
+    if (n > PROTO_MAX_VALUES || (n && !iv && !fv)) {
+        strbuf_addf(err, "protocol: %u %s (at most %u)", n, what, PROTO_MAX_VALUES);
+        return -1;
+    }
+    put_u32(o, n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (iv) put_i64(o, iv[i]);
+        else put_f64(o, fv[i]);
+    }
+    return 0;
+}
+
 static int put_tensor(strbuf *o, const tensor_rec *t, strbuf *err)
 {
     if (put_str(o, t->name, "tensor name", err) || put_str(o, t->dtype, "tensor dtype", err) ||
@@ -229,6 +257,44 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
             put_u32(o, m->u.launches.before[i]);
         }
         return 0;
+    case PROTO_EAGER_RUN:
+        if (put_str(o, m->u.eager_run.program, "eager program", err) ||
+            put_str(o, m->u.eager_run.device, "eager device", err))
+            return -1;
+        put_u8(o, m->u.eager_run.float64 ? 1 : 0);
+        if (put_str(o, m->u.eager_run.out_dir, "eager folder", err) ||
+            put_strs(o, m->u.eager_run.keep, m->u.eager_run.nkeep, "eager values kept", err) ||
+            put_strs(o, m->u.eager_run.inputs, m->u.eager_run.ninputs, "eager inputs", err))
+            return -1;
+        return 0;
+    case PROTO_EAGER_NODE: {
+        const typeof(m->u.eager_node) *e = &m->u.eager_node;
+        if (e->nargs > PROTO_MAX_NAMES || e->nouts > PROTO_MAX_NAMES || (e->nargs && !e->args) ||
+            (e->nouts && !e->outs)) {
+            strbuf_addf(err, "protocol: node %s has %u arguments and %u outputs (at most %u)", e->name ? e->name : "",
+                        e->nargs, e->nouts, PROTO_MAX_NAMES);
+            return -1;
+        }
+        if (put_str(o, e->name, "node name", err) || put_str(o, e->target, "node target", err)) return -1;
+        put_u32(o, e->nargs);
+        for (uint32_t i = 0; i < e->nargs; i++) {
+            const proto_eager_arg *a = &e->args[i];
+            if (put_str(o, a->name, "argument name", err)) return -1;
+            put_u8(o, a->kind);
+            if (put_strs(o, a->names, a->nnames, "argument tensors", err) ||
+                put_nums(o, a->ints, NULL, a->nints, "argument ints", err) ||
+                put_nums(o, NULL, a->floats, a->nfloats, "argument floats", err) ||
+                put_str(o, a->text, "argument text", err))
+                return -1;
+        }
+        put_u32(o, e->nouts);
+        for (uint32_t i = 0; i < e->nouts; i++) {
+            if (put_str(o, e->outs[i].name, "output name", err)) return -1;
+            put_u32(o, e->outs[i].ret);
+            put_i64(o, e->outs[i].elem);
+        }
+        return 0;
+    }
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -458,6 +524,43 @@ static uint8_t get_enum(cursor *c, unsigned max, const char *what)
     return v;
 }
 
+/* A count of items of at least `size` bytes each, capped and checked against the frame. */
+static uint32_t get_count(cursor *c, uint32_t max, size_t size, const char *what)
+{
+    size_t at = c->pos;
+    uint32_t n = get_u32(c, what);
+    if (c->failed) return 0;
+    if (n > max || (size_t)n * size > c->end - c->pos) {
+        fail_at(c, at, "%s count %u is over the limit or larger than the frame", what, n);
+        return 0;
+    }
+    return n;
+}
+
+static const char **get_strs(cursor *c, uint32_t *n, const char *what)
+{
+    *n = get_count(c, PROTO_MAX_NAMES, 4, what);
+    const char **v = *n ? arena_alloc(c->a, *n * sizeof *v) : NULL;
+    for (uint32_t i = 0; i < *n; i++) v[i] = get_str(c, what);
+    return v;
+}
+
+static int64_t *get_i64s(cursor *c, uint32_t *n, const char *what)
+{
+    *n = get_count(c, PROTO_MAX_VALUES, 8, what);
+    int64_t *v = *n ? arena_alloc(c->a, *n * sizeof *v) : NULL;
+    for (uint32_t i = 0; i < *n; i++) v[i] = get_i64(c, what);
+    return v;
+}
+
+static double *get_f64s(cursor *c, uint32_t *n, const char *what)
+{
+    *n = get_count(c, PROTO_MAX_VALUES, 8, what);
+    double *v = *n ? arena_alloc(c->a, *n * sizeof *v) : NULL;
+    for (uint32_t i = 0; i < *n; i++) v[i] = get_f64(c, what);
+    return v;
+}
+
 static void get_tensor(cursor *c, tensor_rec *t)
 {
     t->name = get_str(c, "tensor name");
@@ -653,6 +756,41 @@ static void decode_body(cursor *c, proto_msg *m)
         m->u.launches.before = b;
         return;
     }
+    case PROTO_EAGER_RUN:
+        m->u.eager_run.program = get_str(c, "eager program");
+        m->u.eager_run.device = get_str(c, "eager device");
+        m->u.eager_run.float64 = get_enum(c, 1, "float64 flag");
+        m->u.eager_run.out_dir = get_str(c, "eager folder");
+        m->u.eager_run.keep = get_strs(c, &m->u.eager_run.nkeep, "eager values kept");
+        m->u.eager_run.inputs = get_strs(c, &m->u.eager_run.ninputs, "eager inputs");
+        return;
+    case PROTO_EAGER_NODE: {
+        m->u.eager_node.name = get_str(c, "node name");
+        m->u.eager_node.target = get_str(c, "node target");
+        uint32_t na = get_count(c, PROTO_MAX_NAMES, 4 + 1 + 4 * 4, "argument");
+        proto_eager_arg *args = na ? arena_alloc(c->a, na * sizeof *args) : NULL;
+        for (uint32_t i = 0; i < na && !c->failed; i++) {
+            proto_eager_arg *a = &args[i];
+            a->name = get_str(c, "argument name");
+            a->kind = get_enum(c, EAGER_ARG_LAST, "argument kind");
+            a->names = get_strs(c, &a->nnames, "argument tensors");
+            a->ints = get_i64s(c, &a->nints, "argument ints");
+            a->floats = get_f64s(c, &a->nfloats, "argument floats");
+            a->text = get_str(c, "argument text");
+        }
+        uint32_t no = get_count(c, PROTO_MAX_NAMES, 4 + 4 + 8, "output");
+        proto_eager_out *outs = no ? arena_alloc(c->a, no * sizeof *outs) : NULL;
+        for (uint32_t i = 0; i < no && !c->failed; i++) {
+            outs[i].name = get_str(c, "output name");
+            outs[i].ret = get_u32(c, "output return");
+            outs[i].elem = get_i64(c, "output element");
+        }
+        m->u.eager_node.nargs = c->failed ? 0 : na;
+        m->u.eager_node.args = args;
+        m->u.eager_node.nouts = c->failed ? 0 : no;
+        m->u.eager_node.outs = outs;
+        return;
+    }
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -744,6 +882,8 @@ const char *proto_type_name(proto_type t)
     case PROTO_QUIT: return "QUIT";
     case PROTO_CONSTANT: return "CONSTANT";
     case PROTO_LAUNCHES: return "LAUNCHES";
+    case PROTO_EAGER_RUN: return "EAGER_RUN";
+    case PROTO_EAGER_NODE: return "EAGER_NODE";
     case PROTO_FREAD: return "FREAD";
     case PROTO_SHA256: return "SHA256";
     case PROTO_FACTS: return "FACTS";

@@ -62,6 +62,7 @@
 #include "arena.h"
 #include "model.h"
 #include "strbuf.h"
+#include "eager_plan.h"
 
 #define PROTO_VERSION     2              /* 2: the remote agent's messages (32..50) */
 #define PROTO_FD          3              /* the runner's end of the socketpair */
@@ -120,6 +121,18 @@ typedef enum {
                             launch with before > 0 waits until those tensors are sent, so the
                             front end has what the kernel is about to consume (added later: a
                             runner that never gets it stops at the first before-hook) */
+    /* a plan file for `aotidbg-runner --eager-ref PLAN` (core/eager/eager_program.h writes it, the
+       runner computes the eager reference with libtorch): EAGER_RUN, INPUT per user input (spec.name =
+       its placeholder), CONSTANT per weight/buffer/constant (fqn = its placeholder, path = the archive
+       record, offset 0), then EAGER_NODE per graph node in order */
+    PROTO_EAGER_RUN = 24,  /* str program (the torch.export.save file), str device, u8 float64,
+                              str out_dir, str[] keep (u32 count + strs: the values written as .npy),
+                              str[] inputs (the placeholders the INPUTs feed, in order) */
+    PROTO_EAGER_NODE = 25, /* str name, str target ("torch.ops.aten.add.Tensor"), u32 nargs, then per
+                              argument: str name (the schema's), u8 kind (eager_arg_kind), str[] names
+                              (tensors; "" = None in an optional list), i64[] ints, f64[] floats, str
+                              text; u32 nouts, then per output: str name, u32 ret (the schema return),
+                              i64 elem (-1: the return itself, else its index in a Tensor[] return) */
     /* front end -> remote agent (aotidbg-runner --serve) */
     PROTO_FREAD = 32,    /* str path, u64 offset, u32 len -> REPLY(value = file size, data = the bytes,
                             fewer at the end of the file; len at most PROTO_MAX_DATA) */
@@ -201,6 +214,11 @@ typedef struct {
         struct { const char *fqn, *path, *dtype; uint64_t offset; int ndim; int64_t *shape, *strides;
                  int64_t storage_offset; } constant;
         struct { uint32_t n; const char **kernels; const uint32_t *before; } launches;
+        struct { const char *program, *device, *out_dir; uint8_t float64; uint32_t nkeep, ninputs;
+                 const char **keep, **inputs; }
+            eager_run;
+        struct { const char *name, *target; uint32_t nargs, nouts; proto_eager_arg *args; proto_eager_out *outs; }
+            eager_node;
         struct { const char *path; uint64_t offset; uint32_t len; } fread;
         struct { const char *path; } sha256, facts;          /* facts: path is the so_path */
         struct { const char *path, *prefixes; } extract;

@@ -392,10 +392,11 @@ static int start_eager(run_service *rs, const char *device, strbuf *err)
         eager_ref_to_session(rs->eager, s);
         say(rs, "%s, cached", eager_ref_summary(rs->eager));
     } else {
+        strbuf by = STRBUF_INIT;
+        eager_ref_computer(rs->eager, &by);
         say(rs, "computing the eager reference: %s on %s%s with %s (once; later runs read it from %s)",
-            rs->o.eager, s->eager.device, rs->o.eager_float64 ? " in float64" : "",
-            getenv("AOTIDBG_PYTHON") && *getenv("AOTIDBG_PYTHON") ? getenv("AOTIDBG_PYTHON") : "python3",
-            s->eager.dir);
+            rs->o.eager, s->eager.device, rs->o.eager_float64 ? " in float64" : "", by.buf, s->eager.dir);
+        strbuf_release(&by);
     }
     return 0;
 }

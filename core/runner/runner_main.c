@@ -35,6 +35,7 @@
 #include "agent.h"
 #include "channel.h"
 #include "device_timer.h"
+#include "eager_main.h"
 #include "eager_refs.h"
 #include "hooks.h"
 #include "input_build.h"
@@ -57,6 +58,7 @@ static void usage(FILE *f)
             "       aotidbg-runner --serve [--idle S]   (started by aotidbg --remote through ssh)\n"
             "       aotidbg-runner --check-so SO\n"
             "       aotidbg-runner --bench SO CUBIN_DIR DEVICE ITERS MODE INPUT...\n"
+            "       aotidbg-runner --eager-ref PLAN   (started by aotidbg run --eager)\n"
             "       aotidbg-runner --help | --version\n"
             "\n"
             "aotidbg-runner loads libtorch and an AOTInductor model .so and runs it for the\n"
@@ -66,6 +68,9 @@ static void usage(FILE *f)
             "stdin/stdout, extracts the package into a private folder, starts a runner per run and\n"
             "relays it; it leaves (killing its runner, removing its folder) when the connection\n"
             "closes or nothing arrives for S seconds (default 300).\n"
+            "--eager-ref computes the eager reference of `aotidbg run --eager PROGRAM` with libtorch:\n"
+            "the exported program's graph from PLAN (written by aotidbg) run op by op, the values it\n"
+            "keeps written as .npy (exit 0; 3: something it does not do, aotidbg then uses Python).\n"
             "--check-so loads SO with RTLD_NOW against this runner's libtorch and prints \"ok\" or\n"
             "the loader's message (exit 0 or 1).\n"
             "\n"
@@ -437,6 +442,7 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "--check-so")) return check_so(argv[2]);
     tabi_init();
     if (argc > 1 && !strcmp(argv[1], "--bench")) return bench_main(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "--eager-ref")) return eager_ref_main(argc - 2, argv + 2);
     if (argc > 1) {
         fprintf(stderr, "aotidbg-runner: unknown argument '%s'\n", argv[1]);
         usage(stderr);

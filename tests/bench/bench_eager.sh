@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench_eager.sh — a run compared with eager (`run --eager PROGRAM`: the exported program run by
-# core/prepare/aotidbg_eager.py, every kernel's output compared in the runner) against the plain
+# the runner with libtorch, `aotidbg-runner --eager-ref`, or by core/prepare/aotidbg_eager.py where
+# the runner cannot; every kernel's output compared in the runner) against the plain
 # recorded run of the same package, side by side in one run, on a CPU model of 220 kernels
 # (issue 18's target: at most 3x, the eager run itself included).
 #
@@ -8,7 +9,7 @@
 #   D=512 B=256 bash tests/bench/bench_eager.sh ...   # wider layers, more rows: more work per kernel
 #
 # Three ways, REPS times each, interleaved: plain (`run --record`), eager cold (a new session
-# folder each time: the reference is computed, Python and torch start), eager cached (the
+# folder each time: the reference is computed; it prints which way did), eager cached (the
 # reference beside the session already: only the compare). Prints the median wall time and the
 # median CPU time (user + sys of aotidbg, the runner and the helper: on a shared, loaded box the
 # CPU time is the cost of the work itself) and the ratios to plain; then the runner's own profile of
@@ -33,7 +34,7 @@ for i in $(seq "$REPS"); do
   mkdir -p "$W/cold$i"
   plain+=("$(measure "$A" run "$W/deep.pt2" --inputs "$W/in.yaml" --record "$W/p.yaml")")
   cold+=("$(measure "$A" run "$W/deep.pt2" --inputs "$W/in.yaml" --eager "$W/deep.ep.pt2" --record "$W/cold$i/e.yaml")")
-  [ "$i" = 1 ] && cp -r "$W/cold1/.aotidbg-eager" "$W/cached/"
+  [ "$i" = 1 ] && cp -r "$W/cold1/.aotidbg-eager" "$W/cached/" && cp "$W/err" "$W/cold.err"
   cached+=("$(measure "$A" run "$W/deep.pt2" --inputs "$W/in.yaml" --eager "$W/deep.ep.pt2" --record "$W/cached/e.yaml")")
 done
 grep -q "cached" "$W/err" || { echo "the cached run computed the reference again" >&2; exit 1; }
@@ -43,6 +44,8 @@ AOTIDBG_RUNNER_PROFILE=1 "$A" run "$W/deep.pt2" --inputs "$W/in.yaml" --eager "$
 prof=$(grep -o 'profile:   [a-z_]* *[0-9.]* us *[0-9.]* calls' "$W/cached/prof.yaml" | awk '{print $2, $3, $5}' | tr '\n' ';')
 kernels=$(grep -c "kind: kernel" "$W/cached/e.yaml")
 checks=$(grep -c "verdict: close" "$W/cached/e.yaml" || true)
+by=$(grep -o 'computed by [^,]*' "$W/cold.err" | head -1)
+echo "reference ${by:-computed by ? (no summary line)}"
 python3 - "$kernels" "$checks" "${plain[*]}" "${cold[*]}" "${cached[*]}" "$prof" "${B}x$D" <<'PY'
 import statistics, sys
 k, c = int(sys.argv[1]), int(sys.argv[2])

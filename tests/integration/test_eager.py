@@ -1,8 +1,9 @@
 """The eager reference (issue 18): `aotidbg run PKG --eager PROGRAM.pt2`.
 
 Real CPU packages (tests/models/model_eager.py) against real exported
-programs, run eagerly by core/prepare/aotidbg_eager.py and compared kernel by
-kernel in the runner:
+programs, run eagerly by the runner with libtorch (`aotidbg-runner
+--eager-ref`, the common path) or by core/prepare/aotidbg_eager.py (the
+fallback), and compared kernel by kernel in the runner:
 - a package against its own program: no kernel departs, exit 0;
 - a stale package against a changed program (one layer's weights changed):
   the first kernel that departs is the first kernel that reads the changed
@@ -11,6 +12,9 @@ kernel in the runner:
 - a float16 package: its small numeric differences from eager float16 stay
   within the default tolerances;
 - the reference is computed once: a second run starts no Python;
+- both ways give the same manifest and the same values on one model; a
+  program the runner cannot interpret (symbolic shapes) falls back to Python
+  and says so;
 - bad programs, options and a failing helper get clear errors.
 """
 import json
@@ -74,6 +78,7 @@ def test_own_program_nothing_departs(aotidbg, blocks, work):
     r, out = eager_run(aotidbg, pkg, progs["same"], work, "same.yaml", "--break-on", "diverge")
     assert r.returncode == 0, r.stderr
     assert "no departure from" in r.stderr, r.stderr
+    assert "computed by the runner with libtorch" in r.stderr, r.stderr   # no Python in the common case
     sess = load_session(out)
     assert sess["end_state"] == "complete"
     assert sess["eager"]["program"] == os.path.realpath(progs["same"])
@@ -134,6 +139,89 @@ def test_the_reference_is_computed_once(aotidbg, blocks, work):
     assert "cached" in r.stderr, r.stderr
     assert load_session(out)["eager"]["dir"] == load_session(work / "same.yaml")["eager"]["dir"]
     assert os.path.isdir(os.path.join(work, ".aotidbg-eager"))
+
+
+def manifest(sess):
+    """The reference's manifest, and its folder."""
+    d = sess["eager"]["dir"]
+    (m,) = [f for f in os.listdir(d) if f.startswith("manifest-")]
+    with open(os.path.join(d, m)) as f:
+        return json.load(f), d
+
+
+@pytest.mark.parametrize("f64", [False, True], ids=["float32", "float64"])
+def test_runner_and_python_give_the_same_reference(aotidbg, blocks, tmp_path, f64):
+    """The same program and inputs through both ways: the same calls, references,
+    dtypes, shapes and scales, and the same values bit for bit (both call the
+    same ATen kernels on the CPU)."""
+    import numpy as np
+    pkg, progs = blocks
+    (tmp_path / "in.yaml").write_text(SPEC % ("4, 16", "float32"))
+    got = {}
+    for way in ("runner", "python"):
+        (tmp_path / way).mkdir()
+        out = tmp_path / way / "s.yaml"
+        r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager", progs["ln1"],
+                 "--record", str(out), *(["--eager-float64"] if f64 else [])],
+                env=dict(os.environ, AOTIDBG_EAGER_WITH=way))
+        assert r.returncode == 0, r.stderr
+        got[way] = manifest(load_session(out))
+    (a, ad), (b, bd) = got["runner"], got["python"]
+    assert a["computed_by"] == "runner" and b["computed_by"] == "python"
+    assert [(c["kernel"], c["occurrence"], c["missing"]) for c in a["calls"]] == \
+           [(c["kernel"], c["occurrence"], c["missing"]) for c in b["calls"]]
+    n = 0
+    for ca, cb in zip(a["calls"], b["calls"]):
+        assert [(x["node"], x["dtype"], x["shape"]) for x in ca["refs"]] == \
+               [(x["node"], x["dtype"], x["shape"]) for x in cb["refs"]], (ca, cb)
+        for x, y in zip(ca["refs"], cb["refs"]):
+            assert x["scale"] == pytest.approx(y["scale"], rel=1e-12), (x, y)
+            va, vb = np.load(os.path.join(ad, x["file"])), np.load(os.path.join(bd, y["file"]))
+            assert va.dtype == vb.dtype == (np.float64 if f64 else np.float32) and np.array_equal(va, vb), x["node"]
+            n += 1
+    assert n >= len(a["calls"]) > 3
+
+
+def test_a_program_the_runner_cannot_do_falls_back_to_python(aotidbg, blocks, tmp_path):
+    """The same weights behind a reshape to the batch size, exported with a
+    dynamic batch: the program computes with a symbolic int (sym_size), which
+    the runner does not interpret; it says so, Python computes the reference,
+    nothing departs. (A dynamic batch alone is fine for the runner: it runs the
+    graph on the concrete inputs.)"""
+    import importlib.util
+    import torch
+    from conftest import ROOT
+    pkg, progs = blocks
+    spec = importlib.util.spec_from_file_location("model_eager", os.path.join(ROOT, "tests/models/model_eager.py"))
+    model_eager = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(model_eager)
+    blocks_m = model_eager.Blocks().eval()
+    blocks_m.load_state_dict(torch.export.load(progs["same"]).state_dict)
+
+    class Flat(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = blocks_m
+
+        def forward(self, x):
+            return self.m(x.reshape(x.shape[0], -1))
+
+    batch = torch.export.Dim("batch", min=2, max=64)
+    dyn = torch.export.export(Flat().eval(), (torch.randn(4, 16),), dynamic_shapes=({0: batch},))
+    prog = str(tmp_path / "dynamic.ep.pt2")
+    torch.export.save(dyn, prog)
+    (tmp_path / "in.yaml").write_text(SPEC % ("4, 16", "float32"))
+    r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager", prog, "--break-on", "diverge",
+             "--record", str(tmp_path / "dyn.yaml")])
+    assert r.returncode == 0, r.stderr
+    assert "computed by Python (aotidbg_eager.py) because the runner could not:" in r.stderr, r.stderr
+    assert "symbolic" in r.stderr, r.stderr
+    assert not events(load_session(tmp_path / "dyn.yaml"), "divergence")
+    # asked for the runner only (and a folder without that reference), the same program is an error that says why
+    (tmp_path / "only").mkdir()
+    r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager", prog,
+             "--record", str(tmp_path / "only" / "only.yaml")], env=dict(os.environ, AOTIDBG_EAGER_WITH="runner"))
+    assert r.returncode == 2 and "AOTIDBG_EAGER_WITH=runner" in r.stderr and "symbolic" in r.stderr, r.stderr
 
 
 def test_tolerance_option(aotidbg, blocks, work):

@@ -119,6 +119,26 @@ static int sample_msgs(proto_msg *out)
     m.u.log.stream = 1; m.u.log.data = "Error: boom\n"; m.u.log.ndata = 12;
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_EXIT; m.u.exit.how = 1; m.u.exit.code = 11; out[n++] = m;
+    static const char *keep[] = {"linear", "getitem_1"};
+    memset(&m, 0, sizeof m); m.type = PROTO_EAGER_RUN;
+    m.u.eager_run.program = "/m.ep.pt2"; m.u.eager_run.device = "cuda:0"; m.u.eager_run.float64 = 1;
+    m.u.eager_run.out_dir = "/s/.aotidbg-eager/k"; m.u.eager_run.nkeep = 2; m.u.eager_run.keep = keep;
+    m.u.eager_run.ninputs = 1; m.u.eager_run.inputs = keep;
+    out[n++] = m;
+    static const char *tensors[] = {"x", ""};
+    static int64_t ints[] = {INT64_MAX, -1};
+    static double floats[] = {1e-5, -0.0};
+    static proto_eager_arg args[] = {
+        {"self", EAGER_ARG_OPT_TENSORS, 2, 0, 0, tensors, NULL, NULL, ""},
+        {"dim", EAGER_ARG_INTS, 0, 2, 0, NULL, ints, NULL, ""},
+        {"eps", EAGER_ARG_FLOATS, 0, 0, 2, NULL, NULL, floats, ""},
+        {"approximate", EAGER_ARG_STRING, 0, 0, 0, NULL, NULL, NULL, "tanh"},
+    };
+    static proto_eager_out outs[] = {{"getitem", 0, -1}, {"getitem_1", 1, 3}};
+    memset(&m, 0, sizeof m); m.type = PROTO_EAGER_NODE;
+    m.u.eager_node.name = "native_layer_norm"; m.u.eager_node.target = "torch.ops.aten.native_layer_norm.default";
+    m.u.eager_node.nargs = 4; m.u.eager_node.args = args; m.u.eager_node.nouts = 2; m.u.eager_node.outs = outs;
+    out[n++] = m;
     return n;
 }
 
@@ -201,6 +221,39 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
             if (x->shape[i] != y->shape[i]) return 0;
         return 1;
     }
+    case PROTO_EAGER_RUN: {
+        const __typeof__(a->u.eager_run) *x = &a->u.eager_run, *y = &b->u.eager_run;
+        if (strcmp(x->program, y->program) || strcmp(x->device, y->device) || x->float64 != y->float64 ||
+            strcmp(x->out_dir, y->out_dir) || x->nkeep != y->nkeep || x->ninputs != y->ninputs)
+            return 0;
+        for (uint32_t i = 0; i < x->ninputs; i++)
+            if (strcmp(x->inputs[i], y->inputs[i])) return 0;
+        for (uint32_t i = 0; i < x->nkeep; i++)
+            if (strcmp(x->keep[i], y->keep[i])) return 0;
+        return 1;
+    }
+    case PROTO_EAGER_NODE: {
+        const __typeof__(a->u.eager_node) *x = &a->u.eager_node, *y = &b->u.eager_node;
+        if (strcmp(x->name, y->name) || strcmp(x->target, y->target) || x->nargs != y->nargs || x->nouts != y->nouts)
+            return 0;
+        for (uint32_t i = 0; i < x->nargs; i++) {
+            const proto_eager_arg *p = &x->args[i], *q = &y->args[i];
+            if (strcmp(p->name, q->name) || p->kind != q->kind || p->nnames != q->nnames || p->nints != q->nints ||
+                p->nfloats != q->nfloats || strcmp(p->text, q->text))
+                return 0;
+            for (uint32_t j = 0; j < p->nnames; j++)
+                if (strcmp(p->names[j], q->names[j])) return 0;
+            for (uint32_t j = 0; j < p->nints; j++)
+                if (p->ints[j] != q->ints[j]) return 0;
+            for (uint32_t j = 0; j < p->nfloats; j++)
+                if (!same_f64(p->floats[j], q->floats[j])) return 0;
+        }
+        for (uint32_t i = 0; i < x->nouts; i++)
+            if (strcmp(x->outs[i].name, y->outs[i].name) || x->outs[i].ret != y->outs[i].ret ||
+                x->outs[i].elem != y->outs[i].elem)
+                return 0;
+        return 1;
+    }
     case PROTO_ALIAS:
         return a->u.alias.output == b->u.alias.output && !strcmp(a->u.alias.of, b->u.alias.of);
     case PROTO_LOAD:
@@ -271,9 +324,9 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
 
 static void test_round_trip_every_message(void)
 {
-    proto_msg msgs[40];
+    proto_msg msgs[48];
     int n = sample_msgs(msgs);
-    CHECK(n == 31);
+    CHECK(n == 33);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);
@@ -319,7 +372,7 @@ static void test_null_strings_and_input_file(void)
 
 static void test_every_truncation_wants_more(void)
 {
-    proto_msg msgs[40];
+    proto_msg msgs[48];
     int n = sample_msgs(msgs);
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     arena a = ARENA_INIT;
@@ -344,7 +397,7 @@ static void test_every_truncation_wants_more(void)
  * exactly. */
 static void test_corrupted_lengths_refused(void)
 {
-    proto_msg msgs[40];
+    proto_msg msgs[48];
     int n = sample_msgs(msgs);
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     arena a = ARENA_INIT;
@@ -528,7 +581,7 @@ static void test_max_values_round_trip(void)
  * bytes than given, and always either decode or explain. */
 static void test_random_garbage(void)
 {
-    proto_msg msgs[40];
+    proto_msg msgs[48];
     int n = sample_msgs(msgs);
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     arena a = ARENA_INIT;

@@ -1,0 +1,53 @@
+/* eager_program.h — an exported program (a torch.export.save archive) read
+ * without Python, for the runner to compute the eager reference with libtorch
+ * (`aotidbg-runner --eager-ref PLAN`, core/runner/eager_graph.h), and the
+ * rule of which graph nodes a kernel call writes out.
+ *
+ * Reads (libzip, cJSON) <root>/models/<model>.json (the serialized program,
+ * torch/_export/serde/schema.py, torch 2.11 and 2.13 write the same layout),
+ * <root>/data/weights/<model>_weights_config.json and
+ * <root>/data/constants/<model>_constants_config.json (raw storages,
+ * weight_N/constant_N, addressed by sizes, strides and storage offset).
+ * Only what the runner's interpreter does is accepted: every node a
+ * `torch.ops.<ns>.<op>.<overload>` call (no higher-order ops), arguments of
+ * the kinds in eager_plan.h, static shapes, tensor inputs, raw (not pickled)
+ * weights. Anything else: -1 with err naming the node or entry and why (the
+ * caller then uses the Python helper, core/prepare/aotidbg_eager.py).
+ *
+ * The node rule (eager_program_refs) is the one aotidbg_eager.py's call_refs
+ * applies to the fx graph; tests/integration/test_eager.py compares the two
+ * manifests on the same package so that they stay one rule.
+ *
+ * Ownership: an eager_program owns its arena (every string and array it
+ * returns). Errors: 0 / -1 with "PROGRAM: what" in err. Threads: one. */
+#ifndef AOTIDBG_EAGER_PROGRAM_H
+#define AOTIDBG_EAGER_PROGRAM_H
+#include <stddef.h>
+#include "model.h"
+#include "strbuf.h"
+
+typedef struct eager_program eager_program;
+
+/* What one kernel call writes out, as names of graph values. */
+typedef struct {
+    const char **refs;         /* its references, in graph order (views after), tensor-valued only */
+    size_t nrefs;
+    const char **missing;      /* names the program does not have */
+    size_t nmissing;
+    const char **combined;     /* its values and their inputs (weights included): the scale */
+    size_t ncombined;
+} eager_call_refs;
+
+int eager_program_read(eager_program **out, const char *path, strbuf *err);
+/* The rule for a call naming nodes names[0..n). */
+void eager_program_refs(eager_program *p, const char *const *names, size_t n, eager_call_refs *out);
+/* Writes the plan file: EAGER_RUN (keep = the values to write), one INPUT per
+ * session input (raw[i]: the materialised file of a fill: file input, else
+ * NULL), CONSTANT per weight, EAGER_NODE per node. -1 when the session's
+ * inputs do not fit the program (count, strides). */
+int eager_program_write_plan(eager_program *p, const char *plan, const char *program, const char *device,
+                             int float64, const char *out_dir, const char *const *keep, size_t nkeep,
+                             const session *s, char *const *raw, strbuf *err);
+void eager_program_free(eager_program *p);
+
+#endif
