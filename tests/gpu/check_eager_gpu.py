@@ -1,6 +1,7 @@
 """Checks the eager reference's runs on the GPU box (run_eager_gpu.sh, issue 18): a bfloat16 CUDA
 package against its own exported program (no false alarm) and against two changed programs (the
-planted divergence found at the first kernel that reads the changed weight, with the user's line);
+planted divergence found at the first kernel that reads the changed weight, with the user's line),
+every reference computed by the runner with libtorch and the Python helper's equal to it;
 the CPU tests (tests/integration/test_eager.py) check the same on torch 2.13 float32/float16.
 
 usage: python3 tests/gpu/check_eager_gpu.py DIR MODEL_FILE
@@ -111,6 +112,43 @@ if s:
         ab, rel = worst(cs)
         info(f"#{i} {n}: {len(cs)} checks, max_abs {ab:.3g}, max_rel {rel:.3g}, atol {cs[0]['atol']:.3g}"
              if cs else f"#{i} {n}: no checks")
+
+# 1b. who computed the references: the runner with libtorch, no Python; Python's agrees with it
+for name in ("same", "ln2", "fc1", "same_f64", "same_cpu"):
+    log = read(f"logs/{name}.log")
+    by = next((ln for ln in log.splitlines() if "computed by" in ln), "no 'computed by' line")
+    check("computed by the runner with libtorch" in log, f"{name}: the reference computed by the runner (libtorch, "
+          f"no Python)", by[-400:])
+s, p = session("same"), session("py/same_py")
+if s and p:
+    import numpy as np
+
+    def manifest(sess):
+        d = (sess.get("eager") or {}).get("dir") or ""
+        ms = [f for f in (os.listdir(d) if os.path.isdir(d) else []) if f.startswith("manifest-")]
+        return (json.load(open(os.path.join(d, ms[0]))), d) if ms else ({}, d)
+    (a, ad), (b, bd) = manifest(s), manifest(p)
+    check(a.get("computed_by") == "runner" and b.get("computed_by") == "python",
+          "the two references: one by the runner, one by Python", f"{a.get('computed_by')} / {b.get('computed_by')}")
+    ka = [(c["kernel"], c["occurrence"], [(r["node"], r["dtype"], r["shape"]) for r in c["refs"]]) for c in a.get("calls", [])]
+    kb = [(c["kernel"], c["occurrence"], [(r["node"], r["dtype"], r["shape"]) for r in c["refs"]]) for c in b.get("calls", [])]
+    check(ka and ka == kb, "runner and Python: the same calls, nodes, dtypes and shapes", f"{ka[:3]} vs {kb[:3]}")
+    worst_d, same_bits, n, far = 0.0, True, 0, []
+    for ca, cb in zip(a.get("calls", []), b.get("calls", [])):
+        for x, y in zip(ca["refs"], cb["refs"]):
+            va = np.load(os.path.join(ad, x["file"])).astype(np.float64)
+            vb = np.load(os.path.join(bd, y["file"])).astype(np.float64)
+            if va.shape != vb.shape:
+                far.append(x["node"])
+                continue
+            n += 1
+            same_bits &= bool(np.array_equal(va, vb))
+            d = float(np.abs(va - vb).max()) if va.size else 0.0
+            worst_d = max(worst_d, d)
+            if not np.allclose(va, vb, atol=1e-5, rtol=1.6e-2):
+                far.append(x["node"])
+    check(n > 0 and not far, "runner and Python: the same values (bf16 tolerance)", f"{far[:5]}")
+    info(f"runner vs Python: {n} node values, bit-identical: {'yes' if same_bits else 'no'}, max |diff| {worst_d:.3g}")
 
 # 2. the cache: a second run starts no Python
 s = session("same_cached")

@@ -5,7 +5,9 @@
 # rounding of fused kernels stays within the default tolerances) and against two changed programs
 # (a planted divergence: one layer's weights changed; the first kernel that departs must be the
 # first kernel that reads that weight, as the package's kernel_information.json says), checked by
-# tests/gpu/check_eager_gpu.py.
+# tests/gpu/check_eager_gpu.py. Every reference is computed by the runner with libtorch
+# (`aotidbg-runner --eager-ref`, no Python); one more run computes the own program's reference with
+# the Python helper (AOTIDBG_EAGER_WITH=python, a folder of its own) and the two are compared.
 #
 #   OUT=DIR AOTIDBG=/path/to/aotidbg bash tests/gpu/run_eager_gpu.sh
 #
@@ -62,12 +64,12 @@ rec() {  # rec NAME ARGS... (the run's exit code in sessions/NAME.rc, its wall t
   local name=$1; shift
   local t=$(date +%s%N)
   timeout 240 "$AOTIDBG" run "$OUT/eager_bf16.pt2" --inputs "$OUT/in.yaml" --record "$OUT/sessions/$name.yaml" "$@" \
-    > "$OUT/logs/$name.log" 2>&1
+    > "$OUT/logs/${name##*/}.log" 2>&1
   local rc=$?
   echo $rc > "$OUT/sessions/$name.rc"
-  printf '%s\t%d\n' "$name" $(( ($(date +%s%N) - t) / 1000000 )) >> "$OUT/times.tsv"   # ms
-  echo "$name: exit $rc"; tail -3 "$OUT/logs/$name.log" | sed 's/^/    /'
-  timeout 60 "$AOTIDBG" replay "$OUT/sessions/$name.yaml" --dump > "$OUT/dump_$name.txt" 2>&1
+  printf '%s\t%d\n' "${name##*/}" $(( ($(date +%s%N) - t) / 1000000 )) >> "$OUT/times.tsv"   # ms
+  echo "$name: exit $rc"; tail -3 "$OUT/logs/${name##*/}.log" | sed 's/^/    /'
+  timeout 60 "$AOTIDBG" replay "$OUT/sessions/$name.yaml" --dump > "$OUT/dump_${name##*/}.txt" 2>&1
 }
 E="$OUT/eager_bf16"
 rec plain
@@ -77,6 +79,8 @@ rec ln2 --eager "$E.ln2.ep.pt2" --break-on diverge
 rec fc1 --eager "$E.fc1.ep.pt2" --break-on diverge
 rec same_f64 --eager "$E.same.ep.pt2" --eager-float64
 rec same_cpu --eager "$E.same.ep.pt2" --eager-device cpu
+mkdir -p "$OUT/sessions/py"   # its own folder: its own reference cache
+AOTIDBG_EAGER_WITH=python rec py/same_py --eager "$E.same.ep.pt2" --break-on diverge
 cat "$OUT/times.tsv"
 
 step "TUI: hunt-diverge (replay and live)"
