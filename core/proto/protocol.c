@@ -155,16 +155,9 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
         return put_str(o, m->u.hello.gpu_name, "gpu name", err) ||
                put_str(o, m->u.hello.gpu_cc, "gpu compute capability", err) ? -1 : 0;
     case PROTO_LOADED:
-        if (m->u.loaded.n_names > PROTO_MAX_NAMES || (m->u.loaded.n_names && !m->u.loaded.input_names)) {
-            strbuf_addf(err, "protocol: %u input names (at most %u)", m->u.loaded.n_names, PROTO_MAX_NAMES);
-            return -1;
-        }
         put_u32(o, m->u.loaded.n_inputs);
         put_u32(o, m->u.loaded.n_outputs);
-        put_u32(o, m->u.loaded.n_names);
-        for (uint32_t i = 0; i < m->u.loaded.n_names; i++)
-            if (put_str(o, m->u.loaded.input_names[i], "input name", err)) return -1;
-        return 0;
+        return put_strs(o, m->u.loaded.input_names, m->u.loaded.n_names, "input names", err);
     case PROTO_KERNEL:
         put_i64(o, m->u.kernel.index);
         if (put_str(o, m->u.kernel.name, "kernel name", err)) return -1;
@@ -431,18 +424,24 @@ static uint64_t get_u64(cursor *c, const char *what)
 
 static int64_t get_i64(cursor *c, const char *what) { return (int64_t)get_u64(c, what); }
 
-/* A count of items that follow: refused (0, failed) when over PROTO_MAX_NAMES or when the rest of the
- * frame cannot hold that many items of at least item_bytes each, so no allocation trusts it blindly. */
-static uint32_t get_count(cursor *c, size_t item_bytes, const char *what)
+/* A count of items that follow: refused (0, failed) when over max or when the rest of the frame
+ * cannot hold that many items of at least item_bytes each, so no allocation trusts it blindly. */
+static uint32_t get_count_max(cursor *c, uint32_t max, size_t item_bytes, const char *what)
 {
     size_t at = c->pos;
     uint32_t n = get_u32(c, what);
     if (c->failed) return 0;
-    if (n > PROTO_MAX_NAMES || (size_t)n * item_bytes > c->end - c->pos) {
+    if (n > max || (size_t)n * item_bytes > c->end - c->pos) {
         fail_at(c, at, "%s is over the limit or larger than the frame", what);
         return 0;
     }
     return n;
+}
+
+/* The same, at most PROTO_MAX_NAMES (names, launches, arguments). */
+static uint32_t get_count(cursor *c, size_t item_bytes, const char *what)
+{
+    return get_count_max(c, PROTO_MAX_NAMES, item_bytes, what);
 }
 
 /* Fields appended to a message later: a runner from before them sends none. */
@@ -524,30 +523,18 @@ static uint8_t get_enum(cursor *c, unsigned max, const char *what)
     return v;
 }
 
-/* A count of items of at least `size` bytes each, capped and checked against the frame. */
-static uint32_t get_count(cursor *c, uint32_t max, size_t size, const char *what)
-{
-    size_t at = c->pos;
-    uint32_t n = get_u32(c, what);
-    if (c->failed) return 0;
-    if (n > max || (size_t)n * size > c->end - c->pos) {
-        fail_at(c, at, "%s count %u is over the limit or larger than the frame", what, n);
-        return 0;
-    }
-    return n;
-}
-
+/* str[]: a count (a string is at least its length field), then the strings. */
 static const char **get_strs(cursor *c, uint32_t *n, const char *what)
 {
-    *n = get_count(c, PROTO_MAX_NAMES, 4, what);
+    *n = get_count(c, 4, what);
     const char **v = *n ? arena_alloc(c->a, *n * sizeof *v) : NULL;
-    for (uint32_t i = 0; i < *n; i++) v[i] = get_str(c, what);
+    for (uint32_t i = 0; i < *n && !c->failed; i++) v[i] = get_str(c, what);
     return v;
 }
 
 static int64_t *get_i64s(cursor *c, uint32_t *n, const char *what)
 {
-    *n = get_count(c, PROTO_MAX_VALUES, 8, what);
+    *n = get_count_max(c, PROTO_MAX_VALUES, 8, what);
     int64_t *v = *n ? arena_alloc(c->a, *n * sizeof *v) : NULL;
     for (uint32_t i = 0; i < *n; i++) v[i] = get_i64(c, what);
     return v;
@@ -555,7 +542,7 @@ static int64_t *get_i64s(cursor *c, uint32_t *n, const char *what)
 
 static double *get_f64s(cursor *c, uint32_t *n, const char *what)
 {
-    *n = get_count(c, PROTO_MAX_VALUES, 8, what);
+    *n = get_count_max(c, PROTO_MAX_VALUES, 8, what);
     double *v = *n ? arena_alloc(c->a, *n * sizeof *v) : NULL;
     for (uint32_t i = 0; i < *n; i++) v[i] = get_f64(c, what);
     return v;
@@ -644,12 +631,7 @@ static void decode_body(cursor *c, proto_msg *m)
     case PROTO_LOADED: {
         m->u.loaded.n_inputs = get_u32(c, "n_inputs");
         m->u.loaded.n_outputs = get_u32(c, "n_outputs");
-        uint32_t n = get_count(c, 4, "input name count");   /* a name is at least its length */
-        if (c->failed) return;
-        m->u.loaded.n_names = n;
-        m->u.loaded.input_names = n ? arena_alloc(c->a, n * sizeof(char *)) : NULL;
-        for (uint32_t i = 0; i < n && !c->failed; i++)
-            m->u.loaded.input_names[i] = get_str(c, "input name");
+        m->u.loaded.input_names = get_strs(c, &m->u.loaded.n_names, "input name");
         return;
     }
     case PROTO_KERNEL:
@@ -767,7 +749,7 @@ static void decode_body(cursor *c, proto_msg *m)
     case PROTO_EAGER_NODE: {
         m->u.eager_node.name = get_str(c, "node name");
         m->u.eager_node.target = get_str(c, "node target");
-        uint32_t na = get_count(c, PROTO_MAX_NAMES, 4 + 1 + 4 * 4, "argument");
+        uint32_t na = get_count(c, 4 + 1 + 4 * 4, "argument");
         proto_eager_arg *args = na ? arena_alloc(c->a, na * sizeof *args) : NULL;
         for (uint32_t i = 0; i < na && !c->failed; i++) {
             proto_eager_arg *a = &args[i];
@@ -778,7 +760,7 @@ static void decode_body(cursor *c, proto_msg *m)
             a->floats = get_f64s(c, &a->nfloats, "argument floats");
             a->text = get_str(c, "argument text");
         }
-        uint32_t no = get_count(c, PROTO_MAX_NAMES, 4 + 4 + 8, "output");
+        uint32_t no = get_count(c, 4 + 4 + 8, "output");
         proto_eager_out *outs = no ? arena_alloc(c->a, no * sizeof *outs) : NULL;
         for (uint32_t i = 0; i < no && !c->failed; i++) {
             outs[i].name = get_str(c, "output name");
