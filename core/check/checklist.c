@@ -1013,9 +1013,16 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
 
     /* integrity: .so, metadata, wrapper.cpp */
     const char *mdir = arena_printf(a, "%sdata/aotinductor/%s/", p->root, m->name);
+    strbuf cpp = STRBUF_INIT;
+    if (!m->so_entry && m->cmake_entry)
+        package_cpp_only_help(p, m, &cpp);
     add(cl, "package.so", m->so_entry ? CHECK_PASS : CHECK_FAIL, "model shared library",
-        arena_printf(a, "%s<key>.wrapper.so", mdir), m->so_entry ? m->so_entry : "missing", p->path,
-        m->so_entry ? NULL : "the archive has no .so for this model: rebuild or recopy the package");
+        arena_printf(a, "%s<key>.wrapper.so", mdir),
+        m->so_entry ? m->so_entry : m->cmake_entry ? "missing: sources and CMakeLists.txt only (package_cpp_only)"
+                                                   : "missing", p->path,
+        m->so_entry ? NULL : m->cmake_entry ? arena_strdup(a, cpp.buf)
+                                            : "the archive has no .so for this model: rebuild or recopy the package");
+    strbuf_release(&cpp);
     if (!p->is_bare_so)
         add(cl, "package.metadata", m->metadata_entry ? CHECK_PASS : CHECK_FAIL, "package metadata",
             arena_printf(a, "%s<key>.wrapper_metadata.json", mdir), m->metadata_entry ? m->metadata_entry : "missing",

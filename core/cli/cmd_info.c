@@ -124,7 +124,10 @@ static void show_model(package_t *p, package_model *m, int calls)
     printf("  cpu isa:             %s\n", or_none(m->cpu_isa));
     if (m->platform || m->machine)
         printf("  platform:            %s %s\n", or_none(m->platform), or_none(m->machine));
-    printf("  so:                  %s\n", m->so_entry ? m->so_entry : "MISSING");
+    printf("  so:                  %s\n", m->so_entry ? m->so_entry
+                                        : m->cmake_entry ? "none: package_cpp_only (sources + CMakeLists.txt; "
+                                                           "`aotidbg check` says how to build it)"
+                                                         : "MISSING");
     printf("  wrapper.cpp:         %s\n", or_none(m->wrapper_cpp_entry));
     if (m->kernel_cpp_entry)
         printf("  kernel.cpp:          %s\n", m->kernel_cpp_entry);

@@ -510,6 +510,8 @@ static void classify(package_t *p, const char *name)
         m->metadata_entry = s;   /* older naming; kernel metadata is not the package's device record */
     else if (!strcmp(base, "kernel_information.json"))
         m->kernel_info_entry = s;
+    else if (!strcmp(file, "CMakeLists.txt"))
+        m->cmake_entry = s;
     else if (ends_with(base, ".wrapper.json"))
         m->proxy_json_entry = s;
     else if (ends_with(base, ".cubin") || ends_with(base, ".hsaco") || ends_with(base, ".spv"))
@@ -798,6 +800,20 @@ const char *package_trace_source(const package_t *p, const package_model *m)
 {
     const package_priv *pp = (const package_priv *)p;
     return m->wrapper_cpp_path ? m->wrapper_cpp_path : p->is_bare_so || pp->src ? NULL : p->path;
+}
+
+void package_cpp_only_help(const package_t *p, const package_model *m, strbuf *out)
+{
+    const char *dir = "/tmp/aoti_build";
+    strbuf_addf(out, "model '%s' was built with aot_inductor.package_cpp_only=True: the package holds its "
+                "sources (%s, %s) and no .so to load. Build the .so with CMake 3.27 or newer and this "
+                "machine's torch, then debug that: unzip -o '%s' '%sdata/aotinductor/%s/*' -d %s && cmake -S "
+                "%s/%sdata/aotinductor/%s -B %s/build -DCMAKE_PREFIX_PATH=\"$(python3 -c 'import torch; "
+                "print(torch.utils.cmake_prefix_path)')\" && cmake --build %s/build && aotidbg run "
+                "%s/build/libaoti_model.so --device %s --inputs SPEC (or rebuild the package without "
+                "package_cpp_only)", m->name, m->wrapper_cpp_entry ? "wrapper.cpp" : "C++ sources",
+                m->cmake_entry ? "CMakeLists.txt" : "no CMakeLists.txt", p->path, p->root, m->name, dir, dir, p->root,
+                m->name, dir, dir, dir, m->device_key && !strncmp(m->device_key, "cuda", 4) ? "cuda" : "cpu");
 }
 
 package_model *package_find_model(package_t *p, const char *name, strbuf *err)

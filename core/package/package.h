@@ -31,6 +31,7 @@ typedef struct {
     const char *so_entry;          /* archive entry of <key>.wrapper.so; NULL if missing */
     const char *wrapper_cpp_entry, *kernel_cpp_entry, *metadata_entry, *proxy_json_entry; /* may be NULL */
     const char *kernel_info_entry;  /* kernel_information.json (provenance tracking on); may be NULL */
+    const char *cmake_entry;       /* CMakeLists.txt: a package_cpp_only package (sources, no .so); may be NULL */
     size_t ncubins;  const char **cubin_entries;
     size_t nweights; const char **weight_entries;
     /* from <key>.wrapper_metadata.json; NULL when absent */
@@ -73,6 +74,10 @@ typedef struct {
 int package_open_source(package_t **out, const char *path, const package_source *src, strbuf *err);
 /* Model by name (NULL: the only or the "model" one). NULL with a message if absent. */
 package_model *package_find_model(package_t *p, const char *name, strbuf *err);
+/* For a model with no .so that carries its sources and a CMakeLists.txt
+ * (aot_inductor.package_cpp_only=True): what the package holds and the exact
+ * commands that build the .so here and run it with aotidbg, appended to out. */
+void package_cpp_only_help(const package_t *p, const package_model *m, strbuf *out);
 /* Extracts one model's folder to a private temp folder; fills *_path fields. */
 int package_extract(package_t *p, package_model *m, strbuf *err);
 /* The same on a thread of its own (its own open of the file, so the package

@@ -579,6 +579,11 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
             goto fail;
         }
     }
+    if (!m->so_entry && m->cmake_entry) {
+        strbuf_addf(err, "%s: ", o->package);
+        package_cpp_only_help(rs->pkg, m, err);
+        goto fail;
+    }
     if (!m->so_entry) {
         strbuf_addf(err, "%s: model '%s' has no .wrapper.so; rebuild the package with aoti_compile_and_package",
                     o->package, m->name);

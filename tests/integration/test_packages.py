@@ -522,3 +522,45 @@ def test_two_models_in_one_package(aotidbg, package, tmp_path):
     assert "cpp_fused_mul_sub_0" in live.stdout
     live = run([aotidbg, pkg, "--inputs", spec, "--headless", "120x30", "--keys", "q"])
     assert live.returncode != 0 and "pick one with --model NAME: a, b" in live.stdout + live.stderr
+
+
+def cpp_only_row(aotidbg, pkg):
+    import yaml
+    c = run([aotidbg, "check", pkg, "--format", "yaml"])
+    return {r["id"]: r for r in yaml.safe_load(c.stdout)["checks"]}["package.so"]
+
+
+def test_package_cpp_only_says_what_it_holds_and_how_to_build_it(aotidbg, package, tmp_path):
+    """aot_inductor.package_cpp_only=True: sources + CMakeLists.txt, no .so. A FAIL row and a clear
+    error (never a crash) with the commands to build and run it."""
+    pkg = package("pkg_cpp_only")
+    info = run([aotidbg, "info", pkg])
+    assert info.returncode == 0 and "none: package_cpp_only (sources + CMakeLists.txt" in info.stdout
+    row = cpp_only_row(aotidbg, pkg)
+    assert row["status"] == "FAIL" and "package_cpp_only" in row["got"]
+    assert "wrapper.cpp, CMakeLists.txt" in row["fix"] and "cmake --build" in row["fix"]
+    p, sess = run_pkg(aotidbg, pkg, tmp_path)
+    assert p.returncode == 2 and sess is None and "package_cpp_only=True" in p.stderr and "cmake -S" in p.stderr
+
+
+def test_package_cpp_only_commands_build_what_aotidbg_runs(aotidbg, package, tmp_path):
+    """The checklist's commands, run as written (CMake >= 3.27 on PATH), build a .so that aotidbg
+    runs with every output equal to eager."""
+    import re
+    import shutil
+    import subprocess
+    pkg = package("pkg_cpp_only")
+    row = cpp_only_row(aotidbg, pkg)
+    cmake = shutil.which("cmake")
+    ver = subprocess.run([cmake, "--version"], capture_output=True, text=True).stdout if cmake else ""
+    m = re.search(r"version (\d+)\.(\d+)", ver)
+    if not m or (int(m.group(1)), int(m.group(2))) < (3, 27):
+        pytest.skip(f"the commands need CMake >= 3.27 (found {ver.split(chr(10))[0] or 'none'})")
+    cmds = row["fix"].split("then debug that: ")[1].split(" && aotidbg run ")[0]
+    cmds = cmds.replace("/tmp/aoti_build", str(tmp_path / "b"))
+    r = subprocess.run(["bash", "-c", cmds], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    so = str(tmp_path / "b" / "build" / "libaoti_model.so")
+    p, sess = run_pkg(aotidbg, so, tmp_path, "--device", "cpu", inputs=example(pkg)[0])
+    assert p.returncode == 0, p.stderr
+    assert_outputs_match(sess, example(pkg)[1])

@@ -6,6 +6,7 @@ pkg_complex:  complex64 and complex128 inputs; outputs complex64 (w = z*z + x), 
 pkg_two:      two models in one package, `a` (relu(x) + 1) and `b` (x * y - 2), put together with
               torch._inductor.package.package_aoti(path, {"a": files, "b": files}); none is
               called "model", so every command needs --model. Inputs/expected are a's.
+pkg_cpp_only: aot_inductor.package_cpp_only=True: wrapper.cpp, weights.o and CMakeLists.txt, no .so.
 """
 import inspect
 
@@ -16,7 +17,8 @@ HASH_PER_MODEL = True
 
 
 def shared_source():   # the modules the builders use are part of each one's key
-    return "".join(inspect.getsource(c.forward) for c in (Complex, TwoA, TwoB))
+    return "".join(inspect.getsource(f) for f in (Complex.forward, TwoA.forward, TwoB.forward, CppOnly.__init__,
+                                                  CppOnly.forward))
 
 
 class Complex(nn.Module):
@@ -56,4 +58,19 @@ def pkg_two():
     return {"module": TwoA().eval(), "inputs": (x,), "dynamic": None, "build": build}
 
 
-MODELS = {f.__name__: f for f in (pkg_complex, pkg_two)}
+class CppOnly(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(5, 3)
+
+    def forward(self, x):
+        return torch.relu(self.lin(x)) + 1
+
+
+def pkg_cpp_only():
+    torch.manual_seed(6)
+    return {"module": CppOnly().eval(), "inputs": (torch.randn(4, 5),), "dynamic": None,
+            "configs": {"aot_inductor.package_cpp_only": True}}
+
+
+MODELS = {f.__name__: f for f in (pkg_complex, pkg_two, pkg_cpp_only)}
