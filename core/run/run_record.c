@@ -1,6 +1,7 @@
 /* run_record.c — runner messages into session events; see run_record.h. */
 #include "run_record.h"
 #include <inttypes.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,9 @@ struct run_record {
     size_t n_input_names;
     const launch_branch *branches;   /* borrowed (run_record_set_branches) */
     size_t nbranches;
+    unsigned char *seen;       /* per branches row: interposition launched it this run */
+    int64_t hidden0;           /* s->hidden_kernels before this run's interposed launches, -2 unset */
+    const char *hidden_why0;
     router_rules *rules;       /* loaded on the first error; NULL if unavailable */
     int diverged;              /* this run's divergence event is recorded */
     int rules_tried;
@@ -43,6 +47,7 @@ run_record *run_record_new(session *s, const char *trace_source, uint64_t values
     if (!r || (trace_source && !(r->trace_source = strdup(trace_source))))
         abort();
     r->s = s;
+    r->hidden0 = -2;
     r->vb.budget = values_budget;
     strbuf_init(&r->line[0], 0);
     strbuf_init(&r->line[1], 0);
@@ -67,6 +72,7 @@ void run_record_free(run_record *r)
     strbuf_release(&r->line[1]);
     strbuf_release(&r->tail);
     free_input_names(r);
+    free(r->seen);
     router_rules_free(r->rules);
     free(r->trace_source);
     free(r);
@@ -84,21 +90,60 @@ void run_record_restart(run_record *r)
     strbuf_reset(&r->line[0]);
     strbuf_reset(&r->line[1]);
     strbuf_reset(&r->tail);
+    if (r->hidden0 != -2) {   /* every hidden launch is hidden again until interposition sees it */
+        r->s->hidden_kernels = r->hidden0;
+        r->s->hidden_why = r->hidden_why0;
+    }
+    if (r->seen)
+        memset(r->seen, 0, r->nbranches);
 }
 
 void run_record_set_branches(run_record *r, const launch_branch *rows, size_t n)
 {
     r->branches = rows;
     r->nbranches = n;
+    free(r->seen);
+    r->seen = n ? calloc(n, 1) : NULL;
+    if (n && !r->seen)
+        abort();
+}
+
+/* The row of wrapper.cpp's launches for `name`, -1 none. */
+static ssize_t branch_row(const run_record *r, const char *name)
+{
+    for (size_t i = 0; i < r->nbranches; i++)
+        if (!strcmp(r->branches[i].kernel, name))
+            return (ssize_t)i;
+    return -1;
 }
 
 /* The branch wrapper.cpp launches `name` in; NULL in the main graph, or when unsure. */
 static const char *branch_of(const run_record *r, const char *name)
 {
-    for (size_t i = 0; i < r->nbranches; i++)
-        if (!strcmp(r->branches[i].kernel, name))
-            return r->branches[i].branch && *r->branches[i].branch ? r->branches[i].branch : NULL;
-    return NULL;
+    ssize_t i = branch_row(r, name);
+    return i >= 0 && r->branches[i].branch && *r->branches[i].branch ? r->branches[i].branch : NULL;
+}
+
+/* Interposition launched `name`: the first time this run, its launch sites
+ * inside subgraphs are no longer hidden (the session counted them hidden
+ * because the printer does not reach them); the count and its words say so. */
+static void hidden_seen(run_record *r, const char *name)
+{
+    session *s = r->s;
+    ssize_t i = branch_row(r, name);
+    if (i < 0 || r->seen[i] || !r->branches[i].branch || !*r->branches[i].branch || !r->branches[i].sites ||
+        s->hidden_kernels <= 0)
+        return;
+    r->seen[i] = 1;
+    if (r->hidden0 == -2) {
+        r->hidden0 = s->hidden_kernels;
+        r->hidden_why0 = s->hidden_why;
+    }
+    int64_t sites = (int64_t)r->branches[i].sites;
+    s->hidden_kernels = s->hidden_kernels > sites ? s->hidden_kernels - sites : 0;
+    s->hidden_why = arena_printf(&s->arena, "%lld of %lld still hidden: launch interposition named the rest "
+                                 "(their kernels carry @branch, without tensors); %s", (long long)s->hidden_kernels,
+                                 (long long)r->hidden0, r->hidden_why0 ? r->hidden_why0 : "");
 }
 
 void run_record_set_input_names(run_record *r, const char *const *names, size_t n)
@@ -445,6 +490,8 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
                 k->branch = arena_strdup(&s->arena, m->u.kernel.branch);
             else if (!strcmp(k->source, "interpose"))   /* the runner sees the launch, not where it sits */
                 k->branch = branch_of(r, k->name);
+            if (!strcmp(k->source, "interpose"))
+                hidden_seen(r, k->name);
             /* a rebuilt copy's hooks are the printer's own calls, inserted by us */
             if (s->mode && !strcmp(s->mode, "reinstrument") && !strcmp(k->source, "printer"))
                 k->source = "reinstrument";

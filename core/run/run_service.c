@@ -266,11 +266,13 @@ static void add_launch(const char *kernel, size_t n, const char *branch, void *c
         if (strlen(b->kernel) == n && !memcmp(b->kernel, kernel, n)) {
             if (b->branch && strcmp(b->branch, branch))
                 b->branch = NULL;   /* launched in two places: say none */
+            b->sites += *branch != 0;
             return;
         }
     }
     ALLOC_GROW(rs->branches, rs->nbranches + 1, rs->abranches);
     rs->branches[rs->nbranches].kernel = arena_printf(&rs->s->arena, "%.*s", (int)n, kernel);
+    rs->branches[rs->nbranches].sites = *branch != 0;
     rs->branches[rs->nbranches++].branch = arena_strdup(&rs->s->arena, branch);
 }
 
