@@ -47,7 +47,7 @@ struct eager_ref {
     char *runner_log;
     strbuf why_python;         /* why the runner did not compute it ("" = it did, or was not asked) */
     char *py_argv[16];         /* the Python helper's command, kept for the fallback */
-    const char *computed_by;   /* "the runner (libtorch)", "Python (aotidbg_eager.py)"; NULL: cached */
+    const char *computed_by;   /* "runner" or "python": who computes it, then who did (the manifest) */
     double atol, rtol;
     proto_msg *msgs;
     size_t nmsgs, capmsgs, ncalls;
@@ -295,6 +295,7 @@ static int read_manifest(eager_ref *r, strbuf *err)
     strbuf_addf(&r->summary, "eager reference: %zu node value%s for %zu kernel call%s (%s)", r->nmsgs,
                 r->nmsgs == 1 ? "" : "s", r->ncalls, r->ncalls == 1 ? "" : "s", r->dir);
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "computed_by");
+    r->computed_by = cJSON_IsString(by) && !strcmp(by->valuestring, "runner") ? "runner" : "python";
     strbuf_addf(&r->summary, ", computed by %s", cJSON_IsString(by) && !strcmp(by->valuestring, "runner")
                 ? "the runner with libtorch" : "Python (aotidbg_eager.py)");
     if (r->why_python.len)
@@ -550,6 +551,8 @@ int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err)
     if (!WIFEXITED(status) || WEXITSTATUS(status)) {
         *code = WIFEXITED(status) && WEXITSTATUS(status) == 2 ? 2 : 1;
         helper_error(r->log, "aotidbg_eager: ", err);
+        if (r->why_python.len)
+            strbuf_addf(err, "; the runner could not either: %s", r->why_python.buf);
         return -1;
     }
     if (read_manifest(r, err) < 0) {
@@ -763,6 +766,7 @@ void eager_ref_to_session(const eager_ref *r, session *s)
         return;
     s->eager.calls = (int64_t)r->ncalls;
     s->eager.refs = (int64_t)r->nmsgs;
+    s->eager.computed_by = r->computed_by;   /* static strings */
 }
 
 void eager_ref_free(eager_ref *r)

@@ -271,6 +271,7 @@ typedef struct {
     int float64;               /* eager ran in float64 */
     double atol, rtol;         /* --tolerance; -1: each dtype's default (tensor_close.h) */
     int64_t calls, refs;       /* kernel calls with a reference node; node values sent */
+    const char *computed_by;   /* "runner" (libtorch) or "python" (aotidbg_eager.py); NULL unknown */
     int present;               /* 1 when the run had a reference (the session key is written) */
 } eager_info;
 

@@ -282,6 +282,7 @@ static const skey eager_info_rows[] = {
     N(eager_info, rtol, rtol, OPT | NEG1, "a tolerance (number >= 0; -1 for the dtype's default)"),
     L(eager_info, calls, calls, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
     L(eager_info, refs, refs, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
+    S(eager_info, computed_by, computed_by, NUL | OPT, "runner or python", NULL),
 };
 TABLE(session_eager_table, eager_info, "the eager reference", eager_info_rows);
 

@@ -82,6 +82,7 @@ def test_own_program_nothing_departs(aotidbg, blocks, work):
     sess = load_session(out)
     assert sess["end_state"] == "complete"
     assert sess["eager"]["program"] == os.path.realpath(progs["same"])
+    assert sess["eager"]["computed_by"] == "runner"
     assert sess["eager"]["refs"] >= len(sess["provenance"]["calls"]) > 3
     assert not events(sess, "divergence")
     checks = kernel_checks(sess)
@@ -216,7 +217,8 @@ def test_a_program_the_runner_cannot_do_falls_back_to_python(aotidbg, blocks, tm
     assert r.returncode == 0, r.stderr
     assert "computed by Python (aotidbg_eager.py) because the runner could not:" in r.stderr, r.stderr
     assert "symbolic" in r.stderr, r.stderr
-    assert not events(load_session(tmp_path / "dyn.yaml"), "divergence")
+    sess = load_session(tmp_path / "dyn.yaml")
+    assert not events(sess, "divergence") and sess["eager"]["computed_by"] == "python"
     # asked for the runner only (and a folder without that reference), the same program is an error that says why
     (tmp_path / "only").mkdir()
     r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager", prog,
@@ -289,6 +291,7 @@ def test_a_package_is_not_a_program(aotidbg, blocks, tmp_path):
              str(tmp_path / "bad.yaml")])
     assert r.returncode == 2, r.stderr
     assert "not compared: the eager reference failed" in r.stderr and "not a torch.export.save file" in r.stderr
+    assert "the runner could not either: " in r.stderr and "no models/*.json" in r.stderr, r.stderr
     sess = load_session(tmp_path / "bad.yaml")
     assert any("eager reference failed" in e["text"] for e in events(sess, "error"))
     assert not events(sess, "output")
