@@ -76,9 +76,10 @@ const tensor_rec *session_find_tensor(const session *s, int64_t k, const char *n
 
 int64_t tensor_first_nonfinite(const tensor_rec *t)
 {
-    for (size_t i = 0; i < t->nvalues; i++)
+    size_t lanes = (size_t)dtype_lanes(t->dtype), n = tensor_values_elems(t) * lanes;   /* whole pairs only */
+    for (size_t i = 0; i < n; i++)
         if (!isfinite(t->values[i]))
-            return (int64_t)(i / (size_t)dtype_lanes(t->dtype));   /* complex: the element of the pair */
+            return (int64_t)(i / lanes);   /* complex: the element of the pair */
     return -1;
 }
 
