@@ -108,6 +108,25 @@ typedef struct {
 #define CONV_ID(raw) ((double)(raw))
 #define CONV_BOOL(raw) ((raw) ? 1.0 : 0.0)
 
+/* A NaN or ±Inf element at c->at. */
+static inline void count_bad(counts *c, int nan, int pos)
+{
+    if (c->bad_at < 0) c->bad_at = c->at;
+    if (nan) c->nan++;
+    else if (pos) c->posinf++;
+    else c->neginf++;
+}
+
+/* A finite element x (|z| for complex) at c->at, kept in fin for the moments. */
+static inline void count_finite(counts *c, double x, int zero, int sub, double *fin, size_t *nf)
+{
+    if (zero) c->zeros++;
+    else if (sub) c->subnormal++;
+    if (x < c->mn) { c->mn = x; c->mn_at = c->at; }
+    if (x > c->mx) { c->mx = x; c->mx_at = c->at; }
+    fin[(*nf)++] = x;
+}
+
 /* Reads n elements from the walker, counts the special ones, and writes the
  * finite ones to fin; returns how many finite. */
 #define DEFINE_BLOCK(NAME, CTYPE, CONV, SUBN)                                     \
@@ -119,18 +138,10 @@ typedef struct {
             memcpy(&raw, base + w->off * (int64_t)sizeof(CTYPE), sizeof raw);    \
             double x = CONV(raw);                                                 \
             if (c->nvals < c->maxv) c->values[c->nvals++] = x;                    \
-            if (!isfinite(x)) {                                                   \
-                if (c->bad_at < 0) c->bad_at = c->at;                             \
-                if (x != x) c->nan++;                                             \
-                else if (x > 0) c->posinf++;                                      \
-                else c->neginf++;                                                 \
-            } else {                                                              \
-                if (x == 0) c->zeros++;                                           \
-                else if (SUBN(raw)) c->subnormal++;                               \
-                if (x < c->mn) { c->mn = x; c->mn_at = c->at; }                   \
-                if (x > c->mx) { c->mx = x; c->mx_at = c->at; }                   \
-                fin[nf++] = x;                                                    \
-            }                                                                     \
+            if (!isfinite(x))                                                     \
+                count_bad(c, x != x, x > 0);                                      \
+            else                                                                  \
+                count_finite(c, x, x == 0, x != 0 && SUBN(raw), fin, &nf);        \
             c->at++;                                                              \
             walk_next(w);                                                         \
         }                                                                         \
@@ -173,19 +184,11 @@ BLOCK_KINDS(BLOCK_DEFINE)
                 c->values[c->nvals++] = re;                                       \
                 c->values[c->nvals++] = im;                                       \
             }                                                                     \
-            if (!isfinite(re) || !isfinite(im)) {                                 \
-                if (c->bad_at < 0) c->bad_at = c->at;                             \
-                if (re != re || im != im) c->nan++;                               \
-                else if (re == INFINITY || im == INFINITY) c->posinf++;           \
-                else c->neginf++;                                                 \
-            } else {                                                              \
-                double x = hypot(re, im);                                         \
-                if (re == 0 && im == 0) c->zeros++;                               \
-                else if (SUBN(raw[0]) || SUBN(raw[1])) c->subnormal++;            \
-                if (x < c->mn) { c->mn = x; c->mn_at = c->at; }                   \
-                if (x > c->mx) { c->mx = x; c->mx_at = c->at; }                   \
-                fin[nf++] = x;                                                    \
-            }                                                                     \
+            if (!isfinite(re) || !isfinite(im))                                   \
+                count_bad(c, re != re || im != im, re == INFINITY || im == INFINITY); \
+            else                                                                  \
+                count_finite(c, hypot(re, im), re == 0 && im == 0,                \
+                             (re != 0 || im != 0) && (SUBN(raw[0]) || SUBN(raw[1])), fin, &nf); \
             c->at++;                                                              \
             walk_next(w);                                                         \
         }                                                                         \
