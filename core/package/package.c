@@ -806,8 +806,9 @@ void package_cpp_only_help(const package_t *p, const package_model *m, strbuf *o
 {
     const char *dir = "/tmp/aoti_build";
     strbuf_addf(out, "model '%s' was built with aot_inductor.package_cpp_only=True: the package holds its "
-                "sources (%s, %s) and no .so to load. Build the .so with CMake 3.27 or newer and this "
-                "machine's torch, then debug that: unzip -o '%s' '%sdata/aotinductor/%s/*' -d %s && cmake -S "
+                "sources (%s, %s) and no .so to load. Build the .so with CMake 3.27 or newer (its "
+                "CMakeLists.txt asks for it; `pip install cmake` gives one) and this machine's torch, then debug "
+                "that: unzip -o '%s' '%sdata/aotinductor/%s/*' -d %s && cmake -S "
                 "%s/%sdata/aotinductor/%s -B %s/build -DCMAKE_PREFIX_PATH=\"$(python3 -c 'import torch; "
                 "print(torch.utils.cmake_prefix_path)')\" && cmake --build %s/build && aotidbg run "
                 "%s/build/libaoti_model.so --device %s --inputs SPEC (or rebuild the package without "
