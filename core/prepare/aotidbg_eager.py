@@ -290,7 +290,7 @@ def save_npy(t, path):
     a = t.cpu().numpy()
     fd, tmp = tempfile.mkstemp(prefix=".tmp.", suffix=".npy", dir=os.path.dirname(path))
     with os.fdopen(fd, "wb") as f:
-        np.save(f, np.ascontiguousarray(a), allow_pickle=False)
+        np.save(f, np.ascontiguousarray(a).reshape(a.shape), allow_pickle=False)   # 0-d stays 0-d
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
     return str(a.dtype), list(a.shape)
