@@ -144,6 +144,8 @@ static void stats_line(const tensor_rec *t, strbuf *sb)
     fmt_double(mx, sizeof mx, t->stats.max);
     fmt_double(me, sizeof me, t->stats.mean);
     fmt_double(sd, sizeof sd, t->stats.std);
+    if (dtype_lanes(t->dtype) == 2)
+        strbuf_addstr(sb, "|z| ");   /* complex: the moments are of the modulus */
     strbuf_addf(sb, "min %s max %s mean %s std %s nan %llu inf %llu zeros %llu", mn, mx, me, sd,
                 (unsigned long long)t->stats.nan,
                 (unsigned long long)(t->stats.posinf + t->stats.neginf), (unsigned long long)t->stats.zeros);

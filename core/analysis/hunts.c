@@ -186,7 +186,8 @@ static void tensor_summary(strbuf *out, const tensor_rec *t)
         char mn[24], mx[24];
         fmt_double(mn, sizeof mn, t->stats.min);
         fmt_double(mx, sizeof mx, t->stats.max);
-        strbuf_addf(out, " min %s max %s nan %llu inf %llu", mn, mx, (unsigned long long)t->stats.nan,
+        strbuf_addf(out, "%s min %s max %s nan %llu inf %llu", dtype_lanes(t->dtype) == 2 ? " |z|" : "", mn, mx,
+                    (unsigned long long)t->stats.nan,
                     (unsigned long long)(t->stats.posinf + t->stats.neginf));
     }
 }

@@ -474,7 +474,7 @@ def test_complex_inputs_outputs_values_and_statistics(aotidbg, package, tmp_path
     assert a.dtype == np.complex64 and a.shape == tuple(k1["shape"])
     np.testing.assert_array_equal(a.ravel().real, np.array(v[0::2], dtype=np.float32))
     np.testing.assert_array_equal(a.ravel().imag, np.array(v[1::2], dtype=np.float32))
-    assert "histogram of |z|" in r.stdout and f"= {v[2]:.4g}" in r.stdout
+    assert "histogram of |z|" in r.stdout and f"= {v[2]:.4g}" in r.stdout and "|z| min 0 max" in r.stdout
     # the inputs spec makes complex inputs itself too: randn/ones/arange
     spec = os.path.join(tmp_path, "fill.yaml")
     with open(spec, "w") as f:
