@@ -507,6 +507,8 @@ static void cmp_line(const char *label, const tensor_rec *t, const tensor_rec *r
     } else if (d.compared) {
         strbuf_addf(sb, "vs %s (statistics only, no values on both sides): min/max/mean max abs err %s, rel %s%s",
                     label, ma, mr, d.differing ? "" : ", same");
+    } else if (d.complex_differs) {
+        strbuf_addf(sb, "vs %s: nothing to compare (one is complex, the other is not)", label);
     } else {
         strbuf_addf(sb, "vs %s: nothing to compare (no values or statistics on both sides)", label);
     }

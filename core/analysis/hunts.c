@@ -83,7 +83,7 @@ static int diverge_test(const tensor_rec *t, size_t kernel, const void *ctx, hun
         return 0;
     tensor_diff d;
     tensor_compare(t, r, h->tol, &d);
-    if (!d.differing && !d.shape_differs)
+    if (!d.differing && !d.shape_differs && !d.complex_differs)
         return 0;
     h->diff = d;
     h->first_bad = d.first_diff;
@@ -240,7 +240,8 @@ void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
         strbuf_addf(out, "\n  %s: max abs error %s, max rel error %s, %zu of %zu %s beyond the tolerance%s%s\n",
                     h->diff.by_values ? "values" : "statistics only (no values on both sides)", ma, mr,
                     h->diff.differing, h->diff.compared, h->diff.by_values ? "values" : "statistics",
-                    h->diff.sampled ? " (sampled values)" : "", h->diff.shape_differs ? "; the shapes differ" : "");
+                    h->diff.sampled ? " (sampled values)" : "", h->diff.shape_differs ? "; the shapes differ"
+                    : h->diff.complex_differs ? "; one run has it complex, the other not" : "");
     } else {
         strbuf_addf(out, "hunt-nan: kernel #%lld %s is the first whose output holds NaN/Inf\n", (long long)h->kernel,
                     h->kernel_name);

@@ -21,6 +21,10 @@ void tensor_compare(const tensor_rec *t, const tensor_rec *r, double tol, tensor
         d->shape_differs = 1;
     for (int i = 0; i < t->ndim && !d->shape_differs; i++)
         d->shape_differs = t->shape[i] != r->shape[i];
+    if (dtype_lanes(t->dtype) != dtype_lanes(r->dtype)) {   /* complex against real: nothing lines up */
+        d->complex_differs = 1;
+        return;
+    }
     if (t->nvalues && r->nvalues) {
         d->by_values = 1;
         size_t n = t->nvalues < r->nvalues ? t->nvalues : r->nvalues;

@@ -12,6 +12,7 @@ typedef struct {
     int by_values;        /* 1: element values compared; 0: statistics only */
     int sampled;          /* values were a sample, not every element */
     int shape_differs;
+    int complex_differs;  /* one is complex, the other not: nothing compared */
     size_t compared;      /* values compared */
     size_t differing;     /* values beyond the tolerance */
     double max_abs, max_rel;

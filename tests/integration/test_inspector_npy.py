@@ -107,7 +107,7 @@ def test_ref_npy_shape_mismatch(aotidbg, rec):
 
 
 @pytest.mark.parametrize("name,make,want", [
-    ("complex.npy", lambda p: np.save(p, np.zeros((4, 8), np.complex64)), ".npy dtype '<c8' is not supported"),
+    ("uint32.npy", lambda p: np.save(p, np.zeros((4, 8), np.uint32)), ".npy dtype '<u4' is not supported"),
     ("strings.npy", lambda p: np.save(p, np.array(["a", "b"])), "is not supported"),
     ("cut.npy", lambda p: open(p, "wb").write(_npy_bytes()[:-7]), ".npy data is cut off"),
     ("text.npy", lambda p: open(p, "w").write("1 2 3\n"), "not a .npy file"),
@@ -189,11 +189,16 @@ def test_ref_npy_option_bad_inputs(aotidbg, rec):
     r = run([aotidbg, "replay", str(rec["session"]), "--headless", "80x24", "--ref-npy",
              f"{rec['nkernels']}:{name}=ref.npy"], cwd=str(rec["dir"]))
     assert r.returncode == 2 and f"({rec['nkernels']} kernels)" in r.stderr, r.stderr
-    np.save(rec["dir"] / "c.npy", np.zeros(3, np.complex128))
+    np.save(rec["dir"] / "c.npy", np.zeros(3, np.dtype(">f4")))
     r = run([aotidbg, "replay", str(rec["session"]), "--headless", "80x24", "--ref-npy", f"{k}:{name}=c.npy"],
             cwd=str(rec["dir"]))
-    assert r.returncode == 2 and "aotidbg: --ref-npy: c.npy: .npy dtype '<c16' is not supported" in r.stderr, \
+    assert r.returncode == 2 and "aotidbg: --ref-npy: c.npy: .npy dtype '>f4' is not supported" in r.stderr, \
         r.stderr
+    # a complex file against a real tensor: loaded, and the line says nothing lines up
+    np.save(rec["dir"] / "z.npy", np.zeros((4, 8), np.complex64))
+    r = _replay(aotidbg, rec, _select(rec) + ["ref-npy z.npy", "zoom"])
+    assert r.returncode == 0 and "vs z.npy: nothing to compare (one is complex, the other is not)" in r.stdout, \
+        r.stdout
 
 
 def test_ref_npy_live(aotidbg, rec):
