@@ -116,6 +116,7 @@ typedef struct {
     double duration_us;        /* before→after hook, -1 when unknown */
     double device_us;          /* the kernel's own time: CUDA events around the launch, on CPU
                                   the launch alone (no hooks, statistics or copies); -1 unknown */
+    const char *device_note;   /* why device_us is -1, or what it includes; NULL nothing to say */
     const char *source;        /* how it was seen: "printer", "interpose", "reinstrument"; may be NULL */
     const char *branch;        /* the subgraph it ran in ("true_graph_0", "while_loop_body_graph_0",
                                   nested "outer/inner"); NULL in the main graph */

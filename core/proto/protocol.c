@@ -168,6 +168,7 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
         if (put_str(o, m->u.kernel.source ? m->u.kernel.source : "", "kernel source", err)) return -1;
         if (put_str(o, m->u.kernel.branch ? m->u.kernel.branch : "", "kernel branch", err)) return -1;
         put_f64(o, m->u.kernel.device_us);
+        if (put_str(o, m->u.kernel.device_note ? m->u.kernel.device_note : "", "device note", err)) return -1;
         return 0;
     case PROTO_TENSOR:
         put_i64(o, m->u.tensor.kernel_index);
@@ -644,6 +645,7 @@ static void decode_body(cursor *c, proto_msg *m)
         m->u.kernel.source = at_end(c) ? "" : get_str(c, "kernel source");
         m->u.kernel.branch = at_end(c) ? "" : get_str(c, "kernel branch");
         m->u.kernel.device_us = at_end(c) ? -1 : get_f64(c, "device_us");
+        m->u.kernel.device_note = at_end(c) ? "" : get_str(c, "device note");
         return;
     case PROTO_TENSOR:
         m->u.tensor.kernel_index = get_i64(c, "kernel index");

@@ -85,7 +85,9 @@ typedef enum {
                             "while_loop_body_graph_0", nested ones "outer/inner"; "" the main
                             graph; added later, decoded as "" when the frame ends before it),
                             f64 device_us (after: the kernel's own time, device_timer.h in the
-                            runner; -1 unknown, and from frames that end before it) */
+                            runner; -1 unknown, and from frames that end before it),
+                            str device_note (after: why device_us is -1, or what it includes;
+                            "" nothing to say, and from frames that end before it) */
     PROTO_TENSOR = 4,    /* i64 kernel_index (-1 for outputs), u8 phase, tensor (below) */
     PROTO_STOPPED = 5,   /* i64 kernel_index, u8 phase, u8 reason (proto_stop_reason) */
     PROTO_ERROR = 6,     /* i64 kernel_index (-1 none), str text */
@@ -199,7 +201,7 @@ typedef struct {
         struct { uint32_t n_inputs, n_outputs, n_names; const char **input_names; } loaded;
         struct { int64_t index; const char *name; uint8_t phase, status; double t_us, duration_us;
                  const char *source, *branch; /* NULL encodes as "" */
-                 double device_us; } kernel;
+                 double device_us; const char *device_note; /* NULL encodes as "" */ } kernel;
         struct { int64_t kernel_index; tensor_rec t; } tensor;  /* t.phase carries the phase */
         struct { int64_t kernel_index; uint8_t phase, reason; } stopped;
         struct { int64_t kernel_index; const char *text; } error;

@@ -507,6 +507,8 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
         k->status = (kernel_status)m->u.kernel.status;
         k->duration_us = m->u.kernel.duration_us;
         k->device_us = m->u.kernel.device_us;
+        k->device_note = m->u.kernel.device_note && *m->u.kernel.device_note
+                             ? arena_strdup(&s->arena, m->u.kernel.device_note) : NULL;
         return k->status == KSTAT_NAN ? record_nan(r, k, t_ms) : 0;
     }
     case PROTO_TENSOR: {

@@ -9,28 +9,114 @@
 #include "torch_abi.h"
 
 #define HOLD_TIMEOUT_NS (100 * 1000000LL)
-#define HOLD_TIMEOUTS_MAX 3
+#define HOLD_TIMEOUTS_MAX 4
+#define PAIRS 8   /* event pairs per kernel before they are folded into a sum */
+
+/* What a kernel name is known to do: learnt at its first call, kept for the process. */
+enum { NAME_NEW, NAME_LAUNCHES, NAME_EXTERN };
+
+static const char NOTE_NO_EVENTS[] = "no CUDA event functions in this process: not timed";
+static const char NOTE_FIRST_EXTERN[] =
+    "first call of a kernel not launched through cuLaunchKernel (a library call: cuBLAS, cuDNN, ATen): "
+    "not timed, its first call may load modules and synchronize";
+static const char NOTE_TIMEOUT[] =
+    "the host synchronized while the stream was held (module or library loading): not timed";
+static const char NOTE_LAZY[] =
+    "first launch of a lazily loaded function (this driver has no cuFuncLoad): not timed";
+static const char NOTE_LAUNCH_FAILED[] = "the launch failed: not timed";
+static const char NOTE_NO_CLOSE[] = "the kernel never reached an after-hook: not timed";
+static const char NOTE_NO_HOLD_EXTERN[] =
+    "no stream hold (CUDA_LAUNCH_BLOCKING=1, or holds off after timeouts this run): a library call's "
+    "figure would include the host's work, not timed";
+static const char NOTE_LATENCY_BLOCKING[] = "CUDA_LAUNCH_BLOCKING=1: no stream hold, includes the launch latency";
+static const char NOTE_LATENCY_TIMEOUTS[] =
+    "holds off after timeouts this run: no stream hold, includes the launch latency";
+
+typedef struct {
+    void *ev[2];
+    int bad;   /* failed or not timed: the kernel's sum is unknown */
+} pair_ev;
 
 static struct {
-    int cuda;                  /* events available and the model is on CUDA */
-    int holds;                 /* hold the stream ahead of the opening event */
+    int model_cuda;            /* the model runs on CUDA */
+    int cuda;                  /* ... and events are available */
+    int holds_ok;              /* a host function can hold the stream (not CUDA_LAUNCH_BLOCKING) */
+    int in_kernel;             /* between dtimer_kernel and dtimer_take_us */
+    unsigned char *state;      /* the current name's NAME_* (in the table; NULL without memory) */
+    /* hook marks (CPU; CUDA kernels that do not launch through cuLaunchKernel) */
     void *ev_open, *ev_close;
-    int opened, closed, queued;   /* marks of the current kernel */
+    int opened, closed, hook_held;
     double t_open, t_close;    /* CPU, ns */
+    /* interposed launches of the current kernel */
+    pair_ev p[PAIRS];
+    int np, npairs_made, pending, launches, lbad;
+    double acc_us;
+    const char *lnote;
     unsigned held;             /* generation of the latest hold queued (0: none pending) */
-    unsigned open_gen;         /* the hold ahead of the current opening event (0: none) */
-    int timeouts;              /* holds that timed out this run */
+    unsigned timeouts_at_run, timeouts_at_kernel;
 } T;
 
 static atomic_uint released;     /* holds up to this generation may end */
-static atomic_uint timed_out;    /* the latest generation that ended by timeout */
+static atomic_uint n_timeouts;   /* holds that ended by timeout, since the start */
 static unsigned next_gen;
+
+static struct {
+    char **name;
+    unsigned char *state;
+    size_t cap, len;
+} names;
 
 static long long now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static size_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* The state slot of name, added as NAME_NEW when absent; NULL without memory. */
+static unsigned char *name_state(const char *name)
+{
+    if ((names.len + 1) * 2 > names.cap) {
+        size_t cap = names.cap ? names.cap * 2 : 256;
+        char **n = calloc(cap, sizeof *n);
+        unsigned char *st = calloc(cap, 1);
+        if (!n || !st) {
+            free(n);
+            free(st);
+            return NULL;
+        }
+        for (size_t i = 0; i < names.cap; i++)
+            if (names.name[i]) {
+                size_t s = name_hash(names.name[i]) & (cap - 1);
+                while (n[s])
+                    s = (s + 1) & (cap - 1);
+                n[s] = names.name[i];
+                st[s] = names.state[i];
+            }
+        free(names.name);
+        free(names.state);
+        names.name = n;
+        names.state = st;
+        names.cap = cap;
+    }
+    size_t s = name_hash(name) & (names.cap - 1);
+    while (names.name[s] && strcmp(names.name[s], name))
+        s = (s + 1) & (names.cap - 1);
+    if (!names.name[s]) {
+        if (!(names.name[s] = strdup(name)))
+            return NULL;
+        names.state[s] = NAME_NEW;
+        names.len++;
+    }
+    return &names.state[s];
 }
 
 /* Runs on CUDA's callback thread; the stream waits for it to return. */
@@ -40,7 +126,7 @@ static void hold(void *arg)
     long long end = now_ns() + HOLD_TIMEOUT_NS;
     while (atomic_load_explicit(&released, memory_order_acquire) < gen)
         if (now_ns() > end) {
-            atomic_store(&timed_out, gen);
+            atomic_fetch_add(&n_timeouts, 1);
             return;
         }
 }
@@ -53,9 +139,35 @@ static void release(void)
     }
 }
 
+static int holds_allowed(void)
+{
+    return T.holds_ok && atomic_load(&n_timeouts) - T.timeouts_at_run < HOLD_TIMEOUTS_MAX;
+}
+
+/* Holds `stream` until the next release(); 1 when queued. */
+static int hold_stream(void *stream)
+{
+    if (!holds_allowed())
+        return 0;
+    unsigned gen = ++next_gen;
+    if (tabi_cuda()->launch_host_func(stream, hold, (void *)(uintptr_t)gen))
+        return 0;
+    T.held = gen;
+    return 1;
+}
+
+static void forget_marks(void)
+{
+    T.opened = T.closed = T.hook_held = 0;
+    T.np = T.pending = T.launches = T.lbad = 0;
+    T.acc_us = 0;
+    T.lnote = NULL;
+}
+
 void dtimer_setup(int is_cuda)
 {
     memset(&T, 0, sizeof T);
+    T.model_cuda = is_cuda;
     if (!is_cuda)
         return;
     const cuda_rt *c = tabi_cuda();
@@ -64,87 +176,163 @@ void dtimer_setup(int is_cuda)
         return;   /* no events: CUDA kernels get -1 */
     T.cuda = 1;
     const char *lb = getenv("CUDA_LAUNCH_BLOCKING");
-    T.holds = c->launch_host_func && !(lb && *lb && strcmp(lb, "0"));
+    T.holds_ok = c->launch_host_func && !(lb && *lb && strcmp(lb, "0"));
 }
 
 void dtimer_begin_run(void)
 {
     release();
-    T.timeouts = 0;
-    T.opened = T.closed = T.queued = 0;
+    T.in_kernel = 0;
+    T.timeouts_at_run = atomic_load(&n_timeouts);
+    forget_marks();
 }
 
-void dtimer_kernel(void)
+void dtimer_kernel(const char *name)
 {
     release();
-    T.opened = T.closed = T.queued = 0;
+    forget_marks();
+    T.in_kernel = 1;
+    T.state = name_state(name ? name : "");
+    T.timeouts_at_kernel = atomic_load(&n_timeouts);
 }
 
 void dtimer_hook(void) { release(); }
 
 void dtimer_open(void)
 {
+    if (!T.in_kernel)
+        return;
     T.opened = 1;
-    T.closed = T.queued = 0;
-    T.open_gen = 0;
-    if (!T.cuda) {
+    T.closed = 0;
+    if (!T.model_cuda) {
         T.t_open = (double)now_ns();
         return;
     }
-    const cuda_rt *c = tabi_cuda();
     release();
-    if (T.holds && T.timeouts < HOLD_TIMEOUTS_MAX) {
-        unsigned gen = ++next_gen;
-        if (c->launch_host_func(NULL, hold, (void *)(uintptr_t)gen) == 0)
-            T.held = T.open_gen = gen;
-    }
-    c->event_record(T.ev_open, NULL);
-}
-
-static void close_mark(void)
-{
-    if (!T.cuda) {
-        T.t_close = (double)now_ns();
-    } else {
-        tabi_cuda()->event_record(T.ev_close, NULL);   /* queued behind the kernel, still held */
-        release();
-    }
-    T.closed = 1;
-}
-
-void dtimer_queued(void)
-{
-    if (!T.opened)
+    /* only a name known not to launch through cuLaunchKernel is timed at the hooks: the others
+     * are timed at their launches, and a first call may load modules (which waits on a hold) */
+    if (!T.cuda || !T.state || *T.state != NAME_EXTERN) {
+        T.opened = 0;
         return;
-    T.queued = 1;
-    close_mark();   /* every queued launch moves the close behind it */
+    }
+    T.hook_held = hold_stream(NULL);   /* the runner gives the model the legacy default stream */
+    tabi_cuda()->event_record(T.ev_open, NULL);
 }
 
 void dtimer_close(void)
 {
-    if (T.opened && !T.closed && !T.queued)
-        close_mark();
+    if (T.in_kernel && T.opened && !T.closed) {
+        if (!T.model_cuda)
+            T.t_close = (double)now_ns();
+        else
+            tabi_cuda()->event_record(T.ev_close, NULL);   /* queued behind the kernel, still held */
+        T.closed = 1;
+    }
     release();
 }
 
-double dtimer_take_us(void)
+/* The finished pairs into acc_us (waits for them). */
+static void fold(void)
+{
+    const cuda_rt *c = tabi_cuda();
+    for (int i = 0; i < T.np; i++) {
+        float ms = 0;
+        if (T.p[i].bad || c->event_synchronize(T.p[i].ev[1]) || c->event_elapsed_time(&ms, T.p[i].ev[0], T.p[i].ev[1]))
+            T.lbad = 1;
+        else
+            T.acc_us += ms * 1e3;
+    }
+    T.np = 0;
+}
+
+void dtimer_launch_start(void *stream, int loaded)
+{
+    if (!T.model_cuda || !T.in_kernel)
+        return;
+    release();   /* a hook-level hold must not hold this launch */
+    T.launches++;
+    if (!T.cuda) {
+        T.lbad = 1;
+        T.lnote = NOTE_NO_EVENTS;
+        return;
+    }
+    if (!loaded) {   /* it may load (and synchronize) inside the launch: no hold, no figure */
+        T.lbad = 1;
+        T.lnote = NOTE_LAZY;
+        return;
+    }
+    if (T.np == PAIRS)
+        fold();
+    pair_ev *p = &T.p[T.np];
+    const cuda_rt *c = tabi_cuda();
+    if (T.np >= T.npairs_made) {
+        if (c->event_create(&p->ev[0]) || c->event_create(&p->ev[1])) {
+            T.lbad = 1;
+            T.lnote = NOTE_NO_EVENTS;
+            return;
+        }
+        T.npairs_made++;
+    }
+    p->bad = 0;
+    if (!hold_stream(stream) && !T.lnote)
+        T.lnote = T.holds_ok ? NOTE_LATENCY_TIMEOUTS : NOTE_LATENCY_BLOCKING;
+    c->event_record(p->ev[0], stream);
+    T.pending = 1;
+}
+
+void dtimer_launch_stop(void *stream, int ok)
+{
+    if (!T.pending)
+        return;
+    T.pending = 0;
+    pair_ev *p = &T.p[T.np++];
+    tabi_cuda()->event_record(p->ev[1], stream);
+    release();
+    if (!ok) {
+        p->bad = 1;
+        T.lnote = NOTE_LAUNCH_FAILED;
+    }
+}
+
+double dtimer_take_us(const char **note)
 {
     release();
     double us = -1;
-    if (T.opened && T.closed) {
-        if (!T.cuda) {
+    const char *why = NULL;
+    if (!T.in_kernel) {
+        /* nothing to time */
+    } else if (!T.model_cuda) {
+        if (T.opened && T.closed)
             us = (T.t_close - T.t_open) / 1e3;
-        } else {
-            const cuda_rt *c = tabi_cuda();
-            float ms = 0;
-            if (c->event_synchronize(T.ev_close) == 0 && c->event_elapsed_time(&ms, T.ev_open, T.ev_close) == 0)
-                us = ms * 1e3;
-            if (T.open_gen && atomic_load(&timed_out) == T.open_gen) {   /* the hold gave up: the gap is in there */
-                us = -1;
-                T.timeouts++;
-            }
-        }
+    } else if (T.launches) {   /* timed at its launches */
+        if (T.state)
+            *T.state = NAME_LAUNCHES;
+        if (T.cuda)
+            fold();
+        us = T.lbad ? -1 : T.acc_us;
+        why = T.lnote;
+    } else if (!T.cuda) {
+        why = NOTE_NO_EVENTS;
+    } else if (T.opened) {   /* a library call timed at the hooks */
+        float ms = 0;
+        if (!T.closed)
+            why = NOTE_NO_CLOSE;
+        else if (!T.hook_held)
+            why = NOTE_NO_HOLD_EXTERN;
+        else if (tabi_cuda()->event_synchronize(T.ev_close) == 0 &&
+                 tabi_cuda()->event_elapsed_time(&ms, T.ev_open, T.ev_close) == 0)
+            us = ms * 1e3;
+    } else if (T.state && *T.state != NAME_LAUNCHES) {   /* its first call: learn that it does not launch */
+        *T.state = NAME_EXTERN;
+        why = NOTE_FIRST_EXTERN;
     }
-    T.opened = T.closed = T.queued = 0;
+    if (T.model_cuda && T.cuda && atomic_load(&n_timeouts) != T.timeouts_at_kernel) {
+        us = -1;   /* a hold of this kernel gave up: the host's wait is in there */
+        why = NOTE_TIMEOUT;
+    }
+    T.in_kernel = 0;
+    forget_marks();
+    if (note)
+        *note = why;
     return us;
 }

@@ -1,22 +1,32 @@
 /* device_timer.h — a kernel's own time (KERNEL device_us), apart from the
  * hooks, statistics and value copies around it.
  *
- * Marks: "open" at the end of a before-hook (the model may launch now; when a
- * kernel has several before-hooks the last one counts), "close" at the first
- * after-hook, or right after an interposed launch was queued.
- *   CPU:  the wall time from open to close: the launch alone.
- *   CUDA: two events on the stream the model runs on (the legacy default
- *         stream: the runner passes the model a NULL stream). Ahead of the
- *         first, a host function holds the stream until the kernel is queued
- *         behind it (or the close comes), so the GPU runs event, kernel(s),
- *         event back to back and the host's launch latency is not counted.
- *         Every hook releases a hold first (its own statistics kernels and
- *         syncs queue on that stream too). Under CUDA_LAUNCH_BLOCKING=1 a
- *         launch would wait for the hold, so there is none (the figure then
- *         includes the launch latency, a few microseconds). A hold that lasts
- *         HOLD_TIMEOUT (the model synchronized inside the launch) leaves that
- *         kernel's time unknown; after three, holds stop for the run.
- * Without a CUDA runtime (or its event functions) CUDA kernels get -1.
+ * CPU: the wall time from the end of the kernel's last before-hook ("open")
+ * to its first after-hook ("close"): the launch alone.
+ *
+ * CUDA, a kernel launched through cuLaunchKernel (every Triton kernel; the
+ * launch is interposed, interpose.c): two events on the launch's own stream
+ * right around the real launch, per launch (a kernel with several launches
+ * sums them). The function is loaded first (cuFuncLoad: a lazily loaded
+ * function would otherwise load inside the launch, which may synchronize),
+ * and module loading, the printer's hooks and any host work before the launch
+ * stay outside the pair. Ahead of the first event a host function holds the
+ * stream until the launch has returned, so the GPU runs event, kernel, event
+ * back to back and the host's launch latency is not counted.
+ *
+ * CUDA, a kernel that never goes through cuLaunchKernel (an extern call:
+ * cuBLAS, cuDNN, ATen): events at the hook marks, the stream held from the
+ * open to the close. Its first call is not timed (a library's first call may
+ * load modules and synchronize, which would wait on the hold): device_us -1
+ * with a note; later calls of that name are. Every hook releases a hold first
+ * (its own statistics kernels and syncs queue on that stream too).
+ *
+ * A hold that lasts HOLD_TIMEOUT (the host synchronized while the stream was
+ * held) leaves that kernel's time unknown (-1, noted); after
+ * HOLD_TIMEOUTS_MAX in a run, holds stop for the run (-1, noted). Under
+ * CUDA_LAUNCH_BLOCKING=1 a launch waits for its kernel, so there is no hold:
+ * the figure then includes the launch latency (noted). Without a CUDA runtime
+ * (or its event functions) CUDA kernels get -1 (noted).
  *
  * Threads: the model's thread; the hold itself runs on CUDA's callback thread
  * and only reads the release counter. */
@@ -25,13 +35,18 @@
 
 void dtimer_setup(int is_cuda);   /* once the model is loaded */
 void dtimer_begin_run(void);
-void dtimer_kernel(void);         /* a new kernel: forget the marks */
-void dtimer_open(void);           /* a before-hook ends (or an interposed launch is about to happen) */
+void dtimer_kernel(const char *name);   /* a new kernel: forget the marks and launches */
+void dtimer_open(void);           /* a before-hook ends (the model may launch now) */
 void dtimer_hook(void);           /* a hook starts: release a hold (before any GPU work or sync of ours) */
-void dtimer_queued(void);         /* an interposed launch returned, before any sync: close after it, release */
-void dtimer_close(void);          /* the first after-hook: close (unless a queued launch closed it) */
-/* The current kernel's time in µs, -1 when unknown (no open or close, a hold
- * timed out, no events); CUDA: waits for the closing event. */
-double dtimer_take_us(void);
+void dtimer_close(void);          /* the first after-hook */
+/* Around an interposed launch (interpose_set_timer): start right before the
+ * real launch, stop right after it returns (ok: it succeeded). `loaded` 0 when
+ * the function may still load inside the launch (no cuFuncLoad). */
+void dtimer_launch_start(void *stream, int loaded);
+void dtimer_launch_stop(void *stream, int ok);
+/* The current kernel's time in µs, -1 when unknown; *note (static text, may
+ * be NULL) says why it is unknown or what the figure includes, NULL when
+ * nothing needs saying. CUDA: waits for the closing events. */
+double dtimer_take_us(const char **note);
 
 #endif

@@ -37,6 +37,7 @@ static struct {
     double t_launch;       /* end of the latest before-hook */
     double duration;       /* t_launch -> first after-hook (after the sync) */
     double device_us;      /* the kernel's own time (device_timer.h), -1 unknown */
+    const char *device_note;   /* why it is unknown / what it includes (static text), NULL none */
     int nan_stopped;       /* the once-per-run NaN stop happened */
     int div_stopped;       /* the once-per-run divergence stop happened (or the NaN stop took its place) */
     int printer_seen;      /* a printer hook fired in this run: interposed launches are not kernels */
@@ -166,6 +167,7 @@ static void send_kernel(int phase, int status)
     m.u.kernel.t_us = hooks_now_us() - K.t0;
     m.u.kernel.duration_us = phase ? K.duration : -1;
     m.u.kernel.device_us = phase ? K.device_us : -1;
+    m.u.kernel.device_note = phase ? K.device_note : NULL;
     m.u.kernel.source = K.source;
     m.u.kernel.branch = K.branch;
     double pt = prof_now();
@@ -179,8 +181,14 @@ static void finish_kernel(int status)
     if (K.kidx < 0 || K.kdone) return;
     if (status == KSTAT_OK && K.knan) status = KSTAT_NAN;
     if (!K.kphase) K.duration = -1;   /* never reached an after-hook */
-    K.device_us = dtimer_take_us();
-    if (!K.kphase || status == KSTAT_ERROR) K.device_us = -1;
+    K.device_us = dtimer_take_us(&K.device_note);
+    if (status == KSTAT_ERROR) {
+        K.device_us = -1;
+        K.device_note = "the kernel failed: not timed";
+    } else if (!K.kphase) {
+        K.device_us = -1;
+        K.device_note = "the kernel never reached an after-hook: not timed";
+    }
     int diverged = eref_active() && eref_kernel_finish(K.kidx, send_or_die);
     send_kernel(1, status);
     K.kdone = 1;
@@ -197,7 +205,7 @@ static void finish_kernel(int status)
 static void start_kernel(const char *name, const char *source, const char *branch)
 {
     finish_kernel(KSTAT_OK);
-    dtimer_kernel();
+    dtimer_kernel(name);
     K.kidx++;
     K.source = source;
     snprintf(K.branch, sizeof K.branch, "%s", branch);
@@ -243,6 +251,7 @@ static void cuda_failed(const char *text, int phase)
         K.kdone = 0;
         if (K.kphase == 0 && K.duration < 0) K.duration = hooks_now_us() - K.t_launch;
         K.device_us = -1;
+        K.device_note = "the kernel failed: not timed";
         send_kernel(1, KSTAT_ERROR);
         K.kdone = 1;
     }
@@ -334,10 +343,7 @@ static int printer_in_flight(void)
 void hooks_interposed(const char *kname, int phase)
 {
     if (!K.active) return;
-    if (phase == HOOKS_LAUNCH_QUEUED) {   /* queued, before any sync: the kernel's time ends behind it */
-        if (cfg.record) dtimer_queued();
-        return;
-    }
+    if (phase == HOOKS_LAUNCH_QUEUED) return;   /* the device timer closed right after the real launch */
     if (!kname) kname = "";
     /* a launch no printer hook covers: no printer in this run so far, or one
      * outside the printer's hooks (a kernel inside a torch.cond branch) */
@@ -353,7 +359,6 @@ void hooks_interposed(const char *kname, int phase)
     if (!own || !cfg.record) return;   /* the printer's events win */
     if (phase == HOOKS_LAUNCH_BEFORE) {
         start_kernel(kname, "interpose", "");   /* may stop here: before the launch */
-        dtimer_open();
     } else if (phase == HOOKS_LAUNCH_AFTER && K.kidx >= 0 && !K.kdone && !strcmp(K.source, "interpose")) {
         K.kphase = 1;
         K.duration = hooks_now_us() - K.t_launch;   /* launch only, or launch + sync when blocking */

@@ -83,5 +83,6 @@ int interpose_set_blocking(int on);
 const char *interpose_last_error(void);
 long long interpose_launch_count(void);
 int interpose_available(void);
+void interpose_set_timer(void (*start)(void *stream, int loaded), void (*stop)(void *stream, int ok));
 
 #endif

@@ -31,6 +31,14 @@
  *   const char *interpose_last_error(void);    "" when none; static storage
  *   long long interpose_launch_count(void);    launches seen since start
  *   int interpose_available(void);             1 when libcuda's cuLaunchKernel was found
+ *   void interpose_set_timer(void (*start)(void *stream, int loaded), void (*stop)(void *stream, int ok));
+ *       called right around the real launch, nothing else between (after the
+ *       phase-0 callback, before phase 3 and any blocking sync), on the
+ *       launch's stream: the device timer's events (device_timer.h). Before
+ *       start the function is loaded (cuFuncLoad, CUDA >= 12.4), so a lazily
+ *       loaded function does not load (and synchronize) inside the pair;
+ *       loaded is 0 when that could not be done and this is the function's
+ *       first launch. NULL: no timing.
  * Kernels seen this way carry no tensors: the front end marks them with
  * kernel_event.source = "interpose".
  *
@@ -49,7 +57,13 @@ typedef int CUresult;                       /* enum cudaError_enum; 0 is CUDA_SU
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUstream_st *CUstream;
-typedef struct CUlaunchConfig_st CUlaunchConfig;   /* only forwarded, never read */
+/* cuda.h's CUlaunchConfig: only hStream is read (the attributes are forwarded untouched) */
+typedef struct CUlaunchConfig_st {
+    unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    CUstream hStream;
+    void *attrs;
+    unsigned numAttrs;
+} CUlaunchConfig;
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_NOT_INITIALIZED 3
@@ -63,6 +77,8 @@ typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned
 typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 typedef CUresult (*get_function_fn)(CUfunction *, CUmodule, const char *);
 typedef CUresult (*func_get_name_fn)(const char **, CUfunction);
+typedef CUresult (*func_is_loaded_fn)(int *, CUfunction);   /* CUfunctionLoadingState: 1 loaded */
+typedef CUresult (*func_load_fn)(CUfunction);
 typedef CUresult (*sync_fn)(void);
 typedef CUresult (*err_str_fn)(CUresult, const char **);
 
@@ -73,11 +89,15 @@ static struct {
     launch_ex_fn launch_ex;
     get_function_fn get_function;
     func_get_name_fn func_get_name;
+    func_is_loaded_fn func_is_loaded;
+    func_load_fn func_load;
     sync_fn ctx_sync;
     err_str_fn err_name, err_string;
 } real = {PTHREAD_ONCE_INIT};
 
 static void (*user_cb)(const char *, int, void *);
+static void (*timer_start)(void *, int);
+static void (*timer_stop)(void *, int);
 static void *user_ctx;
 static int blocking;
 static long long launches;
@@ -85,7 +105,7 @@ static char last_error[1024];
 
 /* CUfunction -> the name it was fetched under (open addressing, grows). */
 static pthread_mutex_t names_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct { CUfunction f; char *name; } *names;
+static struct { CUfunction f; char *name; int launched; } *names;
 static size_t names_cap, names_len;
 
 static void load_real(void)
@@ -98,6 +118,8 @@ static void load_real(void)
     real.launch_ex = (launch_ex_fn)dlsym(real.lib, "cuLaunchKernelEx");
     real.get_function = (get_function_fn)dlsym(real.lib, "cuModuleGetFunction");
     real.func_get_name = (func_get_name_fn)dlsym(real.lib, "cuFuncGetName");
+    real.func_is_loaded = (func_is_loaded_fn)dlsym(real.lib, "cuFuncIsLoaded");
+    real.func_load = (func_load_fn)dlsym(real.lib, "cuFuncLoad");
     real.ctx_sync = (sync_fn)dlsym(real.lib, "cuCtxSynchronize");
     real.err_name = (err_str_fn)dlsym(real.lib, "cuGetErrorName");
     real.err_string = (err_str_fn)dlsym(real.lib, "cuGetErrorString");
@@ -136,14 +158,13 @@ static size_t slot_of(CUfunction f, size_t cap)
     return (size_t)h & (cap - 1);
 }
 
-static void remember(CUfunction f, const char *name)
+/* f's row, added when absent; -1 without memory. Call with names_mu held. */
+static long row_of(CUfunction f)
 {
-    if (!f || !name) return;
-    pthread_mutex_lock(&names_mu);
     if ((names_len + 1) * 2 > names_cap) {
         size_t cap = names_cap ? names_cap * 2 : 256;
         __typeof__(names) n = calloc(cap, sizeof *n);
-        if (!n) { pthread_mutex_unlock(&names_mu); return; }
+        if (!n) return -1;
         for (size_t i = 0; i < names_cap; i++)
             if (names[i].f) {
                 size_t s = slot_of(names[i].f, cap);
@@ -156,12 +177,55 @@ static void remember(CUfunction f, const char *name)
     }
     size_t s = slot_of(f, names_cap);
     while (names[s].f && names[s].f != f) s = (s + 1) & (names_cap - 1);
-    if (!names[s].f) names_len++;
-    else free(names[s].name);
-    names[s].f = f;
-    names[s].name = strdup(name);
+    if (!names[s].f) {
+        names_len++;
+        names[s].f = f;
+    }
+    return (long)s;
+}
+
+static void remember(CUfunction f, const char *name)
+{
+    if (!f || !name) return;
+    pthread_mutex_lock(&names_mu);
+    long s = row_of(f);
+    if (s >= 0) {
+        free(names[s].name);
+        names[s].name = strdup(name);
+    }
     pthread_mutex_unlock(&names_mu);
 }
+
+/* Loads f if the driver loads lazily, so the launch itself does not (loading
+ * may synchronize the context, which a held stream would block). 1 when f is
+ * known loaded (or launched before: a launch loads it), 0 on its first launch
+ * with a driver that cannot load it apart (no cuFuncLoad) and lazy loading. */
+static int ensure_loaded(CUfunction f)
+{
+    if (real.func_load) {
+        int st = 0;
+        if (!real.func_is_loaded || real.func_is_loaded(&st, f) != CUDA_SUCCESS || st != 1)
+            real.func_load(f);   /* an error here shows at the launch */
+        return 1;
+    }
+    const char *ml = getenv("CUDA_MODULE_LOADING");
+    if (ml && !strcmp(ml, "EAGER")) return 1;
+    pthread_mutex_lock(&names_mu);
+    long s = row_of(f);
+    int before = s < 0 || names[s].launched;
+    if (s >= 0) names[s].launched = 1;
+    pthread_mutex_unlock(&names_mu);
+    return before;
+}
+
+/* The real launch between the device timer's marks (interpose_set_timer). */
+#define TIMED(stream, call)                                          \
+    ({                                                               \
+        if (timer_start) timer_start((void *)(stream), ensure_loaded(f)); \
+        CUresult r_ = (call);                                        \
+        if (timer_stop) timer_stop((void *)(stream), r_ == CUDA_SUCCESS); \
+        r_;                                                          \
+    })
 
 /* The kernel's name into buf: cuFuncGetName, else the recorded one, else the handle. */
 static const char *name_of(CUfunction f, char *buf, size_t n)
@@ -239,7 +303,7 @@ static CUresult launch_via(launch_fn fn, const char *entry, const char *missing,
     name_of(f, kernel, sizeof kernel);
     __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
     if (user_cb) user_cb(kernel, INTERPOSE_BEFORE, user_ctx);
-    return after_launch(kernel, fn(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra));
+    return after_launch(kernel, TIMED(stream, fn(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra)));
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -272,7 +336,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **par
     name_of(f, kernel, sizeof kernel);
     __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
     if (user_cb) user_cb(kernel, INTERPOSE_BEFORE, user_ctx);
-    return after_launch(kernel, real.launch_ex(config, f, params, extra));
+    return after_launch(kernel, TIMED(config ? config->hStream : NULL, real.launch_ex(config, f, params, extra)));
 }
 
 void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx)
@@ -280,6 +344,13 @@ void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void 
     ensure_real();   /* so a later first launch does not install the env logger over cb */
     user_ctx = ctx;
     user_cb = cb;
+}
+
+void interpose_set_timer(void (*start)(void *stream, int loaded), void (*stop)(void *stream, int ok))
+{
+    ensure_real();
+    timer_start = start;
+    timer_stop = stop;
 }
 
 int interpose_set_blocking(int on)

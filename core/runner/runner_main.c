@@ -266,6 +266,7 @@ static int protocol_main(void)
             load_flags = m.u.load.flags;
             if (model.is_cuda && interpose_available()) {
                 interpose_set_callback(on_launch, NULL);
+                interpose_set_timer(dtimer_launch_start, dtimer_launch_stop);
                 if (load_flags & PROTO_LOAD_BLOCKING) interpose_set_blocking(1);
             }
             if ((load_flags & PROTO_LOAD_BLOCKING) && model.is_cuda && !tabi_cuda()->device_synchronize)

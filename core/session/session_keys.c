@@ -176,6 +176,7 @@ static const skey kernel_rows[] = {
     E(kernel_event, status, status, H, "pending, ok, nan or error", kernel_status),
     N(kernel_event, duration_us, duration_us, H | NEG1, "a duration in microseconds"),
     N(kernel_event, device_us, device_us, OPT | NEG1, "a duration in microseconds"),
+    S(kernel_event, device_note, device_note, NUL | OPT, "a string", NULL),
     S(kernel_event, source, source, H | NUL, "a source name", NULL),
     S(kernel_event, branch, branch, NUL | OPT, "a subgraph name (true_graph_0)", NULL),
     L(kernel_event, call, call, OPT | NEG1, "a row of provenance.calls (integer >= -1)", -1, INT64_LIMIT),

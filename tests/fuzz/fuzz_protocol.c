@@ -7,7 +7,8 @@
  * given, a refusal always says why, and a decoded frame re-encodes to the
  * very same bytes (the codec is a bijection on valid frames) — except an old
  * KERNEL frame that ends before its appended fields (source, branch,
- * device_us), which re-encodes with their defaults ("", "", -1) appended. */
+ * device_us, device_note), which re-encodes with their defaults ("", "", -1,
+ * "") appended. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,17 +34,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* NaN payloads and the INPUT spec.file alias survive; byte equality must hold */
         if (proto_encode(&re, &m, &err) != 0)
             abort();
-        /* a KERNEL frame from before its appended fields (source, branch, then
-         * device_us): it re-encodes 8, 12 or 16 bytes longer with the defaults */
+        /* a KERNEL frame from before its appended fields (source, branch,
+         * device_us, then device_note): it re-encodes 4, 12, 16 or 20 bytes
+         * longer with the defaults */
         size_t grown = re.len > (size_t)r ? re.len - (size_t)r : 0;
-        int old_kernel = m.type == PROTO_KERNEL && m.u.kernel.device_us == -1 &&
-                         (grown == 8 || (grown == 12 && !*m.u.kernel.branch) ||
-                          (grown == 16 && !*m.u.kernel.branch && !*m.u.kernel.source));
+        int old_kernel = m.type == PROTO_KERNEL && !*m.u.kernel.device_note &&
+                         (grown == 4 || (m.u.kernel.device_us == -1 &&
+                                         (grown == 12 || (grown == 16 && !*m.u.kernel.branch) ||
+                                          (grown == 20 && !*m.u.kernel.branch && !*m.u.kernel.source))));
         if (old_kernel) {
             /* same bytes but the length field, then empty strings and -1 */
             double minus1 = -1;
-            unsigned char tail[16] = {0};
-            memcpy(tail + grown - 8, &minus1, 8);   /* put_f64: the double's bytes, little-endian host */
+            unsigned char tail[20] = {0};
+            if (grown >= 12)
+                memcpy(tail + grown - 12, &minus1, 8);   /* put_f64: the double's bytes, little-endian host */
             if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) || memcmp(re.buf + r, tail, grown))
                 abort();
         } else if (re.len != (size_t)r || memcmp(re.buf, data + off, re.len)) {

@@ -30,6 +30,7 @@ static int sample_msgs(proto_msg *out)
     m.u.kernel.status = KSTAT_NAN; m.u.kernel.t_us = 123.5; m.u.kernel.duration_us = 4.25;
     m.u.kernel.source = "interpose"; m.u.kernel.branch = "while_loop_body_graph_0/true_graph_1";
     m.u.kernel.device_us = 3.75;
+    m.u.kernel.device_note = "CUDA_LAUNCH_BLOCKING=1: no stream hold, includes the launch latency";
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;
     m.u.tensor.kernel_index = 3;
@@ -192,7 +193,9 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
                same_f64(a->u.kernel.duration_us, b->u.kernel.duration_us) &&
                !strcmp(a->u.kernel.source ? a->u.kernel.source : "", b->u.kernel.source ? b->u.kernel.source : "") &&
                !strcmp(a->u.kernel.branch ? a->u.kernel.branch : "", b->u.kernel.branch ? b->u.kernel.branch : "") &&
-               same_f64(a->u.kernel.device_us, b->u.kernel.device_us);
+               same_f64(a->u.kernel.device_us, b->u.kernel.device_us) &&
+               !strcmp(a->u.kernel.device_note ? a->u.kernel.device_note : "",
+                       b->u.kernel.device_note ? b->u.kernel.device_note : "");
     case PROTO_TENSOR:
         return a->u.tensor.kernel_index == b->u.tensor.kernel_index && same_tensor(&a->u.tensor.t, &b->u.tensor.t);
     case PROTO_STOPPED:
@@ -606,9 +609,9 @@ static void test_random_garbage(void)
     strbuf_release(&err);
 }
 
-/* KERNEL's source, branch and device_us were appended later: a frame from an
- * older runner ends before them and they decode as "", "" and -1; NULL
- * encodes as "". */
+/* KERNEL's source, branch, device_us and device_note were appended later: a
+ * frame from an older runner ends before them and they decode as "", "", -1
+ * and ""; NULL encodes as "". */
 static void test_kernel_source_optional(void)
 {
     proto_msg m, d;
@@ -622,8 +625,9 @@ static void test_kernel_source_optional(void)
     CHECK_STR(d.u.kernel.source, "");
     CHECK_STR(d.u.kernel.branch, "");
     CHECK(d.u.kernel.device_us == 0);
-    /* drop the empty source and branch (4-byte lengths) and device_us, and shorten the frame */
-    size_t len = b.len - 16;
+    /* drop the empty source and branch (4-byte lengths), device_us and the empty device_note,
+     * and shorten the frame */
+    size_t len = b.len - 20;
     unsigned char *p = (unsigned char *)b.buf;
     uint32_t fl = (uint32_t)(len - 4);
     p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
@@ -643,7 +647,7 @@ static void test_kernel_source_optional(void)
     CHECK(proto_encode(&b, &m, &err) == 0);
     CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
     CHECK_STR(d.u.kernel.branch, "true_graph_0");
-    len = b.len - 8 - 4 - strlen("true_graph_0");
+    len = b.len - 4 - 8 - 4 - strlen("true_graph_0");
     fl = (uint32_t)(len - 4);
     p = (unsigned char *)b.buf;
     p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
@@ -654,13 +658,25 @@ static void test_kernel_source_optional(void)
     /* a frame with a branch but from before device_us */
     strbuf_reset(&b);
     CHECK(proto_encode(&b, &m, &err) == 0);
-    len = b.len - 8;
+    len = b.len - 4 - 8;
     fl = (uint32_t)(len - 4);
     p = (unsigned char *)b.buf;
     p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
     CHECK(proto_decode(p, len, &d, &a, &err) == (long)len);
     CHECK_STR(d.u.kernel.branch, "true_graph_0");
     CHECK(d.u.kernel.device_us == -1);
+    CHECK_STR(d.u.kernel.device_note, "");
+    /* a frame with device_us but from before device_note */
+    m.u.kernel.device_us = 7.5;
+    strbuf_reset(&b);
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    len = b.len - 4;
+    fl = (uint32_t)(len - 4);
+    p = (unsigned char *)b.buf;
+    p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
+    CHECK(proto_decode(p, len, &d, &a, &err) == (long)len);
+    CHECK(d.u.kernel.device_us == 7.5);
+    CHECK_STR(d.u.kernel.device_note, "");
     CHECK(err.len == 0);
     arena_release(&a);
     strbuf_release(&b);
