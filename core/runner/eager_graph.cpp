@@ -4,8 +4,10 @@
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/grad_mode.h>
+#include <ATen/Parallel.h>
 #include <caffe2/serialize/inline_container.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -190,16 +193,27 @@ struct interp {
     std::unordered_map<std::string, at::Tensor> values;
     std::map<std::string, double> absmax;   // ordered: a stable absmax.json
     size_t written = 0;
+    bool reuse = false;   // a finished earlier run's files (same key: same values) are kept, as the helper does
+    double t_ops = 0, t_record = 0, t_absmax = 0;   // seconds in the ops, in absmax and the .npy files
+
+    static double now()
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    }
 
     void record(const std::string &name, at::Tensor t)
     {
+        double t0 = now();
         if (float64 && t.is_floating_point() && t.scalar_type() != at::kDouble) t = t.to(at::kDouble);
         absmax[name] = largest(t);
+        t_absmax += now() - t0;
         if (keep.count(name)) {
-            save_npy(t, out_dir + "/nodes/" + name + ".npy");
+            std::string path = out_dir + "/nodes/" + name + ".npy";
+            if (!reuse || ::access(path.c_str(), R_OK) != 0) save_npy(t, path);
             written++;
         }
         values[name] = std::move(t);
+        t_record += now() - t0;
     }
 
     at::Tensor tensor(const std::string &name, const std::string &node)
@@ -349,7 +363,9 @@ struct interp {
             throw eg_error(EG_UNSUPPORTED, "node " + name + ": " + target + " has no argument " + given.begin()->first +
                                                " in this libtorch");
         try {
+            double t0 = now();
             handle->callBoxed(&stack);
+            t_ops += now() - t0;
         } catch (const std::exception &e) {
             throw eg_error(EG_FAILED, "node " + name + " (" + target + ") failed: " + e.what());
         }
@@ -398,7 +414,12 @@ extern "C" int eg_run(const eg_plan *p, size_t *computed, char *err, size_t errl
         in.out_dir = r.out_dir;
         for (uint32_t i = 0; i < r.nkeep; i++) in.keep.insert(r.keep[i]);
         ::mkdir((in.out_dir + "/nodes").c_str(), 0755);
+        in.reuse = ::access((in.out_dir + "/nodes/absmax.json").c_str(), R_OK) == 0;
         at::NoGradGuard no_grad;
+        if (in.device.is_cpu()) {   // the model's runner loads meanwhile: half the cores each
+            unsigned n = std::thread::hardware_concurrency();
+            at::set_num_threads(static_cast<int>(n > 2 ? n / 2 : 1));
+        }
         caffe2::serialize::PyTorchStreamReader reader(std::string(r.program));
         in.load_inputs();
         in.load_constants(reader);
@@ -406,6 +427,9 @@ extern "C" int eg_run(const eg_plan *p, size_t *computed, char *err, size_t errl
         if (in.device.is_cuda()) at::zeros({1}, at::TensorOptions().device(in.device)).cpu();   // surfaces async errors
         in.write_absmax();
         *computed = in.written;
+        if (getenv("AOTIDBG_RUNNER_PROFILE"))
+            std::fprintf(stderr, "aotidbg-runner --eager-ref: %zu nodes: ops %.3f s, absmax %.3f s, .npy files %.3f s\n",
+                         p->nnodes, in.t_ops, in.t_absmax, in.t_record - in.t_absmax);
         return EG_OK;
     } catch (const eg_error &e) {
         std::snprintf(err, errlen, "%s", e.what());
