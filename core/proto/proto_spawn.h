@@ -1,7 +1,9 @@
 /* proto_spawn.h — starting a runner process the way the protocol expects it
  * (protocol.h): the socket on its fd PROTO_FD, pipes for its stdout and
  * stderr, /dev/null on stdin, the terminal's ^C ignored (the front end says
- * what ^C means). The local front end (runner_client) and the remote agent
+ * what ^C means), OMP_WAIT_POLICY=PASSIVE unless OMP_WAIT_POLICY, GOMP_SPINCOUNT
+ * or KMP_BLOCKTIME is set (idle OpenMP workers sleep between kernels instead of
+ * spinning through the hooks). The local front end (runner_client) and the remote agent
  * (core/agent) both start runners with it.
  * Ownership: the caller owns the child and the three parent fds (non-blocking,
  * close-on-exec). Errors: 0, or -1 with err (socketpair, pipe, fork); a

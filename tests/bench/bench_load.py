@@ -15,6 +15,7 @@ them alike:
   check     aotidbg check PKG --inputs SPEC
   live      aotidbg PKG --inputs SPEC                  in a terminal (a pty, 120x40): from the
                                                        start until its first screen is drawn
+  run+env   run again with --run-env K=V set           (only with --run-env; side by side)
 
 and prints medians of the wall time and of the CPU time (user + system), the ratios to the plain
 loader, the front end's peak memory (VmHWM of the aotidbg process itself, not the runner) next to
@@ -153,6 +154,17 @@ def first_screen_in(cmd, env, cols=120, rows=40, timeout=120, marker=b"LIVE"):
     return t_hit, cpu_hit, peak, 0 if t_hit is not None else -1, text
 
 
+def kernels_own_ms(session):
+    """The sum of a session's device_us (the kernels alone, without hooks), ms; NaN unknown."""
+    try:
+        import yaml
+        ev = yaml.safe_load(open(session)).get("events") or []
+        d = [e.get("device_us", -1) for e in ev if e.get("kind") == "kernel"]
+        return sum(x for x in d if x >= 0) / 1e3 if d and all(x >= 0 for x in d) else float("nan")
+    except Exception:
+        return float("nan")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -163,6 +175,9 @@ def main():
     ap.add_argument("--plain", default=None, help="the plain loader, built there (default BUILD/bench/plain_loader)")
     ap.add_argument("--models", default=None, help="where the big package is built and cached")
     ap.add_argument("--no-small", action="store_true", help="skip the front end's memory on a small package")
+    ap.add_argument("--run-env", action="append", default=[], metavar="K=V",
+                    help="also time `run` with K=V in its environment (case 'run+env', side by side; repeatable), "
+                         "e.g. OMP_WAIT_POLICY=ACTIVE for the runner's OpenMP workers spinning between hooks")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     aotidbg = os.path.abspath(a.aotidbg) if a.aotidbg else os.path.join(build, "aotidbg")
@@ -205,6 +220,11 @@ def main():
         "check": [aotidbg, "check", pkg, "--inputs", spec],
         "live": [aotidbg, pkg, "--inputs", spec, "--record", live_rec],
     }
+    envs = {k: env for k in cases}
+    if a.run_env:
+        cases["run+env"] = cases["run"][:-1] + [os.path.join(work, "run_env.yaml")]
+        envs["run+env"] = dict(env, **dict(kv.split("=", 1) for kv in a.run_env))
+    kernel_ms = {k: [] for k in cases if k.startswith("run")}
     times = {k: [] for k in cases}
     cpus = {k: [] for k in cases}
     peaks = {k: [] for k in cases}
@@ -214,7 +234,9 @@ def main():
         # cleanup (a 538 MB file deleted: 0.5-0.8 s more system time measured here)
         for name in names[rnd % len(names):] + names[:rnd % len(names)]:
             cmd = cases[name]
-            t, cpu, peak, rc, out = first_screen(cmd, env) if name == "live" else timed(cmd, env=env)
+            t, cpu, peak, rc, out = first_screen(cmd, env) if name == "live" else timed(cmd, env=envs[name])
+            if name in kernel_ms and rc == 0:
+                kernel_ms[name].append(kernels_own_ms(cmd[-1]))
             ok = rc == 0 or (name == "check" and rc == 1)
             if (not ok or t is None) and name in ("plain", "run"):
                 print(f"bench_load: {name} failed (exit {rc}):\n{out[-3000:]}")
@@ -248,6 +270,9 @@ def main():
         verdict = "" if ok is None else ("PASS " if ok else "MISS ") + tgt
         print(f"{k:8} {med[k]:9.3f} {min((x for x in times[k] if x == x), default=float('nan')):8.3f} {med[k] / base:8.2f} "
               f"{cmed[k]:7.2f} {cmed[k] / cbase:6.2f} {pk:8.1f}  {verdict}")
+    for k, v in kernel_ms.items():
+        print(f"{k}: the kernels' own time (sum of device_us) median {median(v):.1f} ms"
+              + (f" (env {' '.join(a.run_env)})" if k == "run+env" else ""))
     fe = max(max(peaks["run"]), max(peaks["live"]), max(peaks["check"])) / 1024
     if small_peak:
         grow = fe - small_peak / 1024
