@@ -8,9 +8,13 @@
 #include <time.h>
 #include "torch_abi.h"
 
-#define HOLD_TIMEOUT_NS (100 * 1000000LL)
-#define HOLD_TIMEOUTS_MAX 4
+#define HOLD_TIMEOUT_NS (20 * 1000000LL)   /* a launch, or a library call's host work: microseconds */
+#define HOLD_TIMEOUTS_MAX 4   /* per run and kind of hold */
 #define PAIRS 8   /* event pairs per kernel before they are folded into a sum */
+
+/* Holds by what they hold: a library call between its hooks, or one launch. They are
+ * counted apart, so library calls that synchronize do not turn off the launches' holds. */
+enum { HOLD_HOOKS, HOLD_LAUNCH, HOLD_KINDS };
 
 /* What a kernel name is known to do: learnt at its first call, kept for the process. */
 enum { NAME_NEW, NAME_LAUNCHES, NAME_EXTERN };
@@ -53,11 +57,11 @@ static struct {
     double acc_us;
     const char *lnote;
     unsigned held;             /* generation of the latest hold queued (0: none pending) */
-    unsigned timeouts_at_run, timeouts_at_kernel;
+    unsigned timeouts_at_run[HOLD_KINDS], timeouts_at_kernel[HOLD_KINDS];
 } T;
 
-static atomic_uint released;     /* holds up to this generation may end */
-static atomic_uint n_timeouts;   /* holds that ended by timeout, since the start */
+static atomic_uint released;                 /* holds up to this generation may end */
+static atomic_uint n_timeouts[HOLD_KINDS];   /* holds that ended by timeout, since the start */
 static unsigned next_gen;
 
 static struct {
@@ -119,16 +123,24 @@ static unsigned char *name_state(const char *name)
     return &names.state[s];
 }
 
-/* Runs on CUDA's callback thread; the stream waits for it to return. */
+/* Runs on CUDA's callback thread; the stream waits for it to return. arg: the
+ * generation times HOLD_KINDS plus the kind. */
 static void hold(void *arg)
 {
-    unsigned gen = (unsigned)(uintptr_t)arg;
+    uintptr_t a = (uintptr_t)arg;
+    unsigned gen = (unsigned)(a / HOLD_KINDS);
     long long end = now_ns() + HOLD_TIMEOUT_NS;
     while (atomic_load_explicit(&released, memory_order_acquire) < gen)
         if (now_ns() > end) {
-            atomic_fetch_add(&n_timeouts, 1);
+            atomic_fetch_add(&n_timeouts[a % HOLD_KINDS], 1);
             return;
         }
+}
+
+static void timeouts_now(unsigned out[HOLD_KINDS])
+{
+    for (int k = 0; k < HOLD_KINDS; k++)
+        out[k] = atomic_load(&n_timeouts[k]);
 }
 
 static void release(void)
@@ -139,18 +151,18 @@ static void release(void)
     }
 }
 
-static int holds_allowed(void)
+static int holds_allowed(int kind)
 {
-    return T.holds_ok && atomic_load(&n_timeouts) - T.timeouts_at_run < HOLD_TIMEOUTS_MAX;
+    return T.holds_ok && atomic_load(&n_timeouts[kind]) - T.timeouts_at_run[kind] < HOLD_TIMEOUTS_MAX;
 }
 
 /* Holds `stream` until the next release(); 1 when queued. */
-static int hold_stream(void *stream)
+static int hold_stream(void *stream, int kind)
 {
-    if (!holds_allowed())
+    if (!holds_allowed(kind))
         return 0;
     unsigned gen = ++next_gen;
-    if (tabi_cuda()->launch_host_func(stream, hold, (void *)(uintptr_t)gen))
+    if (tabi_cuda()->launch_host_func(stream, hold, (void *)((uintptr_t)gen * HOLD_KINDS + (uintptr_t)kind)))
         return 0;
     T.held = gen;
     return 1;
@@ -183,7 +195,7 @@ void dtimer_begin_run(void)
 {
     release();
     T.in_kernel = 0;
-    T.timeouts_at_run = atomic_load(&n_timeouts);
+    timeouts_now(T.timeouts_at_run);
     forget_marks();
 }
 
@@ -193,7 +205,7 @@ void dtimer_kernel(const char *name)
     forget_marks();
     T.in_kernel = 1;
     T.state = name_state(name ? name : "");
-    T.timeouts_at_kernel = atomic_load(&n_timeouts);
+    timeouts_now(T.timeouts_at_kernel);
 }
 
 void dtimer_hook(void) { release(); }
@@ -215,7 +227,7 @@ void dtimer_open(void)
         T.opened = 0;
         return;
     }
-    T.hook_held = hold_stream(NULL);   /* the runner gives the model the legacy default stream */
+    T.hook_held = hold_stream(NULL, HOLD_HOOKS);   /* the runner gives the model the legacy default stream */
     tabi_cuda()->event_record(T.ev_open, NULL);
 }
 
@@ -274,7 +286,7 @@ void dtimer_launch_start(void *stream, int loaded)
         T.npairs_made++;
     }
     p->bad = 0;
-    if (!hold_stream(stream) && !T.lnote)
+    if (!hold_stream(stream, HOLD_LAUNCH) && !T.lnote)
         T.lnote = T.holds_ok ? NOTE_LATENCY_TIMEOUTS : NOTE_LATENCY_BLOCKING;
     c->event_record(p->ev[0], stream);
     T.pending = 1;
@@ -326,7 +338,9 @@ double dtimer_take_us(const char **note)
         *T.state = NAME_EXTERN;
         why = NOTE_FIRST_EXTERN;
     }
-    if (T.model_cuda && T.cuda && atomic_load(&n_timeouts) != T.timeouts_at_kernel) {
+    unsigned now[HOLD_KINDS];
+    timeouts_now(now);
+    if (T.model_cuda && T.cuda && memcmp(now, T.timeouts_at_kernel, sizeof now)) {
         us = -1;   /* a hold of this kernel gave up: the host's wait is in there */
         why = NOTE_TIMEOUT;
     }

@@ -21,9 +21,11 @@
  * with a note; later calls of that name are. Every hook releases a hold first
  * (its own statistics kernels and syncs queue on that stream too).
  *
- * A hold that lasts HOLD_TIMEOUT (the host synchronized while the stream was
- * held) leaves that kernel's time unknown (-1, noted); after
- * HOLD_TIMEOUTS_MAX in a run, holds stop for the run (-1, noted). Under
+ * A hold that lasts HOLD_TIMEOUT (20 ms: the host synchronized while the
+ * stream was held) leaves that kernel's time unknown (-1, noted); after
+ * HOLD_TIMEOUTS_MAX in a run, holds of that kind (library calls', launches':
+ * counted apart) stop for the run (library calls -1, launches with their
+ * latency; noted). Under
  * CUDA_LAUNCH_BLOCKING=1 a launch waits for its kernel, so there is no hold:
  * the figure then includes the launch latency (noted). Without a CUDA runtime
  * (or its event functions) CUDA kernels get -1 (noted).

@@ -17,12 +17,17 @@ CHECK = os.path.join(ROOT, "tests", "gpu", "check_device_us.py")
 BUILD = os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build"))
 
 
+FIRST_CALL = ("first call of a kernel not launched through cuLaunchKernel (a library call: cuBLAS, cuDNN, ATen): "
+              "not timed, its first call may load modules and synchronize")
+
+
 def write_session(path, kernels):
     events = [{"kind": "kernel", "index": i, "name": n, "type": t, "status": "ok", "duration_us": 50,
                "device_us": d, "tensors": []} for i, (n, t, d) in enumerate(kernels)]
-    for e, (_, _, d) in zip(events, kernels):
+    for e, (_, t, d) in zip(events, kernels):
         if d < 0:
-            e["device_note"] = "the host synchronized while the stream was held: not timed"
+            e["device_note"] = (FIRST_CALL if t == "extern" else
+                                "the host synchronized while the stream was held: not timed")
     path.write_text(yaml.safe_dump({"format_version": "1.0", "mode": "printer", "device": "cuda",
                                     "events": events}))
 
@@ -81,6 +86,15 @@ def test_check_fails_on_a_kernel_off_and_an_untimed_launch(tmp_path):
     assert "untimed #0 triton_poi_embed_0: device_us -1 (the host synchronized" in r.stdout
     assert "FAIL device_us vs torch profiler on" in r.stdout and "off on triton_red_norm_1" in r.stdout
     assert "FAIL cold run launch by launch: 2 of 4" in r.stdout
+
+
+def test_check_takes_a_library_first_call_noted(tmp_path):
+    first = list(LAUNCHES)
+    first[1] = ("aoti_torch_cuda_mm_out", "extern", -1)   # the runner does not time a library's first call
+    r = check(tmp_path, first, PROFILED)
+    assert r.returncode == 0, r.stdout
+    assert "PASS every launch timed: 4 of 5 kernel events have device_us (+1 library first calls, noted)" in r.stdout
+    assert "untimed #1 aoti_torch_cuda_mm_out: device_us -1 (first call of a kernel not launched" in r.stdout
 
 
 @pytest.mark.slow
