@@ -127,6 +127,21 @@ static int read_entry(zip_t *z, const char *name, strbuf *sb, rd *r)
     return 0;
 }
 
+/* Entry name parsed into *out; an optional entry that is not there leaves *out NULL. */
+static int read_json(zip_t *z, const char *name, int optional, strbuf *text, cJSON **out, rd *r)
+{
+    *out = NULL;
+    if (optional && zip_name_locate(z, name, 0) < 0)
+        return 0;
+    strbuf_reset(text);
+    if (read_entry(z, name, text, r) < 0)
+        return -1;
+    if (!(*out = cJSON_ParseWithLength(text->buf, text->len)))
+        return bad(r, "%s is not JSON cJSON reads (near byte %zu)", name,
+                   cJSON_GetErrorPtr() ? (size_t)(cJSON_GetErrorPtr() - text->buf) : (size_t)0);
+    return 0;
+}
+
 /* A JSON integer that a double holds exactly (INT64 bounds: torch's "to the end" sentinels). */
 static int json_int(const cJSON *v, int64_t *out)
 {
@@ -185,6 +200,45 @@ static const char *tensor_name(const cJSON *t)
     return cJSON_IsString(n) && name_ok(n->valuestring) ? n->valuestring : NULL;
 }
 
+/* The serialized Argument kinds the runner maps (eager_plan.h); `list`: a JSON list of items. */
+static const struct {
+    const char *key;
+    uint8_t kind, list;
+} arg_kinds[] = {
+    {"as_none", EAGER_ARG_NONE, 0},
+    {"as_tensor", EAGER_ARG_TENSOR, 0},
+    {"as_tensors", EAGER_ARG_TENSORS, 1},
+    {"as_optional_tensor", EAGER_ARG_OPT_TENSOR, 0},
+    {"as_optional_tensors", EAGER_ARG_OPT_TENSORS, 1},
+    {"as_int", EAGER_ARG_INT, 0},
+    {"as_ints", EAGER_ARG_INTS, 1},
+    {"as_bool", EAGER_ARG_BOOL, 0},
+    {"as_bools", EAGER_ARG_BOOLS, 1},
+    {"as_scalar_type", EAGER_ARG_SCALAR_TYPE, 0},
+    {"as_memory_format", EAGER_ARG_MEMORY_FORMAT, 0},
+    {"as_layout", EAGER_ARG_LAYOUT, 0},
+    {"as_float", EAGER_ARG_FLOAT, 0},
+    {"as_floats", EAGER_ARG_FLOATS, 1},
+    {"as_string", EAGER_ARG_STRING, 0},
+    {"as_strings", EAGER_ARG_STRINGS, 1},
+    {"as_device", EAGER_ARG_DEVICE, 0},
+};
+
+/* One tensor item: {"name": N}, or for optional ones {"as_tensor": {...}} / {"as_none": ...} ("" = None). */
+static const char *tensor_item(const cJSON *it, int optional)
+{
+    if (optional) {
+        const cJSON *tv;
+        const char *k = arg_kind(it, &tv);
+        if (k && !strcmp(k, "as_none"))
+            return "";
+        if (!k || strcmp(k, "as_tensor"))
+            return NULL;
+        it = tv;
+    }
+    return tensor_name(it);
+}
+
 /* One serialized Argument into an EAGER_NODE argument; its tensors appended to the value's reads. */
 static int argument(rd *r, const char *node, const char *argname, const cJSON *arg, proto_eager_arg *a, fx_value *v)
 {
@@ -193,106 +247,73 @@ static int argument(rd *r, const char *node, const char *argname, const cJSON *a
     const char *k = arg_kind(arg, &val);
     a->name = arena_strdup(&p->a, argname);
     a->text = "";
-    if (!k)
-        return bad(r, "node %s: argument %s is not an Argument", node, argname);
-    int n = cJSON_IsArray(val) ? cJSON_GetArraySize(val) : 1;
+    size_t row = 0, nrows = sizeof arg_kinds / sizeof *arg_kinds;
+    while (k && row < nrows && strcmp(arg_kinds[row].key, k))
+        row++;
+    if (!k || row == nrows)
+        return bad(r, "node %s: argument %s is %s%s", node, argname, k ? k : "not an Argument",
+                   !k ? "" : strstr(k, "sym") ? " (symbolic shapes)" : !strcmp(k, "as_graph") ? " (a higher-order op)" : "");
+    a->kind = arg_kinds[row].kind;
+    if (arg_kinds[row].list && !cJSON_IsArray(val))
+        return bad(r, "node %s: argument %s (%s) is not a list", node, argname, k);
+    int n = arg_kinds[row].list ? cJSON_GetArraySize(val) : 1;
     if (n > 1 << 20)
         return bad(r, "node %s: argument %s is too long", node, argname);
-    const cJSON *it;
-    int i = 0;
-    if (!strcmp(k, "as_none")) {
-        a->kind = EAGER_ARG_NONE;
-    } else if (!strcmp(k, "as_tensor") || !strcmp(k, "as_tensors") || !strcmp(k, "as_optional_tensors") ||
-               !strcmp(k, "as_optional_tensor")) {
-        int list = !strcmp(k, "as_tensors") || !strcmp(k, "as_optional_tensors"),
-            opt = !strcmp(k, "as_optional_tensors") || !strcmp(k, "as_optional_tensor");
-        a->kind = !strcmp(k, "as_tensor") ? EAGER_ARG_TENSOR : !strcmp(k, "as_tensors") ? EAGER_ARG_TENSORS
-                  : opt && list ? EAGER_ARG_OPT_TENSORS : EAGER_ARG_OPT_TENSOR;
-        if (list && !cJSON_IsArray(val))
-            return bad(r, "node %s: argument %s is not a list", node, argname);
-        a->nnames = (uint32_t)(list ? n : 1);
-        a->names = arena_alloc(&p->a, (a->nnames + 1) * sizeof *a->names);
-        const char **grown = arena_alloc(&p->a, (v->nins + a->nnames) * sizeof *grown);
+    const cJSON *it = arg_kinds[row].list ? val->child : val;
+    switch (a->kind) {
+    case EAGER_ARG_NONE:
+        return 0;
+    case EAGER_ARG_DEVICE: {   /* the runner puts the reference's device there */
+        const cJSON *t = get(val, "type");
+        a->text = arena_strdup(&p->a, cJSON_IsString(t) ? t->valuestring : "");
+        return 0;
+    }
+    case EAGER_ARG_TENSOR: case EAGER_ARG_TENSORS: case EAGER_ARG_OPT_TENSOR: case EAGER_ARG_OPT_TENSORS: {
+        int optional = a->kind == EAGER_ARG_OPT_TENSOR || a->kind == EAGER_ARG_OPT_TENSORS;
+        a->nnames = (uint32_t)n;
+        a->names = arena_alloc(&p->a, (size_t)(n + 1) * sizeof *a->names);
+        const char **grown = arena_alloc(&p->a, (v->nins + (size_t)n + 1) * sizeof *grown);
         if (v->nins)
             memcpy(grown, v->ins, v->nins * sizeof *grown);
         v->ins = grown;
-        const cJSON *one = list ? val->child : val;
-        for (i = 0; i < (int)a->nnames; i++, one = one ? one->next : NULL) {
-            const cJSON *t = one;
-            if (opt) {   /* {"as_tensor": {...}} or {"as_none": ...} */
-                const cJSON *tv;
-                const char *ok = arg_kind(one, &tv);
-                if (ok && !strcmp(ok, "as_none")) {
-                    a->names[i] = "";
-                    continue;
-                }
-                if (!ok || strcmp(ok, "as_tensor"))
-                    return bad(r, "node %s: argument %s holds a %s", node, argname, ok ? ok : "non-tensor");
-                t = tv;
-            }
-            const char *tn = tensor_name(t);
+        for (int i = 0; i < n; i++, it = it->next) {
+            const char *tn = tensor_item(it, optional);
             if (!tn)
                 return bad(r, "node %s: argument %s names no usable tensor", node, argname);
-            a->names[i] = arena_strdup(&p->a, tn);
-            v->ins[v->nins++] = a->names[i];
+            a->names[i] = *tn ? arena_strdup(&p->a, tn) : "";
+            if (*tn)
+                v->ins[v->nins++] = a->names[i];
         }
-    } else if (!strcmp(k, "as_int") || !strcmp(k, "as_bool") || !strcmp(k, "as_scalar_type") ||
-               !strcmp(k, "as_memory_format") || !strcmp(k, "as_layout")) {
-        a->kind = !strcmp(k, "as_int") ? EAGER_ARG_INT : !strcmp(k, "as_bool") ? EAGER_ARG_BOOL
-                  : !strcmp(k, "as_scalar_type") ? EAGER_ARG_SCALAR_TYPE
-                  : !strcmp(k, "as_memory_format") ? EAGER_ARG_MEMORY_FORMAT : EAGER_ARG_LAYOUT;
-        a->nints = 1;
-        a->ints = arena_alloc(&p->a, sizeof *a->ints);
-        if (json_int(val, a->ints) < 0)
-            return bad(r, "node %s: argument %s (%s) is not an integer a double holds", node, argname, k);
-    } else if (!strcmp(k, "as_ints") || !strcmp(k, "as_bools")) {
-        a->kind = !strcmp(k, "as_ints") ? EAGER_ARG_INTS : EAGER_ARG_BOOLS;
-        if (!cJSON_IsArray(val))
-            return bad(r, "node %s: argument %s is not a list", node, argname);
-        a->nints = (uint32_t)n;
-        a->ints = arena_alloc(&p->a, (size_t)(n + 1) * sizeof *a->ints);
-        cJSON_ArrayForEach(it, val) if (json_int(it, &a->ints[i++]) < 0)
-            return bad(r, "node %s: argument %s holds a value that is not an integer", node, argname);
-    } else if (!strcmp(k, "as_float")) {
-        a->kind = EAGER_ARG_FLOAT;
-        a->nfloats = 1;
-        a->floats = arena_alloc(&p->a, sizeof *a->floats);
-        if (json_float(val, a->floats) < 0)
-            return bad(r, "node %s: argument %s is not a number", node, argname);
-    } else if (!strcmp(k, "as_floats")) {
-        a->kind = EAGER_ARG_FLOATS;
-        if (!cJSON_IsArray(val))
-            return bad(r, "node %s: argument %s is not a list", node, argname);
+        return 0;
+    }
+    case EAGER_ARG_FLOAT: case EAGER_ARG_FLOATS:
         a->nfloats = (uint32_t)n;
         a->floats = arena_alloc(&p->a, (size_t)(n + 1) * sizeof *a->floats);
-        cJSON_ArrayForEach(it, val) if (json_float(it, &a->floats[i++]) < 0)
-            return bad(r, "node %s: argument %s holds a value that is not a number", node, argname);
-    } else if (!strcmp(k, "as_string")) {
-        a->kind = EAGER_ARG_STRING;
-        if (!cJSON_IsString(val))
-            return bad(r, "node %s: argument %s is not a string", node, argname);
-        a->text = arena_strdup(&p->a, val->valuestring);
-    } else if (!strcmp(k, "as_strings")) {
-        a->kind = EAGER_ARG_STRINGS;
-        if (!cJSON_IsArray(val))
-            return bad(r, "node %s: argument %s is not a list", node, argname);
-        a->nnames = (uint32_t)n;
+        for (int i = 0; i < n; i++, it = it->next)
+            if (json_float(it, &a->floats[i]) < 0)
+                return bad(r, "node %s: argument %s (%s) holds a value that is not a number", node, argname, k);
+        return 0;
+    case EAGER_ARG_STRING: case EAGER_ARG_STRINGS:
         a->names = arena_alloc(&p->a, (size_t)(n + 1) * sizeof *a->names);
-        cJSON_ArrayForEach(it, val)
-        {
+        for (int i = 0; i < n; i++, it = it->next) {
             if (!cJSON_IsString(it))
-                return bad(r, "node %s: argument %s holds a value that is not a string", node, argname);
-            a->names[i++] = arena_strdup(&p->a, it->valuestring);
+                return bad(r, "node %s: argument %s (%s) holds a value that is not a string", node, argname, k);
+            a->names[i] = arena_strdup(&p->a, it->valuestring);
         }
-    } else if (!strcmp(k, "as_device")) {
-        a->kind = EAGER_ARG_DEVICE;   /* the runner puts the reference's device there */
-        const cJSON *t = get(val, "type");
-        a->text = arena_strdup(&p->a, cJSON_IsString(t) ? t->valuestring : "");
-    } else {
-        return bad(r, "node %s: argument %s is %s%s", node, argname, k,
-                   strstr(k, "sym") ? " (symbolic shapes)" : !strcmp(k, "as_graph") ? " (a higher-order op)" : "");
+        if (a->kind == EAGER_ARG_STRING)
+            a->text = a->names[0];
+        else
+            a->nnames = (uint32_t)n;
+        return 0;
+    default:   /* integers: int, bool, scalar type, memory format, layout, and their lists */
+        a->nints = (uint32_t)n;
+        a->ints = arena_alloc(&p->a, (size_t)(n + 1) * sizeof *a->ints);
+        for (int i = 0; i < n; i++, it = it->next)
+            if (json_int(it, &a->ints[i]) < 0)
+                return bad(r, "node %s: argument %s (%s) holds a value that is not an integer a double holds", node,
+                           argname, k);
+        return 0;
     }
-    return 0;
 }
 
 static fx_value *add_value(eager_program *p)
@@ -512,33 +533,11 @@ static int read_program(rd *r, zip_t *z)
     strbuf text = STRBUF_INIT;
     cJSON *prog = NULL, *wc = NULL, *cc = NULL;
     int rc = -1;
-    if (read_entry(z, chosen, &text, r) < 0)
+    if (read_json(z, chosen, 0, &text, &prog, r) < 0 ||
+        read_json(z, arena_printf(&p->a, "%s/data/weights/%s_weights_config.json", root, model), 1, &text, &wc, r) < 0 ||
+        read_json(z, arena_printf(&p->a, "%s/data/constants/%s_constants_config.json", root, model), 1, &text, &cc,
+                  r) < 0)
         goto done;
-    if (!(prog = cJSON_ParseWithLength(text.buf, text.len))) {
-        bad(r, "%s is not JSON cJSON reads (near byte %zu)", chosen,
-            cJSON_GetErrorPtr() ? (size_t)(cJSON_GetErrorPtr() - text.buf) : (size_t)0);
-        goto done;
-    }
-    char *wname = arena_printf(&p->a, "%s/data/weights/%s_weights_config.json", root, model),
-         *cname = arena_printf(&p->a, "%s/data/constants/%s_constants_config.json", root, model);
-    strbuf_reset(&text);
-    if (zip_name_locate(z, wname, 0) >= 0) {
-        if (read_entry(z, wname, &text, r) < 0)
-            goto done;
-        if (!(wc = cJSON_ParseWithLength(text.buf, text.len))) {
-            bad(r, "%s is not JSON", wname);
-            goto done;
-        }
-    }
-    strbuf_reset(&text);
-    if (zip_name_locate(z, cname, 0) >= 0) {
-        if (read_entry(z, cname, &text, r) < 0)
-            goto done;
-        if (!(cc = cJSON_ParseWithLength(text.buf, text.len))) {
-            bad(r, "%s is not JSON", cname);
-            goto done;
-        }
-    }
     const cJSON *gm = get(prog, "graph_module"), *g = get(gm, "graph"), *nodes = get(g, "nodes"),
                 *outs = get(g, "outputs"), *sym = get(g, "sym_int_values"), *it;
     if (!cJSON_IsArray(nodes) || !cJSON_IsArray(outs)) {
