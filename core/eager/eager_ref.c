@@ -20,6 +20,7 @@
 #include "inputs.h"
 #include "package.h"
 #include "paths.h"
+#include "proto_spawn.h"
 #include "tensor_file.h"
 
 #define MANIFEST_MAX (64u << 20)   /* bytes of manifest read */
@@ -327,6 +328,8 @@ static int spawn(eager_ref *r, char *const *argv, const char *log, strbuf *err)
         dup2(logfd, 1);
         dup2(logfd, 2);
         signal(SIGINT, SIG_IGN);   /* ^C is the front end's to handle */
+        if (r->by_runner)
+            proto_runner_env();
         execvp(argv[0], argv);
         dprintf(2, "aotidbg_eager: cannot start %s: %s (%s)\n", argv[0], strerror(errno),
                 r->by_runner ? "set AOTIDBG_RUNNER" : "set AOTIDBG_PYTHON or put python3 with torch on PATH");

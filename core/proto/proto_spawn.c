@@ -19,6 +19,15 @@ static void set_nonblock(int fd)
         fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+void proto_runner_env(void)
+{
+    /* OpenMP workers spinning between kernels burn a core while the hooks work (most of
+     * the runner's CPU on CPU models, and slower kernels on a busy box): they sleep
+     * instead, unless the user chose how they wait */
+    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && !getenv("KMP_BLOCKTIME"))
+        setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+}
+
 int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_child *c, strbuf *err)
 {
     int sv[2], po[2] = {-1, -1}, pe[2] = {-1, -1};
@@ -59,11 +68,7 @@ int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_chi
         signal(SIGINT, SIG_IGN);   /* the front end decides what ^C means */
         for (const char *const *n = o ? o->set_one : NULL; n && *n; n++)
             setenv(*n, "1", 1);
-        /* OpenMP workers spinning between kernels burn a core while the hooks work (most of
-         * the runner's CPU on CPU models, and slower kernels on a busy box): they sleep
-         * instead, unless the user chose how they wait */
-        if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT") && !getenv("KMP_BLOCKTIME"))
-            setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+        proto_runner_env();
         execl(path, "aotidbg-runner", (char *)NULL);
         dprintf(2, "aotidbg: cannot run %s: %s\n", path, strerror(errno));
         _exit(127);

@@ -24,5 +24,8 @@ typedef struct {
 } proto_spawn_options;
 
 int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_child *c, strbuf *err);
+/* In a child about to exec a runner: the OpenMP wait policy above (also for
+ * `aotidbg-runner --eager-ref`, core/eager/eager_ref.c). */
+void proto_runner_env(void);
 
 #endif
