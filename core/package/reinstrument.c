@@ -389,7 +389,7 @@ int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o,
         int printed = w.printed[0] != 0;
         w.printed[0] = 0;
         where_code(&w, q, stmt_end);
-        if (o && o->each_launch) o->each_launch(kernel.s, kernel.n, w.branch, o->ctx);
+        if (o && o->each_launch) o->each_launch(kernel.s, kernel.n, w.branch, printed, o->ctx);
         if (printed) {
             local.printer++;
             strbuf_add(out, p, (size_t)(stmt_end - p));

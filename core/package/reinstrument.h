@@ -54,9 +54,11 @@ typedef struct {
     const char *const *proxy_ops;
     size_t nproxy_ops;
     /* called for every kernel launch of run_impl in order, those the printer
-     * hooks too: the kernel's name as the hooks give it (not NUL-terminated)
-     * and its branch ("" the main graph); may be NULL */
-    void (*each_launch)(const char *kernel, size_t n, const char *branch, void *ctx);
+     * hooks too: the kernel's name as the hooks give it (not NUL-terminated),
+     * its branch ("" the main graph) and hooked, 1 when the printer's own
+     * hooks surround it (torch 2.11 on CUDA hooks Triton launches inside
+     * subgraphs; 2.13 on CPU does not); may be NULL */
+    void (*each_launch)(const char *kernel, size_t n, const char *branch, int hooked, void *ctx);
     void *ctx;
 } reinstrument_opts;
 

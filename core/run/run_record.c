@@ -488,7 +488,8 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
                                             : s->mode ? s->mode : "printer";
             if (m->u.kernel.branch && *m->u.kernel.branch)
                 k->branch = arena_strdup(&s->arena, m->u.kernel.branch);
-            else if (!strcmp(k->source, "interpose"))   /* the runner sees the launch, not where it sits */
+            else   /* interposed, or the printer's own hooks (torch 2.11 on CUDA hooks Triton launches in
+                    * subgraphs, saying no branch): where wrapper.cpp launches it */
                 k->branch = branch_of(r, k->name);
             if (!strcmp(k->source, "interpose"))
                 hidden_seen(r, k->name);

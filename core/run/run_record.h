@@ -48,14 +48,15 @@ void run_record_restart(run_record *r);
 void run_record_set_input_names(run_record *r, const char *const *names, size_t n);
 /* Where each kernel is launched in wrapper.cpp, for launches whose runner
  * does not say (interposed cuLaunchKernel inside a torch.cond / while_loop
- * branch): kernel name -> branch ("" the main graph; NULL launched in more
- * than one place), and how many of its launch sites are in subgraphs. The
+ * branch, the printer's own hooks there): kernel name -> branch ("" the main
+ * graph; NULL launched in more than one place), and how many of its launch
+ * sites are in subgraphs and not hooked by the printer. The
  * first interposed launch of such a kernel takes those sites off the
  * session's hidden_kernels (interposition saw them), once a run. Borrowed:
  * the rows must outlive r. */
 typedef struct {
     const char *kernel, *branch;
-    size_t sites;              /* launch sites in subgraphs (counted in hidden_kernels) */
+    size_t sites;              /* unhooked launch sites in subgraphs (counted in hidden_kernels) */
 } launch_branch;
 void run_record_set_branches(run_record *r, const launch_branch *rows, size_t n);
 

@@ -258,33 +258,23 @@ static void set_hidden(session *s, const reinstrument_stats *st, int is_cuda, in
                                            : ": re-instrumenting failed (see the notes)");
 }
 
-static void add_launch(const char *kernel, size_t n, const char *branch, void *ctx)
+static void add_launch(const char *kernel, size_t n, const char *branch, int hooked, void *ctx)
 {
+    int hidden = *branch && !hooked;   /* a subgraph launch the printer does not hook: counted hidden */
     run_service *rs = ctx;
     for (size_t i = 0; i < rs->nbranches; i++) {
         launch_branch *b = &rs->branches[i];
         if (strlen(b->kernel) == n && !memcmp(b->kernel, kernel, n)) {
             if (b->branch && strcmp(b->branch, branch))
                 b->branch = NULL;   /* launched in two places: say none */
-            b->sites += *branch != 0;
+            b->sites += (size_t)hidden;
             return;
         }
     }
     ALLOC_GROW(rs->branches, rs->nbranches + 1, rs->abranches);
     rs->branches[rs->nbranches].kernel = arena_printf(&rs->s->arena, "%.*s", (int)n, kernel);
-    rs->branches[rs->nbranches].sites = *branch != 0;
+    rs->branches[rs->nbranches].sites = (size_t)hidden;
     rs->branches[rs->nbranches++].branch = arena_strdup(&rs->s->arena, branch);
-}
-
-/* Every launch of wrapper.cpp with its branch (run_record_set_branches). */
-static void collect_branches(run_service *rs, const strbuf *text)
-{
-    reinstrument_opts ro = {.each_launch = add_launch, .ctx = rs};
-    strbuf e = STRBUF_INIT;
-    rs->nbranches = 0;
-    if (reinstrument_source(text->buf, text->len, &ro, NULL, NULL, &e) < 0)
-        rs->nbranches = 0;
-    strbuf_release(&e);
 }
 
 /* Picks the mode from the compiled-in printer level and the device, and for
@@ -310,10 +300,17 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
      * those it does not reach (subgraphs, proxy calls) */
     reinstrument_stats st = {0};
     strbuf e2 = STRBUF_INIT;
-    int counted = text->len && reinstrument_source(text->buf, text->len, NULL, NULL, &st, &e2) == 0;
+    /* the same pass notes where each kernel is launched: interposition, and the
+     * printer's hooks inside subgraphs (torch 2.11 on CUDA), say no branch */
+    reinstrument_opts ro = {.each_launch = add_launch, .ctx = rs};
+    rs->nbranches = 0;
+    int counted = text->len && reinstrument_source(text->buf, text->len, &ro, NULL, &st, &e2) == 0;
     strbuf_release(&e2);
-    if (counted && st.subgraph)   /* interposition sees those launches without where they sit */
-        collect_branches(rs, text);
+    int any_branch = 0;
+    for (size_t i = 0; counted && i < rs->nbranches; i++)
+        any_branch |= !rs->branches[i].branch || *rs->branches[i].branch;
+    if (!counted || !any_branch)
+        rs->nbranches = 0;   /* no subgraph: nothing to name */
     if (counted && !st.launches && !st.printer) {
         s->mode = "printer";   /* nothing is launched: nothing to instrument or miss */
         strbuf_addstr(why, "; the model launches no kernel");

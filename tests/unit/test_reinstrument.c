@@ -122,9 +122,9 @@ static void test_refusals(void)
     strbuf_release(&out); strbuf_release(&err);
 }
 
-static void note_launch(const char *kernel, size_t n, const char *branch, void *ctx)
+static void note_launch(const char *kernel, size_t n, const char *branch, int hooked, void *ctx)
 {
-    strbuf_addf(ctx, "%.*s@%s ", (int)n, kernel, branch);
+    strbuf_addf(ctx, "%.*s@%s%s ", (int)n, kernel, branch, hooked ? "+" : "");
 }
 
 /* A package built with the printer: its hooked launches stay as they are;
@@ -189,9 +189,9 @@ static void test_printer_package_subgraphs_and_proxy(void)
     strbuf seen = STRBUF_INIT;
     reinstrument_opts each = {.each_launch = note_launch, .ctx = &seen};
     CHECK(reinstrument_source(in.buf, in.len, &each, NULL, NULL, &err) == 0);
-    CHECK_STR(seen.buf, "cpp_fused_gt_sum_0@ aoti_torch_cpu_addmm_out@true_graph_0 cpp_fused_add_gt_relu_1@true_graph_0 "
+    CHECK_STR(seen.buf, "cpp_fused_gt_sum_0@+ aoti_torch_cpu_addmm_out@true_graph_0 cpp_fused_add_gt_relu_1@true_graph_0 "
                         "cpp_fused_gt_mul_sigmoid_2@false_graph_0 cpp_fused_gt_3@while_loop_cond_graph_0 "
-                        "cpp_fused_sin_4@while_loop_body_graph_0 proxy_executor_call_0@ cpp_fused_mul_5@ ");
+                        "cpp_fused_sin_4@while_loop_body_graph_0 proxy_executor_call_0@ cpp_fused_mul_5@+ ");
     strbuf_release(&seen);
     strbuf_release(&in); strbuf_release(&out); strbuf_release(&err);
 }

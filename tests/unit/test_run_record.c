@@ -61,8 +61,31 @@ static void test_hidden_drops_by_what_interposition_saw(void)
     session_free(s);
 }
 
+/* torch 2.11 on CUDA: the printer hooks the Triton launches inside a branch
+ * (saying no branch); they get their branch from wrapper.cpp and are not
+ * hidden, so they take nothing off the count. */
+static void test_printer_hooks_in_a_branch(void)
+{
+    session *s = session_new();
+    s->mode = "printer";
+    s->hidden_kernels = 1;   /* the extern mm in true_graph_0: interposition cannot name it */
+    launch_branch rows[] = {{"triton_gt_sum_0", "", 0}, {"aoti_torch_cuda_mm_out", "true_graph_0", 1},
+                            {"triton_relu_1", "true_graph_0", 0}, {"triton_mul_3", "", 0}};
+    run_record *r = run_record_new(s, NULL, 0);
+    run_record_set_branches(r, rows, sizeof rows / sizeof *rows);
+    launch(r, 0, "triton_gt_sum_0", "printer");
+    launch(r, 1, "triton_relu_1", "printer");
+    launch(r, 2, "triton_mul_3", "reinstrument");
+    CHECK(!s->kernels[0]->u.kernel.branch && !s->kernels[2]->u.kernel.branch);
+    CHECK(s->kernels[1]->u.kernel.branch && !strcmp(s->kernels[1]->u.kernel.branch, "true_graph_0"));
+    CHECK(s->hidden_kernels == 1);
+    run_record_free(r);
+    session_free(s);
+}
+
 int main(void)
 {
+    RUN(test_printer_hooks_in_a_branch);
     RUN(test_hidden_drops_by_what_interposition_saw);
     return CHECK_DONE();
 }
