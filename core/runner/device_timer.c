@@ -3,6 +3,7 @@
 #include "device_timer.h"
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 #define HOLD_TIMEOUT_NS (20 * 1000000LL)   /* a launch, or a library call's host work: microseconds */
 #define HOLD_TIMEOUTS_MAX 4   /* per run and kind of hold */
 #define PAIRS 8   /* event pairs per kernel before they are folded into a sum */
+#define CALIBRATIONS 25   /* event pairs around an empty kernel, for the pairs' own overhead */
 
 /* Holds by what they hold: a library call between its hooks, or one launch. They are
  * counted apart, so library calls that synchronize do not turn off the launches' holds. */
@@ -58,6 +60,7 @@ static struct {
     const char *lnote;
     unsigned held;             /* generation of the latest hold queued (0: none pending) */
     unsigned timeouts_at_run[HOLD_KINDS], timeouts_at_kernel[HOLD_KINDS];
+    double overhead_us;        /* an event pair's own time around an empty kernel (dtimer_calibrate) */
 } T;
 
 static atomic_uint released;                 /* holds up to this generation may end */
@@ -178,7 +181,7 @@ static void forget_marks(void)
 
 void dtimer_setup(int is_cuda)
 {
-    memset(&T, 0, sizeof T);
+    memset(&T, 0, sizeof T);   /* the calibration too: dtimer_calibrate after this */
     T.model_cuda = is_cuda;
     if (!is_cuda)
         return;
@@ -243,6 +246,12 @@ void dtimer_close(void)
     release();
 }
 
+/* A pair's time less its own overhead, never below 0. */
+static double less_overhead(double us)
+{
+    return us > T.overhead_us ? us - T.overhead_us : 0;
+}
+
 /* The finished pairs into acc_us (waits for them). */
 static void fold(void)
 {
@@ -252,9 +261,49 @@ static void fold(void)
         if (T.p[i].bad || c->event_synchronize(T.p[i].ev[1]) || c->event_elapsed_time(&ms, T.p[i].ev[0], T.p[i].ev[1]))
             T.lbad = 1;
         else
-            T.acc_us += ms * 1e3;
+            T.acc_us += less_overhead(ms * 1e3);
     }
     T.np = 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void dtimer_calibrate(int (*empty_launch)(void *stream))
+{
+    if (!T.cuda || !T.holds_ok || !empty_launch)
+        return;
+    const cuda_rt *c = tabi_cuda();
+    double us[CALIBRATIONS];
+    int n = 0;
+    unsigned before[HOLD_KINDS], after[HOLD_KINDS];
+    for (int i = 0; i < CALIBRATIONS; i++) {
+        float ms = 0;
+        timeouts_now(before);
+        int held = hold_stream(NULL, HOLD_LAUNCH);
+        c->event_record(T.ev_open, NULL);
+        int bad = empty_launch(NULL);
+        c->event_record(T.ev_close, NULL);
+        release();
+        if (c->event_synchronize(T.ev_close) || c->event_elapsed_time(&ms, T.ev_open, T.ev_close))
+            bad = 1;
+        timeouts_now(after);
+        if (bad || !held || memcmp(before, after, sizeof before))
+            continue;
+        us[n++] = ms * 1e3;
+    }
+    if (n < CALIBRATIONS / 2) {
+        fprintf(stderr, "aotidbg-runner: device timer: no calibration (%d of %d event pairs around an empty kernel "
+                        "timed); device_us keeps the pairs' own overhead (a few microseconds)\n", n, CALIBRATIONS);
+        return;
+    }
+    qsort(us, (size_t)n, sizeof us[0], cmp_double);
+    T.overhead_us = us[n / 2];
+    fprintf(stderr, "aotidbg-runner: device timer: %.2f us of event-pair overhead (median of %d around an empty "
+                    "kernel) comes off every CUDA device_us\n", T.overhead_us, n);
 }
 
 void dtimer_launch_start(void *stream, int loaded)
@@ -333,7 +382,7 @@ double dtimer_take_us(const char **note)
             why = NOTE_NO_HOLD_EXTERN;
         else if (tabi_cuda()->event_synchronize(T.ev_close) == 0 &&
                  tabi_cuda()->event_elapsed_time(&ms, T.ev_open, T.ev_close) == 0)
-            us = ms * 1e3;
+            us = less_overhead(ms * 1e3);
     } else if (T.state && *T.state != NAME_LAUNCHES) {   /* its first call: learn that it does not launch */
         *T.state = NAME_EXTERN;
         why = NOTE_FIRST_EXTERN;

@@ -84,5 +84,6 @@ const char *interpose_last_error(void);
 long long interpose_launch_count(void);
 int interpose_available(void);
 void interpose_set_timer(void (*start)(void *stream, int loaded), void (*stop)(void *stream, int ok));
+int interpose_empty_kernel(void *stream);
 
 #endif

@@ -267,6 +267,7 @@ static int protocol_main(void)
             if (model.is_cuda && interpose_available()) {
                 interpose_set_callback(on_launch, NULL);
                 interpose_set_timer(dtimer_launch_start, dtimer_launch_stop);
+                dtimer_calibrate(interpose_empty_kernel);
                 if (load_flags & PROTO_LOAD_BLOCKING) interpose_set_blocking(1);
             }
             if ((load_flags & PROTO_LOAD_BLOCKING) && model.is_cuda && !tabi_cuda()->device_synchronize)

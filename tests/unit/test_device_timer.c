@@ -226,6 +226,30 @@ static void test_failed_and_lazy_launches_are_noted(void)
     drain();
 }
 
+static int fake_empty(void *stream)
+{
+    (void)stream;
+    kernel(2000);   /* an "empty" kernel that takes 2 ms on this fake GPU */
+    return 0;
+}
+
+/* The calibration's median pair (2 ms here) comes off every pair: 5 ms reads 3. */
+static void test_calibration_comes_off(void)
+{
+    dtimer_calibrate(fake_empty);
+    CHECK(TIMED_RIGHT(2500, 4500, {
+        dtimer_kernel("triton_poi_fused_0");
+        dtimer_launch_start(NULL, 1);
+        kernel(5000);
+        dtimer_launch_stop(NULL, 1);
+    }));
+    CHECK(TIMED_RIGHT(0, 1, {   /* shorter than the overhead: 0, not negative */
+        dtimer_kernel("triton_poi_fused_0");
+        dtimer_launch_start(NULL, 1);
+        dtimer_launch_stop(NULL, 1);
+    }));
+}
+
 static void test_cpu_is_the_launch_alone(void)
 {
     const char *note;
@@ -252,6 +276,7 @@ int main(void)
     RUN(test_library_call_first_then_timed);
     RUN(test_host_sync_while_held_times_out);
     RUN(test_failed_and_lazy_launches_are_noted);
+    RUN(test_calibration_comes_off);
     RUN(test_cpu_is_the_launch_alone);
     return CHECK_DONE();
 }
