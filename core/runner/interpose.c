@@ -361,17 +361,22 @@ void interpose_set_timer(void (*start)(void *stream, int loaded), void (*stop)(v
 
 int interpose_empty_kernel(void *stream)
 {
-    static const char ptx[] = ".version 6.0\n.target sm_50\n.address_size 64\n"
-                              ".visible .entry aotidbg_empty()\n{\n\tret;\n}\n";
+    /* newest target first: a driver may no longer JIT old ones, an old GPU cannot run new ones */
+    static const char *const ptx[] = {
+        ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry aotidbg_empty()\n{\n\tret;\n}\n",
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry aotidbg_empty()\n{\n\tret;\n}\n",
+        ".version 6.0\n.target sm_50\n.address_size 64\n.visible .entry aotidbg_empty()\n{\n\tret;\n}\n",
+    };
     static CUfunction f;
     ensure_real();
     if (!real.launch || !real.module_load_data || !real.get_function) return CUDA_ERROR_NOT_INITIALIZED;
-    if (!f) {
+    CUresult r = CUDA_SUCCESS;
+    for (size_t i = 0; !f && i < sizeof ptx / sizeof ptx[0]; i++) {
         CUmodule m;
-        CUresult r = real.module_load_data(&m, ptx);
-        if (r == CUDA_SUCCESS) r = real.get_function(&f, m, "aotidbg_empty");
-        if (r != CUDA_SUCCESS) return r;
+        r = real.module_load_data(&m, ptx[i]);
+        if (r == CUDA_SUCCESS && real.get_function(&f, m, "aotidbg_empty") != CUDA_SUCCESS) f = NULL;
     }
+    if (!f) return r ? r : CUDA_ERROR_NOT_INITIALIZED;
     return real.launch(f, 1, 1, 1, 1, 1, 1, 0, (CUstream)stream, NULL, NULL);
 }
 
