@@ -5,6 +5,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/Parallel.h>
+#include <ATen/ScalarOps.h>
 #include <caffe2/serialize/inline_container.h>
 
 #include <chrono>
@@ -325,6 +326,19 @@ struct interp {
         throw eg_error(EG_BAD_PLAN, "node " + node + ": argument " + a.name + " has no value");
     }
 
+    // A number where the schema wants a Tensor (`x + 1e-6` is add.Tensor(x, 1e-06) in the program):
+    // a wrapped-number tensor, as Python's argument parser makes it (it promotes like a scalar).
+    static c10::IValue as_schema(c10::IValue v, const c10::TypePtr &type)
+    {
+        if (!(v.isDouble() || v.isInt() || v.isBool())) return v;
+        c10::TypePtr t = type;
+        if (auto opt = t->cast<c10::OptionalType>()) t = opt->getElementType();
+        if (t->kind() != c10::TypeKind::TensorType) return v;
+        at::Tensor w = c10::scalar_to_tensor(v.toScalar());
+        w.unsafeGetTensorImpl()->set_wrapped_number(true);
+        return c10::IValue(w);
+    }
+
     void run_node(const eg_node &n)
     {
         std::string name = n.name, target = n.target;
@@ -350,7 +364,7 @@ struct interp {
         for (const auto &arg : schema.arguments()) {
             auto it = given.find(arg.name());
             if (it != given.end()) {
-                stack.push_back(argument(*it->second, name));
+                stack.push_back(as_schema(argument(*it->second, name), arg.type()));
                 given.erase(it);
             } else if (arg.default_value()) {
                 stack.push_back(*arg.default_value());

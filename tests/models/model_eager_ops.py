@@ -5,7 +5,8 @@ result kinds the runner's interpreter maps (core/runner/eager_graph.cpp): a
 weight and a buffer, an int64 input (embedding), ops returning several tensors
 (split_with_sizes: a Tensor[] result; max.dim: two), lists of tensors (cat),
 optional tensor lists (index), dtypes, devices and layouts (arange, zeros,
-_to_copy), views (view, permute), and a string argument (gelu's approximate).
+_to_copy), views (view, permute, unbind), a string argument (gelu's approximate),
+and a number where the op's schema wants a Tensor (add.Tensor(x, 1e-3)).
 Compiled with provenance, so each kernel names the graph nodes it computes.
 """
 import torch
@@ -30,8 +31,9 @@ class Ops(nn.Module):
         z = torch.zeros(4, 16, 2) + c.view(4, 2, 16).permute(0, 2, 1)
         s = self.fc3(torch.softmax(z, dim=1).reshape(4, 32))
         g = c[torch.arange(4), idx.squeeze(-1) % 8]
-        w = torch.where(c > 0.5, c, torch.zeros_like(c)).mean()
-        return s + nn.functional.layer_norm(c, (32,))[:, :16], m * e.sum(), w, g
+        w = (torch.where(c > 0.5, c, torch.zeros_like(c)) + 1e-3).mean(dim=-1)
+        q, k = c.view(4, 2, 16).unbind(1)
+        return s + nn.functional.layer_norm(c, (32,))[:, :16], m * e.sum(), w, g, q * k
 
 
 def eager_ops():
