@@ -517,10 +517,11 @@ def test_two_models_in_one_package(aotidbg, package, tmp_path):
     assert p.returncode == 0, p.stderr
     assert_outputs_match(sess, example(pkg)[1])
     spec = write_spec(tmp_path, (x, y), name="b.yaml")
-    live = run([aotidbg, pkg, "--model", "b", "--inputs", spec, "--headless", "120x30", "--keys", "c", "--dump-screen"])
+    live = run([aotidbg, pkg, "--model", "b", "--inputs", spec, "--headless", "120x30", "--keys", "c", "--dump-screen"],
+               cwd=str(tmp_path))   # live mode records a session in the current folder
     assert live.returncode == 0, live.stderr
     assert "cpp_fused_mul_sub_0" in live.stdout
-    live = run([aotidbg, pkg, "--inputs", spec, "--headless", "120x30", "--keys", "q"])
+    live = run([aotidbg, pkg, "--inputs", spec, "--headless", "120x30", "--keys", "q"], cwd=str(tmp_path))
     assert live.returncode != 0 and "pick one with --model NAME: a, b" in live.stdout + live.stderr
 
 
