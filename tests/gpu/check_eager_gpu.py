@@ -119,14 +119,17 @@ for name in ("same", "ln2", "fc1", "same_f64", "same_cpu"):
     by = next((ln for ln in log.splitlines() if "computed by" in ln), "no 'computed by' line")
     check("computed by the runner with libtorch" in log, f"{name}: the reference computed by the runner (libtorch, "
           f"no Python)", by[-400:])
+import numpy as np
+
+
+def manifest(sess):
+    d = (sess.get("eager") or {}).get("dir") or ""
+    ms = [f for f in (os.listdir(d) if os.path.isdir(d) else []) if f.startswith("manifest-")]
+    return (json.load(open(os.path.join(d, ms[0]))), d) if ms else ({}, d)
+
+
 s, p = session("same"), session("py/same_py")
 if s and p:
-    import numpy as np
-
-    def manifest(sess):
-        d = (sess.get("eager") or {}).get("dir") or ""
-        ms = [f for f in (os.listdir(d) if os.path.isdir(d) else []) if f.startswith("manifest-")]
-        return (json.load(open(os.path.join(d, ms[0]))), d) if ms else ({}, d)
     (a, ad), (b, bd) = manifest(s), manifest(p)
     check(a.get("computed_by") == "runner" and b.get("computed_by") == "python",
           "the two references: one by the runner, one by Python", f"{a.get('computed_by')} / {b.get('computed_by')}")
@@ -149,6 +152,32 @@ if s and p:
                 far.append(x["node"])
     check(n > 0 and not far, "runner and Python: the same values (bf16 tolerance)", f"{far[:5]}")
     info(f"runner vs Python: {n} node values, bit-identical: {'yes' if same_bits else 'no'}, max |diff| {worst_d:.3g}")
+
+# 1c. a llama-style decoder (attention, rope, RMSNorm's `+ eps`, tied head): the runner computes it, Python agrees
+s, p = session("llama_runner/llama"), session("llama_python/llama")
+if s and p:
+    log = read("logs/llama_runner.log")
+    check(rc("llama_runner/llama") == 0 and "computed by the runner with libtorch" in log,
+          "llama: the reference computed by the runner (AOTIDBG_EAGER_WITH=runner)", log[-600:])
+    (a, ad), (b, bd) = manifest(s), manifest(p)
+    ka = [(c["kernel"], [(r["node"], r["shape"]) for r in c["refs"]]) for c in a.get("calls", [])]
+    kb = [(c["kernel"], [(r["node"], r["shape"]) for r in c["refs"]]) for c in b.get("calls", [])]
+    check(ka and ka == kb, "llama: runner and Python name the same nodes and shapes", f"{ka[:2]} vs {kb[:2]}")
+    n, far, same_bits, worst_d = 0, [], True, 0.0
+    for ca, cb in zip(a.get("calls", []), b.get("calls", [])):
+        for x, y in zip(ca["refs"], cb["refs"]):
+            va = np.load(os.path.join(ad, x["file"])).astype(np.float64)
+            vb = np.load(os.path.join(bd, y["file"])).astype(np.float64)
+            n += 1
+            same_bits &= va.shape == vb.shape and bool(np.array_equal(va, vb))
+            worst_d = max(worst_d, float(np.abs(va - vb).max()) if va.size and va.shape == vb.shape else 0.0)
+            if va.shape != vb.shape or not np.allclose(va, vb, atol=1e-2, rtol=1.6e-2):
+                far.append(x["node"])
+    check(n > 0 and not far, "llama: runner and Python give the same values (bf16 tolerance)", str(far[:5]))
+    div = events(s, "divergence")
+    info(f"llama: {n} node values, bit-identical: {'yes' if same_bits else 'no'}, max |diff| {worst_d:.3g}; the run "
+         + (f"departs at #{div[0]['kernel']} {div[0]['name']} (node {div[0]['check']['node']}: the kernel-to-node "
+            f"mapping, the same with either reference)" if div else "has no departure"))
 
 # 2. the cache: a second run starts no Python
 s = session("same_cached")

@@ -12,7 +12,9 @@
 #   OUT=DIR AOTIDBG=/path/to/aotidbg bash tests/gpu/run_eager_gpu.sh
 #
 # AOTIDBG is a front end built elsewhere (the GPU image lacks ncurses/libyaml headers; see
-# record_all.sh and DESIGN §7); the runner is built here. About 2-3 minutes (one compile ~40 s).
+# record_all.sh and DESIGN §7); the runner is built here. About 3 minutes (two compiles: S3-2 took 109 s
+# with one). Last, a small llama-style decoder (tests/bench/big_model.py: attention, rope, RMSNorm, tied
+# head) whose reference the runner must compute, equal to Python's.
 # Writes to $OUT: summary.txt (PASS/FAIL/INFO lines: the answer), the package's
 # kernel_information.json and wrapper.cpp, sessions/*.yaml, dump_*.txt, screen_*.txt, times.tsv,
 # logs/ (each run's stderr, the compile, the build).
@@ -82,6 +84,32 @@ rec same_cpu --eager "$E.same.ep.pt2" --eager-device cpu
 mkdir -p "$OUT/sessions/py"   # its own folder: its own reference cache
 AOTIDBG_EAGER_WITH=python rec py/same_py --eager "$E.same.ep.pt2" --break-on diverge
 cat "$OUT/times.tsv"
+
+step "a small llama-style decoder (tests/bench/big_model.py's, bf16: embedding, RMSNorm, rope, attention, tied head)"
+timeout 300 python3 - "$ROOT" "$OUT" "$DEV" <<'EOF' > "$OUT/logs/llama_compile.log" 2>&1 || tail -20 "$OUT/logs/llama_compile.log"
+import importlib.util, os, sys, time
+import torch
+root, out, dev = sys.argv[1:4]
+spec = importlib.util.spec_from_file_location("big_model", os.path.join(root, "tests/bench/big_model.py"))
+bm = importlib.util.module_from_spec(spec); spec.loader.exec_module(bm)
+torch.manual_seed(0)
+m = bm.Llama(2048, 256, 2, 4, 512, 16, True).eval().to(dev).to(torch.bfloat16)
+ids = torch.randint(0, 2048, (1, 16), device=dev)
+t0 = time.time()
+ep = torch.export.export(m, (ids,))
+torch.export.save(ep, os.path.join(out, "llama.ep.pt2"))
+torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(out, "llama.pt2"), inductor_configs={
+    "aot_inductor.debug_intermediate_value_printer": "1", "trace.provenance_tracking_level": 1})
+print(f"compiled llama in {time.time() - t0:.1f}s", flush=True)
+EOF
+printf 'inputs:\n  - {shape: [1, 16], dtype: int64, device: %s, fill: randn, seed: 3}\n' "$DEV" > "$OUT/llama_in.yaml"
+for way in runner python; do   # each in a folder of its own: its own reference
+  mkdir -p "$OUT/sessions/llama_$way"
+  AOTIDBG_EAGER_WITH=$way timeout 240 "$AOTIDBG" run "$OUT/llama.pt2" --inputs "$OUT/llama_in.yaml" \
+    --eager "$OUT/llama.ep.pt2" --record "$OUT/sessions/llama_$way/llama.yaml" > "$OUT/logs/llama_$way.log" 2>&1
+  echo $? > "$OUT/sessions/llama_$way/llama.rc"
+  echo "llama ($way): exit $(cat "$OUT/sessions/llama_$way/llama.rc")"; tail -3 "$OUT/logs/llama_$way.log" | sed 's/^/    /'
+done
 
 step "TUI: hunt-diverge (replay and live)"
 timeout 60 "$AOTIDBG" replay "$OUT/sessions/ln2.yaml" --headless 160x44 --keys "hunt-diverge" --dump-screen \
