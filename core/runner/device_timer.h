@@ -19,7 +19,9 @@
  * Triton kernel 1.1 us and the pair 3.5 us). dtimer_calibrate measures it
  * once, as the median of 25 held pairs around an empty kernel, and every CUDA
  * pair gives its time less that, never below 0 (the empty kernel's own time,
- * under a microsecond, comes off too). The runner logs the figure.
+ * under a microsecond, comes off too). The runner logs the figure. Once
+ * calibrated, every hold also has an empty kernel queued behind it, ahead of
+ * the opening event, to take what the first work after a wait pays.
  *
  * CUDA, a kernel that never goes through cuLaunchKernel (an extern call:
  * cuBLAS, cuDNN, ATen): events at the hook marks, the stream held from the

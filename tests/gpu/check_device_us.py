@@ -78,6 +78,11 @@ def align(events, ks):
     return got
 
 
+def offset(rows, kind):
+    d = [x[3] - x[4] for x in rows if x[1] == kind]
+    return f"{statistics.median(d):+.1f} us over {len(d)} names" if d else "none"
+
+
 def timed(ev):
     return isinstance(ev["device_us"], (int, float)) and ev["device_us"] >= 0
 
@@ -134,7 +139,8 @@ def main(argv):
         verdict = ("PASS" if ok else "FAIL") if name in judged else ("ok" if ok else "off")
         lines.append(f"{name[:60]:60} {kind or '?':7} {cnt:4d} {d:10.1f} {p:10.1f} {d - p:+8.1f}  {verdict}")
     lines.append(f"{sum(r['count'] for r in by_name.values())} of {len(have)} timed events matched; "
-                 f"{sum(1 for x in rows if x[6])} of {len(rows)} kernel names agree (within 10% or 2 us)")
+                 f"{sum(1 for x in rows if x[6])} of {len(rows)} kernel names agree (within 10% or 2 us); "
+                 f"median offset device_us - profiler: triton {offset(rows, 'triton')}, extern {offset(rows, 'extern')}")
     bad = [x[0] for x in rows if x[0] in judged and not x[6]]
     verdicts.append(("PASS" if not bad else "FAIL") + f" device_us vs torch profiler on {len(judged)} kernels"
                     + (f": off on {', '.join(bad)}" if bad else ""))
