@@ -761,6 +761,8 @@ int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
     if (!rs->rc)
         return 0;
     int changed = rs->extracting ? pump_extraction(rs, &timeout_ms, err) : 0;
+    if (rs->eager && !rs->eager_done && timeout_ms > 10)
+        timeout_ms = 10;   /* the held runner says nothing: look at the reference's process often */
     strbuf perr = STRBUF_INIT;
     int n = runner_client_pump(rs->rc, timeout_ms, &perr);
     if (n < 0) {
