@@ -164,14 +164,47 @@ static char *inputs_json(const session *s, char *const *raw, char (*sha)[65])
 
 /* Call i's graph nodes (pre_grad_nodes, else the source-node comment) and
  * its occurrence among the launches of its kernel; returns how many nodes. */
-static size_t call_nodes(const call_table *ct, size_t i, const char ***nodes, size_t *occ)
+static size_t own_nodes(const kernel_call *c, const char *const **nodes)
+{
+    *nodes = (const char *const *)(c->npre ? c->pre_grad : c->nodes);
+    return c->npre ? c->npre : c->nnodes;
+}
+
+static int later_library_call_names(const call_table *ct, size_t i, const char *node)
+{
+    if (kernel_type_guess(ct->calls[i].kernel) == KTYPE_EXTERN)
+        return 0;
+    for (size_t j = i + 1; j < ct->ncalls; j++) {
+        if (kernel_type_guess(ct->calls[j].kernel) != KTYPE_EXTERN)
+            continue;
+        const char *const *jn;
+        for (size_t k = 0, n = own_nodes(&ct->calls[j], &jn); k < n; k++)
+            if (!strcmp(jn[k], node))
+                return 1;
+    }
+    return 0;
+}
+
+/* The graph nodes call i is compared on. A node that a generated kernel names and a later
+ * library call (cuBLAS, cuDNN, an ATen fallback) names too belongs to that call: inductor names
+ * the attention node in the Triton kernel that only lays out q/k/v for the attention call after
+ * it (H200, a llama-style decoder: the kernel was compared with the attention's output). Nodes
+ * that several generated kernels name stay with each (a pre-grad `linear` spans the mm and the
+ * kernel that adds its bias). The list is allocated in a. */
+static size_t call_nodes(const call_table *ct, size_t i, arena *a, const char ***nodes, size_t *occ)
 {
     const kernel_call *c = &ct->calls[i];
     *occ = 0;
     for (size_t j = 0; j < i; j++)
         *occ += !strcmp(ct->calls[j].kernel, c->kernel);
-    *nodes = c->npre ? c->pre_grad : c->nodes;
-    return c->npre ? c->npre : c->nnodes;
+    const char *const *own;
+    size_t n = own_nodes(c, &own), m = 0;
+    const char **keep = n ? arena_alloc(a, n * sizeof *keep) : NULL;
+    for (size_t k = 0; k < n; k++)
+        if (!later_library_call_names(ct, i, own[k]))
+            keep[m++] = own[k];
+    *nodes = keep;
+    return m;
 }
 
 /* The calls with their nodes, for the Python helper. */
@@ -179,12 +212,13 @@ static char *calls_json(const session *s, size_t *ncalls)
 {
     cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "calls");
     const call_table *ct = &s->prov;
+    arena tmp = {0};
     *ncalls = 0;
     for (size_t i = 0; i < ct->ncalls; i++) {
         const kernel_call *c = &ct->calls[i];
         size_t occ;
         const char **nodes;
-        size_t n = call_nodes(ct, i, &nodes, &occ);
+        size_t n = call_nodes(ct, i, &tmp, &nodes, &occ);
         if (!n)
             continue;
         cJSON *o = cJSON_CreateObject();
@@ -196,6 +230,7 @@ static char *calls_json(const session *s, size_t *ncalls)
     }
     char *out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
+    arena_release(&tmp);
     return out;
 }
 
@@ -471,7 +506,7 @@ static int start_runner(eager_ref *r, const session *s, const char *program, cha
     size_t nkeep = 0, capkeep = 0;
     for (size_t i = 0; i < ct->ncalls; i++) {
         const char **nodes;
-        size_t occ, n = call_nodes(ct, i, &nodes, &occ);
+        size_t occ, n = call_nodes(ct, i, &r->ar, &nodes, &occ);
         if (!n)
             continue;
         runner_call *c = &r->rcalls[r->nrcalls++];
