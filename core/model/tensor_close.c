@@ -34,26 +34,26 @@ void close_init(close_result *r, close_tol tol)
 void close_add(close_result *r, const double *got, const double *want, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        double g = got[i], w = want[i], err, rel;
+        double g = got[i], w = want[i], err, aw;
         int bad;
-        if (g == w || (g != g && w != w)) {   /* equal, both infinite alike, or both NaN */
-            err = rel = 0;
-            bad = 0;
-        } else if (!isfinite(g) || !isfinite(w)) {
-            err = rel = INFINITY;
+        if (g == w || (g != g && w != w))   /* equal, both infinite alike, or both NaN */
+            continue;
+        if (!isfinite(g) || !isfinite(w)) {
+            err = INFINITY;
+            aw = 0;
             bad = 1;
         } else {
             err = fabs(g - w);
-            rel = w != 0 ? err / fabs(w) : INFINITY;
-            bad = err > r->tol.atol + r->tol.rtol * fabs(w);
+            aw = fabs(w);
+            bad = err > r->tol.atol + r->tol.rtol * aw;
         }
         int64_t at = (int64_t)(r->compared + i);
         if (err > r->max_abs) {
             r->max_abs = err;
             r->max_at = at;
         }
-        if (rel > r->max_rel)
-            r->max_rel = rel;
+        if (err > r->max_rel * aw)   /* err / aw > max_rel without dividing every element */
+            r->max_rel = aw != 0 ? err / aw : INFINITY;
         if (bad) {
             if (!r->differing++) {
                 r->first = at;
