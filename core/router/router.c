@@ -33,8 +33,18 @@
 #define CTX_CAP 512
 #define CAPTURE_CAP 1024
 #define LOOKED_CAP 300
+#define FAIL_MIN_WEIGHT 4.0   /* a route's weight on a failure line that lets that line pick the route */
 
 typedef struct { const char *name, *value; } capture;
+
+#define FAIL_CANDIDATES 8
+#define FAIL_PATTERNS 16
+typedef struct {
+    size_t line;
+    int pat[FAIL_PATTERNS];
+    size_t npat;
+    char text[LOOKED_CAP + 1];
+} fail_candidate;
 
 typedef struct {
     size_t line, count;
@@ -77,6 +87,16 @@ struct router_stream {
     size_t nev, evcap, extra_ev;       /* extra_ev: repeats beyond first matches */
     char ctx[ROUTER_CONTEXT_LINES][CTX_CAP];
     size_t nctx;                       /* lines seen, for the ring */
+    /* failure lines (routes.yaml failures:): the first FAIL_CANDIDATES, each
+     * with the primary route patterns that matched it; finish picks the
+     * failing line among them */
+    int code_next, code_line;          /* the next / this line echoes source under a traceback frame (never a failure line) */
+    size_t frame_indent;               /* the previous line's indentation */
+    int line_failure;                  /* a failure pattern matched this window */
+    int line_pat[FAIL_PATTERNS];       /* primary route patterns matched on this window */
+    size_t nline_pat;
+    size_t nfail;
+    fail_candidate fail[FAIL_CANDIDATES];
 };
 
 router_stream *router_stream_new(const router_rules *rules)
@@ -326,6 +346,12 @@ static int find_evidence(router_stream *s, int pattern, uint64_t key)
 static void record(router_stream *s, int pi, const char *line, uint64_t key)
 {
     const rr_pattern *pt = &s->rules->patterns[pi];
+    if (pt->failure) {
+        s->line_failure = 1;
+        return;
+    }
+    if (pt->route >= 0 && !pt->consequence && !s->origin && s->nline_pat < FAIL_PATTERNS)
+        s->line_pat[s->nline_pat++] = pi;
     if (!s->origin) {
         if (s->last_line[pi] == s->lineno)
             return;                               /* the same line's previous window matched it */
@@ -419,6 +445,30 @@ static void note_looked(router_stream *s, const char *line)
     s->looked_total++;
 }
 
+/* After a window is matched: keeps it when it is one of the first failure lines. */
+static void note_failure(router_stream *s, const char *line)
+{
+    if (s->line_failure && !s->origin && !s->code_line && s->nfail < FAIL_CANDIDATES &&
+        !(s->nfail && s->fail[s->nfail - 1].line == s->lineno)) {
+        fail_candidate *f = &s->fail[s->nfail++];
+        f->line = s->lineno;
+        memcpy(f->pat, s->line_pat, s->nline_pat * sizeof *f->pat);
+        f->npat = s->nline_pat;
+        size_t n = router_utf8_clip(line, LOOKED_CAP);
+        memcpy(f->text, line, n);
+        f->text[n] = 0;
+    }
+    s->nline_pat = 0;
+    s->line_failure = 0;
+}
+
+/* `File "x.py", line 12, in f`: the next line is that frame's source, not a message */
+static int is_frame_line(const char *line)
+{
+    line += strspn(line, " >");
+    return starts_with(line, "File \"") && strstr(line, "\", line ") != NULL;
+}
+
 /* Every further literal requirement of pt has a member in lc (n bytes). */
 static int checks_hold(const rr_pattern *pt, const char *lc, size_t n)
 {
@@ -478,6 +528,7 @@ static void match_text(router_stream *s, const char *line, size_t n, uint64_t ke
                 record(s, pi, line, key);
         }
     }
+    note_failure(s, line);
 }
 
 /* Scans s->raw (the whole line, or one window of a long line: first says it
@@ -494,6 +545,14 @@ static void scan_segment(router_stream *s, int first, int whole)
     if (!n)
         return;
     uint64_t key = line_key(line);
+    if (first && !s->origin) {
+        size_t indent = 0;                /* Python indents a frame's source deeper than the frame */
+        while (line - indent > s->work && line[-1 - (ptrdiff_t)indent] == ' ')
+            indent++;
+        s->code_line = s->code_next && indent > s->frame_indent;
+        s->code_next = is_frame_line(line);
+        s->frame_indent = indent;
+    }
     if (!whole) {
         s->have_prev = 0;                 /* windows never collapse as repeats */
         s->nprev_ev = 0;
@@ -766,6 +825,39 @@ static const char *ev_summary(route_result *r, const evidence *e)
     return arena_printf(&r->arena, "%s: %.*s%s", ev_where(r, e), (int)router_utf8_clip(e->text, 200), e->text, cnt);
 }
 
+/* A step with its `{field}` references replaced by the result's values;
+ * NULL (the step is left out) when a referenced field is absent, or when a
+ * `{!field}` one is present (that step is for results without it). */
+static const char *expand_step(route_result *out, const char *step)
+{
+    strbuf b = STRBUF_INIT;
+    const char *p = step, *ret = NULL;
+    for (;;) {
+        const char *open = strchr(p, '{'), *close = open ? strchr(open, '}') : NULL;
+        if (!close) {
+            strbuf_addstr(&b, p);
+            break;
+        }
+        int negate = open[1] == '!';
+        char key[64];
+        size_t klen = (size_t)(close - open - 1 - negate);
+        snprintf(key, sizeof key, "%.*s", (int)(klen < sizeof key ? klen : sizeof key - 1), open + 1 + negate);
+        const char *v = route_result_field(out, key);
+        if (negate ? v != NULL : v == NULL)
+            goto done;
+        strbuf_add(&b, p, (size_t)(open - p));
+        if (!negate)
+            strbuf_addstr(&b, v);
+        p = close + 1;
+        if (negate && *p == ' ')
+            p++;
+    }
+    ret = arena_strdup(&out->arena, b.buf);
+done:
+    strbuf_release(&b);
+    return ret;
+}
+
 /* Title, explanation, steps and actions of route ri in the platform's words. */
 static void render_words(route_result *out, const router_rules *rules, int ri, int pi)
 {
@@ -778,10 +870,13 @@ static void render_words(route_result *out, const router_rules *rules, int ri, i
     rr_words w = router_words(rules, (size_t)ri, pi);
     out->title = arena_strdup(&out->arena, w.title);
     out->explanation = arena_strdup(&out->arena, w.explanation);
-    out->nsteps = w.nsteps;
+    out->nsteps = 0;
     out->steps = arena_alloc(&out->arena, (w.nsteps + 1) * sizeof *out->steps);
-    for (size_t i = 0; i < w.nsteps; i++)
-        out->steps[i] = arena_strdup(&out->arena, w.steps[i]);
+    for (size_t i = 0; i < w.nsteps; i++) {
+        const char *step = expand_step(out, w.steps[i]);
+        if (step)
+            out->steps[out->nsteps++] = step;
+    }
     out->nactions = w.nactions;
     out->actions = arena_alloc(&out->arena, (w.nactions + 1) * sizeof *out->actions);
     for (size_t i = 0; i < w.nactions; i++) {
@@ -832,6 +927,42 @@ static int pick_platform(router_stream *s, route_result *out)
     if (best >= 0)
         out->platform_from = ev_summary(out, &s->ev[first[best]]);
     return best;
+}
+
+/* The failing line: the first failure line on which a specific (not
+ * fallback) route states a cause (a counted primary pattern of weight >=
+ * FAIL_MIN_WEIGHT). It picks the strongest route there (ties: the better
+ * score over the whole text); -1 when no failure line does. Sets out's
+ * failed_* (the first failure line when none routed). */
+static int pick_failing_line(router_stream *s, route_result *out, const int *counted, const route_score *sc)
+{
+    const router_rules *rules = s->rules;
+    for (size_t c = 0; c < s->nfail; c++) {
+        const fail_candidate *f = &s->fail[c];
+        int win = -1;
+        double ww = 0;
+        for (size_t k = 0; k < f->npat; k++) {
+            const rr_pattern *pt = &rules->patterns[f->pat[k]];
+            if (!counted[f->pat[k]] || rules->routes[pt->route].fallback || pt->weight < FAIL_MIN_WEIGHT)
+                continue;
+            if (win < 0 || pt->weight > ww ||
+                (pt->weight == ww && sc[pt->route].prim + sc[pt->route].cons > sc[win].prim + sc[win].cons)) {
+                win = pt->route;
+                ww = pt->weight;
+            }
+        }
+        if (win >= 0) {
+            out->failed_line = f->line;
+            out->failed_text = utf8_dup(&out->arena, f->text, LOOKED_CAP);
+            out->failed_routed = 1;
+            return win;
+        }
+    }
+    if (s->nfail) {
+        out->failed_line = s->fail[0].line;
+        out->failed_text = utf8_dup(&out->arena, s->fail[0].text, LOOKED_CAP);
+    }
+    return -1;
 }
 
 void router_stream_finish(router_stream *s, route_result *out)
@@ -912,6 +1043,7 @@ void router_stream_finish(router_stream *s, route_result *out)
         sc[ri].cons_only = any_primary && sc[ri].prim == 0 && sc[ri].cons > 0;
 
     int win = -1;
+    win = pick_failing_line(s, out, counted, sc);
     for (int fb = 0; fb < 2 && win < 0; fb++)      /* specific routes first, then fallbacks (crash) */
         for (size_t ri = 0; ri < nr; ri++) {
             double t = sc[ri].prim + sc[ri].cons;

@@ -89,6 +89,9 @@ typedef struct route_result {
     size_t nalso;     route_also *also;
     size_t nevidence; route_evidence *evidence;   /* winner's evidence first */
     size_t nlooked;   route_line *looked;         /* error-like input lines (first, then the last few) */
+    size_t failed_line;           /* the line that failed first (routes.yaml failures:); 0 when none */
+    const char *failed_text;      /* that line; NULL when none */
+    int failed_routed;            /* 1: the route was taken from that line; 0: from the whole text */
     size_t lines, bytes;          /* input seen */
     size_t long_lines;            /* lines longer than ROUTER_LINE_CAP (read in windows) */
     int input_cut;                /* input went past ROUTER_MAX_INPUT_BYTES: the rest was not read */

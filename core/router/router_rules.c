@@ -721,7 +721,7 @@ int router_rules_parse(router_rules **out, const char *text, size_t len, const c
         yerr(&c, 1, 1, "empty rules file%s", "");
         goto fail;
     }
-    static const char *const top_keys[] = {"version", "platforms", "routes", NULL};
+    static const char *const top_keys[] = {"version", "platforms", "failures", "routes", NULL};
     if (root->type != Y_MAP) {
         yerr(&c, root->line, root->col, "top level must be a mapping with version: and routes:%s", "");
         goto fail;
@@ -739,12 +739,22 @@ int router_rules_parse(router_rules **out, const char *text, size_t len, const c
         goto fail;
     }
     const ynode *plats = yget(root, "platforms");
-    size_t np = count_patterns(routes) + count_patterns(plats);
+    const ynode *fails = yget(root, "failures");
+    if (fails && fails->type != Y_SEQ) {
+        yerr(&c, fails->line, fails->col, "failures: must be a list of patterns%s", "");
+        goto fail;
+    }
+    size_t np = count_patterns(routes) + count_patterns(plats) + (fails ? fails->n : 0);
     r->routes = arena_alloc(&r->arena, routes->n * sizeof *r->routes);
     r->patterns = arena_alloc(&r->arena, (np + 1) * sizeof *r->patterns);
     r->hints_cap = 0;
     if (plats && compile_platforms(&c, r, plats))   /* first: routes' `wording:` names them */
         goto fail;
+    for (size_t i = 0; fails && i < fails->n; i++) {
+        if (compile_pattern(&c, r, fails->items[i], -1, -1))
+            goto fail;
+        r->patterns[r->npatterns - 1].failure = 1;
+    }
     for (size_t i = 0; i < routes->n; i++) {
         if (compile_route(&c, r, routes->items[i], i))
             goto fail;
