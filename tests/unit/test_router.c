@@ -851,29 +851,41 @@ static void test_one_line_counts_once(void)
 static const char *const cuda_words[] = {"CUDA", "cuda", "compute-sanitizer", "blocking launches", "device-side",
                                          "nvcc", "ptxas", "cubin", "GPU context"};
 
+static void check_no_cuda_on(const char *plat, const char *what, const char *route, const char *text)
+{
+    int gpu = strcmp(plat, "cpu") != 0;       /* MPS and XPU are GPUs: a GPU context and device asserts exist there */
+    for (size_t k = 0; text && k < sizeof cuda_words / sizeof *cuda_words; k++)
+        if (strstr(text, cuda_words[k]) &&
+            !(gpu && (!strcmp(cuda_words[k], "GPU context") || !strcmp(cuda_words[k], "device-side")))) {
+            fprintf(stderr, "%s of %s on %s says '%s': %s\n", what, route, plat, cuda_words[k], text);
+            CHECK(!"CUDA advice on a CPU, MPS or XPU run");
+        }
+}
+
 static void check_no_cuda(const char *what, const char *route, const char *text)
 {
-    for (size_t k = 0; text && k < sizeof cuda_words / sizeof *cuda_words; k++)
-        if (strstr(text, cuda_words[k])) {
-            fprintf(stderr, "%s of %s on cpu says '%s': %s\n", what, route, cuda_words[k], text);
-            CHECK(!"CUDA advice on a CPU run");
-        }
+    check_no_cuda_on("cpu", what, route, text);
 }
 
 static void test_cpu_wording(void)
 {
     int cpu = router_platform_index(rules, "cpu"), rocm = router_platform_index(rules, "rocm");
     CHECK(cpu >= 0 && rocm >= 0);
+    static const char *const non_cuda[] = {"cpu", "mps", "xpu"};
     for (size_t ri = 0; ri < router_rules_count(rules); ri++) {
         const char *id = router_rules_id(rules, ri);
-        rr_words w = router_words(rules, ri, cpu);
-        check_no_cuda("title", id, w.title);
-        check_no_cuda("explanation", id, w.explanation);
-        check_no_cuda("because", id, w.because);
-        for (size_t i = 0; i < w.nsteps; i++)
-            check_no_cuda("step", id, w.steps[i]);
-        for (size_t i = 0; i < w.nactions; i++)
-            CHECK(strcmp(w.actions[i].name, "rerun-blocking"));
+        for (size_t p = 0; p < sizeof non_cuda / sizeof *non_cuda; p++) {
+            int pi = router_platform_index(rules, non_cuda[p]);
+            CHECK(pi >= 0);
+            rr_words w = router_words(rules, ri, pi);
+            check_no_cuda_on(non_cuda[p], "title", id, w.title);
+            check_no_cuda_on(non_cuda[p], "explanation", id, w.explanation);
+            check_no_cuda_on(non_cuda[p], "because", id, w.because);
+            for (size_t i = 0; i < w.nsteps; i++)
+                check_no_cuda_on(non_cuda[p], "step", id, w.steps[i]);
+            for (size_t i = 0; i < w.nactions; i++)
+                CHECK(strcmp(w.actions[i].name, "rerun-blocking"));
+        }
         /* on ROCm, the blocking advice names HIP's variable */
         rr_words h = router_words(rules, ri, rocm);
         for (size_t i = 0; i < h.nsteps; i++)
