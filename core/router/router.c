@@ -759,8 +759,8 @@ static void postprocess_fields(route_result *r)
     if (bound && *bound) {
         const char *kind = "expression";
         size_t n = strlen(bound), d = strspn(bound, "0123456789");
-        if (d == n)
-            kind = "literal";
+        if (d && d + strspn(bound + d, "uUlL") == n && n - d <= 3)
+            kind = "literal";           /* 32000, or a C++ literal with its suffix: 32L, 2UL */
         else if ((isalpha((unsigned char)bound[0]) || bound[0] == '_') &&
                  strspn(bound, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n)
             kind = "symbol";

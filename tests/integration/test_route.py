@@ -1,9 +1,10 @@
 """`aotidbg route`: the error router on real logs, hostile input and a real package.
 
-* every log of both labelled corpora (../shared/corpus/dev and dev2: real
+* every log of the labelled corpora (../shared/corpus/dev, dev2 and dev3: real
   logs from public issues and our H200 runs; a label `a|b` accepts either) is
-  routed by the real binary; each corpus must be at least 95% right, and the
-  misses are printed with the line the router based its answer on;
+  routed by the real binary; each corpus must be at least 95% right, and so
+  must the platform where the labels give one (dev3); the misses are printed
+  with the line the router based its answer on;
 * empty input, a 100 MB log, binary bytes, 100,000-character lines and invalid
   UTF-8 always give a route (exit 0), never a crash, in bounded memory;
 * a real CPU package (tests/models/model_router.py) is run with an index past
@@ -70,24 +71,39 @@ def yaml_fields(out):
     return doc
 
 
-@pytest.mark.parametrize("name", ["dev", "dev2"])
+@pytest.mark.parametrize("name", ["dev", "dev2", "dev3"])
 def test_corpus_accuracy(aotidbg, name):
+    """Routes, and platforms where LABELS.tsv has a platform column (a null
+    platform counts as `unknown`), each at least 95% right; every miss printed
+    with the line the route was taken from."""
     d = corpus_dir(name)
-    rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "LABELS.tsv"))][1:]
-    rows = [r for r in rows if len(r) >= 2]
+    table = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "LABELS.tsv"))]
+    head, rows = table[0], [r for r in table[1:] if len(r) >= 2]
+    pcol = head.index("platform") if "platform" in head else None
     assert rows
-    misses = []
-    for file, want, *_ in rows:
+    misses, pmisses = [], []
+    for row in rows:
+        file, want = row[0], row[1]
         got, out = route_yaml(aotidbg, [os.path.join(d, file)])
         doc = yaml_fields(out)
         if got not in want.split("|"):
-            why = doc["evidence"][0]["text"][:120] if doc["evidence"] else "no evidence"
-            misses.append(f"{file}: want {want}, got {got} ({why})")
+            failed = doc.get("failed_line") or {}
+            why = failed.get("text") or (doc["evidence"][0]["text"] if doc["evidence"] else "no evidence")
+            misses.append(f"{file}: want {want}, got {got} (from: {why[:120]})")
+        if pcol is not None:
+            plat = doc.get("platform") or "unknown"
+            if plat != row[pcol]:
+                pmisses.append(f"{file}: want platform {row[pcol]}, got {plat} ({(doc.get('platform_from') or '')[:120]})")
     correct = len(rows) - len(misses)
-    print(f"\nrouter corpus {name}: {correct}/{len(rows)} correct ({100 * correct / len(rows):.0f}%)")
-    for m in misses:
+    print(f"\nrouter corpus {name}: routes {correct}/{len(rows)} ({100 * correct / len(rows):.0f}%)", end="")
+    if pcol is not None:
+        pc = len(rows) - len(pmisses)
+        print(f", platforms {pc}/{len(rows)} ({100 * pc / len(rows):.0f}%)", end="")
+    print()
+    for m in misses + pmisses:
         print("  miss:", m)
     assert correct / len(rows) >= 0.95, "\n".join(misses)
+    assert (len(rows) - len(pmisses)) / len(rows) >= 0.95, "\n".join(pmisses)
 
 
 def test_stdin_and_usage(aotidbg, tmp_path):
