@@ -106,6 +106,62 @@ def test_corpus_accuracy(aotidbg, name):
     assert (len(rows) - len(pmisses)) / len(rows) >= 0.95, "\n".join(pmisses)
 
 
+# Fields read from real logs of the corpora: (corpus, file prefix, fields that
+# must be there with these values, words the steps must contain, words they must not).
+FIELD_CASES = [
+    ("dev", "039_", {"max_abs_diff": "0.003814697265625"}, [], []),
+    ("dev2", "325_", {"max_abs_diff": "2.568821430206299", "max_rel_diff": "0.5"}, [], []),
+    ("dev2", "334_", {"bound": "2", "bound_kind": "literal", "tmp": "tmp1"}, [], ["CUDA_LAUNCH_BLOCKING"]),
+    ("dev3", "501_", {"required": "98304", "limit": "65536"}, ["98304", "65536"], ["nvcc", "ptxas"]),
+    ("dev3", "506_", {"stopped_at": "InvalidCxxCompiler"}, ["No compiler ran"], ["nvcc", "ptxas"]),
+    ("dev3", "509_", {"name": "AttrsDescriptor", "module": "triton.compiler.compiler"}, ["AttrsDescriptor"], []),
+    ("dev3", "510_", {"owner": "CompiledKernel", "attribute": "launch_enter_hook"}, ["launch_enter_hook"], []),
+    ("dev3", "515_", {"stopped_at": "LoweringException"}, ["No compiler ran"], ["nvcc", "ptxas", "CUDA"]),
+    ("dev3", "520_", {"op_schema": "THIS_DOES_NOT_EXIST_AND_ERRORS"}, [], []),
+    ("dev3", "523_", {"line": "3"}, [], ["nvcc", "ptxas", "CUDA"]),
+    ("dev3", "524_", {"runtime": "libiomp5.so", "other_runtime": "unknown library"}, ["libiomp5.so"], []),
+    ("dev3", "525_", {"runtime": "libomp.dylib", "other_runtime": "libiomp5.dylib"},
+     ["libomp.dylib", "libiomp5.dylib"], []),
+    ("dev3", "527_", {"symbol": "class at::Tensor __cdecl at::native::searchsorted_cuda(class at::Tensor const &,"
+                                "class at::Tensor const &,bool,bool)"}, [], []),
+    ("dev3", "544_", {"input_index": "0", "expected": "Byte", "got": "Float"}, [], []),
+]
+
+
+@pytest.mark.parametrize("corpus,prefix,fields,says,never", FIELD_CASES, ids=[c[0] + "/" + c[1] for c in FIELD_CASES])
+def test_corpus_fields(aotidbg, corpus, prefix, fields, says, never):
+    d = corpus_dir(corpus)
+    file = next(f for f in sorted(os.listdir(d)) if f.startswith(prefix))
+    _, out = route_yaml(aotidbg, [os.path.join(d, file)])
+    doc = yaml_fields(out)
+    for k, v in fields.items():
+        assert str(doc["fields"].get(k)) == v, (k, doc["fields"])
+    steps = "\n".join(doc["steps"])
+    for w in says:
+        assert w in steps, (w, steps)
+    for w in never:
+        assert w not in steps, (w, steps)
+
+
+def test_failed_line_picks_the_route(aotidbg):
+    """The line that failed first picks the route; a stronger side line before it
+    (a missing profiler library) does not, and the line taken is reported."""
+    d = corpus_dir("dev3")
+    file = next(f for f in sorted(os.listdir(d)) if f.startswith("538_"))
+    route, out = route_yaml(aotidbg, [os.path.join(d, file)])
+    doc = yaml_fields(out)
+    assert route == "device-mismatch"
+    assert doc["failed_line"]["line"] == 2 and doc["failed_line"]["routed"] is True
+    assert "hipErrorNoBinaryForGpu" in doc["failed_line"]["text"]
+    assert doc["platform"] == "rocm"
+    assert any(a["route"] == "missing-artifact" for a in doc["also"])
+    r = run([aotidbg, "route", os.path.join(d, file)])
+    assert r.returncode == 0 and "failed first: line 2:" in r.stdout
+    # no failure line: the whole text is scored and failed_line is null
+    r = run([aotidbg, "route", "-", "--format", "yaml"], input="Tokenizer ready\nloss is nan\n")
+    assert yaml_fields(r.stdout)["failed_line"] is None
+
+
 def test_stdin_and_usage(aotidbg, tmp_path):
     r = run([aotidbg, "route", "-"], input="Error: Could not find schema for ns::op.\n")
     assert r.returncode == 0 and r.stdout.startswith("route: custom-op")

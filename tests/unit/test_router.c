@@ -95,6 +95,44 @@ static void test_rule_errors(void)
     strbuf_release(&deep);
 }
 
+/* failures: picks the failing line; a step's {field} is filled in, and it is
+ * left out when the field is absent ({!field}: when present). */
+static void test_failing_line_and_step_fields(void)
+{
+    static const char yaml[] =
+        "version: 1\n"
+        "failures:\n  - regex: '^[A-Za-z]*Error: '\n    case: sensitive\n"
+        "routes:\n"
+        "  - id: crash\n    patterns:\n      - {regex: 'boom ([a-z]+)', weight: 9, fields: {1: what}}\n"
+        "    steps: [\"it was {what}\", \"{!what} nothing named\", \"always\"]\n"
+        "  - id: custom-op\n    patterns:\n      - {regex: 'schema', weight: 5}\n"
+        "  - id: unknown\n";
+    router_rules *r = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(router_rules_parse(&r, yaml, strlen(yaml), "t.yaml", &err) == 0);
+    route_result res = {0};
+    const char *log = "warning: boom disk\nRuntimeError: no schema\n";
+    router_route_buffer(r, log, strlen(log), &res);
+    CHECK_STR(res.route, "custom-op");          /* the failing line wins over a heavier side line */
+    CHECK(res.failed_line == 2 && res.failed_routed);
+    CHECK_STR(res.failed_text, "RuntimeError: no schema");
+    route_result_release(&res);
+    log = "boom disk\n";
+    router_route_buffer(r, log, strlen(log), &res);
+    CHECK_STR(res.route, "crash");
+    CHECK(res.failed_line == 0 && !res.failed_text);
+    CHECK(res.nsteps == 2);
+    CHECK_STR(res.steps[0], "it was disk");
+    CHECK_STR(res.steps[1], "always");
+    route_result_release(&res);
+    log = "RuntimeError: boom\n";           /* a failure line no route names: the whole text decides */
+    router_route_buffer(r, log, strlen(log), &res);
+    CHECK(res.failed_line == 1 && !res.failed_routed);
+    route_result_release(&res);
+    router_rules_free(r);
+    strbuf_release(&err);
+}
+
 static void test_corpus_style_messages(void)
 {
     CHECK_STR(route_of("Error: input_handles[2]: unmatched dim value at 0, expected: 8, but got: 9\n"),
@@ -1302,6 +1340,7 @@ int main(void)
     RUN(test_cause_over_effects);
     RUN(test_one_line_counts_once);
     RUN(test_cpu_wording);
+    RUN(test_failing_line_and_step_fields);
     RUN(test_unknown_lists_lines);
     RUN(test_facts_and_platform);
     RUN(test_session_facts);
