@@ -1,4 +1,4 @@
-/* router.h — the error router: from any AOTI error text to the route (DESIGN §6),
+/* router.h — the error router: from any AOTI error text to the route (ROUTE_IDS),
  * the facts in it (fields), the next steps and the actions.
  *
  * Rules are data (routes.yaml, loaded by router_rules.c); this module streams a
@@ -37,6 +37,40 @@
 #define ROUTER_RULES_MAX_BYTES (1 << 20)
 #define ROUTER_MAX_INPUT_BYTES (1ULL << 30)  /* bytes of one input that are examined (time bound) */
 
+/* The route ids, written once: a contract (output, sessions, scripts and
+ * tests use them; add, never rename; man/aotidbg.1 ROUTES says what each
+ * means). routes.yaml may use only these; X(NAME, "id"). */
+#define ROUTE_IDS(X) \
+    X(TRITON_INDEX_OOB, "triton-index-oob") \
+    X(DEVICE_MISMATCH, "device-mismatch") \
+    X(INPUT_MISMATCH, "input-mismatch") \
+    X(ILLEGAL_MEMORY_ACCESS, "illegal-memory-access") \
+    X(NAN_INF, "nan-inf") \
+    X(WRONG_OUTPUT, "wrong-output") \
+    X(DYNAMIC_SHAPE, "dynamic-shape") \
+    X(CUSTOM_OP, "custom-op") \
+    X(MISSING_ARTIFACT, "missing-artifact") \
+    X(ABI_MISMATCH, "abi-mismatch") \
+    X(COMPILE_ERROR, "compile-error") \
+    X(OUT_OF_MEMORY, "out-of-memory") \
+    X(CRASH, "crash") \
+    X(UNKNOWN, "unknown")
+
+/* The actions a route can name (routes.yaml `do:`; the TUI binds each to a
+ * key in tui/actions.c); X(NAME, "name"). */
+#define ROUTE_ACTIONS(X) \
+    X(RUN_CHECKLIST, "run-checklist") \
+    X(RERUN_BLOCKING, "rerun-blocking") \
+    X(REBUILD_PRINTER, "rebuild-printer") \
+    X(JUMP_KERNEL, "jump-kernel") \
+    X(OPEN_SOURCE, "open-source") \
+    X(BREAK_NAN, "break-nan") \
+    X(GOTO_ELEMENT, "goto-element")
+
+/* X helpers: a table's names as array elements, or as " name" pieces of a string. */
+#define ROUTE_NAME_ELEM(e, s) s,
+#define ROUTE_NAME_WORD(e, s) " " s
+
 typedef struct router_rules router_rules;    /* opaque; see router_rules.h */
 
 /* Loads rules from a file. */
@@ -53,7 +87,7 @@ const char *router_rules_id(const router_rules *r, size_t i);
 
 typedef struct { const char *key, *value; } route_field;
 typedef struct {
-    const char *name;      /* run-checklist, rerun-blocking, rebuild-printer, jump-kernel, open-source, break-nan */
+    const char *name;      /* one of ROUTE_ACTIONS */
     int level;             /* rebuild-printer's level; 0 when not given */
     const char *field;     /* the field it acts on (e.g. "kernel"); NULL if none */
     const char *value;     /* that field's value in this result; NULL if absent */
@@ -77,7 +111,7 @@ typedef struct { size_t line; const char *text; } route_line;
 
 typedef struct route_result {
     arena arena;
-    const char *route;            /* an id of DESIGN §6; "unknown" when nothing matched */
+    const char *route;            /* an id of ROUTE_IDS; "unknown" when nothing matched */
     const char *title, *explanation;
     const char *platform;         /* cuda, rocm, xpu, mps, cpu; NULL when nothing says */
     const char *platform_from;    /* why: the caller's origin, or the input line that says so */
@@ -131,7 +165,8 @@ void route_result_release(route_result *r);
 void route_result_set_platform(route_result *r, const router_rules *rules, const char *platform, const char *origin);
 
 /* Output: human text, or YAML with top-level route:, title:, platform:,
- * fields:, steps:, actions:, also:, evidence:, looked_at:, input: (DESIGN §9). */
+ * failed_line:, fields:, steps:, actions:, also:, evidence:, looked_at:, input:
+ * (the keys man/aotidbg.1 documents under route; add, never rename). */
 void route_result_format_text(const route_result *r, strbuf *out);
 void route_result_format_yaml(const route_result *r, strbuf *out);
 

@@ -1,6 +1,6 @@
-/* router_format.c — prints a route_result as human text or as YAML (DESIGN §9:
+/* router_format.c — prints a route_result as human text or as YAML (router.h:
  * top-level `route:`, then `fields:`, `steps:`, `also:`; added since:
- * `platform:`, `platform_from:`, `looked_at:`, an evidence item's `origin:`).
+ * `platform:`, `platform_from:`, `failed_line:`, `looked_at:`, an evidence item's `origin:`).
  * Strings in a result are already valid UTF-8; YAML strings are always
  * double-quoted. */
 #include <string.h>

@@ -43,9 +43,7 @@ static const char *also_reason(const route_result *r, const char *id)
 
 static void test_rules_load(void)
 {
-    static const char *ids[] = {"triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access",
-                                "nan-inf", "wrong-output", "dynamic-shape", "custom-op", "missing-artifact",
-                                "abi-mismatch", "compile-error", "out-of-memory", "crash", "unknown"};
+    static const char *ids[] = {ROUTE_IDS(ROUTE_NAME_ELEM)};
     CHECK(router_rules_count(rules) == 14);
     for (size_t i = 0; i < 14; i++) {
         int found = 0;
