@@ -79,8 +79,8 @@ static const char route_after[] =
     "advice. When nothing matches (route unknown), the error-like lines read are\n"
     "listed.\n"
     "\n"
-    "Routes (ROUTES in aotidbg(1) says what each means):\n "
-    ROUTE_IDS(ROUTE_NAME_WORD) ".\n"
+    "Routes (ROUTES in aotidbg(1) says what each means):"
+    ROUTE_IDS(ROUTE_NAME_LINE) "\n"
     "\n"
     "Exit: 0 routed (also to unknown), 2 bad usage or unreadable input.\n";
 

@@ -67,9 +67,9 @@
     X(BREAK_NAN, "break-nan") \
     X(GOTO_ELEMENT, "goto-element")
 
-/* X helpers: a table's names as array elements, or as " name" pieces of a string. */
+/* X helpers: a table's names as array elements, or as indented lines of a string. */
 #define ROUTE_NAME_ELEM(e, s) s,
-#define ROUTE_NAME_WORD(e, s) " " s
+#define ROUTE_NAME_LINE(e, s) "\n  " s
 
 typedef struct router_rules router_rules;    /* opaque; see router_rules.h */
 
