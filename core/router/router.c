@@ -965,28 +965,19 @@ static int pick_failing_line(router_stream *s, route_result *out, const int *cou
     return -1;
 }
 
-void router_stream_finish(router_stream *s, route_result *out)
+/* Scores every route: counted[pi] says which matched patterns count (their
+ * `needs:` tag was set); sc[ri] gets each route's primary and consequence
+ * score, the strong route that explains it, and whether only after-effects
+ * matched. counted and sc are zeroed arrays of npatterns and nroutes. */
+static void score_routes(router_stream *s, int *counted, route_score *sc)
 {
     const router_rules *rules = s->rules;
-    if (s->rawlen || s->segmented) {        /* a last line without a newline */
-        locale_t old = uselocale(rules->cloc);
-        end_line(s);
-        uselocale(old);
-    }
-    memset(out, 0, sizeof *out);
-    out->lines = s->lineno;
-    out->bytes = s->bytes;
-    out->long_lines = s->long_lines;
-    out->input_cut = s->input_cut;
     size_t nr = rules->nroutes, np = rules->npatterns;
-
     /* tags that some matched pattern set */
     unsigned char *tagset = arena_alloc(&s->a, rules->ntags + 1);
     for (size_t pi = 0; pi < np; pi++)
         if (s->first_ev[pi] >= 0 && rules->patterns[pi].tag >= 0)
             tagset[rules->patterns[pi].tag] = 1;
-    int *counted = arena_alloc(&s->a, (np + 1) * sizeof *counted);
-    route_score *sc = arena_alloc(&s->a, (nr + 1) * sizeof *sc);
     for (size_t ri = 0; ri < nr; ri++)
         sc[ri].demoted_by = -1;
     for (size_t pi = 0; pi < np; pi++) {
@@ -1042,8 +1033,15 @@ void router_stream_finish(router_stream *s, route_result *out)
     for (size_t ri = 0; ri < nr; ri++)
         sc[ri].cons_only = any_primary && sc[ri].prim == 0 && sc[ri].cons > 0;
 
-    int win = -1;
-    win = pick_failing_line(s, out, counted, sc);
+}
+
+/* The winner: the failing line's route, else the best specific route, else a
+ * fallback (crash), else the best one even if explained; -1 for none. */
+static int pick_route(router_stream *s, route_result *out, const int *counted, const route_score *sc)
+{
+    const router_rules *rules = s->rules;
+    size_t nr = rules->nroutes;
+    int win = pick_failing_line(s, out, counted, sc);
     for (int fb = 0; fb < 2 && win < 0; fb++)      /* specific routes first, then fallbacks (crash) */
         for (size_t ri = 0; ri < nr; ri++) {
             double t = sc[ri].prim + sc[ri].cons;
@@ -1061,42 +1059,12 @@ void router_stream_finish(router_stream *s, route_result *out)
                 win = (int)ri;
         }
 
-    int shown = win >= 0 ? win : rules->unknown;
-    out->route = arena_strdup(&out->arena, shown >= 0 ? rules->routes[shown].id : "unknown");
-    out->score = win >= 0 ? sc[win].prim + sc[win].cons : 0;
-    int plat = pick_platform(s, out);
-    if (plat >= 0)
-        out->platform = arena_strdup(&out->arena, rules->platforms[plat].id);
+    return win;
+}
 
-    /* evidence: the winner's first, each group in line order (facts first) */
-    evidence **order = arena_alloc(&s->a, (s->nev + 1) * sizeof *order);
-    size_t no = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t start = no;
-        for (size_t i = 0; i < s->nev; i++) {
-            int route = rules->patterns[s->ev[i].pattern].route;
-            if (route >= 0 && (win >= 0 && route == win) == (pass == 0))
-                order[no++] = &s->ev[i];
-        }
-        qsort(order + start, no - start, sizeof *order, ev_cmp_line);
-    }
-    out->evidence = arena_alloc(&out->arena, (no + 1) * sizeof *out->evidence);
-    for (size_t i = 0; i < no; i++) {
-        const evidence *e = order[i];
-        const rr_pattern *pt = &rules->patterns[e->pattern];
-        if (same_evidence_shown(rules, order, i))
-            continue;   /* several patterns of one route on one line: one piece of evidence */
-        route_evidence *o = &out->evidence[out->nevidence++];
-        o->line = e->line;
-        o->origin = arena_strdup(&out->arena, e->origin);
-        o->count = e->count;
-        o->route = arena_strdup(&out->arena, rules->routes[pt->route].id);
-        o->role = pt->consequence ? "consequence" : "primary";
-        o->text = arena_strdup(&out->arena, e->text);
-        for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++)
-            o->before[k] = arena_strdup(&out->arena, e->before[k]);
-    }
-    /* the error-like lines read, first one first, then the latest in order */
+/* The error-like lines read, first one first, then the latest in order. */
+static void add_looked(router_stream *s, route_result *out)
+{
     size_t nl = s->looked_total < ROUTER_LOOKED_LINES ? s->looked_total : ROUTER_LOOKED_LINES;
     out->looked = arena_alloc(&out->arena, (nl + 1) * sizeof *out->looked);
     for (size_t i = 0; i < nl; i++) {
@@ -1107,8 +1075,14 @@ void router_stream_finish(router_stream *s, route_result *out)
         out->looked[out->nlooked++].text = utf8_dup(&out->arena, s->looked_text[slot], LOOKED_CAP);
     }
 
-    /* fields: winner's evidence in line order; first value of a name wins,
-     * except that one match naming a field twice joins them ("cuda:1, cuda:0") */
+}
+
+/* Fields: the winner's evidence in line order (order[0..no) starts with it);
+ * the first value of a name wins, except that one match naming a field twice
+ * joins them ("cuda:1, cuda:0"); `count` when the top line repeated. */
+static void add_fields(route_result *out, const router_rules *rules, evidence *const *order, size_t no,
+                       const int *counted, int win)
+{
     const evidence *top = NULL;
     for (size_t i = 0; i < no && win >= 0; i++) {
         const evidence *e = order[i];
@@ -1140,10 +1114,13 @@ void router_stream_finish(router_stream *s, route_result *out)
         snprintf(buf, sizeof buf, "%zu", top->count);
         route_result_set_field(out, "count", buf);
     }
-    postprocess_fields(out);
-    render_words(out, rules, shown, plat);
+}
 
-    /* also: every other candidate, strongest first, with why it is not the route */
+/* also: every other candidate, strongest first, with why it is not the route. */
+static void add_also(route_result *out, const router_rules *rules, const route_score *sc, const int *counted,
+                     evidence *const *order, size_t no, int win, int plat)
+{
+    size_t nr = rules->nroutes;
     out->also = arena_alloc(&out->arena, (nr + 1) * sizeof *out->also);
     for (;;) {
         int best = -1;
@@ -1188,6 +1165,67 @@ void router_stream_finish(router_stream *s, route_result *out)
         al->reason = reason;
         al->score = t;
     }
+}
+
+void router_stream_finish(router_stream *s, route_result *out)
+{
+    const router_rules *rules = s->rules;
+    if (s->rawlen || s->segmented) {        /* a last line without a newline */
+        locale_t old = uselocale(rules->cloc);
+        end_line(s);
+        uselocale(old);
+    }
+    memset(out, 0, sizeof *out);
+    out->lines = s->lineno;
+    out->bytes = s->bytes;
+    out->long_lines = s->long_lines;
+    out->input_cut = s->input_cut;
+    size_t nr = rules->nroutes, np = rules->npatterns;
+
+    int *counted = arena_alloc(&s->a, (np + 1) * sizeof *counted);
+    route_score *sc = arena_alloc(&s->a, (nr + 1) * sizeof *sc);
+    score_routes(s, counted, sc);
+    int win = pick_route(s, out, counted, sc);
+    int shown = win >= 0 ? win : rules->unknown;
+    out->route = arena_strdup(&out->arena, shown >= 0 ? rules->routes[shown].id : "unknown");
+    out->score = win >= 0 ? sc[win].prim + sc[win].cons : 0;
+    int plat = pick_platform(s, out);
+    if (plat >= 0)
+        out->platform = arena_strdup(&out->arena, rules->platforms[plat].id);
+
+    /* evidence: the winner's first, each group in line order (facts first) */
+    evidence **order = arena_alloc(&s->a, (s->nev + 1) * sizeof *order);
+    size_t no = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t start = no;
+        for (size_t i = 0; i < s->nev; i++) {
+            int route = rules->patterns[s->ev[i].pattern].route;
+            if (route >= 0 && (win >= 0 && route == win) == (pass == 0))
+                order[no++] = &s->ev[i];
+        }
+        qsort(order + start, no - start, sizeof *order, ev_cmp_line);
+    }
+    out->evidence = arena_alloc(&out->arena, (no + 1) * sizeof *out->evidence);
+    for (size_t i = 0; i < no; i++) {
+        const evidence *e = order[i];
+        const rr_pattern *pt = &rules->patterns[e->pattern];
+        if (same_evidence_shown(rules, order, i))
+            continue;   /* several patterns of one route on one line: one piece of evidence */
+        route_evidence *o = &out->evidence[out->nevidence++];
+        o->line = e->line;
+        o->origin = arena_strdup(&out->arena, e->origin);
+        o->count = e->count;
+        o->route = arena_strdup(&out->arena, rules->routes[pt->route].id);
+        o->role = pt->consequence ? "consequence" : "primary";
+        o->text = arena_strdup(&out->arena, e->text);
+        for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++)
+            o->before[k] = arena_strdup(&out->arena, e->before[k]);
+    }
+    add_looked(s, out);
+    add_fields(out, rules, order, no, counted, win);
+    postprocess_fields(out);
+    render_words(out, rules, shown, plat);
+    add_also(out, rules, sc, counted, order, no, win, plat);
     arena_release(&s->a);
     free(s);
 }
