@@ -129,6 +129,13 @@ static void test_failing_line_and_step_fields(void)
     route_result_release(&res);
     router_rules_free(r);
     strbuf_release(&err);
+    /* torch.utils.cpp_extension's words: no compiler ran, so no compiler advice */
+    route_str("OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n", &res);
+    CHECK_STR(res.route, "compile-error");
+    CHECK_STR(route_result_field(&res, "stopped_at"), "CUDA_HOME environment variable is not set");
+    for (size_t i = 0; i < res.nsteps; i++)
+        CHECK(!strstr(res.steps[i], "nvcc/ptxas") && !strstr(res.steps[i], "first compiler error"));
+    route_result_release(&res);
 }
 
 static void test_corpus_style_messages(void)
