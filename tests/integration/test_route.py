@@ -125,7 +125,11 @@ FIELD_CASES = [
     ("dev3", "510_", {"owner": "CompiledKernel", "attribute": "launch_enter_hook"}, ["launch_enter_hook"], []),
     ("dev3", "515_", {"stopped_at": "LoweringException"}, ["No compiler ran"], ["nvcc", "ptxas", "CUDA"]),
     ("dev3", "520_", {"op_schema": "THIS_DOES_NOT_EXIST_AND_ERRORS"}, [], []),
-    ("dev3", "523_", {"line": "3"}, [], ["nvcc", "ptxas", "CUDA"]),
+    ("dev3", "523_", {"line": "3", "file": "C:/Users/ADMINI~1/AppData/Local/Temp/torchinductor_Administrator/pi/"
+                                          "cpicxudqmdsjh5cm4klbtbrvy2cxwr7whxl3md2zzdjdf3orvfdf.h",
+                      "generated_source": "C:/Users/ADMINI~1/AppData/Local/Temp/torchinductor_Administrator/b4/"
+                                          "cb4amiulv6c7zkz3kyztwd3idfiguvkct7twttoak3uztms526vf.cpp"},
+     [], ["nvcc", "ptxas", "CUDA"]),
     ("dev3", "524_", {"runtime": "libiomp5.so", "other_runtime": "unknown library"}, ["libiomp5.so"], []),
     ("dev3", "525_", {"runtime": "libomp.dylib", "other_runtime": "libiomp5.dylib"},
      ["libomp.dylib", "libiomp5.dylib"], []),
