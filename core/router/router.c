@@ -11,7 +11,11 @@
  * ROUTER_MAX_EVIDENCE further distinct lines are kept, each with
  * ROUTER_CONTEXT_LINES lines of context.
  *
- * Picking: each matched pattern counts once, for the first line it matched;
+ * Picking: the failing line comes first: the first line a `failures:`
+ * pattern matched (an exception, assert, abort, compiler or loader error; not
+ * a source line echoed under a traceback frame) on which a specific route
+ * states a cause picks that route, and the rest only add facts. Otherwise
+ * each matched pattern counts once, for the first line it matched;
  * on one line a route's strongest pattern counts, distinct lines add up. A route
  * with a strong primary match (weight >= RR_STRONG) turns the routes it
  * `explains` into consequences; routes seen only through consequence lines

@@ -10,6 +10,10 @@
  * 1 KB one. Binary bytes and invalid UTF-8 are matched as bytes and sanitised
  * on output.
  *
+ * The route is taken from the line that failed first (routes.yaml
+ * `failures:`; result's failed_line) when a route states a cause there, else
+ * from the whole text.
+ *
  * Besides the text, a caller can add facts it knows (a session's failing
  * kernel, the runner's exit signal, checklist rows: router_stream_fact) and the
  * platform the run used (router_stream_set_platform); facts are matched by the
