@@ -82,7 +82,8 @@ def yaml_fields(out):
 def test_corpus_accuracy(aotidbg, name):
     """Routes, and platforms where LABELS.tsv has a platform column (a null
     platform counts as `unknown`), each at least 95% right; every miss printed
-    with the line the route was taken from."""
+    with the line the route was taken from. A log whose text says CPU, MPS or
+    XPU gets no CUDA advice at all."""
     d = corpus_dir(name)
     table = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "LABELS.tsv"))]
     head, rows = table[0], [r for r in table[1:] if len(r) >= 2]
@@ -97,6 +98,10 @@ def test_corpus_accuracy(aotidbg, name):
             failed = doc.get("failed_line") or {}
             why = failed.get("text") or (doc["evidence"][0]["text"] if doc["evidence"] else "no evidence")
             misses.append(f"{file}: want {want}, got {got} (from: {why[:120]})")
+        if pcol is not None and row[pcol] in ("cpu", "mps", "xpu"):
+            advice = " ".join(doc["steps"]) + " " + " ".join(a["do"] for a in doc["actions"])
+            cuda = [w for w in ("CUDA", "nvcc", "ptxas", "compute-sanitizer", "cubin", "rerun-blocking") if w in advice]
+            assert not cuda, f"{file} ({row[pcol]}): CUDA advice {cuda}: {advice}"
         if pcol is not None:
             plat = doc.get("platform") or "unknown"
             if plat != row[pcol]:
