@@ -251,6 +251,12 @@ static int encode_body(strbuf *o, const proto_msg *m, strbuf *err)
             put_u32(o, m->u.launches.before[i]);
         }
         return 0;
+    case PROTO_CAPTURE:
+        if (put_str(o, m->u.capture.dir, "capture folder", err)) return -1;
+        put_i64(o, m->u.capture.index);
+        if (put_str(o, m->u.capture.kernel, "capture kernel", err)) return -1;
+        put_u32(o, m->u.capture.occurrence);
+        return put_str(o, m->u.capture.constants, "capture constants", err);
     case PROTO_EAGER_RUN:
         if (put_str(o, m->u.eager_run.program, "eager program", err) ||
             put_str(o, m->u.eager_run.device, "eager device", err))
@@ -740,6 +746,13 @@ static void decode_body(cursor *c, proto_msg *m)
         m->u.launches.before = b;
         return;
     }
+    case PROTO_CAPTURE:
+        m->u.capture.dir = get_str(c, "capture folder");
+        m->u.capture.index = get_i64(c, "capture index");
+        m->u.capture.kernel = get_str(c, "capture kernel");
+        m->u.capture.occurrence = get_u32(c, "capture occurrence");
+        m->u.capture.constants = get_str(c, "capture constants");
+        return;
     case PROTO_EAGER_RUN:
         m->u.eager_run.program = get_str(c, "eager program");
         m->u.eager_run.device = get_str(c, "eager device");
@@ -866,6 +879,7 @@ const char *proto_type_name(proto_type t)
     case PROTO_QUIT: return "QUIT";
     case PROTO_CONSTANT: return "CONSTANT";
     case PROTO_LAUNCHES: return "LAUNCHES";
+    case PROTO_CAPTURE: return "CAPTURE";
     case PROTO_EAGER_RUN: return "EAGER_RUN";
     case PROTO_EAGER_NODE: return "EAGER_NODE";
     case PROTO_FREAD: return "FREAD";

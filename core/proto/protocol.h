@@ -123,6 +123,16 @@ typedef enum {
                             launch with before > 0 waits until those tensors are sent, so the
                             front end has what the kernel is about to consume (added later: a
                             runner that never gets it stops at the first before-hook) */
+    PROTO_CAPTURE = 26,  /* str dir, i64 index, str kernel, u32 occurrence, str constants: write one launch in full to
+                            the folder dir (aotidbg repro): the launch numbered index (KERNEL.index)
+                            when index >= 0, else the occurrence-th (from 0) launch named kernel, in
+                            any branch. The runner writes dir/in/NAME.npy (before the launch),
+                            dir/expected/NAME.npy (after), dir/launch.txt (an interposed CUDA
+                            launch: grid, block, shared memory, argument bytes) and, last,
+                            dir/capture.txt (what was captured, or why not; runner_capture.h);
+                            constants: "NAME\tFQN\n" lines, weights the launch reads (wrapper.cpp's
+                            name, the container's original FQN), written to dir/in/NAME.npy too.
+                            Sent after LOADED and before RUN; nothing is sent back for it */
     /* a plan file for `aotidbg-runner --eager-ref PLAN` (core/eager/eager_program.h writes it, the
        runner computes the eager reference with libtorch): EAGER_RUN, INPUT per user input (spec.name =
        its placeholder), CONSTANT per weight/buffer/constant (fqn = its placeholder, path = the archive
@@ -216,6 +226,7 @@ typedef struct {
         struct { const char *fqn, *path, *dtype; uint64_t offset; int ndim; int64_t *shape, *strides;
                  int64_t storage_offset; } constant;
         struct { uint32_t n; const char **kernels; const uint32_t *before; } launches;
+        struct { const char *dir, *kernel; int64_t index; uint32_t occurrence; const char *constants; } capture;
         struct { const char *program, *device, *out_dir; uint8_t float64; uint32_t nkeep, ninputs;
                  const char **keep, **inputs; }
             eager_run;
