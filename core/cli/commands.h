@@ -18,6 +18,7 @@
 #include "cmd_check.h"
 #include "cmd_info.h"
 #include "cmd_replay.h"
+#include "cmd_repro.h"
 #include "cmd_route.h"
 #include "cmd_run.h"
 #include "opt.h"
@@ -65,6 +66,7 @@ struct cli_args {
     route_options route;
     info_options info;
     replay_options replay;
+    repro_options repro;
 };
 
 extern const command commands[];   /* ends with a row whose label is NULL */
