@@ -241,7 +241,7 @@ static int make_repro(const cli_args *a, const char *dir, const session *s, cons
 out:
     if (rc && c.name) {
         strbuf why = STRBUF_INIT;
-        strbuf_addf(&why, "%s (launch %" PRId64 "): %s", c.name, c.index, err->buf);
+        strbuf_addf(&why, "cannot make a repro of %s (launch %" PRId64 "): %s", c.name, c.index, err->buf);
         strbuf_reset(err);
         strbuf_addstr(err, why.buf);
         strbuf_release(&why);
@@ -300,7 +300,7 @@ int cmd_repro(const cli_args *a)
         remove_written(dir);
         code = EXIT_FAILED;
     } else if (make_repro(a, dir, s, &src, &summary, &err) < 0) {
-        fprintf(stderr, "aotidbg repro: cannot make a repro of %s\n", err.buf);
+        fprintf(stderr, "aotidbg repro: %s\n", err.buf);
         remove_written(dir);
         code = EXIT_USAGE;
     } else {

@@ -410,6 +410,29 @@ static void kernel_flags(const char *kernel_cpp, strbuf *out, int *openmp)
     free(line);
 }
 
+/* The run's error, its first line, as a C string literal's contents. */
+static void error_literal(const repro_job *j, strbuf *out)
+{
+    const char *t = j->error_text ? j->error_text : "the kernel failed";
+    for (size_t i = 0; t[i] && t[i] != '\n' && i < 400; i++) {
+        if (t[i] == '"' || t[i] == '\\') strbuf_addch(out, '\\');
+        if ((unsigned char)t[i] >= 0x20) strbuf_addch(out, t[i]);
+    }
+}
+
+/* What the launcher does after the kernel returned: check the outputs, or,
+ * when the kernel failed in the run, say that it did not fail here. */
+static void main_end(strbuf *m, const repro_job *j, const repro_capture *c, const char *list, const char *ns)
+{
+    if (!strcmp(c->status, "error")) {
+        strbuf_addstr(m, "    std::fprintf(stderr, \"repro: the kernel returned, but in the run it failed: ");
+        error_literal(j, m);
+        strbuf_addstr(m, "\\n\");\n    return 1;\n}\n");
+        return;
+    }
+    strbuf_addf(m, "    return %sfinish({%s});\n}\n", ns, list);
+}
+
 static void readme_head(strbuf *r, const repro_job *j, const repro_capture *c, const char *kind)
 {
     strbuf_addf(r, "Repro of one kernel launch, made by `aotidbg repro`\n\n"
@@ -421,9 +444,12 @@ static void readme_head(strbuf *r, const repro_job *j, const repro_capture *c, c
                 "  last; bfloat16 as uint16 bits, float8 as uint8 bits).\n",
                 j->package, c->name, kind, c->index, *c->branch ? " (in " : "", c->branch,
                 *c->branch ? ")" : "", j->kernel_spec, c->nt);
-    if (!strcmp(c->status, "error"))
-        strbuf_addf(r, "the kernel FAILED in the run%s%s\n  The repro fails the same way (exit 1).\n",
-                    j->error_text ? ":\n  " : "", j->error_text ? j->error_text : "");
+    if (!strcmp(c->status, "error")) {
+        strbuf_addstr(r, "the kernel FAILED in the run:\n  ");
+        error_literal(j, r);
+        strbuf_addstr(r, "\n  The repro fails the same way (exit 1, the message on stderr); there are no\n"
+                      "  expected/ outputs, since the run never got past the kernel.\n");
+    }
     else if (!strcmp(c->status, "nan"))
         strbuf_addstr(r, "the kernel's outputs held NaN/Inf in the run; the repro reproduces them bit for bit.\n");
     strbuf_addstr(r, "\nRun it:\n  cmake -S . -B build && cmake --build build && build/repro\n"
@@ -499,22 +525,29 @@ static int write_cpp(const repro_job *j, const repro_capture *c, arg_scan *a, co
     load_tensors(c, &m, &list, "");
     strbuf_add(&m, a->defs.buf, a->defs.len);
     strbuf_addf(&m, "    %s;\n", call);
-    strbuf_addf(&m, "    return repro::finish({%s});\n}\n", list.buf);
+    main_end(&m, j, c, list.buf, "repro::");
     cmake_head(&cm, "CXX");
     strbuf_addf(&cm, "# The headers the kernel includes come from the torch that compiled it here:\n"
-                "set(TORCH_INCLUDE \"%s/include\" CACHE PATH \"torch's include folder\")\n"
+                "set(TORCH_ROOT \"%s\" CACHE PATH \"torch's install folder (include/, lib/)\")\n"
                 "add_executable(repro main.cpp kernel.cpp)\n"
-                "target_include_directories(repro PRIVATE ${TORCH_INCLUDE})\n"
+                "target_include_directories(repro PRIVATE ${TORCH_ROOT}/include)\n"
                 "# kernel.cpp's own flags, from the compile command the package records:\n"
-                "set_source_files_properties(kernel.cpp PROPERTIES COMPILE_OPTIONS \"%s\")\n",
+                "set_source_files_properties(kernel.cpp PROPERTIES COMPILE_OPTIONS \"%s\")\n"
+                "# Vectorised math (Sleef_*: log, exp, ...) is in libtorch_cpu, which carries SLEEF;\n"
+                "# --as-needed links it only when the kernel calls one of those.\n"
+                "target_link_directories(repro PRIVATE ${TORCH_ROOT}/lib)\n"
+                "target_link_libraries(repro PRIVATE -Wl,--as-needed torch_cpu)\n"
+                "set_target_properties(repro PROPERTIES BUILD_RPATH ${TORCH_ROOT}/lib)\n",
                 j->torch_root ? j->torch_root : "TORCH_NOT_FOUND", flags.buf);
     if (openmp) strbuf_addstr(&cm, "target_link_options(repro PRIVATE -fopenmp)\n");
     cmake_tail(&cm);
     readme_head(&r, j, c, "a CPU C++ kernel");
     strbuf_addf(&r, "Files: kernel.cpp (the kernel's function from the package's kernel.cpp, with its\n"
                 "includes), main.cpp (wrapper.cpp's declaration and call of it), repro.h (.npy in/out).\n"
-                "It needs a C++ compiler and torch's headers (%s/include, TORCH_INCLUDE in\n"
-                "CMakeLists.txt); it links no Python and no libtorch.\n\nThe call, as wrapper.cpp makes it:\n  %s;\n",
+                "It needs a C++ compiler and torch's headers (%s/include, TORCH_ROOT in\n"
+                "CMakeLists.txt); it links no Python. It links libtorch_cpu only when the kernel calls its\n"
+                "vectorised math (SLEEF: Sleef_logf16_u10, ...), which libtorch_cpu carries.\n\n"
+                "The call, as wrapper.cpp makes it:\n  %s;\n",
                 j->torch_root ? j->torch_root : "TORCH_NOT_FOUND", call);
     if (!rc)
         rc = write_text(j->dir, "kernel.cpp", &src, err) || write_text(j->dir, "main.cpp", &m, err) ||
@@ -561,7 +594,8 @@ static int write_extern(const repro_job *j, const repro_capture *c, arg_scan *a,
     strbuf_add(&m, a->defs.buf, a->defs.len);
     strbuf_addf(&m, "    AOTITorchError failed = %s;\n"
                 "    if (failed) {\n        std::fprintf(stderr, \"repro: the call failed (libtorch's message is above)\\n\");\n"
-                "        return 1;\n    }\n    return repro::finish({%s});\n}\n", call, list.buf);
+                "        return 1;\n    }\n", call);
+    main_end(&m, j, c, list.buf, "repro::");
     cmake_head(&cm, "CXX");
     strbuf_addf(&cm, "# An extern call runs in libtorch: this launcher (and only this kind) links it.\n"
                 "set(TORCH_ROOT \"%s\" CACHE PATH \"torch's install folder (include/, lib/)\")\n"
@@ -718,7 +752,7 @@ static int write_triton(const repro_job *j, const repro_capture *c, strbuf *err)
         strbuf_addf(&m, "    check(d.MemcpyDtoH(%s.bytes.data(), d_%s, %s.bytes.size()), \"cuMemcpyDtoH\");\n", t->name,
                     t->name, t->name);
     }
-    strbuf_addf(&m, "    return finish({%s});\n}\n", list.buf);
+    main_end(&m, j, c, list.buf, "");
     cmake_head(&cm, "CXX");
     strbuf_addstr(&cm, "# Only the CUDA driver is needed: libcuda.so.1 is loaded at run time.\n"
                   "add_executable(repro main.cpp)\ntarget_link_libraries(repro PRIVATE ${CMAKE_DL_LIBS})\n");
