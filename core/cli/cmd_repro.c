@@ -226,6 +226,11 @@ static int make_repro(const cli_args *a, const char *dir, const session *s, cons
                     c.name);
         goto out;
     }
+    if (kt == KTYPE_EXTERN && starts_with(c.name, "aoti_torch_cuda_")) {
+        strbuf_addstr(err, "an extern call on CUDA: its launcher would need libtorch's CUDA build and device "
+                      "tensors, which repro does not write yet (CPU extern calls and Triton kernels it does)");
+        goto out;
+    }
     if (kt == KTYPE_TRITON) {
         if (read_cubin(a->pos[0], a->run.model, src->wrapper.buf, c.name, &cubin, err)) goto out;
         j.cubin = cubin.buf;
@@ -286,6 +291,7 @@ int cmd_repro(const cli_args *a)
     o.package = a->pos[0];
     o.record = record;
     o.capture = &cap;
+    o.blocking = 1;   /* a CUDA error is then the launch's own, caught right after it */
     s = session_new();
     run_say sayer = {say_repro, NULL};
     int opened = run_service_open(&rs, &o, RUN_OPT_RUN, s, &sayer, &err);

@@ -361,6 +361,7 @@ void hooks_interposed(const char *kname, int phase)
         snprintf(text, sizeof text, "CUDA error: %s", e && *e ? e : "kernel launch failed");
         cuda_failed(text, 0);
     }
+    if (!own && phase == HOOKS_LAUNCH_BEFORE) capture_launch();   /* the printer kernel's own launch */
     if (!own || !cfg.record) return;   /* the printer's events win */
     if (phase == HOOKS_LAUNCH_BEFORE) {
         start_kernel(kname, "interpose", "");   /* may stop here: before the launch */
