@@ -84,6 +84,10 @@ def test_repro_fused_reduction_with_weights(aotidbg, package, tmp_path):
     assert f'repro: "{out}"' in (out / "session.yaml").read_text()
     r = run([aotidbg, "replay", str(out / "session.yaml"), "--dump"])   # the key reads back, unwarned
     assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
+    # the UI's `repro` action on the selected kernel says the command that makes it
+    r = run([aotidbg, "replay", str(out / "session.yaml"), "--headless", "200x30", "--ascii", "--keys", "repro",
+             "--dump-screen"])
+    assert f"repro of kernel 0 aoti_torch_cpu_addmm_out: aotidbg repro {pkg} --inputs SPEC --kernel 0" in r.stdout
     # the check can fail: one changed input bit is a difference, named
     x = np.load(out / "in" / "buf4.npy")
     x.flat[0] += 1.0
