@@ -486,6 +486,17 @@ static void cmake_head(strbuf *m, const char *langs)
                 "project(repro %s)\nset(CMAKE_CXX_STANDARD 17)\n", langs);
 }
 
+/* The launcher over sources, with the torch of j (its headers; its lib/ to link from and at run time). */
+static void cmake_torch(strbuf *m, const repro_job *j, const char *sources)
+{
+    strbuf_addf(m, "set(TORCH_ROOT \"%s\" CACHE PATH \"torch's install folder (include/, lib/)\")\n"
+                "add_executable(repro %s)\n"
+                "target_include_directories(repro PRIVATE ${TORCH_ROOT}/include)\n"
+                "target_link_directories(repro PRIVATE ${TORCH_ROOT}/lib)\n"
+                "set_target_properties(repro PROPERTIES BUILD_RPATH ${TORCH_ROOT}/lib)\n",
+                j->torch_root ? j->torch_root : "TORCH_NOT_FOUND", sources);
+}
+
 static void cmake_tail(strbuf *m)
 {
     strbuf_addstr(m, "target_compile_definitions(repro PRIVATE REPRO_DIR=\"${CMAKE_CURRENT_SOURCE_DIR}\")\n");
@@ -527,18 +538,13 @@ static int write_cpp(const repro_job *j, const repro_capture *c, arg_scan *a, co
     strbuf_addf(&m, "    %s;\n", call);
     main_end(&m, j, c, list.buf, "repro::");
     cmake_head(&cm, "CXX");
-    strbuf_addf(&cm, "# The headers the kernel includes come from the torch that compiled it here:\n"
-                "set(TORCH_ROOT \"%s\" CACHE PATH \"torch's install folder (include/, lib/)\")\n"
-                "add_executable(repro main.cpp kernel.cpp)\n"
-                "target_include_directories(repro PRIVATE ${TORCH_ROOT}/include)\n"
-                "# kernel.cpp's own flags, from the compile command the package records:\n"
+    strbuf_addstr(&cm, "# The headers the kernel includes come from the torch that compiled it here:\n");
+    cmake_torch(&cm, j, "main.cpp kernel.cpp");
+    strbuf_addf(&cm, "# kernel.cpp's own flags, from the compile command the package records:\n"
                 "set_source_files_properties(kernel.cpp PROPERTIES COMPILE_OPTIONS \"%s\")\n"
                 "# Vectorised math (Sleef_*: log, exp, ...) is in libtorch_cpu, which carries SLEEF;\n"
                 "# --as-needed links it only when the kernel calls one of those.\n"
-                "target_link_directories(repro PRIVATE ${TORCH_ROOT}/lib)\n"
-                "target_link_libraries(repro PRIVATE -Wl,--as-needed torch_cpu)\n"
-                "set_target_properties(repro PROPERTIES BUILD_RPATH ${TORCH_ROOT}/lib)\n",
-                j->torch_root ? j->torch_root : "TORCH_NOT_FOUND", flags.buf);
+                "target_link_libraries(repro PRIVATE -Wl,--as-needed torch_cpu)\n", flags.buf);
     if (openmp) strbuf_addstr(&cm, "target_link_options(repro PRIVATE -fopenmp)\n");
     cmake_tail(&cm);
     readme_head(&r, j, c, "a CPU C++ kernel");
@@ -597,14 +603,9 @@ static int write_extern(const repro_job *j, const repro_capture *c, arg_scan *a,
                 "        return 1;\n    }\n", call);
     main_end(&m, j, c, list.buf, "repro::");
     cmake_head(&cm, "CXX");
-    strbuf_addf(&cm, "# An extern call runs in libtorch: this launcher (and only this kind) links it.\n"
-                "set(TORCH_ROOT \"%s\" CACHE PATH \"torch's install folder (include/, lib/)\")\n"
-                "add_executable(repro main.cpp)\n"
-                "target_include_directories(repro PRIVATE ${TORCH_ROOT}/include)\n"
-                "target_link_directories(repro PRIVATE ${TORCH_ROOT}/lib)\n"
-                "target_link_libraries(repro PRIVATE -Wl,--no-as-needed torch_cpu c10 -Wl,--as-needed)\n"
-                "set_target_properties(repro PROPERTIES BUILD_RPATH ${TORCH_ROOT}/lib)\n",
-                j->torch_root ? j->torch_root : "TORCH_NOT_FOUND");
+    strbuf_addstr(&cm, "# An extern call runs in libtorch: this launcher (and only this kind) links it.\n");
+    cmake_torch(&cm, j, "main.cpp");
+    strbuf_addstr(&cm, "target_link_libraries(repro PRIVATE -Wl,--no-as-needed torch_cpu c10 -Wl,--as-needed)\n");
     cmake_tail(&cm);
     readme_head(&r, j, c, "an extern call through the C shim");
     strbuf_addf(&r, "Files: main.cpp (the shim call as wrapper.cpp makes it, on tensors over the captured\n"
