@@ -312,7 +312,9 @@ static void arg_scan_release(arg_scan *a)
 void repro_call_constants(const char *wrapper, const char *kernel, int64_t call, strbuf *out)
 {
     size_t b, e;
-    if (find_call(wrapper, kernel, call, &b, &e)) return;
+    char launcher[600];   /* a Triton kernel is called through wrapper.cpp's call_<kernel>(...) */
+    snprintf(launcher, sizeof launcher, "call_%s", kernel);
+    if (find_call(wrapper, kernel, call, &b, &e) && find_call(wrapper, launcher, 0, &b, &e)) return;
     wrapper_scan ws;
     strbuf err = STRBUF_INIT;
     if (!wrapper_scan_text(&ws, wrapper, strlen(wrapper), &err)) {

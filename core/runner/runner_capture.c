@@ -11,6 +11,7 @@
 #include "hooks.h"
 #include "model.h"
 #include "torch_abi.h"
+#include "torch_cxx.h"
 
 static struct {
     char *dir, *kernel, *constants;
@@ -73,32 +74,69 @@ void capture_tensor(AtenTensorHandle h, const char *name, int before)
 typedef struct { const char *name; AtenTensorHandle handle; } constant_entry;   /* AOTInductorConstantMapEntry */
 typedef int (*extract_entries_fn)(void *container, const constant_entry **entries, size_t *n, int use_inactive);
 
+/* The container's weights by original FQN: the C entries (torch 2.13), else the map form. */
+typedef struct {
+    constant_entry *e;
+    size_t n, cap;
+} constant_list;
+
+static void add_constant(void *ctx, const char *fqn, void *handle)
+{
+    constant_list *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        constant_entry *e = realloc(l->e, cap * sizeof *e);
+        if (!e) return;
+        l->e = e;
+        l->cap = cap;
+    }
+    l->e[l->n].name = strdup(fqn);
+    l->e[l->n++].handle = handle;
+}
+
+static int list_constants(constant_list *l)
+{
+    if (!C.dl || !C.container) return -1;
+    extract_entries_fn fn = (extract_entries_fn)dlsym(C.dl, "AOTInductorModelContainerExtractConstantsMapEntries");
+    const constant_entry *e = NULL;
+    size_t n = 0;
+    if (fn && fn(C.container, &e, &n, 0) == 0) {
+        for (size_t i = 0; i < n; i++)
+            if (e[i].name) add_constant(l, e[i].name, e[i].handle);
+        return 0;
+    }
+    void *v1 = dlsym(C.dl, "AOTInductorModelContainerExtractConstantsMap");
+    char err[256];
+    return v1 && !tcxx_extract_constants(v1, C.container, add_constant, l, err, sizeof err) ? 0 : -1;
+}
+
 /* The weights asked for, from the container, as before-tensors named as wrapper.cpp names them. */
 static void write_constants(void)
 {
     if (!*C.constants) return;
-    extract_entries_fn fn = C.dl ? (extract_entries_fn)dlsym(C.dl, "AOTInductorModelContainerExtractConstantsMapEntries") : NULL;
-    const constant_entry *e = NULL;
-    size_t n = 0;
-    int ok = fn && C.container && fn(C.container, &e, &n, 0) == 0;
+    constant_list l = {0};
+    int ok = list_constants(&l) == 0;
     for (char *line = C.constants; *line;) {
         char *nl = strchr(line, '\n'), *tab = strchr(line, '\t');
         if (nl) *nl = 0;
         if (tab && (!nl || tab < nl)) {
             *tab = 0;
             AtenTensorHandle h = NULL;
-            for (size_t i = 0; ok && i < n && !h; i++)
-                if (e[i].name && !strcmp(e[i].name, tab + 1)) h = e[i].handle;
+            for (size_t i = 0; ok && i < l.n && !h; i++)
+                if (l.e[i].name && !strcmp(l.e[i].name, tab + 1)) h = l.e[i].handle;
             if (h) capture_tensor(h, line, 1);
             else
                 fprintf(C.log, "skipped\t%s\t%s\n", line, ok ? "the model's constants map has no such weight"
-                        : "this model .so cannot hand out its weights (no ExtractConstantsMapEntries: torch 2.13 or later)");
+                        : "this model .so cannot hand out its weights (no ExtractConstantsMap)");
             *tab = '\t';
         }
         if (!nl) break;
         *nl = '\n';
         line = nl + 1;
     }
+    for (size_t i = 0; i < l.n; i++)
+        free((char *)l.e[i].name);
+    free(l.e);
 }
 
 void capture_kernel_start(int64_t index, const char *name, const char *branch, const char *source)

@@ -7,8 +7,8 @@
  * argument bytes. For the one launch asked for, the runner writes
  *   DIR/in/NAME.npy        every tensor before the launch, every element, and
  *                          the weights asked for (from the container's
- *                          ExtractConstantsMapEntries, torch 2.13; `skipped`
- *                          when the model has none)
+ *                          ExtractConstantsMapEntries, else its older
+ *                          ExtractConstantsMap; `skipped` when it has neither)
  *   DIR/expected/NAME.npy  every tensor after it
  *   DIR/launch.txt         an interposed CUDA launch (lines below)
  *   DIR/capture.txt        last, so that its presence means the rest is there
