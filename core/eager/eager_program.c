@@ -617,6 +617,21 @@ static fx_value *find(eager_program *p, const char *name)
     return NULL;
 }
 
+size_t eager_program_nvalues(const eager_program *p) { return p->nvals; }
+
+const char *eager_program_value(const eager_program *p, size_t i)
+{
+    return i < p->nvals && strcmp(p->vals[i].op, "getitem") ? p->vals[i].name : NULL;
+}
+
+long eager_program_index(const eager_program *p, const char *name)
+{
+    for (size_t i = 0; i < p->nvals; i++)
+        if (!strcmp(p->vals[i].name, name))
+            return (long)i;
+    return -1;
+}
+
 static int in_list(const char *const *l, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
