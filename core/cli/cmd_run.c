@@ -6,7 +6,7 @@
  * file parses the options (run_options.h's table), pumps the run to the end
  * or the first break, ends it on SIGINT/SIGTERM, and prints a short summary
  * to stderr. Exit codes: run_service_exit_code (commands.h: 0 ran, 1 failed,
- * 2 bad usage or input). Everything is freed before return; the runner
+ * 2 bad usage or input), 3 when --eager passed over only part of the kernels. Everything is freed before return; the runner
  * never outlives us. */
 #include <errno.h>
 #include <inttypes.h>
@@ -227,7 +227,7 @@ static void report_uncompared(const session *s, const eager_cover *c)
         fprintf(stderr, " and %" PRIu64 " more", n - (uint64_t)c->nuncompared);
     fprintf(stderr, ": no graph node of theirs is held by an output they write (a node computed inside the "
             "kernel only), or they name none; a package built with provenance names more "
-            "(python3 core/prepare/aotidbg_prepare.py %s)\n", s->eager.program);
+            "(python3 core/prepare/aotidbg_prepare.py %s -o DEBUG.pt2)\n", s->eager.program);
 }
 
 /* --eager: the divergence (kernel, node, element, values, errors, the
@@ -253,6 +253,15 @@ static int report_eager(const session *s, const char *out, int code)
                 "error %.3g, max rel %.3g\n", x->differing, x->compared, x->atol, x->rtol, x->max_abs, x->max_rel);
         if (d->where)
             fprintf(stderr, "    at %s%s%s\n", d->where, d->code ? ": " : "", d->code ? d->code : "");
+        const event *ke = session_kernel_event(s, d->kernel_index);
+        int64_t call = ke ? ke->u.kernel.call : -1;
+        if (call >= 0 && (size_t)call < s->prov.ncalls && s->prov.calls[call].nparams) {
+            const kernel_call *kc = &s->prov.calls[call];
+            fprintf(stderr, "    it reads");
+            for (size_t i = 0; i < kc->nparams; i++)
+                fprintf(stderr, "%s %s", i ? "," : "", kc->params[i]);
+            fputc('\n', stderr);
+        }
         if (c.before_compared == c.before)
             fprintf(stderr, "    the %" PRIu64 " kernel%s before it match %s (aotidbg replay %s shows both)\n",
                     c.before, c.before == 1 ? "" : "s", s->eager.program, out);
