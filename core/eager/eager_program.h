@@ -46,6 +46,8 @@ void eager_program_refs(eager_program *p, const char *const *names, size_t n, ea
 size_t eager_program_nvalues(const eager_program *p);
 /* Value i's name; NULL for a getitem. */
 const char *eager_program_value(const eager_program *p, size_t i);
+/* Its stack trace as the program keeps it (Python's traceback text); NULL none. */
+const char *eager_program_stack(const eager_program *p, const char *name);
 /* Its place in graph order; -1 when the program has no such value. */
 long eager_program_index(const eager_program *p, const char *name);
 /* Writes the plan file: EAGER_RUN (keep = the values to write), one INPUT per

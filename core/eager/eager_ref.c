@@ -257,6 +257,35 @@ static size_t call_nodes(const call_table *ct, size_t i, const eager_program *pr
     return m;
 }
 
+/* A call with no stack traces of its own (a package built without provenance)
+ * gets those of the nodes it is compared on, as the program keeps them, its
+ * last nodes (its output) first: the user's line it comes from. */
+static void stacks_from_program(session *s, const eager_program *prog)
+{
+    enum { MAX_STACKS = 4 };
+    call_table *ct = &s->prov;
+    arena tmp = {0};
+    for (size_t i = 0; i < ct->ncalls; i++) {
+        kernel_call *c = &ct->calls[i];
+        const char **nodes;
+        size_t occ, n = c->nstack ? 0 : call_nodes(ct, i, prog, &tmp, &nodes, &occ), m = 0;
+        const char **st = n ? arena_alloc(&s->arena, MAX_STACKS * sizeof *st) : NULL;
+        for (size_t k = n; k-- > 0 && m < MAX_STACKS;) {
+            const char *t = eager_program_stack(prog, nodes[k]);
+            int dup = !t;
+            for (size_t j = 0; j < m && !dup; j++)
+                dup = !strcmp(st[j], t);
+            if (!dup)
+                st[m++] = arena_strdup(&s->arena, t);
+        }
+        if (m) {
+            c->stack = st;
+            c->nstack = m;
+        }
+    }
+    arena_release(&tmp);
+}
+
 /* The calls with their nodes, for the Python helper. */
 static char *calls_json(const session *s, const eager_program *prog, size_t *ncalls)
 {
@@ -736,6 +765,8 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
         r->prog = NULL;
     strbuf_release(&unread);
     calls = calls_json(s, r->prog, &ncalls);
+    if (r->prog)
+        stacks_from_program(s, r->prog);
     if (!ncalls) {
         strbuf_addf(err, "--eager: no kernel call of %s names a graph node (no kernel_information.json, and no "
                     "source-node comments above its launches); rebuild it from the program with provenance: "

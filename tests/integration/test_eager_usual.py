@@ -87,6 +87,8 @@ def test_changed_weight_departs_at_the_first_kernel_that_reads_it(aotidbg, packa
     assert readers and div[0]["kernel"] == readers[0], (readers, div)
     assert div[0]["at"].endswith(", 17]"), div   # the changed row is output column 17
     assert "it reads blocks.3.fc.bias, blocks.3.fc.weight" in r.stderr, r.stderr
+    # the user's line, from the program's stack traces (the package has none)
+    assert "model_eager_gpt.py:" in div[0]["where"] and "self.fc(self.ln2(x))" in div[0]["code"], div
     before = kernels[:div[0]["kernel"]]
     assert before and all(any(c["verdict"] == "close" for c in k["eager"]) for k in before)
     assert f"the {len(before)} kernels before it match" in r.stderr, r.stderr
