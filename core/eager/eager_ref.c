@@ -387,6 +387,10 @@ static int read_manifest(eager_ref *r, strbuf *err)
     }
     const cJSON *c;
     r->ncalls = 0;
+    enum { MISSING_MAX = 256 };
+    strbuf missing = STRBUF_INIT;   /* nodes the package's kernels name that the program lacks */
+    const char *missing_v[MISSING_MAX];
+    size_t nmissing = 0;
     cJSON_ArrayForEach(c, calls)
     {
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(c, "kernel"),
@@ -395,13 +399,30 @@ static int read_manifest(eager_ref *r, strbuf *err)
         if (!cJSON_IsString(k) || !cJSON_IsNumber(o) || o->valuedouble < 0 || o->valuedouble > 1e9 ||
             o->valuedouble != floor(o->valuedouble) || !cJSON_IsArray(refs)) {
             strbuf_addf(err, "%s: a call without kernel, occurrence or refs", r->manifest);
+            strbuf_release(&missing);
             cJSON_Delete(root);
             return -1;
         }
-        const cJSON *ref;
+        const cJSON *ref, *miss = cJSON_GetObjectItemCaseSensitive(c, "missing"), *mn;
+        if (!cJSON_IsArray(miss))
+            miss = NULL;
+        cJSON_ArrayForEach(mn, miss)
+        {
+            int seen = !cJSON_IsString(mn) || !node_name_ok(mn->valuestring);
+            for (size_t j = 0; j < nmissing && j < MISSING_MAX && !seen; j++)
+                seen = !strcmp(missing_v[j], mn->valuestring);
+            if (seen)
+                continue;
+            if (nmissing < 3)
+                strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", mn->valuestring);
+            if (nmissing < MISSING_MAX)
+                missing_v[nmissing] = mn->valuestring;
+            nmissing++;
+        }
         r->ncalls += cJSON_GetArraySize(refs) > 0;
         cJSON_ArrayForEach(ref, refs) if (add_ref(r, k->valuestring, (uint32_t)o->valuedouble, ref, err) < 0)
         {
+            strbuf_release(&missing);
             cJSON_Delete(root);
             return -1;
         }
@@ -415,6 +436,10 @@ static int read_manifest(eager_ref *r, strbuf *err)
                 ? "the runner with libtorch" : "Python (aotidbg_eager.py)");
     if (r->why_python.len)
         strbuf_addf(&r->summary, " because the runner could not: %s", r->why_python.buf);
+    if (nmissing)   /* the package was compiled from another graph: gelu became silu, a layer was added */
+        strbuf_addf(&r->summary, "; a structural difference: the package's kernels name %zu node%s the program does "
+                    "not have (%s%s)", nmissing, nmissing == 1 ? "" : "s", missing.buf, nmissing > 3 ? ", ..." : "");
+    strbuf_release(&missing);
     cJSON_Delete(root);
     return 0;
 }

@@ -121,3 +121,24 @@ def test_a_partial_comparison_says_so_and_exits_3(aotidbg, package, work, model)
         assert "aotidbg_prepare.py" in r.stderr
     else:
         assert r.returncode == 0, r.stderr
+
+
+def test_a_changed_graph_is_a_structural_difference(aotidbg, package, tmp_path):
+    """tests/models/model_eager.py's relu blocks against the same weights with gelu: the
+    package's kernels name relu nodes the program does not have, and the run says so."""
+    import importlib.util
+    import torch
+    from conftest import ROOT
+    pkg = package("eager_blocks")
+    spec = importlib.util.spec_from_file_location("model_eager", os.path.join(ROOT, "tests/models/model_eager.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    m = mod.Blocks(act=torch.nn.functional.gelu).eval()
+    m.load_state_dict(torch.export.load(os.path.join(MODELS_DIR, "eager_blocks.same.ep.pt2")).state_dict)
+    prog = str(tmp_path / "gelu.ep.pt2")
+    torch.export.save(torch.export.export(m, (torch.randn(4, 16),)), prog)
+    (tmp_path / "in.yaml").write_text("inputs:\n  - {shape: [4, 16], dtype: float32, device: cpu, fill: randn, seed: 3}\n")
+    r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager", prog, "--record",
+             str(tmp_path / "gelu.yaml")])
+    assert "a structural difference: the package's kernels name" in r.stderr, r.stderr
+    assert "relu" in r.stderr.split("a structural difference")[1].split("\n")[0], r.stderr
