@@ -863,6 +863,8 @@ const char *run_service_end_state(const run_service *rs)
     session *s = rs->s;
     if (rs->gated || !rs->rc || rs->extract_failed)
         return "failed";
+    if (rs->eager_code)   /* the runner was ended for it; the error event says why */
+        return "no-reference";
     const runner_exit_event *x = session_runner_exit(s);
     if (x) {
         run_service *w = (run_service *)rs;   /* the words are kept in rs, not the arena: asked every frame */
