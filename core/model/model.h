@@ -44,6 +44,15 @@ typedef struct {
     stats_at at;
 } tensor_stats;
 
+/* Where a tensor's elements sat at a launch, as the runner saw them: the
+ * data pointer and the allocation (storage) holding it, so that an address
+ * a memory checker reports can be named (core/analysis/addr_map.h). */
+typedef struct {
+    uint64_t data;             /* address of element [0, ..., 0]; 0 for an empty tensor */
+    uint64_t base;             /* the storage's first byte (data - storage_offset * itemsize) */
+    uint64_t bytes;            /* the storage's size in bytes */
+} tensor_alloc;
+
 typedef struct {
     const char *name;          /* "buf0", "arg4_1", "output0" */
     const char *user_name;     /* the user's name of a model input or output ("x", "out"); may be NULL */
@@ -62,6 +71,8 @@ typedef struct {
     int values_complete;       /* 1 when values holds every element */
     int values_budget_cut;     /* 1 when the value budget (--values-budget) dropped values the
                                   runner sent: values is then a prefix sample or empty */
+    int has_alloc;             /* 1 when the runner said where the elements sit (alloc) */
+    tensor_alloc alloc;
 } tensor_rec;
 
 typedef enum {

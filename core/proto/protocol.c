@@ -122,10 +122,15 @@ static int put_tensor(strbuf *o, const tensor_rec *t, strbuf *err)
     put_u32(o, (uint32_t)t->nvalues);
     for (size_t i = 0; i < t->nvalues; i++) put_f64(o, t->values[i]);
     put_u8(o, t->values_complete ? 1 : 0);
-    if (t->has_stats && t->stats.has_at) {   /* appended: only a frame that carries them has them */
-        put_i64(o, t->stats.at.min);
-        put_i64(o, t->stats.at.max);
-        put_i64(o, t->stats.at.nonfinite);
+    if (t->has_stats && (t->stats.has_at || t->has_alloc)) {   /* appended: only a frame that carries them has them */
+        put_i64(o, t->stats.has_at ? t->stats.at.min : -1);
+        put_i64(o, t->stats.has_at ? t->stats.at.max : -1);
+        put_i64(o, t->stats.has_at ? t->stats.at.nonfinite : -1);
+    }
+    if (t->has_alloc) {   /* appended after the positions */
+        put_u64(o, t->alloc.data);
+        put_u64(o, t->alloc.base);
+        put_u64(o, t->alloc.bytes);
     }
     return 0;
 }
@@ -585,18 +590,32 @@ static void get_tensor(cursor *c, tensor_rec *t)
     for (uint32_t i = 0; i < nv; i++) t->values[i] = get_f64(c, "values");
     t->values_complete = get_enum(c, 1, "values_complete flag");
     t->stats.at.min = t->stats.at.max = t->stats.at.nonfinite = -1;
-    if (c->failed || !t->has_stats || c->pos == c->end)
+    if (c->failed || c->pos == c->end)
         return;   /* appended fields: an older runner sends no positions */
-    int64_t *pos[3] = {&t->stats.at.min, &t->stats.at.max, &t->stats.at.nonfinite};
-    for (int i = 0; i < 3; i++) {
-        size_t p = c->pos;
-        *pos[i] = get_i64(c, "stats position");
-        if (!c->failed && (*pos[i] < -1 || (*pos[i] >= 0 && (uint64_t)*pos[i] >= t->stats.numel))) {
-            fail_at(c, p, "stats position %lld is outside -1..numel-1", (long long)*pos[i]);
-            return;
+    if (t->has_stats) {
+        int64_t *pos[3] = {&t->stats.at.min, &t->stats.at.max, &t->stats.at.nonfinite};
+        for (int i = 0; i < 3; i++) {
+            size_t p = c->pos;
+            *pos[i] = get_i64(c, "stats position");
+            if (!c->failed && (*pos[i] < -1 || (*pos[i] >= 0 && (uint64_t)*pos[i] >= t->stats.numel))) {
+                fail_at(c, p, "stats position %lld is outside -1..numel-1", (long long)*pos[i]);
+                return;
+            }
         }
+        t->stats.has_at = !c->failed;
     }
-    t->stats.has_at = !c->failed;
+    if (c->failed || c->pos == c->end)
+        return;   /* appended later still: where the elements sit */
+    t->alloc.data = get_u64(c, "data pointer");
+    t->alloc.base = get_u64(c, "storage address");
+    at = c->pos;
+    t->alloc.bytes = get_u64(c, "storage size");
+    if (!c->failed && t->alloc.base + t->alloc.bytes < t->alloc.base) {
+        fail_at(c, at, "storage size %llu runs past the end of the address space",
+                (unsigned long long)t->alloc.bytes);
+        return;
+    }
+    t->has_alloc = !c->failed;
 }
 
 static void get_check(cursor *c, eager_check *k)

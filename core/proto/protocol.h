@@ -168,7 +168,11 @@ enum { PROTO_SIGNAL_PAUSE = 0, PROTO_SIGNAL_KILL = 1 };
  * zeros, subnormal, f64 min, max, mean, std; then f64[] values, u8 values_complete;
  * then, if has_stats and the runner computed them (added later: a frame that ends
  * before them decodes with stats.has_at 0), i64 min_at, max_at, nonfinite_at
- * (row-major flat indices, -1 none; anything else outside 0..numel-1 is malformed). */
+ * (row-major flat indices, -1 none; anything else outside 0..numel-1 is malformed);
+ * then, when the runner knows where the elements sit (added later: a frame that ends
+ * before them decodes with has_alloc 0), u64 data, u64 base, u64 bytes (tensor_alloc in
+ * model.h; base + bytes must not wrap); a tensor with stats but no positions carries
+ * -1 positions before them. */
 
 enum { PROTO_LOAD_BLOCKING = 1 };
 
