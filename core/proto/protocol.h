@@ -174,7 +174,10 @@ enum { PROTO_SIGNAL_PAUSE = 0, PROTO_SIGNAL_KILL = 1 };
  * model.h; base + bytes must not wrap); a tensor with stats but no positions carries
  * -1 positions before them. */
 
-enum { PROTO_LOAD_BLOCKING = 1 };
+enum {
+    PROTO_LOAD_BLOCKING = 1,
+    PROTO_LOAD_ALLOC = 2,  /* TENSORs carry where their elements sit (the tensor table of a memcheck run) */
+};
 
 enum {                     /* break flags (the SET_BREAKS argument) */
     BREAK_EACH_KERNEL = 1, /* stop before every kernel (stepping) */

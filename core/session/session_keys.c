@@ -121,6 +121,14 @@ static const skey stats_rows[] = {
 };
 TABLE(session_stats_table, tensor_stats, "tensor stats", stats_rows);
 
+/* Where a tensor's elements sat at the launch (memcheck runs): addresses as integers. */
+static const skey alloc_rows[] = {
+    U(tensor_alloc, data, data, 0, "an address (integer >= 0)"),
+    U(tensor_alloc, base, base, 0, "an address (integer >= 0)"),
+    U(tensor_alloc, bytes, bytes, 0, "a size in bytes (integer >= 0)"),
+};
+static TABLE(session_alloc_table, tensor_alloc, "a tensor's allocation", alloc_rows);
+
 static const skey tensor_rows[] = {
     S(tensor_rec, name, name, H | NEED, "a tensor name", NULL),
     S(tensor_rec, user_name, user_name, NUL | OPT, "the user's name of a model input or output", NULL),
@@ -139,6 +147,9 @@ static const skey tensor_rows[] = {
     {.name = "values_complete", .type = SK_BOOL, .flags = H, .off = offsetof(tensor_rec, values_complete),
      .what = "true or false", .custom = SC_VALUES_COMPLETE},
     B(tensor_rec, values_budget_cut, values_budget_cut, H | OPT),
+    {.name = "alloc", .type = SK_SUB, .flags = OPT, .off = offsetof(tensor_rec, alloc),
+     .has = offsetof(tensor_rec, has_alloc), .what = "where its elements sat (data, base, bytes)",
+     .sub = &session_alloc_table},
 };
 TABLE(session_tensor_table, tensor_rec, "a tensor", tensor_rows);
 
