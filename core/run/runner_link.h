@@ -30,6 +30,7 @@ typedef struct runner_link_options {
     const struct runner_transport *transport;   /* NULL: runner_link_local, or runner_link_remote
                                                    when remote is set */
     struct remote *remote;     /* --remote: the connection to the agent there (remote.h) */
+    const char *const *wrap;   /* local: the command the runner runs under (proto_spawn.h; --memcheck) */
 } runner_link_options;
 
 /* What a transport hands the pump: protocol bytes to decode, the runner's

@@ -64,7 +64,10 @@ int opt_parse(const opt_group *g, size_t ng, void *args, int argc, char **argv, 
                 return OPT_ERR;
             }
             const char *val = NULL;
-            if (o->arg) {
+            if (o->arg && o->arg[0] == '[') {   /* an optional value: only as --opt=VALUE */
+                if (a[n] == '=')
+                    val = a + n + 1;
+            } else if (o->arg) {
                 if (a[n] == '=')
                     val = a + n + 1;
                 else if (i + 1 < argc)
