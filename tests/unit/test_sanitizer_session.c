@@ -2,8 +2,11 @@
  * (tests/data/memcheck/) turned into memcheck events of a session whose
  * launch carries the tensor table a --memcheck run records (core/run/sanitizer.h). */
 #include <stdlib.h>
+#include <unistd.h>
 #include "check.h"
 #include "sanitizer.h"
+#include "session_read.h"
+#include "session_write.h"
 
 static const char *data(const char *name)
 {
@@ -65,6 +68,29 @@ static void test_gather_report_names_table_row_and_index(void)
     CHECK(s->nnotes == 1);
     CHECK_CONTAINS(s->notes[0], "compute-sanitizer memcheck reported 27 errors");
     CHECK_CONTAINS(s->notes[0], "ERROR SUMMARY: 27 errors");
+    /* the event and the tensors' alloc survive the file */
+    char path[] = "/tmp/aotidbg-test-memcheck-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    s->format_major = 1;
+    CHECK(session_save(s, path, &err) == 0);
+    session *b = NULL;
+    CHECK(session_load(path, &b, &err) == 0);
+    const event *be = b && b->nevents == 2 ? b->events[1] : NULL;
+    CHECK(be && be->kind == EV_MEMCHECK);
+    if (be) {
+        CHECK_STR(be->u.memcheck.hit, m->hit);
+        CHECK_STR(be->u.memcheck.index, "arg1_1[0] = 9");
+        CHECK(be->u.memcheck.distance == 16 && be->u.memcheck.count == 3);
+        const tensor_rec *bt = &b->events[0]->u.kernel.tensors[0];
+        CHECK(bt->has_alloc && bt->alloc.base == 0x7f595e800000ULL && bt->alloc.bytes == 128);
+    }
+    if (getenv("AOTIDBG_KEEP_SESSION"))
+        fprintf(stderr, "kept %s\n", path);
+    else
+        unlink(path);
+    session_free(b);
     strbuf_release(&err);
     session_free(s);
 }
