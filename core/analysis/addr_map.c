@@ -93,8 +93,8 @@ static int64_t find_index(const addr_table *tab, const tensor_rec *t, int64_t v,
 static int measure(const addr_table *tab, const tensor_rec *t, uint64_t addr, addr_hit *h)
 {
     size_t is = itemsize(t);
-    if (!t->has_alloc || !is || !t->alloc.data)
-        return 0;
+    if (!t->has_alloc || !is || !t->alloc.data || t->alloc.base + t->alloc.bytes < t->alloc.base)
+        return 0;   /* an allocation that wraps the address space is not one */
     memset(h, 0, sizeof *h);
     h->t = t;
     h->launch = tab->launch;
