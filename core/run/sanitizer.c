@@ -159,6 +159,29 @@ static void fill_event(session *s, const char *tool, const san_record *r, memche
     }
 }
 
+/* The run's first error (the launch failure the tool's report explains) gains the first report's
+ * names as route fields: memcheck_kernel, memcheck_tensor, memcheck_element, memcheck_index,
+ * memcheck_hit. */
+static void add_route_fields(session *s, const memcheck_event *m)
+{
+    error_event *e = NULL;
+    for (size_t i = 0; i < s->nevents && !e; i++)
+        if (s->events[i]->kind == EV_ERROR)
+            e = &s->events[i]->u.error;
+    if (!e)
+        return;
+    const char *kv[][2] = {{"memcheck_kernel", m->kernel}, {"memcheck_tensor", m->tensor},
+                           {"memcheck_element", m->element}, {"memcheck_index", m->index}, {"memcheck_hit", m->hit}};
+    size_t n = sizeof kv / sizeof kv[0];
+    kv_pair *f = arena_alloc(&s->arena, (e->nfields + n) * sizeof *f);
+    if (e->nfields)
+        memcpy(f, e->fields, e->nfields * sizeof *f);
+    for (size_t i = 0; i < n; i++)
+        if (kv[i][1])
+            f[e->nfields++] = (kv_pair){kv[i][0], kv[i][1]};
+    e->fields = f;
+}
+
 static int same_site(const san_record *a, const san_record *b)
 {
     return a->pc == b->pc && !strcmp(a->func ? a->func : "", b->func ? b->func : "") &&
@@ -215,6 +238,8 @@ int sanitizer_to_session(session *s, const char *tool, const char *xml, const ch
         nev++;
     }
     rc = (int)(s->nevents - first);
+    if (nev)
+        add_route_fields(s, &ev[0]->u.memcheck);
     int64_t total = use->total >= 0 ? use->total : (int64_t)use->n;
     if (total == 0)
         session_add_note(s, arena_printf(&s->arena, "compute-sanitizer %s reported no error over the %zu kernel "

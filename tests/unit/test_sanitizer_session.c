@@ -24,6 +24,10 @@ static session *gather_session(uint64_t table_at)
     static double nines[3] = {9, 9, 9};
     session *s = session_new();
     event *e = session_add_event(s, EV_KERNEL);
+    event *err = session_add_event(s, EV_ERROR);   /* what the runner said: the launch failure */
+    err->u.error.text = "CUDA error: unspecified launch failure (code 719)";
+    err->u.error.route = "illegal-memory-access";
+    e = s->events[0];
     kernel_event *k = &e->u.kernel;
     k->name = "triton_poi_fused_add_index_mul_0";
     k->status = KSTAT_ERROR;
@@ -66,6 +70,10 @@ static void test_gather_report_names_table_row_and_index(void)
     CHECK_STR(m->index, "arg1_1[0] = 9");
     CHECK_STR(m->hit, "16 bytes past the end of arg0_1 (table) [8, 4] float32, element [9, 0]; index arg1_1 (idx)[0] = 9");
     CHECK(s->nnotes == 1);
+    const error_event *ee = &s->events[1]->u.error;   /* the route gains the names */
+    CHECK(ee->nfields == 5);
+    CHECK(ee->nfields == 5 && !strcmp(ee->fields[1].key, "memcheck_tensor") && !strcmp(ee->fields[1].value, "arg0_1"));
+    CHECK(ee->nfields == 5 && !strcmp(ee->fields[2].value, "[9, 0]") && !strcmp(ee->fields[3].value, "arg1_1[0] = 9"));
     CHECK_CONTAINS(s->notes[0], "compute-sanitizer memcheck reported 27 errors");
     CHECK_CONTAINS(s->notes[0], "ERROR SUMMARY: 27 errors");
     /* the event and the tensors' alloc survive the file */
@@ -77,7 +85,7 @@ static void test_gather_report_names_table_row_and_index(void)
     CHECK(session_save(s, path, &err) == 0);
     session *b = NULL;
     CHECK(session_load(path, &b, &err) == 0);
-    const event *be = b && b->nevents == 2 ? b->events[1] : NULL;
+    const event *be = b && b->nevents == 3 ? b->events[2] : NULL;
     CHECK(be && be->kind == EV_MEMCHECK);
     if (be) {
         CHECK_STR(be->u.memcheck.hit, m->hit);
@@ -100,7 +108,7 @@ static void test_clean_and_missing_reports(void)
     session *s = gather_session(0x1000);
     strbuf err = STRBUF_INIT;
     CHECK(sanitizer_to_session(s, "memcheck", data("mlp_memcheck.xml"), data("mlp_memcheck.txt"), &err) == 0);
-    CHECK(s->nevents == 1 && s->nnotes == 1);
+    CHECK(s->nevents == 2 && s->nnotes == 1);
     CHECK_CONTAINS(s->notes[0], "compute-sanitizer memcheck reported no error over the 1 kernel launch of this run");
     CHECK_CONTAINS(s->notes[0], "constants blob");
     CHECK(sanitizer_to_session(s, "racecheck", data("nope.xml"), data("nope.txt"), &err) == -1);
