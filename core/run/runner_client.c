@@ -217,6 +217,8 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
     switch (m->type) {
     case PROTO_HELLO:
         rc->got_hello = 1;
+        if (rc->o.wrap && m->u.hello.pid > 0 && m->u.hello.pid < INT32_MAX)
+            rc->link.inner_pid = (int)m->u.hello.pid;   /* the runner, under the wrapping tool */
         if (m->u.hello.version != PROTO_VERSION) {
             strbuf_addf(err, "runner speaks protocol %u, this aotidbg speaks %d: rebuild both from the same tree",
                         m->u.hello.version, PROTO_VERSION);

@@ -15,6 +15,8 @@
 
 typedef struct runner_link {
     int pid;              /* the child; -1 when none (and always for a remote runner) */
+    int inner_pid;        /* the runner itself when the child is a tool running it (wrap: its HELLO
+                             pid), which pause signals and kill kills first; -1 none */
     int proto_rd, proto_wr;
     int out_fd, err_fd;   /* the runner's stdout and stderr; -1 when it comes in-band */
     const struct runner_transport *t;
