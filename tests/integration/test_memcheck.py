@@ -46,6 +46,9 @@ def test_memcheck_refuses_a_cpu_package(aotidbg, package, tmp_path):
     r = run([aotidbg, "run", pkg, "--memcheck", "--record", str(out)], env=env)
     assert r.returncode == 2, r.stderr
     assert "--memcheck checks CUDA kernels" in r.stderr and "AOTI_DEVICE_KEY 'cpu'" in r.stderr, r.stderr
+    # the tool is only ever --memcheck=TOOL: the next argument stays the package
+    r = run([aotidbg, "run", "--memcheck", pkg, "--record", str(out)], env=env)
+    assert r.returncode == 2 and "AOTI_DEVICE_KEY 'cpu'" in r.stderr, r.stderr
     r = run([aotidbg, "run", pkg, "--memcheck=initcheck", "--device", "cpu", "--record", str(out)], env=env)
     assert r.returncode == 2 and "(--device cpu)" in r.stderr, r.stderr
     assert not out.exists()
