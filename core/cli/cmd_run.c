@@ -307,6 +307,38 @@ static void suggest_kernels(const session *s, const char *want)
         fputc('\n', stderr);
 }
 
+/* --memcheck: the tool's verdict (the session's note) and its first reports, each with what the
+ * address hit. */
+static void report_memcheck(const session *s, const char *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nnotes; i++)
+        if (starts_with(s->notes[i], "compute-sanitizer ") || starts_with(s->notes[i], "--memcheck="))
+            fprintf(stderr, "  %s\n", s->notes[i]);
+    for (size_t i = 0; i < s->nevents; i++) {
+        const event *e = s->events[i];
+        if (e->kind != EV_MEMCHECK)
+            continue;
+        const memcheck_event *m = &e->u.memcheck;
+        if (n++ == 3) {
+            fprintf(stderr, "  (more memcheck events: aotidbg replay %s --dump)\n", out);
+            break;
+        }
+        fprintf(stderr, "  %s: %s", m->tool, m->what);
+        if (m->kernel_index >= 0)
+            fprintf(stderr, " in kernel %" PRId64 " (%s)", m->kernel_index, m->kernel ? m->kernel : "?");
+        if (m->thread)
+            fprintf(stderr, ", thread %s block %s", m->thread, m->block ? m->block : "?");
+        if (m->count > 1)
+            fprintf(stderr, ", %" PRId64 " reports here", m->count);
+        fputc('\n', stderr);
+        if (m->where)
+            fprintf(stderr, "    at %s\n", m->where);
+        if (m->address)
+            fprintf(stderr, "    address %s: %s\n", m->address, m->hit ? m->hit : "no tensor of the run is known there");
+    }
+}
+
 /* Prints the human summary to stderr; returns the exit code. */
 static int summarize(const session *s, run_service *rs, const char *out)
 {
@@ -401,6 +433,8 @@ static int summarize(const session *s, run_service *rs, const char *out)
     }
     if (!run_service_eager_failure(rs))
         code = report_eager(s, out, code);
+    if (run_service_options(rs)->memcheck)
+        report_memcheck(s, out);
     fprintf(stderr, "  session: %s (end_state: %s)\n", out, end);
     return code;
 }

@@ -350,7 +350,7 @@ static int protocol_main(void)
             for (size_t i = 0; i < nspecs; i++)
                 if (aoti_torch_get_data_ptr(in[i], &in_data[i])) in_data[i] = NULL;
             hooks_config hc = {record, (load_flags & PROTO_LOAD_BLOCKING) != 0, model.is_cuda, max_values,
-                               send_msg, wait_control};
+                               send_msg, wait_control, (load_flags & PROTO_LOAD_ALLOC) != 0};
             hooks_configure(&hc);
             capture_set_model(model.dl, model.h);
             hooks_reset_counters();
