@@ -220,8 +220,11 @@ static int a_continue(app *a, const char *arg)
         return live_continue(a) == 0 ? AF_HANDLED : AF_FAILED;
     int64_t n = kcount(a), cur = a->panes[PANE_KERNELS].cursor;
     int64_t next = app_next_anomaly(a, cur);
-    if (a->break_kernel > cur && (next < 0 || a->break_kernel < next))
-        next = a->break_kernel;
+    for (int64_t k = cur + 1; k < n && (next < 0 || k < next); k++)
+        if (app_breaks_at(a, &a->s->kernels[k]->u.kernel)) {
+            next = k;
+            break;
+        }
     if (next >= 0 && next < n)
         return replay_goto(a, next);
     return n ? replay_goto(a, n - 1) : AF_FAILED;
@@ -245,21 +248,88 @@ static int a_next_anomaly(app *a, const char *arg)
     return AF_HANDLED;
 }
 
+/* The package's launch of kernel N in wrapper.cpp order (the launch list is
+ * known before the run), or NULL. */
+static const kernel_call *launch_at(app *a, int64_t n)
+{
+    return n >= 0 && (uint64_t)n < a->s->prov.ncalls ? &a->s->prov.calls[n] : NULL;
+}
+
+/* Is name a kernel the run recorded, or one the launch list has? */
+static int kernel_known(app *a, const char *name)
+{
+    for (size_t i = 0; i < a->s->prov.ncalls; i++)
+        if (a->s->prov.calls[i].kernel && !strcmp(a->s->prov.calls[i].kernel, name))
+            return 1;
+    for (size_t i = 0; i < a->s->nkernels; i++)
+        if (!strcmp(a->s->kernels[i]->u.kernel.name, name))
+            return 1;
+    return 0;
+}
+
+/* break N|NAME: before kernel N, or before each launch of NAME, whether it
+ * ran yet or not (the launch list says what will). */
+static int break_at(app *a, const char *arg)
+{
+    char *end;
+    long long v = strtoll(arg, &end, 10);
+    if (!*end && v >= 0) {
+        int off = a->brk.kernel == v;
+        a->brk.kernel = off ? -1 : v;
+        const kernel_call *c = launch_at(a, v);
+        if (off)
+            app_message(a, 0, "breakpoint before kernel %lld cleared", v);
+        else
+            app_message(a, 0, "break before kernel %lld%s%s%s", v, c && c->kernel ? " (" : "",
+                        c && c->kernel ? c->kernel : "", c && c->kernel ? " in the launch list)" : "");
+        return AF_HANDLED;
+    }
+    if (!strcmp(a->brk.name, arg)) {
+        a->brk.name[0] = 0;
+        app_message(a, 0, "breakpoint on %s cleared", arg);
+        return AF_HANDLED;
+    }
+    if (!kernel_known(a, arg)) {
+        app_message(a, 1, "break: no kernel named %s: neither recorded nor in the package's launch list (%zu "
+                    "launches)", arg, a->s->prov.ncalls);
+        return AF_FAILED;
+    }
+    snprintf(a->brk.name, sizeof a->brk.name, "%s", arg);
+    app_message(a, 0, "break before each launch of %s", a->brk.name);
+    return AF_HANDLED;
+}
+
 static int a_break(app *a, const char *arg)
 {
+    if (arg && *arg)
+        return break_at(a, arg);
     const kernel_event *k = app_selected_kernel(a);
     if (!k) {
         app_message(a, 1, "no kernel selected");
         return AF_FAILED;
     }
-    if (a->break_kernel == k->index) {
-        a->break_kernel = -1;
+    if (a->brk.kernel == k->index) {
+        a->brk.kernel = -1;
         app_message(a, 0, "breakpoint cleared");
     } else {
-        a->break_kernel = k->index;
+        a->brk.kernel = k->index;
         app_message(a, 0, "break before kernel %lld (%s)", (long long)k->index, k->name);
     }
     return AF_HANDLED;
+}
+
+/* run-to's kernel when the session has recorded it: N, or the next kernel
+ * named NAME after the selected one; -1 when not (yet) recorded. */
+static int64_t recorded_target(app *a, const char *arg)
+{
+    char *end;
+    long long v = strtoll(arg, &end, 10);
+    if (!*end)
+        return v >= 0 && v < kcount(a) ? v : -1;
+    for (int64_t k = a->panes[PANE_KERNELS].cursor + 1; k < kcount(a); k++)
+        if (!strcmp(a->s->kernels[k]->u.kernel.name, arg))
+            return k;
+    return -1;
 }
 
 static int a_run_to(app *a, const char *arg)
@@ -268,21 +338,17 @@ static int a_run_to(app *a, const char *arg)
         app_message(a, 1, "run-to: give a kernel index or name, e.g. :run-to 12");
         return AF_FAILED;
     }
+    int64_t k = recorded_target(a, arg);
+    if (k >= 0)   /* live too: what ran is selected, as in replay */
+        return replay_goto(a, k);
     if (a->mode == MODE_LIVE)
         return live_run_to(a, arg) == 0 ? AF_HANDLED : AF_FAILED;
     char *end;
     long long v = strtoll(arg, &end, 10);
-    if (!*end) {
-        if (v < 0 || v >= kcount(a)) {
-            app_message(a, 1, "run-to: no kernel %lld (the session has %lld)", v, (long long)kcount(a));
-            return AF_FAILED;
-        }
-        return replay_goto(a, v);
-    }
-    for (int64_t k = a->panes[PANE_KERNELS].cursor + 1; k < kcount(a); k++)
-        if (!strcmp(a->s->kernels[k]->u.kernel.name, arg))
-            return replay_goto(a, k);
-    app_message(a, 1, "run-to: no kernel named %s after this one", arg);
+    if (!*end)
+        app_message(a, 1, "run-to: no kernel %lld (the session has %lld)", v, (long long)kcount(a));
+    else
+        app_message(a, 1, "run-to: no kernel named %s after this one", arg);
     return AF_FAILED;
 }
 
@@ -465,7 +531,8 @@ static const action table[] = {
     {"step", "s", "", "run to the next kernel (replay: select the next kernel)", a_step},
     {"continue", "c", "", "run to the end or the next break/anomaly", a_continue},
     {"restart", "r", "", "re-execute from the start in a fresh runner (replay: first kernel)", a_restart},
-    {"break", "b", "", "toggle a breakpoint before the selected kernel", a_break},
+    {"break", "b", "[N|NAME]", "toggle a breakpoint before the selected kernel, or before kernel N or each launch "
+     "of NAME (also one that has not run yet)", a_break},
     {"run-to", "", "N|NAME", "run to kernel N or the next kernel named NAME", a_run_to},
     {"goto", "", "N|NAME", "select kernel N (or named NAME) in the kernel list", a_goto},
     {"next-anomaly", "a", "", "select the next kernel with NaN/Inf or an error", a_next_anomaly},

@@ -297,10 +297,10 @@ out:
 int ra_break_nan(app *a, const char *arg)
 {
     (void)arg;
-    a->break_nan = !a->break_nan;
+    a->brk.nan = !a->brk.nan;
     if (a->mode == MODE_LIVE)
-        live_break_nan(a, a->break_nan);
-    app_message(a, 0, "break on NaN/Inf: %s%s", a->break_nan ? "on" : "off",
+        live_break_nan(a, a->brk.nan);
+    app_message(a, 0, "break on NaN/Inf: %s%s", a->brk.nan ? "on" : "off",
                 a->mode == MODE_LIVE ? "" : " (replay: continue stops at the next kernel with NaN/Inf)");
     return AF_HANDLED;
 }

@@ -237,12 +237,8 @@ static int run_interactive(app *a, const options *o, script *scripts)
         int pr = poll(fds, (nfds_t)nfds, 250);
         if (pr < 0 && errno != EINTR)
             break;
-        if (nfds == 2 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            if (live_pump(a, 0) != 0)
-                redraw = 1;
-        } else if (a->mode == MODE_LIVE && a->rc && live_pump(a, 0) > 0) {
-            redraw = 1;   /* a dead runner's fd can go away: still pump */
-        }
+        if (a->live && live_react(a, live_pump(a, 0)))   /* a dead runner's fd can go away: still pump */
+            redraw = 1;
         if (fds[0].revents & (POLLHUP | POLLERR)) {
             screen_sig_term = SIGHUP;   /* the terminal is gone */
             continue;
@@ -649,7 +645,7 @@ int tui_main(const cli_args *args)
         return EXIT_USAGE;
     }
     if (m == MODE_LIVE)
-        live_pump(&a, 100);
+        live_react(&a, live_pump(&a, 100));
     int rc = o.ui.headless.on ? run_headless(&a, &o, scripts) : run_interactive(&a, &o, scripts);
     /* A live run exits as `aotidbg run` would (1 when the model failed). */
     int run_rc = live_finish(&a, 0);

@@ -164,7 +164,7 @@ static void test_command_line_and_prompt(void)
     /* breakpoints and continue in replay */
     actions_token(&a, "goto:50");
     actions_token(&a, "b");
-    CHECK(a.break_kernel == 50);
+    CHECK(a.brk.kernel == 50);
     actions_token(&a, "g");
     actions_token(&a, "c");
     CHECK(a.panes[PANE_KERNELS].cursor == 2);     /* the NaN kernel comes first */

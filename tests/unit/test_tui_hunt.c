@@ -182,7 +182,7 @@ static void test_router_actions(void)
     CHECK(!(actions_token(&a, "jump-kernel") & AF_FAILED));   /* the error's kernel */
     CHECK(a.focus == PANE_KERNELS && a.panes[PANE_KERNELS].cursor == 2);
     actions_token(&a, "break-nan");
-    CHECK(a.break_nan == 1);
+    CHECK(a.brk.nan == 1);
     actions_token(&a, "run-checklist");
     CHECK(a.focus == PANE_CHECKLIST);
     CHECK_CONTAINS(a.message.buf, "2 rows, 0 FAIL, 1 WARN");
