@@ -98,6 +98,7 @@ int live_start(app *a, const run_options *o, strbuf *err)
         return -1;
     a->live = xcalloc(1, sizeof *a->live);
     a->live->rs = rs;
+    a->live->given = *o;
     a->sources_at = run_service_sources_at(rs);   /* --remote: the package is there */
     point_at_fail(a);
     if (r == RUN_OPEN_GATED) {
@@ -243,7 +244,7 @@ static int need_runner(app *a)
         return 0;
     if (a->live && a->live->gated) {
         strbuf cmd = STRBUF_INIT;
-        const run_options *o = run_service_options(a->live->rs);
+        const run_options *o = &a->live->given;
         strbuf_add_shell_word(&cmd, o->package);
         run_options_repeat(o, RUN_OPT_LIVE, RUN_OPT_LIVE, &cmd);
         app_message(a, 1, "the run did not start: a checklist row FAILs (pane 2); to run anyway: aotidbg %s --force",

@@ -23,6 +23,7 @@ enum { LIVE_PEND_NONE = 0, LIVE_PEND_STEP, LIVE_PEND_CONTINUE, LIVE_PEND_RUN_TO 
 typedef struct live_run live_run;
 struct live_run {
     run_service *rs;        /* the run (gated: the recording only, no runner) */
+    run_options given;      /* the options as the user gave them, for hints that repeat them */
     int gated;              /* a checklist FAIL kept the run from starting */
     int pending;            /* LIVE_PEND_* */
     char pending_to[128];   /* LIVE_PEND_RUN_TO: the kernel index or name */
