@@ -78,10 +78,11 @@ static int focus(app *a, int p)
 }
 static int a_next_pane(app *a, const char *arg) { return focus(a, a->focus + 1); }
 static int a_prev_pane(app *a, const char *arg) { return focus(a, a->focus - 1); }
-static int a_pane1(app *a, const char *arg) { return focus(a, PANE_ROUTER); }
-static int a_pane2(app *a, const char *arg) { return focus(a, PANE_CHECKLIST); }
-static int a_pane3(app *a, const char *arg) { return focus(a, PANE_KERNELS); }
-static int a_pane4(app *a, const char *arg) { return focus(a, PANE_INSPECTOR); }
+/* pane-NAME: one focus action per row of pane_list.h */
+#define PANE_FOCUS_FN(id, ops, name, key, what) \
+    static int a_focus_##id(app *a, const char *arg) { return focus(a, id); }
+AOTIDBG_PANES(PANE_FOCUS_FN)
+#undef PANE_FOCUS_FN
 
 /* Left/right: the focused pane's own meaning (the router's next step, the
  * inspector's view), else the previous/next pane. */
@@ -521,10 +522,9 @@ static const action table[] = {
     {"bottom", "G End", "", "last row", a_bottom},
     {"next-pane", "Tab", "", "focus the next pane", a_next_pane},
     {"prev-pane", "S-Tab", "", "focus the previous pane", a_prev_pane},
-    {"pane-router", "1", "", "focus the error router", a_pane1},
-    {"pane-checklist", "2", "", "focus the device/shape checklist", a_pane2},
-    {"pane-kernels", "3", "", "focus the kernel list", a_pane3},
-    {"pane-inspector", "4", "", "focus the tensor inspector", a_pane4},
+#define PANE_FOCUS_ROW(id, ops, name, key, what) {"pane-" name, key, "", "focus " what, a_focus_##id},
+    AOTIDBG_PANES(PANE_FOCUS_ROW)
+#undef PANE_FOCUS_ROW
     {"search", "/", "TEXT", "search the focused pane (kernel names in the kernel list)", a_search},
     {"search-next", "n", "", "next match (in a walkthrough with no search: next step)", a_search_next},
     {"search-prev", "N", "", "previous match", a_search_prev},

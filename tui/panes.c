@@ -10,7 +10,7 @@
 #define MIN_W 40
 #define MIN_H 10
 
-#define AOTIDBG_PANE_OPS(id, ops) [id] = &ops,
+#define AOTIDBG_PANE_OPS(id, ops, name, key, what) [id] = &ops,
 static const pane_ops *const table[PANE__COUNT] = {AOTIDBG_PANES(AOTIDBG_PANE_OPS)};
 
 void app_init(app *a, session *s, app_mode mode)

@@ -24,6 +24,27 @@ static const char *base_name(const char *p)
     return s && s[1] ? s + 1 : p;
 }
 
+/* The status bar's hints, from the live keymap (keymap.h), so a keys.yaml
+ * rebinding shows: "s step c cont ? help q quit"; an action with no key is
+ * left out. */
+typedef struct { const char *action, *word; } hint;
+static const hint live_hints[] = {{"step", "step"}, {"continue", "cont"}, {"restart", "restart"},
+                                  {"help", "help"}, {"quit", "quit"}, {NULL, NULL}};
+static const hint tour_hints[] = {{"next-step", "next"}, {"help", "help"}, {"quit", "quit"}, {NULL, NULL}};
+static const hint replay_hints[] = {{"step", "step"}, {"continue", "cont"}, {"search", "search"},
+                                    {"help", "help"}, {"quit", "quit"}, {NULL, NULL}};
+
+void render_hints(const app *a, strbuf *out)
+{
+    const hint *h = a->mode == MODE_LIVE ? live_hints : a->narration_on ? tour_hints : replay_hints;
+    for (; h->action; h++) {
+        char key[32];
+        keymap_first_key(h->action, key, sizeof key);
+        if (key[0])
+            strbuf_addf(out, "%s%s %s", out->len ? " " : "", key, h->word);
+    }
+}
+
 static void render_status(app *a, grid *g, int y)
 {
     grid_fill(g, 0, y, g->w, 1, ' ', EL_STATUS);
@@ -43,12 +64,12 @@ static void render_status(app *a, grid *g, int y)
         snprintf(mbuf, sizeof mbuf, " %s%s%s |", s->mode, *lim ? ": " : "", lim);
     snprintf(line, sizeof line, " %s | %s |%s %s%s", base_name(pkg), dev, mbuf, runner_state_text(a), kbuf);
     x += grid_put(g, x, y, g->w - x, EL_STATUS, line);
-    const char *hints = a->mode == MODE_LIVE ? "s step c cont r restart ? help q quit"
-                        : a->narration_on    ? "Enter next ? help q quit"
-                                             : "s step c cont / search ? help q quit";
-    int hl = (int)strlen(hints);
+    strbuf hints = STRBUF_INIT;
+    render_hints(a, &hints);
+    int hl = (int)hints.len;
     if (g->w - x > hl + 2)
-        grid_put(g, g->w - hl - 1, y, hl, EL_STATUS, hints);
+        grid_put(g, g->w - hl - 1, y, hl, EL_STATUS, hints.buf);
+    strbuf_release(&hints);
 }
 
 static void render_bottom(app *a, grid *g, int y)
