@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "model.h"
+#include "router.h"
 
 #define G_RUN(scope) {run_option_specs, offsetof(cli_args, run), scope, NULL}
 #define G_UI(scope) {ui_option_specs, offsetof(cli_args, ui), scope, "UI options"}
@@ -78,9 +79,8 @@ static const char route_after[] =
     "advice. When nothing matches (route unknown), the error-like lines read are\n"
     "listed.\n"
     "\n"
-    "Routes: triton-index-oob device-mismatch input-mismatch illegal-memory-access\n"
-    "nan-inf wrong-output dynamic-shape custom-op missing-artifact abi-mismatch\n"
-    "compile-error out-of-memory crash unknown.\n"
+    "Routes (ROUTES in aotidbg(1) says what each means):"
+    ROUTE_IDS(ROUTE_NAME_LINE) "\n"
     "\n"
     "Exit: 0 routed (also to unknown), 2 bad usage or unreadable input.\n";
 
