@@ -16,6 +16,7 @@
 #include "route_actions.h"
 #include "source_actions.h"
 #include "textview.h"
+#include "view.h"
 #include "ytree.h"
 
 /* ---- movement over the focused pane ---------------------------------- */
@@ -31,16 +32,8 @@ static int ask(app *a, pane *p, pane_request req)
 
 static int move_by(app *a, int64_t d)
 {
-    if (a->view_on && !a->help) {   /* the text view scrolls */
-        a->view_top += d;
-        if (a->view_top < 0)
-            a->view_top = 0;
-        return AF_HANDLED;
-    }
-    if (a->help) {
-        a->help_top += d;
-        if (a->help_top < 0)
-            a->help_top = 0;
+    if (a->over) {   /* the view over the panes scrolls */
+        a->over->scroll_by(a, d);
         return AF_HANDLED;
     }
     pane *p = cur(a);
@@ -59,21 +52,17 @@ static int a_pgdn(app *a, const char *arg) { return move_by(a, page(a)); }
 static int a_pgup(app *a, const char *arg) { return move_by(a, -page(a)); }
 static int a_top(app *a, const char *arg)
 {
-    if (a->view_on && !a->help) return move_by(a, -a->view_top);
-    return move_by(a, -(cur(a)->cursor + (a->help ? a->help_top : 0)));
+    return move_by(a, a->over ? -a->over->top(a) : -cur(a)->cursor);
 }
 static int a_bottom(app *a, const char *arg)
 {
-    if (a->view_on && !a->help) return move_by(a, textview_lines(a));
-    if (a->help) return move_by(a, 1 << 20);
-    return move_by(a, nrows(a) - 1 - cur(a)->cursor);
+    return move_by(a, a->over ? 1 << 30 : nrows(a) - 1 - cur(a)->cursor);
 }
 
 static int focus(app *a, int p)
 {
     a->focus = ((p % PANE__COUNT) + PANE__COUNT) % PANE__COUNT;
-    a->help = 0;
-    a->view_on = 0;
+    view_close_all(a);
     return AF_HANDLED;
 }
 static int a_next_pane(app *a, const char *arg) { return focus(a, a->focus + 1); }
@@ -88,12 +77,12 @@ AOTIDBG_PANES(PANE_FOCUS_FN)
  * inspector's view), else the previous/next pane. */
 static int a_left(app *a, const char *arg)
 {
-    int r = a->help ? 0 : ask(a, cur(a), PREQ_LEFT);
+    int r = a->over && !a->over->sides_to_panes ? 0 : ask(a, cur(a), PREQ_LEFT);
     return r ? r : a_prev_pane(a, arg);
 }
 static int a_right(app *a, const char *arg)
 {
-    int r = a->help ? 0 : ask(a, cur(a), PREQ_RIGHT);
+    int r = a->over && !a->over->sides_to_panes ? 0 : ask(a, cur(a), PREQ_RIGHT);
     return r ? r : a_next_pane(a, arg);
 }
 
@@ -139,17 +128,8 @@ static int search_go(app *a, int dir, int include_cursor)
         app_message(a, 1, "no search pattern: press / first");
         return AF_FAILED;
     }
-    if (a->view_on && !a->help) {
-        int64_t line = textview_find(a, a->search, dir, include_cursor);
-        if (line < 0) {
-            app_message(a, 1, "not found: %s", a->search);
-            return AF_HANDLED | AF_FAILED;
-        }
-        a->view_hit = line;
-        a->view_top = line > 2 ? line - 2 : 0;
-        app_message(a, 0, "/%s: line %lld", a->search, (long long)line + 1);
-        return AF_HANDLED;
-    }
+    if (a->over && a->over->find)
+        return a->over->find(a, dir, include_cursor);
     int p = a->search_pane >= 0 ? a->search_pane : a->focus;
     int64_t r = find_row(a, p, dir, include_cursor);
     if (r < 0) {
@@ -369,7 +349,15 @@ static int a_follow(app *a, const char *arg)
 /* ---- screen ----------------------------------------------------------- */
 
 static int a_zoom(app *a, const char *arg) { a->zoom = !a->zoom; return AF_HANDLED; }
-static int a_help(app *a, const char *arg) { a->help = !a->help; a->help_top = 0; return AF_HANDLED; }
+static int a_help(app *a, const char *arg)
+{
+    if (a->over == &help_view)
+        view_close(a);
+    else
+        view_open(a, &help_view);
+    a->help_top = 0;
+    return AF_HANDLED;
+}
 static int a_redraw(app *a, const char *arg) { return AF_HANDLED | AF_REPAINT; }
 static int a_command(app *a, const char *arg)
 {
@@ -381,12 +369,8 @@ static int a_command(app *a, const char *arg)
 }
 static int a_quit(app *a, const char *arg)
 {
-    if (a->help) {   /* q leaves help first, like less */
-        a->help = 0;
-        return AF_HANDLED;
-    }
-    if (a->view_on) {   /* then the text view */
-        a->view_on = 0;
+    if (a->over) {   /* q closes help first, like less, then the text view */
+        view_close(a);
         return AF_HANDLED;
     }
     a->quit = 1;
@@ -437,7 +421,7 @@ void narration_start(app *a)
 
 static int a_next_step(app *a, const char *arg)
 {
-    if ((!a->narration_on || !a->s->nnarration) && !a->help && !a->view_on) {
+    if ((!a->narration_on || !a->s->nnarration) && !a->over) {
         int r = ask(a, cur(a), PREQ_ENTER);   /* the router runs its selected next step */
         if (r)
             return r;

@@ -22,6 +22,7 @@
 #include "theme.h"
 
 struct live_run;
+typedef struct view_ops view_ops;
 
 typedef enum { MODE_REPLAY = 0, MODE_LIVE, MODE_TUTORIAL } app_mode;
 
@@ -35,7 +36,8 @@ struct app {
     pane panes[PANE__COUNT];       /* pane_list.h order */
     int focus;                     /* PANE_* */
     int zoom;                      /* 1: focused pane full screen */
-    int help;                      /* 1: help screen shown */
+    const struct view_ops *over;   /* the view over the panes (view.h: help, text), NULL none */
+    const struct view_ops *over_under;   /* the one help covers, NULL none */
     int64_t help_top;
     char search[128];
     int search_pane;               /* pane the pattern applies to, -1 none */
@@ -54,7 +56,6 @@ struct app {
     struct { int64_t kernel; char name[128]; int nan; } brk;
     struct live_run *live;         /* the live run (live.h owns it); NULL in replay and walkthroughs */
     /* read-only text view over the panes (kernel source, hunt reports) */
-    int view_on;
     strbuf view;
     char view_title[160];
     char view_src[4096];           /* the user's file the view shows (list-source), "" for other text */

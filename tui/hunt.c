@@ -14,6 +14,7 @@
 #include "live.h"
 #include "run_service.h"
 #include "textview.h"
+#include "view.h"
 
 #define DEFAULT_TOL 1e-4
 
@@ -202,7 +203,7 @@ int hunt_action_producer(app *a, const char *arg)
     snprintf(nm, sizeof nm, "%s", as);
     snprintf(orig, sizeof orig, "%s", t->name);
     a->follow = 0;
-    a->view_on = 0;
+    view_close_all(a);
     pane_goto(&a->panes[PANE_KERNELS], p, (int64_t)a->s->nkernels);
     const kernel_event *pk = &a->s->kernels[p]->u.kernel;
     int64_t row = 0;

@@ -10,6 +10,7 @@
 #include "live.h"
 #include "pane_util.h"
 #include "textview.h"
+#include "view.h"
 
 static const char *mode_name(app_mode m)
 {
@@ -151,6 +152,17 @@ static void render_help(app *a, grid *g, rect r)
     strbuf_release(&t);
 }
 
+static void help_scroll(app *a, int64_t d)
+{
+    a->help_top = d > (1 << 20) - a->help_top ? 1 << 20 : a->help_top + d;   /* render_help keeps it on the text */
+    if (a->help_top < 0)
+        a->help_top = 0;
+}
+
+static int64_t help_top(const app *a) { return a->help_top; }
+
+const view_ops help_view = {"help", render_help, help_scroll, help_top, NULL, 0, 1};
+
 static void render_tabs(app *a, grid *g, int y)
 {
     int x = 0;
@@ -188,7 +200,7 @@ static void compute_layout(app *a, int w, int h, layout *L)
         }
     }
     L->full = (rect){0, 0, w, area_h};
-    if (a->help || a->view_on)
+    if (a->over)
         return;
     pane *p = a->panes;
     if (a->zoom) {
@@ -228,12 +240,8 @@ void app_render(app *a, grid *g)
     render_bottom(a, g, h - 1);
     if (L.narration.h)
         render_narration(a, g, L.narration.y, L.narration.h);
-    if (a->help) {
-        render_help(a, g, L.full);
-        return;
-    }
-    if (a->view_on) {
-        textview_render(a, g, L.full);
+    if (a->over) {
+        a->over->render(a, g, L.full);
         return;
     }
     if (L.tabs)
