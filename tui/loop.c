@@ -87,8 +87,8 @@ int loop_run(const loop_screen *sc, grid *g)
             return screen_sig_term;
         if (screen_sig_int) {
             screen_sig_int = 0;
-            if (sc->interrupt)
-                sc->interrupt(sc->ctx);
+            if (sc->interrupt && (sc->interrupt(sc->ctx) & LOOP_QUIT))
+                return 0;
             redraw = 1;
         }
         if (screen_sig_cont) {

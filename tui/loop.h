@@ -34,7 +34,7 @@ typedef struct {
     int (*fd)(void *ctx);          /* another fd to poll; NULL or -1: none */
     int (*tick)(void *ctx);        /* after each poll, without blocking: LOOP_* flags; NULL none */
     void (*settle)(void *ctx);     /* headless, before and after each item: wait for the screen's news */
-    int (*interrupt)(void *ctx);   /* ^C; NULL: ignored */
+    int (*interrupt)(void *ctx);   /* ^C: LOOP_* flags (LOOP_QUIT ends the loop); NULL: ignored */
     int min_w, min_h;              /* smaller: "too small" (the quit key still works); 0: any */
     int quit_key_action;           /* actions.h index of quit, for the too-small screen; -1 none */
 } loop_screen;
