@@ -720,7 +720,7 @@ static int start_runner(run_service *rs, const run_options *o, unsigned front, c
         .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
         .constants = wp->form == WEIGHTS_PICKLE ? wp->refs : NULL,
         .nconstants = wp->form == WEIGHTS_PICKLE ? wp->nrefs : 0,
-        .branches = rs->branches, .nbranches = rs->nbranches,
+        .branches = rs->branches, .nbranches = rs->nbranches, .capture = o->capture,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
     if (rs->eager) {   /* the runner loads while the reference is computed */
