@@ -16,6 +16,7 @@
 #include "route_actions.h"
 #include "source_actions.h"
 #include "textview.h"
+#include "view.h"
 #include "ytree.h"
 
 /* ---- movement over the focused pane ---------------------------------- */
@@ -31,16 +32,8 @@ static int ask(app *a, pane *p, pane_request req)
 
 static int move_by(app *a, int64_t d)
 {
-    if (a->view_on && !a->help) {   /* the text view scrolls */
-        a->view_top += d;
-        if (a->view_top < 0)
-            a->view_top = 0;
-        return AF_HANDLED;
-    }
-    if (a->help) {
-        a->help_top += d;
-        if (a->help_top < 0)
-            a->help_top = 0;
+    if (a->over) {   /* the view over the panes scrolls */
+        a->over->scroll_by(a, d);
         return AF_HANDLED;
     }
     pane *p = cur(a);
@@ -59,40 +52,37 @@ static int a_pgdn(app *a, const char *arg) { return move_by(a, page(a)); }
 static int a_pgup(app *a, const char *arg) { return move_by(a, -page(a)); }
 static int a_top(app *a, const char *arg)
 {
-    if (a->view_on && !a->help) return move_by(a, -a->view_top);
-    return move_by(a, -(cur(a)->cursor + (a->help ? a->help_top : 0)));
+    return move_by(a, a->over ? -a->over->top(a) : -cur(a)->cursor);
 }
 static int a_bottom(app *a, const char *arg)
 {
-    if (a->view_on && !a->help) return move_by(a, textview_lines(a));
-    if (a->help) return move_by(a, 1 << 20);
-    return move_by(a, nrows(a) - 1 - cur(a)->cursor);
+    return move_by(a, a->over ? 1 << 30 : nrows(a) - 1 - cur(a)->cursor);
 }
 
 static int focus(app *a, int p)
 {
     a->focus = ((p % PANE__COUNT) + PANE__COUNT) % PANE__COUNT;
-    a->help = 0;
-    a->view_on = 0;
+    view_close_all(a);
     return AF_HANDLED;
 }
 static int a_next_pane(app *a, const char *arg) { return focus(a, a->focus + 1); }
 static int a_prev_pane(app *a, const char *arg) { return focus(a, a->focus - 1); }
-static int a_pane1(app *a, const char *arg) { return focus(a, PANE_ROUTER); }
-static int a_pane2(app *a, const char *arg) { return focus(a, PANE_CHECKLIST); }
-static int a_pane3(app *a, const char *arg) { return focus(a, PANE_KERNELS); }
-static int a_pane4(app *a, const char *arg) { return focus(a, PANE_INSPECTOR); }
+/* pane-NAME: one focus action per row of pane_list.h */
+#define PANE_FOCUS_FN(id, ops, name, key, what) \
+    static int a_focus_##id(app *a, const char *arg) { return focus(a, id); }
+AOTIDBG_PANES(PANE_FOCUS_FN)
+#undef PANE_FOCUS_FN
 
 /* Left/right: the focused pane's own meaning (the router's next step, the
  * inspector's view), else the previous/next pane. */
 static int a_left(app *a, const char *arg)
 {
-    int r = a->help ? 0 : ask(a, cur(a), PREQ_LEFT);
+    int r = a->over && !a->over->sides_to_panes ? 0 : ask(a, cur(a), PREQ_LEFT);
     return r ? r : a_prev_pane(a, arg);
 }
 static int a_right(app *a, const char *arg)
 {
-    int r = a->help ? 0 : ask(a, cur(a), PREQ_RIGHT);
+    int r = a->over && !a->over->sides_to_panes ? 0 : ask(a, cur(a), PREQ_RIGHT);
     return r ? r : a_next_pane(a, arg);
 }
 
@@ -138,17 +128,8 @@ static int search_go(app *a, int dir, int include_cursor)
         app_message(a, 1, "no search pattern: press / first");
         return AF_FAILED;
     }
-    if (a->view_on && !a->help) {
-        int64_t line = textview_find(a, a->search, dir, include_cursor);
-        if (line < 0) {
-            app_message(a, 1, "not found: %s", a->search);
-            return AF_HANDLED | AF_FAILED;
-        }
-        a->view_hit = line;
-        a->view_top = line > 2 ? line - 2 : 0;
-        app_message(a, 0, "/%s: line %lld", a->search, (long long)line + 1);
-        return AF_HANDLED;
-    }
+    if (a->over && a->over->find)
+        return a->over->find(a, dir, include_cursor);
     int p = a->search_pane >= 0 ? a->search_pane : a->focus;
     int64_t r = find_row(a, p, dir, include_cursor);
     if (r < 0) {
@@ -220,8 +201,11 @@ static int a_continue(app *a, const char *arg)
         return live_continue(a) == 0 ? AF_HANDLED : AF_FAILED;
     int64_t n = kcount(a), cur = a->panes[PANE_KERNELS].cursor;
     int64_t next = app_next_anomaly(a, cur);
-    if (a->break_kernel > cur && (next < 0 || a->break_kernel < next))
-        next = a->break_kernel;
+    for (int64_t k = cur + 1; k < n && (next < 0 || k < next); k++)
+        if (app_breaks_at(a, &a->s->kernels[k]->u.kernel)) {
+            next = k;
+            break;
+        }
     if (next >= 0 && next < n)
         return replay_goto(a, next);
     return n ? replay_goto(a, n - 1) : AF_FAILED;
@@ -245,21 +229,88 @@ static int a_next_anomaly(app *a, const char *arg)
     return AF_HANDLED;
 }
 
+/* The package's launch of kernel N in wrapper.cpp order (the launch list is
+ * known before the run), or NULL. */
+static const kernel_call *launch_at(app *a, int64_t n)
+{
+    return n >= 0 && (uint64_t)n < a->s->prov.ncalls ? &a->s->prov.calls[n] : NULL;
+}
+
+/* Is name a kernel the run recorded, or one the launch list has? */
+static int kernel_known(app *a, const char *name)
+{
+    for (size_t i = 0; i < a->s->prov.ncalls; i++)
+        if (a->s->prov.calls[i].kernel && !strcmp(a->s->prov.calls[i].kernel, name))
+            return 1;
+    for (size_t i = 0; i < a->s->nkernels; i++)
+        if (!strcmp(a->s->kernels[i]->u.kernel.name, name))
+            return 1;
+    return 0;
+}
+
+/* break N|NAME: before kernel N, or before each launch of NAME, whether it
+ * ran yet or not (the launch list says what will). */
+static int break_at(app *a, const char *arg)
+{
+    char *end;
+    long long v = strtoll(arg, &end, 10);
+    if (!*end && v >= 0) {
+        int off = a->brk.kernel == v;
+        a->brk.kernel = off ? -1 : v;
+        const kernel_call *c = launch_at(a, v);
+        if (off)
+            app_message(a, 0, "breakpoint before kernel %lld cleared", v);
+        else
+            app_message(a, 0, "break before kernel %lld%s%s%s", v, c && c->kernel ? " (" : "",
+                        c && c->kernel ? c->kernel : "", c && c->kernel ? " in the launch list)" : "");
+        return AF_HANDLED;
+    }
+    if (!strcmp(a->brk.name, arg)) {
+        a->brk.name[0] = 0;
+        app_message(a, 0, "breakpoint on %s cleared", arg);
+        return AF_HANDLED;
+    }
+    if (!kernel_known(a, arg)) {
+        app_message(a, 1, "break: no kernel named %s: neither recorded nor in the package's launch list (%zu "
+                    "launches)", arg, a->s->prov.ncalls);
+        return AF_FAILED;
+    }
+    snprintf(a->brk.name, sizeof a->brk.name, "%s", arg);
+    app_message(a, 0, "break before each launch of %s", a->brk.name);
+    return AF_HANDLED;
+}
+
 static int a_break(app *a, const char *arg)
 {
+    if (arg && *arg)
+        return break_at(a, arg);
     const kernel_event *k = app_selected_kernel(a);
     if (!k) {
         app_message(a, 1, "no kernel selected");
         return AF_FAILED;
     }
-    if (a->break_kernel == k->index) {
-        a->break_kernel = -1;
+    if (a->brk.kernel == k->index) {
+        a->brk.kernel = -1;
         app_message(a, 0, "breakpoint cleared");
     } else {
-        a->break_kernel = k->index;
+        a->brk.kernel = k->index;
         app_message(a, 0, "break before kernel %lld (%s)", (long long)k->index, k->name);
     }
     return AF_HANDLED;
+}
+
+/* run-to's kernel when the session has recorded it: N, or the next kernel
+ * named NAME after the selected one; -1 when not (yet) recorded. */
+static int64_t recorded_target(app *a, const char *arg)
+{
+    char *end;
+    long long v = strtoll(arg, &end, 10);
+    if (!*end)
+        return v >= 0 && v < kcount(a) ? v : -1;
+    for (int64_t k = a->panes[PANE_KERNELS].cursor + 1; k < kcount(a); k++)
+        if (!strcmp(a->s->kernels[k]->u.kernel.name, arg))
+            return k;
+    return -1;
 }
 
 static int a_run_to(app *a, const char *arg)
@@ -268,21 +319,17 @@ static int a_run_to(app *a, const char *arg)
         app_message(a, 1, "run-to: give a kernel index or name, e.g. :run-to 12");
         return AF_FAILED;
     }
+    int64_t k = recorded_target(a, arg);
+    if (k >= 0)   /* live too: what ran is selected, as in replay */
+        return replay_goto(a, k);
     if (a->mode == MODE_LIVE)
         return live_run_to(a, arg) == 0 ? AF_HANDLED : AF_FAILED;
     char *end;
     long long v = strtoll(arg, &end, 10);
-    if (!*end) {
-        if (v < 0 || v >= kcount(a)) {
-            app_message(a, 1, "run-to: no kernel %lld (the session has %lld)", v, (long long)kcount(a));
-            return AF_FAILED;
-        }
-        return replay_goto(a, v);
-    }
-    for (int64_t k = a->panes[PANE_KERNELS].cursor + 1; k < kcount(a); k++)
-        if (!strcmp(a->s->kernels[k]->u.kernel.name, arg))
-            return replay_goto(a, k);
-    app_message(a, 1, "run-to: no kernel named %s after this one", arg);
+    if (!*end)
+        app_message(a, 1, "run-to: no kernel %lld (the session has %lld)", v, (long long)kcount(a));
+    else
+        app_message(a, 1, "run-to: no kernel named %s after this one", arg);
     return AF_FAILED;
 }
 
@@ -302,7 +349,15 @@ static int a_follow(app *a, const char *arg)
 /* ---- screen ----------------------------------------------------------- */
 
 static int a_zoom(app *a, const char *arg) { a->zoom = !a->zoom; return AF_HANDLED; }
-static int a_help(app *a, const char *arg) { a->help = !a->help; a->help_top = 0; return AF_HANDLED; }
+static int a_help(app *a, const char *arg)
+{
+    if (a->over == &help_view)
+        view_close(a);
+    else
+        view_open(a, &help_view);
+    a->help_top = 0;
+    return AF_HANDLED;
+}
 static int a_redraw(app *a, const char *arg) { return AF_HANDLED | AF_REPAINT; }
 static int a_command(app *a, const char *arg)
 {
@@ -314,12 +369,8 @@ static int a_command(app *a, const char *arg)
 }
 static int a_quit(app *a, const char *arg)
 {
-    if (a->help) {   /* q leaves help first, like less */
-        a->help = 0;
-        return AF_HANDLED;
-    }
-    if (a->view_on) {   /* then the text view */
-        a->view_on = 0;
+    if (a->over) {   /* q closes help first, like less, then the text view */
+        view_close(a);
         return AF_HANDLED;
     }
     a->quit = 1;
@@ -370,7 +421,7 @@ void narration_start(app *a)
 
 static int a_next_step(app *a, const char *arg)
 {
-    if ((!a->narration_on || !a->s->nnarration) && !a->help && !a->view_on) {
+    if ((!a->narration_on || !a->s->nnarration) && !a->over) {
         int r = ask(a, cur(a), PREQ_ENTER);   /* the router runs its selected next step */
         if (r)
             return r;
@@ -455,17 +506,17 @@ static const action table[] = {
     {"bottom", "G End", "", "last row", a_bottom},
     {"next-pane", "Tab", "", "focus the next pane", a_next_pane},
     {"prev-pane", "S-Tab", "", "focus the previous pane", a_prev_pane},
-    {"pane-router", "1", "", "focus the error router", a_pane1},
-    {"pane-checklist", "2", "", "focus the device/shape checklist", a_pane2},
-    {"pane-kernels", "3", "", "focus the kernel list", a_pane3},
-    {"pane-inspector", "4", "", "focus the tensor inspector", a_pane4},
+#define PANE_FOCUS_ROW(id, ops, name, key, what) {"pane-" name, key, "", "focus " what, a_focus_##id},
+    AOTIDBG_PANES(PANE_FOCUS_ROW)
+#undef PANE_FOCUS_ROW
     {"search", "/", "TEXT", "search the focused pane (kernel names in the kernel list)", a_search},
     {"search-next", "n", "", "next match (in a walkthrough with no search: next step)", a_search_next},
     {"search-prev", "N", "", "previous match", a_search_prev},
     {"step", "s", "", "run to the next kernel (replay: select the next kernel)", a_step},
     {"continue", "c", "", "run to the end or the next break/anomaly", a_continue},
     {"restart", "r", "", "re-execute from the start in a fresh runner (replay: first kernel)", a_restart},
-    {"break", "b", "", "toggle a breakpoint before the selected kernel", a_break},
+    {"break", "b", "[N|NAME]", "toggle a breakpoint before the selected kernel, or before kernel N or each launch "
+     "of NAME (also one that has not run yet)", a_break},
     {"run-to", "", "N|NAME", "run to kernel N or the next kernel named NAME", a_run_to},
     {"goto", "", "N|NAME", "select kernel N (or named NAME) in the kernel list", a_goto},
     {"next-anomaly", "a", "", "select the next kernel with NaN/Inf or an error", a_next_anomaly},

@@ -63,6 +63,11 @@ void app_message(app *a, int is_error, const char *fmt, ...)
     a->message_error = is_error;
 }
 
+int app_breaks_at(const app *a, const kernel_event *k)
+{
+    return k->index == a->brk.kernel || (a->brk.name[0] && !strcmp(k->name, a->brk.name));
+}
+
 const kernel_event *app_selected_kernel(app *a)
 {
     int64_t c = a->panes[PANE_KERNELS].cursor;

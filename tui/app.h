@@ -21,7 +21,8 @@
 #include "strbuf.h"
 #include "theme.h"
 
-struct runner_client;
+struct live_run;
+typedef struct view_ops view_ops;
 
 typedef enum { MODE_REPLAY = 0, MODE_LIVE, MODE_TUTORIAL } app_mode;
 
@@ -35,7 +36,8 @@ struct app {
     pane panes[PANE__COUNT];       /* pane_list.h order */
     int focus;                     /* PANE_* */
     int zoom;                      /* 1: focused pane full screen */
-    int help;                      /* 1: help screen shown */
+    const struct view_ops *over;   /* the view over the panes (view.h: help, text), NULL none */
+    const struct view_ops *over_under;   /* the one help covers, NULL none */
     int64_t help_top;
     char search[128];
     int search_pane;               /* pane the pattern applies to, -1 none */
@@ -49,13 +51,11 @@ struct app {
     size_t step;                   /* current narration step */
     int narration_on;
     const char *narration_waiting; /* action the current step waits for, or NULL */
-    /* live mode */
-    struct runner_client *rc;      /* the live run's runner (live.c's run service owns it); NULL none */
-    int64_t break_kernel;          /* -1 none */
-    int gated;                     /* live: a checklist FAIL kept the run from starting */
-    int break_nan;                 /* break-nan is on */
+    /* breakpoints, replay and live alike: before kernel `kernel` (-1 none), before each
+       launch of `name` ("" none), at the first NaN/Inf (break-nan) */
+    struct { int64_t kernel; char name[128]; int nan; } brk;
+    struct live_run *live;         /* the live run (live.h owns it); NULL in replay and walkthroughs */
     /* read-only text view over the panes (kernel source, hunt reports) */
-    int view_on;
     strbuf view;
     char view_title[160];
     char view_src[4096];           /* the user's file the view shows (list-source), "" for other text */
@@ -63,10 +63,6 @@ struct app {
     /* reference session for the inspector's diff and hunt-diverge; may be NULL */
     session *ref;
     const char *ref_path;
-    int hunt_pending;              /* live: 1 hunt-nan, 2 hunt-diverge (--reference), 3 hunt-diverge (--eager)
-                                      waits for the runner to stop */
-    int hunt_launched;             /* the runner was continued for it (else: at the first stop) */
-    double hunt_tol;
     /* index of the error events (router rows), extended as the session grows */
     size_t *err_idx, nerr, cap_err, err_scanned;
     /* index of kernels with NaN/Inf or an error, over the kernels whose status
@@ -87,6 +83,8 @@ struct app {
 size_t app_errors(app *a);
 /* First anomalous kernel after index `after`, or -1; uses the anomaly index. */
 int64_t app_next_anomaly(app *a, int64_t after);
+/* 1 when a breakpoint (a->brk: its index or its name) is before kernel k. */
+int app_breaks_at(const app *a, const kernel_event *k);
 /* Clamps cursors after the session grew or the screen changed. */
 void app_clamp(app *a);
 void app_message(app *a, int is_error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

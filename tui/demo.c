@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "actions.h"
+#include "loop.h"
 #include "paths.h"
 #include "screen.h"
 
@@ -256,6 +258,79 @@ void demo_render(const demo_build *b, grid *g)
     grid_put(g, 0, g->h - 1, g->w, EL_STATUS, " q cancels");
 }
 
+/* ---- the build's progress as a screen of the loop (loop.h) ---------------- */
+
+typedef struct {
+    demo_build *b;
+    int result;      /* demo_build_poll's: 1 built, -1 failed, 0 still going */
+    int cancelled;
+} demo_screen;
+
+static void demo_screen_render(void *ctx, grid *g) { demo_render(((demo_screen *)ctx)->b, g); }
+
+/* The quit key (the action table's, keys.yaml's) or Esc cancels. */
+static int demo_screen_key(void *ctx, int key)
+{
+    demo_screen *ds = ctx;
+    if (key == 27 || actions_for_key(key) == actions_find("quit")) {
+        ds->cancelled = 1;
+        return LOOP_QUIT;
+    }
+    return 0;
+}
+
+static int demo_screen_fd(void *ctx) { return ((demo_screen *)ctx)->b->fd; }
+
+static int demo_screen_tick(void *ctx)
+{
+    demo_screen *ds = ctx;
+    ds->result = demo_build_poll(ds->b, 0);
+    return ds->result ? LOOP_QUIT : LOOP_REDRAW;   /* the clock moves: redraw */
+}
+
+static int demo_screen_interrupt(void *ctx)
+{
+    ((demo_screen *)ctx)->cancelled = 1;
+    return LOOP_QUIT;
+}
+
+/* The terminal shows the progress until the build ends or is cancelled. */
+static int progress_on_screen(demo_build *b, int ascii, int *cancelled)
+{
+    demo_screen ds = {b, 0, 0};
+    loop_screen sc = {.ctx = &ds, .render = demo_screen_render, .key = demo_screen_key, .fd = demo_screen_fd,
+                      .tick = demo_screen_tick, .interrupt = demo_screen_interrupt, .quit_key_action = -1};
+    grid g;
+    int w, h;
+    screen_size(&w, &h);
+    grid_init(&g, w, h, ascii);
+    if (loop_run(&sc, &g))   /* SIGTERM, or the terminal went away */
+        ds.cancelled = 1;
+    grid_free(&g);
+    *cancelled = ds.cancelled;
+    return ds.result;
+}
+
+/* No terminal: a line on stderr when the build says something new, or every 10 s. */
+static int progress_on_stderr(demo_build *b, int *cancelled)
+{
+    int r, last_sec = -1;
+    char last_line[256] = "";
+    while ((r = demo_build_poll(b, 100)) == 0) {
+        if (screen_sig_term) {
+            *cancelled = 1;
+            break;
+        }
+        int sec = (int)demo_build_elapsed(b);
+        if (strcmp(last_line, b->line) || sec / 10 != last_sec / 10) {
+            fprintf(stderr, "aotidbg: [%3d s] %s\n", sec, b->line);
+            snprintf(last_line, sizeof last_line, "%s", b->line);
+            last_sec = sec;
+        }
+    }
+    return r;
+}
+
 int demo_prepare(const demo_paths *d, int interactive, int ascii, strbuf *err)
 {
     if (demo_ready(d))
@@ -265,41 +340,8 @@ int demo_prepare(const demo_paths *d, int interactive, int ascii, strbuf *err)
         demo_build_release(&b);
         return -1;
     }
-    grid g;
-    int w = 80, h = 24;
-    if (interactive)
-        screen_size(&w, &h);
-    grid_init(&g, w, h, ascii);
-    int r = 0, cancelled = 0;
-    int last_sec = -1;
-    char last_line[256] = "";
-    while ((r = demo_build_poll(&b, 100)) == 0) {
-        if (screen_sig_term || (interactive && screen_sig_int)) {
-            cancelled = 1;
-            break;
-        }
-        if (interactive) {
-            int key;
-            while ((key = screen_getkey()) != -1)
-                if (key == 'q' || key == 27 || key == 3)
-                    cancelled = 1;
-            if (cancelled)
-                break;
-            screen_size(&w, &h);
-            if (w != g.w || h != g.h)
-                grid_resize(&g, w, h);
-            demo_render(&b, &g);
-            screen_blit(&g);
-        } else {
-            int sec = (int)demo_build_elapsed(&b);
-            if (strcmp(last_line, b.line) || sec / 10 != last_sec / 10) {
-                fprintf(stderr, "aotidbg: [%3d s] %s\n", sec, b.line);
-                snprintf(last_line, sizeof last_line, "%s", b.line);
-                last_sec = sec;
-            }
-        }
-    }
-    grid_free(&g);
+    int cancelled = 0;
+    int r = interactive ? progress_on_screen(&b, ascii, &cancelled) : progress_on_stderr(&b, &cancelled);
     if (interactive)
         screen_sig_int = 0;
     if (cancelled)

@@ -49,7 +49,8 @@ void demo_build_release(demo_build *b);
 void demo_render(const demo_build *b, grid *g);
 
 /* Runs the whole build with the progress on screen when interactive (the
- * screen must be open) or as lines on stderr when headless. q or ^C cancels.
+ * screen must be open; a screen of the one loop, loop.h) or as lines on
+ * stderr when headless. The quit key (keys.yaml's too), Esc or ^C cancels.
  * 0 built (or already there), -1 failed or cancelled (err says which). */
 int demo_prepare(const demo_paths *d, int interactive, int ascii, strbuf *err);
 

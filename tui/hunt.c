@@ -11,8 +11,10 @@
 #include "nan_element.h"
 #include "pane_inspector.h"
 #include "protocol.h"
-#include "runner_client.h"
+#include "live.h"
+#include "run_service.h"
 #include "textview.h"
+#include "view.h"
 
 #define DEFAULT_TOL 1e-4
 
@@ -25,7 +27,7 @@ static void select_hit(app *a, const hunt_hit *h)
     inspector_show(a, h->tensor - ke->tensors, h->tensor, h->first_bad);   /* the grid on the first bad value */
 }
 
-/* The hunts a live run waits for (app.hunt_pending). */
+/* The hunts a live run waits for (live_run.hunt_pending, live.h). */
 enum { HUNT_NAN = 1, HUNT_REF = 2, HUNT_EAGER = 3 };
 
 static int finish_hunt(app *a, int kind, double tol)
@@ -73,39 +75,41 @@ static int finish_hunt(app *a, int kind, double tol)
 /* Continues the stopped runner for the pending hunt. */
 static int hunt_launch(app *a)
 {
-    runner_client_set_breaks(a->rc, BREAK_ON_ERROR | (a->hunt_pending == HUNT_NAN     ? BREAK_ON_NAN
-                                                      : a->hunt_pending == HUNT_EAGER ? BREAK_ON_DIVERGE
-                                                                                      : 0));
-    if (runner_client_continue(a->rc) < 0)
+    live_run *L = a->live;
+    if (run_service_continue(L->rs, BREAK_ON_ERROR | (L->hunt_pending == HUNT_NAN     ? BREAK_ON_NAN
+                                                      : L->hunt_pending == HUNT_EAGER ? BREAK_ON_DIVERGE
+                                                                                      : 0)) < 0)
         return -1;
-    a->hunt_launched = 1;
+    L->hunt_launched = 1;
     return 0;
 }
 
 /* Live: let the run go on to the end (stopping at NaN for hunt-nan), then
  * hunt over what was recorded. */
-static int live_hunt(app *a, int kind)
+static int live_hunt(app *a, int kind, double tol)
 {
-    if (!a->rc) {
-        if (a->gated) {
+    live_run *L = a->live;
+    if (!L || !run_service_has_runner(L->rs)) {
+        if (L && L->gated) {
             app_message(a, 1, "the run did not start: a checklist row FAILs (pane 2); --force runs anyway");
             return AF_FAILED;
         }
-        return finish_hunt(a, kind, a->hunt_tol);
+        return finish_hunt(a, kind, tol);
     }
-    runner_state st = runner_client_state(a->rc);
+    runner_state st = run_service_state(L->rs);
     if (st == RUNNER_FINISHED || st == RUNNER_DEAD)
-        return finish_hunt(a, kind, a->hunt_tol);
+        return finish_hunt(a, kind, tol);
     hunt_hit seen;
     if ((kind == HUNT_NAN && app_next_anomaly(a, -1) >= 0) || (kind == HUNT_EAGER && hunt_eager(a->s, &seen)))
-        return finish_hunt(a, kind, a->hunt_tol);   /* already recorded */
-    a->hunt_pending = kind;
-    a->hunt_launched = 0;
+        return finish_hunt(a, kind, tol);   /* already recorded */
+    L->hunt_pending = kind;
+    L->hunt_launched = 0;
+    L->hunt_tol = tol;
     if (st == RUNNER_STOPPED && hunt_launch(a) < 0) {
-        a->hunt_pending = 0;
+        L->hunt_pending = 0;
         app_message(a, 1, "hunt: the runner is not stopped at a kernel (r restarts)");
         return AF_FAILED;
-    }   /* still loading: live_pump launches it at the first stop */
+    }   /* still loading: live_react launches it at the first stop */
     a->follow = 1;
     app_message(a, 0, "%s: running%s...", kind == HUNT_NAN ? "hunt-nan" : "hunt-diverge",
                 kind == HUNT_NAN     ? " to the first NaN/Inf"
@@ -116,24 +120,27 @@ static int live_hunt(app *a, int kind)
 
 void hunt_live_settled(app *a)
 {
-    if (a->hunt_pending && !a->hunt_launched && a->rc && runner_client_state(a->rc) == RUNNER_STOPPED) {
+    live_run *L = a->live;
+    if (!L)
+        return;
+    if (L->hunt_pending && !L->hunt_launched && run_service_state(L->rs) == RUNNER_STOPPED) {
         if (hunt_launch(a) < 0) {
-            a->hunt_pending = 0;
+            L->hunt_pending = 0;
             app_message(a, 1, "hunt: the runner did not continue (r restarts)");
         }
         return;
     }
-    int kind = a->hunt_pending;
-    a->hunt_pending = 0;
+    int kind = L->hunt_pending;
+    L->hunt_pending = 0;
     if (kind)
-        finish_hunt(a, kind, a->hunt_tol);
+        finish_hunt(a, kind, L->hunt_tol);
 }
 
 int hunt_action_nan(app *a, const char *arg)
 {
     (void)arg;
     if (a->mode == MODE_LIVE)
-        return live_hunt(a, HUNT_NAN);
+        return live_hunt(a, HUNT_NAN, 0);
     return finish_hunt(a, HUNT_NAN, 0);
 }
 
@@ -143,7 +150,7 @@ int hunt_action_diverge(app *a, const char *arg)
      * --reference session is given (`hunt-diverge eager` picks eager then too) */
     if (a->s->eager.present && (!a->ref || (arg && !strcmp(arg, "eager")))) {
         if (a->mode == MODE_LIVE)
-            return live_hunt(a, HUNT_EAGER);
+            return live_hunt(a, HUNT_EAGER, 0);
         return finish_hunt(a, HUNT_EAGER, 0);
     }
     if (!a->ref) {
@@ -160,9 +167,8 @@ int hunt_action_diverge(app *a, const char *arg)
             return AF_FAILED;
         }
     }
-    a->hunt_tol = tol;
     if (a->mode == MODE_LIVE)
-        return live_hunt(a, HUNT_REF);
+        return live_hunt(a, HUNT_REF, tol);
     return finish_hunt(a, HUNT_REF, tol);
 }
 
@@ -197,7 +203,7 @@ int hunt_action_producer(app *a, const char *arg)
     snprintf(nm, sizeof nm, "%s", as);
     snprintf(orig, sizeof orig, "%s", t->name);
     a->follow = 0;
-    a->view_on = 0;
+    view_close_all(a);
     pane_goto(&a->panes[PANE_KERNELS], p, (int64_t)a->s->nkernels);
     const kernel_event *pk = &a->s->kernels[p]->u.kernel;
     int64_t row = 0;

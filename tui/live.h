@@ -1,41 +1,80 @@
 /* live.h — the UI's side of a live run: drives the run service
- * (core/run/run_service.h, shared with `aotidbg run`) from actions and pumps
- * it without blocking. Replay mode uses the same actions over the
- * recorded kernels (step = next kernel, continue = next anomaly or break).
+ * (core/run/run_service.h, shared with `aotidbg run`; the UI's only door to
+ * the runner) from actions and pumps it without blocking. Replay mode uses
+ * the same actions over the recorded kernels (step = next kernel, continue =
+ * next anomaly or break).
+ *
+ * Ownership: the live run is one struct, a->live, made by live_start and
+ * freed by live_finish; NULL in replay and walkthroughs. live.c owns it;
+ * hunt.c sets and reads its hunt fields. The breakpoints (a->brk) are the
+ * app's: replay and live stop at the same ones.
  * Errors: 0/-1 with a message appended to err (or to the app's message). */
 #ifndef AOTIDBG_LIVE_H
 #define AOTIDBG_LIVE_H
 #include "app.h"
 #include "run_options.h"
+#include "run_service.h"
+
+/* A step/continue/run-to pressed while the runner is still loading or
+ * running is kept and sent at the next stop, so keys are never lost to
+ * timing. */
+enum { LIVE_PEND_NONE = 0, LIVE_PEND_STEP, LIVE_PEND_CONTINUE, LIVE_PEND_RUN_TO };
+
+typedef struct live_run live_run;
+struct live_run {
+    run_service *rs;        /* the run (gated: the recording only, no runner) */
+    run_options given;      /* the options as the user gave them, for hints that repeat them */
+    int gated;              /* a checklist FAIL kept the run from starting */
+    int pending;            /* LIVE_PEND_* */
+    char pending_to[128];   /* LIVE_PEND_RUN_TO: the kernel index or name */
+    int pause_asked;        /* ^C asked for a pause; a second ^C before the stop ends the runner */
+    int end_noted;          /* the end of this run was said in the message line */
+    int hunt_pending;       /* hunt.c: the hunt that waits for the runner to stop (hunt.h) */
+    int hunt_launched;      /* hunt.c: the runner was continued for it (else: at the first stop) */
+    double hunt_tol;        /* hunt.c: hunt-diverge's tolerance */
+};
 
 /* live_start opens the run service (run_service.h) with the options `run`
  * takes (run_options.h): the checklist first (rows go into the session);
  * when a row FAILs and force is off, no runner starts: it returns 0 with
- * a->gated set, the checklist focused and the reason in the message.
- * --break-on index=N becomes the kernel list's breakpoint, nan the NaN
- * break, kernel=NAME where c stops. -1 with err: bad input (exit 2). */
+ * a->live->gated set, the checklist focused and the reason in the message.
+ * --break-on index=N and kernel=NAME become the app's breakpoint (a->brk),
+ * nan the NaN break. -1 with err: bad input (exit 2). */
 int live_start(app *a, const run_options *o, strbuf *err);
 /* Reads what the runner sent (waiting at most timeout_ms), appends to the
- * session, syncs the recording, moves the kernel list when following.
- * Returns the number of new events, -1 on error (message set). */
+ * session and syncs the recording: the RUN_CHANGED_* flags of run_service.h
+ * (0: nothing), RUN_PUMP_ERROR with the message set. Pumps only: what follows
+ * a change is live_react's. */
 int live_pump(app *a, int timeout_ms);
-int live_fd(app *a);
-/* Scripts and tests: pumps until the runner stops, finishes or dies (or
- * timeout_ms passes). 0 when it settled, -1 on timeout. */
-int live_settle(app *a, int timeout_ms);                   /* -1 when none */
+/* What the UI does after a pump that changed something, in named steps:
+ * the pause note, the key kept for the next stop, the end's note, the
+ * pending hunt, the kernel list following the run. 1 when the screen
+ * changed. */
+int live_react(app *a, int changed);
+int live_fd(app *a);                                       /* -1 when none */
+/* Scripts and tests: pumps (and reacts) until the runner stops, finishes or
+ * dies (or timeout_ms passes). 0 when it settled, -1 on timeout. */
+int live_settle(app *a, int timeout_ms);
 int live_step(app *a);
 int live_continue(app *a);
 int live_restart(app *a);
+/* run-to and goto N|NAME: a kernel already recorded is selected (as replay
+ * does); one ahead is run to (the runner stops there, or earlier at an error
+ * or, with break-nan, a NaN); after the end, only recorded kernels. */
 int live_run_to(app *a, const char *arg);
+/* SIGINT during a run: a pause at the next kernel start; a second one ends
+ * the runner and keeps the UI. -1 when nothing runs. */
 int live_interrupt(app *a);
 /* rerun-blocking: a fresh runner with CUDA_LAUNCH_BLOCKING=1,
  * PYTORCH_NO_CUDA_MEMORY_CACHING=1, AOTI_RUNTIME_CHECK_INPUTS=1 and a sync
  * at every kernel boundary, from the first kernel. */
 int live_rerun_blocking(app *a);
 /* break-nan: the runner stops at the first kernel whose output holds NaN/Inf. */
-void live_break_nan(app *a, int on);            /* SIGINT during a run: end the runner, keep the UI */
+void live_break_nan(app *a, int on);
 /* The kernel the live runner is at, -1 when not live. */
 int64_t live_current_kernel(app *a);
+/* The runner's state (RUNNER_*), RUNNER_DEAD when there is none. */
+runner_state live_state(app *a);
 /* The run's state for the status bar: "running", "stopped", "failed",
  * "runner died: signal 11 (SIGSEGV)", a replay's end_state, ... */
 const char *runner_state_text(app *a);

@@ -126,7 +126,7 @@ static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, in
     int base = sel ? EL_SELECTED : EL_NORMAL;
     if (sel)
         grid_fill(g, in.x, y, in.w, 1, ' ', EL_SELECTED);
-    char mark = row == c->running ? '>' : k->index == a->break_kernel ? 'B' : ' ';
+    char mark = row == c->running ? '>' : app_breaks_at(a, k) ? 'B' : ' ';
     char dur[16], dev[16];
     fmt_us(dur, sizeof dur, k->duration_us);
     fmt_us(dev, sizeof dev, k->device_us);

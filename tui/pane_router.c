@@ -365,7 +365,7 @@ static int r_request(app *a, pane *p, pane_request req, const char *arg)
         const route_result *rr = pane_router_selected(a);
         return rr && rr->nactions ? app_chain(a, "route-action", NULL) : 0;
     }
-    if ((req != PREQ_LEFT && req != PREQ_RIGHT) || a->view_on)
+    if ((req != PREQ_LEFT && req != PREQ_RIGHT) || a->over)
         return 0;
     const route_result *rr = pane_router_selected(a);
     if (!rr || rr->nactions < 2)

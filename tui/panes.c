@@ -10,7 +10,7 @@
 #define MIN_W 40
 #define MIN_H 10
 
-#define AOTIDBG_PANE_OPS(id, ops) [id] = &ops,
+#define AOTIDBG_PANE_OPS(id, ops, name, key, what) [id] = &ops,
 static const pane_ops *const table[PANE__COUNT] = {AOTIDBG_PANES(AOTIDBG_PANE_OPS)};
 
 void app_init(app *a, session *s, app_mode mode)
@@ -26,7 +26,7 @@ void app_init(app *a, session *s, app_mode mode)
     a->focus = PANE_KERNELS;
     a->search_pane = -1;
     a->follow = 1;
-    a->break_kernel = -1;
+    a->brk.kernel = -1;
     strbuf_init(&a->input, 0);
     strbuf_init(&a->message, 0);
     strbuf_init(&a->view, 0);

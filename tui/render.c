@@ -10,6 +10,7 @@
 #include "live.h"
 #include "pane_util.h"
 #include "textview.h"
+#include "view.h"
 
 static const char *mode_name(app_mode m)
 {
@@ -22,6 +23,27 @@ static const char *base_name(const char *p)
         return "-";
     const char *s = strrchr(p, '/');
     return s && s[1] ? s + 1 : p;
+}
+
+/* The status bar's hints, from the live keymap (keymap.h), so a keys.yaml
+ * rebinding shows: "s step c cont ? help q quit"; an action with no key is
+ * left out. */
+typedef struct { const char *action, *word; } hint;
+static const hint live_hints[] = {{"step", "step"}, {"continue", "cont"}, {"restart", "restart"},
+                                  {"help", "help"}, {"quit", "quit"}, {NULL, NULL}};
+static const hint tour_hints[] = {{"next-step", "next"}, {"help", "help"}, {"quit", "quit"}, {NULL, NULL}};
+static const hint replay_hints[] = {{"step", "step"}, {"continue", "cont"}, {"search", "search"},
+                                    {"help", "help"}, {"quit", "quit"}, {NULL, NULL}};
+
+void render_hints(const app *a, strbuf *out)
+{
+    const hint *h = a->mode == MODE_LIVE ? live_hints : a->narration_on ? tour_hints : replay_hints;
+    for (; h->action; h++) {
+        char key[32];
+        keymap_first_key(h->action, key, sizeof key);
+        if (key[0])
+            strbuf_addf(out, "%s%s %s", out->len ? " " : "", key, h->word);
+    }
 }
 
 static void render_status(app *a, grid *g, int y)
@@ -43,12 +65,12 @@ static void render_status(app *a, grid *g, int y)
         snprintf(mbuf, sizeof mbuf, " %s%s%s |", s->mode, *lim ? ": " : "", lim);
     snprintf(line, sizeof line, " %s | %s |%s %s%s", base_name(pkg), dev, mbuf, runner_state_text(a), kbuf);
     x += grid_put(g, x, y, g->w - x, EL_STATUS, line);
-    const char *hints = a->mode == MODE_LIVE ? "s step c cont r restart ? help q quit"
-                        : a->narration_on    ? "Enter next ? help q quit"
-                                             : "s step c cont / search ? help q quit";
-    int hl = (int)strlen(hints);
+    strbuf hints = STRBUF_INIT;
+    render_hints(a, &hints);
+    int hl = (int)hints.len;
     if (g->w - x > hl + 2)
-        grid_put(g, g->w - hl - 1, y, hl, EL_STATUS, hints);
+        grid_put(g, g->w - hl - 1, y, hl, EL_STATUS, hints.buf);
+    strbuf_release(&hints);
 }
 
 static void render_bottom(app *a, grid *g, int y)
@@ -130,6 +152,17 @@ static void render_help(app *a, grid *g, rect r)
     strbuf_release(&t);
 }
 
+static void help_scroll(app *a, int64_t d)
+{
+    a->help_top = d > (1 << 20) - a->help_top ? 1 << 20 : a->help_top + d;   /* render_help keeps it on the text */
+    if (a->help_top < 0)
+        a->help_top = 0;
+}
+
+static int64_t help_top(const app *a) { return a->help_top; }
+
+const view_ops help_view = {"help", render_help, help_scroll, help_top, NULL, 0, 1};
+
 static void render_tabs(app *a, grid *g, int y)
 {
     int x = 0;
@@ -167,7 +200,7 @@ static void compute_layout(app *a, int w, int h, layout *L)
         }
     }
     L->full = (rect){0, 0, w, area_h};
-    if (a->help || a->view_on)
+    if (a->over)
         return;
     pane *p = a->panes;
     if (a->zoom) {
@@ -207,12 +240,8 @@ void app_render(app *a, grid *g)
     render_bottom(a, g, h - 1);
     if (L.narration.h)
         render_narration(a, g, L.narration.y, L.narration.h);
-    if (a->help) {
-        render_help(a, g, L.full);
-        return;
-    }
-    if (a->view_on) {
-        textview_render(a, g, L.full);
+    if (a->over) {
+        a->over->render(a, g, L.full);
         return;
     }
     if (L.tabs)

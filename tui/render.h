@@ -9,5 +9,8 @@
 void app_render(app *a, grid *g);
 /* The pane drawn at (x, y) in the last render, or -1 (mouse clicks). */
 int app_pane_at(const app *a, int x, int y);
+/* The status bar's key hints for the app's mode, from the keys bound now
+ * ("s step c cont ? help q quit"), appended to out. */
+void render_hints(const app *a, strbuf *out);
 
 #endif

@@ -9,6 +9,7 @@
 #include "pane_inspector.h"
 #include "pane_router.h"
 #include "textview.h"
+#include "view.h"
 #include "package.h"
 #include "package_sources.h"
 #include "source_view.h"
@@ -55,8 +56,7 @@ int ra_run_checklist(app *a, const char *arg)
         strbuf_release(&why);
     }
     a->focus = PANE_CHECKLIST;
-    a->help = 0;
-    a->view_on = 0;
+    view_close_all(a);
     size_t fails = 0, warns = 0;
     int64_t first = -1;
     for (size_t i = 0; i < a->s->nchecks; i++) {
@@ -145,7 +145,7 @@ int ra_jump_kernel(app *a, const char *arg)
     }
     a->focus = PANE_KERNELS;
     a->follow = 0;
-    a->view_on = a->help = 0;
+    view_close_all(a);
     pane_goto(&a->panes[PANE_KERNELS], k, (int64_t)a->s->nkernels);
     app_broadcast(a, PREQ_KERNEL_SELECTED);
     app_message(a, 0, "kernel %lld: %s", (long long)k, a->s->kernels[k]->u.kernel.name);
@@ -195,7 +195,7 @@ int ra_goto_element(app *a, const char *arg)
     while (pos < a->s->nkernels && a->s->kernels[pos] != ke)
         pos++;
     a->follow = 0;
-    a->view_on = a->help = 0;
+    view_close_all(a);
     pane_goto(&a->panes[PANE_KERNELS], (int64_t)pos, (int64_t)a->s->nkernels);
     app_broadcast(a, PREQ_KERNEL_SELECTED);
     strbuf msg = STRBUF_INIT;
@@ -315,10 +315,10 @@ out:
 int ra_break_nan(app *a, const char *arg)
 {
     (void)arg;
-    a->break_nan = !a->break_nan;
+    a->brk.nan = !a->brk.nan;
     if (a->mode == MODE_LIVE)
-        live_break_nan(a, a->break_nan);
-    app_message(a, 0, "break on NaN/Inf: %s%s", a->break_nan ? "on" : "off",
+        live_break_nan(a, a->brk.nan);
+    app_message(a, 0, "break on NaN/Inf: %s%s", a->brk.nan ? "on" : "off",
                 a->mode == MODE_LIVE ? "" : " (replay: continue stops at the next kernel with NaN/Inf)");
     return AF_HANDLED;
 }

@@ -1,6 +1,7 @@
 /* screen.h — the terminal: newterm, colors from the theme, the grid blitter,
  * keys, and restoring the terminal on every exit path (atexit and signals).
- * The only file besides actions.c (key codes) that includes curses.
+ * Curses is included here and by actions.c, keymap.c, loop.c, tui_main.c
+ * and demo.c (key codes).
  * Errors: screen_open returns -1 after printing advice to stderr. */
 #ifndef AOTIDBG_SCREEN_H
 #define AOTIDBG_SCREEN_H

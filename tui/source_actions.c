@@ -75,7 +75,7 @@ int sa_edit_source(app *a, const char *arg)
 {
     char path[4096];
     int64_t line;
-    if (a->view_on && a->view_src[0]) {   /* from list-source's view: the line shown */
+    if (textview_is_open(a) && a->view_src[0]) {   /* from list-source's view: the line shown */
         snprintf(path, sizeof path, "%s", a->view_src);
         line = (a->view_hit >= 0 ? a->view_hit : a->view_top) + 1;
     } else if (site(a, "edit-source", arg, path, sizeof path, &line) < 0) {

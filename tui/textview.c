@@ -4,23 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include "theme.h"
+#include "view.h"
 
 void textview_open(app *a, const char *title, const char *text, int64_t top)
 {
     strbuf_reset(&a->view);
     strbuf_addstr(&a->view, text ? text : "");
     snprintf(a->view_title, sizeof a->view_title, "%s", title);
-    a->view_on = 1;
+    view_close_all(a);
+    view_open(a, &text_view);
     a->view_src[0] = 0;
     a->view_top = top < 0 ? 0 : top;
     a->view_hit = -1;
-    a->help = 0;
 }
 
-void textview_close(app *a)
-{
-    a->view_on = 0;
-}
+int textview_is_open(const app *a) { return a->over == &text_view || a->over_under == &text_view; }
 
 int64_t textview_lines(const app *a)
 {
@@ -104,3 +102,30 @@ void textview_render(app *a, grid *g, rect r)
     }
 }
 
+
+/* ---- as a view (view.h) ---------------------------------------------------- */
+
+static void text_scroll(app *a, int64_t d)
+{
+    int64_t n = textview_lines(a);
+    a->view_top = d > n - a->view_top ? n : a->view_top + d;
+    if (a->view_top < 0)
+        a->view_top = 0;
+}
+
+static int64_t text_top(const app *a) { return a->view_top; }
+
+static int text_find(app *a, int dir, int include_top)
+{
+    int64_t line = textview_find(a, a->search, dir, include_top);
+    if (line < 0) {
+        app_message(a, 1, "not found: %s", a->search);
+        return AF_HANDLED | AF_FAILED;
+    }
+    a->view_hit = line;
+    a->view_top = line > 2 ? line - 2 : 0;
+    app_message(a, 0, "/%s: line %lld", a->search, (long long)line + 1);
+    return AF_HANDLED;
+}
+
+const view_ops text_view = {"text", textview_render, text_scroll, text_top, text_find, 1, 0};

@@ -7,7 +7,8 @@
 
 /* Replaces the view's text (copied) and opens it at line top. */
 void textview_open(app *a, const char *title, const char *text, int64_t top);
-void textview_close(app *a);
+/* 1 while the view is open (also under help). */
+int textview_is_open(const app *a);
 int64_t textview_lines(const app *a);
 /* Next line (from the current top, in direction dir) holding pat; -1 none. */
 int64_t textview_find(const app *a, const char *pat, int dir, int include_top);

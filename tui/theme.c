@@ -8,11 +8,9 @@
 #include "paths.h"
 #include "ytree.h"   /* core/yaml */
 
-static const char *const el_names[EL__COUNT] = {
-    "normal", "border", "border-focus", "title", "title-focus", "header",
-    "selected", "status", "status-mode", "dim", "ok", "warn", "error", "nan",
-    "running", "match", "narration", "cmdline", "histogram",
-};
+#define EL_NAME(id, name, fg, bg, attrs, mono) [id] = name,
+static const char *const el_names[EL__COUNT] = {THEME_ELEMENTS(EL_NAME)};
+#undef EL_NAME
 
 static const char *const color_names[8] = {"black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"};
 
@@ -48,45 +46,23 @@ int color_from_name(const char *s)
     return -2;
 }
 
-#define S(f, b, a) {f, b, a}
 void theme_default(theme *t)
 {
     snprintf(t->name, sizeof t->name, "dark");
-    static const theme_style d[EL__COUNT] = {
-        [EL_NORMAL] = S(-1, -1, 0),       [EL_BORDER] = S(8, -1, 0),
-        [EL_BORDER_FOCUS] = S(6, -1, TA_BOLD), [EL_TITLE] = S(7, -1, 0),
-        [EL_TITLE_FOCUS] = S(14, -1, TA_BOLD), [EL_HEADER] = S(4, -1, TA_BOLD),
-        [EL_SELECTED] = S(0, 6, 0),       [EL_STATUS] = S(15, 4, 0),
-        [EL_STATUS_MODE] = S(0, 3, TA_BOLD), [EL_DIM] = S(8, -1, 0),
-        [EL_OK] = S(2, -1, 0),            [EL_WARN] = S(3, -1, TA_BOLD),
-        [EL_ERROR] = S(9, -1, TA_BOLD),   [EL_NAN] = S(13, -1, TA_BOLD),
-        [EL_RUNNING] = S(11, -1, TA_BOLD), [EL_MATCH] = S(0, 3, 0),
-        [EL_NARRATION] = S(15, 5, 0),     [EL_CMDLINE] = S(-1, -1, 0),
-        [EL_HIST] = S(6, -1, 0),
-    };
+#define EL_DARK(id, name, fg, bg, attrs, mono) [id] = {fg, bg, attrs},
+    static const theme_style d[EL__COUNT] = {THEME_ELEMENTS(EL_DARK)};
+#undef EL_DARK
     memcpy(t->el, d, sizeof d);
 }
 
 void theme_mono(theme *t)
 {
     snprintf(t->name, sizeof t->name, "mono");
-    for (int i = 0; i < EL__COUNT; i++)
-        t->el[i] = (theme_style)S(-1, -1, 0);
-    t->el[EL_BORDER_FOCUS].attrs = TA_BOLD;
-    t->el[EL_TITLE_FOCUS].attrs = TA_BOLD | TA_UNDERLINE;
-    t->el[EL_HEADER].attrs = TA_UNDERLINE;
-    t->el[EL_SELECTED].attrs = TA_REVERSE;
-    t->el[EL_STATUS].attrs = TA_REVERSE;
-    t->el[EL_STATUS_MODE].attrs = TA_REVERSE | TA_BOLD;
-    t->el[EL_DIM].attrs = TA_DIM;
-    t->el[EL_WARN].attrs = TA_BOLD;
-    t->el[EL_ERROR].attrs = TA_BOLD;
-    t->el[EL_NAN].attrs = TA_BOLD | TA_UNDERLINE;
-    t->el[EL_RUNNING].attrs = TA_BOLD;
-    t->el[EL_MATCH].attrs = TA_UNDERLINE;
-    t->el[EL_NARRATION].attrs = TA_REVERSE;
+#define EL_MONO(id, name, fg, bg, attrs, mono) [id] = {TCOLOR_DEFAULT, TCOLOR_DEFAULT, mono},
+    static const theme_style m[EL__COUNT] = {THEME_ELEMENTS(EL_MONO)};
+#undef EL_MONO
+    memcpy(t->el, m, sizeof m);
 }
-#undef S
 
 #define THEME_MAX_BYTES (256u * 1024)
 

@@ -10,13 +10,37 @@
 #define AOTIDBG_THEME_H
 #include "strbuf.h"
 
-typedef enum {
-    EL_NORMAL = 0, EL_BORDER, EL_BORDER_FOCUS, EL_TITLE, EL_TITLE_FOCUS, EL_HEADER,
-    EL_SELECTED, EL_STATUS, EL_STATUS_MODE, EL_DIM, EL_OK, EL_WARN, EL_ERROR, EL_NAN,
-    EL_RUNNING, EL_MATCH, EL_NARRATION, EL_CMDLINE, EL_HIST, EL__COUNT
-} element;
-
 enum { TA_BOLD = 1, TA_REVERSE = 2, TA_UNDERLINE = 4, TA_DIM = 8 };
+
+/* The screen elements, one row each: the enum value, the name theme files
+ * and man/aotidbg-theme.5 use, the built-in dark theme's foreground,
+ * background and attributes, and the attributes of the mono theme (NO_COLOR).
+ * Adding an element: a row here, a line in man/aotidbg-theme.5
+ * (test_tui_theme checks both). */
+#define THEME_ELEMENTS(X)                                                    \
+    X(EL_NORMAL, "normal", -1, -1, 0, 0)                                     \
+    X(EL_BORDER, "border", 8, -1, 0, 0)                                      \
+    X(EL_BORDER_FOCUS, "border-focus", 6, -1, TA_BOLD, TA_BOLD)              \
+    X(EL_TITLE, "title", 7, -1, 0, 0)                                        \
+    X(EL_TITLE_FOCUS, "title-focus", 14, -1, TA_BOLD, TA_BOLD | TA_UNDERLINE) \
+    X(EL_HEADER, "header", 4, -1, TA_BOLD, TA_UNDERLINE)                     \
+    X(EL_SELECTED, "selected", 0, 6, 0, TA_REVERSE)                          \
+    X(EL_STATUS, "status", 15, 4, 0, TA_REVERSE)                             \
+    X(EL_STATUS_MODE, "status-mode", 0, 3, TA_BOLD, TA_REVERSE | TA_BOLD)    \
+    X(EL_DIM, "dim", 8, -1, 0, TA_DIM)                                       \
+    X(EL_OK, "ok", 2, -1, 0, 0)                                              \
+    X(EL_WARN, "warn", 3, -1, TA_BOLD, TA_BOLD)                              \
+    X(EL_ERROR, "error", 9, -1, TA_BOLD, TA_BOLD)                            \
+    X(EL_NAN, "nan", 13, -1, TA_BOLD, TA_BOLD | TA_UNDERLINE)                \
+    X(EL_RUNNING, "running", 11, -1, TA_BOLD, TA_BOLD)                       \
+    X(EL_MATCH, "match", 0, 3, 0, TA_UNDERLINE)                              \
+    X(EL_NARRATION, "narration", 15, 5, 0, TA_REVERSE)                       \
+    X(EL_CMDLINE, "cmdline", -1, -1, 0, 0)                                   \
+    X(EL_HIST, "histogram", 6, -1, 0, 0)
+
+#define THEME_ELEMENT_ENUM(id, name, fg, bg, attrs, mono) id,
+typedef enum { THEME_ELEMENTS(THEME_ELEMENT_ENUM) EL__COUNT } element;
+#undef THEME_ELEMENT_ENUM
 #define TCOLOR_DEFAULT (-1)
 
 typedef struct {

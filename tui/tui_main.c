@@ -1,9 +1,7 @@
-/* tui_main.c — the UI's entry point: options, modes (replay, live, tutorial),
- * scripted input, the headless renderer and the event loop.
- *
- * The loop never blocks on anything but poll(): stdin and the runner's fd,
- * with a timeout, so signals, the runner and keys are all seen promptly; it
- * renders once per batch of input and does one doupdate() per frame. */
+/* tui_main.c — the UI's entry point: options, the modes (replay, live,
+ * tutorial: one setup function each), scripted input, and the app and the
+ * tutorial menu as screens of the one loop (loop.h: poll, signals, resize,
+ * headless frames). */
 #include <ctype.h>
 #include <curses.h>
 #include <dirent.h>
@@ -21,9 +19,11 @@
 #include "run_options.h"
 #include "ui_options.h"
 #include "commands.h"
+#include "compat.h"
 #include "demo.h"
 #include "hunt.h"
 #include "live.h"
+#include "loop.h"
 #include "menu.h"
 #include "pane_inspector.h"
 #include "panes.h"
@@ -56,11 +56,7 @@ static void from_args(const cli_args *a, options *o)
 
 /* ---- input scripts ---------------------------------------------------- */
 
-typedef struct {
-    char **items;
-    size_t n;
-    int is_line;   /* script lines ("name arg") vs --keys tokens */
-} script;
+typedef loop_script script;   /* script lines ("name arg") vs --keys tokens */
 
 static void script_add(script *s, const char *t, size_t len)
 {
@@ -115,55 +111,122 @@ static int load_script(const options *o, script *keys, script *lines)
     return 0;
 }
 
-/* Runs one scripted item; returns AF_* flags. */
-static int run_item(app *a, const script *s, size_t i)
+
+/* ---- the app as a screen of the loop (loop.h) ------------------------- */
+
+typedef struct {
+    app *a;
+    int on_terminal;      /* themes go to the terminal as they change */
+    char theme_seen[64];
+} app_screen;
+
+static void app_screen_render(void *ctx, grid *g)
 {
-    return s->is_line ? actions_command(a, s->items[i]) : actions_token(a, s->items[i]);
+    app_screen *as = ctx;
+    if (as->on_terminal && strcmp(as->theme_seen, as->a->th.name)) {
+        screen_apply_theme(&as->a->th);
+        snprintf(as->theme_seen, sizeof as->theme_seen, "%s", as->a->th.name);
+    }
+    app_render(as->a, g);
 }
 
-/* ---- headless --------------------------------------------------------- */
-
-static void print_frame(app *a, grid *g, const char *label)
+static int app_screen_mouse(app *a)
 {
-    app_render(a, g);
-    strbuf out = STRBUF_INIT;
-    grid_dump(g, &out);
-    printf("=== %s ===\n%s", label, out.buf);
-    strbuf_release(&out);
+    int mx, my, b;
+    if (screen_mouse(&mx, &my, &b) < 0)
+        return 0;
+    if (b == 4) actions_run(a, actions_find("up"), "3");
+    else if (b == 5) actions_run(a, actions_find("down"), "3");
+    else {
+        int p = app_pane_at(a, mx, my);
+        if (p >= 0) a->focus = p;
+    }
+    return LOOP_REDRAW;
+}
+
+/* AF_* flags (actions.h) as the loop's. */
+static int app_flags(app *a, int r)
+{
+    return (r & AF_FAILED ? LOOP_FAILED : 0) | (r & AF_QUIT ? LOOP_QUIT | LOOP_SILENT : 0) |
+           (a->quit ? LOOP_QUIT : 0) | (r & AF_REPAINT ? LOOP_REPAINT : 0) | LOOP_REDRAW;
+}
+
+static int app_screen_key(void *ctx, int key)
+{
+    app *a = ((app_screen *)ctx)->a;
+    return key == KEY_MOUSE ? app_screen_mouse(a) : app_flags(a, actions_key(a, key));
+}
+
+static int app_screen_item(void *ctx, const char *item, int is_line, const char **why)
+{
+    app *a = ((app_screen *)ctx)->a;
+    int r = is_line ? actions_command(a, item) : actions_token(a, item);
+    *why = a->message.buf;
+    return app_flags(a, r);
+}
+
+static int app_screen_fd(void *ctx) { return live_fd(((app_screen *)ctx)->a); }
+
+static int app_screen_tick(void *ctx)
+{
+    app *a = ((app_screen *)ctx)->a;
+    int r = a->live && live_react(a, live_pump(a, 0)) ? LOOP_REDRAW : 0;
+    return r | (a->quit ? LOOP_QUIT : 0);
+}
+
+static void app_screen_settle(void *ctx)
+{
+    app *a = ((app_screen *)ctx)->a;
+    if (a->live && live_settle(a, 120000) < 0)
+        fprintf(stderr, "aotidbg: the runner did not stop within 120 s\n");
+}
+
+static int app_screen_interrupt(void *ctx)
+{
+    app *a = ((app_screen *)ctx)->a;
+    if (live_interrupt(a) < 0)
+        app_message(a, 0, "q quits");
+    return LOOP_REDRAW;
+}
+
+static loop_screen app_loop_screen(app_screen *as)
+{
+    loop_screen sc = {.ctx = as, .render = app_screen_render, .key = app_screen_key, .item = app_screen_item,
+                      .fd = app_screen_fd, .tick = app_screen_tick, .settle = app_screen_settle,
+                      .interrupt = app_screen_interrupt, .min_w = as->a->min_w, .min_h = as->a->min_h,
+                      .quit_key_action = actions_find("quit")};
+    return sc;
 }
 
 static int run_headless(app *a, const options *o, script *scripts)
 {
+    app_screen as = {.a = a};
+    loop_screen sc = app_loop_screen(&as);
     grid g;
     grid_init(&g, o->ui.headless.w, o->ui.headless.h, a->ascii);
-    int failed = 0;
+    int failed = 0, quit = a->quit;
     if (!o->ui.dump_screen)
-        print_frame(a, &g, "start");
-    for (int k = 0; k < 2 && !a->quit; k++)
-        for (size_t i = 0; i < scripts[k].n && !a->quit; i++) {
-            if (a->mode == MODE_LIVE && live_settle(a, 120000) < 0)
-                fprintf(stderr, "aotidbg: the runner did not stop within 120 s\n");
-            int r = run_item(a, &scripts[k], i);
-            if (a->mode == MODE_LIVE)
-                live_settle(a, 120000);
-            if (r & AF_FAILED) {
-                fflush(stdout);
-                fprintf(stderr, "aotidbg: action '%s': %s\n", scripts[k].items[i], a->message.buf);
-                failed = 1;
-            }
-            if (!o->ui.dump_screen && !(r & AF_QUIT))
-                print_frame(a, &g, scripts[k].items[i]);
-        }
-    if (a->mode == MODE_LIVE)
-        live_settle(a, 120000);
+        loop_print_frame(&sc, &g, "start");
+    for (int k = 0; k < 2 && !quit; k++)
+        loop_headless(&sc, &g, &scripts[k], "", o->ui.dump_screen, &failed, &quit);
+    app_screen_settle(&as);
     if (o->ui.dump_screen)
-        print_frame(a, &g, "screen");
+        loop_print_frame(&sc, &g, "screen");
     grid_free(&g);
     fflush(stdout);
     return failed ? EXIT_FAILED : EXIT_OK;
 }
 
-/* ---- interactive ------------------------------------------------------ */
+/* The terminal open for a screen, its theme applied. */
+static int open_terminal(const options *o, const theme *th, int *ascii)
+{
+    screen_options so = {o->ui.ascii, o->ui.no_color, o->ui.mouse};
+    if (screen_open(&so, ascii) < 0)
+        return -1;
+    screen_install_signals();
+    screen_apply_theme(th);
+    return 0;
+}
 
 /* A grid the size of the terminal now. */
 static void grid_at_screen_size(grid *g, int ascii)
@@ -173,114 +236,30 @@ static void grid_at_screen_size(grid *g, int ascii)
     grid_init(g, w, h, ascii);
 }
 
-/* Follows a resized terminal before each repaint. */
-static void fit_to_screen(grid *g)
-{
-    int w, h;
-    screen_size(&w, &h);
-    if (w != g->w || h != g->h)
-        grid_resize(g, w, h);
-}
-
 static int run_interactive(app *a, const options *o, script *scripts)
 {
-    screen_options so = {o->ui.ascii, o->ui.no_color, o->ui.mouse};
-    int ascii = 0;
-    if (screen_open(&so, &ascii) < 0)
-        return EXIT_USAGE;
-    screen_install_signals();
-    a->ascii = ascii;
     if (o->ui.no_color)
         theme_mono(&a->th);
-    screen_apply_theme(&a->th);
-    char theme_seen[64];
-    snprintf(theme_seen, sizeof theme_seen, "%s", a->th.name);
+    int ascii = 0;
+    if (open_terminal(o, &a->th, &ascii) < 0)
+        return EXIT_USAGE;
+    a->ascii = ascii;
+    app_screen as = {.a = a, .on_terminal = 1};
+    snprintf(as.theme_seen, sizeof as.theme_seen, "%s", a->th.name);
+    loop_screen sc = app_loop_screen(&as);
+    const char *why;
+    for (int k = 0; k < 2 && !a->quit; k++)   /* --keys/--script first, then the terminal */
+        for (size_t i = 0; i < scripts[k].n && !a->quit; i++)
+            app_screen_item(&as, scripts[k].items[i], scripts[k].is_line, &why);
     grid g;
     grid_at_screen_size(&g, ascii);
-    for (int k = 0; k < 2 && !a->quit; k++)
-        for (size_t i = 0; i < scripts[k].n && !a->quit; i++)
-            run_item(a, &scripts[k], i);
-    int redraw = 1;
+    int sig = a->quit ? 0 : loop_run(&sc, &g);
     int rc = EXIT_OK;
-    while (!a->quit) {
-        if (screen_sig_term) {
-            /* SIGTERM/SIGHUP: keep what was recorded, give the terminal back */
-            live_finish(a, 0);
-            screen_close();
-            fprintf(stderr, "aotidbg: terminated by signal %d\n", screen_sig_term);
-            rc = EXIT_FAILED;
-            break;
-        }
-        if (screen_sig_int) {
-            screen_sig_int = 0;
-            if (live_interrupt(a) < 0)
-                app_message(a, 0, "q quits");
-            redraw = 1;
-        }
-        if (screen_sig_cont) {
-            screen_sig_cont = 0;
-            screen_force_redraw();
-            redraw = 1;
-        }
-        if (strcmp(theme_seen, a->th.name)) {
-            screen_apply_theme(&a->th);
-            snprintf(theme_seen, sizeof theme_seen, "%s", a->th.name);
-        }
-        if (redraw) {
-            fit_to_screen(&g);
-            app_render(a, &g);
-            screen_blit(&g);
-            redraw = 0;
-        }
-        struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {live_fd(a), POLLIN, 0}};
-        int nfds = fds[1].fd >= 0 ? 2 : 1;
-        int pr = poll(fds, (nfds_t)nfds, 250);
-        if (pr < 0 && errno != EINTR)
-            break;
-        if (nfds == 2 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            if (live_pump(a, 0) != 0)
-                redraw = 1;
-        } else if (a->mode == MODE_LIVE && a->rc && live_pump(a, 0) > 0) {
-            redraw = 1;   /* a dead runner's fd can go away: still pump */
-        }
-        if (fds[0].revents & (POLLHUP | POLLERR)) {
-            screen_sig_term = SIGHUP;   /* the terminal is gone */
-            continue;
-        }
-        int key;
-        while ((key = screen_getkey()) != -1) {
-            if (key == -2)
-                continue;
-            if (key == KEY_RESIZE) {
-                redraw = 1;
-                continue;
-            }
-            if (key == KEY_MOUSE) {
-                int mx, my, b;
-                if (screen_mouse(&mx, &my, &b) == 0) {
-                    if (b == 4) actions_run(a, actions_find("up"), "3");
-                    else if (b == 5) actions_run(a, actions_find("down"), "3");
-                    else {
-                        int p = app_pane_at(a, mx, my);
-                        if (p >= 0) a->focus = p;
-                    }
-                    redraw = 1;
-                }
-                continue;
-            }
-            if (g.w < a->min_w || g.h < a->min_h) {
-                /* the too-small screen still quits on q */
-                if (key == 'q' || actions_for_key(key) == actions_find("quit"))
-                    a->quit = 1;
-                continue;
-            }
-            int r = actions_key(a, key);
-            if (r & AF_QUIT)
-                break;
-            if (r & AF_REPAINT)
-                screen_force_redraw();
-            redraw = 1;
-        }
+    if (sig) {   /* SIGTERM/SIGHUP: keep what was recorded, give the terminal back */
+        live_finish(a, 0);
+        screen_close();
+        fprintf(stderr, "aotidbg: terminated by signal %d\n", sig);
+        rc = EXIT_FAILED;
     }
     screen_close();
     grid_free(&g);
@@ -333,64 +312,63 @@ static void script_drop(script *s, size_t n)
     s->n -= n;
 }
 
+/* ---- the tutorial menu as a screen of the loop ------------------------- */
+
+typedef struct {
+    tmenu *m;
+    int r;   /* MENU_* */
+} menu_screen;
+
+static void menu_screen_render(void *ctx, grid *g) { menu_render(((menu_screen *)ctx)->m, g); }
+
+static int menu_screen_do(menu_screen *ms, const char *action)
+{
+    ms->r = menu_action(ms->m, action);
+    return ms->r == MENU_STAY ? LOOP_REDRAW : LOOP_QUIT | LOOP_SILENT;
+}
+
+static int menu_screen_key(void *ctx, int key)
+{
+    int i = actions_for_key(key);
+    return i >= 0 ? menu_screen_do(ctx, actions_get((size_t)i)->name) : LOOP_REDRAW;
+}
+
+static int menu_screen_item(void *ctx, const char *item, int is_line, const char **why)
+{
+    const char *act = token_action(item);
+    if (!act) {
+        fprintf(stderr, "aotidbg: menu: unknown action or key '%s'\n", item);
+        return LOOP_SILENT;
+    }
+    return menu_screen_do(ctx, act);
+}
+
 /* Runs the menu until a walkthrough is chosen (MENU_OPEN, *choice set),
  * the live demo (MENU_LIVE) or quit (MENU_QUIT). Headless: scripted tokens
- * drive it and frames are printed; interactive: the terminal stays open for
- * what comes next. */
+ * drive it (the walkthrough gets the rest) and frames are printed;
+ * interactive: the terminal stays open for what comes next. */
 static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_opened)
 {
+    menu_screen ms = {m, MENU_STAY};
+    loop_screen sc = {.ctx = &ms, .render = menu_screen_render, .key = menu_screen_key, .item = menu_screen_item,
+                      .quit_key_action = -1};
+    grid g;
     if (o->ui.headless.on) {
-        grid g;
         grid_init(&g, o->ui.headless.w, o->ui.headless.h, o->ui.ascii);
         m->ascii = o->ui.ascii;
-        int r = MENU_STAY;
-        if (!o->ui.dump_screen) {
-            menu_render(m, &g);
-            strbuf out = STRBUF_INIT;
-            grid_dump(&g, &out);
-            printf("=== menu ===\n%s", out.buf);
-            strbuf_release(&out);
-        }
-        for (int k = 0; k < 2 && r == MENU_STAY; k++) {
-            size_t used = 0;
-            for (; used < scripts[k].n && r == MENU_STAY; used++) {
-                const char *item = scripts[k].items[used];
-                const char *act = token_action(item);
-                if (!act) {
-                    fprintf(stderr, "aotidbg: menu: unknown action or key '%s'\n", item);
-                    continue;
-                }
-                r = menu_action(m, act);
-                if (r == MENU_STAY && !o->ui.dump_screen) {
-                    menu_render(m, &g);
-                    strbuf out = STRBUF_INIT;
-                    grid_dump(&g, &out);
-                    printf("=== menu %s ===\n%s", item, out.buf);
-                    strbuf_release(&out);
-                }
-            }
-            script_drop(&scripts[k], used);
-        }
-        if (r == MENU_STAY) {   /* the script ended in the menu */
-            if (o->ui.dump_screen) {
-                menu_render(m, &g);
-                strbuf out = STRBUF_INIT;
-                grid_dump(&g, &out);
-                printf("=== screen ===\n%s", out.buf);
-                strbuf_release(&out);
-            }
-            r = MENU_QUIT;
+        int failed = 0, quit = 0;
+        if (!o->ui.dump_screen)
+            loop_print_frame(&sc, &g, "menu");
+        for (int k = 0; k < 2 && !quit; k++)
+            script_drop(&scripts[k], loop_headless(&sc, &g, &scripts[k], "menu ", o->ui.dump_screen, &failed, &quit));
+        if (ms.r == MENU_STAY) {   /* the script ended in the menu */
+            if (o->ui.dump_screen)
+                loop_print_frame(&sc, &g, "screen");
+            ms.r = MENU_QUIT;
         }
         grid_free(&g);
-        return r;
+        return ms.r;
     }
-    screen_options so = {o->ui.ascii, o->ui.no_color, o->ui.mouse};
-    int ascii = 0;
-    if (screen_open(&so, &ascii) < 0)
-        return -1;
-    *screen_opened = 1;
-    screen_install_signals();
-    m->ascii = ascii;
     theme th;
     if (o->ui.no_color)
         theme_mono(&th);
@@ -399,44 +377,16 @@ static int run_menu(tmenu *m, const options *o, script *scripts, int *screen_ope
         theme_find_and_load(&th, o->ui.theme, &err);
         strbuf_release(&err);
     }
-    screen_apply_theme(&th);
-    grid g;
+    int ascii = 0;
+    if (open_terminal(o, &th, &ascii) < 0)
+        return -1;
+    *screen_opened = 1;
+    m->ascii = ascii;
     grid_at_screen_size(&g, ascii);
-    int r = MENU_STAY, redraw = 1;
-    while (r == MENU_STAY) {
-        if (screen_sig_term) {
-            r = MENU_QUIT;
-            break;
-        }
-        if (redraw) {
-            fit_to_screen(&g);
-            menu_render(m, &g);
-            screen_blit(&g);
-            redraw = 0;
-        }
-        struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
-        poll(&pfd, 1, 250);
-        if (pfd.revents & (POLLHUP | POLLERR)) {
-            r = MENU_QUIT;
-            break;
-        }
-        if (screen_sig_cont) {
-            screen_sig_cont = 0;
-            screen_force_redraw();
-            redraw = 1;
-        }
-        int key;
-        while (r == MENU_STAY && (key = screen_getkey()) != -1) {
-            redraw = 1;
-            if (key == KEY_RESIZE || key == -2)
-                continue;
-            int i = actions_for_key(key);
-            if (i >= 0)
-                r = menu_action(m, actions_get((size_t)i)->name);
-        }
-    }
+    if (loop_run(&sc, &g))   /* a signal or a lost terminal */
+        ms.r = MENU_QUIT;
     grid_free(&g);
-    return r;
+    return ms.r;
 }
 
 int tui_print_actions(FILE *f)
@@ -472,193 +422,238 @@ static int attach_ref_npy(app *a, const options *o)
     return 0;
 }
 
-/* What tui_main owns on every way out: the scripts and the live demo's paths. */
-static void main_free(script *scripts, char *live_pkg_path, char *live_inputs_path)
+/* ---- the modes: each sets up the session, run_app drives it ------------ */
+
+/* What a mode hands to run_app, and what tui_main owns on every way out. */
+typedef struct {
+    options o;
+    script scripts[2];           /* --keys tokens, --script lines */
+    int scripts_loaded;
+    char *live_pkg, *live_inputs;   /* the tutorial's live demo */
+    int screen_opened;           /* the menu (or the demo's progress) opened the terminal */
+    session *s;
+    app_mode m;
+} launch;
+
+static void launch_free(launch *l)
 {
-    script_free(&scripts[0]);
-    script_free(&scripts[1]);
-    free(live_pkg_path);
-    free(live_inputs_path);
+    script_free(&l->scripts[0]);
+    script_free(&l->scripts[1]);
+    free(l->live_pkg);
+    free(l->live_inputs);
+}
+
+/* Ends a mode's setup early: the terminal back, the exit code. */
+static int setup_done(int *rc, int code)
+{
+    screen_close();
+    *rc = code;
+    return 1;
+}
+
+static int list_tutorials(void)
+{
+    tmenu menu;
+    menu_load(&menu);
+    for (size_t i = 0; i < menu.n; i++)
+        printf("%-28s %s (%zu steps)\n", menu.names[i], menu.titles[i], menu.steps[i]);
+    if (menu.live_pkg)
+        printf("%-28s a live run of the bundled CPU model%s\n", "live-demo",
+               menu.live_cached ? "" : " (compiled on first use: python3 and torch)");
+    if (!menu_rows(&menu))
+        printf("no walkthroughs found in %s/sessions/tutorials\n", aotidbg_data_dir());
+    menu_free(&menu);
+    return EXIT_OK;
+}
+
+static void take_live_demo(launch *l, const tmenu *menu)
+{
+    l->live_pkg = xstrdup(menu->live_pkg);
+    l->live_inputs = menu->live_inputs ? xstrdup(menu->live_inputs) : NULL;
+}
+
+/* `tutorial live-demo`: the bundled package, or why there is none. */
+static int find_live_demo(launch *l)
+{
+    tmenu menu;
+    menu_load(&menu);
+    int ok = menu.live_pkg != NULL;
+    if (ok)
+        take_live_demo(l, &menu);
+    else {
+        demo_paths dp;
+        strbuf derr = STRBUF_INIT;
+        demo_locate(&dp, &derr);
+        fprintf(stderr, "aotidbg: %s\n", derr.buf);
+        strbuf_release(&derr);
+    }
+    menu_free(&menu);
+    return ok ? 0 : -1;
+}
+
+/* The menu: *path for a walkthrough, the live demo taken, or 1 when it quit. */
+static int from_menu(launch *l, char **path, int *rc)
+{
+    tmenu menu;
+    menu_load(&menu);
+    if (load_script(&l->o, &l->scripts[0], &l->scripts[1]) < 0) {
+        menu_free(&menu);
+        return setup_done(rc, EXIT_USAGE);
+    }
+    l->scripts_loaded = 1;
+    int r = run_menu(&menu, &l->o, l->scripts, &l->screen_opened);
+    if (r == MENU_OPEN)
+        *path = menu_path(&menu, (size_t)menu.cursor);
+    else if (r == MENU_LIVE)
+        take_live_demo(l, &menu);
+    menu_free(&menu);
+    return r < 0 || r == MENU_QUIT ? setup_done(rc, r < 0 ? EXIT_USAGE : EXIT_OK) : 0;
+}
+
+/* The demo: compiled now if the cache has none (the progress on screen in
+ * a terminal), then a live run of it. */
+static int setup_demo(launch *l, int *rc)
+{
+    strbuf err = STRBUF_INIT;
+    demo_paths dp;
+    int prc = demo_locate(&dp, &err);
+    if (prc == 0 && !demo_ready(&dp) && !l->o.ui.headless.on && !l->screen_opened) {
+        theme th;
+        theme_default(&th);
+        if (l->o.ui.no_color)
+            theme_mono(&th);
+        int sa = 0;
+        l->screen_opened = open_terminal(&l->o, &th, &sa) == 0;
+    }
+    if (prc == 0)
+        prc = demo_prepare(&dp, l->screen_opened, l->o.ui.ascii, &err);
+    demo_paths_free(&dp);
+    if (prc < 0) {
+        screen_close();
+        fprintf(stderr, "aotidbg: live demo: %s\n", err.buf);
+        strbuf_release(&err);
+        return setup_done(rc, EXIT_FAILED);
+    }
+    strbuf_release(&err);
+    l->s = session_new();
+    l->m = MODE_LIVE;
+    l->o.target = l->o.live.package = l->live_pkg;
+    l->o.live.inputs = l->live_inputs;
+    return 0;
+}
+
+/* `aotidbg tutorial [NAME|live-demo] [--list]`. 0: l->s is set up; 1: done. */
+static int setup_tutorial(launch *l, int *rc)
+{
+    if (l->o.ui.list)
+        return setup_done(rc, list_tutorials());
+    char *path = NULL;
+    if (l->o.target && !strcmp(l->o.target, "live-demo")) {
+        if (find_live_demo(l) < 0)
+            return setup_done(rc, EXIT_USAGE);
+    } else if (l->o.target) {
+        path = tutorial_path(l->o.target);
+    } else if (from_menu(l, &path, rc)) {
+        return 1;
+    }
+    if (!path)
+        return setup_demo(l, rc);
+    int lrc = load_session(path, &l->s);
+    free(path);
+    if (lrc < 0)
+        return setup_done(rc, EXIT_USAGE);
+    l->m = MODE_TUTORIAL;
+    return 0;
+}
+
+static int setup_replay(launch *l, const cli_args *args, int *rc)
+{
+    if (!l->o.target)
+        return setup_done(rc, cli_usage_error(args->cmd, "missing SESSION.yaml"));
+    if (load_session(l->o.target, &l->s) < 0)
+        return setup_done(rc, EXIT_USAGE);
+    l->m = MODE_REPLAY;
+    return 0;
+}
+
+static int setup_live(launch *l, const cli_args *args, int *rc)
+{
+    if (!l->o.target)
+        return setup_done(rc, cli_usage_error(args->cmd, "missing package"));
+    l->s = session_new();
+    l->m = MODE_LIVE;
+    return 0;
+}
+
+/* The app's theme, reference session and --ref-npy files. -1: bad input. */
+static int app_extras(app *a, const options *o)
+{
+    strbuf err = STRBUF_INIT;
+    if ((o->ui.theme || !o->ui.no_color) && theme_find_and_load(&a->th, o->ui.theme, &err) < 0)
+        fprintf(stderr, "aotidbg: warning: %s\n", err.buf);
+    strbuf_release(&err);
+    if (o->ui.reference) {
+        if (load_session(o->ui.reference, &a->ref) < 0)
+            return -1;
+        a->ref_path = o->ui.reference;
+    }
+    return attach_ref_npy(a, o);
+}
+
+/* The app over the mode's session, to the end: the exit code. */
+static int run_app(launch *l)
+{
+    app a;
+    app_init(&a, l->s, l->m);
+    a.owns_session = 1;
+    a.source = l->o.target;
+    a.ascii = l->o.ui.ascii;
+    int rc = EXIT_USAGE;
+    if (app_extras(&a, &l->o) < 0)
+        goto out;
+    if (l->m == MODE_TUTORIAL) {
+        a.narration_on = 1;
+        narration_start(&a);
+    }
+    strbuf err = STRBUF_INIT;
+    if (l->m == MODE_LIVE && live_start(&a, &l->o.live, &err) < 0) {
+        screen_close();
+        fprintf(stderr, "aotidbg: %s\n", err.buf);
+        strbuf_release(&err);
+        goto out;
+    }
+    strbuf_release(&err);
+    if (!l->scripts_loaded && load_script(&l->o, &l->scripts[0], &l->scripts[1]) < 0)
+        goto out;
+    if (l->m == MODE_LIVE)
+        live_react(&a, live_pump(&a, 100));
+    rc = l->o.ui.headless.on ? run_headless(&a, &l->o, l->scripts) : run_interactive(&a, &l->o, l->scripts);
+out:;
+    /* A live run exits as `aotidbg run` would (1 when the model failed). */
+    int run_rc = live_finish(&a, 0);
+    if (run_rc && rc != EXIT_USAGE)
+        rc = run_rc;
+    app_release(&a);
+    return rc;
 }
 
 int tui_main(const cli_args *args)
 {
     const char *mode = args->cmd->ui_mode;
-    options o;
-    from_args(args, &o);
+    launch l;
+    memset(&l, 0, sizeof l);
+    from_args(args, &l.o);
     actions_bind_defaults();
     strbuf err = STRBUF_INIT;
-    if (actions_load_user_keys(&err) < 0) {
+    if (actions_load_user_keys(&err) < 0)
         fprintf(stderr, "aotidbg: warning: %s (using the default keys)\n", err.buf);
-        strbuf_reset(&err);
-    }
-    session *s = NULL;
-    app_mode m = MODE_REPLAY;
-    script scripts[2] = {{0}, {0}};
-    int scripts_loaded = 0;
-    char *live_pkg_path = NULL, *live_inputs_path = NULL;   /* the menu's live demo */
-    int screen_opened = 0;
-    if (!strcmp(mode, "tutorial")) {
-        if (o.ui.list) {
-            tmenu menu;
-            menu_load(&menu);
-            for (size_t i = 0; i < menu.n; i++)
-                printf("%-28s %s (%zu steps)\n", menu.names[i], menu.titles[i], menu.steps[i]);
-            if (menu.live_pkg)
-                printf("%-28s a live run of the bundled CPU model%s\n", "live-demo",
-                       menu.live_cached ? "" : " (compiled on first use: python3 and torch)");
-            if (!menu_rows(&menu))
-                printf("no walkthroughs found in %s/sessions/tutorials\n", aotidbg_data_dir());
-            menu_free(&menu);
-            return EXIT_OK;
-        }
-        char *path = NULL;
-        if (o.target && !strcmp(o.target, "live-demo")) {
-            tmenu menu;
-            menu_load(&menu);
-            if (!menu.live_pkg) {
-                demo_paths dp;
-                strbuf derr = STRBUF_INIT;
-                demo_locate(&dp, &derr);
-                fprintf(stderr, "aotidbg: %s\n", derr.buf);
-                strbuf_release(&derr);
-                menu_free(&menu);
-                return EXIT_USAGE;
-            }
-            live_pkg_path = strdup(menu.live_pkg);
-            live_inputs_path = menu.live_inputs ? strdup(menu.live_inputs) : NULL;
-            menu_free(&menu);
-        } else if (o.target) {
-            path = tutorial_path(o.target);
-        } else {
-            tmenu menu;
-            menu_load(&menu);
-            if (load_script(&o, &scripts[0], &scripts[1]) < 0) {
-                menu_free(&menu);
-                return EXIT_USAGE;
-            }
-            scripts_loaded = 1;
-            int r = run_menu(&menu, &o, scripts, &screen_opened);
-            if (r == MENU_OPEN)
-                path = menu_path(&menu, (size_t)menu.cursor);
-            else if (r == MENU_LIVE) {
-                live_pkg_path = strdup(menu.live_pkg);
-                live_inputs_path = menu.live_inputs ? strdup(menu.live_inputs) : NULL;
-            }
-            menu_free(&menu);
-            if (r < 0 || r == MENU_QUIT) {
-                screen_close();
-                script_free(&scripts[0]);
-                script_free(&scripts[1]);
-                return r < 0 ? EXIT_USAGE : EXIT_OK;
-            }
-        }
-        if (path) {
-            int rc = load_session(path, &s);
-            free(path);
-            if (rc < 0) {
-                screen_close();
-                return EXIT_USAGE;
-            }
-            m = MODE_TUTORIAL;
-        } else {
-            /* the demo: compile it now if the cache has none (progress on screen) */
-            demo_paths dp;
-            int prc = demo_locate(&dp, &err);
-            if (prc == 0 && !demo_ready(&dp) && !o.ui.headless.on && !screen_opened) {
-                /* `tutorial live-demo` in a terminal: the progress goes on screen too */
-                screen_options so = {o.ui.ascii, o.ui.no_color, o.ui.mouse};
-                int sa = 0;
-                if (screen_open(&so, &sa) == 0) {
-                    screen_install_signals();
-                    theme th;
-                    theme_default(&th);
-                    if (o.ui.no_color)
-                        theme_mono(&th);
-                    screen_apply_theme(&th);
-                    screen_opened = 1;
-                }
-            }
-            if (prc == 0)
-                prc = demo_prepare(&dp, screen_opened, o.ui.ascii, &err);
-            demo_paths_free(&dp);
-            if (prc < 0) {
-                screen_close();
-                fprintf(stderr, "aotidbg: live demo: %s\n", err.buf);
-                strbuf_release(&err);
-                main_free(scripts, live_pkg_path, live_inputs_path);
-                return EXIT_FAILED;
-            }
-            s = session_new();
-            m = MODE_LIVE;
-            o.target = o.live.package = live_pkg_path;
-            o.live.inputs = live_inputs_path;
-        }
-    } else if (!strcmp(mode, "replay")) {
-        if (!o.target)
-            return cli_usage_error(args->cmd, "missing SESSION.yaml");
-        if (load_session(o.target, &s) < 0)
-            return EXIT_USAGE;
-    } else {
-        if (!o.target)
-            return cli_usage_error(args->cmd, "missing package");
-        s = session_new();
-        m = MODE_LIVE;
-    }
-    app a;
-    app_init(&a, s, m);
-    a.owns_session = 1;
-    a.source = o.target;
-    a.ascii = o.ui.ascii;
-    if (o.ui.theme || !o.ui.no_color) {
-        if (theme_find_and_load(&a.th, o.ui.theme, &err) < 0) {
-            fprintf(stderr, "aotidbg: warning: %s\n", err.buf);
-            strbuf_reset(&err);
-        }
-    }
-    if (o.ui.reference) {
-        if (load_session(o.ui.reference, &a.ref) < 0) {
-            app_release(&a);
-            main_free(scripts, live_pkg_path, live_inputs_path);
-            return EXIT_USAGE;
-        }
-        a.ref_path = o.ui.reference;
-    }
-    if (attach_ref_npy(&a, &o) < 0) {
-        app_release(&a);
-        main_free(scripts, live_pkg_path, live_inputs_path);
-        return EXIT_USAGE;
-    }
-    if (m == MODE_TUTORIAL) {
-        a.narration_on = 1;
-        narration_start(&a);
-    }
-    if (m == MODE_LIVE && live_start(&a, &o.live, &err) < 0) {
-        screen_close();
-        fprintf(stderr, "aotidbg: %s\n", err.buf);
-        strbuf_release(&err);
-        live_finish(&a, 0);
-        app_release(&a);
-        free(live_pkg_path);
-        free(live_inputs_path);
-        return EXIT_USAGE;
-    }
     strbuf_release(&err);
-    if (!scripts_loaded && load_script(&o, &scripts[0], &scripts[1]) < 0) {
-        app_release(&a);
-        return EXIT_USAGE;
-    }
-    if (m == MODE_LIVE)
-        live_pump(&a, 100);
-    int rc = o.ui.headless.on ? run_headless(&a, &o, scripts) : run_interactive(&a, &o, scripts);
-    /* A live run exits as `aotidbg run` would (1 when the model failed). */
-    int run_rc = live_finish(&a, 0);
-    if (run_rc && rc != EXIT_USAGE)
-        rc = run_rc;
-    script_free(&scripts[0]);
-    script_free(&scripts[1]);
-    app_release(&a);
-    free(live_pkg_path);
-    free(live_inputs_path);
+    int rc = EXIT_OK;
+    int done = !strcmp(mode, "tutorial") ? setup_tutorial(&l, &rc)
+               : !strcmp(mode, "replay") ? setup_replay(&l, args, &rc)
+                                         : setup_live(&l, args, &rc);
+    if (!done)
+        rc = run_app(&l);
+    launch_free(&l);
     return rc;
 }

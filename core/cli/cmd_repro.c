@@ -133,9 +133,8 @@ static int run_to_end(run_service *rs)
             run_service_kill(rs, "killed");
             break;
         }
-        runner_client *rc = run_service_client(rs);
-        runner_state st = runner_client_state(rc);
-        if (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD || !runner_client_alive(rc)) break;
+        runner_state st = run_service_state(rs);
+        if (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD || !run_service_alive(rs)) break;
     }
     strbuf_release(&err);
     sigaction(SIGINT, &old_int, NULL);

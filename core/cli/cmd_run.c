@@ -342,7 +342,6 @@ static void report_memcheck(const session *s, const char *out)
 /* Prints the human summary to stderr; returns the exit code. */
 static int summarize(const session *s, run_service *rs, const char *out)
 {
-    runner_client *rc = run_service_client(rs);
     int64_t nk = (int64_t)s->nkernels;
     const event *err_ev = NULL, *exit_ev = NULL;
     int has_output = 0;
@@ -392,8 +391,8 @@ static int summarize(const session *s, run_service *rs, const char *out)
                 fputc('\n', stderr);
         }
     } else if (run_service_left_at_stop(rs)) {
-        int reason = runner_client_stop_reason(rc);
-        int64_t k = runner_client_current_kernel(rc);
+        int reason = run_service_stop_reason(rs);
+        int64_t k = run_service_current_kernel(rs);
         static const char *const why[] = {
             [PROTO_STOP_STEP] = "after a step", [PROTO_STOP_BREAK_INDEX] = "at the index break",
             [PROTO_STOP_BREAK_NAME] = "at the kernel break", [PROTO_STOP_NAN] = "at the first NaN/Inf",
@@ -462,8 +461,12 @@ int cmd_run(const cli_args *a)
         goto out;
     }
     if (opened == RUN_OPEN_GATED) {
+        strbuf again = STRBUF_INIT;   /* the hint's command: the same package, inputs, model, device, host */
+        strbuf_add_shell_word(&again, o.package);
+        run_options_repeat(&o, RUN_OPT_RUN, RUN_OPT_CHECK, &again);
         fprintf(stderr, "aotidbg run: the checklist fails, so the model was not run:\n%s"
-                "(aotidbg check %s shows every row; --force runs anyway)\n", run_service_gate_reason(rs), o.package);
+                "(aotidbg check %s shows every row; --force runs anyway)\n", run_service_gate_reason(rs), again.buf);
+        strbuf_release(&again);
         strbuf_reset(&err);
         if (run_service_finish(rs, &err) < 0)
             fprintf(stderr, "aotidbg run: cannot record the session: %s\n", err.buf);
@@ -486,9 +489,8 @@ int cmd_run(const cli_args *a)
             run_service_kill(rs, "killed");
             break;
         }
-        runner_client *rc = run_service_client(rs);
-        runner_state st = runner_client_state(rc);
-        if (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD || !runner_client_alive(rc))
+        runner_state st = run_service_state(rs);
+        if (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD || !run_service_alive(rs))
             break;
     }
     sigaction(SIGINT, &old_int, NULL);
@@ -500,8 +502,7 @@ int cmd_run(const cli_args *a)
         fprintf(stderr, "aotidbg run: stopped by %s; session: %s\n", signal_name(interrupted), o.record);
         code = EXIT_FAILED;
     } else {
-        runner_client *rc = run_service_client(rs);
-        int64_t want = runner_client_model_inputs(rc);
+        int64_t want = run_service_model_inputs(rs);
         if (want >= 0 && (size_t)want != s->ninputs && !o.inputs)
             fprintf(stderr, "aotidbg run: this model takes %" PRId64 " input%s; give --inputs SPEC "
                     "(inputs: [{shape, dtype, device, fill}], see aotidbg run --help)\n", want, want == 1 ? "" : "s");

@@ -2,6 +2,7 @@
 #include "run_options.h"
 #include "compat.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "protocol.h"
@@ -197,4 +198,63 @@ void run_options_init(run_options *o, unsigned front)
         o->max_values = 4096;
         o->blocking = 1;
     }
+}
+
+/* --break-on's values, one option each. */
+static void repeat_breaks(const run_breaks *b, strbuf *out)
+{
+    static const struct { int flag; const char *word; } words[] = {
+        {BREAK_ON_ERROR, "error"}, {BREAK_ON_NAN, "nan"}, {BREAK_ON_DIVERGE, "diverge"},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (b->flags & words[i].flag)
+            strbuf_addf(out, " --break-on %s", words[i].word);
+    if (b->kernel) {
+        strbuf_addstr(out, " --break-on ");
+        strbuf_addstr(out, "kernel=");
+        strbuf_add_shell_word(out, b->kernel);
+    }
+    if (b->index >= 0)
+        strbuf_addf(out, " --break-on index=%lld", (long long)b->index);
+}
+
+/* One row's value as given, or nothing when it is the default. */
+static void repeat_row(const opt_spec *r, const run_options *o, const run_options *def, strbuf *out)
+{
+    const char *f = (const char *)o + r->off, *d = (const char *)def + r->off;
+    char num[64] = "";
+    if (!r->store && !r->arg) {   /* a flag */
+        if (*(const int *)f == r->value && *(const int *)d != r->value)
+            strbuf_addf(out, " %s", r->name);
+        return;
+    }
+    if (!r->store || r->store == store_device) {   /* a string */
+        const char *v = *(const char *const *)f;
+        if (v && (!*(const char *const *)d || strcmp(v, *(const char *const *)d))) {
+            strbuf_addf(out, " %s ", r->name);
+            strbuf_add_shell_word(out, v);
+        }
+        return;
+    }
+    if (r->store == store_break)
+        repeat_breaks((const run_breaks *)f, out);
+    else if (r->store == store_timeout && *(const double *)f != *(const double *)d)
+        snprintf(num, sizeof num, "%g", *(const double *)f);
+    else if (r->store == store_values && *(const size_t *)f != *(const size_t *)d)
+        snprintf(num, sizeof num, "%zu", *(const size_t *)f);
+    else if (r->store == store_budget && *(const uint64_t *)f != *(const uint64_t *)d)
+        snprintf(num, sizeof num, "%llu", (unsigned long long)*(const uint64_t *)f);
+    else if (r->store == store_tolerance && ((const run_tolerance *)f)->atol >= 0)
+        snprintf(num, sizeof num, "%g,%g", ((const run_tolerance *)f)->atol, ((const run_tolerance *)f)->rtol);
+    if (num[0])
+        strbuf_addf(out, " %s %s", r->name, num);
+}
+
+void run_options_repeat(const run_options *o, unsigned front, unsigned scope, strbuf *out)
+{
+    run_options def;
+    run_options_init(&def, front);
+    for (const opt_spec *r = run_option_specs; r->name; r++)
+        if (opt_applies(r, scope))
+            repeat_row(r, o, &def, out);
 }

@@ -71,6 +71,12 @@ extern const opt_spec run_option_specs[];
  * values a tensor, times out after 60 s and always blocks. */
 void run_options_init(run_options *o, unsigned front);
 
+/* Appends the options o holds that differ from front's defaults, among the
+ * rows of scope, as a command line would give them again (" --inputs
+ * in.yaml --model m"; each value a shell word), so a hint's command runs
+ * the same package the same way. The package itself is not included. */
+void run_options_repeat(const run_options *o, unsigned front, unsigned scope, strbuf *out);
+
 /* "cpu", "cuda", "cuda:N" (N at most 4 digits). */
 int run_device_ok(const char *device);
 

@@ -547,147 +547,173 @@ static int memcheck_prepare(run_service *rs, const char *device, const package_m
     return 0;
 }
 
-int run_service_open(run_service **out, const run_options *o, unsigned front, session *s, const run_say *sayer,
-                     strbuf *err)
+/* What the steps of run_service_open hand on to each other. */
+typedef struct {
+    package_model *m;
+    const char *device;   /* --device, else the package's */
+    wrapper_scan ws;
+    int have_ws;
+    strbuf wtext;         /* wrapper.cpp's text, for the mode */
+    weights_plan wp;
+} opening;
+
+/* Options that go only with others. */
+static int check_usage(const run_options *o, strbuf *err)
 {
-    *out = NULL;
-    run_service *rs = calloc(1, sizeof *rs);
-    if (!rs)
-        abort();
-    rs->o = *o;
-    rs->front = front;
-    rs->s = s;
-    rs->last_state = -1;
-    rs->last_kernel = -2;
-    strbuf_init(&rs->gate, 0);
-    strbuf_init(&rs->eager_err, 0);
-    if (sayer)
-        rs->say = *sayer;
-    const char *device = o->device;
     if (!o->package) {
         strbuf_addstr(err, "which package? give a .pt2 file");
-        goto fail;
+        return -1;
     }
     if (!o->eager && ((o->breaks.flags & BREAK_ON_DIVERGE) || o->eager_device || o->eager_float64 ||
                       o->tol.atol >= 0)) {
         strbuf_addf(err, "%s goes with --eager PROGRAM.pt2 (the exported program to compare with)",
                     o->breaks.flags & BREAK_ON_DIVERGE ? "--break-on diverge" : o->eager_device ? "--eager-device"
                     : o->eager_float64 ? "--eager-float64" : "--tolerance");
-        goto fail;
+        return -1;
     }
     if (o->eager && o->remote) {
         strbuf_addstr(err, "--eager compares on this machine; not with --remote (record there with --values, or "
                            "run aotidbg on the GPU box)");
-        goto fail;
+        return -1;
     }
     if ((o->push || o->remote_runner) && !o->remote) {
         strbuf_addf(err, "%s goes with --remote HOST", o->push ? "--push" : "--remote-runner");
-        goto fail;
+        return -1;
     }
+    if (o->remote && o->reinstrument == RUN_REINSTR_FORCE) {
+        strbuf_addstr(err, "--reinstrument compiles where the package is; not with --remote");
+        return -1;
+    }
+    return 0;
+}
+
+/* The inputs spec and the package (here, or there through --remote); its
+ * SHA-256 starts on a thread. */
+static int open_package(run_service *rs, const run_options *o, strbuf *err)
+{
     if (o->remote) {
-        if (o->reinstrument == RUN_REINSTR_FORCE) {
-            strbuf_addstr(err, "--reinstrument compiles where the package is; not with --remote");
-            goto fail;
-        }
         rs->o.reinstrument = RUN_REINSTR_OFF;
         /* The UI owns the terminal only after this: ssh may still ask for a password here. */
         remote_cli rc = {.target = o->remote, .runner_path = o->remote_runner, .push = o->push};
-        if (remote_open(&rc, o->package, o->inputs, s, &rs->remote, &rs->pkg, err) < 0)
-            goto fail;   /* its own words: the package and spec are named with the host */
+        if (remote_open(&rc, o->package, o->inputs, rs->s, &rs->remote, &rs->pkg, err) < 0)
+            return -1;   /* its own words: the package and spec are named with the host */
     } else {
-        if (o->inputs && inputs_load(s, o->inputs, err) < 0)
-            goto fail;
+        if (o->inputs && inputs_load(rs->s, o->inputs, err) < 0)
+            return -1;
         if (is_session_file(o->package) && access(o->package, R_OK) == 0) {
             strbuf_addf(err, "%s is a session file, not a package: `aotidbg replay %s` opens it", o->package,
                         o->package);
-            goto fail;
+            return -1;
         }
         if (package_open(&rs->pkg, o->package, err) < 0)
-            goto fail;
+            return -1;
     }
     package_sha256_start(rs->pkg);   /* the header's sha256: hashed while the rest goes on */
+    return 0;
+}
+
+/* The model to run, and the device it runs on. */
+static int pick_model(run_service *rs, const run_options *o, opening *op, strbuf *err)
+{
     package_model *m = package_find_model(rs->pkg, o->model, err);
     if (!m)
-        goto fail;
+        return -1;
+    op->device = o->device;
     if (rs->pkg->is_bare_so) {
-        if (!device) {
+        if (!op->device) {
             strbuf_addf(err, "%s is a bare model .so, which records no device: give --device cpu|cuda", o->package);
-            goto fail;
+            return -1;
         }
         const char *note = "bare model .so (torch._export.aot_compile, deprecated): cubins are looked up beside "
                            "it; the current API, torch._inductor.aoti_compile_and_package / aoti_load_package, "
                            "records the device in the package";
         say(rs, "note: %s is a %s", o->package, note);
-        session_add_note(s, note);
-    } else if (!device) {
-        device = m->device_key;
-        if (!device || !run_device_ok(device)) {
+        session_add_note(rs->s, note);
+    } else if (!op->device) {
+        op->device = m->device_key;
+        if (!op->device || !run_device_ok(op->device)) {
             strbuf_addf(err, "%s does not say which device it was compiled for%s%s%s; give --device", o->package,
-                        device ? " (AOTI_DEVICE_KEY '" : "", device ? device : "", device ? "')" : "");
-            goto fail;
+                        op->device ? " (AOTI_DEVICE_KEY '" : "", op->device ? op->device : "",
+                        op->device ? "')" : "");
+            return -1;
         }
     }
-    if (o->memcheck && memcheck_prepare(rs, device, m, err) < 0)
-        goto fail;
-    o = &rs->o;   /* --memcheck sets blocking, deterministic and values */
+    if (o->memcheck && memcheck_prepare(rs, op->device, m, err) < 0)   /* sets rs->o's blocking, values */
+        return -1;
     if (!m->so_entry && m->cmake_entry) {
         strbuf_addf(err, "%s: ", o->package);
         package_cpp_only_help(rs->pkg, m, err);
-        goto fail;
+        return -1;
     }
     if (!m->so_entry) {
         strbuf_addf(err, "%s: model '%s' has no .wrapper.so; rebuild the package with aoti_compile_and_package",
                     o->package, m->name);
-        goto fail;
+        return -1;
     }
-    /* Locally the weights are written on a thread while the checklist runs,
-     * the runner loads libtorch (it gets LOAD once the .so is on disk, in
-     * run_service_pump) and the first screen is drawn. */
+    op->m = m;
     rs->m = m;
+    return 0;
+}
+
+/* Locally the weights are written on a thread while the checklist runs,
+ * the runner loads libtorch (it gets LOAD once the .so is on disk, in
+ * run_service_pump) and the first screen is drawn. */
+static int start_extraction(run_service *rs, package_model *m, strbuf *err)
+{
     if (rs->remote ? remote_prepare_model(rs->remote, rs->pkg, m, 0, &rs->hf, err)
                    : package_extract_start(rs->pkg, m, err))
-        goto fail;
+        return -1;
     rs->extracting = !rs->remote && package_extract_fd(rs->pkg) >= 0;
-    wrapper_scan ws;
-    strbuf wtext = STRBUF_INIT;
-    int have_ws = scan_wrapper(rs->pkg, m, &ws, &wtext) == 0;
-    if (have_ws) {
-        s->printer_level = ws.printer_level;
-        if (!o->inputs && ws.ninputs > 0) {
-            suggest_spec(&ws, err);
-            wrapper_scan_free(&ws);
-            strbuf_release(&wtext);
-            goto fail;
-        }
-        names_to_session(s, &ws);
-        if (o->inputs && order_inputs(s, o->inputs, &ws, err) < 0) {
-            wrapper_scan_free(&ws);
-            strbuf_release(&wtext);
-            goto fail;
-        }
-    }
-    load_provenance(rs, m, have_ws ? &ws : NULL);
-    /* weights kept apart from the .so: pickled storages written out for the runner */
-    weights_plan wp;
-    memset(&wp, 0, sizeof wp);
-    if (weights_plan_read(rs->pkg, m, have_ws ? &ws : NULL, &rs->pkg->arena, &wp, err) < 0 ||
-        (wp.form == WEIGHTS_PICKLE && !wp.problem && rs->remote &&
-         (strbuf_addstr(err, "a pickle_weights package runs here, not through --remote yet: its weights are written "
-                             "out for the runner on this machine"), 1)) ||
-        (wp.form == WEIGHTS_PICKLE && !wp.problem &&   /* written beside the extracted files: wait for them */
-         (extracted(rs, err) < 0 || weights_materialize(rs->pkg, m, &wp, &rs->pkg->arena, err) < 0))) {
-        if (have_ws)
-            wrapper_scan_free(&ws);
-        strbuf_release(&wtext);
-        goto fail;
-    }
-    if (have_ws)
-        wrapper_scan_free(&ws);
+    return 0;
+}
 
-    /* The header: the same keys whichever front end runs it. */
+/* The wrapper.cpp scan: the printer level, the inputs' names and order (no
+ * --inputs for a model that takes inputs: a spec to start from) and the
+ * provenance. */
+static int scan_inputs(run_service *rs, const run_options *o, opening *op, strbuf *err)
+{
+    session *s = rs->s;
+    op->have_ws = scan_wrapper(rs->pkg, op->m, &op->ws, &op->wtext) == 0;
+    if (op->have_ws) {
+        s->printer_level = op->ws.printer_level;
+        if (!o->inputs && op->ws.ninputs > 0) {
+            suggest_spec(&op->ws, err);
+            return -1;
+        }
+        names_to_session(s, &op->ws);
+        if (o->inputs && order_inputs(s, o->inputs, &op->ws, err) < 0)
+            return -1;
+    }
+    load_provenance(rs, op->m, op->have_ws ? &op->ws : NULL);
+    return 0;
+}
+
+/* Weights kept apart from the .so: pickled storages written out for the runner. */
+static int plan_weights(run_service *rs, opening *op, strbuf *err)
+{
+    weights_plan *wp = &op->wp;
+    if (weights_plan_read(rs->pkg, op->m, op->have_ws ? &op->ws : NULL, &rs->pkg->arena, wp, err) < 0)
+        return -1;
+    if (wp->form != WEIGHTS_PICKLE || wp->problem)
+        return 0;
+    if (rs->remote) {
+        strbuf_addstr(err, "a pickle_weights package runs here, not through --remote yet: its weights are written "
+                           "out for the runner on this machine");
+        return -1;
+    }
+    /* written beside the extracted files: wait for them */
+    if (extracted(rs, err) < 0 || weights_materialize(rs->pkg, op->m, wp, &rs->pkg->arena, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* The header: the same keys whichever front end runs it. */
+static void write_header(run_service *rs, const run_options *o, const opening *op)
+{
+    session *s = rs->s;
     s->tool_version = AOTIDBG_VERSION;
-    package_to_session(rs->pkg, m, s);
-    s->device = arena_strdup(&s->arena, device);
+    package_to_session(rs->pkg, op->m, s);
+    s->device = arena_strdup(&s->arena, op->device);
     rs->o.device = s->device;
     if (o->max_values)   /* the budget matters only when values are kept */
         s->values_budget = o->values_budget;
@@ -700,48 +726,51 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         host[sizeof host - 1] = 0;
         s->host = arena_strdup(&s->arena, host);
     }
+}
 
-    /* The checklist first: its rows go into the session either way. */
-    checklist_opts co = {.device = device, .model = m->name, .inputs = o->inputs ? s->inputs : NULL,
+/* The checklist: its rows go into the session either way. 1 when a FAIL row
+ * stops the run (no --force): the session holds an error event saying so. */
+static int run_checklist(run_service *rs, const run_options *o, const opening *op)
+{
+    session *s = rs->s;
+    checklist_opts co = {.device = op->device, .model = op->m->name, .inputs = o->inputs ? s->inputs : NULL,
                          .ninputs = o->inputs ? s->ninputs : 0, .host = rs->remote ? &rs->hf : NULL,
                          .blocking = o->blocking};
     strbuf why = STRBUF_INIT;
+    int gated = 0;
     if (checklist_gate(rs->pkg, &co, s, &why) == 1) {
         if (!o->force) {
-            rs->gated = 1;
+            gated = rs->gated = 1;
             strbuf_add(&rs->gate, why.buf, why.len);
             event *e = session_add_event(s, EV_ERROR);
             e->u.error.text = arena_printf(&s->arena, "checklist failed; not run:\n%s", why.buf);
             e->u.error.kernel_index = -1;
-            strbuf_release(&why);
             s->end_state = "failed";
-            strbuf_release(&wtext);
-            if (open_recording(rs, err) < 0)
-                goto fail;
-            *out = rs;
-            return RUN_OPEN_GATED;
+        } else {
+            say(rs, "--force: running despite the checklist:\n%.*s",
+                (int)(why.len && why.buf[why.len - 1] == '\n' ? why.len - 1 : why.len), why.buf);
+            session_add_note(s, "started with --force over a failing checklist");
         }
-        say(rs, "--force: running despite the checklist:\n%.*s", (int)(why.len && why.buf[why.len - 1] == '\n'
-                                                                        ? why.len - 1 : why.len), why.buf);
-        session_add_note(s, "started with --force over a failing checklist");
     }
-    strbuf_reset(&why);
-    choose_mode(rs, m, device, have_ws, &wtext, &why);
-    strbuf_release(&wtext);
-    add_mode_row(s, why.buf);
     strbuf_release(&why);
+    return gated;
+}
 
-    if (o->eager && start_eager(rs, device, err) < 0)
-        goto fail;
-
+/* The runner, spawned now so libtorch loads meanwhile (LOAD goes once the
+ * extraction is done). */
+static int start_runner(run_service *rs, const run_options *o, unsigned front, const opening *op, strbuf *err)
+{
+    const package_model *m = op->m;
+    const weights_plan *wp = &op->wp;
     runner_options ro = {
         .load_later = rs->extracting,
-        .so_path = rs->rebuilt_so ? rs->rebuilt_so : m->so_path, .cubin_dir = m->model_dir, .device = device,
+        .so_path = rs->rebuilt_so ? rs->rebuilt_so : m->so_path, .cubin_dir = m->model_dir, .device = op->device,
         .blocking = o->blocking, .deterministic = o->deterministic, .timeout_s = o->timeout_s,
         .break_flags = o->breaks.flags, .break_kernel = o->breaks.kernel, .break_index = o->breaks.index,
         .max_values = o->max_values, .values_budget = o->values_budget,
         .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
-        .constants = wp.form == WEIGHTS_PICKLE ? wp.refs : NULL, .nconstants = wp.form == WEIGHTS_PICKLE ? wp.nrefs : 0,
+        .constants = wp->form == WEIGHTS_PICKLE ? wp->refs : NULL,
+        .nconstants = wp->form == WEIGHTS_PICKLE ? wp->nrefs : 0,
         .branches = rs->branches, .nbranches = rs->nbranches, .capture = o->capture,
         .wrap = o->memcheck ? rs->san_argv : NULL, .alloc = o->memcheck != NULL,
     };
@@ -754,15 +783,57 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
     if (front & RUN_OPT_LIVE)   /* live stops at every kernel; c runs to the breaks */
         ro.break_flags |= BREAK_EACH_KERNEL | BREAK_ON_ERROR;
     rs->ro = ro;
-    if (runner_client_start(&rs->rc, &ro, s, err) < 0)
-        goto fail;
-    if (open_recording(rs, err) < 0)
-        goto fail;
+    return runner_client_start(&rs->rc, &ro, rs->s, err);
+}
+
+/* The steps up to the checklist (run_service.h lists them). */
+static int open_until_checklist(run_service *rs, const run_options *o, opening *op, strbuf *err)
+{
+    if (check_usage(o, err) < 0 || open_package(rs, o, err) < 0 || pick_model(rs, o, op, err) < 0 ||
+        start_extraction(rs, op->m, err) < 0 || scan_inputs(rs, o, op, err) < 0 || plan_weights(rs, op, err) < 0)
+        return -1;
+    write_header(rs, o, op);
+    return 0;
+}
+
+int run_service_open(run_service **out, const run_options *o, unsigned front, session *s, const run_say *sayer,
+                     strbuf *err)
+{
+    *out = NULL;
+    run_service *rs = xcalloc(1, sizeof *rs);
+    rs->o = *o;
+    o = &rs->o;   /* the steps read the run's own copy: --memcheck changes it */
+    rs->front = front;
+    rs->s = s;
+    rs->last_state = -1;
+    rs->last_kernel = -2;
+    strbuf_init(&rs->gate, 0);
+    strbuf_init(&rs->eager_err, 0);
+    if (sayer)
+        rs->say = *sayer;
+    opening op;
+    memset(&op, 0, sizeof op);
+    strbuf_init(&op.wtext, 0);
+    int rc = open_until_checklist(rs, o, &op, err);
+    if (op.have_ws)
+        wrapper_scan_free(&op.ws);
+    int gated = rc == 0 && run_checklist(rs, o, &op);
+    if (rc == 0 && !gated) {
+        strbuf why = STRBUF_INIT;
+        choose_mode(rs, op.m, op.device, op.have_ws, &op.wtext, &why);
+        add_mode_row(s, why.buf);
+        strbuf_release(&why);
+        rc = (o->eager && start_eager(rs, op.device, err) < 0) || start_runner(rs, o, front, &op, err) < 0 ? -1 : 0;
+    }
+    strbuf_release(&op.wtext);
+    if (rc == 0)
+        rc = open_recording(rs, err);
+    if (rc < 0) {
+        run_service_free(rs);
+        return -1;
+    }
     *out = rs;
-    return RUN_OPEN_STARTED;
-fail:
-    run_service_free(rs);
-    return -1;
+    return gated ? RUN_OPEN_GATED : RUN_OPEN_STARTED;
 }
 
 /* ---- the run ----------------------------------------------------------------- */
@@ -842,7 +913,47 @@ int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
     return changed;
 }
 
-runner_client *run_service_client(const run_service *rs) { return rs->rc; }
+/* ---- run control ------------------------------------------------------------ */
+
+int run_service_has_runner(const run_service *rs) { return rs->rc != NULL; }
+int run_service_alive(const run_service *rs) { return rs->rc && runner_client_alive(rs->rc); }
+runner_state run_service_state(const run_service *rs) { return rs->rc ? runner_client_state(rs->rc) : RUNNER_DEAD; }
+int64_t run_service_current_kernel(const run_service *rs) { return rs->rc ? runner_client_current_kernel(rs->rc) : -1; }
+int run_service_stop_reason(const run_service *rs) { return rs->rc ? runner_client_stop_reason(rs->rc) : -1; }
+int64_t run_service_model_inputs(const run_service *rs) { return rs->rc ? runner_client_model_inputs(rs->rc) : -1; }
+
+int run_service_set_breaks(run_service *rs, int break_flags)
+{
+    return rs->rc ? runner_client_set_breaks(rs->rc, break_flags) : -1;
+}
+
+int run_service_step(run_service *rs) { return rs->rc ? runner_client_step(rs->rc) : -1; }
+
+/* A runner stopped at a kernel, told which breaks the next leg keeps. */
+static int stopped_with(run_service *rs, int break_flags)
+{
+    if (!rs->rc || runner_client_state(rs->rc) != RUNNER_STOPPED)
+        return -1;
+    return runner_client_set_breaks(rs->rc, break_flags & ~BREAK_EACH_KERNEL);
+}
+
+int run_service_continue(run_service *rs, int break_flags)
+{
+    return stopped_with(rs, break_flags) < 0 ? -1 : runner_client_continue(rs->rc);
+}
+
+int run_service_run_to_index(run_service *rs, int64_t n, int break_flags)
+{
+    return stopped_with(rs, break_flags) < 0 ? -1 : runner_client_run_to_index(rs->rc, n);
+}
+
+int run_service_run_to_name(run_service *rs, const char *name, int break_flags)
+{
+    return stopped_with(rs, break_flags) < 0 ? -1 : runner_client_run_to_name(rs->rc, name);
+}
+
+int run_service_pause(run_service *rs) { return rs->rc ? runner_client_pause(rs->rc) : -1; }
+int run_service_quit(run_service *rs, int wait_ms) { return rs->rc ? runner_client_quit(rs->rc, wait_ms) : 0; }
 
 int run_service_fd(const run_service *rs)
 {

@@ -66,7 +66,35 @@ enum {
  * syncs the recording. A write error is reported once (the run goes on). */
 int run_service_pump(run_service *rs, int timeout_ms, strbuf *err);
 
-runner_client *run_service_client(const run_service *rs);   /* NULL when gated */
+/* ---- run control: the one door to the runner ------------------------------
+ * The verbs below act on the run's runner. Each control verb returns 0 when
+ * sent, -1 when there is no runner (gated) or it is not stopped at a kernel
+ * (nothing is sent then). break_flags (BREAK_* of protocol.h) are where the
+ * runner also stops on the way: BREAK_ON_ERROR, BREAK_ON_NAN; the run-to verbs
+ * clear BREAK_EACH_KERNEL, so they go all the way to their kernel. */
+int run_service_has_runner(const run_service *rs);   /* 0 when gated */
+/* 1 while a runner (here or remote) is there to talk to. */
+int run_service_alive(const run_service *rs);
+/* RUNNER_* (runner_client.h); RUNNER_DEAD when there is no runner. */
+runner_state run_service_state(const run_service *rs);
+int64_t run_service_current_kernel(const run_service *rs);   /* -1 none */
+int run_service_stop_reason(const run_service *rs);          /* proto_stop_reason of the last stop, -1 none */
+int64_t run_service_model_inputs(const run_service *rs);     /* the model's input count (LOADED), -1 unknown */
+/* Stops at the next kernel boundary. */
+int run_service_step(run_service *rs);
+/* Runs to the end, or to the first stop break_flags ask for. */
+int run_service_continue(run_service *rs, int break_flags);
+/* Runs to kernel n / the next launch of name, or an earlier break_flags stop. */
+int run_service_run_to_index(run_service *rs, int64_t n, int break_flags);
+int run_service_run_to_name(run_service *rs, const char *name, int break_flags);
+/* The breaks the next control verb (or the first, after a restart) carries;
+ * 0, -1 when there is no runner. */
+int run_service_set_breaks(run_service *rs, int break_flags);
+/* Asks a running model to stop at the next kernel start (stop reason PAUSE). */
+int run_service_pause(run_service *rs);
+/* Lets the runner go (QUIT at a stop), waiting up to wait_ms, then kills it. */
+int run_service_quit(run_service *rs, int wait_ms);
+
 /* What to poll() for the run's next news: the extraction while the weights
  * are written, then the runner. -1 when none. */
 int run_service_fd(const run_service *rs);

@@ -155,3 +155,19 @@ int strbuf_read_file(strbuf *sb, const char *path, size_t max, strbuf *err)
     }
     return 0;
 }
+
+void strbuf_add_shell_word(strbuf *sb, const char *s)
+{
+    if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+%") == strlen(s)) {
+        strbuf_addstr(sb, s);
+        return;
+    }
+    strbuf_addch(sb, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            strbuf_addstr(sb, "'\\''");
+        else
+            strbuf_addch(sb, *s);
+    }
+    strbuf_addch(sb, '\'');
+}

@@ -34,6 +34,9 @@ void strbuf_addf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf,
 void strbuf_vaddf(strbuf *sb, const char *fmt, va_list ap);
 /* Appends s with YAML double-quoted escaping, quotes included. */
 void strbuf_add_yaml_quoted(strbuf *sb, const char *s);
+/* s as one word for a POSIX shell: as it is when it holds only letters,
+ * digits and -_./:=@,+%, else in single quotes. */
+void strbuf_add_shell_word(strbuf *sb, const char *s);
 /* Reads a whole file, at most max bytes; -1 and a message in err on failure or if larger. */
 int strbuf_read_file(strbuf *sb, const char *path, size_t max, strbuf *err);
 

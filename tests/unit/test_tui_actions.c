@@ -79,6 +79,53 @@ static char *write_keys(const char *text)
     return path;
 }
 
+/* pane-NAME: one focus action per row of pane_list.h, its key the pane's number. */
+static void test_pane_focus_actions(void)
+{
+    actions_bind_defaults();
+    app a;
+    app_init(&a, session_new(), MODE_REPLAY);
+    a.owns_session = 1;
+    for (int p = 0; p < PANE__COUNT; p++) {
+        char name[64];
+        snprintf(name, sizeof name, "pane-%s", a.panes[p].ops->name);
+        int i = actions_find(name);
+        CHECK(i >= 0);
+        CHECK(actions_for_key('1' + p) == i);
+        a.focus = (p + 1) % PANE__COUNT;
+        CHECK(actions_run(&a, i, NULL) & AF_HANDLED);
+        CHECK(a.focus == p);
+    }
+    app_release(&a);
+}
+
+/* The status bar's hints follow keys.yaml. */
+static void test_hints_follow_the_keymap(void)
+{
+    actions_bind_defaults();
+    app a;
+    app_init(&a, session_new(), MODE_REPLAY);
+    a.owns_session = 1;
+    strbuf h = STRBUF_INIT;
+    render_hints(&a, &h);
+    CHECK_STR(h.buf, "s step c cont / search ? help q quit");
+    strbuf err = STRBUF_INIT;
+    char *p = write_keys("keys:\n  step: n\n  quit: [Q, F10]\n  search: []\n");
+    CHECK(actions_load_keys(p, &err) == 0);
+    strbuf_reset(&h);
+    render_hints(&a, &h);
+    CHECK_STR(h.buf, "n step c cont ? help Q quit");   /* search has no key: left out */
+    a.mode = MODE_LIVE;
+    strbuf_reset(&h);
+    render_hints(&a, &h);
+    CHECK_STR(h.buf, "n step c cont r restart ? help Q quit");
+    unlink(p);
+    strbuf_release(&h);
+    strbuf_release(&err);
+    app_release(&a);
+    actions_bind_defaults();
+}
+
 static void test_user_keys(void)
 {
     actions_bind_defaults();
@@ -164,7 +211,7 @@ static void test_command_line_and_prompt(void)
     /* breakpoints and continue in replay */
     actions_token(&a, "goto:50");
     actions_token(&a, "b");
-    CHECK(a.break_kernel == 50);
+    CHECK(a.brk.kernel == 50);
     actions_token(&a, "g");
     actions_token(&a, "c");
     CHECK(a.panes[PANE_KERNELS].cursor == 2);     /* the NaN kernel comes first */
@@ -180,6 +227,8 @@ int main(void)
     RUN(test_defaults);
     RUN(test_help_lists_every_action);
     RUN(test_user_keys);
+    RUN(test_pane_focus_actions);
+    RUN(test_hints_follow_the_keymap);
     RUN(test_command_line_and_prompt);
     return CHECK_DONE();
 }

@@ -113,13 +113,13 @@ static void test_app_hunts_and_reference(void)
     a.owns_session = 1;
     a.router_off = 1;
     CHECK(!(actions_token(&a, "hunt-nan") & AF_FAILED));
-    CHECK(a.panes[PANE_KERNELS].cursor == 2 && a.view_on);
+    CHECK(a.panes[PANE_KERNELS].cursor == 2 && textview_is_open(&a));
     CHECK_CONTAINS(a.message.buf, "hunt-nan: kernel #2 cpp_fused_log_1, tensor buf0");
     strbuf scr = render(&a, 100, 30);
     CHECK_CONTAINS(scr.buf, "hunt-nan report");
     strbuf_release(&scr);
     actions_token(&a, "q");               /* closes the report, not the app */
-    CHECK(!a.view_on && !a.quit);
+    CHECK(!textview_is_open(&a) && !a.quit);
     CHECK(!(actions_token(&a, "producer") & AF_FAILED));
     CHECK(a.panes[PANE_KERNELS].cursor == 1);
     CHECK_CONTAINS(a.message.buf, "produced by kernel #1 aoti_torch_cpu_addmm_out");
@@ -182,7 +182,7 @@ static void test_router_actions(void)
     CHECK(!(actions_token(&a, "jump-kernel") & AF_FAILED));   /* the error's kernel */
     CHECK(a.focus == PANE_KERNELS && a.panes[PANE_KERNELS].cursor == 2);
     actions_token(&a, "break-nan");
-    CHECK(a.break_nan == 1);
+    CHECK(a.brk.nan == 1);
     actions_token(&a, "run-checklist");
     CHECK(a.focus == PANE_CHECKLIST);
     CHECK_CONTAINS(a.message.buf, "2 rows, 0 FAIL, 1 WARN");

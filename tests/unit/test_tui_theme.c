@@ -186,8 +186,41 @@ static void test_man_page_lists_elements(void)
     strbuf_release(&err);
 }
 
+/* THEME_ELEMENTS is the one list: each row's name, dark default and mono
+ * attributes are what the theme code gives, and the shipped mono theme file
+ * agrees with the built-in mono table. */
+static void test_element_table(void)
+{
+    theme d, m, f;
+    theme_default(&d);
+    theme_mono(&m);
+    int n = 0;
+#define ROW(id, name, fg_, bg_, attrs_, mono_)                                             \
+    CHECK((int)id == n);                                                                   \
+    CHECK_STR(element_name(id), name);                                                     \
+    CHECK(element_from_name(name) == (int)id);                                             \
+    CHECK(d.el[id].fg == (fg_) && d.el[id].bg == (bg_) && d.el[id].attrs == (attrs_));     \
+    CHECK(m.el[id].fg == TCOLOR_DEFAULT && m.el[id].bg == TCOLOR_DEFAULT && m.el[id].attrs == (mono_)); \
+    n++;
+    THEME_ELEMENTS(ROW)
+#undef ROW
+    CHECK(n == EL__COUNT);
+    char path[512];
+    snprintf(path, sizeof path, "%s/themes/mono.yaml", AOTIDBG_SOURCE_DIR);
+    strbuf err = STRBUF_INIT;
+    CHECK(theme_load(&f, path, &err) == 0);
+    for (int e = 0; e < EL__COUNT; e++) {
+        if (f.el[e].attrs != m.el[e].attrs)
+            fprintf(stderr, "  themes/mono.yaml: %s has attrs %d, the built-in mono %d\n", element_name(e),
+                    f.el[e].attrs, m.el[e].attrs);
+        CHECK(f.el[e].attrs == m.el[e].attrs);
+    }
+    strbuf_release(&err);
+}
+
 int main(void)
 {
+    RUN(test_element_table);
     setenv("AOTIDBG_DATA_DIR", AOTIDBG_SOURCE_DIR, 1);
     RUN(test_shipped_themes);
     RUN(test_bad_themes);
