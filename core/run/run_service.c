@@ -51,6 +51,7 @@ struct run_service {
     int extract_failed;        /* so the run failed before the model was loaded */
     uint64_t shown_pct;        /* the extraction's progress last reported as a change */
     char end_text[64];
+    char interrupted[48];      /* "interrupted (SIGHUP)": a signal ended the run (run_service_interrupt) */
 };
 
 static void say(const run_service *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -848,6 +849,12 @@ void run_service_kill(run_service *rs, const char *how)
         runner_client_kill(rs->rc, how);
 }
 
+void run_service_interrupt(run_service *rs, const char *why)
+{
+    snprintf(rs->interrupted, sizeof rs->interrupted, "interrupted (%s)", why);
+    run_service_kill(rs, "killed");
+}
+
 /* ---- how it ended ------------------------------------------------------------ */
 
 static const event *last_of(const session *s, event_kind k)
@@ -952,10 +959,10 @@ int run_service_finish(run_service *rs, strbuf *err)
             runner_client_kill(rs->rc, "killed");
         }
     }
-    const char *end = run_service_end_state(rs);
+    const char *end = rs->interrupted[0] ? rs->interrupted : run_service_end_state(rs);
     rs->s->end_state = arena_strdup(&rs->s->arena, end ? end : "killed");
     if (!rs->s->package.sha256) {   /* hashed on its thread since the open; an interrupted run does not wait */
-        if (!strcmp(rs->s->end_state, "killed")) {
+        if (!strcmp(rs->s->end_state, "killed") || rs->interrupted[0]) {
             const char *sha = package_sha256_ready(rs->pkg);
             if (sha)
                 rs->s->package.sha256 = arena_strdup(&rs->s->arena, sha);

@@ -1,0 +1,259 @@
+"""Nothing lost, nothing let in: signals, saves, shared folders, silent
+remotes, hostile packages. Real runs of the real mlp_ln CPU package; a hang
+comes from test_faults.py's preloaded fault library (the second addmm never
+returns), so a signal lands while a kernel is in flight.
+
+* SIGHUP, SIGINT, SIGTERM mid-run, at load, and again during the save: exit 1
+  (never death by a signal), the session replays, end_state says
+  "interrupted (NAME)", the summary says what the file says.
+* The save cannot be turned against the user: links planted at the
+  temporary, the partial and the lock file are not followed; a second run to
+  the same file refuses (exit 2) naming the first one's pid; an existing
+  session stays until the new one is saved; a full disk (a 64 KiB tmpfs) gives
+  exit 1 and a summary that says what the file on disk says.
+"""
+import glob
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from aotidbg_testlib import events, load_session, run, wrapper_launches, write_spec  # noqa: E402
+from test_faults import FAULT_LIB  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def hang_runner(runner, tmp_path_factory):
+    d = tmp_path_factory.mktemp("h27fault")
+    src, lib, wrap = d / "fault.cpp", d / "libh27fault.so", d / "faulty-runner"
+    src.write_text(FAULT_LIB)
+    subprocess.run(["g++", "-shared", "-fPIC", "-O1", "-o", str(lib), str(src), "-ldl"], check=True)
+    real = os.environ.get("AOTIDBG_RUNNER") or runner
+    wrap.write_text(f'#!/bin/sh\nLD_PRELOAD="{lib}" exec "{real}" "$@"\n')
+    wrap.chmod(0o755)
+    return str(wrap)
+
+
+@pytest.fixture(scope="module")
+def mlp(package, tmp_path_factory):
+    pkg = package("mlp_ln")
+    d = tmp_path_factory.mktemp("h27mlp")
+    spec = write_spec(str(d), tuple(torch.load(pkg[:-len(".pt2")] + ".inputs.pt")))
+    launches = wrapper_launches(pkg)
+    second = [i for i, k in enumerate(launches) if k == "aoti_torch_cpu_addmm_out"][1]
+    return dict(pkg=pkg, spec=spec, launches=launches, hang_at=second)
+
+
+def hang_env(hang_runner, tmp):
+    os.makedirs(tmp, exist_ok=True)
+    return dict(os.environ, AOTIDBG_RUNNER=hang_runner, H9_FAULT="hang", H9_FAULT_AT="2", TMPDIR=str(tmp))
+
+
+def start_hanging(aotidbg, mlp, env, out):
+    return subprocess.Popen([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--timeout", "0",
+                             "--record", out], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for(cond, p, secs=120):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < secs:
+        if cond():
+            return
+        assert p.poll() is None, p.communicate()
+        time.sleep(0.02)
+    raise AssertionError("timed out")
+
+
+def streamed_kernels(path):
+    try:
+        return open(path).read().count("\n- {kind: kernel,")
+    except FileNotFoundError:
+        return -1
+
+
+def replayed_end(aotidbg, out):
+    d = run([aotidbg, "replay", out, "--dump"])
+    assert d.returncode == 0, d.stderr
+    return [ln.split(": ", 1)[1] for ln in d.stdout.splitlines() if ln.startswith("end_state: ")][0], d.stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_signal_mid_run_saves_how_it_ended(aotidbg, mlp, hang_runner, tmp_path, sig):
+    out = str(tmp_path / "s.yaml")
+    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    wait_for(lambda: streamed_kernels(out) >= mlp["hang_at"], p)
+    time.sleep(0.2)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1, err   # never death by the signal
+    want = f"interrupted ({sig.name})"
+    end, dump = replayed_end(aotidbg, out)
+    assert end == want, dump
+    assert f"end_state: {want}" in err, err
+    sess = load_session(out)
+    names = [k["name"] for k in events(sess, "kernel")]
+    assert names == mlp["launches"][:mlp["hang_at"] + 1]   # the kernel in flight is kept
+    assert events(sess, "runner-exit")[-1]["how"] == "killed"
+    assert not glob.glob(str(tmp_path / "tmp" / "aotidbg-pkg-*")), "the extraction outlived the run"
+    assert not glob.glob(out + ".*"), os.listdir(tmp_path)   # no temporary, partial or lock file left
+
+
+def test_signal_at_load(aotidbg, mlp, hang_runner, tmp_path):
+    """SIGHUP as soon as the recording exists, before any kernel ran."""
+    out = str(tmp_path / "s.yaml")
+    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    wait_for(lambda: os.path.exists(out), p)
+    p.send_signal(signal.SIGHUP)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1, err
+    end, dump = replayed_end(aotidbg, out)
+    assert end == "interrupted (SIGHUP)", dump
+    assert "end_state: interrupted (SIGHUP)" in err, err
+
+
+def test_signals_during_the_save_do_not_cut_it(aotidbg, mlp, hang_runner, tmp_path):
+    """A TERM, then TERMs and HUPs every few milliseconds until the process is gone."""
+    out = str(tmp_path / "s.yaml")
+    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    wait_for(lambda: streamed_kernels(out) >= mlp["hang_at"], p)
+    p.send_signal(signal.SIGTERM)
+    sent = 1
+    while p.poll() is None:
+        try:
+            p.send_signal(signal.SIGHUP if sent % 2 else signal.SIGTERM)
+            sent += 1
+        except ProcessLookupError:
+            break
+        time.sleep(0.003)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1, (p.returncode, err)
+    assert sent > 3
+    end, dump = replayed_end(aotidbg, out)
+    # the first signal delivered says how it ended (pending together, SIGHUP is delivered first)
+    assert end in ("interrupted (SIGTERM)", "interrupted (SIGHUP)"), dump
+    assert "cut off" not in dump
+    assert not glob.glob(out + ".*"), os.listdir(tmp_path)
+
+
+def test_closed_stderr_does_not_end_the_run(aotidbg, mlp, tmp_path):
+    """SIGPIPE: stderr is a pipe nobody reads any more; the run still ends and saves."""
+    out = str(tmp_path / "s.yaml")
+    r, w = os.pipe()
+    os.close(r)
+    p = subprocess.Popen([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--record", out],
+                         stdout=w, stderr=w)
+    os.close(w)
+    assert p.wait(timeout=120) == 0
+    end, _ = replayed_end(aotidbg, out)
+    assert end == "complete"
+
+
+def clean_run(aotidbg, mlp, out, **kw):
+    return run([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--record", out], **kw)
+
+
+@pytest.mark.parametrize("suffix", [".tmp", ".part"])
+def test_planted_link_is_not_followed(aotidbg, mlp, tmp_path, suffix):
+    out = str(tmp_path / "s.yaml")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    if suffix == ".part":   # the partial file is used when a session is already there
+        assert clean_run(aotidbg, mlp, out).returncode == 0
+    os.symlink(str(victim), out + suffix)
+    r = clean_run(aotidbg, mlp, out)
+    assert r.returncode == 0, r.stderr
+    assert victim.read_text() == "precious\n"
+    assert replayed_end(aotidbg, out)[0] == "complete"
+
+
+def test_planted_lock_link_is_refused(aotidbg, mlp, tmp_path):
+    out = str(tmp_path / "s.yaml")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    os.symlink(str(victim), out + ".lock")
+    r = clean_run(aotidbg, mlp, out)
+    assert r.returncode == 2, r.stderr
+    assert "s.yaml.lock" in r.stderr
+    assert victim.read_text() == "precious\n"
+    assert not os.path.exists(out)
+
+
+def test_two_runs_to_one_file(aotidbg, mlp, hang_runner, tmp_path):
+    out = str(tmp_path / "s.yaml")
+    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    try:
+        wait_for(lambda: streamed_kernels(out) >= 1, p)
+        before = open(out).read()
+        r = clean_run(aotidbg, mlp, out)
+        assert r.returncode == 2, r.stderr
+        assert f"pid {p.pid}" in r.stderr, r.stderr
+        assert open(out).read().startswith(before[:before.index("events:")])
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=60)
+    assert p.returncode == 1
+    assert replayed_end(aotidbg, out)[0] == "interrupted (SIGTERM)"
+    assert clean_run(aotidbg, mlp, out).returncode == 0   # the lock went with its holder
+
+
+def test_existing_session_kept_until_the_new_one_is_saved(aotidbg, mlp, hang_runner, tmp_path):
+    out = str(tmp_path / "s.yaml")
+    assert clean_run(aotidbg, mlp, out).returncode == 0
+    old = open(out, "rb").read()
+    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    try:
+        wait_for(lambda: streamed_kernels(out + ".part") >= mlp["hang_at"], p)
+        assert open(out, "rb").read() == old
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=60)
+    assert replayed_end(aotidbg, out)[0] == "interrupted (SIGTERM)"
+    assert not os.path.exists(out + ".part")
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    d = tmp_path / "full"
+    d.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(d)],
+                      capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    yield d
+    subprocess.run(["umount", "-l", str(d)])
+
+
+def test_full_disk_summary_says_what_the_file_says(aotidbg, mlp, small_tmpfs):
+    out = str(small_tmpfs / "s.yaml")
+    r = run([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--values", "64", "--record", out])
+    assert r.returncode == 1, r.stderr
+    end, dump = replayed_end(aotidbg, out)
+    assert end in ("cut-off", "running"), dump
+    assert f"end_state: {end}, as the file says" in r.stderr, r.stderr
+    assert "end_state: complete" not in r.stderr
+
+
+def test_parent_dies_mid_run(aotidbg, mlp, hang_runner, tmp_path):
+    """The shell that started the run is killed (SIGKILL): the run ends as if hung up, and says why."""
+    out = str(tmp_path / "s.yaml")
+    env = hang_env(hang_runner, tmp_path / "tmp")
+    log = str(tmp_path / "err.txt")
+    sh = subprocess.Popen(["sh", "-c", '"$@" 2>"$LOG" & echo $!; wait', "sh", aotidbg, "run", mlp["pkg"],
+                           "--inputs", mlp["spec"], "--timeout", "0", "--record", out],
+                          env=dict(env, LOG=log), stdout=subprocess.PIPE, text=True)
+    pid = int(sh.stdout.readline())
+    wait_for(lambda: streamed_kernels(out) >= mlp["hang_at"], sh)
+    sh.kill()
+    sh.wait()
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 60 and os.path.exists(f"/proc/{pid}"):
+        time.sleep(0.05)
+    end, dump = replayed_end(aotidbg, out)
+    assert end == "interrupted (parent died)", dump
+    assert "end_state: interrupted (parent died)" in open(log).read()
+    assert not glob.glob(str(tmp_path / "tmp" / "aotidbg-pkg-*"))
