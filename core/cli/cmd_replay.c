@@ -9,6 +9,7 @@
 #include <string.h>
 #include "commands.h"
 #include "session_io.h"
+#include "term_escape.h"
 
 const opt_spec replay_option_specs[] = {
     {"--dump", NULL, "print the session as plain text on stdout instead of opening the\n"
@@ -21,6 +22,7 @@ int cmd_replay(const cli_args *a)
     const char *path = a->pos[0];
     if (!a->replay.dump)   /* the screen: the front end's */
         return a->front && a->front->ui ? a->front->ui(a) : EXIT_USAGE;
+    term_guard_stdio();   /* session fields are untrusted: no control byte reaches the terminal */
     session *s = NULL;
     strbuf err = STRBUF_INIT;
     const char *src = !strcmp(path, "-") ? "/dev/stdin" : path;

@@ -257,3 +257,79 @@ def test_parent_dies_mid_run(aotidbg, mlp, hang_runner, tmp_path):
     assert end == "interrupted (parent died)", dump
     assert "end_state: interrupted (parent died)" in open(log).read()
     assert not glob.glob(str(tmp_path / "tmp" / "aotidbg-pkg-*"))
+
+
+# ---- untrusted text never reaches the terminal raw ----------------------------------
+
+ESC = "\x1b"
+NASTY = [ESC + "]0;title\x07", ESC + "[2J", ESC + "[31m", "\r", "\u009b"]
+
+
+def hostile_package(src, dst, entry_name=None):
+    """src with escape sequences in its metadata values and keys, and one more entry."""
+    import json
+    import zipfile
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(dst, "w") as out:
+        for i in z.infolist():
+            d = z.read(i.filename)
+            if i.filename.endswith("wrapper_metadata.json"):
+                m = json.loads(d)
+                m["AOTI_PLATFORM"] += NASTY[0] + NASTY[3]
+                m["AOTI_MACHINE"] += NASTY[1] + NASTY[2]
+                m["EVIL" + NASTY[2]] = "v" + NASTY[4]
+                d = json.dumps(m).encode()
+            out.writestr(i, d)
+        root = z.namelist()[0].split("/")[0]
+        out.writestr(f"{root}/data/aotinductor/model/{entry_name or 'w' + NASTY[4] + '.cubin'}", b"x")
+    return dst
+
+
+def no_control(text):
+    bad = [c for c in text if c in "\x1b\x07\r\u009b"]
+    assert not bad, repr(text[:2000])
+
+
+def test_hostile_metadata_prints_no_escape(aotidbg, mlp, tmp_path):
+    pkg = hostile_package(mlp["pkg"], str(tmp_path / "evil.pt2"))
+    i = run([aotidbg, "info", pkg])
+    assert i.returncode == 0, i.stderr
+    no_control(i.stdout + i.stderr)
+    assert "linux\\x1b]0;title\\x07\\r" in i.stdout, i.stdout   # shown, escaped
+    assert "w\\u009B.cubin" in i.stdout, i.stdout
+    for cmd in (["check", pkg], ["check", pkg, "--format", "yaml"], ["info", pkg, "--calls"]):
+        r = run([aotidbg] + cmd)
+        assert r.returncode in (0, 1), r.stderr
+        no_control(r.stdout + r.stderr)
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", mlp["spec"], "--force", "--record", out])
+    no_control(r.stdout + r.stderr)
+    assert r.returncode in (0, 1), r.stderr
+
+
+def test_hostile_entry_name_in_an_error(aotidbg, mlp, tmp_path):
+    pkg = hostile_package(mlp["pkg"], str(tmp_path / "evil.pt2"), entry_name="w" + NASTY[1] + NASTY[0] + ".cubin")
+    for cmd in ("info", "check"):
+        r = run([aotidbg, cmd, pkg])
+        assert r.returncode == 2, r.stderr
+        no_control(r.stdout + r.stderr)
+        assert "w\\x1b[2J\\x1b]0;title\\x07.cubin" in r.stderr, r.stderr
+
+
+def test_hostile_session_fields_in_dump_and_panes(aotidbg, mlp, tmp_path):
+    out = str(tmp_path / "s.yaml")
+    assert clean_run(aotidbg, mlp, out).returncode == 0
+    s = open(out).read()
+    s = "\n".join('host: "box\\e]0;title\\a\\e[2J\\r"' if ln.startswith("host: ") else ln for ln in s.split("\n"))
+    s = s.replace("events:\n", 'events:\n- {kind: error, text: "boom \\e[31mred\\e[0m \\x9b", route: unknown}\n', 1)
+    bad = str(tmp_path / "bad.yaml")
+    open(bad, "w").write(s)
+    d = run([aotidbg, "replay", bad, "--dump"])
+    assert d.returncode == 0, d.stderr
+    no_control(d.stdout + d.stderr)
+    assert "boom \\x1b[31mred" in d.stdout
+    t = run([aotidbg, "replay", bad, "--headless", "120x40", "--keys", "q"])
+    assert t.returncode == 0, t.stderr
+    no_control(t.stdout + t.stderr)
+    assert "boom ?[31mred" in t.stdout
+    r = run([aotidbg, "route", bad])
+    no_control(r.stdout + r.stderr)
