@@ -333,3 +333,24 @@ def test_hostile_session_fields_in_dump_and_panes(aotidbg, mlp, tmp_path):
     assert "boom ?[31mred" in t.stdout
     r = run([aotidbg, "route", bad])
     no_control(r.stdout + r.stderr)
+
+
+def test_replay_dump_honours_ref_npy(aotidbg, mlp, tmp_path):
+    import numpy as np
+    out = str(tmp_path / "s.yaml")
+    r = run([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--values", "100000", "--record", out])
+    assert r.returncode == 0, r.stderr
+    k0 = events(load_session(out), "kernel")[0]
+    t = [t for t in k0["tensors"] if t["phase"] == "after"][0]
+    ref = str(tmp_path / "ref.npy")
+    np.save(ref, np.zeros(t["shape"], dtype=np.float32))
+    d = run([aotidbg, "replay", out, "--dump", "--ref-npy", f"0:{t['name']}={ref}"])
+    assert d.returncode == 0, d.stderr
+    line = [ln for ln in d.stdout.splitlines() if ln.startswith("ref-npy ")]
+    assert line and line[0].startswith(f"ref-npy kernel #0 after {t['name']}: vs {ref}: "), d.stdout[-500:]
+    assert "differ" in line[0] or "identical" in line[0]
+    missing = run([aotidbg, "replay", out, "--dump", "--ref-npy", f"0:{t['name']}={tmp_path}/nope.npy"])
+    assert missing.returncode == 2 and "nope.npy" in missing.stderr, missing.stderr
+    assert missing.stdout == ""
+    notensor = run([aotidbg, "replay", out, "--dump", "--ref-npy", f"0:nosuch={ref}"])
+    assert notensor.returncode == 2 and "has no after tensor nosuch at kernel #0" in notensor.stderr
