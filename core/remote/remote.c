@@ -7,6 +7,7 @@
  * frames: REPLY frames answer remote_call, the rest wait for the runner
  * client in arrival order. */
 #define _GNU_SOURCE
+#include "private_dir.h"
 #include "remote.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -703,25 +704,10 @@ const char *remote_local_dir(remote *r, strbuf *err)
 {
     if (r->local_dir)
         return r->local_dir;
-    const char *td = getenv("TMPDIR");
-    char *t = NULL;
-    if (asprintf(&t, "%s/aotidbg-remote-XXXXXX", td && *td ? td : "/tmp") < 0)
-        abort();
-    if (!mkdtemp(t)) {
-        strbuf_addf(err, "cannot make a folder %s: %s", t, strerror(errno));
-        free(t);
-        return NULL;
-    }
-    r->local_dir = t;
-    return t;
+    r->local_dir = private_dir_make("aotidbg-remote", err);   /* also removes a killed run's folders */
+    return r->local_dir;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st; (void)flag; (void)ftw;
-    remove(path);
-    return 0;
-}
 
 void remote_close(remote *r)
 {
@@ -743,7 +729,7 @@ void remote_close(remote *r)
     strbuf_release(&r->err_tail);
     strbuf_release(&r->err_new);
     if (r->local_dir)
-        nftw(r->local_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        private_dir_remove(r->local_dir);
     free(r->local_dir);
     free(r->target);
     free(r->torch_version);

@@ -354,3 +354,68 @@ def test_replay_dump_honours_ref_npy(aotidbg, mlp, tmp_path):
     assert missing.stdout == ""
     notensor = run([aotidbg, "replay", out, "--dump", "--ref-npy", f"0:nosuch={ref}"])
     assert notensor.returncode == 2 and "has no after tensor nosuch at kernel #0" in notensor.stderr
+
+
+# ---- extraction folders after a crash ----------------------------------------------------
+
+def test_killed_front_end_extraction_removed_by_next_run(aotidbg, mlp, hang_runner, tmp_path):
+    tmp = tmp_path / "tmp"
+    env = hang_env(hang_runner, tmp)
+    out = str(tmp_path / "s.yaml")
+    p = subprocess.Popen([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--timeout", "0", "--record", out],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        wait_for(lambda: streamed_kernels(out) >= mlp["hang_at"], p)
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)   # no chance to clean up
+        p.communicate(timeout=30)
+    stale = glob.glob(str(tmp / "aotidbg-pkg-*"))
+    assert stale, os.listdir(tmp)   # the crash left it (the .so and the weights)
+    assert os.path.exists(os.path.join(stale[0], ".owner"))
+    old = tmp / "aotidbg-pkg-legacy"   # an older version's folder: no .owner, two days old
+    old.mkdir()
+    (old / "x.so").write_text("x")
+    os.utime(old, (time.time() - 2 * 86400,) * 2)
+    young = tmp / "aotidbg-pkg-young1"   # no .owner yet, just made: maybe another run's, kept
+    young.mkdir()
+    other = subprocess.Popen([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--timeout", "0", "--record",
+                              str(tmp_path / "held.yaml")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:   # a live run's folder is held: the next run leaves it alone
+        wait_for(lambda: streamed_kernels(str(tmp_path / "held.yaml")) >= 1, other)
+        held = set(glob.glob(str(tmp / "aotidbg-pkg-*"))) - set(stale) - {str(old), str(young)}
+        assert len(held) == 1
+        r = run([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--record", str(tmp_path / "clean.yaml")],
+                env=dict(os.environ, TMPDIR=str(tmp)))
+        assert r.returncode == 0, r.stderr
+        left = set(glob.glob(str(tmp / "aotidbg-pkg-*")))
+        assert left == held | {str(young)}, left
+    finally:
+        other.send_signal(signal.SIGTERM)
+        other.communicate(timeout=60)
+    assert set(glob.glob(str(tmp / "aotidbg-pkg-*"))) == {str(young)}
+
+
+def test_killed_agent_folder_removed_by_the_next_agent(package, tmp_path):
+    """The remote end (`aotidbg-runner --serve`, what --remote runs over ssh): a
+    killed agent's aotidbg-remote-* folder goes when the next agent makes its own."""
+    from test_remote import PKG, Agent
+    import zipfile
+    pkg = package(PKG)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp))
+    with zipfile.ZipFile(pkg) as z:
+        prefix = z.namelist()[0].split("/")[0] + "/data/aotinductor/"
+    a = Agent(env=env)
+    ok, _, first, _ = a.extract(pkg, [prefix])
+    assert ok and os.path.isdir(first), first
+    a.p.kill()
+    a.p.wait(10)
+    assert os.path.isdir(first)   # killed: it could not clean up
+    b = Agent(env=env)
+    ok, _, second, _ = b.extract(pkg, [prefix])
+    assert ok and second != first
+    assert not os.path.exists(first), "the killed agent's folder survived the next one"
+    assert os.path.isdir(second)
+    assert b.close() == 0
+    assert not glob.glob(str(tmp / "aotidbg-remote-*"))
