@@ -543,7 +543,8 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         }
         rs->o.reinstrument = RUN_REINSTR_OFF;
         /* The UI owns the terminal only after this: ssh may still ask for a password here. */
-        remote_cli rc = {.target = o->remote, .runner_path = o->remote_runner, .push = o->push};
+        remote_cli rc = {.target = o->remote, .runner_path = o->remote_runner, .push = o->push,
+                         .timeout_s = o->timeout_s};
         if (remote_open(&rc, o->package, o->inputs, s, &rs->remote, &rs->pkg, err) < 0)
             goto fail;   /* its own words: the package and spec are named with the host */
     } else {

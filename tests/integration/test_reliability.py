@@ -419,3 +419,61 @@ def test_killed_agent_folder_removed_by_the_next_agent(package, tmp_path):
     assert os.path.isdir(second)
     assert b.close() == 0
     assert not glob.glob(str(tmp / "aotidbg-remote-*"))
+
+
+# ---- a remote runner that goes silent, floods or sends garbage ------------------------------
+
+FAKE_RUNNER = r'''#!PYTHON
+# A hostile remote runner for --remote: MODE is silent (no HELLO), hello (the real
+# agent's HELLO, then nothing), flood (HELLO, then the start of a maximum-size
+# frame), garbage (HELLO, then bytes that are no frame).
+import os, struct, subprocess, sys, time
+mode = "MODE"
+out = sys.stdout.buffer
+if mode != "silent":
+    a = subprocess.Popen(["REAL", "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    head = a.stdout.read(5)
+    n, _ = struct.unpack("<IB", head)
+    out.write(head + a.stdout.read(n - 1))
+    a.kill()
+if mode == "flood":
+    out.write(struct.pack("<IB", 64 << 20, 4) + b"\0" * (1 << 20))
+elif mode == "garbage":
+    out.write(b"Welcome to the box! Last login: yesterday\n" * 4)
+out.flush()
+time.sleep(3600)
+'''
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory):
+    import sshd_harness
+    if not sshd_harness.available():
+        pytest.skip("no sshd")
+    s = sshd_harness.Sshd(str(tmp_path_factory.mktemp("sshd")))
+    yield s
+    s.stop()
+
+
+@pytest.mark.parametrize("mode,said", [
+    ("silent", "did not say HELLO within 3 s"),
+    ("hello", "within 3 s (--timeout)"),
+    ("flood", "and nothing more for 3 s (--timeout)"),
+    ("garbage", "something other than the runner protocol at byte "),
+])
+def test_hostile_remote_runner_is_given_up_within_timeout(aotidbg, runner, mlp, sshd, tmp_path, mode, said):
+    fake = tmp_path / "bin" / "fake-runner"   # no aotidbg-agent beside it: the front end runs it as the runner
+    fake.parent.mkdir()
+    real = os.environ.get("AOTIDBG_RUNNER") or runner
+    fake.write_text(FAKE_RUNNER.replace("PYTHON", sys.executable).replace("MODE", mode).replace("REAL", real))
+    fake.chmod(0o755)
+    out = str(tmp_path / "s.yaml")
+    t0 = time.monotonic()
+    r = run([aotidbg, "run", "--remote", sshd.target, "--remote-runner", str(fake), mlp["pkg"], "--inputs",
+             mlp["spec"], "--timeout", "3", "--record", out], env=sshd.env(), timeout=120)
+    took = time.monotonic() - t0
+    assert r.returncode in (1, 2), (r.returncode, r.stderr)
+    assert said in r.stderr, r.stderr
+    assert took < 3 + 15, took
+    if mode == "garbage":
+        assert "frame #1" in r.stderr, r.stderr   # frame #0 was the HELLO
