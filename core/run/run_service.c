@@ -817,9 +817,21 @@ static int extract_failed(const run_service *rs, strbuf *err)
     return rs->extract_failed;
 }
 
+/* A lost --remote connection cannot start a runner: refuse before the
+ * recorded kernels are cleared. */
+static int connection_lost(const run_service *rs, strbuf *err)
+{
+    if (!rs->remote || remote_alive(rs->remote))
+        return 0;
+    strbuf_addf(err, "the connection to %s was lost, so no runner can start there; the %zu kernels recorded "
+                "are kept (quit saves them; run aotidbg again to reconnect)", remote_host(rs->remote),
+                rs->s->nkernels);
+    return 1;
+}
+
 int run_service_restart(run_service *rs, strbuf *err)
 {
-    if (!rs->rc || extract_failed(rs, err))
+    if (!rs->rc || extract_failed(rs, err) || connection_lost(rs, err))
         return -1;
     rs->left_at_stop = 0;
     return runner_client_restart(rs->rc, err);
@@ -827,7 +839,7 @@ int run_service_restart(run_service *rs, strbuf *err)
 
 int run_service_rerun(run_service *rs, int blocking, int deterministic, int break_flags, strbuf *err)
 {
-    if (!rs->rc || extract_failed(rs, err))
+    if (!rs->rc || extract_failed(rs, err) || connection_lost(rs, err))
         return -1;
     runner_client_free(rs->rc);
     rs->rc = NULL;

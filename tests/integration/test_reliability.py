@@ -477,3 +477,21 @@ def test_hostile_remote_runner_is_given_up_within_timeout(aotidbg, runner, mlp, 
     assert took < 3 + 15, took
     if mode == "garbage":
         assert "frame #1" in r.stderr, r.stderr   # frame #0 was the HELLO
+
+
+def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, hang_runner, sshd, tmp_path):
+    """The agent there dies (killed after 8 s) while the model hangs in kernel 2:
+    `restart` says why it cannot, and the kernels that arrived stay in the session."""
+    fake = tmp_path / "bin" / "dying-runner"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\nH9_FAULT=hang H9_FAULT_AT=2 exec timeout -s KILL 8 "{hang_runner}" "$@"\n')
+    fake.chmod(0o755)
+    out = str(tmp_path / "live.yaml")
+    r = run([aotidbg, "--remote", sshd.target, "--remote-runner", str(fake), mlp["pkg"], "--inputs", mlp["spec"],
+             "--timeout", "0", "--record", out, "--headless", "120x40", "--dump-screen", "--keys",
+             "continue restart"], env=sshd.env(), cwd=str(tmp_path), timeout=300)
+    assert "action 'restart': restart: the connection to" in r.stderr and "was lost" in r.stderr, r.stderr[-2000:]
+    assert r.returncode == 1
+    sess = load_session(out)
+    assert len(events(sess, "kernel")) >= mlp["hang_at"], "the kernels that arrived were dropped"
+    assert events(sess, "runner-exit")[-1]["how"] == "lost"
