@@ -1,7 +1,8 @@
 /* cmd_replay.c — `aotidbg replay SESSION.yaml --dump`: loads a session file
- * and prints its plain-text rendering (session_dump) on stdout, then one
- * line per --ref-npy (the tensor against the file, as the inspector says
- * it); without --dump, the front end's UI shows it (cli_front.ui).
+ * and prints its plain-text rendering (session_dump, then the kernel time
+ * table of kernel_times.h, longest first) on stdout, then one line per
+ * --ref-npy (the tensor against the file, as the inspector says it);
+ * without --dump, the front end's UI shows it (cli_front.ui).
  * Exit: 0 loaded (also a cut-off file: the notice goes to stderr), 2 bad
  * usage, a file that does not load (file:line:col on stderr), or a --ref-npy
  * whose tensor is not in the session or whose file does not load.
@@ -11,6 +12,7 @@
 #include <string.h>
 #include "arena.h"
 #include "commands.h"
+#include "kernel_times.h"
 #include "session_io.h"
 #include "tensor_diff.h"
 #include "tensor_file.h"
@@ -81,6 +83,13 @@ int cmd_replay(const cli_args *a)
     for (size_t i = 0; i < s->nwarnings; i++)
         fprintf(stderr, "aotidbg: warning: %s\n", s->warnings[i]);
     session_dump(s, stdout);
+    if (s->nkernels) {   /* where the time went, longest first */
+        kernel_times t;
+        kernel_times_build(s, &t);
+        fputc('\n', stdout);
+        kernel_times_print(&t, stdout, 30, 100);
+        kernel_times_release(&t);
+    }
     fputs(refs.buf, stdout);
     fflush(stdout);
     int rc = ferror(stdout) ? EXIT_FAILED : EXIT_OK;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "model.h"
+#include "router.h"
 
 #define G_RUN(scope) {run_option_specs, offsetof(cli_args, run), scope, NULL}
 #define G_UI(scope) {ui_option_specs, offsetof(cli_args, ui), scope, "UI options"}
@@ -45,6 +46,31 @@ static const char run_after[] =
     "a kernel= / index= break that matched no kernel, or an --eager program or\n"
     "inputs it cannot take).\n";
 
+static const char repro_about[] =
+    "Makes a standalone repro of one kernel launch: runs PKG to that launch, writes every\n"
+    "tensor the kernel is handed in full before it runs (DIR/in/NAME.npy, weights too) and\n"
+    "after (DIR/expected/NAME.npy), and the kernel's code as the package holds it: a CPU\n"
+    "cpp_* kernel's function from kernel.cpp with the call wrapper.cpp makes; an extern\n"
+    "call's shim call (its launcher links libtorch); a Triton kernel's cubin (and its\n"
+    "Triton source) with the exact launch: grid, block, shared memory, every argument.\n"
+    "DIR also gets main.cpp, CMakeLists.txt, README and the run's session.yaml.\n"
+    "\n"
+    "  cmake -S DIR -B DIR/build && cmake --build DIR/build && DIR/build/repro\n"
+    "\n"
+    "runs the kernel once on in/, writes DIR/out/NAME.npy and exits 0 when every output\n"
+    "equals expected/ bit for bit, 1 when not (printing the first differing element) or\n"
+    "when the kernel fails (a kernel that failed in the run fails the same way: the\n"
+    "assert's message, the CUDA error). No Python: a CPU repro needs a C++ compiler and\n"
+    "torch's headers, a CUDA repro only the CUDA driver.\n";
+static const char repro_after[] =
+    "What cannot be captured is refused, naming the argument and why (a tensor the\n"
+    "printer does not hand over, a weight the model cannot give, a scalar with no\n"
+    "definition in wrapper.cpp), and what was written is removed but the session.\n"
+    "\n"
+    "Exit codes: 0 the repro was written; 1 the checklist failed, the run was\n"
+    "interrupted or the runner died before the launch; 2 bad usage, bad input, a\n"
+    "launch that never came or one that cannot be captured.\n";
+
 static const char replay_about[] =
     "Opens a recorded session (from `aotidbg run --record` or a walkthrough) with no\n"
     "GPU and no torch. With --dump, prints a plain-text rendering to stdout instead\n"
@@ -79,9 +105,8 @@ static const char route_after[] =
     "advice. When nothing matches (route unknown), the error-like lines read are\n"
     "listed.\n"
     "\n"
-    "Routes: triton-index-oob device-mismatch input-mismatch illegal-memory-access\n"
-    "nan-inf wrong-output dynamic-shape custom-op missing-artifact abi-mismatch\n"
-    "compile-error out-of-memory crash unknown.\n"
+    "Routes (ROUTES in aotidbg(1) says what each means):"
+    ROUTE_IDS(ROUTE_NAME_LINE) "\n"
     "\n"
     "Exit: 0 routed (also to unknown), 2 bad usage or unreadable input.\n";
 
@@ -92,6 +117,23 @@ static const char info_about[] =
     "It reads the archive's directory and small entries only, whatever the size.\n";
 static const char info_after[] =
     "Exit codes: 0 shown, 2 bad usage or an unreadable package.\n";
+
+static const char export_about[] =
+    "Writes a recorded session as a timeline or a table: --format chrome-trace (the\n"
+    "default) is the Trace Event Format that Perfetto (ui.perfetto.dev) and\n"
+    "chrome://tracing open: a slice per kernel (before to after hook) with its device\n"
+    "time on a track of its own, aotidbg's hooks between kernels on another,\n"
+    "torch.cond/while_loop branch runs, and errors, NaN/Inf, departures from eager\n"
+    "and how the runner ended as instant events. --format csv is one row per kernel\n"
+    "event: index, name, kind, status, branch, times, estimated bytes read and\n"
+    "written, achieved GB/s and NaN/Inf counts.\n";
+static const char export_after[] =
+    "Bytes are estimated from the tensors' shapes (read: before-tensors the kernel does\n"
+    "not write first; written: after-tensors that changed); GB/s only where the\n"
+    "session has the kernel's device time.\n"
+    "\n"
+    "Exit codes: 0 written, 1 the output could not be written (FILE is left as it\n"
+    "was), 2 bad usage or a session that does not load.\n";
 
 static const char tutorial_about[] =
     "Guided walkthroughs: real recorded sessions with narration. With no NAME, a\n"
@@ -111,6 +153,10 @@ const command commands[] = {
      "            [--break-on error|nan|diverge|kernel=NAME|index=N] [options]\n"
      "            --record OUT.yaml",
      "headless run, for CI and remote boxes", run_about, run_after, "PKG", 1, 1, {G_RUN(RUN_OPT_RUN)}, cmd_run, NULL},
+    {"repro", "repro", "repro PKG --kernel N|NAME[@K] -o DIR [--inputs SPEC] [--device DEV]\n"
+     "              [--model NAME] [--timeout S] [--force]",
+     "one kernel launch as a standalone folder that rebuilds and checks it", repro_about, repro_after, "PKG", 1, 1,
+     {G_RUN(RUN_OPT_REPRO), {repro_option_specs, offsetof(cli_args, repro), 0, NULL}}, cmd_repro, NULL},
     {"replay", "replay", "replay SESSION.yaml [--dump] [UI options]",
      "open a saved session (no torch, no GPU); --dump prints it as text", replay_about, replay_after,
      "SESSION.yaml", 1, 1,
@@ -127,6 +173,9 @@ const command commands[] = {
     {"info", "info", "info PKG [--model NAME] [--calls] [--sha256]", "what the package holds", info_about,
      info_after, "PKG", 1, 1,
      {G_RUN(RUN_OPT_INFO), {info_option_specs, offsetof(cli_args, info), 0, NULL}}, cmd_info, NULL},
+    {"export", "export", "export SESSION.yaml [--format chrome-trace|csv] [-o FILE]",
+     "a session as a chrome trace (Perfetto) or CSV", export_about, export_after, "SESSION.yaml", 1, 1,
+     {{export_option_specs, offsetof(cli_args, exp), 0, NULL}}, cmd_export, NULL},
     {"tutorial", "tutorial", "tutorial [--list|NAME] [UI options]",
      "guided walkthroughs of real recorded failures", tutorial_about, NULL, "NAME", 0, 1,
      {G_UI(UI_OPT_TUTORIAL)}, NULL, "tutorial"},
@@ -147,17 +196,6 @@ static size_t ngroups(const command *c)
     while (n < CLI_MAX_GROUPS && c->groups[n].specs)
         n++;
     return n;
-}
-
-int cli_usage_error(const command *c, const char *fmt, ...)
-{
-    fprintf(stderr, "aotidbg%s%s: ", c->name ? " " : "", c->name ? c->name : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n(aotidbg %s --help shows the options)\n", c->name ? c->name : "PKG.pt2");
-    return EXIT_USAGE;
 }
 
 /* ---- help ------------------------------------------------------------------ */
