@@ -26,41 +26,11 @@
 #include "session_dump.h"
 #include "session_read.h"
 #include "session_keys.h"
+#include "term_escape.h"
 
 /* Room left under SESSION_MAX_SCALAR_BYTES for the cut marker. */
 #define STR_CAP (SESSION_MAX_SCALAR_BYTES - 64)
 #define KEY_CAP 1000   /* libyaml refuses simple keys longer than 1024 chars */
-
-/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n, unsigned *cp)
-{
-    unsigned c = p[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-        len = 2; min = 0x80; c &= 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3; min = 0x800; c &= 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4; min = 0x10000; c &= 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        c = (c << 6) | (p[i] & 0x3f);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return len;
-}
 
 static int plain_ok(const char *s)
 {
@@ -99,8 +69,9 @@ static void put_str_cap(FILE *f, const char *s, size_t cap)
             fputs(" [cut]", f);
             break;
         }
-        unsigned cp;
-        size_t k = utf8_seq(p + i, n - i, &cp);
+        uint32_t cp;
+        int sk = utf8_next(p + i, n - i, &cp);
+        size_t k = sk > 0 ? (size_t)sk : 0;
         if (!k) {
             fputs("\\uFFFD", f);
             out += 3;

@@ -8,9 +8,7 @@
 #include "fdio.h"
 #include "term_escape.h"
 
-/* Length of the UTF-8 sequence at p: its length when valid and complete,
- * 0 when invalid, -1 when valid so far but cut at n. */
-static int utf8_len(const unsigned char *p, size_t n, uint32_t *cp)
+int utf8_next(const unsigned char *p, size_t n, uint32_t *cp)
 {
     unsigned c = p[0];
     int len;
@@ -46,7 +44,7 @@ size_t term_escape(strbuf *out, const char *s, size_t n, int final)
     size_t i = 0, plain = 0;   /* s[plain..i) is kept as it is, added in one go */
     while (i < n) {
         uint32_t cp = 0;
-        int k = utf8_len(p + i, n - i, &cp);
+        int k = utf8_next(p + i, n - i, &cp);
         if (k < 0 && !final)
             break;
         int bad = k <= 0;

@@ -17,7 +17,13 @@
 #ifndef AOTIDBG_TERM_ESCAPE_H
 #define AOTIDBG_TERM_ESCAPE_H
 #include <stddef.h>
+#include <stdint.h>
 #include "strbuf.h"
+
+/* The UTF-8 sequence at p (n bytes left): its length when valid and
+ * complete (*cp its code point), 0 when invalid, -1 when valid so far but cut
+ * at n. */
+int utf8_next(const unsigned char *p, size_t n, uint32_t *cp);
 
 /* Appends s[0..n) escaped to out; returns the bytes used. Unless final, a
  * UTF-8 sequence cut at the end of s is left unused (it may complete with

@@ -25,19 +25,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from aotidbg_testlib import events, load_session, run, wrapper_launches, write_spec  # noqa: E402
-from test_faults import FAULT_LIB  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def hang_runner(runner, tmp_path_factory):
-    d = tmp_path_factory.mktemp("h27fault")
-    src, lib, wrap = d / "fault.cpp", d / "libh27fault.so", d / "faulty-runner"
-    src.write_text(FAULT_LIB)
-    subprocess.run(["g++", "-shared", "-fPIC", "-O1", "-o", str(lib), str(src), "-ldl"], check=True)
-    real = os.environ.get("AOTIDBG_RUNNER") or runner
-    wrap.write_text(f'#!/bin/sh\nLD_PRELOAD="{lib}" exec "{real}" "$@"\n')
-    wrap.chmod(0o755)
-    return str(wrap)
+from test_faults import fault_runner  # noqa: E402,F401 (the fixture: a runner with the fault library)
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +38,9 @@ def mlp(package, tmp_path_factory):
     return dict(pkg=pkg, spec=spec, launches=launches, hang_at=second)
 
 
-def hang_env(hang_runner, tmp):
+def hang_env(fault_runner, tmp):
     os.makedirs(tmp, exist_ok=True)
-    return dict(os.environ, AOTIDBG_RUNNER=hang_runner, H9_FAULT="hang", H9_FAULT_AT="2", TMPDIR=str(tmp))
+    return dict(os.environ, AOTIDBG_RUNNER=fault_runner, H9_FAULT="hang", H9_FAULT_AT="2", TMPDIR=str(tmp))
 
 
 def start_hanging(aotidbg, mlp, env, out):
@@ -84,9 +72,9 @@ def replayed_end(aotidbg, out):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
-def test_signal_mid_run_saves_how_it_ended(aotidbg, mlp, hang_runner, tmp_path, sig):
+def test_signal_mid_run_saves_how_it_ended(aotidbg, mlp, fault_runner, tmp_path, sig):
     out = str(tmp_path / "s.yaml")
-    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    p = start_hanging(aotidbg, mlp, hang_env(fault_runner, tmp_path / "tmp"), out)
     wait_for(lambda: streamed_kernels(out) >= mlp["hang_at"], p)
     time.sleep(0.2)
     p.send_signal(sig)
@@ -104,10 +92,10 @@ def test_signal_mid_run_saves_how_it_ended(aotidbg, mlp, hang_runner, tmp_path, 
     assert not glob.glob(out + ".*"), os.listdir(tmp_path)   # no temporary, partial or lock file left
 
 
-def test_signal_at_load(aotidbg, mlp, hang_runner, tmp_path):
+def test_signal_at_load(aotidbg, mlp, fault_runner, tmp_path):
     """SIGHUP as soon as the recording exists, before any kernel ran."""
     out = str(tmp_path / "s.yaml")
-    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    p = start_hanging(aotidbg, mlp, hang_env(fault_runner, tmp_path / "tmp"), out)
     wait_for(lambda: os.path.exists(out), p)
     p.send_signal(signal.SIGHUP)
     _, err = p.communicate(timeout=60)
@@ -117,10 +105,10 @@ def test_signal_at_load(aotidbg, mlp, hang_runner, tmp_path):
     assert "end_state: interrupted (SIGHUP)" in err, err
 
 
-def test_signals_during_the_save_do_not_cut_it(aotidbg, mlp, hang_runner, tmp_path):
+def test_signals_during_the_save_do_not_cut_it(aotidbg, mlp, fault_runner, tmp_path):
     """A TERM, then TERMs and HUPs every few milliseconds until the process is gone."""
     out = str(tmp_path / "s.yaml")
-    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    p = start_hanging(aotidbg, mlp, hang_env(fault_runner, tmp_path / "tmp"), out)
     wait_for(lambda: streamed_kernels(out) >= mlp["hang_at"], p)
     p.send_signal(signal.SIGTERM)
     sent = 1
@@ -184,9 +172,9 @@ def test_planted_lock_link_is_refused(aotidbg, mlp, tmp_path):
     assert not os.path.exists(out)
 
 
-def test_two_runs_to_one_file(aotidbg, mlp, hang_runner, tmp_path):
+def test_two_runs_to_one_file(aotidbg, mlp, fault_runner, tmp_path):
     out = str(tmp_path / "s.yaml")
-    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    p = start_hanging(aotidbg, mlp, hang_env(fault_runner, tmp_path / "tmp"), out)
     try:
         wait_for(lambda: streamed_kernels(out) >= 1, p)
         before = open(out).read()
@@ -202,11 +190,11 @@ def test_two_runs_to_one_file(aotidbg, mlp, hang_runner, tmp_path):
     assert clean_run(aotidbg, mlp, out).returncode == 0   # the lock went with its holder
 
 
-def test_existing_session_kept_until_the_new_one_is_saved(aotidbg, mlp, hang_runner, tmp_path):
+def test_existing_session_kept_until_the_new_one_is_saved(aotidbg, mlp, fault_runner, tmp_path):
     out = str(tmp_path / "s.yaml")
     assert clean_run(aotidbg, mlp, out).returncode == 0
     old = open(out, "rb").read()
-    p = start_hanging(aotidbg, mlp, hang_env(hang_runner, tmp_path / "tmp"), out)
+    p = start_hanging(aotidbg, mlp, hang_env(fault_runner, tmp_path / "tmp"), out)
     try:
         wait_for(lambda: streamed_kernels(out + ".part") >= mlp["hang_at"], p)
         assert open(out, "rb").read() == old
@@ -238,10 +226,10 @@ def test_full_disk_summary_says_what_the_file_says(aotidbg, mlp, small_tmpfs):
     assert "end_state: complete" not in r.stderr
 
 
-def test_parent_dies_mid_run(aotidbg, mlp, hang_runner, tmp_path):
+def test_parent_dies_mid_run(aotidbg, mlp, fault_runner, tmp_path):
     """The shell that started the run is killed (SIGKILL): the run ends as if hung up, and says why."""
     out = str(tmp_path / "s.yaml")
-    env = hang_env(hang_runner, tmp_path / "tmp")
+    env = hang_env(fault_runner, tmp_path / "tmp")
     log = str(tmp_path / "err.txt")
     sh = subprocess.Popen(["sh", "-c", '"$@" 2>"$LOG" & echo $!; wait', "sh", aotidbg, "run", mlp["pkg"],
                            "--inputs", mlp["spec"], "--timeout", "0", "--record", out],
@@ -358,9 +346,9 @@ def test_replay_dump_honours_ref_npy(aotidbg, mlp, tmp_path):
 
 # ---- extraction folders after a crash ----------------------------------------------------
 
-def test_killed_front_end_extraction_removed_by_next_run(aotidbg, mlp, hang_runner, tmp_path):
+def test_killed_front_end_extraction_removed_by_next_run(aotidbg, mlp, fault_runner, tmp_path):
     tmp = tmp_path / "tmp"
-    env = hang_env(hang_runner, tmp)
+    env = hang_env(fault_runner, tmp)
     out = str(tmp_path / "s.yaml")
     p = subprocess.Popen([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--timeout", "0", "--record", out],
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -479,12 +467,12 @@ def test_hostile_remote_runner_is_given_up_within_timeout(aotidbg, runner, mlp, 
         assert "frame #1" in r.stderr, r.stderr   # frame #0 was the HELLO
 
 
-def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, hang_runner, sshd, tmp_path):
+def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, fault_runner, sshd, tmp_path):
     """The agent there dies (killed after 8 s) while the model hangs in kernel 2:
     `restart` says why it cannot, and the kernels that arrived stay in the session."""
     fake = tmp_path / "bin" / "dying-runner"
     fake.parent.mkdir()
-    fake.write_text(f'#!/bin/sh\nH9_FAULT=hang H9_FAULT_AT=2 exec timeout -s KILL 8 "{hang_runner}" "$@"\n')
+    fake.write_text(f'#!/bin/sh\nH9_FAULT=hang H9_FAULT_AT=2 exec timeout -s KILL 8 "{fault_runner}" "$@"\n')
     fake.chmod(0o755)
     out = str(tmp_path / "live.yaml")
     r = run([aotidbg, "--remote", sshd.target, "--remote-runner", str(fake), mlp["pkg"], "--inputs", mlp["spec"],
