@@ -26,6 +26,7 @@
  * answered in order; SHA256 and FACTS block the loop while they run (they
  * come before a run, when nothing else flows). */
 #define _GNU_SOURCE
+#include "private_dir.h"
 #include "agent.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -114,22 +115,20 @@ static int make_dir(strbuf *err)
 {
     if (A.dir[0])
         return 0;
-    const char *td = getenv("TMPDIR");
-    snprintf(A.dir, sizeof A.dir, "%s/aotidbg-remote-XXXXXX", td && *td ? td : "/tmp");
-    if (!mkdtemp(A.dir)) {
-        strbuf_addf(err, "cannot make a private folder %s on %s: %s", A.dir, "this box", strerror(errno));
-        A.dir[0] = 0;
+    char *dir = private_dir_make("aotidbg-remote", err);   /* also removes a killed agent's folders */
+    if (!dir || strlen(dir) >= sizeof A.dir) {
+        if (dir)
+            strbuf_addf(err, "the private folder's path is too long: %s", dir);
+        strbuf_addstr(err, " (on this box)");
+        private_dir_remove(dir);
+        free(dir);
         return -1;
     }
+    memcpy(A.dir, dir, strlen(dir) + 1);
+    free(dir);
     return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st; (void)flag; (void)ftw;
-    remove(path);
-    return 0;
-}
 
 /* ---- the runner child -------------------------------------------------- */
 
@@ -529,7 +528,7 @@ static void agent_cleanup(void)
     kill_child();
     fd_close(&A.rfd);
     if (A.dir[0])
-        nftw(A.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        private_dir_remove(A.dir);
     A.dir[0] = 0;
 }
 

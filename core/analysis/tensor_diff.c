@@ -103,3 +103,30 @@ void fmt_index(strbuf *sb, const tensor_rec *t, int64_t flat)
     fmt_shape(sb, t->ndim, idx);
 }
 
+void tensor_compare_line(const char *label, const tensor_rec *t, const tensor_rec *r, strbuf *sb)
+{
+    tensor_diff d;
+    tensor_compare(t, r, 0, &d);
+    char ma[24], mr[24];
+    fmt_double(ma, sizeof ma, d.max_abs);
+    fmt_double(mr, sizeof mr, d.max_rel);
+    if (d.by_values) {   /* the first differing index first: it is what the user walks to */
+        if (d.first_diff >= 0) {
+            strbuf_addf(sb, "vs %s: first diff at ", label);
+            fmt_index(sb, t, d.first_diff);
+            strbuf_addf(sb, " (%zu/%zu differ%s), max abs err %s, max rel err %s", d.differing, d.compared,
+                        d.sampled ? ", sampled" : "", ma, mr);
+        } else {
+            strbuf_addf(sb, "vs %s: identical (%zu values%s)", label, d.compared, d.sampled ? ", sampled" : "");
+        }
+    } else if (d.compared) {
+        strbuf_addf(sb, "vs %s (statistics only, no values on both sides): min/max/mean max abs err %s, rel %s%s",
+                    label, ma, mr, d.differing ? "" : ", same");
+    } else if (d.complex_differs) {
+        strbuf_addf(sb, "vs %s: nothing to compare (one is complex, the other is not)", label);
+    } else {
+        strbuf_addf(sb, "vs %s: nothing to compare (no values or statistics on both sides)", label);
+    }
+    if (d.shape_differs)
+        strbuf_addstr(sb, "; shapes differ");
+}

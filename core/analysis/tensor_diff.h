@@ -23,6 +23,10 @@ typedef struct {
  * prefix), else their statistics. A value differs when
  * |t - r| > tol + tol * |r| (NaN vs a number differs; NaN vs NaN does not). */
 void tensor_compare(const tensor_rec *t, const tensor_rec *r, double tol, tensor_diff *d);
+/* One line, as the inspector shows it: "vs LABEL: first diff at [i, j] (n/m
+ * differ), max abs err A, max rel err R", "identical (n values)", or why
+ * nothing was compared (statistics only, complex, shapes differ). */
+void tensor_compare_line(const char *label, const tensor_rec *t, const tensor_rec *r, strbuf *sb);
 /* The tensor with this name and phase in kernel k of s; NULL when absent. */
 const tensor_rec *session_find_tensor(const session *s, int64_t k, const char *name, tensor_phase ph);
 /* Flat index of the first non-finite value, -1 when none or no values. */

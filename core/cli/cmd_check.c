@@ -27,7 +27,8 @@ int cmd_check(const cli_args *a)
 {
     const char *pkg = a->pos[0], *spec = a->run.inputs, *device = a->run.device, *format = a->check.format;
     const char *model = a->run.model, *torch_lib = a->check.torch_lib;
-    remote_cli rmt = {.target = a->run.remote, .runner_path = a->run.remote_runner, .push = a->run.push};
+    remote_cli rmt = {.target = a->run.remote, .runner_path = a->run.remote_runner, .push = a->run.push,
+                      .timeout_s = a->run.timeout_s};
     int want_sha = a->run.sha256;
     if ((rmt.push || rmt.runner_path) && !rmt.target)
         return cli_usage_error(a->cmd, "%s goes with --remote HOST", rmt.push ? "--push" : "--remote-runner");

@@ -4,8 +4,10 @@
  * the live UI uses): package, checklist (a FAIL row refuses the run unless
  * --force), mode, runner, and the session written as events arrive. This
  * file parses the options (run_options.h's table), pumps the run to the end
- * or the first break, ends it on SIGINT/SIGTERM, and prints a short summary
- * to stderr. Exit codes: run_service_exit_code (commands.h: 0 ran, 1 failed,
+ * or the first break, ends it on SIGHUP/SIGINT/SIGTERM or when its parent
+ * dies (end_state "interrupted (WHY)"; the handlers stay through the final
+ * save, so a second signal cannot cut it), and prints a short summary to
+ * stderr, saying what the file on disk says. Exit codes: run_service_exit_code (commands.h: 0 ran, 1 failed,
  * 2 bad usage or input), 3 when --eager passed over only part of the kernels. Everything is freed before return; the runner
  * never outlives us. */
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include "commands.h"
 #include "nan_element.h"
@@ -22,10 +25,63 @@
 #include "protocol.h"
 #include "run_options.h"
 #include "run_service.h"
+#include "session_read.h"
 #include "compat.h"
 
+#define PARENT_DIED (-1)   /* interrupted: not a signal, the parent went away */
 static volatile sig_atomic_t interrupted;
-static void on_signal(int sig) { interrupted = sig; }
+static pid_t parent;   /* at the start: PR_SET_PDEATHSIG's SIGHUP comes with a new parent */
+static void on_signal(int sig)
+{
+    if (!interrupted)   /* the first one says how the run ended */
+        interrupted = sig == SIGHUP && getppid() != parent ? PARENT_DIED : sig;
+}
+
+/* The signals that end a run; SIGPIPE (a closed stderr) is ignored so that
+ * the save still happens. The parent dying sends SIGHUP, and is polled too. */
+static const int end_signals[] = {SIGHUP, SIGINT, SIGTERM};
+#define NEND (sizeof end_signals / sizeof end_signals[0])
+
+static void catch_end_signals(struct sigaction *old, struct sigaction *old_pipe)
+{
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < NEND; i++)
+        sigaction(end_signals[i], &sa, &old[i]);
+    struct sigaction ign = {0};
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, old_pipe);
+    prctl(PR_SET_PDEATHSIG, SIGHUP);
+}
+
+static void restore_signals(const struct sigaction *old, const struct sigaction *old_pipe)
+{
+    prctl(PR_SET_PDEATHSIG, 0);
+    for (size_t i = 0; i < NEND; i++)
+        sigaction(end_signals[i], &old[i], NULL);
+    sigaction(SIGPIPE, old_pipe, NULL);
+}
+
+static const char *interrupt_name(int sig)
+{
+    return sig == PARENT_DIED ? "parent died" : signal_name(sig);
+}
+
+/* What the file on disk says when the final save failed: the streamed
+ * recording as it was cut ("cut-off", "running"), or why it cannot be read. */
+static const char *file_end_state(const char *path, char *buf, size_t n)
+{
+    session *f = NULL;
+    strbuf e = STRBUF_INIT;
+    if (session_load(path, &f, &e) < 0)
+        snprintf(buf, n, "unreadable");
+    else
+        snprintf(buf, n, "%s", f->end_state ? f->end_state : "complete");
+    session_free(f);
+    strbuf_release(&e);
+    return buf;
+}
 
 
 /* First line of text, at most max bytes, into a static buffer. */
@@ -339,8 +395,9 @@ static void report_memcheck(const session *s, const char *out)
     }
 }
 
-/* Prints the human summary to stderr; returns the exit code. */
-static int summarize(const session *s, run_service *rs, const char *out)
+/* Prints the human summary to stderr; returns the exit code. on_disk: the
+ * end_state the file says when the final save failed, else NULL. */
+static int summarize(const session *s, run_service *rs, const char *out, const char *on_disk)
 {
     int64_t nk = (int64_t)s->nkernels;
     const event *err_ev = NULL, *exit_ev = NULL;
@@ -407,7 +464,7 @@ static int summarize(const session *s, run_service *rs, const char *out)
             fprintf(stderr, "  error: %s\n", first_line(err_ev->u.error.text, 300));
             print_route(err_ev, out);
         }
-    } else if (!strcmp(end, "complete")) {
+    } else if (!strcmp(end, "complete") && !on_disk) {
         const char *miss = run_service_unmatched_break(rs);
         fprintf(stderr, "; the model ran to the end%s%s\n", has_output ? " (outputs recorded)" : "",
                 run_service_bad_output(rs) ? ", but an output is all NaN/Inf" : "");
@@ -434,7 +491,11 @@ static int summarize(const session *s, run_service *rs, const char *out)
         code = report_eager(s, out, code);
     if (run_service_options(rs)->memcheck)
         report_memcheck(s, out);
-    fprintf(stderr, "  session: %s (end_state: %s)\n", out, end);
+    if (on_disk)
+        fprintf(stderr, "  session: %s (end_state: %s, as the file says: the final save failed; the run itself "
+                "ended %s)\n", out, on_disk, end);
+    else
+        fprintf(stderr, "  session: %s (end_state: %s)\n", out, end);
     return code;
 }
 
@@ -455,6 +516,10 @@ int cmd_run(const cli_args *a)
     session *s = session_new();
     run_service *rs = NULL;
     run_say sayer = {say_run, NULL};
+    struct sigaction old[NEND], old_pipe;
+    parent = getppid();
+    interrupted = 0;
+    catch_end_signals(old, &old_pipe);   /* from the load on: a signal there still saves the session */
     int opened = run_service_open(&rs, &o, RUN_OPT_RUN, s, &sayer, &err);
     if (opened < 0) {
         fprintf(stderr, "aotidbg run: %s\n", err.buf);
@@ -474,45 +539,47 @@ int cmd_run(const cli_args *a)
         goto out;
     }
 
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
     for (;;) {
+        if (!interrupted && getppid() != parent)
+            interrupted = PARENT_DIED;
+        if (interrupted) {
+            fprintf(stderr, "aotidbg run: %s; killing the runner\n",
+                    interrupted == PARENT_DIED ? "the parent process died" : "interrupted");
+            run_service_interrupt(rs, interrupt_name(interrupted));
+            break;
+        }
         strbuf_reset(&err);
         int ch = run_service_pump(rs, 100, &err);
         if (ch & RUN_WRITE_ERROR)
             fprintf(stderr, "aotidbg run: %s\n", strstr(err.buf, "writing ") ? strstr(err.buf, "writing ") : err.buf);
-        if (interrupted) {
-            fprintf(stderr, "aotidbg run: interrupted; killing the runner\n");
-            run_service_kill(rs, "killed");
-            break;
-        }
         runner_state st = run_service_state(rs);
-        if (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD || !run_service_alive(rs))
+        if (!interrupted && (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD ||
+                             !run_service_alive(rs)))
             break;
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    int stopped_by = interrupted;   /* later signals only wait for the save */
     strbuf_reset(&err);
     if (run_service_finish(rs, &err) < 0)
         fprintf(stderr, "aotidbg run: %s\n", err.buf);
-    if (interrupted) {
-        fprintf(stderr, "aotidbg run: stopped by %s; session: %s\n", signal_name(interrupted), o.record);
+    char disk[64];
+    const char *on_disk = run_service_write_failed(rs) ? file_end_state(o.record, disk, sizeof disk) : NULL;
+    if (stopped_by) {
+        fprintf(stderr, "aotidbg run: stopped: %s; session: %s (end_state: %s)\n", interrupt_name(stopped_by),
+                o.record, on_disk ? on_disk : s->end_state);
         code = EXIT_FAILED;
     } else {
         int64_t want = run_service_model_inputs(rs);
         if (want >= 0 && (size_t)want != s->ninputs && !o.inputs)
             fprintf(stderr, "aotidbg run: this model takes %" PRId64 " input%s; give --inputs SPEC "
                     "(inputs: [{shape, dtype, device, fill}], see aotidbg run --help)\n", want, want == 1 ? "" : "s");
-        code = summarize(s, rs, o.record);
+        code = summarize(s, rs, o.record, on_disk);
     }
     report_budget(s, o.values_budget);
     if (run_service_write_failed(rs) && code == EXIT_OK)
         code = EXIT_FAILED;
 out:
     run_service_free(rs);
+    restore_signals(old, &old_pipe);
     session_free(s);
     strbuf_release(&err);
     return code;

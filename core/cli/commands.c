@@ -1,5 +1,6 @@
 /* commands.c — the command table and the dispatcher; see commands.h. */
 #include "commands.h"
+#include "term_escape.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
@@ -294,6 +295,8 @@ static int run_command(const command *c, int argc, char **argv, int first, const
     strbuf_release(&err);
     if ((int)a.npos < c->min_pos)
         return cli_usage_error(c, "missing %s", c->args);
+    if (c->run && !c->ui_mode)   /* no screen: every print of untrusted text is escaped (term_escape.h) */
+        term_guard_stdio();
     if (c->run)
         return c->run(&a);
     return front && front->ui ? front->ui(&a) : EXIT_USAGE;

@@ -6,6 +6,7 @@
  * private extraction folder and its cleanup, and the package's SHA-256.
  * Errors: 0 / -1 with a message in `err` that names the package and entry. */
 #define _GNU_SOURCE
+#include "private_dir.h"
 #include "package.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -201,17 +202,9 @@ void package_sha256_to_session(package_t *p, session *s)
 static char *live_dirs[MAX_LIVE_DIRS];
 static int atexit_registered;
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st; (void)flag; (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void remove_tree(const char *dir)
 {
-    if (dir && *dir)
-        nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    private_dir_remove(dir);
 }
 
 static void cleanup_at_exit(void)
@@ -964,18 +957,17 @@ static int extract_one(package_priv *pp, extract_job *j, zip_int64_t idx, const 
     return rc;
 }
 
-/* The private folder entries are written to (removed by package_close and at exit). */
+/* The private folder entries are written to (removed by package_close and at
+ * exit; after a crash, by the next run: private_dir.h). */
 static int make_extract_dir(package_t *p, strbuf *err)
 {
     if (p->extract_dir)
         return 0;
-    const char *tmp = getenv("TMPDIR");
-    char *tmpl = arena_printf(&p->arena, "%s/aotidbg-pkg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(tmpl)) {
-        strbuf_addf(err, "cannot create a temporary folder %s: %s", tmpl, strerror(errno));
+    char *dir = private_dir_make("aotidbg-pkg", err);   /* also removes a killed run's folders */
+    if (!dir)
         return -1;
-    }
-    p->extract_dir = tmpl;
+    p->extract_dir = arena_strdup(&p->arena, dir);
+    free(dir);
     if (!atexit_registered) {
         atexit(cleanup_at_exit);
         atexit_registered = 1;

@@ -64,8 +64,8 @@ int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_chi
             dup2(nul, 0);
         signal(SIGPIPE, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        signal(SIGINT, SIG_IGN);   /* the front end decides what ^C means */
+        signal(SIGHUP, SIG_IGN);   /* the front end decides what ^C and a hangup mean */
+        signal(SIGINT, SIG_IGN);
         for (const char *const *n = o ? o->set_one : NULL; n && *n; n++)
             setenv(*n, "1", 1);
         proto_runner_env();

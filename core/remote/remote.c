@@ -7,6 +7,7 @@
  * frames: REPLY frames answer remote_call, the rest wait for the runner
  * client in arrival order. */
 #define _GNU_SOURCE
+#include "private_dir.h"
 #include "remote.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,11 @@ struct remote {
     int exit_status;           /* ssh's wait status once reaped; -1 before */
     char *torch_version;
     char *local_dir;           /* remote_local_dir; NULL until asked for */
+    double timeout_s;          /* remote_options.timeout_s */
+    uint64_t rx_split;         /* stream bytes already split into frames */
+    uint64_t nframes;          /* frames received */
+    double partial_since;      /* when the frame now in r->in last grew; 0: none */
+    size_t partial_len;        /* its bytes then */
 };
 
 int remote_parse_target(const char *target, char *dest, size_t ndest, char *port, size_t nport, strbuf *err)
@@ -181,7 +187,9 @@ static int split_frames(remote *r, strbuf *err)
         const unsigned char *p = (const unsigned char *)r->in.buf + off;
         uint32_t n = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         if (n == 0 || n > PROTO_MAX_FRAME) {
-            strbuf_addf(err, "the connection to %s carries something other than the runner protocol (", r->target);
+            strbuf_addf(err, "the connection to %s carries something other than the runner protocol at byte %llu "
+                        "(frame #%llu: length %u, the most is %u) (", r->target,
+                        (unsigned long long)(r->rx_split + off), (unsigned long long)r->nframes, n, PROTO_MAX_FRAME);
             for (size_t i = off; i < r->in.len && i < off + 40; i++) {
                 unsigned char c = (unsigned char)r->in.buf[i];
                 strbuf_addch(err, c >= 0x20 && c < 0x7f ? (char)c : '.');
@@ -193,7 +201,13 @@ static int split_frames(remote *r, strbuf *err)
             break;
         strbuf_add(p[4] == PROTO_REPLY ? &r->replies : &r->queue, (const char *)p, (size_t)n + 4);
         off += (size_t)n + 4;
+        r->nframes++;
     }
+    r->rx_split += off;
+    if (r->in.len == off)
+        r->partial_since = 0, r->partial_len = 0;
+    else if (r->in.len - off != r->partial_len)   /* it grew: the deadline counts from the last byte */
+        r->partial_since = mono_now_s(), r->partial_len = r->in.len - off;
     if (off) {
         memmove(r->in.buf, r->in.buf + off, r->in.len - off);
         strbuf_setlen(&r->in, r->in.len - off);
@@ -249,6 +263,18 @@ int remote_pump(remote *r, int timeout_ms, strbuf *err)
     }
     if (eof) {
         say_lost(r, err);
+        return -1;
+    }
+    if (r->timeout_s > 0 && r->partial_since && mono_now_s() - r->partial_since > r->timeout_s) {
+        const unsigned char *b = (const unsigned char *)r->in.buf;
+        uint32_t n = r->in.len >= 4 ? (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                                      (uint32_t)b[3] << 24 : 0;
+        strbuf_addf(err, "the runner on %s sent %zu bytes of frame #%llu (at byte %llu", r->target, r->in.len,
+                    (unsigned long long)r->nframes, (unsigned long long)r->rx_split);
+        if (n)
+            strbuf_addf(err, ", %u announced", n + 4);
+        strbuf_addf(err, ") and nothing more for %g s (--timeout)", r->timeout_s);
+        fd_close(&r->sock);
         return -1;
     }
     return 0;
@@ -327,9 +353,16 @@ int remote_call(remote *r, const proto_msg *req, proto_msg *reply, arena *a, str
 {
     if (remote_send(r, req, err) < 0)
         return -1;
+    double asked = mono_now_s();
     for (;;) {
         if (r->replies.len >= 4) {
-            long used = proto_decode((const unsigned char *)r->replies.buf, r->replies.len, reply, a, err);
+            strbuf derr = STRBUF_INIT;
+            long used = proto_decode((const unsigned char *)r->replies.buf, r->replies.len, reply, a, &derr);
+            if (used < 0)
+                strbuf_addf(err, "the runner on %s answered %s with a malformed reply (%zu bytes, received by "
+                            "frame #%llu): %s", r->target, proto_type_name(req->type), r->replies.len,
+                            (unsigned long long)r->nframes, derr.buf);
+            strbuf_release(&derr);
             if (used < 0)
                 return -1;
             memmove(r->replies.buf, r->replies.buf + used, r->replies.len - (size_t)used);
@@ -344,6 +377,12 @@ int remote_call(remote *r, const proto_msg *req, proto_msg *reply, arena *a, str
                 return -1;
             }
             return 0;
+        }
+        if (r->timeout_s > 0 && mono_now_s() - asked > r->timeout_s) {
+            strbuf_addf(err, "the runner on %s did not answer %s within %g s (--timeout)", r->target,
+                        proto_type_name(req->type), r->timeout_s);
+            fd_close(&r->sock);
+            return -1;
         }
         if (remote_pump(r, 1000, err) < 0)
             return -1;
@@ -648,6 +687,7 @@ int remote_connect(remote **out, const remote_options *o, strbuf *err)
     r->err_fd = pe[0];
     r->exit_status = -1;
     r->last_tx = mono_now_s();
+    r->timeout_s = o->timeout_s;
     strbuf_init(&r->in, 0);
     strbuf_init(&r->queue, 0);
     strbuf_init(&r->replies, 0);
@@ -655,9 +695,10 @@ int remote_connect(remote **out, const remote_options *o, strbuf *err)
     strbuf_init(&r->err_new, 0);
     fcntl(r->sock, F_SETFL, fcntl(r->sock, F_GETFL) | O_NONBLOCK);
     fcntl(r->err_fd, F_SETFL, fcntl(r->err_fd, F_GETFL) | O_NONBLOCK);
-    /* The agent's HELLO comes first. ssh may be asking for a password on the
-     * terminal meanwhile: no time limit but ssh's own. */
+    /* The agent's HELLO comes first, within --timeout (which also covers a
+     * password typed on the terminal meanwhile). */
     strbuf perr = STRBUF_INIT;
+    double started = mono_now_s();
     while (r->queue.len < 4 || r->queue.len < 4 + ((unsigned char)r->queue.buf[0] |
                                                    (unsigned char)r->queue.buf[1] << 8 |
                                                    (unsigned)(unsigned char)r->queue.buf[2] << 16)) {
@@ -671,11 +712,23 @@ int remote_connect(remote **out, const remote_options *o, strbuf *err)
             remote_close(r);
             return -1;
         }
+        if (o->timeout_s > 0 && mono_now_s() - started > o->timeout_s) {
+            strbuf_addf(err, "the runner on %s did not say HELLO within %g s (--timeout; %zu bytes came)", o->target,
+                        o->timeout_s, r->in.len + r->queue.len);
+            strbuf_release(&perr);
+            remote_close(r);
+            return -1;
+        }
     }
     strbuf_release(&perr);
     proto_msg h;
     arena a = ARENA_INIT;
-    long used = proto_decode((const unsigned char *)r->queue.buf, r->queue.len, &h, &a, err);
+    strbuf derr = STRBUF_INIT;
+    long used = proto_decode((const unsigned char *)r->queue.buf, r->queue.len, &h, &a, &derr);
+    if (used <= 0)
+        strbuf_addf(err, "the runner on %s began with a malformed frame #0 (%zu bytes, type %u): %s", o->target,
+                    r->queue.len, r->queue.len > 4 ? (unsigned char)r->queue.buf[4] : 0u, derr.buf);
+    strbuf_release(&derr);
     if (used <= 0 || h.type != PROTO_HELLO) {
         if (used > 0)
             strbuf_addf(err, "the runner on %s began with %s instead of HELLO", o->target, proto_type_name(h.type));
@@ -703,25 +756,10 @@ const char *remote_local_dir(remote *r, strbuf *err)
 {
     if (r->local_dir)
         return r->local_dir;
-    const char *td = getenv("TMPDIR");
-    char *t = NULL;
-    if (asprintf(&t, "%s/aotidbg-remote-XXXXXX", td && *td ? td : "/tmp") < 0)
-        abort();
-    if (!mkdtemp(t)) {
-        strbuf_addf(err, "cannot make a folder %s: %s", t, strerror(errno));
-        free(t);
-        return NULL;
-    }
-    r->local_dir = t;
-    return t;
+    r->local_dir = private_dir_make("aotidbg-remote", err);   /* also removes a killed run's folders */
+    return r->local_dir;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st; (void)flag; (void)ftw;
-    remove(path);
-    return 0;
-}
 
 void remote_close(remote *r)
 {
@@ -743,7 +781,7 @@ void remote_close(remote *r)
     strbuf_release(&r->err_tail);
     strbuf_release(&r->err_new);
     if (r->local_dir)
-        nftw(r->local_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        private_dir_remove(r->local_dir);
     free(r->local_dir);
     free(r->target);
     free(r->torch_version);

@@ -38,6 +38,8 @@ typedef struct {
     const char *runner_path;   /* on HOST; NULL: "aotidbg-runner" on its PATH */
     double idle_s;             /* the agent leaves after this long without a word; 0: 300 s */
     int batch;                 /* no password prompts (ssh -o BatchMode=yes) */
+    double timeout_s;          /* --timeout: the longest wait for HELLO, a call's reply, or the rest of a
+                                  frame begun; 0: no limit */
 } remote_options;
 
 typedef struct remote remote;

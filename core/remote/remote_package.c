@@ -225,7 +225,8 @@ int remote_open(const remote_cli *o, const char *pkg_path, const char *spec, ses
                 package_t **pkg, strbuf *err)
 {
     *pkg = NULL;
-    remote_options ro = {.target = o->target, .runner_path = o->runner_path, .batch = o->batch};
+    remote_options ro = {.target = o->target, .runner_path = o->runner_path, .batch = o->batch,
+                         .timeout_s = o->timeout_s};
     if (remote_connect(r, &ro, err) < 0)
         return -1;
     char *pushed = NULL;

@@ -28,6 +28,7 @@ typedef struct {
     const char *runner_path;   /* --remote-runner; NULL: aotidbg-runner on its PATH */
     int push;                  /* --push: the package and the spec are here; copy the package there */
     int batch;                 /* no password prompts (the UI owns the terminal) */
+    double timeout_s;          /* --timeout (remote_options.timeout_s); 0: no limit */
 } remote_cli;
 
 /* Everything before the checklist: connects, copies the package there with

@@ -56,6 +56,7 @@ struct run_service {
     const char *san_argv[SAN_ARGV_MAX];
     char san_path[4096];
     char *san_xml, *san_txt;   /* malloc'd */
+    char interrupted[48];      /* "interrupted (SIGHUP)": a signal ended the run (run_service_interrupt) */
 };
 
 static void say(const run_service *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -594,7 +595,8 @@ static int open_package(run_service *rs, const run_options *o, strbuf *err)
     if (o->remote) {
         rs->o.reinstrument = RUN_REINSTR_OFF;
         /* The UI owns the terminal only after this: ssh may still ask for a password here. */
-        remote_cli rc = {.target = o->remote, .runner_path = o->remote_runner, .push = o->push};
+        remote_cli rc = {.target = o->remote, .runner_path = o->remote_runner, .push = o->push,
+                         .timeout_s = o->timeout_s};
         if (remote_open(&rc, o->package, o->inputs, rs->s, &rs->remote, &rs->pkg, err) < 0)
             return -1;   /* its own words: the package and spec are named with the host */
     } else {
@@ -979,9 +981,21 @@ static int extract_failed(const run_service *rs, strbuf *err)
     return rs->extract_failed;
 }
 
+/* A lost --remote connection cannot start a runner: refuse before the
+ * recorded kernels are cleared. */
+static int connection_lost(const run_service *rs, strbuf *err)
+{
+    if (!rs->remote || remote_alive(rs->remote))
+        return 0;
+    strbuf_addf(err, "the connection to %s was lost, so no runner can start there; the %zu kernels recorded "
+                "are kept (quit saves them; run aotidbg again to reconnect)", remote_host(rs->remote),
+                rs->s->nkernels);
+    return 1;
+}
+
 int run_service_restart(run_service *rs, strbuf *err)
 {
-    if (!rs->rc || extract_failed(rs, err))
+    if (!rs->rc || extract_failed(rs, err) || connection_lost(rs, err))
         return -1;
     rs->left_at_stop = 0;
     return runner_client_restart(rs->rc, err);
@@ -989,7 +1003,7 @@ int run_service_restart(run_service *rs, strbuf *err)
 
 int run_service_rerun(run_service *rs, int blocking, int deterministic, int break_flags, strbuf *err)
 {
-    if (!rs->rc || extract_failed(rs, err))
+    if (!rs->rc || extract_failed(rs, err) || connection_lost(rs, err))
         return -1;
     runner_client_free(rs->rc);
     rs->rc = NULL;
@@ -1010,6 +1024,12 @@ void run_service_kill(run_service *rs, const char *how)
 {
     if (rs->rc)
         runner_client_kill(rs->rc, how);
+}
+
+void run_service_interrupt(run_service *rs, const char *why)
+{
+    snprintf(rs->interrupted, sizeof rs->interrupted, "interrupted (%s)", why);
+    run_service_kill(rs, "killed");
 }
 
 /* ---- how it ended ------------------------------------------------------------ */
@@ -1122,10 +1142,10 @@ int run_service_finish(run_service *rs, strbuf *err)
     if (rs->san_xml && rs->rc)   /* the tool has written its reports once the runner is gone */
         sanitizer_to_session(rs->s, rs->o.memcheck, rs->san_xml, rs->san_txt, &serr);
     strbuf_release(&serr);
-    const char *end = run_service_end_state(rs);
+    const char *end = rs->interrupted[0] ? rs->interrupted : run_service_end_state(rs);
     rs->s->end_state = arena_strdup(&rs->s->arena, end ? end : "killed");
     if (!rs->s->package.sha256) {   /* hashed on its thread since the open; an interrupted run does not wait */
-        if (!strcmp(rs->s->end_state, "killed")) {
+        if (!strcmp(rs->s->end_state, "killed") || rs->interrupted[0]) {
             const char *sha = package_sha256_ready(rs->pkg);
             if (sha)
                 rs->s->package.sha256 = arena_strdup(&rs->s->arena, sha);

@@ -119,6 +119,9 @@ int run_service_rerun(run_service *rs, int blocking, int deterministic, int brea
 /* Ends a runner that is still going, recording how ("killed", for an
  * interrupted run). */
 void run_service_kill(run_service *rs, const char *how);
+/* A signal ends the run: the runner is killed and end_state says
+ * "interrupted (WHY)", WHY a signal name or "parent died". */
+void run_service_interrupt(run_service *rs, const char *why);
 
 /* How the run ended (see above), or NULL while it can still go on (loading,
  * running, stopped at a kernel). */

@@ -16,6 +16,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "fmt.h"
@@ -23,41 +26,11 @@
 #include "session_dump.h"
 #include "session_read.h"
 #include "session_keys.h"
+#include "term_escape.h"
 
 /* Room left under SESSION_MAX_SCALAR_BYTES for the cut marker. */
 #define STR_CAP (SESSION_MAX_SCALAR_BYTES - 64)
 #define KEY_CAP 1000   /* libyaml refuses simple keys longer than 1024 chars */
-
-/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n, unsigned *cp)
-{
-    unsigned c = p[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-        len = 2; min = 0x80; c &= 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3; min = 0x800; c &= 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4; min = 0x10000; c &= 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        c = (c << 6) | (p[i] & 0x3f);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return len;
-}
 
 static int plain_ok(const char *s)
 {
@@ -96,8 +69,9 @@ static void put_str_cap(FILE *f, const char *s, size_t cap)
             fputs(" [cut]", f);
             break;
         }
-        unsigned cp;
-        size_t k = utf8_seq(p + i, n - i, &cp);
+        uint32_t cp;
+        int sk = utf8_next(p + i, n - i, &cp);
+        size_t k = sk > 0 ? (size_t)sk : 0;
         if (!k) {
             fputs("\\uFFFD", f);
             out += 3;
@@ -445,22 +419,55 @@ static int fsync_dir_of(const char *path)
     return 0;
 }
 
+/* A new file at path, never through a link or over anything there. */
+static FILE *create_new(const char *path, strbuf *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        strbuf_addf(err, "%s: cannot create: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
+}
+
+/* PATH.tmp-XXXXXXXXXXXXXXXX, a random name in the target's folder, created
+ * with O_EXCL: a link planted by another user of the folder is refused, not
+ * followed. Returns the open file and the name (malloc'd) in *tmp. */
+static FILE *create_temp(const char *path, char **tmp, strbuf *err)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        uint64_t r = 0;
+        if (getrandom(&r, sizeof r, 0) != sizeof r)
+            r = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)&r ^ (uint64_t)tries;
+        strbuf name = STRBUF_INIT;
+        strbuf_addf(&name, "%s.tmp-%016llx", path, (unsigned long long)r);
+        strbuf e = STRBUF_INIT;
+        FILE *f = create_new(name.buf, &e);
+        if (f) {
+            *tmp = strbuf_detach(&name, NULL);
+            strbuf_release(&e);
+            return f;
+        }
+        int again = errno == EEXIST;
+        if (!again)
+            strbuf_addstr(err, e.buf);
+        strbuf_release(&e);
+        strbuf_release(&name);
+        if (!again)
+            return NULL;
+    }
+    strbuf_addf(err, "%s: cannot create a temporary file beside it", path);
+    return NULL;
+}
+
 int session_save(const session *s, const char *path, strbuf *err)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 5);
-    if (!tmp) {
-        strbuf_addf(err, "%s: out of memory", path);
+    char *tmp = NULL;
+    FILE *f = create_temp(path, &tmp, err);
+    if (!f)
         return -1;
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp", 5);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        strbuf_addf(err, "%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
     int rc = session_write(s, f, err);
     if (!rc && fsync(fileno(f))) {
         strbuf_addf(err, "%s: fsync failed: %s", tmp, strerror(errno));
@@ -484,9 +491,76 @@ int session_save(const session *s, const char *path, strbuf *err)
     return rc;
 }
 
+/* ---- the lock: PATH.lock, flock'd while a writer records to PATH ---------------------- */
+
+static char *with_suffix(const char *path, const char *suffix)
+{
+    strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s%s", path, suffix);
+    return strbuf_detach(&sb, NULL);
+}
+
+/* Takes PATH.lock (a file of ours, not a link) and writes our pid in it.
+ * Held by another process: -1, err naming its pid. The holder unlinks the
+ * file before it lets go, so a lock taken on an unlinked file is retried. */
+static int lock_session(const char *path, strbuf *err)
+{
+    char *lp = with_suffix(path, ".lock");
+    int fd = -1;
+    for (int tries = 0; tries < 8 && fd < 0; tries++) {
+        fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        struct stat a, b;
+        if (fd < 0) {
+            strbuf_addf(err, "%s: cannot create the lock: %s", lp, strerror(errno));
+            break;
+        }
+        if (fstat(fd, &a) || !S_ISREG(a.st_mode) || a.st_uid != geteuid()) {
+            strbuf_addf(err, "%s: the lock is not a file of ours; remove it or record elsewhere", lp);
+            close(fd);
+            fd = -1;
+            break;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB)) {
+            char pid[32] = "";
+            ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+            pid[n > 0 ? n : 0] = 0;
+            pid[strcspn(pid, "\n")] = 0;
+            strbuf_addf(err, "%s is being recorded by another aotidbg (pid %s, lock %s); record to another file "
+                        "or wait for it to end", path, *pid ? pid : "?", lp);
+            close(fd);
+            fd = -1;
+            break;
+        }
+        if (stat(lp, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+            close(fd);   /* the holder unlinked it as we opened it: take the new one */
+            fd = -1;
+            continue;
+        }
+        char pid[32];
+        int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
+            /* the lock holds without the pid; only the message of a second writer suffers */
+        }
+    }
+    free(lp);
+    return fd;
+}
+
+static void unlock_session(const char *path, int fd)
+{
+    if (fd < 0)
+        return;
+    char *lp = with_suffix(path, ".lock");
+    unlink(lp);   /* before the unlock: a waiter that opened it retries on the new file */
+    free(lp);
+    close(fd);
+}
+
 struct session_writer {
     FILE *f;
     char *path;
+    char *part;            /* PATH.part when PATH existed (kept until the final save), else NULL */
+    int lock;              /* PATH.lock's fd, flock'd */
     const session *s;
     size_t written;        /* events already on disk */
     const event *last;     /* s->events[written - 1] when written, to spot a restart */
@@ -510,11 +584,27 @@ int session_writer_open(session_writer **out, const char *path, const session *s
         strbuf_addf(err, "%s: out of memory", path);
         return -1;
     }
-    w->f = fopen(path, "w");
-    if (!w->f) {
-        strbuf_addf(err, "%s: cannot create: %s", path, strerror(errno));
+    w->lock = lock_session(path, err);
+    if (w->lock < 0) {
         free(w->path);
         free(w);
+        return -1;
+    }
+    /* A session already at PATH stays until this one is safely saved: the
+     * stream goes to PATH.part then (ours: we hold the lock). */
+    struct stat st;
+    int stale_ok = 1;
+    if (!lstat(path, &st)) {
+        w->part = with_suffix(path, ".part");
+        if (unlink(w->part) && errno != ENOENT) {
+            strbuf_addf(err, "%s: cannot remove: %s", w->part, strerror(errno));
+            stale_ok = 0;
+        }
+    }
+    if (stale_ok)
+        w->f = create_new(w->part ? w->part : path, err);
+    if (!w->f) {
+        session_writer_close(w);
         return -1;
     }
     w->s = s;
@@ -530,6 +620,11 @@ int session_writer_open(session_writer **out, const char *path, const session *s
     return session_writer_sync(w, err);
 }
 
+const char *session_writer_stream_path(const session_writer *w)
+{
+    return w->part ? w->part : w->path;
+}
+
 int session_writer_sync(session_writer *w, strbuf *err)
 {
     const session *s = w->s;
@@ -542,7 +637,7 @@ int session_writer_sync(session_writer *w, strbuf *err)
     /* runner_client_restart clears the events: start the list over. */
     if (w->written && (w->written > s->nevents || s->events[w->written - 1] != w->last)) {
         if (fflush(w->f) || ftruncate(fileno(w->f), w->header_end) || fseek(w->f, w->header_end, SEEK_SET)) {
-            strbuf_addf(err, "%s: cannot restart the events list: %s", w->path, strerror(errno));
+            strbuf_addf(err, "%s: cannot restart the events list: %s", session_writer_stream_path(w), strerror(errno));
             return -1;
         }
         w->written = 0;
@@ -551,7 +646,7 @@ int session_writer_sync(session_writer *w, strbuf *err)
         put_event(w->f, s->events[w->written]);
         w->last = s->events[w->written];
     }
-    if (check_stream(w->f, w->path, err))
+    if (check_stream(w->f, session_writer_stream_path(w), err))
         return -1;
     if (since_ms(&w->last_sync) >= 100) {
         fdatasync(fileno(w->f));
@@ -564,7 +659,16 @@ int session_writer_finish(session_writer *w, strbuf *err)
 {
     if (!w)
         return 0;
+    if (w->f) {
+        fclose(w->f);   /* the stream is complete as far as it goes: the save rewrites it whole */
+        w->f = NULL;
+    }
     int rc = session_save(w->s, w->path, err);
+    if (!rc && w->part)
+        unlink(w->part);
+    else if (rc && w->part)
+        strbuf_addf(err, " (this run's recording so far is in %s; %s is the session that was there)", w->part,
+                    w->path);
     session_writer_close(w);
     return rc;
 }
@@ -577,6 +681,8 @@ void session_writer_close(session_writer *w)
         fflush(w->f);
         fclose(w->f);
     }
+    unlock_session(w->path, w->lock);
+    free(w->part);
     free(w->path);
     free(w);
 }

@@ -2,7 +2,11 @@
  *
  * The streaming writer writes the header at open; each event is appended
  * and flushed as it happens (on disk within 100 ms); session_writer_finish()
- * rewrites the whole session to PATH.tmp and renames it over PATH. Whatever
+ * rewrites the whole session to a new PATH.tmp-RANDOM (O_EXCL: never
+ * through a planted link) and renames it over PATH. The writer holds
+ * PATH.lock (flock, with its pid) from open to close: a second writer to
+ * PATH fails at open, naming the holder. A session already at PATH is kept
+ * until the final save: the stream goes to PATH.part meanwhile. Whatever
  * is written reads back (session_read.h). Keys come from session_keys.h.
  * Errors: 0/-1 with a message in err.
  * Ownership: a session_writer borrows the session; the caller frees both. */
@@ -14,11 +18,13 @@
 
 /* Writes the whole session as YAML to f. */
 int session_write(const session *s, FILE *f, strbuf *err);
-/* Whole-file save: PATH.tmp then rename. */
+/* Whole-file save: PATH.tmp-RANDOM (created O_EXCL) then rename. */
 int session_save(const session *s, const char *path, strbuf *err);
 
 typedef struct session_writer session_writer;
 int session_writer_open(session_writer **w, const char *path, const session *s, strbuf *err);
+/* The file the events stream to: PATH, or PATH.part when PATH existed. */
+const char *session_writer_stream_path(const session_writer *w);
 /* Appends s->events[from..] not yet written; flushes. */
 int session_writer_sync(session_writer *w, strbuf *err);
 /* Final save (tmp + rename) and close; frees w. */
