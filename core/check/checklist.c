@@ -870,13 +870,15 @@ static void check_hidden_kernels(checklist *cl, package_t *p, const package_mode
     strbuf_release(&e);
     if (!ok || !st.launches) return;
     arena *a = &cl->arena;
+    strbuf why = STRBUF_INIT;
+    reinstrument_hidden_why(&st, &why);
     add(cl, "package.hidden-kernels", CHECK_INFO, "kernel launches the printer does not reach",
         arena_printf(a, "%zu launch(es) hooked by the printer", st.printer),
-        arena_printf(a, "%zu more it does not reach: %zu inside torch.cond/while_loop subgraphs, %zu proxy-executor "
-                        "calls", st.launches, st.subgraph, st.proxy),
+        arena_printf(a, "%zu more it does not reach: %s", st.launches, why.buf),
         src,
         "aotidbg run re-instruments a copy that hooks them too (the default on CPU); with --no-reinstrument they "
         "stay hidden (on CUDA, launch interposition still names the Triton ones, without tensors)");
+    strbuf_release(&why);
 }
 
 /* "2.13" of "2.13.0+cu130" into mm (both must read major.minor). */

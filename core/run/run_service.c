@@ -249,13 +249,15 @@ static int rebuild(run_service *rs, package_model *m, strbuf *why)
 static void set_hidden(session *s, const reinstrument_stats *st, int is_cuda, int reinstr)
 {
     s->hidden_kernels = (int64_t)st->launches;
+    strbuf parts = STRBUF_INIT;
+    reinstrument_hidden_why(st, &parts);
     s->hidden_why = arena_printf(&s->arena,
-                                 "%zu kernel launch(es) the printer does not reach (%zu inside torch.cond/while_loop "
-                                 "subgraphs, %zu proxy-executor calls)%s", st->launches, st->subgraph, st->proxy,
+                                 "%zu kernel launch(es) the printer does not reach (%s)%s", st->launches, parts.buf,
                                  reinstr == RUN_REINSTR_OFF ? ": --no-reinstrument kept them hidden"
                                  : is_cuda ? ": on CUDA launch interposition names the Triton ones, without tensors; "
                                              "--reinstrument rebuilds a copy that hooks them all"
                                            : ": re-instrumenting failed (see the notes)");
+    strbuf_release(&parts);
 }
 
 static void add_launch(const char *kernel, size_t n, const char *branch, int hooked, void *ctx)
@@ -323,12 +325,16 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
             s->mode = "printer";
             return;
         }
-        strbuf_addf(why, "; %zu launch(es) it does not reach (%zu in subgraphs, %zu proxy calls)", st.launches,
-                    st.subgraph, st.proxy);
-        if (reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda)) {
-            say(rs, "%s: the printer does not reach %zu kernel launch(es) (%zu inside torch.cond/while_loop "
-                "subgraphs, %zu proxy-executor calls); re-instrumenting a private copy that hooks them too (the "
-                "package is not modified; later runs hit the cache)", pkg_path, st.launches, st.subgraph, st.proxy);
+        strbuf parts = STRBUF_INIT;
+        reinstrument_hidden_why(&st, &parts);
+        strbuf_addf(why, "; %zu launch(es) it does not reach (%s)", st.launches, parts.buf);
+        int rebuild_it = reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda);
+        if (rebuild_it)
+            say(rs, "%s: the printer does not reach %zu kernel launch(es) (%s); re-instrumenting a private copy "
+                "that hooks them too (the package is not modified; later runs hit the cache)", pkg_path,
+                st.launches, parts.buf);
+        strbuf_release(&parts);
+        if (rebuild_it) {
             if (rebuild(rs, m, why) == 0)
                 return;
         }
