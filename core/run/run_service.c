@@ -931,7 +931,7 @@ int run_service_exit_code(const run_service *rs)
         return 0;
     if (rs->left_at_stop) {   /* a nan or diverge break the options asked for is a failure */
         int why = runner_client_stop_reason(rs->rc);
-        return (why == PROTO_STOP_NAN && (rs->o.breaks.flags & BREAK_ON_NAN)) ||
+        return (why == PROTO_STOP_NAN && (rs->o.breaks.flags & (BREAK_ON_NAN | BREAK_ON_INF | BREAK_ON_NONFINITE))) ||
                (why == PROTO_STOP_DIVERGE && (rs->o.breaks.flags & BREAK_ON_DIVERGE)) ? 1 : 0;
     }
     if (runner_client_state(rs->rc) != RUNNER_FINISHED)
