@@ -758,6 +758,22 @@ static int undefined_syms(package_t *p, const package_model *m, elf_symlist *und
     return rc;
 }
 
+/* The model's .so reads back whole, with the CRC-32 the archive records (a
+ * damaged copy otherwise passes every row and fails only when extracted). */
+static void check_so_intact(checklist *cl, package_t *p, const package_model *m)
+{
+    if (!m->so_entry || p->is_bare_so)
+        return;
+    strbuf e = STRBUF_INIT;
+    const char *subject = "the model .so reads back whole (CRC-32 checked; weights entries not read)";
+    if (package_entry_intact(p, m->so_entry, &e) < 0)
+        add(cl, "package.so-intact", CHECK_FAIL, subject, "the CRC-32 the archive records", arena_strdup(&cl->arena, e.buf),
+            m->so_entry, "the package is damaged: copy it again or rebuild it");
+    else
+        add(cl, "package.so-intact", CHECK_PASS, subject, NULL, "CRC-32 matches", m->so_entry, NULL);
+    strbuf_release(&e);
+}
+
 static void check_symbols(checklist *cl, package_t *p, const package_model *m, const char *torch_lib,
                           const host_facts *remote)
 {
@@ -1090,6 +1106,7 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
     check_cubins(cl, p, m, ws, src);
     check_weights(cl, p, m, ws);
     check_custom_ops(cl, p, m, ws);
+    check_so_intact(cl, p, m);
     check_symbols(cl, p, m, o->torch_lib, o->host);
     check_torch_version(cl, m, o->torch_lib, o->host);
     check_hidden_kernels(cl, p, m, ws, src);

@@ -365,7 +365,7 @@ int cmd_run(const cli_args *a)
         strbuf_reset(&err);
         if (run_service_finish(rs, &err) < 0)
             fprintf(stderr, "aotidbg run: cannot record the session: %s\n", err.buf);
-        code = EXIT_FAILED;
+        code = run_service_exit_code(rs);   /* 2 when only the inputs or a damaged package failed */
         goto out;
     }
 

@@ -431,6 +431,18 @@ int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o,
         if (printed) {
             local.printer++;
             strbuf_add(out, p, (size_t)(stmt_end - p));
+            /* the printer saves an extern call's arguments, never the output handles the call makes */
+            int made = 0;
+            for (int i = 0; k == L_EXTERN && i < n; i++) {
+                span a = {st_[i], ln_[i]}, id;
+                int out_only;
+                if (extern_tensor(a, &id, &out_only) && out_only) {
+                    emit_hook(out, p, (size_t)(q - p), id, "after_launch", w.branch, kernel);
+                    local.hooks++;
+                    made++;
+                }
+            }
+            local.outputs += made > 0;
             p = stmt_end;
             continue;
         }
@@ -1136,7 +1148,7 @@ int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_p
     int bad_src = reinstrument_source(src.buf, src.len, &ro, &inst, &st, err);
     proxy_ops_free(&pops);
     if (bad_src) { strbuf_addf(err, " (%s)", wrapper); goto out; }
-    if (st.launches == 0) {
+    if (st.launches == 0 && st.outputs == 0) {
         if (st.printer)
             strbuf_addf(err, "%s: the printer already hooks every kernel launch (%zu): nothing to add; run the "
                         "package as it is", wrapper, st.printer);

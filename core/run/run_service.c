@@ -279,6 +279,38 @@ static void add_launch(const char *kernel, size_t n, const char *branch, int hoo
     rs->branches[rs->nbranches++].branch = arena_strdup(&rs->s->arena, branch);
 }
 
+/* The printer hooks every launch but saves no output handle an extern call
+ * makes (a convolution's, an attention's): on CPU a rebuilt copy saves them
+ * too; otherwise the session says which outputs are missing. 0 when rebuilt. */
+static int outputs_rebuild(run_service *rs, package_model *m, const reinstrument_stats *st, int is_cuda, strbuf *why)
+{
+    session *s = rs->s;
+    int reinstr = rs->o.reinstrument;
+    strbuf_addf(why, "; the printer saves no output of %zu extern call(s)", st->outputs);
+    if (reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda)) {
+        say(rs, "%s: the printer does not save the outputs of %zu extern call(s) (convolution, attention, ...); "
+            "re-instrumenting a private copy that saves them (the package is not modified; later runs hit the "
+            "cache)", rs->o.package, st->outputs);
+        if (rebuild(rs, m, why) == 0)
+            return 0;
+    }
+    session_add_note(s, arena_printf(&s->arena, "the outputs of %zu extern call(s) are not recorded: the printer "
+                                     "does not save the handles they make%s", st->outputs,
+                                     reinstr == RUN_REINSTR_OFF ? " (--no-reinstrument)" : ""));
+    return -1;
+}
+
+/* The exit code of a run the checklist stopped: 2 (bad input) when every
+ * FAIL row is about the inputs or a damaged package, else 1 (a check failed). */
+static int gate_code(const session *s)
+{
+    for (size_t i = 0; i < s->nchecks; i++)
+        if (s->checks[i].status == CHECK_FAIL && !starts_with(s->checks[i].id, "input.") &&
+            strcmp(s->checks[i].id, "package.so-intact"))
+            return 1;
+    return 2;
+}
+
 /* Picks the mode from the compiled-in printer level and the device, and for
  * "reinstrument" builds (or finds in the cache) the rebuilt copy into
  * rs->rebuilt_so. A failed rebuild is said and falls back to what the
@@ -319,6 +351,12 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
         return;
     }
     if (level == 1 || level == 2) {
+        if (counted && !st.launches && st.outputs) {
+            if (outputs_rebuild(rs, m, &st, is_cuda, why) == 0)
+                return;
+            s->mode = "printer";
+            return;
+        }
         if (!counted || !st.launches) {
             if (reinstr == RUN_REINSTR_FORCE)
                 say(rs, "note: --reinstrument ignored: the printer in %s already hooks every kernel launch", pkg_path);
@@ -662,7 +700,7 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
     strbuf why = STRBUF_INIT;
     if (checklist_gate(rs->pkg, &co, s, &why) == 1) {
         if (!o->force) {
-            rs->gated = 1;
+            rs->gated = gate_code(s);
             strbuf_add(&rs->gate, why.buf, why.len);
             event *e = session_add_event(s, EV_ERROR);
             e->u.error.text = arena_printf(&s->arena, "checklist failed; not run:\n%s", why.buf);
@@ -917,8 +955,12 @@ const char *run_service_unmatched_break(const run_service *rs)
 int run_service_exit_code(const run_service *rs)
 {
     const session *s = rs->s;
-    if (rs->gated || !rs->rc)
+    if (rs->gated)
+        return rs->gated;
+    if (!rs->rc)
         return 1;
+    if (rs->extract_failed)
+        return 2;   /* an unreadable or damaged package is bad input */
     if (rs->eager_code)
         return rs->eager_code;
     int64_t want = runner_client_model_inputs(rs->rc);

@@ -93,6 +93,16 @@ static void test_extern_kernel(void)
     CHECK(!strstr(o, "buf6_handle, \"buf6\", \"before_launch\""));
     CHECK(st.launches == 1 && st.hooks == 2 + 1 + 1 && st.main_graph == 1);
     free(o);
+    /* a convolution the printer hooks: its arguments are saved, its output handle is added after the call */
+    o = instrument("    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"before_launch\", \"aoti_torch_cpu_convolution\");\n"
+                   "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_convolution(buf0, buf1, nullptr, 1L, &buf3_handle));\n"
+                   "    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"after_launch\", \"aoti_torch_cpu_convolution\");\n",
+                   &st, &err);
+    CHECK(o);
+    CHECK_CONTAINS(o, "&buf3_handle));\n    aoti_torch_save_tensor_handle(buf3_handle, \"buf3\", \"after_launch\", "
+                      "\"aoti_torch_cpu_convolution\");\n    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"after_launch\"");
+    CHECK(st.launches == 0 && st.printer == 1 && st.outputs == 1 && st.hooks == 1);
+    free(o);
     strbuf_release(&err);
 }
 
