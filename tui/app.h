@@ -53,7 +53,7 @@ struct app {
     struct runner_client *rc;      /* the live run's runner (live.c's run service owns it); NULL none */
     int64_t break_kernel;          /* -1 none */
     int gated;                     /* live: a checklist FAIL kept the run from starting */
-    int break_nan;                 /* break-nan is on */
+    int break_nan;                 /* break-nan: its BREAK_ON_NAN / _INF / _NONFINITE flags (protocol.h), 0 off */
     /* read-only text view over the panes (kernel source, hunt reports) */
     int view_on;
     strbuf view;

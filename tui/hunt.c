@@ -73,7 +73,7 @@ static int finish_hunt(app *a, int kind, double tol)
 /* Continues the stopped runner for the pending hunt. */
 static int hunt_launch(app *a)
 {
-    runner_client_set_breaks(a->rc, BREAK_ON_ERROR | (a->hunt_pending == HUNT_NAN     ? BREAK_ON_NAN
+    runner_client_set_breaks(a->rc, BREAK_ON_ERROR | (a->hunt_pending == HUNT_NAN     ? BREAK_ON_NAN | BREAK_ON_INF
                                                       : a->hunt_pending == HUNT_EAGER ? BREAK_ON_DIVERGE
                                                                                       : 0));
     if (runner_client_continue(a->rc) < 0)

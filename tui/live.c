@@ -102,7 +102,7 @@ int live_start(app *a, const run_options *o, strbuf *err)
     }
     if (o->breaks.index >= 0)
         a->break_kernel = o->breaks.index;
-    a->break_nan = (o->breaks.flags & BREAK_ON_NAN) != 0;
+    a->break_nan = (int)(o->breaks.flags & (BREAK_ON_NAN | BREAK_ON_INF | BREAK_ON_NONFINITE));
     return 0;
 }
 
@@ -244,7 +244,7 @@ int live_restart(app *a)
     if (rc < 0)
         app_message(a, 1, "restart: %s", err.buf);
     else {
-        runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR | (a->break_nan ? BREAK_ON_NAN : 0));
+        runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR | a->break_nan);
         app_message(a, 0, "restarted: a fresh runner from the first kernel");
         a->follow = 1;
     }
@@ -261,7 +261,7 @@ int live_rerun_blocking(app *a)
     strbuf err = STRBUF_INIT;
     pending = PEND_NONE;
     end_noted = 0;
-    int rc = run_service_rerun(live_rs, 1, 1, BREAK_EACH_KERNEL | BREAK_ON_ERROR | (a->break_nan ? BREAK_ON_NAN : 0),
+    int rc = run_service_rerun(live_rs, 1, 1, BREAK_EACH_KERNEL | BREAK_ON_ERROR | a->break_nan,
                                &err);
     a->rc = run_service_client(live_rs);
     if (rc < 0) {
@@ -280,7 +280,7 @@ void live_break_nan(app *a, int on)
         return;
     runner_state st = runner_client_state(a->rc);
     if (st == RUNNER_STOPPED || st == RUNNER_STARTING)
-        runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR | (on ? BREAK_ON_NAN : 0));
+        runner_client_set_breaks(a->rc, BREAK_EACH_KERNEL | BREAK_ON_ERROR | on);
     session_set_flag(a->s, "break-on-nan", on ? "1" : "0");
 }
 

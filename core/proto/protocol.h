@@ -182,16 +182,13 @@ enum {                     /* break flags (the SET_BREAKS argument) */
     BREAK_ON_NONFINITE = 32, /* stop once after the first kernel that writes any NaN or +-Inf, masks too */
 };
 
-/* What a kernel's after-tensors held (the runner's statistics). */
-enum { NONFIN_NAN = 1, NONFIN_POSINF = 2, NONFIN_NEGINF = 4 };
-
-/* 1 when a kernel whose outputs held `held` (NONFIN_*) is a stop for the
+/* 1 when a kernel whose outputs held `held` (NONFIN_*, model.h) is a stop for the
  * break flags: BREAK_ON_NAN on NaN only, BREAK_ON_INF on +Inf or a -Inf that
  * is not alone, BREAK_ON_NONFINITE on any. (A NaN stop is one stop a run.) */
 static inline int proto_nonfinite_breaks(int held, uint32_t flags)
 {
     return ((flags & BREAK_ON_NAN) && (held & NONFIN_NAN)) ||
-           ((flags & BREAK_ON_INF) && ((held & NONFIN_POSINF) || ((held & NONFIN_NEGINF) && held != NONFIN_NEGINF))) ||
+           ((flags & BREAK_ON_INF) && ((held & NONFIN_POSINF) || ((held & NONFIN_NEGINF) && !nonfinite_is_mask(held)))) ||
            ((flags & BREAK_ON_NONFINITE) && held);
 }
 
