@@ -1,10 +1,11 @@
-/* protocol.h — the runner protocol, version 1: how aotidbg (the front end)
+/* protocol.h — the runner protocol, version 2 (PROTO_VERSION): how aotidbg (the front end)
  * and aotidbg-runner talk over a socketpair (the runner's fd 3).
  *
  * Framing: every message is one frame:
  *   u32 length (little-endian; bytes after this field, at most PROTO_MAX_FRAME)
  *   u8  type   (proto_type)
- *   fields, in the order given per message below, encoded as:
+ *   fields, in the order of the message's rows in protocol_table.c (the schema:
+ *   one row per field, with what each message means), encoded as:
  *     u8/u32/u64/i64: little-endian; f64: IEEE-754 binary64 little-endian
  *     str: u32 byte length + bytes (no NUL; at most PROTO_MAX_STR)
  *     i64[]: u32 count + items (count at most TENSOR_MAX_DIMS for shapes)
@@ -72,103 +73,46 @@
 #define PROTO_MAX_NAMES   (1U << 16)     /* input names in LOADED, launches in one LAUNCHES */
 #define PROTO_MAX_DATA    (4U << 20)     /* bytes fields (FREAD replies, PUT, LOG) */
 
-typedef enum {
+typedef enum {             /* fields and meaning: protocol_table.c, one row per field */
     /* runner -> front end */
-    PROTO_HELLO = 1,     /* u32 version, str runner_version, str torch_version, i64 pid,
-                            i64 cuda_device_count, str gpu_name, str gpu_cc */
-    PROTO_LOADED = 2,    /* u32 n_inputs, u32 n_outputs, str[] input_names (u32 count + strs) */
-    PROTO_KERNEL = 3,    /* i64 index, str name, u8 phase (0 before, 1 after), u8 status
-                            (kernel_status), f64 t_us (since RUN), f64 duration_us (after; -1 else),
-                            str source (how the kernel was seen: "printer" hooks or "interpose"d
-                            cuLaunchKernel; added later: a frame that ends before it decodes as ""),
-                            str branch (the subgraph the launch sits in: "true_graph_0",
-                            "while_loop_body_graph_0", nested ones "outer/inner"; "" the main
-                            graph; added later, decoded as "" when the frame ends before it),
-                            f64 device_us (after: the kernel's own time, device_timer.h in the
-                            runner; -1 unknown, and from frames that end before it),
-                            str device_note (after: why device_us is -1, or what it includes;
-                            "" nothing to say, and from frames that end before it) */
-    PROTO_TENSOR = 4,    /* i64 kernel_index (-1 for outputs), u8 phase, tensor (below) */
-    PROTO_STOPPED = 5,   /* i64 kernel_index, u8 phase, u8 reason (proto_stop_reason) */
-    PROTO_ERROR = 6,     /* i64 kernel_index (-1 none), str text */
-    PROTO_DONE = 7,      /* i64 status (0 the model ran, 1 it failed) */
-    PROTO_COMPARE = 8,   /* i64 kernel_index, eager check (below): a graph node's eager value against
-                            the kernel's output holding it, one per REFERENCE of the kernel, sent
-                            after its last after-tensor and before KERNEL(after) */
-    PROTO_ALIAS = 9,     /* u32 output, str of: after that output's TENSOR, when the model returned
-                            a tensor it already returned or was given ("output0", "input 0") */
+    PROTO_HELLO = 1,       /* the runner's version, torch's, its pid, the GPUs */
+    PROTO_LOADED = 2,      /* the model loaded: input/output counts, input names */
+    PROTO_KERNEL = 3,      /* a kernel boundary (before or after) */
+    PROTO_TENSOR = 4,      /* one tensor of a kernel, or an output */
+    PROTO_STOPPED = 5,     /* stopped at a kernel boundary, waiting for CONTROL */
+    PROTO_ERROR = 6,       /* a failure, and the kernel blamed */
+    PROTO_DONE = 7,        /* the end: 0 the model ran, 1 it failed */
+    PROTO_COMPARE = 8,     /* an eager check of one of a kernel's outputs */
+    PROTO_ALIAS = 9,       /* an output that is another output or an input */
     /* front end -> runner */
-    PROTO_LOAD = 16,     /* str so_path, str cubin_dir, str device, u32 flags (PROTO_LOAD_*),
-                            u64 max_values */
-    PROTO_INPUT = 17,    /* u32 index, str dtype, str device, i64[] shape, u8 fill (fill_kind),
-                            u64 seed, f64 value, str raw_path (FILL_FILE: raw bytes, row-major) */
-    PROTO_CONTROL = 18,  /* u8 cmd (proto_cmd), i64 arg (kernel index), str name, u32 break_flags */
-    PROTO_RUN = 19,      /* no fields */
-    PROTO_QUIT = 20,     /* no fields */
-    PROTO_CONSTANT = 21, /* str fqn, str path, u64 offset, str dtype, i64[] shape, i64[] strides,
-                            i64 storage_offset: one weight kept apart from the .so (pickle_weights
-                            packages, a user's weights file), sent after LOADED and before RUN; the
-                            storage's element 0 sits at byte `offset` of `path`; dtype "" = the
-                            model's own for that constant; strides count equals shape's */
-    PROTO_REFERENCE = 22,/* str kernel, u32 occurrence, str node, str path, u64 offset, str dtype,
-                            i64[] shape, f64 atol, f64 rtol, f64 scale: the eager value of graph node
-                            `node`, which the occurrence-th launch (from 0, main graph) of `kernel`
-                            computes, as row-major little-endian `dtype` data at byte `offset` of `path`
-                            (a .npy's data); atol/rtol < 0: the compared tensor's dtype default, with
-                            atol at least rtol * scale (the largest finite |value| the kernel combines,
-                            as eager computed it). Sent after LOADED and before RUN */
-    PROTO_LAUNCHES = 23, /* u32 n, then n times (str kernel, u32 before): the package's launches in
-                            wrapper.cpp order with the tensors the printer saves before each; sent
-                            after LOADED and before RUN (several append). A stop due before a
-                            launch with before > 0 waits until those tensors are sent, so the
-                            front end has what the kernel is about to consume (added later: a
-                            runner that never gets it stops at the first before-hook) */
-    /* a plan file for `aotidbg-runner --eager-ref PLAN` (core/eager/eager_program.h writes it, the
-       runner computes the eager reference with libtorch): EAGER_RUN, INPUT per user input (spec.name =
-       its placeholder), CONSTANT per weight/buffer/constant (fqn = its placeholder, path = the archive
-       record, offset 0), then EAGER_NODE per graph node in order */
-    PROTO_EAGER_RUN = 24,  /* str program (the torch.export.save file), str device, u8 float64,
-                              str out_dir, str[] keep (u32 count + strs: the values written as .npy),
-                              str[] inputs (the placeholders the INPUTs feed, in order) */
-    PROTO_EAGER_NODE = 25, /* str name, str target ("torch.ops.aten.add.Tensor"), u32 nargs, then per
-                              argument: str name (the schema's), u8 kind (eager_arg_kind), str[] names
-                              (tensors; "" = None in an optional list), i64[] ints, f64[] floats, str
-                              text; u32 nouts, then per output: str name, u32 ret (the schema return),
-                              i64 elem (-1: the return itself, else its index in a Tensor[] return) */
+    PROTO_LOAD = 16,       /* the .so, its cubins, the device, flags */
+    PROTO_INPUT = 17,      /* one model input: dtype, shape, how to fill it */
+    PROTO_CONTROL = 18,    /* what to run to and what to break on */
+    PROTO_RUN = 19,        /* no fields */
+    PROTO_QUIT = 20,       /* no fields */
+    PROTO_CONSTANT = 21,   /* one weight kept apart from the .so */
+    PROTO_REFERENCE = 22,  /* an eager value to compare a kernel's output with */
+    PROTO_LAUNCHES = 23,   /* the package's launches, with the tensors saved before each */
+    /* a plan file for `aotidbg-runner --eager-ref PLAN` (protocol_table.c says its order) */
+    PROTO_EAGER_RUN = 24,  /* the exported program, device, output folder */
+    PROTO_EAGER_NODE = 25, /* one graph node: target, arguments, outputs */
     /* front end -> remote agent (aotidbg-runner --serve) */
-    PROTO_FREAD = 32,    /* str path, u64 offset, u32 len -> REPLY(value = file size, data = the bytes,
-                            fewer at the end of the file; len at most PROTO_MAX_DATA) */
-    PROTO_SHA256 = 33,   /* str path -> REPLY(text = hex SHA-256) */
-    PROTO_FACTS = 34,    /* str so_path ("" = none) -> REPLY(text = "key\tvalue\n" lines: the box's
-                            CUDA driver, CPU flags, debug environment, runner build; with so_path,
-                            whether that .so loads against the box's libtorch) */
-    PROTO_EXTRACT = 35,  /* str package path, str entry-name prefixes ("\n"-separated) -> REPLY(text =
-                            the folder on the box holding the entries, root folder stripped;
-                            value = files written) */
-    PROTO_PUT = 36,      /* str name (a plain file name), u64 offset, bytes data, u8 last -> after
-                            the last piece, REPLY(text = the file's path on the box) */
-    PROTO_SPAWN = 37,    /* u32 flags (PROTO_SPAWN_*) -> the runner's frames, then EXIT */
-    PROTO_SIGNAL = 38,   /* u8 what (PROTO_SIGNAL_*) to the spawned runner */
-    PROTO_PING = 39,     /* no fields: keeps the agent's idle limit from ending it */
+    PROTO_FREAD = 32,      /* read part of a file -> REPLY */
+    PROTO_SHA256 = 33,     /* hash a file -> REPLY */
+    PROTO_FACTS = 34,      /* the box's facts -> REPLY */
+    PROTO_EXTRACT = 35,    /* unpack entries of a package -> REPLY */
+    PROTO_PUT = 36,        /* one piece of a file to write -> REPLY after the last */
+    PROTO_SPAWN = 37,      /* start a runner -> its frames, then EXIT */
+    PROTO_SIGNAL = 38,     /* pause or kill the spawned runner */
+    PROTO_PING = 39,       /* no fields: keeps the agent's idle limit from ending it */
     /* remote agent -> front end */
-    PROTO_REPLY = 48,    /* u8 request type, u8 ok, i64 value, str text (the error when not ok), bytes data */
-    PROTO_LOG = 49,      /* u8 stream (0 stdout, 1 stderr), bytes: the runner's output as it came */
-    PROTO_EXIT = 50,     /* u8 how (0 exited, 1 killed by a signal), i64 exit code or signal number */
+    PROTO_REPLY = 48,      /* the answer to one request */
+    PROTO_LOG = 49,        /* the runner's stdout or stderr as it came */
+    PROTO_EXIT = 50,       /* how the spawned runner ended */
 } proto_type;
 
 enum { PROTO_SPAWN_DETERMINISTIC = 1 };   /* CUDA_LAUNCH_BLOCKING=1 ... in the runner's environment */
 enum { PROTO_SIGNAL_PAUSE = 0, PROTO_SIGNAL_KILL = 1 };
-
-/* eager check encoding: str node, str tensor, u8 verdict (eager_verdict), u64 compared,
- * u64 differing, i64 first, f64 got, f64 want, f64 max_abs, f64 max_rel, i64 max_at,
- * f64 atol, f64 rtol, str note. */
-
-/* tensor encoding: str name, str dtype, str device, i64[] shape, i64[] strides,
- * u8 has_stats, then if has_stats: u64 numel, finite, nan, posinf, neginf,
- * zeros, subnormal, f64 min, max, mean, std; then f64[] values, u8 values_complete;
- * then, if has_stats and the runner computed them (added later: a frame that ends
- * before them decodes with stats.has_at 0), i64 min_at, max_at, nonfinite_at
- * (row-major flat indices, -1 none; anything else outside 0..numel-1 is malformed). */
 
 enum { PROTO_LOAD_BLOCKING = 1 };
 

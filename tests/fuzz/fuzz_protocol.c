@@ -1,7 +1,7 @@
 /* fuzz_protocol.c — libFuzzer target for proto_decode(), the one parser of
  * bytes coming from another process. Build (clang only):
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore/util -Icore/model -Icore/proto -Icore/package -Icore/inputs -Icore/check -Icore/router -Icore/session \
- *     tests/fuzz/fuzz_protocol.c core/proto/protocol.c core/util/strbuf.c core/util/arena.c -lm -o fuzz_protocol
+ *     tests/fuzz/fuzz_protocol.c core/proto/protocol.c core/proto/protocol_table.c core/util/strbuf.c core/util/arena.c -lm -o fuzz_protocol
  *   ./fuzz_protocol tests/fuzz/corpus/protocol -max_total_time=60
  * Checks, besides "no crash": a decode never claims more bytes than it was
  * given, a refusal always says why, and a decoded frame re-encodes to the

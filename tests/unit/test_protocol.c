@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "protocol.h"
+#include "protocol_table.h"
 
 static int64_t shape3[3] = {4, 8, 2}, strides3[3] = {16, 2, 1};
 static double vals[5] = {1.5, -2.25, 0.0, 1e300, -1e-310};
@@ -683,6 +684,44 @@ static void test_kernel_source_optional(void)
     strbuf_release(&err);
 }
 
+/* The table is the schema: every message in it has a sample above (so the round trip covers it),
+ * every sample's type is in it, and every row can name itself in an error. */
+static void check_rows(const proto_rows *t, const char *msg)
+{
+    for (int i = 0; i < t->n; i++) {
+        const proto_field *f = &t->rows[i];
+        if (!f->what || !*f->what) fprintf(stderr, "%s row %d has no name\n", msg, i);
+        CHECK(f->what && *f->what);
+        CHECK((f->kind != PF_STRUCT && f->kind != PF_LIST) || f->sub);
+        CHECK(f->kind != PF_LIST || (f->max > 0 && f->min_item > 0));
+        CHECK(f->kind != PF_U8 || f->max <= UINT8_MAX);
+        if (f->sub) check_rows(f->sub, msg);
+    }
+}
+
+static void test_table_is_every_message(void)
+{
+    proto_msg msgs[48];
+    int n = sample_msgs(msgs), in_table = 0;
+    for (int t = 0; t < PROTO_TYPES; t++) {
+        const proto_message *d = proto_message_of(t);
+        if (!d) {
+            CHECK_STR(proto_type_name((proto_type)t), "unknown");
+            continue;
+        }
+        in_table++;
+        CHECK_STR(proto_type_name((proto_type)t), d->name);
+        check_rows(&d->fields, d->name);
+        int sampled = 0;
+        for (int i = 0; i < n; i++) sampled |= (int)msgs[i].type == t;
+        if (!sampled) fprintf(stderr, "%s has no sample message\n", d->name);
+        CHECK(sampled);
+    }
+    for (int i = 0; i < n; i++) CHECK(proto_message_of(msgs[i].type) != NULL);
+    CHECK(in_table == 30);
+    CHECK(proto_message_of(-1) == NULL && proto_message_of(PROTO_TYPES) == NULL);
+}
+
 static void test_type_names(void)
 {
     CHECK_STR(proto_type_name(PROTO_HELLO), "HELLO");
@@ -719,5 +758,6 @@ int main(void)
     RUN(test_random_garbage);
     RUN(test_kernel_source_optional);
     RUN(test_type_names);
+    RUN(test_table_is_every_message);
     return CHECK_DONE();
 }
