@@ -425,6 +425,8 @@ int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o,
         /* the printer's before-hooks just before it: the printer covers it (under a name of its own at
          * times: at::_ops::<op>::call for aoti_torch_cpu_<op>); leave it alone */
         int printed = w.printed[0] != 0;
+        char printed_as[sizeof w.printed];   /* the printer's name for it (at::_ops::<op>::call at times) */
+        memcpy(printed_as, w.printed, sizeof printed_as);
         w.printed[0] = 0;
         where_code(&w, q, stmt_end);
         if (o && o->each_launch) o->each_launch(kernel.s, kernel.n, w.branch, printed, o->ctx);
@@ -437,7 +439,8 @@ int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o,
                 span a = {st_[i], ln_[i]}, id;
                 int out_only;
                 if (extern_tensor(a, &id, &out_only) && out_only) {
-                    emit_hook(out, p, (size_t)(q - p), id, "after_launch", w.branch, kernel);
+                    span as = {printed_as, strlen(printed_as)};
+                    emit_hook(out, p, (size_t)(q - p), id, "after_launch", w.branch, as);
                     local.hooks++;
                     made++;
                 }

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include "strbuf.h"
 
-#define REINSTRUMENT_VERSION       4   /* 2: <stem>.json beside the copy; 3: subgraphs, proxy calls; 4: views, output handles (also of printed calls) */
+#define REINSTRUMENT_VERSION       5   /* 2: <stem>.json beside the copy; 3: subgraphs, proxy calls; 4: views, output handles; 5: those of printed calls under the printer's name */
 #define REINSTRUMENT_MAX_SOURCE    (512U << 20)   /* wrapper.cpp / kernel.cpp */
 #define REINSTRUMENT_MAX_CMD       (256U << 10)   /* one command line */
 #define REINSTRUMENT_MAX_STATEMENT (1U << 20)     /* one kernel-launch statement */
