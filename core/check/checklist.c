@@ -636,7 +636,10 @@ static void check_weights(checklist *cl, package_t *p, const package_model *m, c
                            "load_pt2(load_weights_from_disk=True); aotidbg hands them to the model as it does)",
                            wp.nrefs);
         break;
-    case WEIGHTS_IN_SO: got = "embedded in the .so"; break;
+    case WEIGHTS_IN_SO:   /* package_cpp_only: no .so yet, the weights go into the one its CMakeLists.txt builds */
+        got = m->so_entry ? "embedded in the .so"
+                          : "to be embedded in the .so its CMakeLists.txt builds (package_cpp_only: no .so yet)";
+        break;
     case WEIGHTS_NO_CONSTANTS: got = "the model has no weights"; break;
     default: got = "unknown (no wrapper.cpp to read)"; break;
     }

@@ -137,7 +137,8 @@ static void show_model(package_t *p, package_model *m, int calls)
     printf("  cubins:              %zu\n", m->ncubins);
     for (size_t i = 0; i < m->ncubins; i++)
         printf("    %s\n", m->cubin_entries[i]);
-    printf("  weights:             %zu\n", m->nweights);
+    printf("  weights:             %zu weight file(s) in the archive%s\n", m->nweights,
+           m->nweights ? "" : " (constants, below, say where the model's weights are)");
     for (size_t i = 0; i < m->nweights; i++)
         printf("    %s\n", m->weight_entries[i]);
     if (m->kernel_info_entry)
