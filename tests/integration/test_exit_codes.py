@@ -3,12 +3,10 @@ package (tests/models/model_launches.py launch_kvcache: two inputs, x and the ke
 0 ran; 1 the model failed; 2 bad usage or bad input: too few and too many inputs alike (stopped by
 the checklist, or started with --force), an unreadable package, a package whose .so fails its
 CRC-32 (check FAILs package.so-intact); an unknown --script action is a failure."""
-import shutil
-import zipfile
-
 import numpy as np
 import pytest
 
+from aotidbg_testlib import damage_so
 from conftest import run
 
 X = "{shape: [4, 512], dtype: float32, device: cpu, fill: randn, seed: 0}"
@@ -23,21 +21,6 @@ def spec(tmp_path, rows, name="in.yaml"):
 def pos_row(tmp_path, values):
     np.save(tmp_path / "pos.npy", np.array(values, dtype=np.int64))
     return f"{{shape: [4], dtype: int64, device: cpu, fill: file, file: {tmp_path / 'pos.npy'}}}"
-
-
-def damaged(pkg, dst):
-    """A copy whose .so has one byte flipped (stored entry: the CRC-32 no longer matches)."""
-    shutil.copy(pkg, dst)
-    info = next(i for i in zipfile.ZipFile(pkg).infolist() if i.filename.endswith(".so"))
-    with open(dst, "r+b") as f:
-        f.seek(info.header_offset)
-        h = f.read(30)
-        off = info.header_offset + 30 + int.from_bytes(h[26:28], "little") + int.from_bytes(h[28:30], "little")
-        f.seek(off + info.compress_size // 2)
-        b = f.read(1)
-        f.seek(off + info.compress_size // 2)
-        f.write(bytes([b[0] ^ 0xFF]))
-    return str(dst)
 
 
 def test_run_ok_is_0_and_model_failed_is_1(aotidbg, package, tmp_path):
@@ -62,7 +45,8 @@ def test_too_few_and_too_many_inputs_exit_2(aotidbg, package, tmp_path, force):
 
 
 def test_crc_damaged_package_exits_2(aotidbg, package, tmp_path):
-    bad = damaged(package("launch_kvcache"), tmp_path / "damaged.pt2")
+    bad = str(tmp_path / "damaged.pt2")
+    damage_so(package("launch_kvcache"), bad)
     chk = run([aotidbg, "check", bad])
     assert chk.returncode == 2, chk.stdout
     assert "FAIL  package.so-intact" in chk.stdout and "CRC" in chk.stdout
