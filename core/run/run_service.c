@@ -734,7 +734,7 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         .max_values = o->max_values, .values_budget = o->values_budget,
         .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
         .constants = wp.form == WEIGHTS_PICKLE ? wp.refs : NULL, .nconstants = wp.form == WEIGHTS_PICKLE ? wp.nrefs : 0,
-        .branches = rs->branches, .nbranches = rs->nbranches,
+        .branches = rs->branches, .nbranches = rs->nbranches, .capture = o->capture,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
     if (rs->eager) {   /* the runner loads while the reference is computed */
@@ -907,6 +907,8 @@ const char *run_service_end_state(const run_service *rs)
     session *s = rs->s;
     if (rs->gated || !rs->rc || rs->extract_failed)
         return "failed";
+    if (rs->eager_code)   /* the runner was ended for it; the error event says why */
+        return "no-reference";
     const runner_exit_event *x = session_runner_exit(s);
     if (x) {
         run_service *w = (run_service *)rs;   /* the words are kept in rs, not the arena: asked every frame */

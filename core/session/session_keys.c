@@ -315,7 +315,8 @@ static const skey top_rows[] = {
     LIST(session, narration, narration, nnarration, H | OPT, "a list of narration steps", session_narration_table),
     {.name = "provenance", .type = SK_SUB, .flags = OPT, .off = offsetof(session, prov), .what = "provenance",
      .sub = &prov_table},
-    S(session, end_state, end_state, NUL, "how the run ended (complete, failed, stopped, signal N, ...)", NULL),
+    S(session, end_state, end_state, NUL, "how the run ended (complete, failed, stopped, signal N, no-reference, ...)", NULL),
+    S(session, repro, repro, NUL | OPT, "the repro folder made from this run (aotidbg repro)", NULL),
     {.name = "events", .type = SK_CUSTOM, .flags = H, .what = "a list of events", .custom = SC_EVENTS},
 };
 TABLE(session_top_table, session, "the session", top_rows);
