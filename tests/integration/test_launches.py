@@ -5,7 +5,8 @@ runner's death, on real CPU packages (tests/models/model_launches.py).
   run_impl in wrapper.cpp (attention included: its arguments are reinterpret_tensor_wrapper
   views, its outputs handles the call makes) is one kernel event, with an after-tensor;
 - a conv-bn net: every extern convolution's event carries its output (an after-tensor);
-- a correct masked transformer: --break-on nan runs it to the end (exit 0);
+- a correct masked transformer: --break-on nan and inf run it to the end (exit 0), the summary
+  says its -Inf is a mask's; --break-on nonfinite stops at the mask;
 - a kv-cache block fed a position past its 8 slots: the index check fails inside an OpenMP
   region and the runner dies of SIGABRT; the summary still names the element pos[2] = 19,
   as `aotidbg route S.yaml` does, and the session holds it as an error event."""
@@ -84,6 +85,15 @@ def test_masked_transformer_runs_to_the_end_under_break_on_nan(aotidbg, package,
              "--break-on", "nan", "--record", str(out)], timeout=600)
     assert r.returncode == 0, r.stderr
     assert "ran to the end" in r.stderr and "stopped" not in r.stderr
+    assert "-Inf alone, as an attention mask writes; no NaN" in r.stderr, r.stderr
+    s, ks = kernels(out)
+    assert any(t["phase"] == "after" and t["stats"]["neginf"] for k in ks for t in k["tensors"])   # the mask is seen
+    # inf leaves a mask alone too; nonfinite stops at it (a break the options asked for: exit 1)
+    for what, code in (("inf", 0), ("nonfinite", 1)):
+        r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--break-on", what,
+                 "--record", str(tmp_path / f"{what}.yaml")], timeout=600)
+        assert r.returncode == code, (what, r.stderr)
+        assert ("stopped at the first NaN/Inf" in r.stderr) == (what == "nonfinite"), r.stderr
 
 
 def test_kvcache_past_the_cache_summary_names_the_element(aotidbg, package, tmp_path):

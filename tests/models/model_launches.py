@@ -18,7 +18,7 @@ launch_kvcache: a kv-cache block that writes k/v at positions `pos` (a keyword
 """
 import torch
 
-HASH_PER_MODEL = True
+HASH_PER_MODEL = False   # the builders share module classes: the file hash rebuilds on any edit
 
 
 class Block(torch.nn.Module):
