@@ -547,7 +547,7 @@ static const action table[] = {
     {"fold", "o", "", "kernel list: fold or unfold the selected kernel's group (a layer or source line)", kernels_action_fold},
     {"fold-all", "O", "", "kernel list: fold every group, or unfold them all when all are folded", kernels_action_fold_all},
     {"group-by", "", "layer|line|none", "kernel list: group kernels by model layer (their weights), source line, or not", kernels_action_group_by},
-    {"break-nan", "!", "", "toggle breaking at the first kernel whose output holds NaN/Inf", ra_break_nan},
+    {"break-nan", "!", "", "toggle breaking at the first kernel whose output holds NaN (not a mask's -Inf)", ra_break_nan},
     {"hunt-nan", "F", "", "find the first kernel whose output holds NaN/Inf (live: run to it); report its inputs", hunt_action_nan},
     {"hunt-diverge", "D", "[TOL|eager]", "find the first kernel whose output differs from --reference beyond TOL, or departs from --eager", hunt_action_diverge},
     {"producer", "p", "", "inspector: select the kernel that produced the selected tensor", hunt_action_producer},

@@ -23,7 +23,8 @@ size_t app_errors(app *a)
 
 static int anomalous(const kernel_event *k)
 {
-    return k->status == KSTAT_NAN || k->status == KSTAT_ERROR;
+    /* -Inf alone is an attention mask's, not an anomaly */
+    return (k->status == KSTAT_NAN && !nonfinite_is_mask(kernel_nonfinite(k))) || k->status == KSTAT_ERROR;
 }
 
 int64_t app_next_anomaly(app *a, int64_t after)

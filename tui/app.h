@@ -52,7 +52,8 @@ struct app {
     int narration_on;
     const char *narration_waiting; /* action the current step waits for, or NULL */
     /* breakpoints, replay and live alike: before kernel `kernel` (-1 none), before each
-       launch of `name` ("" none), at the first NaN/Inf (break-nan) */
+       launch of `name` ("" none), at the first NaN/Inf (break-nan: its BREAK_ON_NAN /
+       _INF / _NONFINITE flags, protocol.h; 0 off) */
     struct { int64_t kernel; char name[128]; int nan; } brk;
     struct live_run *live;         /* the live run (live.h owns it); NULL in replay and walkthroughs */
     /* read-only text view over the panes (kernel source, hunt reports) */

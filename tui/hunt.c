@@ -76,7 +76,7 @@ static int finish_hunt(app *a, int kind, double tol)
 static int hunt_launch(app *a)
 {
     live_run *L = a->live;
-    if (run_service_continue(L->rs, BREAK_ON_ERROR | (L->hunt_pending == HUNT_NAN     ? BREAK_ON_NAN
+    if (run_service_continue(L->rs, BREAK_ON_ERROR | (L->hunt_pending == HUNT_NAN     ? BREAK_ON_NAN | BREAK_ON_INF
                                                       : L->hunt_pending == HUNT_EAGER ? BREAK_ON_DIVERGE
                                                                                       : 0)) < 0)
         return -1;

@@ -115,7 +115,7 @@ int live_start(app *a, const run_options *o, strbuf *err)
         a->brk.kernel = o->breaks.index;
     if (o->breaks.kernel)
         snprintf(a->brk.name, sizeof a->brk.name, "%s", o->breaks.kernel);
-    a->brk.nan = (o->breaks.flags & BREAK_ON_NAN) != 0;
+    a->brk.nan = (int)(o->breaks.flags & (BREAK_ON_NAN | BREAK_ON_INF | BREAK_ON_NONFINITE));
     return 0;
 }
 
@@ -304,7 +304,7 @@ int live_continue(app *a)
 }
 
 /* The breaks a run-to keeps on its way, and those of a fresh runner. */
-static int leg_breaks(app *a) { return BREAK_ON_ERROR | (a->brk.nan ? BREAK_ON_NAN : 0); }
+static int leg_breaks(app *a) { return BREAK_ON_ERROR | a->brk.nan; }   /* brk.nan: BREAK_ON_NAN... flags */
 static int each_kernel(app *a) { return BREAK_EACH_KERNEL | leg_breaks(a); }
 
 static void forget_run(live_run *L)
@@ -355,7 +355,7 @@ void live_break_nan(app *a, int on)
         return;
     runner_state st = live_state(a);
     if (st == RUNNER_STOPPED || st == RUNNER_STARTING)
-        run_service_set_breaks(a->live->rs, BREAK_EACH_KERNEL | BREAK_ON_ERROR | (on ? BREAK_ON_NAN : 0));
+        run_service_set_breaks(a->live->rs, BREAK_EACH_KERNEL | BREAK_ON_ERROR | on);
     session_set_flag(a->s, "break-on-nan", on ? "1" : "0");
 }
 

@@ -21,23 +21,20 @@ static int64_t k_rows(app *a, pane *p)
     return (int64_t)a->s->nkernels;
 }
 
-/* "ERR", "NaN", "Inf", "NaN+Inf" from the after-tensors' stats, else "DIV"
- * when it departs from the eager program, else "". */
+/* "ERR", "NaN", "+Inf", "-Inf", "NaN+Inf" from the after-tensors' stats
+ * ("mask" for -Inf alone, as an attention mask writes), else "DIV" when it
+ * departs from the eager program, else "". */
 static const char *anomaly(const kernel_event *k)
 {
-    int nan = 0, inf = 0;
-    for (size_t i = 0; i < k->ntensors; i++) {
-        const tensor_rec *t = &k->tensors[i];
-        if (t->phase != PHASE_AFTER || !t->has_stats)
-            continue;
-        nan |= t->stats.nan > 0;
-        inf |= t->stats.posinf + t->stats.neginf > 0;
-    }
+    int held = kernel_nonfinite(k);
+    int inf = held & (NONFIN_POSINF | NONFIN_NEGINF);
     if (k->status == KSTAT_ERROR)
         return "ERR";
-    if (nan && inf) return "NaN+Inf";
-    if (nan) return "NaN";
-    if (inf) return "Inf";
+    if ((held & NONFIN_NAN) && inf) return "NaN+Inf";
+    if (held & NONFIN_NAN) return "NaN";
+    if (inf == (NONFIN_POSINF | NONFIN_NEGINF)) return "+-Inf";
+    if (held & NONFIN_POSINF) return "+Inf";
+    if (nonfinite_is_mask(held)) return "mask";
     if (k->status == KSTAT_NAN)
         return "NaN?";
     for (size_t i = 0; i < k->neager; i++)   /* departs from the eager program (--eager) */
@@ -61,7 +58,7 @@ static int status_el(const kernel_event *k)
 {
     switch (k->status) {
     case KSTAT_OK: return EL_OK;
-    case KSTAT_NAN: return EL_NAN;
+    case KSTAT_NAN: return nonfinite_is_mask(kernel_nonfinite(k)) ? EL_OK : EL_NAN;
     case KSTAT_ERROR: return EL_ERROR;
     default: return EL_RUNNING;
     }

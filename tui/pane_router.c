@@ -11,7 +11,7 @@
 #include "keymap.h"
 #include "pane_util.h"
 #include "nan_element.h"
-#include "route_nan.h"
+#include "route_event.h"
 #include "router.h"
 #include "router_session.h"
 
@@ -127,19 +127,8 @@ static const route_result *routed(app *a, const error_event *e)
     if (rc->valid)
         route_result_release(&rc->res);
     memset(&rc->res, 0, sizeof rc->res);
-    const char *t = e->text ? e->text : "";
-    if (e == &rc->death)
-        router_route_session(rc->rules, a->s, &rc->res);   /* the death's facts: signal, stderr, logs */
-    else
-        router_route_buffer(rc->rules, t, strlen(t), &rc->res);
-    route_add_nan(&rc->res, a->s);   /* nan-inf: the element and what computed it */
-    /* the run's device picks the advice's wording (a CPU run gets no CUDA advice) */
-    const char *dev = a->s ? (a->s->device ? a->s->device : a->s->package.device_key) : NULL;
-    if (router_platform_of_device(dev)) {
-        char origin[96];
-        snprintf(origin, sizeof origin, "session: device %.64s", dev);
-        route_result_set_platform(&rc->res, rc->rules, router_platform_of_device(dev), origin);
-    }
+    /* the one routing entry point: the death routes the whole session (signal, stderr, logs) */
+    router_route_event(rc->rules, a->s, e == &rc->death ? NULL : e, NULL, &rc->res);
     rc->ev = e;
     rc->valid = 1;
     return &rc->res;

@@ -8,6 +8,7 @@
 #include "live.h"
 #include "pane_inspector.h"
 #include "pane_router.h"
+#include "protocol.h"
 #include "textview.h"
 #include "view.h"
 #include "package.h"
@@ -315,10 +316,10 @@ out:
 int ra_break_nan(app *a, const char *arg)
 {
     (void)arg;
-    a->brk.nan = !a->brk.nan;
+    a->brk.nan = a->brk.nan ? 0 : BREAK_ON_NAN;   /* NaN only: -Inf alone is a mask's (--break-on inf) */
     if (a->mode == MODE_LIVE)
         live_break_nan(a, a->brk.nan);
-    app_message(a, 0, "break on NaN/Inf: %s%s", a->brk.nan ? "on" : "off",
-                a->mode == MODE_LIVE ? "" : " (replay: continue stops at the next kernel with NaN/Inf)");
+    app_message(a, 0, "break on NaN: %s%s", a->brk.nan ? "on" : "off",
+                a->mode == MODE_LIVE ? "" : " (replay: continue stops at the next kernel with NaN or Inf; -Inf alone is a mask, no stop)");
     return AF_HANDLED;
 }

@@ -25,6 +25,13 @@ static int bad_stats(const tensor_rec *t)
     return t->has_stats && (t->stats.nan || t->stats.posinf || t->stats.neginf);
 }
 
+/* -Inf alone in a tensor is what an attention mask writes (an additive -inf
+ * mask, masked_fill): no anomaly for the hunt. */
+static int mask_only(const tensor_rec *t)
+{
+    return t->has_stats && !t->stats.nan && !t->stats.posinf && t->stats.neginf;
+}
+
 /* Asks `test` about each tensor a kernel wrote (after phase), in run order;
  * the first it accepts (returns 1, having filled what it found into h) is
  * the hit. Only written tensors count: a bad value a kernel merely read
@@ -61,6 +68,8 @@ static int nan_test(const tensor_rec *t, size_t kernel, const void *ctx, hunt_hi
 {
     (void)kernel;
     (void)ctx;
+    if (mask_only(t))
+        return 0;
     int64_t fb = tensor_first_nonfinite(t);
     if (fb < 0 && !bad_stats(t))
         return 0;

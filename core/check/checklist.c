@@ -636,7 +636,10 @@ static void check_weights(checklist *cl, package_t *p, const package_model *m, c
                            "load_pt2(load_weights_from_disk=True); aotidbg hands them to the model as it does)",
                            wp.nrefs);
         break;
-    case WEIGHTS_IN_SO: got = "embedded in the .so"; break;
+    case WEIGHTS_IN_SO:   /* package_cpp_only: no .so yet, the weights go into the one its CMakeLists.txt builds */
+        got = m->so_entry ? "embedded in the .so"
+                          : "to be embedded in the .so its CMakeLists.txt builds (package_cpp_only: no .so yet)";
+        break;
     case WEIGHTS_NO_CONSTANTS: got = "the model has no weights"; break;
     default: got = "unknown (no wrapper.cpp to read)"; break;
     }
@@ -758,6 +761,22 @@ static int undefined_syms(package_t *p, const package_model *m, elf_symlist *und
     return rc;
 }
 
+/* The model's .so reads back whole, with the CRC-32 the archive records (a
+ * damaged copy otherwise passes every row and fails only when extracted). */
+static void check_so_intact(checklist *cl, package_t *p, const package_model *m)
+{
+    if (!m->so_entry || p->is_bare_so)
+        return;
+    strbuf e = STRBUF_INIT;
+    const char *subject = "the model .so reads back whole (CRC-32 checked; weights entries not read)";
+    if (package_entry_intact(p, m->so_entry, &e) < 0)
+        add(cl, "package.so-intact", CHECK_FAIL, subject, "the CRC-32 the archive records", arena_strdup(&cl->arena, e.buf),
+            m->so_entry, "the package is damaged: copy it again or rebuild it");
+    else
+        add(cl, "package.so-intact", CHECK_PASS, subject, NULL, "CRC-32 matches", m->so_entry, NULL);
+    strbuf_release(&e);
+}
+
 static void check_symbols(checklist *cl, package_t *p, const package_model *m, const char *torch_lib,
                           const host_facts *remote)
 {
@@ -870,13 +889,15 @@ static void check_hidden_kernels(checklist *cl, package_t *p, const package_mode
     strbuf_release(&e);
     if (!ok || !st.launches) return;
     arena *a = &cl->arena;
+    strbuf why = STRBUF_INIT;
+    reinstrument_hidden_why(&st, &why);
     add(cl, "package.hidden-kernels", CHECK_INFO, "kernel launches the printer does not reach",
         arena_printf(a, "%zu launch(es) hooked by the printer", st.printer),
-        arena_printf(a, "%zu more it does not reach: %zu inside torch.cond/while_loop subgraphs, %zu proxy-executor "
-                        "calls", st.launches, st.subgraph, st.proxy),
+        arena_printf(a, "%zu more it does not reach: %s", st.launches, why.buf),
         src,
         "aotidbg run re-instruments a copy that hooks them too (the default on CPU); with --no-reinstrument they "
         "stay hidden (on CUDA, launch interposition still names the Triton ones, without tensors)");
+    strbuf_release(&why);
 }
 
 /* "2.13" of "2.13.0+cu130" into mm (both must read major.minor). */
@@ -1088,6 +1109,7 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
     check_cubins(cl, p, m, ws, src);
     check_weights(cl, p, m, ws);
     check_custom_ops(cl, p, m, ws);
+    check_so_intact(cl, p, m);
     check_symbols(cl, p, m, o->torch_lib, o->host);
     check_torch_version(cl, m, o->torch_lib, o->host);
     check_hidden_kernels(cl, p, m, ws, src);

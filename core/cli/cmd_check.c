@@ -102,6 +102,9 @@ int cmd_check(const cli_args *a)
     fwrite(outb.buf, 1, outb.len, stdout);
     strbuf_release(&outb);
     rc = checklist_has_fail(&cl) ? EXIT_FAILED : EXIT_OK;
+    for (size_t i = 0; i < cl.nrows; i++)   /* a damaged package is unreadable input, as a broken zip is */
+        if (cl.rows[i].status == CHECK_FAIL && !strcmp(cl.rows[i].id, "package.so-intact"))
+            rc = EXIT_USAGE;
     checklist_free(&cl);
 out:
     package_close(p);

@@ -137,7 +137,8 @@ static void show_model(package_t *p, package_model *m, int calls)
     printf("  cubins:              %zu\n", m->ncubins);
     for (size_t i = 0; i < m->ncubins; i++)
         printf("    %s\n", m->cubin_entries[i]);
-    printf("  weights:             %zu\n", m->nweights);
+    printf("  weights:             %zu weight file(s) in the archive%s\n", m->nweights,
+           m->nweights ? "" : " (constants, below, say where the model's weights are)");
     for (size_t i = 0; i < m->nweights; i++)
         printf("    %s\n", m->weight_entries[i]);
     if (m->kernel_info_entry)
@@ -196,9 +197,12 @@ static void show_model(package_t *p, package_model *m, int calls)
                                            "debug_intermediate_value_printer=1)" : "");
         printf("  nan asserts:         %s\n", ws.nan_asserts ? "yes" : "no");
         printf("  kernels:             %zu (from %s)", ws.nkernels, ws.kernels_source);
-        if (counted && ws.printer_level > 0 && rs.launches)
-            printf(" + %zu the printer does not reach (%zu inside torch.cond/while_loop subgraphs, %zu "
-                   "proxy-executor calls)", rs.launches, rs.subgraph, rs.proxy);
+        if (counted && ws.printer_level > 0 && rs.launches) {
+            strbuf why = STRBUF_INIT;
+            reinstrument_hidden_why(&rs, &why);
+            printf(" + %zu the printer does not reach (%s)", rs.launches, why.buf);
+            strbuf_release(&why);
+        }
         putchar('\n');
         printf("  constants:           %zu%s\n", ws.nconstants,
                ws.include_weights == 1 ? " (in the .so)" : ws.include_weights == 0 ? " (outside the .so)" : "");

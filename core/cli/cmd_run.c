@@ -186,15 +186,27 @@ static void report_budget(const session *s, uint64_t budget)
             ncut == 1 ? "" : "s", ncut == 1 ? "s" : "", ncut == 1 ? "its" : "their");
 }
 
-/* "  NaN/Inf first at kernel #6 NAME: buf15[0, 0, 0] = nan; log at model.py:36: ..." */
+/* "  NaN first at kernel #6 NAME: buf15[0, 0, 0] = nan (3 NaN, 0 +Inf, 0 -Inf); log at model.py:36: ..." */
 static void report_nan(const session *s)
 {
     const nan_event *ev = session_nan_event(s);
     const event *ke = ev ? session_kernel_event(s, ev->kernel_index) : NULL;
     if (!ke)
         return;
-    fprintf(stderr, "  NaN/Inf first at kernel #%lld %s: %s%s = %s", (long long)ev->kernel_index,
-            ke->u.kernel.name, ev->tensor, ev->at ? ev->at : "", ev->value ? ev->value : "nan or inf");
+    uint64_t n[3] = {0, 0, 0};   /* NaN, +Inf, -Inf in what the kernel wrote */
+    for (size_t i = 0; i < ke->u.kernel.ntensors; i++) {
+        const tensor_rec *t = &ke->u.kernel.tensors[i];
+        if (t->phase == PHASE_AFTER && t->has_stats) {
+            n[0] += t->stats.nan;
+            n[1] += t->stats.posinf;
+            n[2] += t->stats.neginf;
+        }
+    }
+    const char *what = n[0] ? "NaN" : n[1] ? "+Inf" : n[2] ? "-Inf" : "NaN/Inf";
+    fprintf(stderr, "  %s first at kernel #%lld %s: %s%s = %s (%" PRIu64 " NaN, %" PRIu64 " +Inf, %" PRIu64 " -Inf)%s",
+            what, (long long)ev->kernel_index, ke->u.kernel.name, ev->tensor, ev->at ? ev->at : "",
+            ev->value ? ev->value : "nan or inf", n[0], n[1], n[2],
+            !n[0] && !n[1] && n[2] ? ": -Inf alone, as an attention mask writes; no NaN" : "");
     if (ev->from && starts_with(ev->from, "input "))
         fprintf(stderr, "; %s", ev->from);
     else if (ev->nops)
@@ -535,7 +547,7 @@ int cmd_run(const cli_args *a)
         strbuf_reset(&err);
         if (run_service_finish(rs, &err) < 0)
             fprintf(stderr, "aotidbg run: cannot record the session: %s\n", err.buf);
-        code = EXIT_FAILED;
+        code = run_service_exit_code(rs);   /* 2 when only the inputs or a damaged package failed */
         goto out;
     }
 

@@ -20,7 +20,7 @@ static const char live_about[] =
 static const char live_after[] =
     "Exit codes: as `aotidbg run` for the run (0 ran, 1 the model failed or the\n"
     "runner died, 2 bad usage or input); 1 also when a scripted action (--keys,\n"
-    "--script) failed.\n";
+    "--script) failed or is unknown.\n";
 
 static const char run_about[] =
     "Runs an AOTInductor package headless, kernel by kernel, and records every event\n"
@@ -29,7 +29,8 @@ static const char run_about[] =
     "bare model .so from torch._export.aot_compile (then --device is required).\n";
 static const char run_after[] =
     "Before running, the checklist of `aotidbg check` runs; its rows go into the\n"
-    "session, and a FAIL row stops the run (exit 1) unless --force. The session\n"
+    "session, and a FAIL row stops the run (exit 1; 2 when only input rows or a\n"
+    "damaged package failed) unless --force. The session\n"
     "records the mode (printer, reinstrument, interpose or none) and a run.mode row\n"
     "saying what it sees, and end_state says how the run ended. Errors are routed\n"
     "(aotidbg route) with the runner's output and the package's code.\n"
@@ -42,9 +43,10 @@ static const char run_after[] =
     "that hold NaN/Inf are named, and --break-on nan makes them a failure; a\n"
     "departure from --eager is named, and --break-on diverge makes it a failure);\n"
     "1 the model failed, a nan/error/diverge break hit, the runner died, a checklist\n"
-    "row failed, or the eager program failed to run; 2 bad usage or bad input (also\n"
-    "a kernel= / index= break that matched no kernel, or an --eager program or\n"
-    "inputs it cannot take); 3 the model ran to the end with --eager and nothing\n"
+    "row failed, or the eager program failed to run; 2 bad usage or bad input (too\n"
+    "few or too many inputs, an unreadable or CRC-damaged package, a kernel= /\n"
+    "index= break that matched no kernel, or an --eager program or inputs it cannot\n"
+    "take); 3 the model ran to the end with --eager and nothing\n"
     "departed, but not every kernel was compared (the summary says \"compared K of\n"
     "N kernels\" and which were not).\n";
 
@@ -94,7 +96,8 @@ static const char check_about[] =
     "package integrity (.so, cubins, weights, custom ops, libtorch symbols) and the\n"
     "debug flags in effect.\n";
 static const char check_after[] =
-    "Exit codes: 0 nothing failed, 1 a check failed, 2 bad usage or bad input.\n";
+    "Exit codes: 0 nothing failed, 1 a check failed, 2 bad usage or bad input (an\n"
+    "unreadable package, or one whose .so does not match its CRC-32).\n";
 
 static const char route_about[] =
     "Names the cause of an AOTI error from its text (a log file, or stdin with - or\n"

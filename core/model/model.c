@@ -290,3 +290,15 @@ const char *runner_exit_text(const runner_exit_event *x, char *buf, size_t n)
         snprintf(buf, n, "%s", how);
     return buf;
 }
+
+int kernel_nonfinite(const kernel_event *k)
+{
+    int held = 0;
+    for (size_t i = 0; i < k->ntensors; i++) {
+        const tensor_rec *t = &k->tensors[i];
+        if (t->phase == PHASE_AFTER && t->has_stats)
+            held |= (t->stats.nan ? NONFIN_NAN : 0) | (t->stats.posinf ? NONFIN_POSINF : 0) |
+                    (t->stats.neginf ? NONFIN_NEGINF : 0);
+    }
+    return held;
+}

@@ -371,6 +371,12 @@ const char *kernel_type_name(kernel_type t);     /* "triton", "cpp", "extern", "
 int kernel_type_from_name(const char *s);
 kernel_type kernel_type_guess(const char *kernel_name); /* from the name AOTI gives it */
 const char *kernel_status_name(kernel_status s); /* "pending", "ok", "nan", "error" */
+/* What a kernel's after-tensors hold that is not finite (their statistics):
+ * NONFIN_NAN | NONFIN_POSINF | NONFIN_NEGINF. NONFIN_NEGINF alone is what an
+ * attention mask writes (an additive -inf mask, masked_fill): not an anomaly. */
+enum { NONFIN_NAN = 1, NONFIN_POSINF = 2, NONFIN_NEGINF = 4 };
+int kernel_nonfinite(const kernel_event *k);
+static inline int nonfinite_is_mask(int held) { return held == NONFIN_NEGINF; }
 int kernel_status_from_name(const char *s);
 const char *phase_name(tensor_phase p);          /* "before", "after", "output" */
 int phase_from_name(const char *s);

@@ -303,10 +303,24 @@ static int read_zip_entry(package_priv *pp, zip_int64_t idx, const char *name, s
             zip_fclose(zf);
             return -1;
         }
-        strbuf_add(sb, buf, (size_t)n);
+        if (sb)
+            strbuf_add(sb, buf, (size_t)n);
     }
     zip_fclose(zf);
     return 0;
+}
+
+int package_entry_intact(package_t *p, const char *entry, strbuf *err)
+{
+    package_priv *pp = (package_priv *)p;
+    if (!pp->za || !entry)
+        return 0;   /* a bare .so: no archive, no CRC */
+    zip_int64_t idx = zip_name_locate(pp->za, entry, 0);
+    if (idx < 0) {
+        strbuf_addf(err, "%s: no entry '%s' in the archive", p->path, entry);
+        return -1;
+    }
+    return read_zip_entry(pp, idx, entry, SIZE_MAX, NULL, err);
 }
 
 int package_read_entry(package_t *p, const char *entry, size_t max, strbuf *sb, strbuf *err)

@@ -102,6 +102,9 @@ const char *package_trace_source(const package_t *p, const package_model *m);
 const char *package_mirror_entry(package_t *p, const char *entry, size_t max, strbuf *err);
 /* Reads an archive entry fully (capped at max bytes) into sb. */
 int package_read_entry(package_t *p, const char *entry, size_t max, strbuf *sb, strbuf *err);
+/* Reads a .pt2 entry to its end and drops it: -1 (err) when it cannot be read
+ * or its CRC-32 does not match (a damaged copy). 0 for a bare .so. */
+int package_entry_intact(package_t *p, const char *entry, strbuf *err);
 /* Random access to one entry's bytes (for a bare .so: the file), for readers
  * that want a few parts of a large entry (the symbol tables of a .so that is
  * mostly weights): stored entries seek, compressed ones read forward and start

@@ -164,9 +164,40 @@ static launch_kind classify(const char *p, const char *end, span *name, const ch
 static void emit_hook(strbuf *out, const char *indent, size_t indent_len, span arg,
                       const char *phase, const char *branch, span kernel)
 {
+    span nm = arg;   /* an output handle `buf6_handle` is the tensor buf6 */
+    if (nm.n > 7 && !memcmp(nm.s + nm.n - 7, "_handle", 7)) nm.n -= 7;
     strbuf_add(out, indent, indent_len);
     strbuf_addf(out, "aoti_torch_save_tensor_handle(%.*s, \"%.*s\", \"%s%s%s\", \"%.*s\");\n",
-                (int)arg.n, arg.s, (int)arg.n, arg.s, phase, *branch ? ":" : "", branch, (int)kernel.n, kernel.s);
+                (int)arg.n, arg.s, (int)nm.n, nm.s, phase, *branch ? ":" : "", branch, (int)kernel.n, kernel.s);
+}
+
+/* An extern call's tensor argument: a plain buffer `buf4`, a view of one
+ * (`wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf4, 4, ...))`:
+ * its base buffer, whose storage the view reads or writes), or an output
+ * handle the call creates (`&buf6_handle`: after the call only, *out_only).
+ * 0 when the argument is none of these. */
+static int extern_tensor(span a, span *id, int *out_only)
+{
+    static const char *const wraps[] = {"wrap_with_raii_handle_if_needed(", "reinterpret_tensor_wrapper(",
+                                        "RAIIAtenTensorHandle(", NULL};
+    *out_only = 0;
+    while (a.n && (*a.s == ' ')) { a.s++; a.n--; }
+    if (a.n && *a.s == '&') { a.s++; a.n--; *out_only = 1; }
+    for (int again = 1; again;) {
+        again = 0;
+        for (int i = 0; wraps[i]; i++) {
+            size_t wl = strlen(wraps[i]);
+            if (a.n > wl && skip_prefix_mem(a.s, a.n, wraps[i], NULL, NULL)) { a.s += wl; a.n -= wl; again = 1; }
+        }
+    }
+    size_t k = 0;
+    while (k < a.n && is_ident(a.s[k])) k++;
+    span b = {a.s, k};
+    if (!k || (k < a.n && !*out_only && a.s[k] != ',' && a.s[k] != ')' && a.s[k] != ' ')) return 0;
+    if (*out_only && !(k > 7 && !memcmp(b.s + k - 7, "_handle", 7) && k == a.n)) return 0;
+    if (!printer_name(b.s, *out_only ? k - 7 : k)) return 0;
+    *id = b;
+    return 1;
 }
 
 /* ---------- where a line sits: subgraphs and the printer's own hooks ---------- */
@@ -314,6 +345,13 @@ int reinstrument_find_cmd(const char *src, size_t len, const char *which, strbuf
     return 0;
 }
 
+void reinstrument_hidden_why(const reinstrument_stats *st, strbuf *out)
+{
+    strbuf_addf(out, "%zu inside torch.cond/while_loop subgraphs, %zu proxy-executor calls, %zu main-graph "
+                "calls whose arguments the printer does not print (views, output handles)", st->subgraph, st->proxy,
+                st->main_graph);
+}
+
 int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o, strbuf *out,
                         reinstrument_stats *st, strbuf *err)
 {
@@ -387,16 +425,32 @@ int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o,
         /* the printer's before-hooks just before it: the printer covers it (under a name of its own at
          * times: at::_ops::<op>::call for aoti_torch_cpu_<op>); leave it alone */
         int printed = w.printed[0] != 0;
+        char printed_as[sizeof w.printed];   /* the printer's name for it (at::_ops::<op>::call at times) */
+        memcpy(printed_as, w.printed, sizeof printed_as);
         w.printed[0] = 0;
         where_code(&w, q, stmt_end);
         if (o && o->each_launch) o->each_launch(kernel.s, kernel.n, w.branch, printed, o->ctx);
         if (printed) {
             local.printer++;
             strbuf_add(out, p, (size_t)(stmt_end - p));
+            /* the printer saves an extern call's arguments, never the output handles the call makes */
+            int made = 0;
+            for (int i = 0; k == L_EXTERN && i < n; i++) {
+                span a = {st_[i], ln_[i]}, id;
+                int out_only;
+                if (extern_tensor(a, &id, &out_only) && out_only) {
+                    span as = {printed_as, strlen(printed_as)};
+                    emit_hook(out, p, (size_t)(q - p), id, "after_launch", w.branch, as);
+                    local.hooks++;
+                    made++;
+                }
+            }
+            local.outputs += made > 0;
             p = stmt_end;
             continue;
         }
         span args[MAX_ARGS]; int na = 0;
+        unsigned char after_only[MAX_ARGS] = {0};
         unsigned char tensor_param[MAX_ARGS];
         int np = k == L_TRITON ? triton_tensor_params(src, len, name.s, name.n, tensor_param, MAX_ARGS) : -1;
         if (k == L_PROXY) na = proxy_tensors(open, close, args, MAX_ARGS);
@@ -411,19 +465,25 @@ int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o,
                 span id = {b, (size_t)(dp - b)};
                 if (printer_name(id.s, id.n)) args[na++] = id;
             } else if (k == L_EXTERN) {
-                if (plain_ident(a.s, a.n) && printer_name(a.s, a.n)) args[na++] = a;
+                span id; int out_only;
+                if (!extern_tensor(a, &id, &out_only)) continue;
+                int dup = 0;   /* q, k and v: three views of one buffer are one tensor */
+                for (int j = 0; j < na; j++) dup |= args[j].n == id.n && !memcmp(args[j].s, id.s, id.n);
+                if (!dup) { after_only[na] = (unsigned char)out_only; args[na++] = id; }
             } else {
                 int tensor = np >= 0 ? (i < np && tensor_param[i]) : printer_name(a.s, a.n);
                 if (tensor && plain_ident(a.s, a.n)) args[na++] = a;
             }
         }
         size_t indent_len = (size_t)(q - p);
-        for (int i = 0; i < na; i++) emit_hook(out, p, indent_len, args[i], "before_launch", w.branch, kernel);
+        for (int i = 0; i < na; i++)
+            if (!after_only[i]) emit_hook(out, p, indent_len, args[i], "before_launch", w.branch, kernel);
         strbuf_add(out, p, (size_t)(stmt_end - p));
         for (int i = 0; i < na; i++) emit_hook(out, p, indent_len, args[i], "after_launch", w.branch, kernel);
         local.launches++;
-        local.hooks += 2 * (size_t)na;
+        for (int i = 0; i < na; i++) local.hooks += after_only[i] ? 1 : 2;
         if (w.n) local.subgraph++;
+        else if (k != L_PROXY) local.main_graph++;
         if (k == L_CPP) local.cpp++;
         else if (k == L_EXTERN) local.extern_ops++;
         else if (k == L_PROXY) local.proxy++;
@@ -1093,7 +1153,7 @@ int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_p
     int bad_src = reinstrument_source(src.buf, src.len, &ro, &inst, &st, err);
     proxy_ops_free(&pops);
     if (bad_src) { strbuf_addf(err, " (%s)", wrapper); goto out; }
-    if (st.launches == 0) {
+    if (st.launches == 0 && st.outputs == 0) {
         if (st.printer)
             strbuf_addf(err, "%s: the printer already hooks every kernel launch (%zu): nothing to add; run the "
                         "package as it is", wrapper, st.printer);

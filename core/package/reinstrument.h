@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include "strbuf.h"
 
-#define REINSTRUMENT_VERSION       3   /* 2: <stem>.json beside the copy; 3: subgraphs, proxy calls */
+#define REINSTRUMENT_VERSION       5   /* 2: <stem>.json beside the copy; 3: subgraphs, proxy calls; 4: views, output handles; 5: those of printed calls under the printer's name */
 #define REINSTRUMENT_MAX_SOURCE    (512U << 20)   /* wrapper.cpp / kernel.cpp */
 #define REINSTRUMENT_MAX_CMD       (256U << 10)   /* one command line */
 #define REINSTRUMENT_MAX_STATEMENT (1U << 20)     /* one kernel-launch statement */
@@ -46,7 +46,16 @@ typedef struct {
     size_t cpp, extern_ops, triton, proxy;
     size_t printer;         /* launches the package's printer already hooks: left as they are */
     size_t subgraph;        /* instrumented launches inside torch.cond / while_loop subgraphs */
+    size_t main_graph;      /* instrumented launches in the main graph, not proxy calls (with a printer:
+                               calls it does not print, their arguments being views or output handles) */
+    size_t outputs;         /* launches the printer hooks whose output handles it does not save (extern calls
+                               that make their outputs: convolution, attention); a rebuilt copy saves them */
 } reinstrument_stats;
+
+/* "N inside torch.cond/while_loop subgraphs, N proxy-executor calls, N
+ * main-graph calls ..." for the launches st counts: the three add up to
+ * st->launches. Appended to out. */
+void reinstrument_hidden_why(const reinstrument_stats *st, strbuf *out);
 
 typedef struct {
     /* extern node index -> op ("aten::_unique2"), from <stem>.json, naming the

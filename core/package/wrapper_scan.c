@@ -224,15 +224,10 @@ static void printer_event(wrapper_scan *ws, scan_state *st, int level, int befor
         ws->kernels[ws->nkernels - 1].nbefore++;
 }
 
-static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
+/* Where AOTInductorModelBase(...) is called: its last argument says whether
+ * the weights are in the .so (include_weights). */
+static void scan_model_base(wrapper_scan *ws, scan_state *st, const char *t)
 {
-    const char *t = l;
-    while (*t == ' ' || *t == '\t')
-        t++;
-    const char *p;
-    char name[256], buf[1024];
-    int64_t v, d;
-
     if (st->in_model_base > 0) {
         st->in_model_base--;
         if (starts_with(t, "true)"))
@@ -242,223 +237,291 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
     }
     if (strstr(t, ": AOTInductorModelBase(") || starts_with(t, "AOTInductorModelBase("))
         st->in_model_base = 10;
+}
 
-    /* inputs_info_[N].name = "argX_1"; */
-    if (starts_with(t, "inputs_info_[")) {
-        p = t + 13;
-        if (parse_int(&p, &v) == 0 && skip_prefix(p, "].name = ", &p) && quoted(p, name, sizeof name) == 0) {
-            ws_input *in = input_at(ws, v);
-            if (in) {
-                in->name = arena_strdup(&ws->arena, name);
-                if (!in->line)
-                    in->line = line;
-            }
-        }
-        return;
-    }
-    if (starts_with(t, "outputs_info_[")) {
-        p = t + 14;
-        if (parse_int(&p, &v) == 0 && v >= 0 && v < WS_MAX_INPUTS && (size_t)v + 1 > ws->noutputs)
-            ws->noutputs = (size_t)v + 1;
-        return;
-    }
-    if (starts_with(t, "constants_info_[")) {
-        p = t + 16;
-        if (parse_int(&p, &v) < 0 || v < 0 || v >= 1000000)
-            return;
-        while (ws->nconstants <= (size_t)v) {
-            ws->constants = xgrow(ws->constants, &ws->cap_constants, ws->nconstants, sizeof *ws->constants);
-            ws_constant *nc = &ws->constants[ws->nconstants++];
-            memset(nc, 0, sizeof *nc);
-            nc->data_size = -1;
-            nc->ndim = -1;
-        }
-        ws_constant *c = &ws->constants[v];
-        const char *q = NULL;
-        int is_name = skip_prefix(p, "].name = ", &q);
-        if (is_name || skip_prefix(p, "].original_fqn = ", &q)) {
-            if (quoted(q, buf, sizeof buf) < 0)
-                return;
-            if (is_name)
-                c->name = arena_strdup(&ws->arena, buf);
-            else
-                c->fqn = arena_strdup(&ws->arena, buf);
-        } else if (skip_prefix(p, "].dtype = ", &q)) {
-            /* cached_torch_dtype_float32 (newer) or static_cast<int32_t>(aoti_torch_dtype_float32()) */
-            const char *dt = strstr(q, "dtype_");
-            if (dt && ident(dt + 6, name, sizeof name))
-                c->dtype = arena_strdup(&ws->arena, name);
-        } else if (skip_prefix(p, "].device_type = ", &q)) {
-            const char *dv = strstr(q, "device_type_");
-            if (dv && ident(dv + 12, name, sizeof name))
-                c->device = arena_strdup(&ws->arena, name);
-        } else if (skip_prefix(p, "].data_size = ", &q)) {
-            if (parse_int(&q, &d) == 0 && d >= 0)
-                c->data_size = d;
-        } else if (skip_prefix(p, "].from_folded = ", &q)) {
-            c->from_folded = starts_with(q, "true");
-        } else if (skip_prefix(p, "].shape = {", &q) || skip_prefix(p, "].stride = {", &q)) {
-            int is_shape = p[2] == 's' && p[3] == 'h';
-            int n = 0;
-            int64_t *dst = is_shape ? c->shape : c->stride;
-            while (*q && *q != '}' && n < TENSOR_MAX_DIMS) {
-                while (*q == ' ' || *q == ',') q++;
-                if (*q == '}' || parse_int(&q, &d) < 0)
-                    break;
-                dst[n++] = d;
-            }
-            if (is_shape)
-                c->ndim = n;
-        }
-        return;
-    }
-    /* AOTI_NOINLINE static void check_input_N( */
-    if ((p = strstr(t, "static void check_input_")) != NULL) {
-        p += strlen("static void check_input_");
-        if (parse_int(&p, &v) == 0 && *p == '(') {
-            ws_input *in = input_at(ws, v);
-            st->cur_input = in ? v : -1;
-            if (in) {
+/* inputs_info_[N].name = "argX_1"; (rest: after the prefix) */
+static void on_input_info(wrapper_scan *ws, scan_state *st, const char *rest, int line)
+{
+    (void)st;
+    const char *p = rest;
+    int64_t v;
+    char name[256];
+    if (parse_int(&p, &v) == 0 && skip_prefix(p, "].name = ", &p) && quoted(p, name, sizeof name) == 0) {
+        ws_input *in = input_at(ws, v);
+        if (in) {
+            in->name = arena_strdup(&ws->arena, name);
+            if (!in->line)
                 in->line = line;
-                ws->has_input_checks = 1;
-            }
         }
-        return;
     }
-    if (st->cur_input >= 0 && st->cur_input < (int64_t)ws->ninputs) {
-        ws_input *in = &ws->inputs[st->cur_input];
-        if (starts_with(t, "ConstantHandle ") && (p = strstr(t, "(input_handles[")) != NULL) {
-            if (ident(t + 15, name, sizeof name) && !in->name)
-                in->name = arena_strdup(&ws->arena, name);
-        }
-        /* <n>_expected_dtype = aoti_torch_dtype_float32(); */
-        if ((p = strstr(t, "_expected_dtype = aoti_torch_dtype_")) != NULL) {
-            if (ident(p + strlen("_expected_dtype = aoti_torch_dtype_"), name, sizeof name)) {
-                in->dtype = arena_strdup(&ws->arena, name);
-                in->dtype_line = line;
-            }
+    return;
+}
+
+/* outputs_info_[N]... */
+static void on_output_info(wrapper_scan *ws, scan_state *st, const char *rest, int line)
+{
+    (void)st;
+    (void)line;
+    const char *p = rest;
+    int64_t v;
+    if (parse_int(&p, &v) == 0 && v >= 0 && v < WS_MAX_INPUTS && (size_t)v + 1 > ws->noutputs)
+        ws->noutputs = (size_t)v + 1;
+    return;
+}
+
+/* constants_info_[N].name / .original_fqn / .dtype / .device_type / .data_size
+ * / .from_folded / .shape / .stride = ...; */
+static void on_constant_info(wrapper_scan *ws, scan_state *st, const char *rest, int line)
+{
+    (void)st;
+    (void)line;
+    const char *p = rest;
+    int64_t v, d;
+    char name[256], buf[1024];
+    if (parse_int(&p, &v) < 0 || v < 0 || v >= 1000000)
+        return;
+    while (ws->nconstants <= (size_t)v) {
+        ws->constants = xgrow(ws->constants, &ws->cap_constants, ws->nconstants, sizeof *ws->constants);
+        ws_constant *nc = &ws->constants[ws->nconstants++];
+        memset(nc, 0, sizeof *nc);
+        nc->data_size = -1;
+        nc->ndim = -1;
+    }
+    ws_constant *c = &ws->constants[v];
+    const char *q = NULL;
+    int is_name = skip_prefix(p, "].name = ", &q);
+    if (is_name || skip_prefix(p, "].original_fqn = ", &q)) {
+        if (quoted(q, buf, sizeof buf) < 0)
             return;
+        if (is_name)
+            c->name = arena_strdup(&ws->arena, buf);
+        else
+            c->fqn = arena_strdup(&ws->arena, buf);
+    } else if (skip_prefix(p, "].dtype = ", &q)) {
+        /* cached_torch_dtype_float32 (newer) or static_cast<int32_t>(aoti_torch_dtype_float32()) */
+        const char *dt = strstr(q, "dtype_");
+        if (dt && skip_prefix(dt, "dtype_", &dt) && ident(dt, name, sizeof name))
+            c->dtype = arena_strdup(&ws->arena, name);
+    } else if (skip_prefix(p, "].device_type = ", &q)) {
+        const char *dv = strstr(q, "device_type_");
+        if (dv && skip_prefix(dv, "device_type_", &dv) && ident(dv, name, sizeof name))
+            c->device = arena_strdup(&ws->arena, name);
+    } else if (skip_prefix(p, "].data_size = ", &q)) {
+        if (parse_int(&q, &d) == 0 && d >= 0)
+            c->data_size = d;
+    } else if (skip_prefix(p, "].from_folded = ", &q)) {
+        c->from_folded = starts_with(q, "true");
+    } else if (skip_prefix(p, "].shape = {", &q) || skip_prefix(p, "].stride = {", &q)) {
+        int is_shape = p[2] == 's' && p[3] == 'h';
+        int n = 0;
+        int64_t *dst = is_shape ? c->shape : c->stride;
+        while (*q && *q != '}' && n < TENSOR_MAX_DIMS) {
+            while (*q == ' ' || *q == ',') q++;
+            if (*q == '}' || parse_int(&q, &d) < 0)
+                break;
+            dst[n++] = d;
         }
-        if ((p = strstr(t, "_expected_device_type = ")) != NULL) {
-            p += strlen("_expected_device_type = ");
-            if (parse_int(&p, &v) == 0) {
-                in->device = ws_device_type_name(&ws->arena, (long)v);
-                in->device_line = line;
-            }
-            return;
+        if (is_shape)
+            c->ndim = n;
+    }
+    return;
+}
+
+/* Provenance comments belong to the next launch. */
+static void on_source_nodes(wrapper_scan *ws, scan_state *st, const char *rest, int line)
+{
+    (void)line;
+    st->pend_nodes = arena_strdup(&ws->arena, rest);
+}
+
+static void on_debug_handles(wrapper_scan *ws, scan_state *st, const char *rest, int line)
+{
+    (void)line;
+    st->pend_handle = arena_strdup(&ws->arena, rest);
+}
+
+/* Lines known by how they start (after the indent): the handler gets the
+ * rest. run_impl_only: inside run_impl only. A matched line is done. */
+static const struct {
+    const char *prefix;
+    int run_impl_only;
+    void (*fn)(wrapper_scan *ws, scan_state *st, const char *rest, int line);
+} line_prefixes[] = {
+    {"inputs_info_[", 0, on_input_info},
+    {"outputs_info_[", 0, on_output_info},
+    {"constants_info_[", 0, on_constant_info},
+    {"// Topologically Sorted Source Nodes: ", 1, on_source_nodes},
+    {"// [Provenance debug handles] ", 1, on_debug_handles},
+};
+
+/* AOTI_NOINLINE static void check_input_N( : 1 when the line is one. */
+static int scan_check_decl(wrapper_scan *ws, scan_state *st, const char *t, int line)
+{
+    const char *p = strstr(t, "static void check_input_");
+    int64_t v;
+    if (!p || !skip_prefix(p, "static void check_input_", &p))
+        return 0;
+    if (parse_int(&p, &v) == 0 && *p == '(') {
+        ws_input *in = input_at(ws, v);
+        st->cur_input = in ? v : -1;
+        if (in) {
+            in->line = line;
+            ws->has_input_checks = 1;
         }
-        if (starts_with(t, "if (")) {
-            p = t + 4;
-            /* if (N != x_size[D]) / if (N != x_stride[D]) */
-            if (parse_int(&p, &v) == 0 && starts_with(p, " != ")) {
-                p += 4;
-                if (size_ref(p, "_size", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
-                    in->dims[d] = v;
-                    if (!in->dim_line[d])
-                        in->dim_line[d] = line;
-                    note_dim(in, d);
-                } else if (size_ref(p, "_stride", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
-                    in->strides[d] = v;
-                    if (!in->stride_line)
-                        in->stride_line = line;
-                    note_dim(in, d);
-                }
-                return;
-            }
-            /* if (x_size[D] < N) / if (x_size[D] > N) */
-            p = t + 4;
+    }
+    return 1;
+}
+
+/* Inside check_input_N: the input's name, dtype, device, sizes and strides;
+ * 1 when the line is done. */
+static int scan_input_check(wrapper_scan *ws, scan_state *st, const char *l, const char *t, int line)
+{
+    const char *p;
+    char name[256];
+    int64_t v, d;
+    ws_input *in = &ws->inputs[st->cur_input];
+    const char *cn;
+    if (skip_prefix(t, "ConstantHandle ", &cn) && strstr(t, "(input_handles[")) {
+        if (ident(cn, name, sizeof name) && !in->name)
+            in->name = arena_strdup(&ws->arena, name);
+    }
+    /* <n>_expected_dtype = aoti_torch_dtype_float32(); */
+    if ((p = strstr(t, "_expected_dtype = aoti_torch_dtype_")) != NULL) {
+        if (ident(p + strlen("_expected_dtype = aoti_torch_dtype_"), name, sizeof name)) {
+            in->dtype = arena_strdup(&ws->arena, name);
+            in->dtype_line = line;
+        }
+        return 1;
+    }
+    if ((p = strstr(t, "_expected_device_type = ")) != NULL) {
+        p += strlen("_expected_device_type = ");
+        if (parse_int(&p, &v) == 0) {
+            in->device = ws_device_type_name(&ws->arena, (long)v);
+            in->device_line = line;
+        }
+        return 1;
+    }
+    if (skip_prefix(t, "if (", &p)) {
+        const char *cond = p;
+        /* if (N != x_size[D]) / if (N != x_stride[D]) */
+        if (parse_int(&p, &v) == 0 && skip_prefix(p, " != ", &p)) {
             if (size_ref(p, "_size", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
-                p = strchr(p, ']') + 1;
-                while (*p == ' ')
-                    p++;
-                char op = *p;
-                p++;
-                if ((op == '<' || op == '>') && parse_int(&p, &v) == 0) {
-                    if (!in->dim_line[d])
-                        in->dim_line[d] = line;
-                    if (op == '<')
-                        in->dim_min[d] = v;
-                    else
-                        in->dim_max[d] = v;
-                    note_dim(in, d);
-                }
+                in->dims[d] = v;
+                if (!in->dim_line[d])
+                    in->dim_line[d] = line;
+                note_dim(in, d);
+            } else if (size_ref(p, "_stride", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
+                in->strides[d] = v;
+                if (!in->stride_line)
+                    in->stride_line = line;
+                note_dim(in, d);
             }
-            return;
+            return 1;
         }
-        if (l[0] == '}')
-            st->cur_input = -1;   /* the function's closing brace (column 0) ends the check */
-    }
-    if (strstr(t, "::run_impl(")) {
-        st->in_run_impl = 1;
-        st->cur_input = -1;
-        return;
-    }
-    if (starts_with(t, "} // AOTInductorModel::run_impl")) {
-        st->in_run_impl = 0;
-        return;
-    }
-    /* int64_t s77 = arg4_1_size[0]; */
-    if (starts_with(t, "int64_t s") && (p = strstr(t, " = ")) != NULL) {
-        char sym[64];
-        if (ident(t + 8, sym, sizeof sym) && size_ref(p + 3, "_size", name, sizeof name, &d) == 0 && d >= 0 &&
-            d < TENSOR_MAX_DIMS) {
-            ws_input *in = input_by_name(ws, name);
-            if (in) {
-                in->dim_sym[d] = arena_strdup(&ws->arena, sym);
+        /* if (x_size[D] < N) / if (x_size[D] > N) */
+        p = cond;
+        if (size_ref(p, "_size", name, sizeof name, &d) == 0 && d >= 0 && d < TENSOR_MAX_DIMS) {
+            p = strchr(p, ']') + 1;
+            while (*p == ' ')
+                p++;
+            char op = *p;
+            p++;
+            if ((op == '<' || op == '>') && parse_int(&p, &v) == 0) {
+                if (!in->dim_line[d])
+                    in->dim_line[d] = line;
+                if (op == '<')
+                    in->dim_min[d] = v;
+                else
+                    in->dim_max[d] = v;
                 note_dim(in, d);
             }
         }
+        return 1;
     }
-    /* assert_size_stride(arg4_1, {s77, 8L}, {8L, 1L}, "input") */
-    if ((p = strstr(t, "assert_size_stride(")) != NULL) {
-        p += strlen("assert_size_stride(");
-        size_t k = ident(p, name, sizeof name);
-        ws_input *in = k ? input_by_name(ws, name) : NULL;
-        if (in) {
-            p += k;
-            for (int which = 0; which < 2; which++) {
-                p = strchr(p, '{');
-                if (!p)
-                    return;
-                p++;
-                int n = 0;
-                while (*p && *p != '}') {
-                    while (*p == ' ' || *p == ',')
-                        p++;
-                    if (*p == '}' || !*p)
-                        break;
-                    int64_t x;
-                    const char *q = p;
-                    int lit = parse_int(&q, &x) == 0 && (*q == ',' || *q == '}' || *q == ' ');
-                    if (n < TENSOR_MAX_DIMS) {
-                        if (which == 0 && lit && in->dims[n] == WS_UNKNOWN && in->dim_min[n] == WS_UNKNOWN)
-                            in->dims[n] = x;
-                        if (which == 1 && lit && in->strides[n] == WS_UNKNOWN)
-                            in->strides[n] = x;
-                    }
-                    n++;
-                    while (*p && *p != ',' && *p != '}')
-                        p++;
-                }
-                if (which == 0 && n <= TENSOR_MAX_DIMS && in->ndim < n)
-                    in->ndim = n;
-            }
-        }
+    if (l[0] == '}')
+        st->cur_input = -1;   /* the function's closing brace (column 0) ends the check */
+    return 0;
+}
+
+/* int64_t s77 = arg4_1_size[0]; */
+static void scan_size_symbol(wrapper_scan *ws, const char *t)
+{
+    const char *p;
+    char name[256];
+    int64_t d;
+    const char *at;
+    if (!skip_prefix(t, "int64_t ", &at) || *at != 's' || !(p = strstr(t, " = ")) || !skip_prefix(p, " = ", &p))
         return;
+    char sym[64];
+    if (ident(at, sym, sizeof sym) && size_ref(p, "_size", name, sizeof name, &d) == 0 && d >= 0 &&
+        d < TENSOR_MAX_DIMS) {
+        ws_input *in = input_by_name(ws, name);
+        if (in) {
+            in->dim_sym[d] = arena_strdup(&ws->arena, sym);
+            note_dim(in, d);
+        }
     }
-    /* printer level 1 */
+}
+
+/* assert_size_stride(arg4_1, {s77, 8L}, {8L, 1L}, "input"): 1 when the line is one. */
+static int scan_assert_size_stride(wrapper_scan *ws, const char *t)
+{
+    const char *p = strstr(t, "assert_size_stride(");
+    char name[256];
+    if (!p || !skip_prefix(p, "assert_size_stride(", &p))
+        return 0;
+    size_t k = ident(p, name, sizeof name);
+    ws_input *in = k ? input_by_name(ws, name) : NULL;
+    if (in) {
+        p += k;
+        for (int which = 0; which < 2; which++) {
+            p = strchr(p, '{');
+            if (!p)
+                return 1;
+            p++;
+            int n = 0;
+            while (*p && *p != '}') {
+                while (*p == ' ' || *p == ',')
+                    p++;
+                if (*p == '}' || !*p)
+                    break;
+                int64_t x;
+                const char *q = p;
+                int lit = parse_int(&q, &x) == 0 && (*q == ',' || *q == '}' || *q == ' ');
+                if (n < TENSOR_MAX_DIMS) {
+                    if (which == 0 && lit && in->dims[n] == WS_UNKNOWN && in->dim_min[n] == WS_UNKNOWN)
+                        in->dims[n] = x;
+                    if (which == 1 && lit && in->strides[n] == WS_UNKNOWN)
+                        in->strides[n] = x;
+                }
+                n++;
+                while (*p && *p != ',' && *p != '}')
+                    p++;
+            }
+            if (which == 0 && n <= TENSOR_MAX_DIMS && in->ndim < n)
+                in->ndim = n;
+        }
+    }
+    return 1;
+}
+
+/* The intermediate-value printer's calls, levels 1 to 3: 1 when the line is one. */
+static int scan_printer(wrapper_scan *ws, scan_state *st, const char *t, int line)
+{
+    const char *p;
+    char buf[1024];
     if ((p = strstr(t, "aoti_torch_save_tensor_handle(")) != NULL) {
         /* ..., "arg", "before_launch", "kernel"); */
         const char *b = strstr(p, "\"before_launch\"");
         const char *a = strstr(p, "\"after_launch\"");
-        const char *k = b ? b + 15 : a ? a + 14 : NULL;
-        if (!k)
-            return;
+        const char *k = NULL;
+        if (!(b && skip_prefix(b, "\"before_launch\"", &k)) && !(a && skip_prefix(a, "\"after_launch\"", &k)))
+            return 1;
         while (*k == ',' || *k == ' ')
             k++;
         if (quoted(k, buf, sizeof buf) == 0)
             printer_event(ws, st, 1, b != NULL, buf, line);
-        return;
+        return 1;
     }
     /* level 2: aoti_torch_print_tensor_handle(x, "before_launch - K - x"); */
     if ((p = strstr(t, "aoti_torch_print_tensor_handle(")) != NULL) {
@@ -466,23 +529,22 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
             ws->printer_level = 2;
         const char *q = strchr(p, '"');
         if (q && quoted(q, buf, sizeof buf) == 0) {
-            int before = starts_with(buf, "before_launch - "), after = starts_with(buf, "after_launch - ");
-            if (before || after) {
-                char *kn = buf + (before ? 16 : 15);
+            const char *kc;
+            int before = skip_prefix(buf, "before_launch - ", &kc);
+            if (before || skip_prefix(buf, "after_launch - ", &kc)) {
+                char *kn = buf + (kc - buf);
                 char *dash = strstr(kn, " - ");
                 if (dash)
                     *dash = 0;
                 printer_event(ws, st, 2, before, kn, line);
             }
         }
-        return;
+        return 1;
     }
     /* level 3: printf("[ before_launch: K ]\n"); */
-    if ((p = strstr(t, "printf(\"[ ")) != NULL) {
-        p += 10;
-        int before = starts_with(p, "before_launch: "), after = starts_with(p, "after_launch: ");
-        if (before || after) {
-            p += before ? 15 : 14;
+    if ((p = strstr(t, "printf(\"[ ")) != NULL && skip_prefix(p, "printf(\"[ ", &p)) {
+        int before = skip_prefix(p, "before_launch: ", &p);
+        if (before || skip_prefix(p, "after_launch: ", &p)) {
             size_t k = 0;
             while (p[k] && p[k] != ' ' && p[k] != '"' && k + 1 < sizeof buf) {
                 buf[k] = p[k];
@@ -491,57 +553,49 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
             buf[k] = 0;
             printer_event(ws, st, 3, before, buf, line);
         }
-        return;
+        return 1;
     }
-    if (strstr(t, "aoti_torch_check_inf_and_nan(")) {
-        if (!ws->nan_asserts)
-            ws->nan_assert_line = line;
-        ws->nan_asserts = 1;
-    }
-    if (strstr(t, "aoti_torch_proxy_executor_call_function("))
-        ws->nproxy_calls++;
-    /* kernels_.k = loadKernel("/path/x.cubin", "mangled", 0, cubin_dir_...); */
-    if ((p = strstr(t, "loadKernel(")) != NULL) {
-        p += 11;
-        while (*p == ' ')
-            p++;
-        if (*p == '"') {
-            if (quoted(p, buf, sizeof buf) == 0) {
-                const char *base = strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
-                for (size_t i = 0; i < ws->ncubins; i++)
-                    if (!strcmp(ws->cubins[i].file, base))
-                        return;
-                ws->cubins = xgrow(ws->cubins, &ws->cap_cubins, ws->ncubins, sizeof *ws->cubins);
-                ws_cubin *c = &ws->cubins[ws->ncubins++];
-                c->file = arena_strdup(&ws->arena, base);
-                c->line = line;
-                c->kernel = NULL;
-                const char *q = strchr(p + 1 + strlen(buf) + 1, '"');
-                if (q && quoted(q, name, sizeof name) == 0)
-                    c->kernel = arena_strdup(&ws->arena, name);
-            }
-        } else if (starts_with(p, "__")) {
-            ws->nembedded_kernels++;
+    return 0;
+}
+
+/* kernels_.k = loadKernel("/path/x.cubin", "mangled", 0, cubin_dir_...): 1 when the line is one. */
+static int scan_load_kernel(wrapper_scan *ws, const char *t, int line)
+{
+    const char *p = strstr(t, "loadKernel(");
+    char name[256], buf[1024];
+    if (!p || !skip_prefix(p, "loadKernel(", &p))
+        return 0;
+    while (*p == ' ')
+        p++;
+    if (*p == '"') {
+        if (quoted(p, buf, sizeof buf) == 0) {
+            const char *base = strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
+            for (size_t i = 0; i < ws->ncubins; i++)
+                if (!strcmp(ws->cubins[i].file, base))
+                    return 1;
+            ws->cubins = xgrow(ws->cubins, &ws->cap_cubins, ws->ncubins, sizeof *ws->cubins);
+            ws_cubin *c = &ws->cubins[ws->ncubins++];
+            c->file = arena_strdup(&ws->arena, base);
+            c->line = line;
+            c->kernel = NULL;
+            const char *q = strchr(p + 1 + strlen(buf) + 1, '"');
+            if (q && quoted(q, name, sizeof name) == 0)
+                c->kernel = arena_strdup(&ws->arena, name);
         }
-        return;
+    } else if (starts_with(p, "__")) {
+        ws->nembedded_kernels++;
     }
-    if (!st->in_run_impl)
-        return;
-    /* Provenance comments belong to the next launch. */
-    if (starts_with(t, "// Topologically Sorted Source Nodes: ")) {
-        st->pend_nodes = arena_strdup(&ws->arena, t + 38);
-        return;
-    }
-    if (starts_with(t, "// [Provenance debug handles] ")) {
-        st->pend_handle = arena_strdup(&ws->arena, t + 30);
-        return;
-    }
-    /* Call sites: the kernel list when there is no printer; with one, the
-     * launch it instruments gets the call's weights, and a call it does not
-     * instrument takes its comments with it. */
+    return 1;
+}
+
+/* Call sites: the kernel list when there is no printer; with one, the
+ * launch it instruments gets the call's weights, and a call it does not
+ * instrument takes its comments with it. */
+static void scan_call_site(wrapper_scan *ws, scan_state *st, const char *t, int line)
+{
+    char buf[1024];
     const char *c = t;
-    if (starts_with(c, "AOTI_TORCH_ERROR_CODE_CHECK("))
-        c += 28;
+    skip_prefix(t, "AOTI_TORCH_ERROR_CODE_CHECK(", &c);
     if (starts_with(c, "aoti_torch_proxy_executor_call_function(")) {
         if (!st->cur_kernel[0])
             st->pend_nodes = st->pend_handle = NULL;
@@ -565,6 +619,45 @@ static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
             st->pend_nodes = st->pend_handle = NULL;
         }
     }
+}
+
+static void scan_line(wrapper_scan *ws, scan_state *st, const char *l, int line)
+{
+    const char *t = l, *rest;
+    while (*t == ' ' || *t == '\t')
+        t++;
+    scan_model_base(ws, st, t);
+    for (size_t i = 0; i < sizeof line_prefixes / sizeof *line_prefixes; i++)
+        if ((!line_prefixes[i].run_impl_only || st->in_run_impl) && skip_prefix(t, line_prefixes[i].prefix, &rest)) {
+            line_prefixes[i].fn(ws, st, rest, line);
+            return;
+        }
+    if (scan_check_decl(ws, st, t, line))
+        return;
+    if (st->cur_input >= 0 && st->cur_input < (int64_t)ws->ninputs && scan_input_check(ws, st, l, t, line))
+        return;
+    if (strstr(t, "::run_impl(")) {
+        st->in_run_impl = 1;
+        st->cur_input = -1;
+        return;
+    }
+    if (starts_with(t, "} // AOTInductorModel::run_impl")) {
+        st->in_run_impl = 0;
+        return;
+    }
+    scan_size_symbol(ws, t);
+    if (scan_assert_size_stride(ws, t) || scan_printer(ws, st, t, line))
+        return;
+    if (strstr(t, "aoti_torch_check_inf_and_nan(")) {
+        if (!ws->nan_asserts)
+            ws->nan_assert_line = line;
+        ws->nan_asserts = 1;
+    }
+    if (strstr(t, "aoti_torch_proxy_executor_call_function("))
+        ws->nproxy_calls++;
+    if (scan_load_kernel(ws, t, line) || !st->in_run_impl)
+        return;
+    scan_call_site(ws, st, t, line);
 }
 
 /* The raw-string literal after `marker` (in_spec_ = R"(...)";), or NULL. */

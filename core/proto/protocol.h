@@ -125,7 +125,20 @@ enum {                     /* break flags (the SET_BREAKS argument) */
     BREAK_ON_ERROR = 2,
     BREAK_ON_NAN = 4,
     BREAK_ON_DIVERGE = 8,  /* stop once after the first kernel a COMPARE of which differs */
+    BREAK_ON_INF = 16,     /* stop once after the first kernel that writes +Inf, or -Inf beside other
+                              non-finite values (-Inf alone is what an attention mask writes) */
+    BREAK_ON_NONFINITE = 32, /* stop once after the first kernel that writes any NaN or +-Inf, masks too */
 };
+
+/* 1 when a kernel whose outputs held `held` (NONFIN_*, model.h) is a stop for the
+ * break flags: BREAK_ON_NAN on NaN only, BREAK_ON_INF on +Inf or a -Inf that
+ * is not alone, BREAK_ON_NONFINITE on any. (A NaN stop is one stop a run.) */
+static inline int proto_nonfinite_breaks(int held, uint32_t flags)
+{
+    return ((flags & BREAK_ON_NAN) && (held & NONFIN_NAN)) ||
+           ((flags & BREAK_ON_INF) && ((held & NONFIN_POSINF) || ((held & NONFIN_NEGINF) && !nonfinite_is_mask(held)))) ||
+           ((flags & BREAK_ON_NONFINITE) && held);
+}
 
 typedef enum {
     PROTO_CMD_STEP = 0,       /* run to the next kernel boundary */

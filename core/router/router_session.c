@@ -72,12 +72,12 @@ static void refresh_actions(route_result *out)
 /* What the run itself worked out for its error, with the package at hand (the
  * kernel's name, the index's tensor, element and value), stays true when the
  * package is gone: it wins over what the text alone gives. */
-static void keep_recorded_fields(route_result *out, const event *err)
+void router_keep_recorded_fields(route_result *out, const error_event *err)
 {
-    if (!err || !err->u.error.route || !out->route || strcmp(err->u.error.route, out->route))
+    if (!err || !err->route || !out->route || strcmp(err->route, out->route))
         return;
-    for (size_t i = 0; i < err->u.error.nfields; i++) {
-        const kv_pair *f = &err->u.error.fields[i];
+    for (size_t i = 0; i < err->nfields; i++) {
+        const kv_pair *f = &err->fields[i];
         if (f->key && f->value)
             route_result_set_field(out, f->key, f->value);
     }
@@ -157,7 +157,7 @@ void router_route_session(const router_rules *rules, const session *s, route_res
         strbuf_reset(&origin);
     }
     router_stream_finish(st, out);
-    keep_recorded_fields(out, last_error);
+    router_keep_recorded_fields(out, last_error ? &last_error->u.error : NULL);
     if (is_one(flag_of(s, "blocking")) || is_one(flag_of(s, "CUDA_LAUNCH_BLOCKING")) ||
         is_one(flag_of(s, "HIP_LAUNCH_BLOCKING")))
         drop_rerun_blocking(out);

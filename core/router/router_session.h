@@ -17,6 +17,11 @@
 
 void router_route_session(const router_rules *rules, const session *s, route_result *out);
 
+/* What the run itself worked out for err (the kernel's name, the index's
+ * tensor, element and value, with the package at hand) wins over what the
+ * text alone gives, when both name the same route. err may be NULL. */
+void router_keep_recorded_fields(route_result *out, const error_event *err);
+
 /* The platform id (cuda, rocm, xpu, mps, cpu) a device or AOTI_DEVICE_KEY
  * string names ("cuda:1" -> "cuda", "hip" -> "rocm"); NULL when none. */
 const char *router_platform_of_device(const char *device);

@@ -36,6 +36,10 @@ static int store_break(const opt_spec *o, const char *v, void *field, strbuf *er
         b->flags |= BREAK_ON_ERROR;
     else if (!strcmp(v, "nan"))
         b->flags |= BREAK_ON_NAN;
+    else if (!strcmp(v, "inf"))
+        b->flags |= BREAK_ON_INF;
+    else if (!strcmp(v, "nonfinite"))
+        b->flags |= BREAK_ON_NONFINITE;
     else if (!strcmp(v, "diverge"))
         b->flags |= BREAK_ON_DIVERGE;
     else if (skip_prefix(v, "kernel=", &rest) && *rest)
@@ -50,7 +54,7 @@ static int store_break(const opt_spec *o, const char *v, void *field, strbuf *er
         }
         b->index = n;
     } else {
-        strbuf_addf(err, "--break-on takes error, nan, diverge, kernel=NAME or index=N, not '%s'", v);
+        strbuf_addf(err, "--break-on takes error, nan, inf, nonfinite, diverge, kernel=NAME or index=N, not '%s'", v);
         return -1;
     }
     return 0;
@@ -133,7 +137,8 @@ const opt_spec run_option_specs[] = {
      store_device, 0, ALL | RUN_OPT_REPRO},
     {"--record", "OUT.yaml", "the session file to write (run: required; live: default\n"
      "./aotidbg-session-<time>.yaml)", F(record), NULL, 0, RL},
-    {"--break-on", "WHAT", "stop at: error (first failing kernel), nan (first NaN/Inf output), diverge (after "
+    {"--break-on", "WHAT", "stop at: error (first failing kernel), nan (first NaN output), inf (first +Inf, or -Inf beside other "
+     "non-finite values: -Inf alone is an attention mask's), nonfinite (first NaN or +-Inf, masks too), diverge (after "
      "the first kernel whose output departs from --eager), kernel=NAME (before the first launch of NAME), "
      "index=N (before kernel N); may be repeated (live: c stops there)", F(breaks), store_break, 0, RL},
     {"--deterministic", NULL, "run with CUDA_LAUNCH_BLOCKING=1, AOTI_RUNTIME_CHECK_INPUTS=1 and "

@@ -10,7 +10,7 @@
 #include "route_provenance.h"
 #include "numfmt.h"
 #include "router.h"
-#include "oob_element.h"
+#include "route_event.h"
 #include "stack_trace.h"
 #include "triton_trace.h"
 #include "compat.h"
@@ -18,7 +18,6 @@
 #define LOG_LINE_MAX     4096          /* longer lines are split */
 #define LOG_MAX_EVENTS   20000         /* then one "dropped" note */
 #define STDERR_TAIL_MAX  4096
-#define ROUTE_LOG_LINES  5000          /* runner output lines routed with an error (the last ones) */
 
 struct run_record {
     session *s;
@@ -180,51 +179,26 @@ static void take_stderr_error_text(run_record *r, event *e)
     }
 }
 
-/* What the session fed the input an error names (input_index): its shape,
- * and the runtime size of the dimension behind it (dim), e.g. the size
- * behind a traced ksM bound. */
-static void add_runtime_size(const run_record *r, route_result *res)
+/* Stores res's route and fields in the error event (session arena). */
+static void keep_route(session *s, event *e, const route_result *res)
 {
-    const session *s = r->s;
-    const char *ii = route_result_field(res, "input_index"), *dd = route_result_field(res, "dim");
-    if (!ii)
-        return;
-    char *end;
-    long i = strtol(ii, &end, 10);
-    if (*end || end == ii || i < 0)
-        return;
-    if ((size_t)i < r->n_input_names && r->input_names[i][0] && !route_result_field(res, "input"))
-        route_result_set_field(res, "input", r->input_names[i]);
-    if ((size_t)i >= s->ninputs)
-        return;
-    const input_spec *in = &s->inputs[i];
-    strbuf shape = STRBUF_INIT;
-    strbuf_addch(&shape, '[');
-    for (int k = 0; k < in->ndim; k++)
-        strbuf_addf(&shape, "%s%" PRId64, k ? ", " : "", in->shape[k]);
-    strbuf_addch(&shape, ']');
-    route_result_set_field(res, "input_shape", shape.buf);
-    strbuf_release(&shape);
-    if (!dd)
-        return;
-    long d = strtol(dd, &end, 10);
-    if (*end || end == dd || d < 0 || d >= in->ndim)
-        return;
-    char buf[32];
-    snprintf(buf, sizeof buf, "%" PRId64, in->shape[d]);
-    route_result_set_field(res, "dim_value", buf);
+    e->u.error.route = arena_strdup(&s->arena, res->route ? res->route : "unknown");
+    e->u.error.fields = NULL;
+    e->u.error.nfields = 0;
+    if (res->nfields) {
+        kv_pair *f = arena_alloc(&s->arena, res->nfields * sizeof *f);
+        for (size_t i = 0; i < res->nfields; i++) {
+            f[i].key = arena_strdup(&s->arena, res->fields[i].key);
+            f[i].value = arena_strdup(&s->arena, res->fields[i].value ? res->fields[i].value : "");
+        }
+        e->u.error.fields = f;
+        e->u.error.nfields = res->nfields;
+    }
 }
 
-/* Names the error's route (router.h) from its text together with the last
- * ROUTE_LOG_LINES lines of runner output (the router collapses repeats and
- * picks the root cause: a device assert line on stderr beats the generic
- * "device-side assert triggered" of the ERROR frame), resolves an index
- * assert through the package's code (trace_source) and adds the runtime size
- * of the input dimension behind it. Replaces route and fields; without
- * routes.yaml the route stays NULL and the error is still recorded. */
-static void route_error(run_record *r, event *e)
+/* The rules, loaded on the first error; NULL when unavailable. */
+static const router_rules *rules_of(run_record *r)
 {
-    take_stderr_error_text(r, e);
     if (!r->rules_tried) {
         r->rules_tried = 1;
         strbuf err = STRBUF_INIT;
@@ -232,55 +206,36 @@ static void route_error(run_record *r, event *e)
             r->rules = NULL;
         strbuf_release(&err);
     }
-    if (!r->rules)
+    return r->rules;
+}
+
+/* The input an error names, by the name the model loaded it under ("arg0_1"). */
+static void add_input_name(const run_record *r, route_result *res)
+{
+    const char *ii = route_result_field(res, "input_index");
+    char *end;
+    long i = ii ? strtol(ii, &end, 10) : -1;
+    if (ii && !*end && end != ii && i >= 0 && (size_t)i < r->n_input_names && r->input_names[i][0] &&
+        !route_result_field(res, "input"))
+        route_result_set_field(res, "input", r->input_names[i]);
+}
+
+/* Names the error's route through the one routing entry point
+ * (route_event.h), with the package's sources at hand. Replaces route and
+ * fields; without routes.yaml the route stays NULL and the error is still
+ * recorded. */
+static void route_error(run_record *r, event *e)
+{
+    take_stderr_error_text(r, e);
+    const router_rules *rules = rules_of(r);
+    if (!rules)
         return;
-    session *s = r->s;
-    size_t first = 0, nlog = 0;
-    for (size_t i = s->nevents; i-- > 0;)
-        if (s->events[i]->kind == EV_LOG && ++nlog >= ROUTE_LOG_LINES) {
-            first = i;
-            break;
-        }
-    router_stream *st = router_stream_new(r->rules);
-    for (size_t i = first; i < s->nevents; i++) {
-        const event *l = s->events[i];
-        if (l->kind == EV_LOG && l->u.log.text[0]) {
-            router_stream_feed(st, l->u.log.text, strlen(l->u.log.text));
-            router_stream_feed(st, "\n", 1);
-        }
-    }
-    const char *text = e->u.error.text;
-    router_stream_feed(st, text, strlen(text));
-    router_stream_feed(st, "\n", 1);
     route_result res;
     memset(&res, 0, sizeof res);
-    router_stream_finish(st, &res);
-    if (r->trace_source && res.route && !strcmp(res.route, "triton-index-oob")) {
-        strbuf err = STRBUF_INIT;
-        if (triton_trace_apply_package(&res, r->trace_source, &err) < 0)
-            route_result_set_field(&res, "trace_error", err.buf);
-        strbuf_release(&err);
-    }
-    add_runtime_size(r, &res);
-    if (r->trace_source) {   /* the index's tensor, element and value (i17b: oob_element.h) */
-        strbuf err = STRBUF_INIT;
-        oob_element_apply_package(&res, r->trace_source, s, e->u.error.kernel_index, &err);
-        strbuf_release(&err);
-    }
-    route_add_provenance(&res, s, e->u.error.kernel_index);
-    route_add_nan(&res, s);
-    e->u.error.route = arena_strdup(&s->arena, res.route ? res.route : "unknown");
-    e->u.error.fields = NULL;
-    e->u.error.nfields = 0;
-    if (res.nfields) {
-        kv_pair *f = arena_alloc(&s->arena, res.nfields * sizeof *f);
-        for (size_t i = 0; i < res.nfields; i++) {
-            f[i].key = arena_strdup(&s->arena, res.fields[i].key);
-            f[i].value = arena_strdup(&s->arena, res.fields[i].value ? res.fields[i].value : "");
-        }
-        e->u.error.fields = f;
-        e->u.error.nfields = res.nfields;
-    }
+    e->u.error.route = NULL;   /* routed again with more output: this routing replaces the last */
+    router_route_event(rules, r->s, &e->u.error, r->trace_source, &res);
+    add_input_name(r, &res);
+    keep_route(r->s, e, &res);
     route_result_release(&res);
 }
 
@@ -653,6 +608,44 @@ int run_record_end(run_record *r, double t_ms)
     return added;
 }
 
+/* A runner that died before it could send an ERROR (a check that throws
+ * inside an OpenMP region aborts the process) still leaves its answer in its
+ * output: the whole session is routed, and when that names a route, an error
+ * event carries it (its text the line that said so), so that the summary, the
+ * router and the session file say what `aotidbg route` says. 1 when added. */
+static int record_death(run_record *r, const runner_exit_event *x, double t_ms)
+{
+    session *s = r->s;
+    if (!strcmp(x->how, "killed") || (!strcmp(x->how, "exited") && x->exit_code == 0))
+        return 0;
+    for (size_t i = 0; i < s->nevents; i++)
+        if (s->events[i]->kind == EV_ERROR)
+            return 0;   /* the runner said what failed */
+    const router_rules *rules = rules_of(r);
+    if (!rules)
+        return 0;
+    route_result res;
+    memset(&res, 0, sizeof res);
+    router_route_event(rules, s, NULL, r->trace_source, &res);
+    const char *line = NULL;
+    for (size_t i = 0; i < res.nevidence && !line; i++)
+        if (!res.evidence[i].origin && res.evidence[i].route && res.route && !strcmp(res.evidence[i].route, res.route))
+            line = res.evidence[i].text;
+    int added = 0;
+    if (res.route && strcmp(res.route, "unknown") && line) {
+        event *e = session_add_event(s, EV_ERROR);
+        e->t_ms = t_ms;
+        e->u.error.text = arena_printf(&s->arena, "%s (the runner then died: %s)", line,
+                                       !strcmp(x->how, "signal") ? signal_name(x->signal) : x->how);
+        e->u.error.kernel_index = session_exit_kernel(s);
+        add_input_name(r, &res);
+        keep_route(s, e, &res);
+        added = 1;
+    }
+    route_result_release(&res);
+    return added;
+}
+
 int run_record_exit(run_record *r, const char *how, int code, double t_ms)
 {
     session *s = r->s;
@@ -665,5 +658,5 @@ int run_record_exit(run_record *r, const char *how, int code, double t_ms)
     else if (!strcmp(how, "exited"))
         x->exit_code = code;
     x->stderr_tail = r->tail.len ? arena_strndup(&s->arena, r->tail.buf, r->tail.len) : NULL;
-    return 1;
+    return 1 + record_death(r, x, t_ms);
 }

@@ -255,13 +255,15 @@ static int rebuild(run_service *rs, package_model *m, strbuf *why)
 static void set_hidden(session *s, const reinstrument_stats *st, int is_cuda, int reinstr)
 {
     s->hidden_kernels = (int64_t)st->launches;
+    strbuf parts = STRBUF_INIT;
+    reinstrument_hidden_why(st, &parts);
     s->hidden_why = arena_printf(&s->arena,
-                                 "%zu kernel launch(es) the printer does not reach (%zu inside torch.cond/while_loop "
-                                 "subgraphs, %zu proxy-executor calls)%s", st->launches, st->subgraph, st->proxy,
+                                 "%zu kernel launch(es) the printer does not reach (%s)%s", st->launches, parts.buf,
                                  reinstr == RUN_REINSTR_OFF ? ": --no-reinstrument kept them hidden"
                                  : is_cuda ? ": on CUDA launch interposition names the Triton ones, without tensors; "
                                              "--reinstrument rebuilds a copy that hooks them all"
                                            : ": re-instrumenting failed (see the notes)");
+    strbuf_release(&parts);
 }
 
 static void add_launch(const char *kernel, size_t n, const char *branch, int hooked, void *ctx)
@@ -281,6 +283,38 @@ static void add_launch(const char *kernel, size_t n, const char *branch, int hoo
     rs->branches[rs->nbranches].kernel = arena_printf(&rs->s->arena, "%.*s", (int)n, kernel);
     rs->branches[rs->nbranches].sites = (size_t)hidden;
     rs->branches[rs->nbranches++].branch = arena_strdup(&rs->s->arena, branch);
+}
+
+/* The printer hooks every launch but saves no output handle an extern call
+ * makes (a convolution's, an attention's): on CPU a rebuilt copy saves them
+ * too; otherwise the session says which outputs are missing. 0 when rebuilt. */
+static int outputs_rebuild(run_service *rs, package_model *m, const reinstrument_stats *st, int is_cuda, strbuf *why)
+{
+    session *s = rs->s;
+    int reinstr = rs->o.reinstrument;
+    strbuf_addf(why, "; the printer saves no output of %zu extern call(s)", st->outputs);
+    if (reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda)) {
+        say(rs, "%s: the printer does not save the outputs of %zu extern call(s) (convolution, attention, ...); "
+            "re-instrumenting a private copy that saves them (the package is not modified; later runs hit the "
+            "cache)", rs->o.package, st->outputs);
+        if (rebuild(rs, m, why) == 0)
+            return 0;
+    }
+    session_add_note(s, arena_printf(&s->arena, "the outputs of %zu extern call(s) are not recorded: the printer "
+                                     "does not save the handles they make%s", st->outputs,
+                                     reinstr == RUN_REINSTR_OFF ? " (--no-reinstrument)" : ""));
+    return -1;
+}
+
+/* The exit code of a run the checklist stopped: 2 (bad input) when every
+ * FAIL row is about the inputs or a damaged package, else 1 (a check failed). */
+static int gate_code(const session *s)
+{
+    for (size_t i = 0; i < s->nchecks; i++)
+        if (s->checks[i].status == CHECK_FAIL && !starts_with(s->checks[i].id, "input.") &&
+            strcmp(s->checks[i].id, "package.so-intact"))
+            return 1;
+    return 2;
 }
 
 /* Picks the mode from the compiled-in printer level and the device, and for
@@ -323,18 +357,28 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
         return;
     }
     if (level == 1 || level == 2) {
+        if (counted && !st.launches && st.outputs) {
+            if (outputs_rebuild(rs, m, &st, is_cuda, why) == 0)
+                return;
+            s->mode = "printer";
+            return;
+        }
         if (!counted || !st.launches) {
             if (reinstr == RUN_REINSTR_FORCE)
                 say(rs, "note: --reinstrument ignored: the printer in %s already hooks every kernel launch", pkg_path);
             s->mode = "printer";
             return;
         }
-        strbuf_addf(why, "; %zu launch(es) it does not reach (%zu in subgraphs, %zu proxy calls)", st.launches,
-                    st.subgraph, st.proxy);
-        if (reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda)) {
-            say(rs, "%s: the printer does not reach %zu kernel launch(es) (%zu inside torch.cond/while_loop "
-                "subgraphs, %zu proxy-executor calls); re-instrumenting a private copy that hooks them too (the "
-                "package is not modified; later runs hit the cache)", pkg_path, st.launches, st.subgraph, st.proxy);
+        strbuf parts = STRBUF_INIT;
+        reinstrument_hidden_why(&st, &parts);
+        strbuf_addf(why, "; %zu launch(es) it does not reach (%s)", st.launches, parts.buf);
+        int rebuild_it = reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda);
+        if (rebuild_it)
+            say(rs, "%s: the printer does not reach %zu kernel launch(es) (%s); re-instrumenting a private copy "
+                "that hooks them too (the package is not modified; later runs hit the cache)", pkg_path,
+                st.launches, parts.buf);
+        strbuf_release(&parts);
+        if (rebuild_it) {
             if (rebuild(rs, m, why) == 0)
                 return;
         }
@@ -742,7 +786,8 @@ static int run_checklist(run_service *rs, const run_options *o, const opening *o
     int gated = 0;
     if (checklist_gate(rs->pkg, &co, s, &why) == 1) {
         if (!o->force) {
-            gated = rs->gated = 1;
+            rs->gated = gate_code(s);
+            gated = 1;
             strbuf_add(&rs->gate, why.buf, why.len);
             event *e = session_add_event(s, EV_ERROR);
             e->u.error.text = arena_printf(&s->arena, "checklist failed; not run:\n%s", why.buf);
@@ -1097,8 +1142,12 @@ const char *run_service_unmatched_break(const run_service *rs)
 int run_service_exit_code(const run_service *rs)
 {
     const session *s = rs->s;
-    if (rs->gated || !rs->rc)
+    if (rs->gated)
+        return rs->gated;
+    if (!rs->rc)
         return 1;
+    if (rs->extract_failed)
+        return 2;   /* an unreadable or damaged package is bad input */
     if (rs->eager_code)
         return rs->eager_code;
     int64_t want = runner_client_model_inputs(rs->rc);
@@ -1111,7 +1160,7 @@ int run_service_exit_code(const run_service *rs)
         return 0;
     if (rs->left_at_stop) {   /* a nan or diverge break the options asked for is a failure */
         int why = runner_client_stop_reason(rs->rc);
-        return (why == PROTO_STOP_NAN && (rs->o.breaks.flags & BREAK_ON_NAN)) ||
+        return (why == PROTO_STOP_NAN && (rs->o.breaks.flags & (BREAK_ON_NAN | BREAK_ON_INF | BREAK_ON_NONFINITE))) ||
                (why == PROTO_STOP_DIVERGE && (rs->o.breaks.flags & BREAK_ON_DIVERGE)) ? 1 : 0;
     }
     if (runner_client_state(rs->rc) != RUNNER_FINISHED)

@@ -34,7 +34,7 @@ static struct {
     size_t kname_cap;
     int kphase;            /* 0: before-hooks so far, 1: after-hooks seen */
     int kdone;             /* KERNEL(after) sent */
-    int knan;              /* an after-tensor held NaN/Inf */
+    int knan;              /* what after-tensors held: NONFIN_NAN | NONFIN_POSINF | NONFIN_NEGINF */
     double t_launch;       /* end of the latest before-hook */
     double duration;       /* t_launch -> first after-hook (after the sync) */
     double device_us;      /* the kernel's own time (device_timer.h), -1 unknown */
@@ -194,7 +194,7 @@ static void finish_kernel(int status)
     send_kernel(1, status);
     K.kdone = 1;
     capture_kernel_end(status);
-    if (status == KSTAT_NAN && (ctl.flags & BREAK_ON_NAN) && !K.nan_stopped) {
+    if (status == KSTAT_NAN && proto_nonfinite_breaks(K.knan, ctl.flags) && !K.nan_stopped) {
         K.nan_stopped = 1;
         K.div_stopped |= diverged;   /* one stop for both */
         hooks_stop(K.kidx, 1, PROTO_STOP_NAN);
@@ -306,7 +306,8 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
     strbuf_release(&err);
     if (cfg.alloc) tread_alloc(h, &m.u.tensor.t);
     const tensor_stats *s = &m.u.tensor.t.stats;
-    if (!before && m.u.tensor.t.has_stats && (s->nan || s->posinf || s->neginf)) K.knan = 1;
+    if (!before && m.u.tensor.t.has_stats)
+        K.knan |= (s->nan ? NONFIN_NAN : 0) | (s->posinf ? NONFIN_POSINF : 0) | (s->neginf ? NONFIN_NEGINF : 0);
     if (before && eref_active()) eref_before(&m.u.tensor.t);
     capture_tensor(h, tname ? tname : "?", before);
     double pt = prof_now();

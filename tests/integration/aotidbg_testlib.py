@@ -56,6 +56,24 @@ def extract_so(pt2, dest):
         return os.path.join(dest, os.path.basename(so[0]))
 
 
+def damage_so(pt2, dst):
+    """Copies pt2 to dst with one byte of its model .so flipped (a stored entry: its CRC-32 no
+    longer matches); returns the .so's zip entry."""
+    import shutil
+    shutil.copy(pt2, dst)
+    with zipfile.ZipFile(dst) as z:
+        info = next(i for i in z.infolist() if i.filename.endswith(".wrapper.so"))
+    with open(dst, "r+b") as f:
+        f.seek(info.header_offset)
+        h = f.read(30)
+        at = info.header_offset + 30 + int.from_bytes(h[26:28], "little") + int.from_bytes(h[28:30], "little")
+        f.seek(at + info.file_size // 2)
+        b = f.read(1)
+        f.seek(at + info.file_size // 2)
+        f.write(bytes([b[0] ^ 0xFF]))
+    return info
+
+
 def np_dtype_name(t):
     return {"torch.float32": "float32", "torch.int64": "int64", "torch.float64": "float64",
             "torch.int32": "int32", "torch.bool": "bool", "torch.float16": "float16",

@@ -25,7 +25,7 @@ def test_live_gate_blocks_on_fail_and_force_overrides(aotidbg, package, tmp_path
     rec = tmp_path / "gated.yaml"
     r = run([aotidbg, pkg, "--inputs", str(spec), "--record", str(rec), "--headless", "100x30",
              "--keys", "s", ], cwd=str(tmp_path))
-    assert r.returncode == 1   # the step could not run
+    assert r.returncode == 2   # bad input: only an input row failed (and the step could not run)
     frames = _frames(r.stdout)
     start = frames[0][1]
     assert "blocked by a checklist FAIL (--force overrides)" in start, start

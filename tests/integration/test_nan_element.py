@@ -100,7 +100,10 @@ def test_run_records_the_element_inputs_and_op(prov):
     assert ev["from"] == "computed here: every input it reads is finite"
     # the op that makes it, at the model's own line
     assert ev["ops"] == [f"log at model_provenance.py:{model_line('torch.log(h - 10.0)')}: h = torch.log(h - 10.0)"]
-    assert f"NaN/Inf first at kernel #{k['index']} {k['name']}: {ev['tensor']}{ev['at']} = nan; log at" in r.stderr
+    # NaN, +Inf and -Inf told apart: the kind first, then the counts over what the kernel wrote
+    nan_n = sum(t["stats"]["nan"] for t in k["tensors"] if t["phase"] == "after")
+    assert (f"NaN first at kernel #{k['index']} {k['name']}: {ev['tensor']}{ev['at']} = nan ({nan_n} NaN, 0 +Inf, "
+            f"0 -Inf); log at") in r.stderr, r.stderr
 
 
 def test_statistics_alone_name_the_element(prov):
@@ -167,8 +170,8 @@ def test_nan_that_came_in_with_an_input(aotidbg, package, tmp_path):
     assert m, ev["from"]
     x_in = next(t for t in k["tensors"] if t["phase"] == "before" and t["name"] == m.group(1))
     assert x_in["shape"] == [4, 8] and np.isnan(x_in["values"][1 * 8 + 2])
-    assert f"NaN/Inf first at kernel #{k['index']} {k['name']}: {ev['tensor']}[1, 0] = nan; input {m.group(1)}" \
-        in r.stderr
+    assert re.search(rf"NaN first at kernel #{k['index']} {k['name']}: {ev['tensor']}\[1, 0\] = nan \(\d+ NaN, "
+                     rf"\d+ \+Inf, \d+ -Inf\); input {m.group(1)}", r.stderr), r.stderr
 
 
 def test_uninitialised_before_tensors_follow_the_kernel_signatures(prov, aotidbg):

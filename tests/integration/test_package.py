@@ -15,6 +15,7 @@ import zipfile
 
 import pytest
 
+from aotidbg_testlib import damage_so
 from conftest import run
 
 PKG = "check2"
@@ -163,21 +164,12 @@ def test_too_many_entries(aotidbg, tmp_path):
 
 
 def test_corrupt_model_fails_the_run_not_the_tool(aotidbg, package, tmp_path):
-    """A byte flipped inside the model .so: the extraction (on its own thread, while the runner
-    starts) stops at the entry's CRC, the run fails (exit 1, end_state failed) naming the entry,
-    and nothing is left in $TMPDIR."""
+    """A byte flipped inside the model .so: the checklist's package.so-intact FAILs and the run is
+    refused (exit 2: a damaged package is bad input); forced past it, the extraction (on its own
+    thread, while the runner starts) stops at the entry's CRC, the run fails (exit 2, end_state
+    failed) naming the entry, and nothing is left in $TMPDIR."""
     bad = tmp_path / "bad.pt2"
-    shutil.copy(package("mlp_ln"), bad)
-    with zipfile.ZipFile(bad) as z:
-        info = next(i for i in z.infolist() if i.filename.endswith(".wrapper.so"))
-    with open(bad, "r+b") as f:
-        f.seek(info.header_offset)
-        h = f.read(30)
-        at = info.header_offset + 30 + int.from_bytes(h[26:28], "little") + int.from_bytes(h[28:30], "little")
-        f.seek(at + info.file_size // 2)
-        b = f.read(1)
-        f.seek(at + info.file_size // 2)
-        f.write(bytes([b[0] ^ 0xFF]))
+    info = damage_so(package("mlp_ln"), bad)
     spec = tmp_path / "in.yaml"
     spec.write_text("inputs:\n  - {shape: [6, 16], dtype: float32, device: cpu, fill: randn}\n"
                     "  - {shape: [3], dtype: int64, device: cpu, fill: zeros}\n")
@@ -185,14 +177,17 @@ def test_corrupt_model_fails_the_run_not_the_tool(aotidbg, package, tmp_path):
     tmp.mkdir()
     rec = tmp_path / "s.yaml"
     r = run([aotidbg, "run", str(bad), "--inputs", str(spec), "--record", str(rec)], env=dict(os.environ, TMPDIR=str(tmp)))
+    assert r.returncode == 2 and "package.so-intact" in r.stderr and "CRC" in r.stderr, r.stderr
+    r = run([aotidbg, "run", str(bad), "--inputs", str(spec), "--record", str(rec), "--force"],
+            env=dict(os.environ, TMPDIR=str(tmp)))
     out = r.stdout + r.stderr
-    assert r.returncode == 1, out
+    assert r.returncode == 2, out
     assert "extracting the package failed" in out and info.filename in out and "CRC" in out, out
     assert "end_state: failed" in rec.read_text()
     assert os.listdir(tmp) == []
     # live: the same failure on screen, and r says why there is nothing to restart (no runner left waiting)
     r = run([aotidbg, str(bad), "--inputs", str(spec), "--record", str(tmp_path / "l.yaml"), "--headless", "120x30",
-             "--keys", "r", "--dump-screen"], env=dict(os.environ, TMPDIR=str(tmp)), timeout=60)
-    assert r.returncode == 1, r.stdout + r.stderr
+             "--force", "--keys", "r", "--dump-screen"], env=dict(os.environ, TMPDIR=str(tmp)), timeout=60)
+    assert r.returncode in (1, 2), r.stdout + r.stderr
     assert "restart: the package could not be extracted" in r.stderr and "| failed" in r.stdout, r.stdout + r.stderr
     assert os.listdir(tmp) == []

@@ -51,6 +51,6 @@ def test_live_rerun_blocking_and_break_nan(aotidbg, package, tmp_path):
     assert "inspector: #1 " in frames[2][1]
     assert "rerun with blocking launches" in frames[3][1]
     assert "inspector: #0 " in frames[4][1] and "| stopped |" in frames[4][1]   # from the first kernel again
-    assert "break on NaN/Inf: on" in frames[5][1]
+    assert "break on NaN: on" in frames[5][1]
     assert "| stopped |" in frames[6][1] and "NaN" in frames[6][1]              # stopped at the NaN
     assert 'CUDA_LAUNCH_BLOCKING: "1"' in rec.read_text()

@@ -224,9 +224,9 @@ def test_wrong_input_count(aotidbg, package, tmp_path):
     inputs, _ = model_io(pkg)
     spec = write_spec(str(tmp_path), inputs[:1])
     out = str(tmp_path / "s.yaml")
-    # the checklist catches it before anything runs
+    # the checklist catches it before anything runs: bad input, 2, as when forced past it
     r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out])
-    assert r.returncode == 1, r.stderr
+    assert r.returncode == 2, r.stderr
     assert "the checklist fails, so the model was not run" in r.stderr and "input.count" in r.stderr
     sess = load_session(out)
     assert any(c["id"] == "input.count" and c["status"] == "FAIL" for c in sess["checks"])
@@ -250,7 +250,7 @@ def test_wrong_dtype_deterministic(aotidbg, package, tmp_path):
     spec = write_spec(str(tmp_path), [inputs[0].double()])
     out = str(tmp_path / "s.yaml")
     r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out])
-    assert r.returncode == 1, r.stderr
+    assert r.returncode == 2, r.stderr   # only an input row failed: bad input
     name = wrapper_input_names(pkg)[0]
     assert f"input.0.dtype: input 0 ({name}) dtype: expected float32, got float64" in r.stderr
     assert not events(load_session(out), "kernel")
@@ -487,7 +487,7 @@ def test_bare_so_needs_device_and_runs(aotidbg, package, tmp_path):
 
 @pytest.mark.parametrize("args,msg", [
     ([], "--record OUT.yaml is required"),
-    (["--record", "X", "--break-on", "sometimes"], "--break-on takes error, nan, diverge, kernel=NAME or index=N"),
+    (["--record", "X", "--break-on", "sometimes"], "--break-on takes error, nan, inf, nonfinite, diverge, kernel=NAME or index=N"),
     (["--record", "X", "--device", "tpu"], "--device takes cpu, cuda or cuda:N"),
     (["--record", "X", "--timeout", "soon"], "--timeout needs seconds"),
     (["--record", "X", "--values", "-1"], "--values needs a count"),

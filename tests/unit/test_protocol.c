@@ -785,8 +785,25 @@ static void test_type_names(void)
     CHECK_STR(proto_type_name((proto_type)99), "unknown");
 }
 
+/* The non-finite breaks: nan stops at NaN only; inf at +Inf or a -Inf beside
+ * others, never at -Inf alone (a mask); nonfinite at any. */
+static void test_nonfinite_breaks(void)
+{
+    CHECK(proto_nonfinite_breaks(NONFIN_NAN, BREAK_ON_NAN));
+    CHECK(!proto_nonfinite_breaks(NONFIN_POSINF, BREAK_ON_NAN));
+    CHECK(!proto_nonfinite_breaks(NONFIN_NEGINF, BREAK_ON_NAN));
+    CHECK(proto_nonfinite_breaks(NONFIN_POSINF, BREAK_ON_INF));
+    CHECK(!proto_nonfinite_breaks(NONFIN_NEGINF, BREAK_ON_INF));
+    CHECK(proto_nonfinite_breaks(NONFIN_NEGINF | NONFIN_NAN, BREAK_ON_INF));
+    CHECK(!proto_nonfinite_breaks(NONFIN_NAN, BREAK_ON_INF));
+    CHECK(proto_nonfinite_breaks(NONFIN_NEGINF, BREAK_ON_NONFINITE));
+    CHECK(!proto_nonfinite_breaks(0, BREAK_ON_NONFINITE | BREAK_ON_NAN | BREAK_ON_INF));
+    CHECK(!proto_nonfinite_breaks(NONFIN_NAN, BREAK_ON_ERROR | BREAK_ON_DIVERGE));
+}
+
 int main(void)
 {
+    RUN(test_nonfinite_breaks);
     RUN(test_round_trip_every_message);
     RUN(test_null_strings_and_input_file);
     RUN(test_every_truncation_wants_more);

@@ -72,10 +72,36 @@ static void test_extern_kernel(void)
     CHECK(o);
     CHECK_CONTAINS(o, "aoti_torch_save_tensor_handle(buf0, \"buf0\", \"before_launch\", \"aoti_torch_cpu_addmm_out\");\n"
                       "    aoti_torch_save_tensor_handle(arg4_1, \"arg4_1\", \"before_launch\", \"aoti_torch_cpu_addmm_out\");\n"
+                      "    aoti_torch_save_tensor_handle(buf9, \"buf9\", \"before_launch\", \"aoti_torch_cpu_addmm_out\");\n"
                       "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(");
     CHECK(!strstr(o, "\"aoti_torch_empty_strided\""));   /* allocation is not a launch */
-    CHECK(!strstr(o, "buf9, \"buf9\""));                  /* nested expressions are skipped, as the printer does */
-    CHECK(st.launches == 1 && st.extern_ops == 1 && st.hooks == 4);
+    CHECK(!strstr(o, "l_bias, \"l_bias\""));             /* constants are not saved, as the printer does not */
+    CHECK(st.launches == 1 && st.extern_ops == 1 && st.hooks == 6 && st.main_graph == 1);
+    free(o);
+    /* attention: every argument a view of one buffer (hooked once), outputs made by the call (after it only) */
+    o = instrument("    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu("
+                   "wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf4, 4, a, b, 0L)), "
+                   "wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf4, 4, a, b, 32L)), "
+                   "wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf4, 4, a, b, 64L)), 0.0, 1, nullptr, "
+                   "nullptr, &buf6_handle, &buf7_handle));\n", &st, &err);
+    CHECK(o);
+    CHECK_CONTAINS(o, "    aoti_torch_save_tensor_handle(buf4, \"buf4\", \"before_launch\", "
+                      "\"aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu\");\n"
+                      "    AOTI_TORCH_ERROR_CODE_CHECK(");
+    CHECK_CONTAINS(o, "    aoti_torch_save_tensor_handle(buf6_handle, \"buf6\", \"after_launch\", "
+                      "\"aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu\");\n");
+    CHECK(!strstr(o, "buf6_handle, \"buf6\", \"before_launch\""));
+    CHECK(st.launches == 1 && st.hooks == 2 + 1 + 1 && st.main_graph == 1);
+    free(o);
+    /* a convolution the printer hooks: its arguments are saved, its output handle is added after the call */
+    o = instrument("    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"before_launch\", \"aoti_torch_cpu_convolution\");\n"
+                   "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_convolution(buf0, buf1, nullptr, 1L, &buf3_handle));\n"
+                   "    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"after_launch\", \"aoti_torch_cpu_convolution\");\n",
+                   &st, &err);
+    CHECK(o);
+    CHECK_CONTAINS(o, "&buf3_handle));\n    aoti_torch_save_tensor_handle(buf3_handle, \"buf3\", \"after_launch\", "
+                      "\"aoti_torch_cpu_convolution\");\n    aoti_torch_save_tensor_handle(buf0, \"buf0\", \"after_launch\"");
+    CHECK(st.launches == 0 && st.printer == 1 && st.outputs == 1 && st.hooks == 1);
     free(o);
     strbuf_release(&err);
 }

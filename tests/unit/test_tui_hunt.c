@@ -4,6 +4,7 @@
  * are computed here from the tensors' values, not written in. */
 #include <math.h>
 #include <stdlib.h>
+#include "protocol.h"
 #include "actions.h"
 #include "app.h"
 #include "check.h"
@@ -182,7 +183,7 @@ static void test_router_actions(void)
     CHECK(!(actions_token(&a, "jump-kernel") & AF_FAILED));   /* the error's kernel */
     CHECK(a.focus == PANE_KERNELS && a.panes[PANE_KERNELS].cursor == 2);
     actions_token(&a, "break-nan");
-    CHECK(a.brk.nan == 1);
+    CHECK(a.brk.nan == BREAK_ON_NAN);   /* NaN only */
     actions_token(&a, "run-checklist");
     CHECK(a.focus == PANE_CHECKLIST);
     CHECK_CONTAINS(a.message.buf, "2 rows, 0 FAIL, 1 WARN");
