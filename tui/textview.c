@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "theme.h"
+#include "compat.h"
 
 void textview_open(app *a, const char *title, const char *text, int64_t top)
 {
@@ -51,9 +52,7 @@ int64_t textview_find(const app *a, const char *pat, int dir, int include_top)
     if (!pat || !*pat || n == 0)
         return -1;
     /* an index of line starts keeps a long file's search linear */
-    const char **starts = malloc((size_t)n * sizeof *starts);
-    if (!starts)
-        abort();
+    const char **starts = xmalloc((size_t)n * sizeof *starts);
     const char *p = a->view.buf;
     for (int64_t i = 0; i < n; i++) {
         starts[i] = p;

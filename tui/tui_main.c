@@ -33,6 +33,7 @@
 #include "screen.h"
 #include "session_io.h"
 #include "tui.h"
+#include "compat.h"
 
 
 typedef struct {
@@ -64,13 +65,9 @@ typedef struct {
 
 static void script_add(script *s, const char *t, size_t len)
 {
-    char **p = realloc(s->items, (s->n + 1) * sizeof *p);
-    if (!p)
-        abort();
+    char **p = xrealloc(s->items, (s->n + 1) * sizeof *p);
     s->items = p;
-    s->items[s->n] = strndup(t, len);
-    if (!s->items[s->n])
-        abort();
+    s->items[s->n] = xstrndup(t, len);
     s->n++;
 }
 
@@ -302,7 +299,7 @@ static int load_session(const char *path, session **out)
 static char *tutorial_path(const char *name)
 {
     if (strchr(name, '/') || (strlen(name) > 5 && !strcmp(name + strlen(name) - 5, ".yaml")))
-        return strdup(name);
+        return xstrdup(name);
     char *dir = path_join(aotidbg_data_dir(), "sessions/tutorials");
     char file[512];
     snprintf(file, sizeof file, "%s.yaml", name);
@@ -525,8 +522,8 @@ int tui_main(const cli_args *args)
                 menu_free(&menu);
                 return EXIT_USAGE;
             }
-            live_pkg_path = strdup(menu.live_pkg);
-            live_inputs_path = menu.live_inputs ? strdup(menu.live_inputs) : NULL;
+            live_pkg_path = xstrdup(menu.live_pkg);
+            live_inputs_path = menu.live_inputs ? xstrdup(menu.live_inputs) : NULL;
             menu_free(&menu);
         } else if (o.target) {
             path = tutorial_path(o.target);
@@ -542,8 +539,8 @@ int tui_main(const cli_args *args)
             if (r == MENU_OPEN)
                 path = menu_path(&menu, (size_t)menu.cursor);
             else if (r == MENU_LIVE) {
-                live_pkg_path = strdup(menu.live_pkg);
-                live_inputs_path = menu.live_inputs ? strdup(menu.live_inputs) : NULL;
+                live_pkg_path = xstrdup(menu.live_pkg);
+                live_inputs_path = menu.live_inputs ? xstrdup(menu.live_inputs) : NULL;
             }
             menu_free(&menu);
             if (r < 0 || r == MENU_QUIT) {

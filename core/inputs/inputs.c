@@ -25,6 +25,11 @@
 #include "ytree.h"
 #include "tensor_file.h"
 
+/* Every `fill: file` input's file is there, of the kind its name says, and
+ * holds the spec's dtype and shape: 0, or -1 with "SPEC:line:col: input N:
+ * what" in err (the line of its `file:`). */
+static int inputs_check_files(const session *s, const char *spec, strbuf *err);
+
 #define SPEC_MAX_BYTES    (1U << 20)
 #define SPEC_MAX_DEPTH    16
 #define SPEC_MAX_NODES    200000
@@ -160,10 +165,10 @@ static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
-        return strdup(".");
+        return xstrdup(".");
     if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
+        return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
 }
 
 static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const char *specdir, input_spec *in)
@@ -418,9 +423,7 @@ static int st_read(int fd, uint64_t fsize, const char *file, const char *want_ke
                     " bytes) or over %u", file, hlen, fsize, ST_MAX_HEADER);
         return -1;
     }
-    char *h = malloc(hlen + 1);
-    if (!h)
-        abort();
+    char *h = xmalloc(hlen + 1);
     if (tensor_file_read_at(fd, h, hlen, 8) < 0) {
         free(h);
         strbuf_addf(err, "%s: cannot read the .safetensors header", file);
@@ -573,7 +576,7 @@ static int open_input_file(const input_spec *in, int index, int *fdp, file_tenso
     return rc;
 }
 
-int inputs_check_files(const session *s, const char *spec, strbuf *err)
+static int inputs_check_files(const session *s, const char *spec, strbuf *err)
 {
     for (size_t i = 0; i < s->ninputs; i++) {
         const input_spec *in = &s->inputs[i];
@@ -665,7 +668,7 @@ int inputs_order_by_name(session *s, const char *spec_path, const char *const *n
         return -1;
     }
     input_spec *ordered = arena_alloc(&s->arena, (n ? n : 1) * sizeof *ordered);
-    unsigned char *used = calloc(n ? n : 1, 1);
+    unsigned char *used = xcalloc(n ? n : 1, 1);
     int rc = -1;
     for (size_t i = 0; i < s->ninputs; i++) {
         const char *nm = s->inputs[i].name;

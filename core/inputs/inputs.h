@@ -16,10 +16,6 @@
 /* Parses the spec file into s->inputs / s->ninputs and checks every
  * `fill: file` input's file (inputs_check_files). 0 ok, -1 with err. */
 int inputs_load(session *s, const char *path, strbuf *err);
-/* Every `fill: file` input's file is there, of the kind its name says, and
- * holds the spec's dtype and shape: 0, or -1 with "SPEC:line:col: input N:
- * what" in err (the line of its `file:`). `check` and `run` both see it. */
-int inputs_check_files(const session *s, const char *spec, strbuf *err);
 /* Parses from memory; `name` is used in messages. */
 int inputs_parse(session *s, const char *name, const char *text, size_t len, strbuf *err);
 /* Size in bytes of one element of a canonical dtype name; 0 if unknown. */

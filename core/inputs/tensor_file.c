@@ -152,9 +152,7 @@ int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, s
                     file, hlen, fsize, NPY_MAX_HEADER);
         return -1;
     }
-    char *h = malloc(hlen + 1);
-    if (!h)
-        abort();
+    char *h = xmalloc(hlen + 1);
     if (tensor_file_read_at(fd, h, hlen, hstart) < 0) {
         free(h);
         strbuf_addf(err, "%s: cannot read the .npy header", file);

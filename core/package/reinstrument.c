@@ -458,7 +458,7 @@ static int pread_all(int fd, void *buf, size_t n, uint64_t off)
 static char *read_range(int fd, uint64_t fsize, uint64_t off, uint64_t n)
 {
     if (n > ELF_MAX_TABLE || off > fsize || n > fsize - off) return NULL;
-    char *b = malloc((size_t)n + 1);
+    char *b = xmalloc((size_t)n + 1);
     if (!b) return NULL;
     if (pread_all(fd, b, (size_t)n, off)) { free(b); return NULL; }
     b[n] = 0;
@@ -608,7 +608,7 @@ static void rm_rf(const char *path)
     }
 }
 
-char *reinstrument_cache_root(strbuf *err)
+static char *reinstrument_cache_root(strbuf *err)
 {
     strbuf sb = STRBUF_INIT;
     const char *v = getenv("AOTIDBG_CACHE_DIR");
@@ -706,8 +706,7 @@ static void cmd_free(cmdline *c)
 static void cmd_push(cmdline *c, const char *s, size_t n)
 {
     if (c->argc >= MAX_ARGS) return;
-    char *a = malloc(n + 1);
-    if (!a) abort();
+    char *a = xmalloc(n + 1);
     memcpy(a, s, n); a[n] = 0;
     c->argv[c->argc++] = a;
     c->argv[c->argc] = NULL;
@@ -961,11 +960,11 @@ static void read_proxy_ops(const char *so, proxy_ops *po)
     cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
     int n = cJSON_IsArray(nodes) ? cJSON_GetArraySize(nodes) : 0;
     if (n > 0 && n < 1000000) {
-        po->ops = calloc((size_t)n, sizeof *po->ops);
+        po->ops = xcalloc((size_t)n, sizeof *po->ops);
         for (int i = 0; po->ops && i < n; i++) {
             cJSON *t = cJSON_GetObjectItemCaseSensitive(
                 cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(nodes, i), "node"), "target");
-            po->ops[i] = cJSON_IsString(t) ? strdup(t->valuestring) : NULL;
+            po->ops[i] = cJSON_IsString(t) ? xstrdup(t->valuestring) : NULL;
         }
         if (po->ops) po->n = (size_t)n;
     }

@@ -54,7 +54,7 @@ static int local_pause(runner_link *l)
     return l->pid > 0 ? kill(l->pid, SIGUSR1) : -1;
 }
 
-const runner_transport runner_link_local = {"local", local_open, local_pause, NULL, NULL, NULL};
+static const runner_transport runner_link_local = {"local", local_open, local_pause, NULL, NULL, NULL};
 
 int runner_link_open(runner_link *l, const runner_link_options *o, strbuf *err)
 {

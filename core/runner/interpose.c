@@ -1,5 +1,5 @@
 /* interpose.c — CUDA launch interposition: kernel boundaries for CUDA packages
- * built without the intermediate-value printer, with no rebuild (issue 10).
+ * built without the intermediate-value printer, with no rebuild.
  *
  * How: AOTI's CUDA wrapper launches every Triton kernel through the driver
  * API: loadKernel() calls cuModuleLoad/cuModuleGetFunction and launchKernel()
@@ -390,7 +390,6 @@ int interpose_set_blocking(int on)
 
 const char *interpose_last_error(void) { return last_error; }
 
-long long interpose_launch_count(void) { return __atomic_load_n(&launches, __ATOMIC_RELAXED); }
 
 int interpose_available(void)
 {

@@ -135,7 +135,8 @@ static int fail(const char *text, int code)
     return finish(1, code);
 }
 
-int runner_env_record(void)
+/* 0 when AOTIDBG_RUNNER_RECORD=0 asks hooks to only count events. */
+static int runner_env_record(void)
 {
     const char *r = getenv("AOTIDBG_RUNNER_RECORD");
     return !(r && !strcmp(r, "0"));

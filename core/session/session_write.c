@@ -23,6 +23,7 @@
 #include "session_dump.h"
 #include "session_read.h"
 #include "session_keys.h"
+#include "compat.h"
 
 /* Room left under SESSION_MAX_SCALAR_BYTES for the cut marker. */
 #define STR_CAP (SESSION_MAX_SCALAR_BYTES - 64)
@@ -427,7 +428,7 @@ static void dump_hook(const session *s)
 
 static int fsync_dir_of(const char *path)
 {
-    char *dir = strdup(path);
+    char *dir = xstrdup(path);
     if (!dir)
         return -1;
     char *slash = strrchr(dir, '/');
@@ -448,7 +449,7 @@ static int fsync_dir_of(const char *path)
 int session_save(const session *s, const char *path, strbuf *err)
 {
     size_t n = strlen(path);
-    char *tmp = malloc(n + 5);
+    char *tmp = xmalloc(n + 5);
     if (!tmp) {
         strbuf_addf(err, "%s: out of memory", path);
         return -1;
@@ -504,8 +505,8 @@ static double since_ms(const struct timespec *a)
 int session_writer_open(session_writer **out, const char *path, const session *s, strbuf *err)
 {
     *out = NULL;
-    session_writer *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = strdup(path))) {
+    session_writer *w = xcalloc(1, sizeof *w);
+    if (!w || !(w->path = xstrdup(path))) {
         free(w);
         strbuf_addf(err, "%s: out of memory", path);
         return -1;
