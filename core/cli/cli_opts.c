@@ -1,5 +1,8 @@
 /* cli_opts.c — option values with a syntax of their own; see cli_opts.h. */
 #include "cli_opts.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include "commands.h"
 #include "compat.h"
 #include <string.h>
 
@@ -58,4 +61,15 @@ int cli_parse_ref_npy(const char *spec, cli_ref_npy *out, strbuf *err)
     out->name[n] = 0;
     out->path = eq + 1;
     return 0;
+}
+
+int cli_usage_error(const command *c, const char *fmt, ...)
+{
+    fprintf(stderr, "aotidbg%s%s: ", c->name ? " " : "", c->name ? c->name : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(aotidbg %s --help shows the options)\n", c->name ? c->name : "PKG.pt2");
+    return EXIT_USAGE;
 }

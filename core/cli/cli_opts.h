@@ -25,4 +25,9 @@ typedef struct {
 /* 0, or -1 with what is wrong (and the expected form) appended to err. */
 int cli_parse_ref_npy(const char *spec, cli_ref_npy *out, strbuf *err);
 
+/* "aotidbg CMD: <message>" and a hint at --help on stderr; EXIT_USAGE (commands.h).
+ * Here, not in commands.c, so that the commands it dispatches to call no file that calls them. */
+struct command;
+int cli_usage_error(const struct command *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

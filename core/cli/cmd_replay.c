@@ -1,5 +1,6 @@
 /* cmd_replay.c — `aotidbg replay SESSION.yaml --dump`: loads a session file
- * and prints its plain-text rendering (session_dump) on stdout; without
+ * and prints its plain-text rendering (session_dump, then the kernel time
+ * table of kernel_times.h, longest first) on stdout; without
  * --dump, the front end's UI shows it (cli_front.ui).
  * Exit: 0 loaded (also a cut-off file: the notice goes to stderr), 2 bad
  * usage or a file that does not load (file:line:col on stderr).
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "kernel_times.h"
 #include "session_io.h"
 
 const opt_spec replay_option_specs[] = {
@@ -33,6 +35,13 @@ int cmd_replay(const cli_args *a)
     for (size_t i = 0; i < s->nwarnings; i++)
         fprintf(stderr, "aotidbg: warning: %s\n", s->warnings[i]);
     session_dump(s, stdout);
+    if (s->nkernels) {   /* where the time went, longest first */
+        kernel_times t;
+        kernel_times_build(s, &t);
+        fputc('\n', stdout);
+        kernel_times_print(&t, stdout, 30, 100);
+        kernel_times_release(&t);
+    }
     fflush(stdout);
     int rc = ferror(stdout) ? EXIT_FAILED : EXIT_OK;
     session_free(s);

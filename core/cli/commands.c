@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "model.h"
+#include "router.h"
 
 #define G_RUN(scope) {run_option_specs, offsetof(cli_args, run), scope, NULL}
 #define G_UI(scope) {ui_option_specs, offsetof(cli_args, ui), scope, "UI options"}
@@ -78,9 +79,8 @@ static const char route_after[] =
     "advice. When nothing matches (route unknown), the error-like lines read are\n"
     "listed.\n"
     "\n"
-    "Routes: triton-index-oob device-mismatch input-mismatch illegal-memory-access\n"
-    "nan-inf wrong-output dynamic-shape custom-op missing-artifact abi-mismatch\n"
-    "compile-error out-of-memory crash unknown.\n"
+    "Routes (ROUTES in aotidbg(1) says what each means):"
+    ROUTE_IDS(ROUTE_NAME_LINE) "\n"
     "\n"
     "Exit: 0 routed (also to unknown), 2 bad usage or unreadable input.\n";
 
@@ -91,6 +91,23 @@ static const char info_about[] =
     "It reads the archive's directory and small entries only, whatever the size.\n";
 static const char info_after[] =
     "Exit codes: 0 shown, 2 bad usage or an unreadable package.\n";
+
+static const char export_about[] =
+    "Writes a recorded session as a timeline or a table: --format chrome-trace (the\n"
+    "default) is the Trace Event Format that Perfetto (ui.perfetto.dev) and\n"
+    "chrome://tracing open: a slice per kernel (before to after hook) with its device\n"
+    "time on a track of its own, aotidbg's hooks between kernels on another,\n"
+    "torch.cond/while_loop branch runs, and errors, NaN/Inf, departures from eager\n"
+    "and how the runner ended as instant events. --format csv is one row per kernel\n"
+    "event: index, name, kind, status, branch, times, estimated bytes read and\n"
+    "written, achieved GB/s and NaN/Inf counts.\n";
+static const char export_after[] =
+    "Bytes are estimated from the tensors' shapes (read: before-tensors the kernel does\n"
+    "not write first; written: after-tensors that changed); GB/s only where the\n"
+    "session has the kernel's device time.\n"
+    "\n"
+    "Exit codes: 0 written, 1 the output could not be written (FILE is left as it\n"
+    "was), 2 bad usage or a session that does not load.\n";
 
 static const char tutorial_about[] =
     "Guided walkthroughs: real recorded sessions with narration. With no NAME, a\n"
@@ -126,6 +143,9 @@ static const command commands[] = {
     {"info", "info", "info PKG [--model NAME] [--calls] [--sha256]", "what the package holds", info_about,
      info_after, "PKG", 1, 1,
      {G_RUN(RUN_OPT_INFO), {info_option_specs, offsetof(cli_args, info), 0, NULL}}, cmd_info, NULL},
+    {"export", "export", "export SESSION.yaml [--format chrome-trace|csv] [-o FILE]",
+     "a session as a chrome trace (Perfetto) or CSV", export_about, export_after, "SESSION.yaml", 1, 1,
+     {{export_option_specs, offsetof(cli_args, exp), 0, NULL}}, cmd_export, NULL},
     {"tutorial", "tutorial", "tutorial [--list|NAME] [UI options]",
      "guided walkthroughs of real recorded failures", tutorial_about, NULL, "NAME", 0, 1,
      {G_UI(UI_OPT_TUTORIAL)}, NULL, "tutorial"},
@@ -146,17 +166,6 @@ static size_t ngroups(const command *c)
     while (n < CLI_MAX_GROUPS && c->groups[n].specs)
         n++;
     return n;
-}
-
-int cli_usage_error(const command *c, const char *fmt, ...)
-{
-    fprintf(stderr, "aotidbg%s%s: ", c->name ? " " : "", c->name ? c->name : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n(aotidbg %s --help shows the options)\n", c->name ? c->name : "PKG.pt2");
-    return EXIT_USAGE;
 }
 
 /* ---- help ------------------------------------------------------------------ */

@@ -15,7 +15,9 @@
 #ifndef AOTIDBG_COMMANDS_H
 #define AOTIDBG_COMMANDS_H
 #include <stdio.h>
+#include "cli_opts.h"
 #include "cmd_check.h"
+#include "cmd_export.h"
 #include "cmd_info.h"
 #include "cmd_replay.h"
 #include "cmd_route.h"
@@ -65,13 +67,12 @@ struct cli_args {
     route_options route;
     info_options info;
     replay_options replay;
+    export_options exp;
 };
 
 
 /* The whole program: dispatches argv (argv[0] is the program) to a row,
  * parses its options, prints help, runs the handler; returns the exit code. */
 int cli_main(int argc, char **argv, const cli_front *front);
-/* "aotidbg CMD: <message>" and a hint at --help on stderr; EXIT_USAGE. */
-int cli_usage_error(const command *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

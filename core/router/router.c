@@ -11,7 +11,11 @@
  * ROUTER_MAX_EVIDENCE further distinct lines are kept, each with
  * ROUTER_CONTEXT_LINES lines of context.
  *
- * Picking: each matched pattern counts once, for the first line it matched;
+ * Picking: the failing line comes first: the first line a `failures:`
+ * pattern matched (an exception, assert, abort, compiler or loader error; not
+ * a source line echoed under a traceback frame) on which a specific route
+ * states a cause picks that route, and the rest only add facts. Otherwise
+ * each matched pattern counts once, for the first line it matched;
  * on one line a route's strongest pattern counts, distinct lines add up. A route
  * with a strong primary match (weight >= RR_STRONG) turns the routes it
  * `explains` into consequences; routes seen only through consequence lines
@@ -33,8 +37,18 @@
 #define CTX_CAP 512
 #define CAPTURE_CAP 1024
 #define LOOKED_CAP 300
+#define FAIL_MIN_WEIGHT 4.0   /* a route's weight on a failure line that lets that line pick the route */
 
 typedef struct { const char *name, *value; } capture;
+
+#define FAIL_CANDIDATES 8
+#define FAIL_PATTERNS 16
+typedef struct {
+    size_t line;
+    int pat[FAIL_PATTERNS];
+    size_t npat;
+    char text[LOOKED_CAP + 1];
+} fail_candidate;
 
 typedef struct {
     size_t line, count;
@@ -77,6 +91,16 @@ struct router_stream {
     size_t nev, evcap, extra_ev;       /* extra_ev: repeats beyond first matches */
     char ctx[ROUTER_CONTEXT_LINES][CTX_CAP];
     size_t nctx;                       /* lines seen, for the ring */
+    /* failure lines (routes.yaml failures:): the first FAIL_CANDIDATES, each
+     * with the primary route patterns that matched it; finish picks the
+     * failing line among them */
+    int code_next, code_line;          /* the next / this line echoes source under a traceback frame (never a failure line) */
+    size_t frame_indent;               /* the previous line's indentation */
+    int line_failure;                  /* a failure pattern matched this window */
+    int line_pat[FAIL_PATTERNS];       /* primary route patterns matched on this window */
+    size_t nline_pat;
+    size_t nfail;
+    fail_candidate fail[FAIL_CANDIDATES];
 };
 
 router_stream *router_stream_new(const router_rules *rules)
@@ -326,6 +350,12 @@ static int find_evidence(router_stream *s, int pattern, uint64_t key)
 static void record(router_stream *s, int pi, const char *line, uint64_t key)
 {
     const rr_pattern *pt = &s->rules->patterns[pi];
+    if (pt->failure) {
+        s->line_failure = 1;
+        return;
+    }
+    if (pt->route >= 0 && !pt->consequence && !s->origin && s->nline_pat < FAIL_PATTERNS)
+        s->line_pat[s->nline_pat++] = pi;
     if (!s->origin) {
         if (s->last_line[pi] == s->lineno)
             return;                               /* the same line's previous window matched it */
@@ -419,6 +449,30 @@ static void note_looked(router_stream *s, const char *line)
     s->looked_total++;
 }
 
+/* After a window is matched: keeps it when it is one of the first failure lines. */
+static void note_failure(router_stream *s, const char *line)
+{
+    if (s->line_failure && !s->origin && !s->code_line && s->nfail < FAIL_CANDIDATES &&
+        !(s->nfail && s->fail[s->nfail - 1].line == s->lineno)) {
+        fail_candidate *f = &s->fail[s->nfail++];
+        f->line = s->lineno;
+        memcpy(f->pat, s->line_pat, s->nline_pat * sizeof *f->pat);
+        f->npat = s->nline_pat;
+        size_t n = router_utf8_clip(line, LOOKED_CAP);
+        memcpy(f->text, line, n);
+        f->text[n] = 0;
+    }
+    s->nline_pat = 0;
+    s->line_failure = 0;
+}
+
+/* `File "x.py", line 12, in f`: the next line is that frame's source, not a message */
+static int is_frame_line(const char *line)
+{
+    line += strspn(line, " >");
+    return starts_with(line, "File \"") && strstr(line, "\", line ") != NULL;
+}
+
 /* Every further literal requirement of pt has a member in lc (n bytes). */
 static int checks_hold(const rr_pattern *pt, const char *lc, size_t n)
 {
@@ -478,6 +532,7 @@ static void match_text(router_stream *s, const char *line, size_t n, uint64_t ke
                 record(s, pi, line, key);
         }
     }
+    note_failure(s, line);
 }
 
 /* Scans s->raw (the whole line, or one window of a long line: first says it
@@ -494,6 +549,14 @@ static void scan_segment(router_stream *s, int first, int whole)
     if (!n)
         return;
     uint64_t key = line_key(line);
+    if (first && !s->origin) {
+        size_t indent = 0;                /* Python indents a frame's source deeper than the frame */
+        while (line - indent > s->work && line[-1 - (ptrdiff_t)indent] == ' ')
+            indent++;
+        s->code_line = s->code_next && indent > s->frame_indent;
+        s->code_next = is_frame_line(line);
+        s->frame_indent = indent;
+    }
     if (!whole) {
         s->have_prev = 0;                 /* windows never collapse as repeats */
         s->nprev_ev = 0;
@@ -700,8 +763,8 @@ static void postprocess_fields(route_result *r)
     if (bound && *bound) {
         const char *kind = "expression";
         size_t n = strlen(bound), d = strspn(bound, "0123456789");
-        if (d == n)
-            kind = "literal";
+        if (d && d + strspn(bound + d, "uUlL") == n && n - d <= 3)
+            kind = "literal";           /* 32000, or a C++ literal with its suffix: 32L, 2UL */
         else if ((isalpha((unsigned char)bound[0]) || bound[0] == '_') &&
                  strspn(bound, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n)
             kind = "symbol";
@@ -766,6 +829,39 @@ static const char *ev_summary(route_result *r, const evidence *e)
     return arena_printf(&r->arena, "%s: %.*s%s", ev_where(r, e), (int)router_utf8_clip(e->text, 200), e->text, cnt);
 }
 
+/* A step with its `{field}` references replaced by the result's values;
+ * NULL (the step is left out) when a referenced field is absent, or when a
+ * `{!field}` one is present (that step is for results without it). */
+static const char *expand_step(route_result *out, const char *step)
+{
+    strbuf b = STRBUF_INIT;
+    const char *p = step, *ret = NULL;
+    for (;;) {
+        const char *open = strchr(p, '{'), *close = open ? strchr(open, '}') : NULL;
+        if (!close) {
+            strbuf_addstr(&b, p);
+            break;
+        }
+        int negate = open[1] == '!';
+        char key[64];
+        size_t klen = (size_t)(close - open - 1 - negate);
+        snprintf(key, sizeof key, "%.*s", (int)(klen < sizeof key ? klen : sizeof key - 1), open + 1 + negate);
+        const char *v = route_result_field(out, key);
+        if (negate ? v != NULL : v == NULL)
+            goto done;
+        strbuf_add(&b, p, (size_t)(open - p));
+        if (!negate)
+            strbuf_addstr(&b, v);
+        p = close + 1;
+        if (negate && *p == ' ')
+            p++;
+    }
+    ret = arena_strdup(&out->arena, b.buf);
+done:
+    strbuf_release(&b);
+    return ret;
+}
+
 /* Title, explanation, steps and actions of route ri in the platform's words. */
 static void render_words(route_result *out, const router_rules *rules, int ri, int pi)
 {
@@ -778,10 +874,13 @@ static void render_words(route_result *out, const router_rules *rules, int ri, i
     rr_words w = router_words(rules, (size_t)ri, pi);
     out->title = arena_strdup(&out->arena, w.title);
     out->explanation = arena_strdup(&out->arena, w.explanation);
-    out->nsteps = w.nsteps;
+    out->nsteps = 0;
     out->steps = arena_alloc(&out->arena, (w.nsteps + 1) * sizeof *out->steps);
-    for (size_t i = 0; i < w.nsteps; i++)
-        out->steps[i] = arena_strdup(&out->arena, w.steps[i]);
+    for (size_t i = 0; i < w.nsteps; i++) {
+        const char *step = expand_step(out, w.steps[i]);
+        if (step)
+            out->steps[out->nsteps++] = step;
+    }
     out->nactions = w.nactions;
     out->actions = arena_alloc(&out->arena, (w.nactions + 1) * sizeof *out->actions);
     for (size_t i = 0; i < w.nactions; i++) {
@@ -834,28 +933,55 @@ static int pick_platform(router_stream *s, route_result *out)
     return best;
 }
 
-void router_stream_finish(router_stream *s, route_result *out)
+/* The failing line: the first failure line on which a specific (not
+ * fallback) route states a cause (a counted primary pattern of weight >=
+ * FAIL_MIN_WEIGHT). It picks the strongest route there (ties: the better
+ * score over the whole text); -1 when no failure line does. Sets out's
+ * failed_* (the first failure line when none routed). */
+static int pick_failing_line(router_stream *s, route_result *out, const int *counted, const route_score *sc)
 {
     const router_rules *rules = s->rules;
-    if (s->rawlen || s->segmented) {        /* a last line without a newline */
-        locale_t old = uselocale(rules->cloc);
-        end_line(s);
-        uselocale(old);
+    for (size_t c = 0; c < s->nfail; c++) {
+        const fail_candidate *f = &s->fail[c];
+        int win = -1;
+        double ww = 0;
+        for (size_t k = 0; k < f->npat; k++) {
+            const rr_pattern *pt = &rules->patterns[f->pat[k]];
+            if (!counted[f->pat[k]] || rules->routes[pt->route].fallback || pt->weight < FAIL_MIN_WEIGHT)
+                continue;
+            if (win < 0 || pt->weight > ww ||
+                (pt->weight == ww && sc[pt->route].prim + sc[pt->route].cons > sc[win].prim + sc[win].cons)) {
+                win = pt->route;
+                ww = pt->weight;
+            }
+        }
+        if (win >= 0) {
+            out->failed_line = f->line;
+            out->failed_text = utf8_dup(&out->arena, f->text, LOOKED_CAP);
+            out->failed_routed = 1;
+            return win;
+        }
     }
-    memset(out, 0, sizeof *out);
-    out->lines = s->lineno;
-    out->bytes = s->bytes;
-    out->long_lines = s->long_lines;
-    out->input_cut = s->input_cut;
-    size_t nr = rules->nroutes, np = rules->npatterns;
+    if (s->nfail) {
+        out->failed_line = s->fail[0].line;
+        out->failed_text = utf8_dup(&out->arena, s->fail[0].text, LOOKED_CAP);
+    }
+    return -1;
+}
 
+/* Scores every route: counted[pi] says which matched patterns count (their
+ * `needs:` tag was set); sc[ri] gets each route's primary and consequence
+ * score, the strong route that explains it, and whether only after-effects
+ * matched. counted and sc are zeroed arrays of npatterns and nroutes. */
+static void score_routes(router_stream *s, int *counted, route_score *sc)
+{
+    const router_rules *rules = s->rules;
+    size_t nr = rules->nroutes, np = rules->npatterns;
     /* tags that some matched pattern set */
     unsigned char *tagset = arena_alloc(&s->a, rules->ntags + 1);
     for (size_t pi = 0; pi < np; pi++)
         if (s->first_ev[pi] >= 0 && rules->patterns[pi].tag >= 0)
             tagset[rules->patterns[pi].tag] = 1;
-    int *counted = arena_alloc(&s->a, (np + 1) * sizeof *counted);
-    route_score *sc = arena_alloc(&s->a, (nr + 1) * sizeof *sc);
     for (size_t ri = 0; ri < nr; ri++)
         sc[ri].demoted_by = -1;
     for (size_t pi = 0; pi < np; pi++) {
@@ -911,7 +1037,15 @@ void router_stream_finish(router_stream *s, route_result *out)
     for (size_t ri = 0; ri < nr; ri++)
         sc[ri].cons_only = any_primary && sc[ri].prim == 0 && sc[ri].cons > 0;
 
-    int win = -1;
+}
+
+/* The winner: the failing line's route, else the best specific route, else a
+ * fallback (crash), else the best one even if explained; -1 for none. */
+static int pick_route(router_stream *s, route_result *out, const int *counted, const route_score *sc)
+{
+    const router_rules *rules = s->rules;
+    size_t nr = rules->nroutes;
+    int win = pick_failing_line(s, out, counted, sc);
     for (int fb = 0; fb < 2 && win < 0; fb++)      /* specific routes first, then fallbacks (crash) */
         for (size_t ri = 0; ri < nr; ri++) {
             double t = sc[ri].prim + sc[ri].cons;
@@ -929,42 +1063,12 @@ void router_stream_finish(router_stream *s, route_result *out)
                 win = (int)ri;
         }
 
-    int shown = win >= 0 ? win : rules->unknown;
-    out->route = arena_strdup(&out->arena, shown >= 0 ? rules->routes[shown].id : "unknown");
-    out->score = win >= 0 ? sc[win].prim + sc[win].cons : 0;
-    int plat = pick_platform(s, out);
-    if (plat >= 0)
-        out->platform = arena_strdup(&out->arena, rules->platforms[plat].id);
+    return win;
+}
 
-    /* evidence: the winner's first, each group in line order (facts first) */
-    evidence **order = arena_alloc(&s->a, (s->nev + 1) * sizeof *order);
-    size_t no = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t start = no;
-        for (size_t i = 0; i < s->nev; i++) {
-            int route = rules->patterns[s->ev[i].pattern].route;
-            if (route >= 0 && (win >= 0 && route == win) == (pass == 0))
-                order[no++] = &s->ev[i];
-        }
-        qsort(order + start, no - start, sizeof *order, ev_cmp_line);
-    }
-    out->evidence = arena_alloc(&out->arena, (no + 1) * sizeof *out->evidence);
-    for (size_t i = 0; i < no; i++) {
-        const evidence *e = order[i];
-        const rr_pattern *pt = &rules->patterns[e->pattern];
-        if (same_evidence_shown(rules, order, i))
-            continue;   /* several patterns of one route on one line: one piece of evidence */
-        route_evidence *o = &out->evidence[out->nevidence++];
-        o->line = e->line;
-        o->origin = arena_strdup(&out->arena, e->origin);
-        o->count = e->count;
-        o->route = arena_strdup(&out->arena, rules->routes[pt->route].id);
-        o->role = pt->consequence ? "consequence" : "primary";
-        o->text = arena_strdup(&out->arena, e->text);
-        for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++)
-            o->before[k] = arena_strdup(&out->arena, e->before[k]);
-    }
-    /* the error-like lines read, first one first, then the latest in order */
+/* The error-like lines read, first one first, then the latest in order. */
+static void add_looked(router_stream *s, route_result *out)
+{
     size_t nl = s->looked_total < ROUTER_LOOKED_LINES ? s->looked_total : ROUTER_LOOKED_LINES;
     out->looked = arena_alloc(&out->arena, (nl + 1) * sizeof *out->looked);
     for (size_t i = 0; i < nl; i++) {
@@ -975,8 +1079,14 @@ void router_stream_finish(router_stream *s, route_result *out)
         out->looked[out->nlooked++].text = utf8_dup(&out->arena, s->looked_text[slot], LOOKED_CAP);
     }
 
-    /* fields: winner's evidence in line order; first value of a name wins,
-     * except that one match naming a field twice joins them ("cuda:1, cuda:0") */
+}
+
+/* Fields: the winner's evidence in line order (order[0..no) starts with it);
+ * the first value of a name wins, except that one match naming a field twice
+ * joins them ("cuda:1, cuda:0"); `count` when the top line repeated. */
+static void add_fields(route_result *out, const router_rules *rules, evidence *const *order, size_t no,
+                       const int *counted, int win)
+{
     const evidence *top = NULL;
     for (size_t i = 0; i < no && win >= 0; i++) {
         const evidence *e = order[i];
@@ -1008,10 +1118,13 @@ void router_stream_finish(router_stream *s, route_result *out)
         snprintf(buf, sizeof buf, "%zu", top->count);
         route_result_set_field(out, "count", buf);
     }
-    postprocess_fields(out);
-    render_words(out, rules, shown, plat);
+}
 
-    /* also: every other candidate, strongest first, with why it is not the route */
+/* also: every other candidate, strongest first, with why it is not the route. */
+static void add_also(route_result *out, const router_rules *rules, const route_score *sc, const int *counted,
+                     evidence *const *order, size_t no, int win, int plat)
+{
+    size_t nr = rules->nroutes;
     out->also = arena_alloc(&out->arena, (nr + 1) * sizeof *out->also);
     for (;;) {
         int best = -1;
@@ -1056,6 +1169,67 @@ void router_stream_finish(router_stream *s, route_result *out)
         al->reason = reason;
         al->score = t;
     }
+}
+
+void router_stream_finish(router_stream *s, route_result *out)
+{
+    const router_rules *rules = s->rules;
+    if (s->rawlen || s->segmented) {        /* a last line without a newline */
+        locale_t old = uselocale(rules->cloc);
+        end_line(s);
+        uselocale(old);
+    }
+    memset(out, 0, sizeof *out);
+    out->lines = s->lineno;
+    out->bytes = s->bytes;
+    out->long_lines = s->long_lines;
+    out->input_cut = s->input_cut;
+    size_t nr = rules->nroutes, np = rules->npatterns;
+
+    int *counted = arena_alloc(&s->a, (np + 1) * sizeof *counted);
+    route_score *sc = arena_alloc(&s->a, (nr + 1) * sizeof *sc);
+    score_routes(s, counted, sc);
+    int win = pick_route(s, out, counted, sc);
+    int shown = win >= 0 ? win : rules->unknown;
+    out->route = arena_strdup(&out->arena, shown >= 0 ? rules->routes[shown].id : "unknown");
+    out->score = win >= 0 ? sc[win].prim + sc[win].cons : 0;
+    int plat = pick_platform(s, out);
+    if (plat >= 0)
+        out->platform = arena_strdup(&out->arena, rules->platforms[plat].id);
+
+    /* evidence: the winner's first, each group in line order (facts first) */
+    evidence **order = arena_alloc(&s->a, (s->nev + 1) * sizeof *order);
+    size_t no = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t start = no;
+        for (size_t i = 0; i < s->nev; i++) {
+            int route = rules->patterns[s->ev[i].pattern].route;
+            if (route >= 0 && (win >= 0 && route == win) == (pass == 0))
+                order[no++] = &s->ev[i];
+        }
+        qsort(order + start, no - start, sizeof *order, ev_cmp_line);
+    }
+    out->evidence = arena_alloc(&out->arena, (no + 1) * sizeof *out->evidence);
+    for (size_t i = 0; i < no; i++) {
+        const evidence *e = order[i];
+        const rr_pattern *pt = &rules->patterns[e->pattern];
+        if (same_evidence_shown(rules, order, i))
+            continue;   /* several patterns of one route on one line: one piece of evidence */
+        route_evidence *o = &out->evidence[out->nevidence++];
+        o->line = e->line;
+        o->origin = arena_strdup(&out->arena, e->origin);
+        o->count = e->count;
+        o->route = arena_strdup(&out->arena, rules->routes[pt->route].id);
+        o->role = pt->consequence ? "consequence" : "primary";
+        o->text = arena_strdup(&out->arena, e->text);
+        for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++)
+            o->before[k] = arena_strdup(&out->arena, e->before[k]);
+    }
+    add_looked(s, out);
+    add_fields(out, rules, order, no, counted, win);
+    postprocess_fields(out);
+    render_words(out, rules, shown, plat);
+    add_also(out, rules, sc, counted, order, no, win, plat);
     arena_release(&s->a);
     free(s);
 }

@@ -1,4 +1,4 @@
-/* router.h — the error router: from any AOTI error text to the route (DESIGN §6),
+/* router.h — the error router: from any AOTI error text to the route (ROUTE_IDS),
  * the facts in it (fields), the next steps and the actions.
  *
  * Rules are data (routes.yaml, loaded by router_rules.c); this module streams a
@@ -9,6 +9,10 @@
  * small context window) are kept, so a 100 MB log costs the same memory as a
  * 1 KB one. Binary bytes and invalid UTF-8 are matched as bytes and sanitised
  * on output.
+ *
+ * The route is taken from the line that failed first (routes.yaml
+ * `failures:`; result's failed_line) when a route states a cause there, else
+ * from the whole text.
  *
  * Besides the text, a caller can add facts it knows (a session's failing
  * kernel, the runner's exit signal, checklist rows: router_stream_fact) and the
@@ -37,6 +41,40 @@
 #define ROUTER_RULES_MAX_BYTES (1 << 20)
 #define ROUTER_MAX_INPUT_BYTES (1ULL << 30)  /* bytes of one input that are examined (time bound) */
 
+/* The route ids, written once: a contract (output, sessions, scripts and
+ * tests use them; add, never rename; man/aotidbg.1 ROUTES says what each
+ * means). routes.yaml may use only these; X(NAME, "id"). */
+#define ROUTE_IDS(X) \
+    X(TRITON_INDEX_OOB, "triton-index-oob") \
+    X(DEVICE_MISMATCH, "device-mismatch") \
+    X(INPUT_MISMATCH, "input-mismatch") \
+    X(ILLEGAL_MEMORY_ACCESS, "illegal-memory-access") \
+    X(NAN_INF, "nan-inf") \
+    X(WRONG_OUTPUT, "wrong-output") \
+    X(DYNAMIC_SHAPE, "dynamic-shape") \
+    X(CUSTOM_OP, "custom-op") \
+    X(MISSING_ARTIFACT, "missing-artifact") \
+    X(ABI_MISMATCH, "abi-mismatch") \
+    X(COMPILE_ERROR, "compile-error") \
+    X(OUT_OF_MEMORY, "out-of-memory") \
+    X(CRASH, "crash") \
+    X(UNKNOWN, "unknown")
+
+/* The actions a route can name (routes.yaml `do:`; the TUI binds each to a
+ * key in tui/actions.c); X(NAME, "name"). */
+#define ROUTE_ACTIONS(X) \
+    X(RUN_CHECKLIST, "run-checklist") \
+    X(RERUN_BLOCKING, "rerun-blocking") \
+    X(REBUILD_PRINTER, "rebuild-printer") \
+    X(JUMP_KERNEL, "jump-kernel") \
+    X(OPEN_SOURCE, "open-source") \
+    X(BREAK_NAN, "break-nan") \
+    X(GOTO_ELEMENT, "goto-element")
+
+/* X helpers: a table's names as array elements, or as indented lines of a string. */
+#define ROUTE_NAME_ELEM(e, s) s,
+#define ROUTE_NAME_LINE(e, s) "\n  " s
+
 typedef struct router_rules router_rules;    /* opaque; see router_rules.h */
 
 /* Loads rules from a file. */
@@ -53,7 +91,7 @@ const char *router_rules_id(const router_rules *r, size_t i);
 
 typedef struct { const char *key, *value; } route_field;
 typedef struct {
-    const char *name;      /* run-checklist, rerun-blocking, rebuild-printer, jump-kernel, open-source, break-nan */
+    const char *name;      /* one of ROUTE_ACTIONS */
     int level;             /* rebuild-printer's level; 0 when not given */
     const char *field;     /* the field it acts on (e.g. "kernel"); NULL if none */
     const char *value;     /* that field's value in this result; NULL if absent */
@@ -77,7 +115,7 @@ typedef struct { size_t line; const char *text; } route_line;
 
 typedef struct route_result {
     arena arena;
-    const char *route;            /* an id of DESIGN §6; "unknown" when nothing matched */
+    const char *route;            /* an id of ROUTE_IDS; "unknown" when nothing matched */
     const char *title, *explanation;
     const char *platform;         /* cuda, rocm, xpu, mps, cpu; NULL when nothing says */
     const char *platform_from;    /* why: the caller's origin, or the input line that says so */
@@ -89,6 +127,9 @@ typedef struct route_result {
     size_t nalso;     route_also *also;
     size_t nevidence; route_evidence *evidence;   /* winner's evidence first */
     size_t nlooked;   route_line *looked;         /* error-like input lines (first, then the last few) */
+    size_t failed_line;           /* the line that failed first (routes.yaml failures:); 0 when none */
+    const char *failed_text;      /* that line; NULL when none */
+    int failed_routed;            /* 1: the route was taken from that line; 0: from the whole text */
     size_t lines, bytes;          /* input seen */
     size_t long_lines;            /* lines longer than ROUTER_LINE_CAP (read in windows) */
     int input_cut;                /* input went past ROUTER_MAX_INPUT_BYTES: the rest was not read */
@@ -128,7 +169,8 @@ void route_result_release(route_result *r);
 void route_result_set_platform(route_result *r, const router_rules *rules, const char *platform, const char *origin);
 
 /* Output: human text, or YAML with top-level route:, title:, platform:,
- * fields:, steps:, actions:, also:, evidence:, looked_at:, input: (DESIGN §9). */
+ * failed_line:, fields:, steps:, actions:, also:, evidence:, looked_at:, input:
+ * (the keys man/aotidbg.1 documents under route; add, never rename). */
 void route_result_format_text(const route_result *r, strbuf *out);
 void route_result_format_yaml(const route_result *r, strbuf *out);
 

@@ -1,6 +1,6 @@
-/* router_format.c — prints a route_result as human text or as YAML (DESIGN §9:
+/* router_format.c — prints a route_result as human text or as YAML (router.h:
  * top-level `route:`, then `fields:`, `steps:`, `also:`; added since:
- * `platform:`, `platform_from:`, `looked_at:`, an evidence item's `origin:`).
+ * `platform:`, `platform_from:`, `failed_line:`, `looked_at:`, an evidence item's `origin:`).
  * Strings in a result are already valid UTF-8; YAML strings are always
  * double-quoted. */
 #include <string.h>
@@ -72,6 +72,10 @@ void route_result_format_text(const route_result *r, strbuf *out)
             strbuf_addf(out, "  %s line %zu: %.*s\n", i ? "      " : "looked", r->looked[i].line,
                         (int)router_utf8_clip(r->looked[i].text, 200), r->looked[i].text);
     }
+    if (r->failed_text)
+        strbuf_addf(out, "failed first: line %zu: %.*s%s\n", r->failed_line,
+                    (int)router_utf8_clip(r->failed_text, 200), r->failed_text,
+                    r->failed_routed ? "" : "\n  (no route names its cause: routed from the whole text)");
     if (r->platform)
         strbuf_addf(out, "platform: %s (%.*s)\n", r->platform, (int)router_utf8_clip(r->platform_from, 160),
                     r->platform_from);
@@ -123,6 +127,14 @@ void route_result_format_yaml(const route_result *r, strbuf *out)
         strbuf_addstr(out, "null");
     }
     strbuf_addch(out, '\n');
+    if (r->failed_text) {
+        strbuf_addf(out, "failed_line: {line: %zu, routed: %s, text: ", r->failed_line,
+                    r->failed_routed ? "true" : "false");
+        strbuf_add_yaml_quoted(out, r->failed_text);
+        strbuf_addstr(out, "}\n");
+    } else {
+        strbuf_addstr(out, "failed_line: null\n");
+    }
     strbuf_addstr(out, "explanation: ");
     strbuf_add_yaml_quoted(out, r->explanation ? r->explanation : "");
     strbuf_addstr(out, "\nfields:");

@@ -2,7 +2,7 @@
  *
  * core/yaml's ytree reads the file into a small bounded tree (depth, node
  * count and scalar size capped; aliases and duplicate keys refused), then the
- * tree is checked and compiled: route ids must be those of DESIGN §6, regexes must
+ * tree is checked and compiled: route ids must be those of ROUTE_IDS, regexes must
  * compile, every error names file:line:col (1-based). Each pattern gets its
  * prefilter literals here (see hints_for()).
  * Errors: 0 / -1 with a message in err. */
@@ -16,15 +16,9 @@
 
 enum { Y_MAX_DEPTH = 16, Y_MAX_NODES = 50000, Y_MAX_SCALAR = 16384 };
 
-static const char *const route_ids[] = {
-    "triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access", "nan-inf",
-    "wrong-output", "dynamic-shape", "custom-op", "missing-artifact", "abi-mismatch",
-    "compile-error", "out-of-memory", "crash", "unknown",
-};
+static const char *const route_ids[] = {ROUTE_IDS(ROUTE_NAME_ELEM)};
 static const char *const platform_ids[] = {"cuda", "rocm", "xpu", "mps", "cpu"};
-static const char *const action_names[] = {
-    "run-checklist", "rerun-blocking", "rebuild-printer", "jump-kernel", "open-source", "break-nan", "goto-element",
-};
+static const char *const action_names[] = {ROUTE_ACTIONS(ROUTE_NAME_ELEM)};
 
 /* 1 when s is one of the n names */
 static int one_of(const char *const *names, size_t n, const char *s)
@@ -597,7 +591,7 @@ static int compile_route(yctx *c, router_rules *r, const ynode *rn, size_t ri)
     if (yscalar(c, n, "id", &rt->id))
         return -1;
     if (!ONE_OF(route_ids, rt->id))
-        return yerr(c, n->line, n->col, "unknown route id '%s' (ids are fixed: see DESIGN.md section 6)", rt->id);
+        return yerr(c, n->line, n->col, "unknown route id '%s' (the ids are fixed: see ROUTES in aotidbg(1))", rt->id);
     for (size_t i = 0; i < ri; i++)
         if (!strcmp(r->routes[i].id, rt->id))
             return yerr(c, n->line, n->col, "route '%s' defined twice", rt->id);
@@ -721,7 +715,7 @@ int router_rules_parse(router_rules **out, const char *text, size_t len, const c
         yerr(&c, 1, 1, "empty rules file%s", "");
         goto fail;
     }
-    static const char *const top_keys[] = {"version", "platforms", "routes", NULL};
+    static const char *const top_keys[] = {"version", "platforms", "failures", "routes", NULL};
     if (root->type != Y_MAP) {
         yerr(&c, root->line, root->col, "top level must be a mapping with version: and routes:%s", "");
         goto fail;
@@ -739,12 +733,22 @@ int router_rules_parse(router_rules **out, const char *text, size_t len, const c
         goto fail;
     }
     const ynode *plats = yget(root, "platforms");
-    size_t np = count_patterns(routes) + count_patterns(plats);
+    const ynode *fails = yget(root, "failures");
+    if (fails && fails->type != Y_SEQ) {
+        yerr(&c, fails->line, fails->col, "failures: must be a list of patterns%s", "");
+        goto fail;
+    }
+    size_t np = count_patterns(routes) + count_patterns(plats) + (fails ? fails->n : 0);
     r->routes = arena_alloc(&r->arena, routes->n * sizeof *r->routes);
     r->patterns = arena_alloc(&r->arena, (np + 1) * sizeof *r->patterns);
     r->hints_cap = 0;
     if (plats && compile_platforms(&c, r, plats))   /* first: routes' `wording:` names them */
         goto fail;
+    for (size_t i = 0; fails && i < fails->n; i++) {
+        if (compile_pattern(&c, r, fails->items[i], -1, -1))
+            goto fail;
+        r->patterns[r->npatterns - 1].failure = 1;
+    }
     for (size_t i = 0; i < routes->n; i++) {
         if (compile_route(&c, r, routes->items[i], i))
             goto fail;

@@ -20,8 +20,9 @@ typedef struct { int group; const char *name; } rr_field;
 typedef struct { size_t n; const char **s; size_t *len; } rr_check;
 
 typedef struct {
-    int route;                  /* index into rules->routes; -1 for a platform pattern */
-    int platform;               /* index into rules->platforms; -1 for a route pattern */
+    int route;                  /* index into rules->routes; -1 for a platform or failure pattern */
+    int platform;               /* index into rules->platforms; -1 for a route or failure pattern */
+    int failure;                /* a `failures:` pattern: the line states that something failed */
     int is_regex, icase, consequence;
     double weight;
     const char *source;         /* regex or literal, as written */

@@ -1,7 +1,7 @@
 /* triton_trace.h — resolves an index-out-of-bounds assert (`0 <= tmpN < ksM`)
  * through a package's generated code, down to the model input behind ksM.
  *
- * The chain (DESIGN §5, §6): the kernel whose embedded source holds the
+ * The chain: the kernel whose embedded source holds the
  * assert's message (Triton kernels are comments in <key>.wrapper.cpp; CPU
  * kernels live in <key>.kernel.cpp) -> ksM's position in that kernel's
  * signature -> the argument at that position at the `call_triton_<k>(...)` /

@@ -42,3 +42,19 @@ void fmt_complex(char *buf, size_t n, double re, double im, int digits)
         buf[k + m + 1] = 0;
     }
 }
+
+void fmt_bytes(uint64_t n, char *buf, size_t len)
+{
+    static const char *unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (n < 1024) {
+        snprintf(buf, len, "%llu B", (unsigned long long)n);
+        return;
+    }
+    double v = (double)n / 1024;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof unit / sizeof *unit) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%.1f %s", v, unit[u]);
+}

@@ -14,5 +14,7 @@ void fmt_double(char *buf, size_t n, double v);
 /* A complex value as Python writes it, without the parentheses: "1.5+2j",
  * "0-0.25j", "nan+infj"; each part "%.*g" with `digits` significant digits. */
 void fmt_complex(char *buf, size_t n, double re, double im, int digits);
+/* A byte count: "512 B", "1.5 KiB", "3.2 MiB", "1.0 GiB". */
+void fmt_bytes(uint64_t n, char *buf, size_t len);
 
 #endif

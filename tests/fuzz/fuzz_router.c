@@ -38,9 +38,7 @@
 
 static router_rules *shipped;
 
-static const char *const ids[] = {"triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access",
-                                  "nan-inf", "wrong-output", "dynamic-shape", "custom-op", "missing-artifact",
-                                  "abi-mismatch", "compile-error", "out-of-memory", "crash", "unknown"};
+static const char *const ids[] = {ROUTE_IDS(ROUTE_NAME_ELEM)};
 
 static int valid_utf8(const unsigned char *s, size_t n)
 {

@@ -1,9 +1,10 @@
 """`aotidbg route`: the error router on real logs, hostile input and a real package.
 
-* every log of both labelled corpora (../shared/corpus/dev and dev2: real
+* every log of the labelled corpora (../shared/corpus/dev, dev2 and dev3: real
   logs from public issues and our H200 runs; a label `a|b` accepts either) is
-  routed by the real binary; each corpus must be at least 95% right, and the
-  misses are printed with the line the router based its answer on;
+  routed by the real binary; each corpus must be at least 95% right, and so
+  must the platform where the labels give one (dev3); the misses are printed
+  with the line the router based its answer on;
 * empty input, a 100 MB log, binary bytes, 100,000-character lines and invalid
   UTF-8 always give a route (exit 0), never a crash, in bounded memory;
 * a real CPU package (tests/models/model_router.py) is run with an index past
@@ -12,6 +13,7 @@
 """
 import os
 import random
+import re
 import subprocess
 import sys
 import zipfile
@@ -20,9 +22,15 @@ import pytest
 
 from conftest import ROOT, run
 
-ROUTES = {"triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access", "nan-inf",
-          "wrong-output", "dynamic-shape", "custom-op", "missing-artifact", "abi-mismatch", "compile-error",
-          "out-of-memory", "crash", "unknown"}
+def route_ids():
+    """The ids of ROUTE_IDS in core/router/router.h (the one table of them)."""
+    text = open(os.path.join(ROOT, "core", "router", "router.h")).read()
+    block = text[text.index("#define ROUTE_IDS(X)"):text.index("#define ROUTE_ACTIONS(X)")]
+    return set(re.findall(r'X\([A-Z_]+, "([a-z-]+)"\)', block))
+
+
+ROUTES = route_ids()
+assert "triton-index-oob" in ROUTES and "unknown" in ROUTES and len(ROUTES) >= 14
 
 
 def corpus_dir(name):
@@ -70,24 +78,104 @@ def yaml_fields(out):
     return doc
 
 
-@pytest.mark.parametrize("name", ["dev", "dev2"])
+@pytest.mark.parametrize("name", ["dev", "dev2", "dev3"])
 def test_corpus_accuracy(aotidbg, name):
+    """Routes, and platforms where LABELS.tsv has a platform column (a null
+    platform counts as `unknown`), each at least 95% right; every miss printed
+    with the line the route was taken from. A log whose text says CPU, MPS or
+    XPU gets no CUDA advice at all."""
     d = corpus_dir(name)
-    rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "LABELS.tsv"))][1:]
-    rows = [r for r in rows if len(r) >= 2]
+    table = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "LABELS.tsv"))]
+    head, rows = table[0], [r for r in table[1:] if len(r) >= 2]
+    pcol = head.index("platform") if "platform" in head else None
     assert rows
-    misses = []
-    for file, want, *_ in rows:
+    misses, pmisses = [], []
+    for row in rows:
+        file, want = row[0], row[1]
         got, out = route_yaml(aotidbg, [os.path.join(d, file)])
         doc = yaml_fields(out)
         if got not in want.split("|"):
-            why = doc["evidence"][0]["text"][:120] if doc["evidence"] else "no evidence"
-            misses.append(f"{file}: want {want}, got {got} ({why})")
+            failed = doc.get("failed_line") or {}
+            why = failed.get("text") or (doc["evidence"][0]["text"] if doc["evidence"] else "no evidence")
+            misses.append(f"{file}: want {want}, got {got} (from: {why[:120]})")
+        if pcol is not None and row[pcol] in ("cpu", "mps", "xpu"):
+            advice = " ".join(doc["steps"]) + " " + " ".join(a["do"] for a in doc["actions"])
+            cuda = [w for w in ("CUDA", "nvcc", "ptxas", "compute-sanitizer", "cubin", "rerun-blocking") if w in advice]
+            assert not cuda, f"{file} ({row[pcol]}): CUDA advice {cuda}: {advice}"
+        if pcol is not None:
+            plat = doc.get("platform") or "unknown"
+            if plat != row[pcol]:
+                pmisses.append(f"{file}: want platform {row[pcol]}, got {plat} ({(doc.get('platform_from') or '')[:120]})")
     correct = len(rows) - len(misses)
-    print(f"\nrouter corpus {name}: {correct}/{len(rows)} correct ({100 * correct / len(rows):.0f}%)")
-    for m in misses:
+    print(f"\nrouter corpus {name}: routes {correct}/{len(rows)} ({100 * correct / len(rows):.0f}%)", end="")
+    if pcol is not None:
+        pc = len(rows) - len(pmisses)
+        print(f", platforms {pc}/{len(rows)} ({100 * pc / len(rows):.0f}%)", end="")
+    print()
+    for m in misses + pmisses:
         print("  miss:", m)
     assert correct / len(rows) >= 0.95, "\n".join(misses)
+    assert (len(rows) - len(pmisses)) / len(rows) >= 0.95, "\n".join(pmisses)
+
+
+# Fields read from real logs of the corpora: (corpus, file prefix, fields that
+# must be there with these values, words the steps must contain, words they must not).
+FIELD_CASES = [
+    ("dev", "039_", {"max_abs_diff": "0.003814697265625"}, [], []),
+    ("dev2", "325_", {"max_abs_diff": "2.568821430206299", "max_rel_diff": "0.5"}, [], []),
+    ("dev2", "334_", {"bound": "2", "bound_kind": "literal", "tmp": "tmp1"}, [], ["CUDA_LAUNCH_BLOCKING"]),
+    ("dev3", "501_", {"required": "98304", "limit": "65536"}, ["98304", "65536"], ["nvcc", "ptxas"]),
+    ("dev3", "506_", {"stopped_at": "InvalidCxxCompiler"}, ["No compiler ran"], ["nvcc", "ptxas"]),
+    ("dev3", "509_", {"name": "AttrsDescriptor", "module": "triton.compiler.compiler"}, ["AttrsDescriptor"], []),
+    ("dev3", "510_", {"owner": "CompiledKernel", "attribute": "launch_enter_hook"}, ["launch_enter_hook"], []),
+    ("dev3", "515_", {"stopped_at": "LoweringException"}, ["No compiler ran"], ["nvcc", "ptxas", "CUDA"]),
+    ("dev3", "520_", {"op_schema": "THIS_DOES_NOT_EXIST_AND_ERRORS"}, [], []),
+    ("dev3", "523_", {"line": "3", "file": "C:/Users/ADMINI~1/AppData/Local/Temp/torchinductor_Administrator/pi/"
+                                          "cpicxudqmdsjh5cm4klbtbrvy2cxwr7whxl3md2zzdjdf3orvfdf.h",
+                      "generated_source": "C:/Users/ADMINI~1/AppData/Local/Temp/torchinductor_Administrator/b4/"
+                                          "cb4amiulv6c7zkz3kyztwd3idfiguvkct7twttoak3uztms526vf.cpp"},
+     [], ["nvcc", "ptxas", "CUDA"]),
+    ("dev3", "524_", {"runtime": "libiomp5.so", "other_runtime": "unknown library"}, ["libiomp5.so"], []),
+    ("dev3", "525_", {"runtime": "libomp.dylib", "other_runtime": "libiomp5.dylib"},
+     ["libomp.dylib", "libiomp5.dylib"], []),
+    ("dev3", "527_", {"symbol": "class at::Tensor __cdecl at::native::searchsorted_cuda(class at::Tensor const &,"
+                                "class at::Tensor const &,bool,bool)"}, [], []),
+    ("dev3", "544_", {"input_index": "0", "expected": "Byte", "got": "Float"}, [], []),
+]
+
+
+@pytest.mark.parametrize("corpus,prefix,fields,says,never", FIELD_CASES, ids=[c[0] + "/" + c[1] for c in FIELD_CASES])
+def test_corpus_fields(aotidbg, corpus, prefix, fields, says, never):
+    d = corpus_dir(corpus)
+    file = next(f for f in sorted(os.listdir(d)) if f.startswith(prefix))
+    _, out = route_yaml(aotidbg, [os.path.join(d, file)])
+    doc = yaml_fields(out)
+    for k, v in fields.items():
+        assert str(doc["fields"].get(k)) == v, (k, doc["fields"])
+    steps = "\n".join(doc["steps"])
+    for w in says:
+        assert w in steps, (w, steps)
+    for w in never:
+        assert w not in steps, (w, steps)
+
+
+def test_failed_line_picks_the_route(aotidbg):
+    """The line that failed first picks the route; a stronger side line before it
+    (a missing profiler library) does not, and the line taken is reported."""
+    d = corpus_dir("dev3")
+    file = next(f for f in sorted(os.listdir(d)) if f.startswith("538_"))
+    route, out = route_yaml(aotidbg, [os.path.join(d, file)])
+    doc = yaml_fields(out)
+    assert route == "device-mismatch"
+    assert doc["failed_line"]["line"] == 2 and doc["failed_line"]["routed"] is True
+    assert "hipErrorNoBinaryForGpu" in doc["failed_line"]["text"]
+    assert doc["platform"] == "rocm"
+    assert any(a["route"] == "missing-artifact" for a in doc["also"])
+    r = run([aotidbg, "route", os.path.join(d, file)])
+    assert r.returncode == 0 and "failed first: line 2:" in r.stdout
+    # no failure line: the whole text is scored and failed_line is null
+    r = run([aotidbg, "route", "-", "--format", "yaml"], input="Tokenizer ready\nloss is nan\n")
+    assert yaml_fields(r.stdout)["failed_line"] is None
 
 
 def test_stdin_and_usage(aotidbg, tmp_path):

@@ -68,10 +68,30 @@ def build(outdir, name, builder, src_hash):
     stamp = f"{src_hash} {torch.__version__}"
     if os.path.exists(pkg) and os.path.exists(stamp_path) and open(stamp_path).read() == stamp:
         return pkg
-    spec = builder()
-    guard = spec.get("guard") or contextlib.nullcontext
-    with guard():
-        return _build(outdir, name, spec, pkg, stamp_path, stamp)
+    with _compile_lock():
+        # another process may have built it while this one waited
+        if os.path.exists(pkg) and os.path.exists(stamp_path) and open(stamp_path).read() == stamp:
+            return pkg
+        spec = builder()
+        guard = spec.get("guard") or contextlib.nullcontext
+        with guard():
+            return _build(outdir, name, spec, pkg, stamp_path, stamp)
+
+
+@contextlib.contextmanager
+def _compile_lock():
+    """One AOTI compile at a time across processes that share inductor's cache folder: two
+    processes compiling the same graph write the same cache files, and one can package the
+    other's half-written wrapper_metadata.json (seen: a 0-byte one, then 'not a JSON object')."""
+    import fcntl
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+    os.makedirs(cache_dir(), exist_ok=True)
+    with open(os.path.join(cache_dir(), "aotidbg-test-compile.lock"), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _build(outdir, name, spec, pkg, stamp_path, stamp):

@@ -43,9 +43,7 @@ static const char *also_reason(const route_result *r, const char *id)
 
 static void test_rules_load(void)
 {
-    static const char *ids[] = {"triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access",
-                                "nan-inf", "wrong-output", "dynamic-shape", "custom-op", "missing-artifact",
-                                "abi-mismatch", "compile-error", "out-of-memory", "crash", "unknown"};
+    static const char *ids[] = {ROUTE_IDS(ROUTE_NAME_ELEM)};
     CHECK(router_rules_count(rules) == 14);
     for (size_t i = 0; i < 14; i++) {
         int found = 0;
@@ -93,6 +91,51 @@ static void test_rule_errors(void)
         strbuf_addch(&deep, '[');
     expect_rule_error(deep.buf, "nesting deeper");
     strbuf_release(&deep);
+}
+
+/* failures: picks the failing line; a step's {field} is filled in, and it is
+ * left out when the field is absent ({!field}: when present). */
+static void test_failing_line_and_step_fields(void)
+{
+    static const char yaml[] =
+        "version: 1\n"
+        "failures:\n  - regex: '^[A-Za-z]*Error: '\n    case: sensitive\n"
+        "routes:\n"
+        "  - id: crash\n    patterns:\n      - {regex: 'boom ([a-z]+)', weight: 9, fields: {1: what}}\n"
+        "    steps: [\"it was {what}\", \"{!what} nothing named\", \"always\"]\n"
+        "  - id: custom-op\n    patterns:\n      - {regex: 'schema', weight: 5}\n"
+        "  - id: unknown\n";
+    router_rules *r = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(router_rules_parse(&r, yaml, strlen(yaml), "t.yaml", &err) == 0);
+    route_result res = {0};
+    const char *log = "warning: boom disk\nRuntimeError: no schema\n";
+    router_route_buffer(r, log, strlen(log), &res);
+    CHECK_STR(res.route, "custom-op");          /* the failing line wins over a heavier side line */
+    CHECK(res.failed_line == 2 && res.failed_routed);
+    CHECK_STR(res.failed_text, "RuntimeError: no schema");
+    route_result_release(&res);
+    log = "boom disk\n";
+    router_route_buffer(r, log, strlen(log), &res);
+    CHECK_STR(res.route, "crash");
+    CHECK(res.failed_line == 0 && !res.failed_text);
+    CHECK(res.nsteps == 2);
+    CHECK_STR(res.steps[0], "it was disk");
+    CHECK_STR(res.steps[1], "always");
+    route_result_release(&res);
+    log = "RuntimeError: boom\n";           /* a failure line no route names: the whole text decides */
+    router_route_buffer(r, log, strlen(log), &res);
+    CHECK(res.failed_line == 1 && !res.failed_routed);
+    route_result_release(&res);
+    router_rules_free(r);
+    strbuf_release(&err);
+    /* torch.utils.cpp_extension's words: no compiler ran, so no compiler advice */
+    route_str("OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n", &res);
+    CHECK_STR(res.route, "compile-error");
+    CHECK_STR(route_result_field(&res, "stopped_at"), "CUDA_HOME environment variable is not set");
+    for (size_t i = 0; i < res.nsteps; i++)
+        CHECK(!strstr(res.steps[i], "nvcc/ptxas") && !strstr(res.steps[i], "first compiler error"));
+    route_result_release(&res);
 }
 
 static void test_corpus_style_messages(void)
@@ -851,29 +894,41 @@ static void test_one_line_counts_once(void)
 static const char *const cuda_words[] = {"CUDA", "cuda", "compute-sanitizer", "blocking launches", "device-side",
                                          "nvcc", "ptxas", "cubin", "GPU context"};
 
+static void check_no_cuda_on(const char *plat, const char *what, const char *route, const char *text)
+{
+    int gpu = strcmp(plat, "cpu") != 0;       /* MPS and XPU are GPUs: a GPU context and device asserts exist there */
+    for (size_t k = 0; text && k < sizeof cuda_words / sizeof *cuda_words; k++)
+        if (strstr(text, cuda_words[k]) &&
+            !(gpu && (!strcmp(cuda_words[k], "GPU context") || !strcmp(cuda_words[k], "device-side")))) {
+            fprintf(stderr, "%s of %s on %s says '%s': %s\n", what, route, plat, cuda_words[k], text);
+            CHECK(!"CUDA advice on a CPU, MPS or XPU run");
+        }
+}
+
 static void check_no_cuda(const char *what, const char *route, const char *text)
 {
-    for (size_t k = 0; text && k < sizeof cuda_words / sizeof *cuda_words; k++)
-        if (strstr(text, cuda_words[k])) {
-            fprintf(stderr, "%s of %s on cpu says '%s': %s\n", what, route, cuda_words[k], text);
-            CHECK(!"CUDA advice on a CPU run");
-        }
+    check_no_cuda_on("cpu", what, route, text);
 }
 
 static void test_cpu_wording(void)
 {
     int cpu = router_platform_index(rules, "cpu"), rocm = router_platform_index(rules, "rocm");
     CHECK(cpu >= 0 && rocm >= 0);
+    static const char *const non_cuda[] = {"cpu", "mps", "xpu"};
     for (size_t ri = 0; ri < router_rules_count(rules); ri++) {
         const char *id = router_rules_id(rules, ri);
-        rr_words w = router_words(rules, ri, cpu);
-        check_no_cuda("title", id, w.title);
-        check_no_cuda("explanation", id, w.explanation);
-        check_no_cuda("because", id, w.because);
-        for (size_t i = 0; i < w.nsteps; i++)
-            check_no_cuda("step", id, w.steps[i]);
-        for (size_t i = 0; i < w.nactions; i++)
-            CHECK(strcmp(w.actions[i].name, "rerun-blocking"));
+        for (size_t p = 0; p < sizeof non_cuda / sizeof *non_cuda; p++) {
+            int pi = router_platform_index(rules, non_cuda[p]);
+            CHECK(pi >= 0);
+            rr_words w = router_words(rules, ri, pi);
+            check_no_cuda_on(non_cuda[p], "title", id, w.title);
+            check_no_cuda_on(non_cuda[p], "explanation", id, w.explanation);
+            check_no_cuda_on(non_cuda[p], "because", id, w.because);
+            for (size_t i = 0; i < w.nsteps; i++)
+                check_no_cuda_on(non_cuda[p], "step", id, w.steps[i]);
+            for (size_t i = 0; i < w.nactions; i++)
+                CHECK(strcmp(w.actions[i].name, "rerun-blocking"));
+        }
         /* on ROCm, the blocking advice names HIP's variable */
         rr_words h = router_words(rules, ri, rocm);
         for (size_t i = 0; i < h.nsteps; i++)
@@ -1290,6 +1345,7 @@ int main(void)
     RUN(test_cause_over_effects);
     RUN(test_one_line_counts_once);
     RUN(test_cpu_wording);
+    RUN(test_failing_line_and_step_fields);
     RUN(test_unknown_lists_lines);
     RUN(test_facts_and_platform);
     RUN(test_session_facts);

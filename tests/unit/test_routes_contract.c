@@ -11,7 +11,7 @@
 #include "router.h"
 #include "router_rules.h"
 
-/* DESIGN §6: the ids tests and tools depend on. */
+/* The ids tests and tools depend on, kept here by hand: ROUTE_IDS must be exactly these. */
 static const char *const contract_ids[] = {
     "triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access", "nan-inf",
     "wrong-output", "dynamic-shape", "custom-op", "missing-artifact", "abi-mismatch",
@@ -56,7 +56,7 @@ static void test_route_ids(void)
         for (size_t j = 0; j < r->nroutes; j++)
             found |= !strcmp(r->routes[j].id, contract_ids[i]);
         if (!found)
-            fprintf(stderr, "route id '%s' (DESIGN §6) is not in routes.yaml\n", contract_ids[i]);
+            fprintf(stderr, "route id '%s' (a contract id) is not in routes.yaml\n", contract_ids[i]);
         CHECK(found);
     }
     for (size_t j = 0; man && j < r->nroutes; j++)
@@ -66,6 +66,45 @@ static void test_route_ids(void)
         }
     free(man);
     router_rules_free(r);
+}
+
+/* The tables in router.h: ROUTE_IDS is the contract list, in order; every
+ * ROUTE_ACTIONS name is a row of the TUI's action table; the manual's ROUTES
+ * section names every id. */
+static void test_route_tables(void)
+{
+    static const char *const ids[] = {ROUTE_IDS(ROUTE_NAME_ELEM)};
+    static const char *const acts[] = {ROUTE_ACTIONS(ROUTE_NAME_ELEM)};
+    CHECK(sizeof ids / sizeof *ids == sizeof contract_ids / sizeof *contract_ids);
+    for (size_t i = 0; i < sizeof ids / sizeof *ids && i < sizeof contract_ids / sizeof *contract_ids; i++)
+        CHECK_STR(ids[i], contract_ids[i]);
+    CHECK(sizeof acts / sizeof *acts >= 7);
+    for (size_t i = 0; i < sizeof acts / sizeof *acts; i++)
+        if (actions_find(acts[i]) < 0) {
+            fprintf(stderr, "ROUTE_ACTIONS names '%s', which the action table (tui/actions.c) lacks\n", acts[i]);
+            CHECK(0);
+        }
+    char *man = slurp(AOTIDBG_SOURCE_DIR "/man/aotidbg.1");
+    const char *sec = man ? strstr(man, "\n.SH ROUTES\n") : NULL;
+    CHECK(sec != NULL);
+    const char *end = sec ? strstr(sec + 1, "\n.SH ") : NULL;
+    for (size_t i = 0; sec && i < sizeof ids / sizeof *ids; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "\n.TP\n.B %s\n", ids[i]);
+        strbuf esc = STRBUF_INIT;           /* groff writes "-" as "\-" */
+        for (const char *c = want; *c; c++) {
+            if (*c == '-')
+                strbuf_addch(&esc, '\\');
+            strbuf_addch(&esc, *c);
+        }
+        const char *at = strstr(sec, esc.buf);
+        if (!at || (end && at > end)) {
+            fprintf(stderr, "man/aotidbg.1 ROUTES has no entry for %s\n", ids[i]);
+            CHECK(0);
+        }
+        strbuf_release(&esc);
+    }
+    free(man);
 }
 
 static void check_words(const rr_route *rt, const rr_words *w, size_t *n)
@@ -131,6 +170,7 @@ static void test_named_actions_exist(void)
 int main(void)
 {
     RUN(test_route_ids);
+    RUN(test_route_tables);
     RUN(test_route_actions_exist);
     RUN(test_named_actions_exist);
     return CHECK_DONE();

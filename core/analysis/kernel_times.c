@@ -1,0 +1,175 @@
+/* kernel_times.c — the per-kernel time and bytes table; see kernel_times.h. */
+#include "kernel_times.h"
+#include <stdlib.h>
+#include <string.h>
+#include "host_stats.h"
+#include "numfmt.h"
+
+/* Vendor datasheet peaks (GB/s), most specific name first: a substring of s->gpu picks a row. */
+static const struct { const char *name; double gbps; } peaks[] = {
+    {"H200", 4800}, {"H100 PCIe", 2000}, {"H100 NVL", 3900}, {"H100", 3350},
+    {"A100-SXM4-80GB", 2039}, {"A100 80GB PCIe", 1935}, {"A100", 1555},
+    {"L40S", 864}, {"L4", 300}, {"RTX 4090", 1008},
+};
+
+double kernel_times_peak_gbps(const char *gpu, const char **from)
+{
+    *from = NULL;
+    for (size_t i = 0; gpu && i < sizeof peaks / sizeof *peaks; i++)
+        if (strstr(gpu, peaks[i].name)) {
+            *from = peaks[i].name;
+            return peaks[i].gbps;
+        }
+    return -1;
+}
+
+/* numel x element size of t; 0 with *known = 0 for a dtype no kind has. */
+static uint64_t tensor_bytes(const tensor_rec *t, int *known)
+{
+    dtype_kind dk;
+    if (!t->dtype || stats_kind_by_name(t->dtype, &dk)) {
+        *known = 0;
+        return 0;
+    }
+    uint64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d] > 0 ? (uint64_t)t->shape[d] : 0;
+    return n * stats_kind_size(dk);
+}
+
+static const tensor_rec *find_tensor(const kernel_event *k, const char *name, tensor_phase ph)
+{
+    for (size_t i = 0; i < k->ntensors; i++)
+        if (k->tensors[i].phase == ph && !strcmp(k->tensors[i].name, name))
+            return &k->tensors[i];
+    return NULL;
+}
+
+static int stats_differ(const tensor_rec *a, const tensor_rec *b)
+{
+    if (!a->has_stats || !b->has_stats)
+        return 1;   /* nothing to tell them apart by: count it as written */
+    const tensor_stats *x = &a->stats, *y = &b->stats;
+    return x->nan != y->nan || x->posinf != y->posinf || x->neginf != y->neginf || x->zeros != y->zeros ||
+           memcmp(&x->min, &y->min, sizeof x->min) || memcmp(&x->max, &y->max, sizeof x->max) ||
+           memcmp(&x->mean, &y->mean, sizeof x->mean) || memcmp(&x->std, &y->std, sizeof x->std);
+}
+
+static void row_bytes(const session *s, const kernel_event *k, kernel_time_row *r)
+{
+    r->bytes_known = 1;
+    for (size_t i = 0; i < k->ntensors; i++) {
+        const tensor_rec *t = &k->tensors[i];
+        if (t->phase == PHASE_BEFORE) {
+            if (!tensor_uninitialised(s, k, t))
+                r->bytes_read += tensor_bytes(t, &r->bytes_known);
+        } else if (t->phase == PHASE_AFTER) {
+            const tensor_rec *b = find_tensor(k, t->name, PHASE_BEFORE);
+            if (!b || tensor_uninitialised(s, k, b) || stats_differ(b, t))
+                r->bytes_written += tensor_bytes(t, &r->bytes_known);
+        }
+    }
+}
+
+static const kernel_time_row *sort_rows;
+static int by_device_desc(const void *a, const void *b)
+{
+    const kernel_time_row *x = &sort_rows[*(const size_t *)a], *y = &sort_rows[*(const size_t *)b];
+    if ((x->device_us >= 0) != (y->device_us >= 0))
+        return x->device_us >= 0 ? -1 : 1;
+    if (x->device_us != y->device_us)
+        return x->device_us > y->device_us ? -1 : 1;
+    return x->k->index < y->k->index ? -1 : x->k->index > y->k->index;
+}
+
+void kernel_times_build(const session *s, kernel_times *t)
+{
+    memset(t, 0, sizeof *t);
+    t->peak_gbps = kernel_times_peak_gbps(s->gpu, &t->peak_from);
+    if (!s->nkernels)
+        return;
+    t->rows = calloc(s->nkernels, sizeof *t->rows);
+    t->by_device = calloc(s->nkernels, sizeof *t->by_device);
+    if (!t->rows || !t->by_device) {
+        kernel_times_release(t);
+        return;
+    }
+    for (size_t i = 0; i < s->nkernels; i++) {
+        const event *e = s->kernels[i];
+        kernel_time_row *r = &t->rows[t->n];
+        r->k = &e->u.kernel;
+        r->t_ms = e->t_ms;
+        r->wall_us = r->k->duration_us;
+        r->device_us = r->k->device_us;
+        row_bytes(s, r->k, r);
+        r->gbps = r->device_us > 0 ? (double)(r->bytes_read + r->bytes_written) / (r->device_us * 1e3) : -1;
+        if (r->device_us >= 0) {
+            t->total_device_us += r->device_us;
+            t->ndevice_known++;
+        }
+        if (r->wall_us >= 0)
+            t->total_wall_us += r->wall_us;
+        t->by_device[t->n] = t->n;
+        t->n++;
+    }
+    sort_rows = t->rows;
+    qsort(t->by_device, t->n, sizeof *t->by_device, by_device_desc);
+    sort_rows = NULL;
+}
+
+void kernel_times_release(kernel_times *t)
+{
+    free(t->rows);
+    free(t->by_device);
+    memset(t, 0, sizeof *t);
+}
+
+void kernel_times_print(const kernel_times *t, FILE *f, size_t max_rows, int width)
+{
+    if (width < 60)
+        width = 60;
+    fprintf(f, "kernel times: %zu kernels, device time known for %zu, total %.1f us device, %.1f us wall "
+               "(before to after hook)\n", t->n, t->ndevice_known, t->total_device_us, t->total_wall_us);
+    if (t->peak_gbps > 0)
+        fprintf(f, "  peak memory bandwidth %.0f GB/s (datasheet: %s)\n", t->peak_gbps, t->peak_from);
+    fprintf(f, "  bytes are estimated from the tensors' shapes: read = before-tensors not written first, "
+               "written = after-tensors that changed\n");
+    if (!t->n)
+        return;
+    double top = t->ndevice_known ? t->rows[t->by_device[0]].device_us : 0;
+    int name_w = width - 58;
+    if (name_w > 48)
+        name_w = 48;
+    int bar_w = width - 50 - name_w;
+    fprintf(f, "  %5s %-*s %10s %6s %9s %9s %8s %s\n", "#", name_w, "kernel", "device us", "share", "read",
+            "written", "GB/s", t->peak_gbps > 0 ? "of peak" : "");
+    size_t n = max_rows && max_rows < t->n ? max_rows : t->n;
+    for (size_t i = 0; i < n; i++) {
+        const kernel_time_row *r = &t->rows[t->by_device[i]];
+        char rd[16], wr[16], dev[24], share[16], bw[16], pk[16];
+        fmt_bytes(r->bytes_read, rd, sizeof rd);
+        fmt_bytes(r->bytes_written, wr, sizeof wr);
+        if (r->device_us >= 0) {
+            snprintf(dev, sizeof dev, "%.1f", r->device_us);
+            snprintf(share, sizeof share, "%.1f%%", t->total_device_us > 0 ? 100 * r->device_us / t->total_device_us : 0);
+        } else {
+            snprintf(dev, sizeof dev, "-");
+            snprintf(share, sizeof share, "-");
+        }
+        if (r->gbps >= 0)
+            snprintf(bw, sizeof bw, "%.1f", r->gbps);
+        else
+            snprintf(bw, sizeof bw, "-");
+        pk[0] = 0;
+        if (r->gbps >= 0 && t->peak_gbps > 0)
+            snprintf(pk, sizeof pk, "%.0f%%", 100 * r->gbps / t->peak_gbps);
+        int bars = top > 0 && r->device_us > 0 ? (int)(bar_w * r->device_us / top + 0.5) : 0;
+        fprintf(f, "  %5lld %-*.*s %10s %6s %9s %9s %8s %-5s ", (long long)r->k->index, name_w, name_w,
+                r->k->name, dev, share, rd, wr, bw, pk);
+        for (int b = 0; b < bars; b++)
+            fputc('#', f);
+        fputc('\n', f);
+    }
+    if (n < t->n)
+        fprintf(f, "  ... %zu more kernels\n", t->n - n);
+}

@@ -1,0 +1,58 @@
+/* kernel_times.h — where a recorded run's time went, kernel by kernel: the
+ * table behind `aotidbg export --format csv|chrome-trace`, the kernel time
+ * table of `replay --dump` and the UI's time view.
+ *
+ * Bytes: a kernel reads each before-tensor it does not write first (the
+ * call's fresh list says which it writes first) and writes each after-tensor
+ * whose statistics differ from its before-tensor's, or that was fresh; every
+ * tensor counts once, numel x element size. This is an estimate from what the
+ * session holds (a kernel that reads part of a tensor, or writes the same
+ * values back, is counted whole or as read only), and the table says so.
+ * GB/s is (read + written) / device time, only where device_us >= 0.
+ *
+ * Ownership: kernel_times_build fills *t with malloc'd rows; release with
+ * kernel_times_release. Rows point into the session (names): keep the
+ * session alive while the table is used. Errors: none (a session with no
+ * kernels gives an empty table). */
+#ifndef AOTIDBG_KERNEL_TIMES_H
+#define AOTIDBG_KERNEL_TIMES_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "model.h"
+
+typedef struct {
+    const kernel_event *k;     /* the kernel event (name, index, type, status, branch, ...) */
+    double t_ms;               /* when its before-hook ran, ms since the run started; -1 unknown */
+    double wall_us;            /* before to after hook (k->duration_us), -1 unknown */
+    double device_us;          /* the kernel's own time (k->device_us), -1 unknown */
+    uint64_t bytes_read, bytes_written;
+    int bytes_known;           /* 0: some tensor had an unknown dtype: bytes are a lower bound */
+    double gbps;               /* (read + written) / device time in GB/s (1e9), -1 unknown */
+} kernel_time_row;
+
+typedef struct {
+    size_t n;
+    kernel_time_row *rows;     /* in launch order */
+    size_t *by_device;         /* indexes into rows, sorted by device_us descending (unknown last) */
+    double total_device_us;    /* sum of the device_us that are known */
+    double total_wall_us;      /* sum of the wall_us that are known */
+    size_t ndevice_known;      /* rows with device_us >= 0 */
+    double peak_gbps;          /* the device's peak memory bandwidth, -1 unknown */
+    const char *peak_from;     /* where peak_gbps comes from ("datasheet: NVIDIA H200"); NULL unknown */
+} kernel_times;
+
+void kernel_times_build(const session *s, kernel_times *t);
+void kernel_times_release(kernel_times *t);
+
+/* The peak memory bandwidth of the GPU a session names (s->gpu), from vendor
+ * datasheets for the GPUs listed in kernel_times.c; -1 when not listed (CPU
+ * runs, other GPUs). *from gets "datasheet: <name>". */
+double kernel_times_peak_gbps(const char *gpu, const char **from);
+
+/* The table as text, kernels sorted by device time: share of the total,
+ * bytes, GB/s, a bar scaled to the longest, at most max_rows rows (0: all),
+ * lines no wider than width (at least 60). Writes to f. */
+void kernel_times_print(const kernel_times *t, FILE *f, size_t max_rows, int width);
+
+#endif

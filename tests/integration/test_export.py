@@ -1,0 +1,121 @@
+"""`aotidbg export` (chrome trace and CSV) and the kernel time table of `replay --dump`:
+on a real CPU run of mlp_ln and on sessions recorded on the H200."""
+import csv
+import io
+import json
+import os
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aotidbg_testlib import events, load_session, run, write_spec  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CUDA_OOB = os.path.join(ROOT, "sessions", "cuda", "cuda_oob_blocking.yaml")
+DEVICE_TIMES = os.path.join(ROOT, "tests", "screens", "device_times.yaml")
+
+
+@pytest.fixture(scope="module")
+def recorded(aotidbg, package, tmp_path_factory):
+    d = tmp_path_factory.mktemp("export")
+    pkg = package("mlp_ln")
+    inputs = tuple(torch.load(pkg[:-len(".pt2")] + ".inputs.pt"))
+    spec = write_spec(str(d), inputs)
+    rec = str(d / "run.yaml")
+    r = run([aotidbg, "run", pkg, "--inputs", spec, "--record", rec])
+    assert r.returncode == 0, r.stderr
+    return rec
+
+
+def trace_of(aotidbg, session, tmp_path):
+    out = tmp_path / "trace.json"
+    r = run([aotidbg, "export", session, "--format", "chrome-trace", "-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    return json.loads(out.read_text())["traceEvents"]
+
+
+def slices(trace, track_name):
+    tid = [e["tid"] for e in trace if e["ph"] == "M" and e["name"] == "thread_name"
+           and e["args"]["name"].startswith(track_name)]
+    assert len(tid) == 1, track_name
+    return [e for e in trace if e["ph"] == "X" and e["tid"] == tid[0]]
+
+
+def test_chrome_trace_has_a_slice_per_kernel_with_its_times(aotidbg, recorded, tmp_path):
+    sess = load_session(recorded)
+    kernels = events(sess, "kernel")
+    assert kernels
+    trace = trace_of(aotidbg, recorded, tmp_path)
+    ks = slices(trace, "kernels")
+    assert [e["name"] for e in ks] == [k["name"] for k in kernels]
+    for e, k in zip(ks, kernels):
+        assert e["args"]["index"] == k["index"]
+        assert e["args"]["status"] == k["status"]
+        assert e["dur"] == pytest.approx(k["duration_us"], rel=1e-6)
+        assert e["ts"] == pytest.approx(k["t_ms"] * 1000, rel=1e-6)
+    timed = [k for k in kernels if k.get("device_us", -1) >= 0]
+    dev = slices(trace, "device time")
+    assert [e["name"] for e in dev] == [k["name"] for k in timed]
+    assert [e["dur"] for e in dev] == pytest.approx([k["device_us"] for k in timed])
+    # the hooks' time between kernels is on its own track, never overlapping a kernel
+    for h in slices(trace, "host"):
+        assert not any(k["ts"] < h["ts"] < k["ts"] + k["dur"] for k in ks)
+
+
+def test_chrome_trace_marks_the_error_of_a_recorded_cuda_session(aotidbg, tmp_path):
+    sess = load_session(CUDA_OOB)
+    err = events(sess, "error")
+    assert err and err[0]["route"] == "triton-index-oob"
+    trace = trace_of(aotidbg, CUDA_OOB, tmp_path)
+    inst = [e for e in trace if e["ph"] == "i"]
+    assert any(e["name"] == "triton-index-oob" and e["args"]["text"] == err[0]["text"] for e in inst)
+    assert len(slices(trace, "kernels")) == len(events(sess, "kernel"))
+
+
+def test_csv_is_one_row_per_kernel_event(aotidbg, recorded):
+    r = run([aotidbg, "export", recorded, "--format", "csv"])
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    kernels = events(load_session(recorded), "kernel")
+    assert [row["name"] for row in rows] == [k["name"] for k in kernels]
+    assert [int(row["index"]) for row in rows] == [k["index"] for k in kernels]
+    for row, k in zip(rows, kernels):
+        after = [t for t in k["tensors"] if t["phase"] == "after"]
+        assert int(row["nan"]) == sum(t["stats"]["nan"] for t in after)
+        assert int(row["bytes_read"]) > 0
+        if k.get("device_us", -1) > 0:
+            moved = int(row["bytes_read"]) + int(row["bytes_written"])
+            assert float(row["GB_per_s"]) == pytest.approx(moved / (k["device_us"] * 1e3), rel=1e-4)
+
+
+def test_dump_has_the_kernel_time_table_longest_first(aotidbg):
+    r = run([aotidbg, "replay", DEVICE_TIMES, "--dump"])
+    assert r.returncode == 0, r.stderr
+    table = r.stdout[r.stdout.index("kernel times:"):]
+    sess = load_session(DEVICE_TIMES)
+    timed = sorted((k for k in events(sess, "kernel") if k.get("device_us", -1) >= 0),
+                   key=lambda k: -k["device_us"])
+    assert f"device time known for {len(timed)}" in table
+    order = [table.index(f" {k['name']} ") for k in timed]
+    assert order == sorted(order), table
+    total = sum(k["device_us"] for k in timed)
+    assert f"{100 * timed[0]['device_us'] / total:.1f}%" in table
+
+
+def test_bad_session_and_unwritable_output(aotidbg, recorded, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("format_version: [\n")
+    r = run([aotidbg, "export", str(bad)])
+    assert r.returncode == 2 and "bad.yaml:" in r.stderr
+    r = run([aotidbg, "export", recorded, "--format", "svg"])
+    assert r.returncode == 2 and "chrome-trace or csv" in r.stderr
+    r = run([aotidbg, "export", recorded, "-o", str(tmp_path / "no-such-dir" / "t.json")])
+    assert r.returncode == 1 and "t.json" in r.stderr
+    # an existing file is replaced whole, never left half-written
+    out = tmp_path / "t.csv"
+    out.write_text("old")
+    assert run([aotidbg, "export", recorded, "--format", "csv", "-o", str(out)]).returncode == 0
+    assert out.read_text().startswith("index,name,")
+    assert sorted(os.listdir(tmp_path)) == sorted(["bad.yaml", "t.csv"])
