@@ -26,9 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # ---- allow-lists -------------------------------------------------------------
 
-# core/router/ is being rewritten on its own branch (the router's own references go with it);
-# until that lands on main its comments are not checked here.
-REFS_ALLOWED_DIRS = ("core/router/",)
+REFS_ALLOWED_DIRS = ()   # none: every folder is checked
 
 # Called from outside the build's objects: by the model .so through the dynamic
 # linker (the printer hooks), by the loader (interposed CUDA driver entry points),
