@@ -20,6 +20,7 @@
 #include "cmd_export.h"
 #include "cmd_info.h"
 #include "cmd_replay.h"
+#include "cmd_repro.h"
 #include "cmd_route.h"
 #include "cmd_run.h"
 #include "opt.h"
@@ -67,6 +68,7 @@ struct cli_args {
     route_options route;
     info_options info;
     replay_options replay;
+    repro_options repro;
     export_options exp;
 };
 

@@ -315,6 +315,7 @@ typedef struct session {
     call_table prov;           /* the package's kernel calls: where its kernels come from */
     int truncated;             /* the file ended mid-event: the tail was cut off */
     const char *end_state;     /* "complete", "running", "cut-off"; may be NULL */
+    const char *repro;         /* the folder `aotidbg repro` made from this run; NULL none */
 } session;
 
 session *session_new(void);

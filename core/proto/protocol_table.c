@@ -259,6 +259,21 @@ static const proto_field launches[] = {
      .min_item = 8, .sub = &launch_cols},
 };
 
+/* One launch written in full to the folder dir (aotidbg repro): the launch numbered index
+ * (KERNEL.index) when index >= 0, else the occurrence-th (from 0) launch named kernel, in any
+ * branch. The runner writes dir/in/NAME.npy (before the launch), dir/expected/NAME.npy (after),
+ * dir/launch.txt (an interposed CUDA launch: grid, block, shared memory, argument bytes) and, last,
+ * dir/capture.txt (what was captured, or why not; core/runner/runner_capture.h). constants:
+ * "NAME\tFQN\n" lines, the weights the launch reads (wrapper.cpp's name, the container's original
+ * FQN), written to dir/in/NAME.npy too. Sent after LOADED and before RUN; nothing comes back. */
+static const proto_field capture[] = {
+    M(STR, capture.dir, "capture folder"),
+    M(I64, capture.index, "capture index"),
+    M(STR, capture.kernel, "capture kernel"),
+    M(U32, capture.occurrence, "capture occurrence"),
+    M(STR, capture.constants, "capture constants"),
+};
+
 /* A plan file for `aotidbg-runner --eager-ref PLAN` (core/eager/eager_program.h writes it, the
  * runner computes the eager reference with libtorch): EAGER_RUN, INPUT per user input (spec.name =
  * its placeholder), CONSTANT per weight/buffer/constant (fqn = its placeholder, path = the archive
@@ -368,6 +383,7 @@ static const proto_message proto_messages[PROTO_TYPES] = {
     MSG(CONSTANT, constant),
     MSG(REFERENCE, reference),
     MSG(LAUNCHES, launches),
+    MSG(CAPTURE, capture),
     MSG(EAGER_RUN, eager_run),
     MSG(EAGER_NODE, eager_node),
     MSG(FREAD, fread_),

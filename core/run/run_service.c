@@ -690,7 +690,7 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         .max_values = o->max_values, .values_budget = o->values_budget,
         .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
         .constants = wp.form == WEIGHTS_PICKLE ? wp.refs : NULL, .nconstants = wp.form == WEIGHTS_PICKLE ? wp.nrefs : 0,
-        .branches = rs->branches, .nbranches = rs->nbranches,
+        .branches = rs->branches, .nbranches = rs->nbranches, .capture = o->capture,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
     if (rs->eager) {   /* the runner loads while the reference is computed */

@@ -176,6 +176,8 @@ static int send_inputs_and_run(runner_client *rc)
     for (size_t i = 0; i < rc->o.npre_run; i++)
         if (send_msg(rc, &rc->o.pre_run[i]) < 0)
             return -1;
+    if (rc->o.capture && send_msg(rc, rc->o.capture) < 0)
+        return -1;
     for (size_t i = 0; i < rc->o.nconstants; i++) {
         const weight_ref *w = &rc->o.constants[i];
         proto_msg m = {.type = PROTO_CONSTANT};

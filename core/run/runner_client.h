@@ -58,6 +58,7 @@ typedef struct {
                                   (REFERENCEs of the eager reference); borrowed: they must outlive
                                   the client (restarts send them again) */
     size_t npre_run;
+    const proto_msg *capture;  /* a CAPTURE (aotidbg repro), sent after pre_run; may be NULL; borrowed */
     int hold_run;              /* wait for runner_client_release before sending them and RUN (the
                                   runner loads meanwhile; a held runner does not time out) */
     struct remote *remote;     /* --remote: runners start on that box through its agent (remote.h);

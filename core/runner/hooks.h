@@ -26,6 +26,7 @@
 #ifndef AOTIDBG_HOOKS_H
 #define AOTIDBG_HOOKS_H
 #include <stdint.h>
+#include <stdio.h>
 #include "protocol.h"
 
 typedef struct {
@@ -83,5 +84,9 @@ const char *interpose_last_error(void);
 int interpose_available(void);
 void interpose_set_timer(void (*start)(void *stream, int loaded), void (*stop)(void *stream, int ok));
 int interpose_empty_kernel(void *stream);
+/* During a launch's BEFORE callback: its function name, grid, block, shared
+ * memory and argument bytes as launch.txt lines (runner_capture.h); -1 when no
+ * launch is under way. */
+int interpose_write_launch(FILE *f);
 
 #endif

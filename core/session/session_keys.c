@@ -316,6 +316,7 @@ static const skey top_rows[] = {
     {.name = "provenance", .type = SK_SUB, .flags = OPT, .off = offsetof(session, prov), .what = "provenance",
      .sub = &prov_table},
     S(session, end_state, end_state, NUL, "how the run ended (complete, failed, stopped, signal N, ...)", NULL),
+    S(session, repro, repro, NUL | OPT, "the repro folder made from this run (aotidbg repro)", NULL),
     {.name = "events", .type = SK_CUSTOM, .flags = H, .what = "a list of events", .custom = SC_EVENTS},
 };
 TABLE(session_top_table, session, "the session", top_rows);

@@ -63,7 +63,7 @@ REF_PATTERNS = [
     (re.compile(r"\bcalls? S\d+-\d+"), "a GPU session's call"),
     (re.compile(r"\bH200 calls?\b"), "a GPU session's call"),
     (re.compile(r"\bi(?!8\b|16\b|32\b|64\b)\d\d\b(?!\.)"), "a helper's tag"),
-    (re.compile(r"\bh\d\d(core|tui)?\b(?!\.)"), "a helper's tag"),
+    (re.compile(r"\bh\d{1,2}(core|tui|[a-c])?\b(?!\.)"), "a helper's tag"),
 ]
 TEXT_EXT = (".c", ".h", ".cpp", ".cu", ".md", ".yaml", ".py", ".1", ".5", ".7", ".txt", ".sh")
 

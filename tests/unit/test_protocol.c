@@ -95,6 +95,10 @@ static int sample_msgs(proto_msg *out)
     memset(&m, 0, sizeof m); m.type = PROTO_LAUNCHES;
     m.u.launches.n = 3; m.u.launches.kernels = lk; m.u.launches.before = lb;
     out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_CAPTURE;
+    m.u.capture.dir = "/tmp/repro"; m.u.capture.index = -1; m.u.capture.kernel = "cpp_fused_sin_0";
+    m.u.capture.occurrence = 2; m.u.capture.constants = "fc1_weight\tfc1.weight\n";
+    out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_RUN; out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_QUIT; out[n++] = m;
     /* the remote agent's (protocol 2); bytes fields may hold NUL */
@@ -293,6 +297,11 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
             if (strcmp(a->u.launches.kernels[i], b->u.launches.kernels[i]) ||
                 a->u.launches.before[i] != b->u.launches.before[i]) return 0;
         return 1;
+    case PROTO_CAPTURE:
+        return !strcmp(a->u.capture.dir, b->u.capture.dir) && a->u.capture.index == b->u.capture.index &&
+               !strcmp(a->u.capture.kernel, b->u.capture.kernel) &&
+               a->u.capture.occurrence == b->u.capture.occurrence &&
+               !strcmp(a->u.capture.constants, b->u.capture.constants);
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -330,7 +339,7 @@ static void test_round_trip_every_message(void)
 {
     proto_msg msgs[48];
     int n = sample_msgs(msgs);
-    CHECK(n == 33);
+    CHECK(n == 34);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);
@@ -718,7 +727,7 @@ static void test_table_is_every_message(void)
         CHECK(sampled);
     }
     for (int i = 0; i < n; i++) CHECK(proto_message_of(msgs[i].type) != NULL);
-    CHECK(in_table == 30);
+    CHECK(in_table == 31);
     CHECK(proto_message_of(-1) == NULL && proto_message_of(PROTO_TYPES) == NULL);
 }
 
