@@ -22,6 +22,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import call_cycles  # noqa: E402  (its nm reader)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # ---- allow-lists -------------------------------------------------------------
@@ -59,7 +62,7 @@ ALLOC_ALLOWED_FILES = ("tui/live.c", "tui/hunt.c", "core/run/run_service.c", "co
 REF_PATTERNS = [
     (re.compile(r"\bissues? \d+"), "an issue number"),
     (re.compile(r"\bDESIGN(\.md)?\b"), "DESIGN.md"),
-    (re.compile(r"§\s*\d"), "a section of a document outside the repo"),
+    (re.compile(r"§\s*\d"), "a section of DESIGN.md"),
     (re.compile(r"\bcalls? S\d+-\d+"), "a GPU session's call"),
     (re.compile(r"\bH200 calls?\b"), "a GPU session's call"),
     (re.compile(r"\bi(?!8\b|16\b|32\b|64\b)\d\d\b(?!\.)"), "a helper's tag"),
@@ -108,19 +111,12 @@ def check_exports(build):
     objs = objects(build)
     if not objs:
         return [f"{build}: no objects (build first)"]
-    p = subprocess.run(["nm", "-A", "-g"] + sorted(objs), capture_output=True, text=True, check=True)
     defs, uses = {}, {}
-    for line in p.stdout.splitlines():
-        obj, _, rest = line.rpartition(".o:")
-        obj += ".o"
-        f = rest.split()
-        if obj not in objs or len(f) < 2:
-            continue
-        src = objs[obj]
-        if f[-2] == "U":
-            uses.setdefault(f[-1], set()).add(src)
-        elif f[-2] in "TDBR" and len(f) == 3:
-            defs.setdefault((src, f[-1]), None)
+    for obj, (defined, undefined) in call_cycles.symbols(sorted(objs)).items():   # one nm for all
+        for sym in undefined:
+            uses.setdefault(sym, set()).add(objs[obj])
+        for sym in defined:
+            defs.setdefault((objs[obj], sym), None)
     bad = []
     for src, sym in sorted(defs):
         if not src.startswith(("core/", "tui/")) or not os.path.exists(os.path.join(ROOT, src)):
