@@ -43,7 +43,9 @@ static const char run_after[] =
     "1 the model failed, a nan/error/diverge break hit, the runner died, a checklist\n"
     "row failed, or the eager program failed to run; 2 bad usage or bad input (also\n"
     "a kernel= / index= break that matched no kernel, or an --eager program or\n"
-    "inputs it cannot take).\n";
+    "inputs it cannot take); 3 the model ran to the end with --eager and nothing\n"
+    "departed, but not every kernel was compared (the summary says \"compared K of\n"
+    "N kernels\" and which were not).\n";
 
 static const char repro_about[] =
     "Makes a standalone repro of one kernel launch: runs PKG to that launch, writes every\n"

@@ -9,6 +9,8 @@
  *   EXIT_OK 0       success (the model ran; nothing failed)
  *   EXIT_FAILED 1   the model failed, or a check failed
  *   EXIT_USAGE 2    bad usage or bad input
+ *   EXIT_PARTIAL 3  passed, but only part was compared (run --eager: some
+ *                   kernels not compared with the eager reference)
  * Handlers print to stdout/stderr and never die by a signal on bad input.
  * The UI commands (live, replay without --dump, tutorial) are the front
  * end's: cli_main hands them to cli_front.ui, so core needs no curses. */
@@ -27,7 +29,7 @@
 #include "run_options.h"
 #include "ui_options.h"
 
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_PARTIAL = 3 };
 
 typedef struct cli_args cli_args;
 

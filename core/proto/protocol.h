@@ -115,7 +115,10 @@ typedef enum {             /* fields and meaning: protocol_table.c, one row per 
 enum { PROTO_SPAWN_DETERMINISTIC = 1 };   /* CUDA_LAUNCH_BLOCKING=1 ... in the runner's environment */
 enum { PROTO_SIGNAL_PAUSE = 0, PROTO_SIGNAL_KILL = 1 };
 
-enum { PROTO_LOAD_BLOCKING = 1 };
+enum {
+    PROTO_LOAD_BLOCKING = 1,
+    PROTO_LOAD_ALLOC = 2,  /* TENSORs carry where their elements sit (the tensor table of a memcheck run) */
+};
 
 enum {                     /* break flags (the SET_BREAKS argument) */
     BREAK_EACH_KERNEL = 1, /* stop before every kernel (stepping) */

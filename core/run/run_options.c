@@ -105,6 +105,24 @@ static int store_tolerance(const opt_spec *o, const char *v, void *field, strbuf
     return 0;
 }
 
+/* [=memcheck|racecheck|initcheck|synccheck]: compute-sanitizer's tools */
+static int store_memcheck(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    static const char *const tools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
+    if (!v) {
+        *(const char **)field = tools[0];
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        if (!strcmp(v, tools[i])) {
+            *(const char **)field = tools[i];
+            return 0;
+        }
+    strbuf_addf(err, "%s takes memcheck, racecheck, initcheck or synccheck (--memcheck=racecheck), not '%s'",
+                o->name, v);
+    return -1;
+}
+
 #define F(field) offsetof(run_options, field)
 enum { RL = RUN_OPT_RUN | RUN_OPT_LIVE, ALL = RUN_OPT_RUN | RUN_OPT_LIVE | RUN_OPT_CHECK };
 
@@ -121,6 +139,11 @@ const opt_spec run_option_specs[] = {
      "PYTORCH_NO_CUDA_MEMORY_CACHING=1 (recorded in the session)", F(deterministic), NULL, 1, RL},
     {"--blocking", NULL, "synchronize and check the device at every kernel boundary\n"
      "(live mode always does)", F(blocking), NULL, 1, RL},
+    {"--memcheck", "[=TOOL]", "run the runner under NVIDIA compute-sanitizer (TOOL: memcheck, the default, "
+     "racecheck, initcheck or synccheck; CUDA packages only) with blocking launches and the caching allocator "
+     "off: each report becomes a memcheck event naming the kernel and the tensor, element and distance the "
+     "address hit; the tool's own reports are kept beside the session (OUT.yaml.sanitizer.xml, .txt)",
+     F(memcheck), store_memcheck, 0, RL},
     {"--timeout", "S", "kill the runner when a kernel (or the load) takes longer than S seconds (default: "
      "run 600, live 60; 0 = never, and the runner's exit after the run is awaited however long it takes, "
      "as under valgrind; otherwise it gets 3 s)", F(timeout_s), store_timeout, 0, RL | RUN_OPT_REPRO},

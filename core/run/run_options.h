@@ -60,6 +60,7 @@ typedef struct run_options {
     const char *eager_device; /* --eager-device; NULL: the run's device */
     int eager_float64;    /* --eager-float64 */
     run_tolerance tol;    /* --tolerance ATOL,RTOL; -1: each dtype's default (tensor_close.h) */
+    const char *memcheck; /* --memcheck[=TOOL]: compute-sanitizer's tool (sanitizer.h); NULL: none */
     const proto_msg *capture; /* no option: the CAPTURE `aotidbg repro` sends (protocol.h); NULL none */
 } run_options;
 

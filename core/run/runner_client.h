@@ -70,6 +70,8 @@ typedef struct {
     const launch_branch *branches;       /* kernel -> branch for interposed launches
                                             (run_record_set_branches); borrowed */
     size_t nbranches;
+    const char *const *wrap;   /* the command the runner runs under (compute-sanitizer, sanitizer.h); NULL none */
+    int alloc;                 /* the runner says where every tensor's elements sit (PROTO_LOAD_ALLOC) */
 } runner_options;
 
 typedef struct runner_client runner_client;

@@ -304,6 +304,7 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
                      &m.u.tensor.t, &err))
         fprintf(stderr, "aotidbg-runner: kernel %lld %s: %s\n", (long long)K.kidx, K.kname, err.buf);
     strbuf_release(&err);
+    if (cfg.alloc) tread_alloc(h, &m.u.tensor.t);
     const tensor_stats *s = &m.u.tensor.t.stats;
     if (!before && m.u.tensor.t.has_stats && (s->nan || s->posinf || s->neginf)) K.knan = 1;
     if (before && eref_active()) eref_before(&m.u.tensor.t);

@@ -36,6 +36,7 @@ typedef struct {
     size_t max_values;
     int (*send)(const proto_msg *m);         /* 0 ok, -1 the front end is gone */
     int (*wait_control)(proto_msg *ctl);     /* blocks: 0 a CONTROL in *ctl, 1 QUIT, -1 gone */
+    int alloc;           /* TENSORs say where their elements sit (PROTO_LOAD_ALLOC) */
 } hooks_config;
 
 typedef struct {

@@ -121,7 +121,8 @@ def check_exports(build):
     for src, sym in sorted(defs):
         if not src.startswith(("core/", "tui/")) or not os.path.exists(os.path.join(ROOT, src)):
             continue
-        if sym in EXPORTS_RUNTIME or sym in EXPORTS_ALLOWED.get(src, ()):
+        # C++ members (mangled _Z...) belong to their class, not to the C rules
+        if sym.startswith("_Z") or sym in EXPORTS_RUNTIME or sym in EXPORTS_ALLOWED.get(src, ()):
             continue
         if not (uses.get(sym, set()) - {src}):
             bad.append(f"{src}: {sym} is exported, but nothing outside its file uses it: make it static "
@@ -170,7 +171,8 @@ def check_readmes():
                     names = [name] + ([name.rsplit(".", 1)[0] + other[1:]] if other else [])
                     for nm in names:
                         # a table names files under its folder; prose may name any file of the repo
-                        ok = os.path.exists(os.path.join(ROOT, folder, nm)) or any(
+                        ok = os.path.exists(os.path.join(ROOT, folder, nm)) or (
+                            "/" in nm and os.path.exists(os.path.join(ROOT, nm))) or any(
                             g.startswith(folder + "/") and g.endswith("/" + nm) for g in files) or (
                             not row and (os.path.exists(os.path.join(ROOT, nm)) or os.path.basename(nm) in base))
                         if not ok:
