@@ -16,6 +16,7 @@
 #include "loop.h"
 #include "paths.h"
 #include "screen.h"
+#include "compat.h"
 
 static int readable(const char *p) { return access(p, R_OK) == 0; }
 
@@ -41,7 +42,7 @@ int demo_locate(demo_paths *d, strbuf *err)
     else if (home && *home)
         d->dir = path_join(home, ".cache/aotidbg/demo");
     else
-        d->dir = strdup("/tmp/aotidbg-demo");
+        d->dir = xstrdup("/tmp/aotidbg-demo");
     d->pkg = path_join(d->dir, "demo.pt2");
     d->inputs = path_join(d->dir, "demo.inputs.yaml");
     if (!d->dir || !d->pkg || !d->inputs)

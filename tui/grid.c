@@ -1,5 +1,6 @@
 /* grid.c — the virtual screen (see grid.h). */
 #include "grid.h"
+#include "compat.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +31,7 @@ void grid_resize(grid *g, int w, int h)
     if (h < 1) h = 1;
     if (w > 4096) w = 4096;   /* caps: a terminal never reports more */
     if (h > 4096) h = 4096;
-    cell *c = realloc(g->cells, (size_t)w * (size_t)h * sizeof *c);
-    if (!c) {
-        fputs("aotidbg: out of memory\n", stderr);
-        abort();
-    }
+    cell *c = xrealloc(g->cells, (size_t)w * (size_t)h * sizeof *c);
     g->cells = c;
     g->w = w;
     g->h = h;

@@ -1,4 +1,4 @@
-/* hunt.h — the hunts as actions (issue 7 item 3): hunt-nan, hunt-diverge and
+/* hunt.h — the hunts as actions: hunt-nan, hunt-diverge and
  * producer select what they find in the kernel list and the inspector and
  * open a report in the text view; in a live run the hunt first lets the run
  * go on. The analysis is core/analysis/hunts.h. Handlers return AF_* flags

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "arena.h"
 #include "stack_trace.h"
+#include "compat.h"
 
 struct kgroups {
     arena ar;                  /* group keys */
@@ -19,20 +20,9 @@ struct kgroups {
     size_t line0_ok;           /* line0[0 .. line0_ok) are current */
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p)
-        abort();
-    return p;
-}
-
 kgroups *kgroups_new(void)
 {
-    kgroups *g = calloc(1, sizeof *g);
-    if (!g)
-        abort();
-    return g;
+    return xcalloc(1, sizeof(kgroups));
 }
 
 static void reset(kgroups *g, kg_mode m)

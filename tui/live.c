@@ -11,7 +11,8 @@
 #include "hunt.h"
 #include "protocol.h"
 
-runner_state live_state(app *a)
+/* The runner's state (RUNNER_*), RUNNER_DEAD when there is none. */
+static runner_state live_state(app *a)
 {
     return a->live ? run_service_state(a->live->rs) : RUNNER_DEAD;
 }

@@ -73,8 +73,6 @@ int live_rerun_blocking(app *a);
 void live_break_nan(app *a, int on);
 /* The kernel the live runner is at, -1 when not live. */
 int64_t live_current_kernel(app *a);
-/* The runner's state (RUNNER_*), RUNNER_DEAD when there is none. */
-runner_state live_state(app *a);
 /* The run's state for the status bar: "running", "stopped", "failed",
  * "runner died: signal 11 (SIGSEGV)", a replay's end_state, ... */
 const char *runner_state_text(app *a);

@@ -46,7 +46,7 @@ void menu_load(tmenu *m)
             if (l < 6 || l > 250 || strcmp(e->d_name + l - 5, ".yaml"))
                 continue;
             ALLOC_GROW(names, n + 1, alloc);
-            names[n++] = strndup(e->d_name, l - 5);
+            names[n++] = xstrndup(e->d_name, l - 5);
         }
         closedir(d);
     }
@@ -64,7 +64,7 @@ void menu_load(tmenu *m)
         /* only sessions with narration are walkthroughs */
         if (session_load(p, &s, &err) == 0 && s->nnarration) {
             m->names[m->n] = names[i];
-            m->titles[m->n] = strdup(s->title ? s->title : names[i]);
+            m->titles[m->n] = xstrdup(s->title ? s->title : names[i]);
             m->steps[m->n] = s->nnarration;
             m->n++;
         } else {
@@ -80,8 +80,8 @@ void menu_load(tmenu *m)
     demo_paths dp;
     strbuf derr = STRBUF_INIT;
     if (demo_locate(&dp, &derr) == 0) {
-        m->live_pkg = strdup(dp.pkg);
-        m->live_inputs = strdup(dp.inputs);
+        m->live_pkg = xstrdup(dp.pkg);
+        m->live_inputs = xstrdup(dp.inputs);
         m->live_cached = demo_ready(&dp);
         demo_paths_free(&dp);
     }

@@ -1,4 +1,4 @@
-/* route_actions.h — the router's next steps as named actions (issue 4 item 5):
+/* route_actions.h — the router's next steps as named actions:
  * run-checklist, rerun-blocking, rebuild-printer, jump-kernel, open-source,
  * break-nan, goto-element (route-action, which runs the selected error's Nth next step, is
  * actions.c's: it runs another action).

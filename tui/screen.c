@@ -1,6 +1,7 @@
 /* screen.c — the terminal layer (see screen.h). */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "screen.h"
+#include "compat.h"
 #include <errno.h>
 #include <curses.h>
 #include <term.h>
@@ -128,9 +129,7 @@ void screen_apply_theme(const theme *t)
 void screen_blit(const grid *g)
 {
     int w = g->w < COLS ? g->w : COLS, h = g->h < LINES ? g->h : LINES;
-    cchar_t *line = calloc((size_t)w + 1, sizeof *line);
-    if (!line)
-        abort();
+    cchar_t *line = xcalloc((size_t)w + 1, sizeof *line);
     for (int y = 0; y < h; y++) {
         for (int x = 0; x < w; x++) {
             const cell *c = &g->cells[y * g->w + x];

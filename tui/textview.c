@@ -5,6 +5,9 @@
 #include <string.h>
 #include "theme.h"
 #include "view.h"
+#include "compat.h"
+
+static const view_ops text_view;   /* at the end: its functions come first */
 
 void textview_open(app *a, const char *title, const char *text, int64_t top)
 {
@@ -43,15 +46,13 @@ static const char *line_at(const app *a, int64_t line)
     return *p ? p : NULL;
 }
 
-int64_t textview_find(const app *a, const char *pat, int dir, int include_top)
+static int64_t textview_find(const app *a, const char *pat, int dir, int include_top)
 {
     int64_t n = textview_lines(a);
     if (!pat || !*pat || n == 0)
         return -1;
     /* an index of line starts keeps a long file's search linear */
-    const char **starts = malloc((size_t)n * sizeof *starts);
-    if (!starts)
-        abort();
+    const char **starts = xmalloc((size_t)n * sizeof *starts);
     const char *p = a->view.buf;
     for (int64_t i = 0; i < n; i++) {
         starts[i] = p;
@@ -73,7 +74,7 @@ int64_t textview_find(const app *a, const char *pat, int dir, int include_top)
     return found;
 }
 
-void textview_render(app *a, grid *g, rect r)
+static void textview_render(app *a, grid *g, rect r)
 {
     char title[220];
     int64_t n = textview_lines(a);
@@ -128,4 +129,4 @@ static int text_find(app *a, int dir, int include_top)
     return AF_HANDLED;
 }
 
-const view_ops text_view = {"text", textview_render, text_scroll, text_top, text_find, 1, 0};
+static const view_ops text_view = {"text", textview_render, text_scroll, text_top, text_find, 1, 0};

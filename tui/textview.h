@@ -11,7 +11,5 @@ void textview_open(app *a, const char *title, const char *text, int64_t top);
 int textview_is_open(const app *a);
 int64_t textview_lines(const app *a);
 /* Next line (from the current top, in direction dir) holding pat; -1 none. */
-int64_t textview_find(const app *a, const char *pat, int dir, int include_top);
-void textview_render(app *a, grid *g, rect r);
 
 #endif

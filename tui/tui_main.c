@@ -33,6 +33,7 @@
 #include "screen.h"
 #include "session_io.h"
 #include "tui.h"
+#include "compat.h"
 
 
 typedef struct {
@@ -60,13 +61,9 @@ typedef loop_script script;   /* script lines ("name arg") vs --keys tokens */
 
 static void script_add(script *s, const char *t, size_t len)
 {
-    char **p = realloc(s->items, (s->n + 1) * sizeof *p);
-    if (!p)
-        abort();
+    char **p = xrealloc(s->items, (s->n + 1) * sizeof *p);
     s->items = p;
-    s->items[s->n] = strndup(t, len);
-    if (!s->items[s->n])
-        abort();
+    s->items[s->n] = xstrndup(t, len);
     s->n++;
 }
 
@@ -281,7 +278,7 @@ static int load_session(const char *path, session **out)
 static char *tutorial_path(const char *name)
 {
     if (strchr(name, '/') || (strlen(name) > 5 && !strcmp(name + strlen(name) - 5, ".yaml")))
-        return strdup(name);
+        return xstrdup(name);
     char *dir = path_join(aotidbg_data_dir(), "sessions/tutorials");
     char file[512];
     snprintf(file, sizeof file, "%s.yaml", name);

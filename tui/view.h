@@ -21,7 +21,6 @@ struct view_ops {
 };
 
 extern const view_ops help_view;   /* render.c */
-extern const view_ops text_view;   /* textview.c */
 
 /* Opens v: over the open view when v covers (help), else in its place. */
 void view_open(app *a, const view_ops *v);

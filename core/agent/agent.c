@@ -49,6 +49,7 @@
 #include "proto_spawn.h"
 #include "protocol.h"
 #include "zipread.h"
+#include "compat.h"
 
 #define AGENT_IDLE_DEFAULT_S 300
 #define READ_CHUNK (1 << 16)
@@ -284,9 +285,7 @@ static void do_fread(const proto_msg *m)
         off = size;
     if (len > size - off)
         len = (size_t)(size - off);
-    char *buf = malloc(len ? len : 1);
-    if (!buf)
-        abort();
+    char *buf = xmalloc(len ? len : 1);
     size_t got = 0;
     while (got < len) {
         ssize_t r = pread(A.rfd, buf + got, len - got, (off_t)(off + got));
@@ -390,7 +389,7 @@ static void do_extract(const proto_msg *m)
 {
     strbuf err = STRBUF_INIT;
     const char *path = m->u.extract.path;
-    char *pre = strdup(m->u.extract.prefixes);
+    char *pre = xstrdup(m->u.extract.prefixes);
     const char *list[64];
     size_t n = 0;
     for (char *t = strtok(pre, "\n"); t && n < 64; t = strtok(NULL, "\n"))

@@ -1,4 +1,4 @@
-/* hunts.h — hunts over a recorded session (issue 7 item 3): the first kernel
+/* hunts.h — hunts over a recorded session: the first kernel
  * whose after-tensors hold NaN/Inf, the first whose after-tensor differs from
  * a reference session beyond a tolerance, and the producer of a tensor (the
  * last earlier kernel that wrote it) so the user can walk back to the real

@@ -2,6 +2,7 @@
 #include "kernel_times.h"
 #include <stdlib.h>
 #include <string.h>
+#include "compat.h"
 #include "host_stats.h"
 #include "numfmt.h"
 
@@ -12,7 +13,10 @@ static const struct { const char *name; double gbps; } peaks[] = {
     {"L40S", 864}, {"L4", 300}, {"RTX 4090", 1008},
 };
 
-double kernel_times_peak_gbps(const char *gpu, const char **from)
+/* The peak memory bandwidth of the GPU a session names (s->gpu), from the
+ * datasheets above; -1 when not listed (CPU runs, other GPUs). *from gets
+ * "datasheet: <name>". */
+static double kernel_times_peak_gbps(const char *gpu, const char **from)
 {
     *from = NULL;
     for (size_t i = 0; gpu && i < sizeof peaks / sizeof *peaks; i++)
@@ -88,12 +92,8 @@ void kernel_times_build(const session *s, kernel_times *t)
     t->peak_gbps = kernel_times_peak_gbps(s->gpu, &t->peak_from);
     if (!s->nkernels)
         return;
-    t->rows = calloc(s->nkernels, sizeof *t->rows);
-    t->by_device = calloc(s->nkernels, sizeof *t->by_device);
-    if (!t->rows || !t->by_device) {
-        kernel_times_release(t);
-        return;
-    }
+    t->rows = xcalloc(s->nkernels, sizeof *t->rows);
+    t->by_device = xcalloc(s->nkernels, sizeof *t->by_device);
     for (size_t i = 0; i < s->nkernels; i++) {
         const event *e = s->kernels[i];
         kernel_time_row *r = &t->rows[t->n];

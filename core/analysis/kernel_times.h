@@ -45,11 +45,6 @@ typedef struct {
 void kernel_times_build(const session *s, kernel_times *t);
 void kernel_times_release(kernel_times *t);
 
-/* The peak memory bandwidth of the GPU a session names (s->gpu), from vendor
- * datasheets for the GPUs listed in kernel_times.c; -1 when not listed (CPU
- * runs, other GPUs). *from gets "datasheet: <name>". */
-double kernel_times_peak_gbps(const char *gpu, const char **from);
-
 /* The table as text, kernels sorted by device time: share of the total,
  * bytes, GB/s, a bar scaled to the longest, at most max_rows rows (0: all),
  * lines no wider than width (at least 60). Writes to f. */

@@ -126,7 +126,7 @@ static void from_hit(const session *s, const hunt_hit *h, nan_element *ne)
     fill_inputs(s, ne);
 }
 
-int nan_element_find(const session *s, nan_element *ne)
+static int nan_element_find(const session *s, nan_element *ne)
 {
     hunt_hit h;
     memset(ne, 0, sizeof *ne);
@@ -159,7 +159,7 @@ int nan_element_at_kernel(const session *s, size_t k, nan_element *ne)
 
 /* ---- text ----------------------------------------------------------------- */
 
-void nan_element_at(const nan_element *ne, strbuf *out)
+static void nan_element_at(const nan_element *ne, strbuf *out)
 {
     if (ne->flat < 0)
         strbuf_addch(out, '?');
@@ -174,7 +174,7 @@ static void put_value(strbuf *out, double v)
     strbuf_addstr(out, b);
 }
 
-void nan_element_value(const nan_element *ne, strbuf *out)
+static void nan_element_value(const nan_element *ne, strbuf *out)
 {
     if (ne->have_value)
         put_value(out, ne->value);
@@ -182,7 +182,7 @@ void nan_element_value(const nan_element *ne, strbuf *out)
         strbuf_addstr(out, "nan or inf");
 }
 
-void nan_input_text(const nan_element *ne, const nan_input *in, strbuf *out)
+static void nan_input_text(const nan_element *ne, const nan_input *in, strbuf *out)
 {
     const tensor_rec *t = in->t;
     switch (in->match) {
@@ -230,7 +230,7 @@ static const nan_input *bad_input(const nan_element *ne)
     return NULL;
 }
 
-void nan_element_from(const session *s, const nan_element *ne, strbuf *out)
+static void nan_element_from(const session *s, const nan_element *ne, strbuf *out)
 {
     const nan_input *in = bad_input(ne);
     if (in) {   /* it came in: where the input holds it, and who wrote that input */
@@ -351,7 +351,7 @@ int nan_element_op_site(const kernel_call *c, const char *kernel_name, st_frame 
     return 0;
 }
 
-size_t nan_element_ops(const kernel_call *c, const char *kernel_name, void (*add)(void *ctx, const char *text),
+static size_t nan_element_ops(const kernel_call *c, const char *kernel_name, void (*add)(void *ctx, const char *text),
                        void *ctx)
 {
     size_t found[NOPS], n = 0, with_line = 0;

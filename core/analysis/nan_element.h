@@ -1,4 +1,4 @@
-/* nan_element.h — NaN/Inf down to the element (issue 17): for the first
+/* nan_element.h — NaN/Inf down to the element: for the first
  * kernel whose output gains NaN/Inf (hunts.h's hunt_nan), the first bad
  * element of that output (its multi-index and value), each of the kernel's
  * before-tensors at the matching position (same shape, or broadcast to it the
@@ -52,32 +52,10 @@ typedef struct {
     nan_input inputs[NAN_ELEMENT_MAX_INPUTS];
 } nan_element;
 
-/* The first kernel whose output gains NaN/Inf (hunt_nan), down to the
- * element: 1 and *ne, 0 when no kernel wrote NaN/Inf. */
-int nan_element_find(const session *s, nan_element *ne);
 /* The same for kernel position k only (the run records it as the kernel
  * ends): 1 when k wrote a tensor holding NaN/Inf. */
 int nan_element_at_kernel(const session *s, size_t k, nan_element *ne);
 
-/* "[0, 3]" of the bad element; "?" unknown. */
-void nan_element_at(const nan_element *ne, strbuf *out);
-/* "nan", "inf", "-inf", or "nan or inf" when only the position is known. */
-void nan_element_value(const nan_element *ne, strbuf *out);
-/* One input at the position: "buf10[0, 3] = 2.5", "buf13[0, 0] = 7.04
- * (broadcast)", "buf14: not an input (uninitialised: ...)", ... */
-void nan_input_text(const nan_element *ne, const nan_input *in, strbuf *out);
-/* Where the non-finite value comes from: "input buf10 already holds NaN/Inf
- * from [1, 2] (written by #3 cpp_fused_x): it came in" when a tensor the
- * kernel reads holds NaN/Inf anywhere (its statistics see every element), or
- * "computed here: every input it reads is finite"; nothing when the inputs
- * have no statistics. */
-void nan_element_from(const session *s, const nan_element *ne, strbuf *out);
-/* The ops of call c (may be NULL) and of the kernel's name that can make
- * NaN/Inf from finite values, each with the user's line computing it when a
- * stack trace's code names it: one add(ctx, text) each, those with a line
- * first (an op no line names is left out when another has one). Returns how many. */
-size_t nan_element_ops(const kernel_call *c, const char *kernel_name, void (*add)(void *ctx, const char *text),
-                       void *ctx);
 
 /* The user's frame of the first of those ops a stack trace names: 1 and *site. */
 int nan_element_op_site(const kernel_call *c, const char *kernel_name, st_frame *site);

@@ -28,9 +28,7 @@ static check_row *add(checklist *cl, const char *id, check_status st, const char
 {
     if (cl->nrows == cl->cap) {
         size_t nc = cl->cap ? cl->cap * 2 : 32;
-        check_row *n = realloc(cl->rows, nc * sizeof *n);
-        if (!n)
-            abort();
+        check_row *n = xrealloc(cl->rows, nc * sizeof *n);
         cl->rows = n;
         cl->cap = nc;
     }
@@ -66,8 +64,8 @@ int checklist_order_inputs(package_t *p, const char *model, session *s, const ch
     int rc = 0;
     if (m && m->wrapper_cpp_entry && package_read_entry(p, m->wrapper_cpp_entry, WS_MAX_BYTES, &text, &e) == 0 &&
         wrapper_scan_text(&ws, text.buf, text.len, &e) == 0) {
-        const char **user = calloc(ws.ninputs ? ws.ninputs : 1, sizeof *user);
-        const char **aoti = calloc(ws.ninputs ? ws.ninputs : 1, sizeof *aoti);
+        const char **user = xcalloc(ws.ninputs ? ws.ninputs : 1, sizeof *user);
+        const char **aoti = xcalloc(ws.ninputs ? ws.ninputs : 1, sizeof *aoti);
         for (size_t i = 0; i < ws.ninputs; i++) {
             user[i] = ws.inputs[i].user_name;
             aoti[i] = ws.inputs[i].name;
@@ -822,9 +820,7 @@ static void check_symbols(checklist *cl, package_t *p, const package_model *m, c
     for (size_t i = 0; i < und.n; i++)
         if (elf_sym_is_torch(und.names[i]))
             elf_symlist_add(&want, und.names[i]);
-    found = calloc(want.n ? want.n : 1, 1);
-    if (!found)
-        abort();
+    found = xcalloc(want.n ? want.n : 1, 1);
     DIR *dd = opendir(dir);
     size_t nlibs = 0;
     if (dd) {

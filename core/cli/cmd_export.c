@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
+#include "compat.h"
 #include "fdio.h"
 #include "kernel_times.h"
 #include "session_io.h"
@@ -57,7 +58,7 @@ typedef struct { double ts, dur; } span;
 
 static span *kernel_spans(const kernel_times *t)
 {
-    span *sp = calloc(t->n ? t->n : 1, sizeof *sp);
+    span *sp = xcalloc(t->n ? t->n : 1, sizeof *sp);
     double next = 0;
     for (size_t i = 0; sp && i < t->n; i++) {
         const kernel_time_row *r = &t->rows[i];

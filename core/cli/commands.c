@@ -147,7 +147,7 @@ static const char tutorial_about[] =
     "~/.cache/aotidbg/demo).\n";
 
 /* One row per command; the UI's rows have no handler (the front end's). */
-const command commands[] = {
+static const command commands[] = {
     {NULL, "live", "PKG.pt2 [--inputs SPEC] [--device DEV] [--record PATH]\n"
      "        [run options] [UI options]",
      "live debugging in the full-screen UI", live_about, live_after, "PKG.pt2", 1, 1,
@@ -187,7 +187,7 @@ const command commands[] = {
     {NULL, NULL},
 };
 
-const command *command_find(const char *name)
+static const command *command_find(const char *name)
 {
     for (const command *c = commands; c->label; c++)
         if (!strcmp(c->label, name) && (c->name || !strcmp(name, "live")))

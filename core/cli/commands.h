@@ -5,7 +5,7 @@
  * `aotidbg --list-options` (what test_manual.py reads) and the parser all
  * walk the same rows, so a command or an option is added in one place.
  *
- * Exit codes (DESIGN §9) of every handler:
+ * Exit codes (man/aotidbg.1 EXIT STATUS) of every handler:
  *   EXIT_OK 0       success (the model ran; nothing failed)
  *   EXIT_FAILED 1   the model failed, or a check failed
  *   EXIT_USAGE 2    bad usage or bad input
@@ -74,10 +74,7 @@ struct cli_args {
     export_options exp;
 };
 
-extern const command commands[];   /* ends with a row whose label is NULL */
 
-/* The row named name (the live UI: "live"), or NULL. */
-const command *command_find(const char *name);
 /* The whole program: dispatches argv (argv[0] is the program) to a row,
  * parses its options, prints help, runs the handler; returns the exit code. */
 int cli_main(int argc, char **argv, const cli_front *front);

@@ -290,7 +290,7 @@ static int define_words(arg_scan *a, const char *text, size_t len, int depth)
             strbuf_release(&def);
             return -1;
         }
-        a->names[a->ndefs++] = strndup(w, n);
+        a->names[a->ndefs++] = xstrndup(w, n);
         const char *eq = strchr(def.buf, '=');
         if (eq && define_words(a, eq + 1, strlen(eq + 1), depth + 1) < 0) {
             strbuf_release(&def);
@@ -393,7 +393,7 @@ static void kernel_flags(const char *kernel_cpp, strbuf *out, int *openmp)
     if (!cmd) return;
     cmd += strlen("// Compile cmd\n// ");
     size_t n = strcspn(cmd, "\n");
-    char *line = strndup(cmd, n), *save = NULL;
+    char *line = xstrndup(cmd, n), *save = NULL;
     int define_next = 0;
     for (char *tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
         if (define_next) {
@@ -797,7 +797,7 @@ int repro_write(const repro_job *j, const repro_capture *c, strbuf *err)
     }
     arg_scan a = {.c = c, .wrapper = j->wrapper, .at = b, .ws = &ws, .err = err};
     strbuf_init(&a.defs, 0);
-    char *call = strndup(j->wrapper + b, e - b);
+    char *call = xstrndup(j->wrapper + b, e - b);
     int rc = define_words(&a, call + strlen(c->name), strlen(call) - strlen(c->name), 0);
     if (!rc) rc = !strcmp(j->type, "extern") ? write_extern(j, c, &a, call, err) : write_cpp(j, c, &a, call, err);
     free(call);

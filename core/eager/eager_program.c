@@ -523,7 +523,7 @@ static int read_program(rd *r, zip_t *z)
         nmodels++;
         if (!chosen || !strcmp(m + 8, "model.json")) {
             free(chosen);
-            chosen = strdup(n);
+            chosen = xstrdup(n);
         }
     }
     if (!chosen)
@@ -579,9 +579,7 @@ done:
 int eager_program_read(eager_program **out, const char *path, strbuf *err)
 {
     *out = NULL;
-    eager_program *p = calloc(1, sizeof *p);
-    if (!p)
-        abort();
+    eager_program *p = xcalloc(1, sizeof *p);
     p->path = arena_strdup(&p->a, path);
     rd r = {p, err};
     int ze = 0;

@@ -89,9 +89,7 @@ static const char *python(void)
 
 static int mkdirs(const char *path, strbuf *err)
 {
-    char *p = strdup(path);
-    if (!p)
-        abort();
+    char *p = xstrdup(path);
     for (char *s = p + 1;; s++) {
         if (*s != '/' && *s)
             continue;
@@ -322,7 +320,7 @@ static int node_name_ok(const char *n)
     return strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(n);
 }
 
-char *eager_ref_node_path(const char *dir, const char *node)
+static char *eager_ref_node_path(const char *dir, const char *node)
 {
     strbuf sb = STRBUF_INIT;
     strbuf_addf(&sb, "%s/nodes/%s.npy", dir, node);
@@ -767,9 +765,7 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
                     "reinstall aotidbg or set AOTIDBG_DATA_DIR", HELPER, aotidbg_data_dir(), aotidbg_data_dir());
         return -1;
     }
-    eager_ref *r = calloc(1, sizeof *r);
-    if (!r)
-        abort();
+    eager_ref *r = xcalloc(1, sizeof *r);
     r->pid = -1;
     r->atol = o->atol;
     r->rtol = o->rtol;
@@ -778,8 +774,8 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
     const char *device = o->device ? o->device : run_device;
     char prog_hex[65], helper_hex[65], key_hex[65], calls_hex[65];
     size_t ni = s->ninputs ? s->ninputs : 1, ncalls = 0;
-    char **raw = calloc(ni, sizeof *raw);
-    char (*sha)[65] = calloc(ni, sizeof *sha);
+    char **raw = xcalloc(ni, sizeof *raw);
+    char (*sha)[65] = xcalloc(ni, sizeof *sha);
     strbuf key = STRBUF_INIT;
     char *inputs = NULL, *calls = NULL, *root = NULL, *tmp = NULL, *abs_prog = realpath(o->program, NULL);
     int rc = -1;

@@ -1,4 +1,4 @@
-/* eager_ref.h — the eager reference of a run (--eager PROGRAM.pt2, issue 18):
+/* eager_ref.h — the eager reference of a run (--eager PROGRAM.pt2):
  * which graph node each kernel call of the package computes, that node's
  * value from running the exported program eagerly on the run's inputs, and
  * the REFERENCE messages that hand both to the runner (protocol.h), which
@@ -66,7 +66,5 @@ void eager_ref_computer(const eager_ref *r, strbuf *out);
 void eager_ref_to_session(const eager_ref *r, session *s);
 void eager_ref_free(eager_ref *r);
 
-/* "nodes/<node>.npy" of a node in the reference folder dir; malloc'd. */
-char *eager_ref_node_path(const char *dir, const char *node);
 
 #endif

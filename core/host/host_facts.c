@@ -60,7 +60,7 @@ char *host_cpu_flags_read(void)
         char *colon = fl ? strchr(fl, ':') : NULL;
         if (colon) {
             size_t n = strcspn(colon + 1, "\n");
-            r = strndup(colon + 1, n);
+            r = xstrndup(colon + 1, n);
         }
     }
     strbuf_release(&sb);
@@ -182,7 +182,7 @@ int host_facts_parse(host_facts *hf, const char *text, strbuf *err)
             copy(c->error, sizeof c->error, val);
         else if (!strcmp(key, "cpu.flags")) {
             free(hf->cpu_flags);
-            hf->cpu_flags = strdup(val);
+            hf->cpu_flags = xstrdup(val);
         } else if (!strcmp(key, "hostname"))
             copy(hf->hostname, sizeof hf->hostname, val);
         else if (!strcmp(key, "runner"))

@@ -25,6 +25,11 @@
 #include "ytree.h"
 #include "tensor_file.h"
 
+/* Every `fill: file` input's file is there, of the kind its name says, and
+ * holds the spec's dtype and shape: 0, or -1 with "SPEC:line:col: input N:
+ * what" in err (the line of its `file:`). */
+static int inputs_check_files(const session *s, const char *spec, strbuf *err);
+
 #define SPEC_MAX_BYTES    (1U << 20)
 #define SPEC_MAX_DEPTH    16
 #define SPEC_MAX_NODES    200000
@@ -33,45 +38,6 @@
 #define MAX_NUMEL         TENSOR_FILE_MAX_NUMEL
 #define ST_MAX_HEADER     (100U << 20)
 
-/* ---- dtypes ------------------------------------------------------------ */
-
-static const struct { const char *name; size_t size; } dtypes[] = {
-    {"float32", 4}, {"float16", 2}, {"bfloat16", 2}, {"float64", 8}, {"int64", 8},
-    {"int32", 4},   {"int16", 2},   {"int8", 1},     {"uint8", 1},   {"bool", 1},
-    {"complex64", 8}, {"complex128", 16},
-};
-static const struct { const char *alias, *name; } dtype_aliases[] = {
-    {"float", "float32"}, {"f32", "float32"}, {"fp32", "float32"},
-    {"half", "float16"},  {"f16", "float16"}, {"fp16", "float16"},
-    {"bf16", "bfloat16"}, {"double", "float64"}, {"f64", "float64"}, {"fp64", "float64"},
-    {"long", "int64"},    {"i64", "int64"},   {"int", "int32"},     {"i32", "int32"},
-    {"short", "int16"},   {"i16", "int16"},   {"i8", "int8"},       {"u8", "uint8"},
-    {"cfloat", "complex64"}, {"c64", "complex64"}, {"cdouble", "complex128"}, {"c128", "complex128"},
-};
-#define NELEM(a) (sizeof(a) / sizeof *(a))
-#define DTYPE_LIST "float32, float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool, complex64, complex128"
-
-const char *dtype_canonical(const char *name)
-{
-    if (!name)
-        return NULL;
-    skip_prefix(name, "torch.", &name);
-    for (size_t i = 0; i < NELEM(dtypes); i++)
-        if (!strcmp(name, dtypes[i].name))
-            return dtypes[i].name;
-    for (size_t i = 0; i < NELEM(dtype_aliases); i++)
-        if (!strcmp(name, dtype_aliases[i].alias))
-            return dtype_aliases[i].name;
-    return NULL;
-}
-
-size_t dtype_size(const char *dtype)
-{
-    for (size_t i = 0; dtype && i < NELEM(dtypes); i++)
-        if (!strcmp(dtype, dtypes[i].name))
-            return dtypes[i].size;
-    return 0;
-}
 
 /* ---- the spec as a tree (core/yaml) --------------------------------------- */
 
@@ -160,14 +126,15 @@ static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
-        return strdup(".");
+        return xstrdup(".");
     if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
+        return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
 }
 
 static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const char *specdir, input_spec *in)
 {
+    char list[DTYPE_LIST_MAX];   /* the dtypes a spec may give, for messages */
     if (it->type != Y_MAP)
         return yfail(t, it->line, it->col, "input %d: found %s, expected a mapping like "
                      "{shape: [2, 3], dtype: float32, fill: randn}", idx, kind_what(it));
@@ -220,9 +187,9 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
         } else if (!strcmp(key, "dtype")) {
             const char *c = v->type == Y_SCALAR ? dtype_canonical(v->value) : NULL;
             if (!c)
-                return yfail(t, v->line, v->col, "input %d: dtype: found %s%s%s, expected one of " DTYPE_LIST,
+                return yfail(t, v->line, v->col, "input %d: dtype: found %s%s%s, expected one of %s",
                              idx, v->type == Y_SCALAR ? "'" : kind_what(v), v->type == Y_SCALAR ? v->value : "",
-                             v->type == Y_SCALAR ? "'" : "");
+                             v->type == Y_SCALAR ? "'" : "", dtype_spec_list(list, sizeof list));
             in->dtype = c;
         } else if (!strcmp(key, "device")) {
             if (v->type != Y_SCALAR || !device_ok(v->value))
@@ -284,7 +251,8 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
     if (in->ndim < 0)
         return yfail(t, it->line, it->col, "input %d: missing 'shape', expected a list of sizes like [2, 3]", idx);
     if (!in->dtype)
-        return yfail(t, it->line, it->col, "input %d: missing 'dtype', expected one of " DTYPE_LIST, idx);
+        return yfail(t, it->line, it->col, "input %d: missing 'dtype', expected one of %s", idx,
+                     dtype_spec_list(list, sizeof list));
     if (strides_node) {
         if ((int)strides_node->n != in->ndim)
             return yfail(t, strides_node->line, strides_node->col, "input %d: strides has %zu entries, the shape "
@@ -390,18 +358,6 @@ int inputs_load(session *s, const char *path, strbuf *err)
 /* The .npy header reader and the read/numel helpers live in tensor_file.c,
  * shared with the inspector's .npy reference. */
 
-static const char *st_dtype(const char *s)
-{
-    static const struct { const char *code, *name; } map[] = {
-        {"F32", "float32"}, {"F16", "float16"}, {"BF16", "bfloat16"}, {"F64", "float64"}, {"I64", "int64"},
-        {"I32", "int32"},   {"I16", "int16"},   {"I8", "int8"},       {"U8", "uint8"},    {"BOOL", "bool"},
-        {"C64", "complex64"}, {"C128", "complex128"},
-    };
-    for (size_t i = 0; i < NELEM(map); i++)
-        if (!strcmp(s, map[i].code))
-            return map[i].name;
-    return NULL;
-}
 
 static int st_read(int fd, uint64_t fsize, const char *file, const char *want_key, file_tensor *ft, strbuf *err)
 {
@@ -418,9 +374,7 @@ static int st_read(int fd, uint64_t fsize, const char *file, const char *want_ke
                     " bytes) or over %u", file, hlen, fsize, ST_MAX_HEADER);
         return -1;
     }
-    char *h = malloc(hlen + 1);
-    if (!h)
-        abort();
+    char *h = xmalloc(hlen + 1);
     if (tensor_file_read_at(fd, h, hlen, 8) < 0) {
         free(h);
         strbuf_addf(err, "%s: cannot read the .safetensors header", file);
@@ -464,7 +418,7 @@ static int st_read(int fd, uint64_t fsize, const char *file, const char *want_ke
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(ent, "dtype");
     const cJSON *sh = cJSON_GetObjectItemCaseSensitive(ent, "shape");
     const cJSON *off = cJSON_GetObjectItemCaseSensitive(ent, "data_offsets");
-    if (!cJSON_IsString(dt) || !(ft->dtype = st_dtype(dt->valuestring))) {
+    if (!cJSON_IsString(dt) || !(ft->dtype = dtype_from_safetensors(dt->valuestring))) {
         strbuf_addf(err, "%s: tensor '%s': dtype %s%s%s is not supported; expected F32 F16 BF16 F64 I64 I32 I16 "
                     "I8 U8 BOOL C64 C128", file, name, cJSON_IsString(dt) ? "'" : "", cJSON_IsString(dt) ? dt->valuestring
                     : "(missing)", cJSON_IsString(dt) ? "'" : "");
@@ -573,7 +527,7 @@ static int open_input_file(const input_spec *in, int index, int *fdp, file_tenso
     return rc;
 }
 
-int inputs_check_files(const session *s, const char *spec, strbuf *err)
+static int inputs_check_files(const session *s, const char *spec, strbuf *err)
 {
     for (size_t i = 0; i < s->ninputs; i++) {
         const input_spec *in = &s->inputs[i];
@@ -665,7 +619,7 @@ int inputs_order_by_name(session *s, const char *spec_path, const char *const *n
         return -1;
     }
     input_spec *ordered = arena_alloc(&s->arena, (n ? n : 1) * sizeof *ordered);
-    unsigned char *used = calloc(n ? n : 1, 1);
+    unsigned char *used = xcalloc(n ? n : 1, 1);
     int rc = -1;
     for (size_t i = 0; i < s->ninputs; i++) {
         const char *nm = s->inputs[i].name;

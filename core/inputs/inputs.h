@@ -10,22 +10,15 @@
  * Ownership: specs are allocated in the session's arena (s->inputs). */
 #ifndef AOTIDBG_INPUTS_H
 #define AOTIDBG_INPUTS_H
+#include "dtype.h"   /* dtype_canonical, dtype_size: the spec dtypes */
 #include "model.h"
 #include "strbuf.h"
 
 /* Parses the spec file into s->inputs / s->ninputs and checks every
  * `fill: file` input's file (inputs_check_files). 0 ok, -1 with err. */
 int inputs_load(session *s, const char *path, strbuf *err);
-/* Every `fill: file` input's file is there, of the kind its name says, and
- * holds the spec's dtype and shape: 0, or -1 with "SPEC:line:col: input N:
- * what" in err (the line of its `file:`). `check` and `run` both see it. */
-int inputs_check_files(const session *s, const char *spec, strbuf *err);
 /* Parses from memory; `name` is used in messages. */
 int inputs_parse(session *s, const char *name, const char *text, size_t len, strbuf *err);
-/* Size in bytes of one element of a canonical dtype name; 0 if unknown. */
-size_t dtype_size(const char *dtype);
-/* Canonical dtype name for "float32", "torch.float32", "f32", "float"...; NULL if unknown. */
-const char *dtype_canonical(const char *name);
 /* For FILL_FILE: reads the .npy / .safetensors tensor, checks dtype and shape
  * against the spec, and writes its raw little-endian row-major bytes to a new
  * file in dir. *raw_path is malloc'd (caller frees). */

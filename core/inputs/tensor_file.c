@@ -19,7 +19,6 @@
 #include "inputs.h"
 
 #define NPY_MAX_HEADER (1U << 20)
-#define NELEM(a) (sizeof(a) / sizeof *(a))
 
 int tensor_file_read_at(int fd, void *buf, size_t n, uint64_t off)
 {
@@ -106,22 +105,14 @@ static int npy_fail(strbuf *err, const char *file, const lex *l, const char *wha
 
 static int npy_descr(const char *d, const char **dtype)
 {
-    static const struct { const char *code, *name; } map[] = {
-        {"f4", "float32"}, {"f2", "float16"}, {"f8", "float64"}, {"i8", "int64"}, {"i4", "int32"},
-        {"i2", "int16"},   {"i1", "int8"},    {"u1", "uint8"},   {"b1", "bool"},
-        {"c8", "complex64"}, {"c16", "complex128"},
-    };
     char order = d[0];
     if (order != '<' && order != '|' && order != '=')
         return -1;
-    for (size_t i = 0; i < NELEM(map); i++)
-        if (!strcmp(d + 1, map[i].code)) {
-            if (order == '|' && strcmp(map[i].code + 1, "1"))
-                return -1;   /* '|' is "not applicable": only for 1-byte types */
-            *dtype = map[i].name;
-            return 0;
-        }
-    return -1;
+    const char *name = dtype_from_npy(d + 1);
+    if (!name || (order == '|' && strcmp(d + 2, "1")))
+        return -1;   /* '|' is "not applicable": only for 1-byte types */
+    *dtype = name;
+    return 0;
 }
 
 int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err)
@@ -152,9 +143,7 @@ int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, s
                     file, hlen, fsize, NPY_MAX_HEADER);
         return -1;
     }
-    char *h = malloc(hlen + 1);
-    if (!h)
-        abort();
+    char *h = xmalloc(hlen + 1);
     if (tensor_file_read_at(fd, h, hlen, hstart) < 0) {
         free(h);
         strbuf_addf(err, "%s: cannot read the .npy header", file);
@@ -366,17 +355,11 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
 /* The numpy type a session dtype is written as, and its element size. */
 static const char *npy_out_descr(const char *dtype, size_t *esz)
 {
-    static const struct { const char *dtype, *descr; size_t size; } map[] = {
-        {"float32", "<f4", 4}, {"float64", "<f8", 8}, {"float16", "<f2", 2}, {"int64", "<i8", 8},
-        {"int32", "<i4", 4},   {"int16", "<i2", 2},   {"int8", "|i1", 1},    {"uint8", "|u1", 1},
-        {"uint16", "<u2", 2},  {"uint32", "<u4", 4},  {"uint64", "<u8", 8},  {"bool", "|b1", 1},
-        {"complex64", "<c8", 8}, {"complex128", "<c16", 16},
-    };
-    for (size_t i = 0; dtype && i < NELEM(map); i++)
-        if (!strcmp(dtype, map[i].dtype)) {
-            *esz = map[i].size;
-            return map[i].descr;
-        }
+    dtype_kind k;
+    if (dtype && !dtype_by_name(dtype, &k) && dtype_of(k)->npy) {
+        *esz = dtype_of(k)->size;
+        return dtype_of(k)->npy;
+    }
     *esz = 4;
     return "<f4";   /* bfloat16, float8_*: numpy has none; float32 holds their values exactly */
 }

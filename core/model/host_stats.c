@@ -201,14 +201,6 @@ DEFINE_CBLOCK(blk_c128, double, SUB_F64)
 
 typedef size_t (*block_fn)(walker *, const char *, size_t, double *, counts *);
 
-static const struct { const char *name; size_t size; } kinds[DK__COUNT] = {
-    [DK_F32] = {"float32", 4},         [DK_F16] = {"float16", 2},     [DK_BF16] = {"bfloat16", 2},
-    [DK_F64] = {"float64", 8},         [DK_I64] = {"int64", 8},       [DK_I32] = {"int32", 4},
-    [DK_I16] = {"int16", 2},           [DK_I8] = {"int8", 1},         [DK_U8] = {"uint8", 1},
-    [DK_BOOL] = {"bool", 1},           [DK_F8E4M3] = {"float8_e4m3fn", 1},
-    [DK_F8E5M2] = {"float8_e5m2", 1},  [DK_U16] = {"uint16", 2},      [DK_U32] = {"uint32", 4},
-    [DK_U64] = {"uint64", 8},          [DK_C64] = {"complex64", 8},   [DK_C128] = {"complex128", 16},
-};
 
 /* Plain reads, widened to double: the same conversions, for stats_read. */
 #define DEFINE_READ(NAME, CTYPE, CONV)                                             \
@@ -263,19 +255,10 @@ int stats_read(const void *data, dtype_kind k, int ndim, const int64_t *sizes, c
     return 0;
 }
 
-const char *stats_kind_name(dtype_kind k) { return (unsigned)k < DK__COUNT ? kinds[k].name : "?"; }
-size_t stats_kind_size(dtype_kind k) { return (unsigned)k < DK__COUNT ? kinds[k].size : 0; }
-int stats_kind_lanes(dtype_kind k) { return k == DK_C64 || k == DK_C128 ? 2 : 1; }
-
-int stats_kind_by_name(const char *name, dtype_kind *out)
-{
-    for (int k = 0; name && k < DK__COUNT; k++)
-        if (!strcmp(kinds[k].name, name)) {
-            *out = (dtype_kind)k;
-            return 0;
-        }
-    return -1;
-}
+const char *stats_kind_name(dtype_kind k) { return dtype_of(k) ? dtype_of(k)->name : "?"; }
+size_t stats_kind_size(dtype_kind k) { return dtype_of(k) ? dtype_of(k)->size : 0; }
+int stats_kind_lanes(dtype_kind k) { return dtype_of(k) ? dtype_of(k)->lanes : 1; }
+int stats_kind_by_name(const char *name, dtype_kind *out) { return dtype_by_name(name, out); }
 
 /* A block's finite values (exact two-pass: the block sits in L1) merged
  * into the running (n, mean, m2) with Chan et al.'s update. Min and max

@@ -23,12 +23,7 @@
 #include <stdint.h>
 #include "model.h"
 
-typedef enum {
-    DK_F32, DK_F16, DK_BF16, DK_F64, DK_I64, DK_I32, DK_I16, DK_I8, DK_U8, DK_BOOL,
-    DK_F8E4M3, DK_F8E5M2, DK_U16, DK_U32, DK_U64,
-    DK_C64, DK_C128,           /* complex: two lanes (real, imaginary) an element */
-    DK__COUNT
-} dtype_kind;
+#include "dtype.h"   /* dtype_kind: the kinds, one row each */
 
 /* data points at logical element 0; sizes/strides are in elements (strides
  * may be 0 or negative: expanded or flipped views). Writes up to max_values
@@ -46,8 +41,8 @@ int stats_read(const void *data, dtype_kind k, int ndim, const int64_t *sizes, c
                uint64_t first, double *out, size_t n);
 
 /* The canonical dtype names ("float32", "float8_e4m3fn", "uint16", ...) and
- * element sizes of the kinds; shared by the runner's torch dtype table and
- * the .npy loader. by_name: -1 for a name no kind has. */
+ * element sizes of the kinds (dtype.c's rows); shared by the runner's torch
+ * dtype table and the .npy loader. by_name: -1 for a name no kind has. */
 const char *stats_kind_name(dtype_kind k);
 size_t stats_kind_size(dtype_kind k);
 /* Doubles an element widens to: 2 for the complex kinds, else 1. */

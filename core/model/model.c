@@ -7,11 +7,7 @@
 
 session *session_new(void)
 {
-    session *s = calloc(1, sizeof *s);
-    if (!s) {
-        fputs("aotidbg: out of memory\n", stderr);
-        abort();
-    }
+    session *s = xcalloc(1, sizeof *s);
     s->format_major = SESSION_FORMAT_MAJOR;
     s->format_minor = SESSION_FORMAT_MINOR;
     s->printer_level = -1;
@@ -36,11 +32,7 @@ static void *grow(void *p, size_t *cap, size_t len, size_t elem)
     if (len < *cap)
         return p;
     size_t ncap = *cap ? *cap * 2 : 16;
-    void *q = realloc(p, ncap * elem);
-    if (!q) {
-        fputs("aotidbg: out of memory\n", stderr);
-        abort();
-    }
+    void *q = xrealloc(p, ncap * elem);
     *cap = ncap;
     return q;
 }

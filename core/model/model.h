@@ -99,7 +99,7 @@ typedef enum {
 } kernel_status;
 
 /* How one graph node's eager value compares with the kernel output that
- * holds it (--eager, issue 18; tensor_close.h gives the rule). */
+ * holds it (--eager; tensor_close.h gives the rule). */
 typedef enum {
     EAGER_CLOSE = 0,           /* within the tolerance */
     EAGER_DIFFERS,             /* beyond it: the kernel departs from eager */

@@ -8,7 +8,7 @@
  * value eager also gets is not a departure from eager. A NaN or infinity
  * against anything else differs, with an error of +inf.
  *
- * Used by the runner (an output against the eager reference, issue 18) and
+ * Used by the runner (an output against the eager reference, --eager) and
  * by the front end (a recorded tensor against a .npy). No allocation, no
  * torch, no state: thread-safe. */
 #ifndef AOTIDBG_TENSOR_CLOSE_H

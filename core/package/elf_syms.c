@@ -125,11 +125,6 @@ int elf_syms_undefined(elf_symlist *out, const void *data, size_t len, const cha
     return from_memory(out, data, len, what, 0, 0, err);
 }
 
-int elf_syms_needed(elf_symlist *out, const void *data, size_t len, const char *what, strbuf *err)
-{
-    return from_memory(out, data, len, what, 0, 1, err);
-}
-
 /* ---- piecewise: an image that is mostly weights ----
  * A model .so is hundreds of MB of constants and a few hundred KB that the
  * symbol check needs. The image is an untouched anonymous mapping of its full
@@ -291,11 +286,6 @@ static int exported_walk(const char *path, void (*visit)(void *, const char *), 
     return rc;
 }
 
-int elf_syms_exported_file(elf_symlist *out, const char *path, strbuf *err)
-{
-    return exported_walk(path, push_visit, out, err);
-}
-
 static int cmp(const void *a, const void *b);
 static void sort_list(elf_symlist *l);
 
@@ -333,8 +323,6 @@ long elf_symlist_index(elf_symlist *l, const char *name)
     const char **hit = l->n ? bsearch(&name, l->names, l->n, sizeof *l->names, cmp) : NULL;
     return hit ? (long)(hit - l->names) : -1;
 }
-
-int elf_symlist_has(elf_symlist *l, const char *name) { return elf_symlist_index(l, name) >= 0; }
 
 void elf_symlist_free(elf_symlist *l)
 {

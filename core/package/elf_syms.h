@@ -35,16 +35,10 @@ int elf_syms_undefined_read(elf_symlist *out, elf_read_fn rd, void *ctx, uint64_
                             strbuf *err);
 /* The same for a file (an extracted .so). */
 int elf_syms_undefined_file(elf_symlist *out, const char *path, strbuf *err);
-/* Appends the DT_NEEDED library names of the image (libtorch.so, ...). */
-int elf_syms_needed(elf_symlist *out, const void *data, size_t len, const char *what, strbuf *err);
-/* Appends the defined (exported) symbols of .dynsym of the file at path. */
-int elf_syms_exported_file(elf_symlist *out, const char *path, strbuf *err);
 /* Sets found[i] = 1 for each name i of want (sorted first, so the indices are
  * those of want after the call) that the file at path exports. Nothing is
  * copied: a library of 10^5 exports costs one pass over its tables. */
 int elf_syms_mark_exported(const char *path, elf_symlist *want, unsigned char *found, strbuf *err);
-/* 1 when sorted list holds name (sorts on first use). */
-int elf_symlist_has(elf_symlist *l, const char *name);
 /* name's index in the sorted list (sorts on first use), -1 when absent. */
 long elf_symlist_index(elf_symlist *l, const char *name);
 void elf_symlist_add(elf_symlist *l, const char *name);   /* copies name */

@@ -24,6 +24,7 @@
 #include <zip.h>
 #include "paths.h"
 #include "zip_readat.h"
+#include "compat.h"
 
 #define META_MAX_BYTES (1u << 20)
 
@@ -78,7 +79,7 @@ typedef struct extract_job {
  * is left alone); -1 with err. *cancel (may be NULL) stops it early. */
 static int sha256_fd(int fd, const char *path, char hex[65], const atomic_int *cancel, strbuf *err)
 {
-    unsigned char *buf = malloc(HASH_CHUNK), md[EVP_MAX_MD_SIZE];
+    unsigned char *buf = xmalloc(HASH_CHUNK), md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
     EVP_MD_CTX *c = EVP_MD_CTX_new();
     int rc = -1;
@@ -231,14 +232,6 @@ static void track_dir(char *dir, int add)
 }
 
 /* ---- helpers ---- */
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && !memcmp(s + a - b, suf, b);
-}
-
-static int starts_with(const char *s, const char *pre) { return !strncmp(s, pre, strlen(pre)); }
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -353,9 +346,7 @@ int package_entry_open(package_t *p, const char *entry, package_entry **out, uin
 {
     package_priv *pp = (package_priv *)p;
     *out = NULL;
-    package_entry *e = calloc(1, sizeof *e);
-    if (!e)
-        abort();
+    package_entry *e = xcalloc(1, sizeof *e);
     e->pp = pp;
     e->name = entry;
     if (!pp->za && pp->src) {   /* bare .so on another box */
@@ -606,26 +597,11 @@ int package_open_source(package_t **out, const char *path, const package_source 
     return package_open_impl(out, path, src, err);
 }
 
-static int package_open_impl(package_t **out, const char *path, const package_source *src, strbuf *err)
+/* Step 1: the first 4 bytes (ELF or zip?) and the hash's source: the file, opened once, or the
+ * remote side's hash. Returns how many magic bytes were read, -1 on error. */
+static long read_magic(package_priv *pp, const char *path, unsigned char magic[4], strbuf *err)
 {
-    *out = NULL;
-    package_priv *pp = calloc(1, sizeof *pp);
-    if (!pp)
-        abort();
-    package_t *p = &pp->pub;
-    p->path = arena_strdup(&p->arena, path);
-    pp->fd = -1;
-    strbuf_init(&pp->hash_err, 0);
-    if (src) {
-        pp->src_store = *src;
-        pp->src = &pp->src_store;
-        src = pp->src;
-    }
-    if (src)
-        zip_readat_init(&pp->src_zip, src->read, src->ctx, src->size);
-
-    unsigned char magic[4] = {0};
-    size_t got = 0;
+    const package_source *src = pp->src;
     if (src) {   /* hashed where the file is */
         pp->hashed = 1;
         pp->hash_rc = src->sha256 && strlen(src->sha256) == 64 ? 0 : -1;
@@ -633,32 +609,28 @@ static int package_open_impl(package_t **out, const char *path, const package_so
             strbuf_addf(&pp->hash_err, "%s: the remote side gave no SHA-256", path);
         else
             memcpy(pp->hex, src->sha256, 65);
-        long n = src->size >= 4 ? src->read(src->ctx, 0, magic, 4, err) : 0;
-        if (n < 0)
-            goto fail;
-        got = (size_t)n;
-    } else {
-        /* O_NONBLOCK: a FIFO put in the package's place must not hang the open */
-        pp->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        struct stat st;
-        if (pp->fd < 0 || fstat(pp->fd, &st) < 0) {
-            strbuf_addf(err, "%s: %s", path, strerror(errno));
-            goto fail;
-        }
-        if (!S_ISREG(st.st_mode)) {
-            strbuf_addf(err, "%s: not a regular file; give a .pt2 package or a model .so", path);
-            goto fail;
-        }
-        ssize_t n = pread(pp->fd, magic, 4, 0);
-        got = n > 0 ? (size_t)n : 0;
+        return src->size >= 4 ? src->read(src->ctx, 0, magic, 4, err) : 0;
     }
-    if (got == 4 && !memcmp(magic, "\x7f" "ELF", 4)) {
-        if (open_bare_so(pp, path, err) < 0)
-            goto fail;
-        *out = p;
-        return 0;
+    /* O_NONBLOCK: a FIFO put in the package's place must not hang the open */
+    pp->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat st;
+    if (pp->fd < 0 || fstat(pp->fd, &st) < 0) {
+        strbuf_addf(err, "%s: %s", path, strerror(errno));
+        return -1;
     }
+    if (!S_ISREG(st.st_mode)) {
+        strbuf_addf(err, "%s: not a regular file; give a .pt2 package or a model .so", path);
+        return -1;
+    }
+    ssize_t n = pread(pp->fd, magic, 4, 0);
+    return n > 0 ? n : 0;
+}
 
+/* Step 2: the zip, with libzip's consistency check; an archive with a name twice is refused
+ * naming it. */
+static int open_archive(package_priv *pp, const char *path, strbuf *err)
+{
+    package_t *p = &pp->pub;
     int zerr = 0;
     pp->za = open_zip(pp, path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
     if (!pp->za && zerr == ZIP_ER_EXISTS) {
@@ -682,7 +654,7 @@ static int package_open_impl(package_t **out, const char *path, const package_so
             zip_discard(z2);
         strbuf_addf(err, "%s: entry '%s' appears twice; refusing an ambiguous archive", path,
                     dup ? dup : "(unknown)");
-        goto fail;
+        return -1;
     }
     if (!pp->za) {
         zip_error_t ze;
@@ -693,67 +665,85 @@ static int package_open_impl(package_t **out, const char *path, const package_so
                           "torch._inductor.aoti_compile_and_package"
                         : "");
         zip_error_fini(&ze);
-        goto fail;
+        return -1;
     }
+    return 0;
+}
+
+/* Step 3, per entry: nothing unsafe (paths, links, devices), nothing too big (size, ratio). */
+static int check_entry(package_priv *pp, const char *path, zip_int64_t i, const char **name, uint64_t *total,
+                       strbuf *err)
+{
+    zip_stat_t zs;
+    if (zip_stat_index(pp->za, (zip_uint64_t)i, ZIP_FL_ENC_RAW, &zs) < 0 || !(zs.valid & ZIP_STAT_NAME)) {
+        strbuf_addf(err, "%s: entry #%lld: cannot read its header: %s", path, (long long)i, zip_strerror(pp->za));
+        return -1;
+    }
+    *name = zs.name;
+    const char *why = path_unsafe_entry(zs.name);
+    if (why) {
+        strbuf_addf(err, "%s: entry '%s' refused: %s; nothing was extracted", path, zs.name, why);
+        return -1;
+    }
+    zip_uint8_t opsys;
+    zip_uint32_t attr;
+    if (zip_file_get_external_attributes(pp->za, (zip_uint64_t)i, 0, &opsys, &attr) == 0 &&
+        opsys == ZIP_OPSYS_UNIX) {
+        mode_t mode = (mode_t)(attr >> 16);
+        if (S_ISLNK(mode)) {
+            strbuf_addf(err, "%s: entry '%s' refused: it is a symbolic link; nothing was extracted", path, zs.name);
+            return -1;
+        }
+        if (mode & S_IFMT && !S_ISREG(mode) && !S_ISDIR(mode)) {
+            strbuf_addf(err, "%s: entry '%s' refused: not a regular file or folder", path, zs.name);
+            return -1;
+        }
+    }
+    uint64_t size = (zs.valid & ZIP_STAT_SIZE) ? zs.size : 0;
+    uint64_t csize = (zs.valid & ZIP_STAT_COMP_SIZE) ? zs.comp_size : 0;
+    if (size > PACKAGE_MAX_ENTRY_BYTES) {
+        strbuf_addf(err, "%s: entry '%s' refused: %llu bytes uncompressed, over the %llu-byte limit", path,
+                    zs.name, (unsigned long long)size, (unsigned long long)PACKAGE_MAX_ENTRY_BYTES);
+        return -1;
+    }
+    /* Ratio only matters for big entries: a bomb is big by definition. */
+    if (size > (1u << 20) && size / (csize ? csize : 1) > PACKAGE_MAX_RATIO) {
+        strbuf_addf(err, "%s: entry '%s' refused: compression ratio %llu:1 (%llu bytes from %llu) is over "
+                    "%d:1 (zip bomb?)", path, zs.name, (unsigned long long)(size / (csize ? csize : 1)),
+                    (unsigned long long)size, (unsigned long long)csize, PACKAGE_MAX_RATIO);
+        return -1;
+    }
+    *total += size;
+    if (*total > PACKAGE_MAX_TOTAL_BYTES) {
+        strbuf_addf(err, "%s: entries up to '%s' add up to more than %llu bytes uncompressed; refusing", path,
+                    zs.name, (unsigned long long)PACKAGE_MAX_TOTAL_BYTES);
+        return -1;
+    }
+    return 0;
+}
+
+/* Step 3: every entry checked, no name twice, all under one root folder. Returns the names
+ * (in p's arena) or NULL. */
+static const char **read_entries(package_priv *pp, const char *path, strbuf *err)
+{
+    package_t *p = &pp->pub;
     zip_int64_t n = zip_get_num_entries(pp->za, 0);
     if (n <= 0) {
         strbuf_addf(err, "%s: the archive has no entries", path);
-        goto fail;
+        return NULL;
     }
     if (n > PACKAGE_MAX_ENTRIES) {
         strbuf_addf(err, "%s: %lld entries, over the limit of %d; refusing to read it", path, (long long)n,
                     PACKAGE_MAX_ENTRIES);
-        goto fail;
+        return NULL;
     }
     p->nentries = (size_t)n;
     const char **names = arena_alloc(&p->arena, (size_t)n * sizeof *names);
     uint64_t total = 0;
     for (zip_int64_t i = 0; i < n; i++) {
-        zip_stat_t zs;
-        if (zip_stat_index(pp->za, (zip_uint64_t)i, ZIP_FL_ENC_RAW, &zs) < 0 || !(zs.valid & ZIP_STAT_NAME)) {
-            strbuf_addf(err, "%s: entry #%lld: cannot read its header: %s", path, (long long)i, zip_strerror(pp->za));
-            goto fail;
-        }
-        const char *name = zs.name;
-        const char *why = path_unsafe_entry(name);
-        if (why) {
-            strbuf_addf(err, "%s: entry '%s' refused: %s; nothing was extracted", path, name, why);
-            goto fail;
-        }
-        zip_uint8_t opsys;
-        zip_uint32_t attr;
-        if (zip_file_get_external_attributes(pp->za, (zip_uint64_t)i, 0, &opsys, &attr) == 0 &&
-            opsys == ZIP_OPSYS_UNIX) {
-            mode_t mode = (mode_t)(attr >> 16);
-            if (S_ISLNK(mode)) {
-                strbuf_addf(err, "%s: entry '%s' refused: it is a symbolic link; nothing was extracted", path, name);
-                goto fail;
-            }
-            if (mode & S_IFMT && !S_ISREG(mode) && !S_ISDIR(mode)) {
-                strbuf_addf(err, "%s: entry '%s' refused: not a regular file or folder", path, name);
-                goto fail;
-            }
-        }
-        uint64_t size = (zs.valid & ZIP_STAT_SIZE) ? zs.size : 0;
-        uint64_t csize = (zs.valid & ZIP_STAT_COMP_SIZE) ? zs.comp_size : 0;
-        if (size > PACKAGE_MAX_ENTRY_BYTES) {
-            strbuf_addf(err, "%s: entry '%s' refused: %llu bytes uncompressed, over the %llu-byte limit", path,
-                        name, (unsigned long long)size, (unsigned long long)PACKAGE_MAX_ENTRY_BYTES);
-            goto fail;
-        }
-        /* Ratio only matters for big entries: a bomb is big by definition. */
-        if (size > (1u << 20) && size / (csize ? csize : 1) > PACKAGE_MAX_RATIO) {
-            strbuf_addf(err, "%s: entry '%s' refused: compression ratio %llu:1 (%llu bytes from %llu) is over "
-                        "%d:1 (zip bomb?)", path, name, (unsigned long long)(size / (csize ? csize : 1)),
-                        (unsigned long long)size, (unsigned long long)csize, PACKAGE_MAX_RATIO);
-            goto fail;
-        }
-        total += size;
-        if (total > PACKAGE_MAX_TOTAL_BYTES) {
-            strbuf_addf(err, "%s: entries up to '%s' add up to more than %llu bytes uncompressed; refusing", path,
-                        name, (unsigned long long)PACKAGE_MAX_TOTAL_BYTES);
-            goto fail;
-        }
+        const char *name;
+        if (check_entry(pp, path, i, &name, &total, err) < 0)
+            return NULL;
         names[i] = arena_strdup(&p->arena, name);
     }
     const char **sorted = arena_memdup(&p->arena, names, (size_t)n * sizeof *names);
@@ -761,21 +751,27 @@ static int package_open_impl(package_t **out, const char *path, const package_so
     for (zip_int64_t i = 1; i < n; i++)
         if (!strcmp(sorted[i], sorted[i - 1])) {
             strbuf_addf(err, "%s: entry '%s' appears twice; refusing an ambiguous archive", path, sorted[i]);
-            goto fail;
+            return NULL;
         }
     const char *slash = strchr(names[0], '/');
     if (!slash) {
         strbuf_addf(err, "%s: entry '%s' is not under a root folder; not a .pt2 package", path, names[0]);
-        goto fail;
+        return NULL;
     }
     p->root = arena_strndup(&p->arena, names[0], (size_t)(slash - names[0]) + 1);
     for (zip_int64_t i = 0; i < n; i++)
         if (!starts_with(names[i], p->root)) {
             strbuf_addf(err, "%s: entry '%s' is outside the root folder '%s'", path, names[i], p->root);
-            goto fail;
+            return NULL;
         }
-    /* Models first (so shared weights attach to each), then their files. */
-    for (zip_int64_t i = 0; i < n; i++) {
+    return names;
+}
+
+/* Step 4: the models (first, so shared weights attach to each), their files, their metadata. */
+static int find_models(package_priv *pp, const char *path, const char **names, strbuf *err)
+{
+    package_t *p = &pp->pub;
+    for (size_t i = 0; i < p->nentries; i++) {
         const char *rest = names[i] + strlen(p->root);
         if (starts_with(rest, "data/aotinductor/")) {
             const char *mn = rest + strlen("data/aotinductor/");
@@ -784,18 +780,48 @@ static int package_open_impl(package_t **out, const char *path, const package_so
                 model_for(p, mn, (size_t)(s - mn));
         }
     }
-    for (zip_int64_t i = 0; i < n; i++)
+    for (size_t i = 0; i < p->nentries; i++)
         classify(p, names[i]);
     if (p->nmodels == 0) {
         strbuf_addf(err, "%s: no model under %sdata/aotinductor/; not an AOTInductor package "
                     "(make one with torch._inductor.aoti_compile_and_package)", path, p->root);
-        goto fail;
+        return -1;
     }
     for (size_t i = 0; i < p->nmodels; i++) {
         package_model *m = &p->models[i];
         if (m->metadata_entry && read_metadata(pp, m, err) < 0)
-            goto fail;
+            return -1;
     }
+    return 0;
+}
+
+static int package_open_impl(package_t **out, const char *path, const package_source *src, strbuf *err)
+{
+    *out = NULL;
+    package_priv *pp = xcalloc(1, sizeof *pp);
+    package_t *p = &pp->pub;
+    p->path = arena_strdup(&p->arena, path);
+    pp->fd = -1;
+    strbuf_init(&pp->hash_err, 0);
+    if (src) {
+        pp->src_store = *src;
+        pp->src = &pp->src_store;
+        zip_readat_init(&pp->src_zip, pp->src->read, pp->src->ctx, pp->src->size);
+    }
+    unsigned char magic[4] = {0};
+    long got = read_magic(pp, path, magic, err);
+    if (got < 0)
+        goto fail;
+    if (got == 4 && !memcmp(magic, "\x7f" "ELF", 4)) {
+        if (open_bare_so(pp, path, err) < 0)
+            goto fail;
+        *out = p;
+        return 0;
+    }
+    const char **names;
+    if (open_archive(pp, path, err) < 0 || !(names = read_entries(pp, path, err)) ||
+        find_models(pp, path, names, err) < 0)
+        goto fail;
     *out = p;
     return 0;
 fail:
@@ -918,9 +944,7 @@ static int extract_one(package_priv *pp, extract_job *j, zip_int64_t idx, const 
     /* 128 KB: the buffer stays in the cache between the read and the write (1 MB
      * chunks took twice the time and 2.7x the system time on a 538 MB package) */
     enum { CHUNK = 128 << 10 };
-    char *buf = malloc(CHUNK);
-    if (!buf)
-        abort();
+    char *buf = xmalloc(CHUNK);
     uint64_t total = 0;
     int rc = 0;
     for (;;) {
@@ -1146,9 +1170,7 @@ int package_extract_start(package_t *p, package_model *m, strbuf *err)
         strbuf_addf(err, "%s: an extraction is already running", p->path);
         return -1;
     }
-    extract_job *j = calloc(1, sizeof *j);
-    if (!j)
-        abort();
+    extract_job *j = xcalloc(1, sizeof *j);
     j->topfd = -1;
     j->notify[0] = j->notify[1] = -1;
     strbuf_init(&j->err, 0);

@@ -26,9 +26,7 @@ static char *find_file(const char *dir, const char *suffix, int depth)
         if (e->d_name[0] == '.')
             continue;
         size_t n = strlen(dir) + strlen(e->d_name) + 2;
-        char *p = malloc(n);
-        if (!p)
-            abort();
+        char *p = xmalloc(n);
         snprintf(p, n, "%s/%s", dir, e->d_name);
         struct stat st;
         if (lstat(p, &st) == 0) {
@@ -66,7 +64,7 @@ static int read_beside(const char *dir, const char *suffix, size_t max, strbuf *
 
 static int read_files(const char *pkg, int is_dir, size_t max, package_sources *out, strbuf *err)
 {
-    char *wpath = is_dir ? find_file(pkg, ".wrapper.cpp", MAX_DIR_DEPTH) : strdup(pkg);
+    char *wpath = is_dir ? find_file(pkg, ".wrapper.cpp", MAX_DIR_DEPTH) : xstrdup(pkg);
     if (!wpath) {
         strbuf_addf(err, "%s: no *.wrapper.cpp in this folder", pkg);
         return -1;

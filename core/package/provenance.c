@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "package_sources.h"
+#include "compat.h"
 
 /* One kernel_information.json entry. */
 typedef struct {
@@ -192,10 +193,8 @@ static int index_json(jindex *ix, const cJSON *root, const char *jname, strbuf *
         return -1;
     }
     size_t n = (size_t)cJSON_GetArraySize(root);
-    ix->e = calloc(n ? n : 1, sizeof *ix->e);
-    ix->by_key = calloc(n ? n : 1, sizeof *ix->by_key);
-    if (!ix->e || !ix->by_key)
-        abort();
+    ix->e = xcalloc(n ? n : 1, sizeof *ix->e);
+    ix->by_key = xcalloc(n ? n : 1, sizeof *ix->by_key);
     const cJSON *it;
     cJSON_ArrayForEach(it, root) {
         if (!it->string || !cJSON_IsObject(it)) {
@@ -311,26 +310,6 @@ int provenance_scan(session *s, const char *wrapper, size_t wlen, const char *js
     int rc = provenance_from_scan(s, have ? &ws : NULL, json, jlen, jname, err);
     if (have)
         wrapper_scan_free(&ws);
-    return rc;
-}
-
-int provenance_load(session *s, package_t *p, const package_model *m, strbuf *err)
-{
-    strbuf w = STRBUF_INIT, j = STRBUF_INIT;
-    int rc = 0, have_w = 0, have_j = 0;
-    if (m->wrapper_cpp_path)
-        have_w = strbuf_read_file(&w, m->wrapper_cpp_path, WS_MAX_BYTES, err) == 0;
-    else if (m->wrapper_cpp_entry)
-        have_w = package_read_entry(p, m->wrapper_cpp_entry, WS_MAX_BYTES, &w, err) == 0;
-    if (m->kernel_info_entry)
-        have_j = package_read_entry(p, m->kernel_info_entry, PROV_MAX_JSON_BYTES, &j, err) == 0;
-    if ((m->wrapper_cpp_entry && !have_w) || (m->kernel_info_entry && !have_j))
-        rc = -1;
-    if ((have_w || have_j) &&
-        provenance_scan(s, have_w ? w.buf : NULL, w.len, have_j ? j.buf : NULL, j.len, m->kernel_info_entry, err) < 0)
-        rc = -1;
-    strbuf_release(&w);
-    strbuf_release(&j);
     return rc;
 }
 

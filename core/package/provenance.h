@@ -17,7 +17,7 @@
  * by kernel name in order; a JSON entry of a launch the printer does not see
  * is left out. Kernel events point at their row (session_match_call).
  *
- * Use: a run calls provenance_load() once the package is open; i18's eager
+ * Use: a run calls provenance_from_scan() once the package is open; the eager
  * reference maps a kernel event to the graph nodes it computes through
  * session_kernel_call(s, k)->post_grad, and a node back to its call with
  * session_call_of_node(); stack_trace.h turns a row's stack into the user's lines.
@@ -44,8 +44,6 @@ int provenance_scan(session *s, const char *wrapper, size_t wlen, const char *js
 /* From a wrapper.cpp already scanned (ws may be NULL) and the JSON text. */
 int provenance_from_scan(session *s, const wrapper_scan *ws, const char *json, size_t jlen, const char *jname,
                          strbuf *err);
-/* From a package's model: reads its wrapper.cpp and kernel_information.json. */
-int provenance_load(session *s, package_t *p, const package_model *m, strbuf *err);
 /* From PKG in any form package_sources.h reads (.pt2, folder, *.wrapper.cpp). */
 int provenance_load_path(session *s, const char *pkg, strbuf *err);
 

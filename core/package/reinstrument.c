@@ -518,7 +518,7 @@ static int pread_all(int fd, void *buf, size_t n, uint64_t off)
 static char *read_range(int fd, uint64_t fsize, uint64_t off, uint64_t n)
 {
     if (n > ELF_MAX_TABLE || off > fsize || n > fsize - off) return NULL;
-    char *b = malloc((size_t)n + 1);
+    char *b = xmalloc((size_t)n + 1);
     if (!b) return NULL;
     if (pread_all(fd, b, (size_t)n, off)) { free(b); return NULL; }
     b[n] = 0;
@@ -668,7 +668,7 @@ static void rm_rf(const char *path)
     }
 }
 
-char *reinstrument_cache_root(strbuf *err)
+static char *reinstrument_cache_root(strbuf *err)
 {
     strbuf sb = STRBUF_INIT;
     const char *v = getenv("AOTIDBG_CACHE_DIR");
@@ -768,8 +768,7 @@ static void cmd_free(cmdline *c)
 static void cmd_push(cmdline *c, const char *s, size_t n)
 {
     if (c->argc >= MAX_ARGS) return;
-    char *a = malloc(n + 1);
-    if (!a) abort();
+    char *a = xmalloc(n + 1);
     memcpy(a, s, n); a[n] = 0;
     c->argv[c->argc++] = a;
     c->argv[c->argc] = NULL;
@@ -1023,11 +1022,11 @@ static void read_proxy_ops(const char *so, proxy_ops *po)
     cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
     int n = cJSON_IsArray(nodes) ? cJSON_GetArraySize(nodes) : 0;
     if (n > 0 && n < 1000000) {
-        po->ops = calloc((size_t)n, sizeof *po->ops);
+        po->ops = xcalloc((size_t)n, sizeof *po->ops);
         for (int i = 0; po->ops && i < n; i++) {
             cJSON *t = cJSON_GetObjectItemCaseSensitive(
                 cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(nodes, i), "node"), "target");
-            po->ops[i] = cJSON_IsString(t) ? strdup(t->valuestring) : NULL;
+            po->ops[i] = cJSON_IsString(t) ? xstrdup(t->valuestring) : NULL;
         }
         if (po->ops) po->n = (size_t)n;
     }
@@ -1069,231 +1068,278 @@ done:
     return rc;
 }
 
-int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_progress_fn pfn,
-                       void *pctx, char **out_so_path, strbuf *err)
+/* One build's state, from the package's sources to the cached .so. */
+typedef struct {
+    const char *model_dir, *sha256;
+    reinstrument_progress_fn pfn;
+    void *pctx;
+    char *wrapper, *kernel, *so, *root;   /* the package's sources and .so; the cache root */
+    const char *troot, *so_base;
+    char tver[64];
+    strbuf src, inst, kcmd_s, wcmd_s, lcmd_s, ksrc, blob, path, stamp, e2, dir, tmpdir;
+    cmdline wc, kc, lc, ac;               /* compile the wrapper, the kernels; link; assemble weights */
+    reinstrument_stats st;
+    rewrite_ctx rx;
+} rebuild;
+
+/* Step 1: the package's wrapper source, its .so and its kernel source (if any). */
+static int find_sources(rebuild *b, strbuf *err)
 {
-    int rc = -1, count;
-    char *wrapper = NULL, *kernel = NULL, *so = NULL, *root = NULL;
-    strbuf src = STRBUF_INIT, inst = STRBUF_INIT, kcmd_s = STRBUF_INIT, wcmd_s = STRBUF_INIT,
-           lcmd_s = STRBUF_INIT, ksrc = STRBUF_INIT, blob = STRBUF_INIT, path = STRBUF_INIT,
-           stamp = STRBUF_INIT, e2 = STRBUF_INIT, dir = STRBUF_INIT, tmpdir = STRBUF_INIT;
-    cmdline wc = {0}, kc = {0}, lc = {0}, ac = {0};
-    *out_so_path = NULL;
-
-    if (!sha256 || !is_hex_sha(sha256)) { strbuf_addstr(err, "reinstrument: the package hash must be hex (the cache key)"); goto out; }
-    wrapper = find_one(model_dir, ".wrapper.cpp", &count);
-    if (!wrapper || count != 1) {
-        strbuf_addf(err, "%s: %s *.wrapper.cpp: re-instrumentation needs the wrapper source the package carries",
-                    model_dir, count ? "more than one" : "no");
-        goto out;
+    int count;
+    if (!b->sha256 || !is_hex_sha(b->sha256)) {
+        strbuf_addstr(err, "reinstrument: the package hash must be hex (the cache key)");
+        return -1;
     }
-    so = find_one(model_dir, ".wrapper.so", &count);
-    if (!so || count != 1) { strbuf_addf(err, "%s: %s *.wrapper.so", model_dir, count ? "more than one" : "no"); goto out; }
-    kernel = find_one(model_dir, ".kernel.cpp", &count);
-    if (count > 1) { strbuf_addf(err, "%s: more than one *.kernel.cpp", model_dir); goto out; }
+    b->wrapper = find_one(b->model_dir, ".wrapper.cpp", &count);
+    if (!b->wrapper || count != 1) {
+        strbuf_addf(err, "%s: %s *.wrapper.cpp: re-instrumentation needs the wrapper source the package carries",
+                    b->model_dir, count ? "more than one" : "no");
+        return -1;
+    }
+    b->so = find_one(b->model_dir, ".wrapper.so", &count);
+    if (!b->so || count != 1) {
+        strbuf_addf(err, "%s: %s *.wrapper.so", b->model_dir, count ? "more than one" : "no");
+        return -1;
+    }
+    b->kernel = find_one(b->model_dir, ".kernel.cpp", &count);
+    if (count > 1) {
+        strbuf_addf(err, "%s: more than one *.kernel.cpp", b->model_dir);
+        return -1;
+    }
+    return 0;
+}
 
-    root = reinstrument_cache_root(err);
-    if (!root) goto out;
-    strbuf_addf(&dir, "%s/%s", root, sha256);
+/* Step 2: the torch to build against and the stamp naming it. Returns 1 on a cache hit (the
+ * stamp matches and the .so is there: *out_so_path set), 0 to build, -1 on error. */
+static int find_torch(rebuild *b, char **out_so_path, strbuf *err)
+{
+    b->root = reinstrument_cache_root(err);
+    if (!b->root) return -1;
+    strbuf_addf(&b->dir, "%s/%s", b->root, b->sha256);
     /* The torch of the last build of this package is the first candidate: a
      * cache hit then needs no python3 start (which alone can take a second). */
     char torch_hint[PATH_MAX] = "";
-    {
-        strbuf old = STRBUF_INIT;
-        strbuf_addf(&path, "%s/stamp", dir.buf);
-        if (strbuf_read_file(&old, path.buf, 1 << 16, &e2) == 0) {
-            const char *t = strstr(old.buf, "\ntorch_dir ");
-            if (t) snprintf(torch_hint, sizeof torch_hint, "%.*s", (int)strcspn(t + 11, "\n"), t + 11);
-        }
+    strbuf old = STRBUF_INIT;
+    strbuf_addf(&b->path, "%s/stamp", b->dir.buf);
+    int had = strbuf_read_file(&old, b->path.buf, 1 << 16, &b->e2) == 0;
+    const char *t = had ? strstr(old.buf, "\ntorch_dir ") : NULL;
+    if (t) snprintf(torch_hint, sizeof torch_hint, "%.*s", (int)strcspn(t + 11, "\n"), t + 11);
+    b->troot = torch_root(torch_hint);
+    if (!b->troot) {
         strbuf_release(&old);
-        strbuf_reset(&path);
-    }
-    const char *troot = torch_root(torch_hint);
-    if (!troot) {
         strbuf_addstr(err, "torch headers not found here: re-instrumentation compiles the package's wrapper "
                       "against torch's C++ headers (include/torch/csrc/inductor/aoti_runtime/model.h). "
                       "Install the torch the package was built with for python3, or set TORCH_DIR to a "
                       "torch install holding include/ and lib/");
-        goto out;
+        return -1;
     }
-    char tver[64];
-    torch_version(troot, tver, sizeof tver);
-
-    const char *so_base = strrchr(so, '/') + 1;
-    strbuf_addf(&stamp, "aotidbg-reinstrument %d\ntorch %s\ntorch_dir %s\n", REINSTRUMENT_VERSION, tver, troot);
-
-    /* cache hit: the stamp matches and the .so is there */
-    {
-        strbuf have = STRBUF_INIT;
-        strbuf_addf(&path, "%s/stamp", dir.buf);
-        int ok = strbuf_read_file(&have, path.buf, 1 << 16, &e2) == 0 && !strcmp(have.buf, stamp.buf);
-        strbuf_release(&have);
-        strbuf_reset(&path);
-        strbuf_addf(&path, "%s/%s", dir.buf, so_base);
-        if (ok && access(path.buf, R_OK) == 0) {
-            progress(pfn, pctx, "cached", 1.0);
-            *out_so_path = strbuf_detach(&path, NULL);
-            rc = 0;
-            goto out;
-        }
+    torch_version(b->troot, b->tver, sizeof b->tver);
+    b->so_base = strrchr(b->so, '/') + 1;
+    strbuf_addf(&b->stamp, "aotidbg-reinstrument %d\ntorch %s\ntorch_dir %s\n", REINSTRUMENT_VERSION, b->tver,
+                b->troot);
+    int ok = had && !strcmp(old.buf, b->stamp.buf);
+    strbuf_release(&old);
+    strbuf_reset(&b->path);
+    strbuf_addf(&b->path, "%s/%s", b->dir.buf, b->so_base);
+    if (ok && access(b->path.buf, R_OK) == 0) {
+        progress(b->pfn, b->pctx, "cached", 1.0);
+        *out_so_path = strbuf_detach(&b->path, NULL);
+        return 1;
     }
+    return 0;
+}
 
-    /* build in a private folder, renamed into place at the end */
-    if (mkdir_p(root, err)) goto out;
-    strbuf_addf(&tmpdir, "%s/%s.tmp.%ld", root, sha256, (long)getpid());
-    rm_rf(tmpdir.buf);
-    if (mkdir(tmpdir.buf, 0755) != 0) { strbuf_addf(err, "mkdir %s: %s", tmpdir.buf, strerror(errno)); goto out; }
-
-    progress(pfn, pctx, "instrument", 0.0);
-    if (strbuf_read_file(&src, wrapper, REINSTRUMENT_MAX_SOURCE, err)) goto out;
-    reinstrument_stats st;
+/* Step 3: the instrumented wrapper source in the build folder, and the package's compile and
+ * link commands rewritten for it. */
+static int instrument(rebuild *b, strbuf *err)
+{
+    progress(b->pfn, b->pctx, "instrument", 0.0);
+    if (strbuf_read_file(&b->src, b->wrapper, REINSTRUMENT_MAX_SOURCE, err)) return -1;
     proxy_ops pops;
-    read_proxy_ops(so, &pops);
+    read_proxy_ops(b->so, &pops);
     reinstrument_opts ro = {(const char *const *)pops.ops, pops.n};
-    int bad_src = reinstrument_source(src.buf, src.len, &ro, &inst, &st, err);
+    int bad_src = reinstrument_source(b->src.buf, b->src.len, &ro, &b->inst, &b->st, err);
     proxy_ops_free(&pops);
-    if (bad_src) { strbuf_addf(err, " (%s)", wrapper); goto out; }
-    if (st.launches == 0 && st.outputs == 0) {
-        if (st.printer)
+    if (bad_src) { strbuf_addf(err, " (%s)", b->wrapper); return -1; }
+    if (b->st.launches == 0 && b->st.outputs == 0) {
+        if (b->st.printer)
             strbuf_addf(err, "%s: the printer already hooks every kernel launch (%zu): nothing to add; run the "
-                        "package as it is", wrapper, st.printer);
+                        "package as it is", b->wrapper, b->st.printer);
         else
             strbuf_addf(err, "%s: found no kernel launch in run_impl (cpp_*, call_triton_*, aoti_torch_<device>_*, "
-                        "proxy-executor calls): nothing to instrument", wrapper);
-        goto out;
+                        "proxy-executor calls): nothing to instrument", b->wrapper);
+        return -1;
     }
-    if (reinstrument_find_cmd(src.buf, src.len, "Compile cmd", &wcmd_s, err) ||
-        reinstrument_find_cmd(src.buf, src.len, "Link cmd", &lcmd_s, err)) {
-        strbuf_addf(err, " (%s)", wrapper);
-        goto out;
+    if (reinstrument_find_cmd(b->src.buf, b->src.len, "Compile cmd", &b->wcmd_s, err) ||
+        reinstrument_find_cmd(b->src.buf, b->src.len, "Link cmd", &b->lcmd_s, err)) {
+        strbuf_addf(err, " (%s)", b->wrapper);
+        return -1;
     }
-    strbuf_reset(&path);
-    strbuf_addf(&path, "%s/%s", tmpdir.buf, strrchr(wrapper, '/') + 1);
-    char *wsrc = strbuf_detach(&path, NULL);
-    int wfail = write_file(wsrc, inst.buf, inst.len, err);
-    if (kernel) {
-        if (strbuf_read_file(&ksrc, kernel, REINSTRUMENT_MAX_SOURCE, err) ||
-            reinstrument_find_cmd(ksrc.buf, ksrc.len, "Compile cmd", &kcmd_s, err)) {
-            strbuf_addf(err, " (%s)", kernel);
-            free(wsrc);
-            goto out;
-        }
-    }
-    rewrite_ctx rx = {.cache = tmpdir.buf, .wrapper_src = wsrc, .kernel_src = kernel, .torch = troot};
-    if (wfail || rewrite_cmd(wcmd_s.buf, &rx, &wc, err) ||
-        (kernel && rewrite_cmd(kcmd_s.buf, &rx, &kc, err)) || rewrite_cmd(lcmd_s.buf, &rx, &lc, err)) {
-        strbuf_addf(err, " (%s)", wrapper);
+    strbuf_reset(&b->path);
+    strbuf_addf(&b->path, "%s/%s", b->tmpdir.buf, strrchr(b->wrapper, '/') + 1);
+    char *wsrc = strbuf_detach(&b->path, NULL);
+    int wfail = write_file(wsrc, b->inst.buf, b->inst.len, err);
+    if (b->kernel && (strbuf_read_file(&b->ksrc, b->kernel, REINSTRUMENT_MAX_SOURCE, err) ||
+                      reinstrument_find_cmd(b->ksrc.buf, b->ksrc.len, "Compile cmd", &b->kcmd_s, err))) {
+        strbuf_addf(err, " (%s)", b->kernel);
         free(wsrc);
-        goto out;
+        return -1;
     }
+    b->rx = (rewrite_ctx){.cache = b->tmpdir.buf, .wrapper_src = wsrc, .kernel_src = b->kernel, .torch = b->troot};
+    int bad = wfail || rewrite_cmd(b->wcmd_s.buf, &b->rx, &b->wc, err) ||
+              (b->kernel && rewrite_cmd(b->kcmd_s.buf, &b->rx, &b->kc, err)) ||
+              rewrite_cmd(b->lcmd_s.buf, &b->rx, &b->lc, err);
+    if (bad) strbuf_addf(err, " (%s)", b->wrapper);
     free(wsrc);
+    b->rx.wrapper_src = NULL;
+    return bad ? -1 : 0;
+}
 
-    /* weights: the blob from the shipped .so, assembled back into an object */
-    progress(pfn, pctx, "weights", 0.05);
-    const char *section; size_t mmap_tail;
-    if (reinstrument_read_consts(so, &blob, &section, &mmap_tail, err)) goto out;
+/* Step 4: the weights, the blob from the shipped .so, assembled back into the object the link
+ * command names. */
+static int weights_object(rebuild *b, size_t *mmap_tail, strbuf *err)
+{
+    progress(b->pfn, b->pctx, "weights", 0.05);
+    const char *section;
+    if (reinstrument_read_consts(b->so, &b->blob, &section, mmap_tail, err)) return -1;
     const char *weights_o = NULL;
-    for (int i = 1; i < lc.argc; i++)
-        if (ends_with(lc.argv[i], ".weights.o")) weights_o = lc.argv[i];
-    if (!weights_o) { strbuf_addf(err, "%s: the link command names no *.weights.o", wrapper); goto out; }
-    strbuf_reset(&path);
-    strbuf_addf(&path, "%s/consts.bin", tmpdir.buf);
-    if (write_file(path.buf, blob.buf, blob.len, err)) goto out;
-    {
-        strbuf s = STRBUF_INIT;
-        strbuf_addf(&s, "\t.section\t%s, \"%s\"\n\t.balign %d\n\t.globl\t_binary_constants_bin_start\n"
-                    "_binary_constants_bin_start:\n\t.incbin \"%s\"\n%s\t.globl\t_binary_constants_bin_end\n"
-                    "_binary_constants_bin_end:\n\t.section\t.note.GNU-stack,\"\",@progbits\n",
-                    section, strcmp(section, ".ldata") ? "a" : "aw", ALIGN_BYTES, path.buf,
-                    blob.len ? "" : "\t.space 1\n");
-        strbuf_reset(&path);
-        strbuf_addf(&path, "%s/weights.S", tmpdir.buf);
-        int f = write_file(path.buf, s.buf, s.len, err);
-        strbuf_release(&s);
-        if (f) goto out;
-    }
-    const char *av[] = {rx.compiler, "-c", path.buf, "-o", weights_o};
-    for (size_t i = 0; i < sizeof av / sizeof *av; i++) cmd_push(&ac, av[i], strlen(av[i]));
+    for (int i = 1; i < b->lc.argc; i++)
+        if (ends_with(b->lc.argv[i], ".weights.o")) weights_o = b->lc.argv[i];
+    if (!weights_o) { strbuf_addf(err, "%s: the link command names no *.weights.o", b->wrapper); return -1; }
+    strbuf_reset(&b->path);
+    strbuf_addf(&b->path, "%s/consts.bin", b->tmpdir.buf);
+    if (write_file(b->path.buf, b->blob.buf, b->blob.len, err)) return -1;
+    strbuf s = STRBUF_INIT;
+    strbuf_addf(&s, "\t.section\t%s, \"%s\"\n\t.balign %d\n\t.globl\t_binary_constants_bin_start\n"
+                "_binary_constants_bin_start:\n\t.incbin \"%s\"\n%s\t.globl\t_binary_constants_bin_end\n"
+                "_binary_constants_bin_end:\n\t.section\t.note.GNU-stack,\"\",@progbits\n",
+                section, strcmp(section, ".ldata") ? "a" : "aw", ALIGN_BYTES, b->path.buf,
+                b->blob.len ? "" : "\t.space 1\n");
+    strbuf_reset(&b->path);
+    strbuf_addf(&b->path, "%s/weights.S", b->tmpdir.buf);
+    int f = write_file(b->path.buf, s.buf, s.len, err);
+    strbuf_release(&s);
+    if (f) return -1;
+    const char *av[] = {b->rx.compiler, "-c", b->path.buf, "-o", weights_o};
+    for (size_t i = 0; i < sizeof av / sizeof *av; i++) cmd_push(&b->ac, av[i], strlen(av[i]));
+    return 0;
+}
 
-    /* compile the wrapper and the kernels in parallel (2 cores on CI) */
-    progress(pfn, pctx, "compile", 0.1);
+/* Step 5: the wrapper, the kernels and the weights compiled in parallel (2 cores on CI), then
+ * linked; the shipped .so's mmap'ed weights appended when it had them. */
+static int compile_and_link(rebuild *b, size_t mmap_tail, strbuf *err)
+{
+    progress(b->pfn, b->pctx, "compile", 0.1);
+    const char *tmp = b->tmpdir.buf;
     char wlog[PATH_MAX], klog[PATH_MAX], alog[PATH_MAX], llog[PATH_MAX];
-    snprintf(wlog, sizeof wlog, "%s/compile_wrapper.log", tmpdir.buf);
-    snprintf(klog, sizeof klog, "%s/compile_kernel.log", tmpdir.buf);
-    snprintf(alog, sizeof alog, "%s/weights.log", tmpdir.buf);
-    snprintf(llog, sizeof llog, "%s/link.log", tmpdir.buf);
+    snprintf(wlog, sizeof wlog, "%s/compile_wrapper.log", tmp);
+    snprintf(klog, sizeof klog, "%s/compile_kernel.log", tmp);
+    snprintf(alog, sizeof alog, "%s/weights.log", tmp);
+    snprintf(llog, sizeof llog, "%s/link.log", tmp);
     char hint[PATH_MAX * 3];
     snprintf(hint, sizeof hint, "The package was compiled against the torch headers in %s; here it is torch %s "
              "in %s. If those versions differ the generated code may use functions this torch lacks: "
              "install the torch the package was built with (or set TORCH_DIR to it).",
-             rx.orig_torch[0] ? rx.orig_torch : "(unknown)", tver, troot);
-    pid_t pw = spawn(&wc, wlog, tmpdir.buf, err);
-    pid_t pk = kernel ? spawn(&kc, klog, tmpdir.buf, err) : 0;
-    pid_t pa = spawn(&ac, alog, tmpdir.buf, err);
+             b->rx.orig_torch[0] ? b->rx.orig_torch : "(unknown)", b->tver, b->troot);
+    pid_t pw = spawn(&b->wc, wlog, tmp, err);
+    pid_t pk = b->kernel ? spawn(&b->kc, klog, tmp, err) : 0;
+    pid_t pa = spawn(&b->ac, alog, tmp, err);
     int bad = 0;
     if (pw < 0 || pk < 0 || pa < 0) bad = 1;
-    if (pw > 0 && wait_ok(pw, "compiling the instrumented wrapper", &wc, wlog, hint, err)) bad = 1;
-    progress(pfn, pctx, "compile", 0.75);
-    if (pk > 0 && wait_ok(pk, "compiling the package's kernels", &kc, klog, hint, err)) bad = 1;
-    if (pa > 0 && wait_ok(pa, "assembling the weights object", &ac, alog, NULL, err)) bad = 1;
-    if (bad) goto out;
+    if (pw > 0 && wait_ok(pw, "compiling the instrumented wrapper", &b->wc, wlog, hint, err)) bad = 1;
+    progress(b->pfn, b->pctx, "compile", 0.75);
+    if (pk > 0 && wait_ok(pk, "compiling the package's kernels", &b->kc, klog, hint, err)) bad = 1;
+    if (pa > 0 && wait_ok(pa, "assembling the weights object", &b->ac, alog, NULL, err)) bad = 1;
+    if (bad) return -1;
 
-    progress(pfn, pctx, "link", 0.85);
-    pid_t pl = spawn(&lc, llog, tmpdir.buf, err);
-    if (pl < 0 || wait_ok(pl, "linking the instrumented model", &lc, llog, hint, err)) goto out;
-    strbuf_reset(&path);
-    strbuf_addf(&path, "%s/%s", tmpdir.buf, so_base);
-    if (access(path.buf, R_OK) != 0) { strbuf_addf(err, "the link command did not write %s", path.buf); goto out; }
-    if (mmap_tail && append_mmap_tail(so, path.buf, mmap_tail, err)) goto out;
+    progress(b->pfn, b->pctx, "link", 0.85);
+    pid_t pl = spawn(&b->lc, llog, tmp, err);
+    if (pl < 0 || wait_ok(pl, "linking the instrumented model", &b->lc, llog, hint, err)) return -1;
+    strbuf_reset(&b->path);
+    strbuf_addf(&b->path, "%s/%s", tmp, b->so_base);
+    if (access(b->path.buf, R_OK) != 0) { strbuf_addf(err, "the link command did not write %s", b->path.buf); return -1; }
+    if (mmap_tail && append_mmap_tail(b->so, b->path.buf, mmap_tail, err)) return -1;
+    return 0;
+}
+
+/* Step 6: what goes beside the .so: the proxy executor's json, the stamp, a summary; the objects
+ * go. */
+static int write_beside(rebuild *b, strbuf *err)
+{
     /* torch's runner builds the proxy executor from <so stem>.json beside the .so */
-    {
-        strbuf js = STRBUF_INIT, jd = STRBUF_INIT;
-        strbuf_addf(&js, "%.*s.json", (int)(strlen(so) - 3), so);
-        strbuf_addf(&jd, "%s/%.*s.json", tmpdir.buf, (int)(strlen(so_base) - 3), so_base);
-        strbuf body = STRBUF_INIT;
-        int bad = access(js.buf, R_OK) == 0 &&
-                  (strbuf_read_file(&body, js.buf, REINSTRUMENT_MAX_SOURCE, err) ||
-                   write_file(jd.buf, body.buf, body.len, err));
-        strbuf_release(&js); strbuf_release(&jd); strbuf_release(&body);
-        if (bad) goto out;
-    }
-    strbuf_reset(&path);
-    strbuf_addf(&path, "%s/stamp", tmpdir.buf);
-    if (write_file(path.buf, stamp.buf, stamp.len, err)) goto out;
-    {   /* a summary for humans and for the front end's notes */
-        strbuf s = STRBUF_INIT;
-        strbuf_addf(&s, "model_dir %s\nlaunches %zu\nhooks %zu\ncpp %zu\nextern %zu\ntriton %zu\n",
-                    model_dir, st.launches, st.hooks, st.cpp, st.extern_ops, st.triton);
-        strbuf_reset(&path);
-        strbuf_addf(&path, "%s/summary.txt", tmpdir.buf);
-        write_file(path.buf, s.buf, s.len, &e2);
-        strbuf_release(&s);
-    }
+    strbuf js = STRBUF_INIT, jd = STRBUF_INIT, body = STRBUF_INIT;
+    strbuf_addf(&js, "%.*s.json", (int)(strlen(b->so) - 3), b->so);
+    strbuf_addf(&jd, "%s/%.*s.json", b->tmpdir.buf, (int)(strlen(b->so_base) - 3), b->so_base);
+    int bad = access(js.buf, R_OK) == 0 && (strbuf_read_file(&body, js.buf, REINSTRUMENT_MAX_SOURCE, err) ||
+                                             write_file(jd.buf, body.buf, body.len, err));
+    strbuf_release(&js); strbuf_release(&jd); strbuf_release(&body);
+    if (bad) return -1;
+    strbuf_reset(&b->path);
+    strbuf_addf(&b->path, "%s/stamp", b->tmpdir.buf);
+    if (write_file(b->path.buf, b->stamp.buf, b->stamp.len, err)) return -1;
+    /* a summary for humans and for the front end's notes */
+    strbuf s = STRBUF_INIT;
+    strbuf_addf(&s, "model_dir %s\nlaunches %zu\nhooks %zu\ncpp %zu\nextern %zu\ntriton %zu\n", b->model_dir,
+                b->st.launches, b->st.hooks, b->st.cpp, b->st.extern_ops, b->st.triton);
+    strbuf_reset(&b->path);
+    strbuf_addf(&b->path, "%s/summary.txt", b->tmpdir.buf);
+    write_file(b->path.buf, s.buf, s.len, &b->e2);
+    strbuf_release(&s);
     /* the objects are not needed any more */
-    for (int i = 1; i < lc.argc; i++)
-        if (ends_with(lc.argv[i], ".o") && starts_with(lc.argv[i], tmpdir.buf)) unlink(lc.argv[i]);
+    for (int i = 1; i < b->lc.argc; i++)
+        if (ends_with(b->lc.argv[i], ".o") && starts_with(b->lc.argv[i], b->tmpdir.buf)) unlink(b->lc.argv[i]);
+    return 0;
+}
 
-    rm_rf(dir.buf);
-    if (rename(tmpdir.buf, dir.buf) != 0) { strbuf_addf(err, "rename %s: %s", dir.buf, strerror(errno)); goto out; }
-    strbuf_reset(&path);
-    strbuf_addf(&path, "%s/%s", dir.buf, so_base);
+static void rebuild_release(rebuild *b)
+{
+    cmd_free(&b->wc); cmd_free(&b->kc); cmd_free(&b->lc); cmd_free(&b->ac);
+    free(b->wrapper); free(b->kernel); free(b->so); free(b->root);
+    strbuf *bufs[] = {&b->src, &b->inst, &b->kcmd_s, &b->wcmd_s, &b->lcmd_s, &b->ksrc,
+                      &b->blob, &b->path, &b->stamp, &b->e2, &b->dir, &b->tmpdir};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) strbuf_release(bufs[i]);
+}
+
+int reinstrument_build(const char *model_dir, const char *sha256, reinstrument_progress_fn pfn,
+                       void *pctx, char **out_so_path, strbuf *err)
+{
+    int rc = -1;
+    rebuild b = {.model_dir = model_dir, .sha256 = sha256, .pfn = pfn, .pctx = pctx};
+    strbuf *bufs[] = {&b.src, &b.inst, &b.kcmd_s, &b.wcmd_s, &b.lcmd_s, &b.ksrc,
+                      &b.blob, &b.path, &b.stamp, &b.e2, &b.dir, &b.tmpdir};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) strbuf_init(bufs[i], 0);
+    *out_so_path = NULL;
+    size_t mmap_tail = 0;
+    int found = find_sources(&b, err) ? -1 : find_torch(&b, out_so_path, err);
+    if (found != 0) {
+        rc = found > 0 ? 0 : -1;
+        goto out;
+    }
+    /* build in a private folder, renamed into place at the end */
+    if (mkdir_p(b.root, err)) goto out;
+    strbuf_addf(&b.tmpdir, "%s/%s.tmp.%ld", b.root, sha256, (long)getpid());
+    rm_rf(b.tmpdir.buf);
+    if (mkdir(b.tmpdir.buf, 0755) != 0) { strbuf_addf(err, "mkdir %s: %s", b.tmpdir.buf, strerror(errno)); goto out; }
+    if (instrument(&b, err) || weights_object(&b, &mmap_tail, err) || compile_and_link(&b, mmap_tail, err) ||
+        write_beside(&b, err))
+        goto out;
+    rm_rf(b.dir.buf);
+    if (rename(b.tmpdir.buf, b.dir.buf) != 0) { strbuf_addf(err, "rename %s: %s", b.dir.buf, strerror(errno)); goto out; }
+    strbuf_reset(&b.path);
+    strbuf_addf(&b.path, "%s/%s", b.dir.buf, b.so_base);
     progress(pfn, pctx, "done", 1.0);
-    *out_so_path = strbuf_detach(&path, NULL);
+    *out_so_path = strbuf_detach(&b.path, NULL);
     rc = 0;
 out:
-    if (rc != 0 && tmpdir.len) {
+    if (rc != 0 && b.tmpdir.len) {
         /* keep the logs of a failed build for the user, under <sha>.failed */
         strbuf f = STRBUF_INIT;
-        strbuf_addf(&f, "%s/%s.failed", root, sha256);
+        strbuf_addf(&f, "%s/%s.failed", b.root, sha256);
         rm_rf(f.buf);
-        if (rename(tmpdir.buf, f.buf) != 0) rm_rf(tmpdir.buf);
+        if (rename(b.tmpdir.buf, f.buf) != 0) rm_rf(b.tmpdir.buf);
         else strbuf_addf(err, "\n(build folder kept in %s)", f.buf);
         strbuf_release(&f);
     }
-    cmd_free(&wc); cmd_free(&kc); cmd_free(&lc); cmd_free(&ac);
-    free(wrapper); free(kernel); free(so); free(root);
-    strbuf_release(&src); strbuf_release(&inst); strbuf_release(&kcmd_s); strbuf_release(&wcmd_s);
-    strbuf_release(&lcmd_s); strbuf_release(&ksrc); strbuf_release(&blob); strbuf_release(&path);
-    strbuf_release(&stamp); strbuf_release(&e2); strbuf_release(&dir); strbuf_release(&tmpdir);
+    rebuild_release(&b);
     return rc;
 }

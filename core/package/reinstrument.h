@@ -1,8 +1,8 @@
 /* reinstrument.h — rebuild a private, instrumented copy of a package's model
- * .so from the sources the package carries (issue 10), so a package built
+ * .so from the sources the package carries, so a package built
  * without the intermediate-value printer still gives kernel-by-kernel events.
  *
- * How (DESIGN.md §4, §5): the package's <key>.wrapper.cpp and <key>.kernel.cpp
+ * How: the package's <key>.wrapper.cpp and <key>.kernel.cpp
  * end with the exact `// Compile cmd` / `// Link cmd` AOTI ran. We copy the
  * wrapper, insert around every kernel launch in run_impl the same calls the
  * printer at level 1 emits
@@ -103,8 +103,6 @@ int reinstrument_find_cmd(const char *src, size_t len, const char *which,
 int reinstrument_read_consts(const char *so_path, strbuf *blob, const char **section,
                              size_t *mmap_tail, strbuf *err);
 
-/* Cache folder root (see above); malloc'd, caller frees; NULL with err. */
-char *reinstrument_cache_root(strbuf *err);
 
 /* This machine's torch install (the folder holding include/ and lib/): $TORCH_DIR,
  * else python3's torch, found without importing it; NULL when there is none with

@@ -19,14 +19,12 @@ static void *xgrow(void *p, size_t *cap, size_t n, size_t elem)
     if (n < *cap)
         return p;
     size_t nc = *cap ? *cap * 2 : 16;
-    void *q = realloc(p, nc * elem);
-    if (!q)
-        abort();
+    void *q = xrealloc(p, nc * elem);
     *cap = nc;
     return q;
 }
 
-const char *ws_device_type_name(arena *a, long v)
+static const char *ws_device_type_name(arena *a, long v)
 {
     switch (v) {
     case 0: return "cpu";
@@ -104,9 +102,7 @@ static ws_input *input_at(wrapper_scan *ws, int64_t i)
     if (i < 0 || i >= WS_MAX_INPUTS)
         return NULL;
     if ((size_t)i >= ws->ninputs) {
-        ws_input *n = realloc(ws->inputs, (size_t)(i + 1) * sizeof *n);
-        if (!n)
-            abort();
+        ws_input *n = xrealloc(ws->inputs, (size_t)(i + 1) * sizeof *n);
         for (size_t k = ws->ninputs; k <= (size_t)i; k++)
             init_input(&n[k]);
         ws->inputs = n;
@@ -699,9 +695,7 @@ int wrapper_scan_text(wrapper_scan *ws, const char *text, size_t len, strbuf *er
     /* A printer anywhere means call sites are not the kernel list. */
     int has_printer = memmem(text, len, "before_launch", 13) != NULL;
     scan_state st = {.cur_input = -1, .printer_seen = has_printer};
-    char *l = malloc(LINE_MAX_COPY);
-    if (!l)
-        abort();
+    char *l = xmalloc(LINE_MAX_COPY);
     size_t pos = 0;
     int line = 0;
     while (pos < len) {

@@ -100,7 +100,5 @@ typedef struct wrapper_scan {
 int wrapper_scan_text(wrapper_scan *ws, const char *text, size_t len, strbuf *err);
 void wrapper_scan_free(wrapper_scan *ws);
 
-/* c10 DeviceType number -> "cpu", "cuda", ...; "device-type-N" otherwise (arena string). */
-const char *ws_device_type_name(arena *a, long v);
 
 #endif

@@ -121,6 +121,19 @@ static int put_value(strbuf *o, const proto_field *f, const char *p, strbuf *err
     }
 }
 
+/* A list of one column of i64/u64/f64 on a little-endian host (tensor values, argument numbers):
+ * copied as one block, as the values of a big tensor are the bulk of a run's bytes. */
+static int is_bulk(const proto_field *f)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const proto_field *c = f->sub->rows;
+    return (f->flags & PFF_COLUMNS) && f->sub->n == 1 && f->min_item == 8 && (c->kind == PF_I64 || c->kind == PF_U64 || c->kind == PF_F64);
+#else
+    (void)f;
+    return 0;
+#endif
+}
+
 static int put_list(strbuf *o, const char *rec, const proto_field *f, strbuf *err)
 {
     uint64_t n = load_uint(rec + f->cnt, f->cnt_size);
@@ -133,6 +146,10 @@ static int put_list(strbuf *o, const char *rec, const proto_field *f, strbuf *er
         return -1;
     }
     put_u32(o, (uint32_t)n);
+    if (is_bulk(f)) {   /* a column of 8-byte numbers: the host's bytes are the wire's */
+        strbuf_add(o, n ? ptr_at(rec, s->rows[0].off) : "", (size_t)n * 8);
+        return 0;
+    }
     for (uint64_t i = 0; i < n; i++) {
         if (!(f->flags & PFF_COLUMNS)) {
             if (encode_rows(o, (const char *)ptr_at(rec, f->off) + i * f->size, s, err)) return -1;
@@ -384,6 +401,11 @@ static void get_list(cursor *c, const proto_field *f, char *rec)
         return;
     }
     for (int j = 0; j < s->n; j++) set_ptr(rec, s->rows[j].off, arena_alloc(c->a, (size_t)n * s->rows[j].size));
+    if (is_bulk(f)) {   /* the count fits the frame (get_count_max) */
+        memcpy(ptr_at(rec, s->rows[0].off), c->p + c->pos, (size_t)n * 8);
+        c->pos += (size_t)n * 8;
+        return;
+    }
     for (uint32_t i = 0; i < n && !c->failed; i++)
         for (int j = 0; j < s->n; j++)
             get_value(c, &s->rows[j], (char *)ptr_at(rec, s->rows[j].off) + i * s->rows[j].size);

@@ -371,7 +371,7 @@ static const proto_field exit_[] = {
 #define MSG(T, rows) [PROTO_##T] = {#T, ROWS(rows)}
 #define EMPTY(T) [PROTO_##T] = {#T, {NULL, 0}}
 
-const proto_message proto_messages[PROTO_TYPES] = {
+static const proto_message proto_messages[PROTO_TYPES] = {
     MSG(HELLO, hello),
     MSG(LOADED, loaded),
     MSG(KERNEL, kernel),

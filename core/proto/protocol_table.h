@@ -71,10 +71,7 @@ typedef struct {
     proto_rows fields;     /* offsets in proto_msg */
 } proto_message;
 
-#define PROTO_TYPES 64     /* types are below this */
-
-/* Indexed by proto_type. */
-extern const proto_message proto_messages[PROTO_TYPES];
+#define PROTO_TYPES 64     /* types are below this; protocol_table.c indexes its messages by type */
 
 /* The message of type t, or NULL when there is none. */
 const proto_message *proto_message_of(int t);

@@ -50,7 +50,7 @@ struct remote {
     size_t partial_len;        /* its bytes then */
 };
 
-int remote_parse_target(const char *target, char *dest, size_t ndest, char *port, size_t nport, strbuf *err)
+static int remote_parse_target(const char *target, char *dest, size_t ndest, char *port, size_t nport, strbuf *err)
 {
     const char *at = strrchr(target, '@');
     const char *host = at ? at + 1 : target;
@@ -282,9 +282,7 @@ int remote_pump(remote *r, int timeout_ms, strbuf *err)
 
 int remote_alive(const remote *r) { return r && r->sock >= 0; }
 int remote_fd(const remote *r) { return r ? r->sock : -1; }
-int remote_err_fd(const remote *r) { return r ? r->err_fd : -1; }
 const char *remote_host(const remote *r) { return r->target; }
-const char *remote_torch_version(const remote *r) { return r->torch_version ? r->torch_version : ""; }
 
 void remote_take_frames(remote *r, strbuf *dst)
 {
@@ -349,7 +347,7 @@ int remote_send_raw(remote *r, const char *buf, size_t len, strbuf *err)
     return rc;
 }
 
-int remote_call(remote *r, const proto_msg *req, proto_msg *reply, arena *a, strbuf *err)
+static int remote_call(remote *r, const proto_msg *req, proto_msg *reply, arena *a, strbuf *err)
 {
     if (remote_send(r, req, err) < 0)
         return -1;
@@ -412,9 +410,7 @@ int remote_fread(remote *r, const char *path, uint64_t off, void *buf, size_t le
 int remote_read_file(remote *r, const char *path, size_t max, strbuf *sb, strbuf *err)
 {
     uint64_t size = 0, off = 0;
-    char *buf = malloc(1 << 20);
-    if (!buf)
-        abort();
+    char *buf = xmalloc(1 << 20);
     int rc = 0;
     for (;;) {
         size_t got = 0;
@@ -495,9 +491,7 @@ int remote_push(remote *r, const char *local_path, const char *name, char **path
         return -1;
     }
     enum { PIECE = 1 << 20 };
-    char *buf = malloc(PIECE);
-    if (!buf)
-        abort();
+    char *buf = xmalloc(PIECE);
     uint64_t total = (uint64_t)st.st_size, off = 0;
     int rc = 0;
     for (;;) {
@@ -577,26 +571,24 @@ static char **build_argv(const remote_options *o, wordexp_t *we, const char *cmd
     remote_parse_target(o->target, dest, sizeof dest, port, sizeof port, &e);
     strbuf_release(&e);
     size_t n = we->we_wordc + 16;
-    char **argv = calloc(n, sizeof *argv);
-    if (!argv)
-        abort();
+    char **argv = xcalloc(n, sizeof *argv);
     size_t k = 0;
     for (size_t i = 0; i < we->we_wordc; i++)
-        argv[k++] = strdup(we->we_wordv[i]);
+        argv[k++] = xstrdup(we->we_wordv[i]);
     const char *add[] = {"-T", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4"};
     for (size_t i = 0; i < sizeof add / sizeof *add; i++)
-        argv[k++] = strdup(add[i]);
+        argv[k++] = xstrdup(add[i]);
     if (o->batch) {
-        argv[k++] = strdup("-o");
-        argv[k++] = strdup("BatchMode=yes");
+        argv[k++] = xstrdup("-o");
+        argv[k++] = xstrdup("BatchMode=yes");
     }
     if (port[0]) {
-        argv[k++] = strdup("-p");
-        argv[k++] = strdup(port);
+        argv[k++] = xstrdup("-p");
+        argv[k++] = xstrdup(port);
     }
-    argv[k++] = strdup("--");
-    argv[k++] = strdup(dest);
-    argv[k++] = strdup(cmd);
+    argv[k++] = xstrdup("--");
+    argv[k++] = xstrdup(dest);
+    argv[k++] = xstrdup(cmd);
     argv[k] = NULL;
     return argv;
 }
@@ -678,10 +670,8 @@ int remote_connect(remote **out, const remote_options *o, strbuf *err)
         return -1;
     }
     free_argv(argv);
-    remote *r = calloc(1, sizeof *r);
-    if (!r)
-        abort();
-    r->target = strdup(o->target);
+    remote *r = xcalloc(1, sizeof *r);
+    r->target = xstrdup(o->target);
     r->pid = pid;
     r->sock = sv[0];
     r->err_fd = pe[0];
@@ -744,7 +734,7 @@ int remote_connect(remote **out, const remote_options *o, strbuf *err)
         remote_close(r);
         return -1;
     }
-    r->torch_version = strdup(h.u.hello.torch_version);
+    r->torch_version = xstrdup(h.u.hello.torch_version);
     memmove(r->queue.buf, r->queue.buf + used, r->queue.len - (size_t)used);
     strbuf_setlen(&r->queue, r->queue.len - (size_t)used);
     arena_release(&a);

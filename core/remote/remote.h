@@ -44,16 +44,12 @@ typedef struct {
 
 typedef struct remote remote;
 
-/* Splits TARGET into destination and port ("" when none). 0, or -1 with err. */
-int remote_parse_target(const char *target, char *dest, size_t ndest, char *port, size_t nport, strbuf *err);
 /* Starts ssh and waits for the agent's HELLO. -1 with err saying why. */
 int remote_connect(remote **out, const remote_options *o, strbuf *err);
 const char *remote_host(const remote *r);            /* the target as given */
-const char *remote_torch_version(const remote *r);   /* from the agent's HELLO */
 
 /* For poll(): the connection and ssh's stderr; -1 when closed. */
 int remote_fd(const remote *r);
-int remote_err_fd(const remote *r);
 /* Reads what arrived (waiting at most timeout_ms): frames for the runner
  * client are queued, REPLY frames kept for remote_call. Sends a PING when
  * the line was quiet for a while. 0, or -1 when the connection is gone
@@ -68,9 +64,6 @@ void remote_take_stderr(remote *r, strbuf *dst);
 int remote_send(remote *r, const proto_msg *m, strbuf *err);
 /* The same for a frame already encoded (buf holds whole frames). */
 int remote_send_raw(remote *r, const char *buf, size_t n, strbuf *err);
-/* Sends req and waits for its REPLY (decoded into a). 0 when the reply says
- * ok; -1 with err (the agent's message, or the connection's end). */
-int remote_call(remote *r, const proto_msg *req, proto_msg *reply, arena *a, strbuf *err);
 
 /* Reads up to len bytes at off of a file there; *got bytes, *size the file's. */
 int remote_fread(remote *r, const char *path, uint64_t off, void *buf, size_t len, size_t *got, uint64_t *size,

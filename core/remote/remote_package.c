@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "inputs.h"
+#include "compat.h"
 
 /* Ranges come in blocks, a few kept: libzip's small reads of headers and the
  * directory then cost one round trip per block, not one each. */
@@ -39,8 +40,8 @@ static long rsrc_read(void *ctx, uint64_t off, void *buf, size_t len, strbuf *er
     }
     if (slot < 0) {
         slot = lru;
-        if (!s->b[slot].data && !(s->b[slot].data = malloc(BLOCK)))
-            abort();
+        if (!s->b[slot].data)
+            s->b[slot].data = xmalloc(BLOCK);
         size_t got = 0;
         uint64_t size = 0;
         if (remote_fread(s->r, s->path, start, s->b[slot].data, BLOCK, &got, &size, err) < 0) {
@@ -69,7 +70,7 @@ static void rsrc_release(void *ctx)
     free(s);
 }
 
-int remote_package_open(remote *r, const char *path, package_t **out, strbuf *err)
+static int remote_package_open(remote *r, const char *path, package_t **out, strbuf *err)
 {
     *out = NULL;
     char hex[65];
@@ -81,11 +82,9 @@ int remote_package_open(remote *r, const char *path, package_t **out, strbuf *er
         return -1;
     if (remote_sha256(r, path, hex, err) < 0)
         return -1;
-    rsrc *s = calloc(1, sizeof *s);
-    if (!s)
-        abort();
+    rsrc *s = xcalloc(1, sizeof *s);
     s->r = r;
-    s->path = strdup(path);
+    s->path = xstrdup(path);
     s->size = size;
     for (int i = 0; i < NBLOCKS; i++)
         s->b[i].off = UINT64_MAX;
@@ -110,7 +109,7 @@ static int extract_prefixes(remote *r, package_t *p, package_model *m, const cha
     return 0;
 }
 
-int remote_package_extract(remote *r, package_t *p, package_model *m, strbuf *err)
+static int remote_package_extract(remote *r, package_t *p, package_model *m, strbuf *err)
 {
     if (p->is_bare_so)
         return 0;   /* runs where it lies; cubins beside it */
@@ -147,9 +146,7 @@ static int fetch_file(remote *r, const char *there, const char *here, strbuf *er
         strbuf_addf(err, "%s: %s", here, strerror(errno));
         return -1;
     }
-    char *buf = malloc(1 << 20);
-    if (!buf)
-        abort();
+    char *buf = xmalloc(1 << 20);
     uint64_t off = 0, size = 0;
     int rc = 0;
     for (;;) {
@@ -182,7 +179,7 @@ static int fetch_file(remote *r, const char *there, const char *here, strbuf *er
     return rc;
 }
 
-int remote_inputs_load(remote *r, session *s, const char *spec_path, strbuf *err)
+static int remote_inputs_load(remote *r, session *s, const char *spec_path, strbuf *err)
 {
     strbuf text = STRBUF_INIT;
     int rc = -1;

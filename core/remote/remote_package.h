@@ -42,8 +42,5 @@ int remote_open(const remote_cli *o, const char *pkg_path, const char *spec, ses
  * loads it, about a second); else (a run) the whole model, no load test. */
 int remote_prepare_model(remote *r, package_t *p, package_model *m, int so_only, host_facts *hf, strbuf *err);
 
-int remote_package_open(remote *r, const char *path, package_t **out, strbuf *err);
-int remote_package_extract(remote *r, package_t *p, package_model *m, strbuf *err);
-int remote_inputs_load(remote *r, session *s, const char *spec_path, strbuf *err);
 
 #endif

@@ -42,9 +42,8 @@ struct run_record {
 
 run_record *run_record_new(session *s, const char *trace_source, uint64_t values_budget)
 {
-    run_record *r = calloc(1, sizeof *r);
-    if (!r || (trace_source && !(r->trace_source = strdup(trace_source))))
-        abort();
+    run_record *r = xcalloc(1, sizeof *r);
+    r->trace_source = trace_source ? xstrdup(trace_source) : NULL;
     r->s = s;
     r->hidden0 = -2;
     r->vb.budget = values_budget;
@@ -102,9 +101,7 @@ void run_record_set_branches(run_record *r, const launch_branch *rows, size_t n)
     r->branches = rows;
     r->nbranches = n;
     free(r->seen);
-    r->seen = n ? calloc(n, 1) : NULL;
-    if (n && !r->seen)
-        abort();
+    r->seen = n ? xcalloc(n, 1) : NULL;
 }
 
 /* The row of wrapper.cpp's launches for `name`, -1 none. */
@@ -150,12 +147,9 @@ void run_record_set_input_names(run_record *r, const char *const *names, size_t 
     free_input_names(r);
     if (!n)
         return;
-    r->input_names = calloc(n, sizeof *r->input_names);
-    if (!r->input_names)
-        abort();
+    r->input_names = xcalloc(n, sizeof *r->input_names);
     for (size_t i = 0; i < n; i++)
-        if (!(r->input_names[i] = strdup(names[i] ? names[i] : "")))
-            abort();
+        r->input_names[i] = xstrdup(names[i] ? names[i] : "");
     r->n_input_names = n;
 }
 

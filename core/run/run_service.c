@@ -156,7 +156,7 @@ static void suggest_spec(const wrapper_scan *ws, strbuf *err)
     }
 }
 
-/* ---- mode: how kernel boundaries are seen (issue 10) ---------------------- */
+/* ---- mode: how kernel boundaries are seen ---------------------------- */
 
 typedef struct {
     const run_service *rs;

@@ -26,6 +26,7 @@
 #include "paths.h"
 #include "protocol.h"
 #include "remote.h"
+#include "compat.h"
 
 #define READ_CHUNK       65536
 #define WRITE_TIMEOUT_MS 10000
@@ -56,15 +57,7 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static char *xstrdup(const char *s)
-{
-    if (!s)
-        return NULL;
-    char *r = strdup(s);
-    if (!r)
-        abort();
-    return r;
-}
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
 static double ev_time(const runner_client *rc) { return (now_s() - rc->t_start) * 1000.0; }
 
@@ -147,10 +140,8 @@ static int send_launches(runner_client *rc)
         any = p->calls[i].nbefore > 0;
     for (size_t i = 0; any && i < p->ncalls;) {
         size_t n = p->ncalls - i < PROTO_MAX_NAMES ? p->ncalls - i : PROTO_MAX_NAMES;
-        const char **k = calloc(n, sizeof *k);
-        uint32_t *b = calloc(n, sizeof *b);
-        if (!k || !b)
-            abort();
+        const char **k = xcalloc(n, sizeof *k);
+        uint32_t *b = xcalloc(n, sizeof *b);
         for (size_t j = 0; j < n; j++) {
             k[j] = p->calls[i + j].kernel;
             b[j] = p->calls[i + j].nbefore > UINT32_MAX ? UINT32_MAX : (uint32_t)p->calls[i + j].nbefore;
@@ -430,9 +421,7 @@ static int materialize_inputs(runner_client *rc, strbuf *err)
         return -1;
     }
     rc->tmpdir = tmpl;
-    rc->raw_paths = calloc(s->ninputs, sizeof *rc->raw_paths);
-    if (!rc->raw_paths)
-        abort();
+    rc->raw_paths = xcalloc(s->ninputs, sizeof *rc->raw_paths);
     for (size_t i = 0; i < s->ninputs; i++) {
         if (s->inputs[i].fill != FILL_FILE)
             continue;
@@ -459,16 +448,14 @@ int runner_client_start(runner_client **out, const runner_options *o, session *s
         strbuf_addstr(err, "no model .so to run");
         return -1;
     }
-    runner_client *rc = calloc(1, sizeof *rc);
-    if (!rc)
-        abort();
+    runner_client *rc = xcalloc(1, sizeof *rc);
     rc->o = *o;
-    rc->o.so_path = o->load_later ? NULL : xstrdup(o->so_path);
-    rc->o.cubin_dir = o->load_later ? NULL : xstrdup(o->cubin_dir);
-    rc->o.device = xstrdup(o->device ? o->device : "cpu");
-    rc->o.runner_path = xstrdup(o->runner_path);
-    rc->o.break_kernel = xstrdup(o->break_kernel);
-    rc->o.trace_source = xstrdup(o->trace_source);
+    rc->o.so_path = o->load_later ? NULL : dup_or_null(o->so_path);
+    rc->o.cubin_dir = o->load_later ? NULL : dup_or_null(o->cubin_dir);
+    rc->o.device = dup_or_null(o->device ? o->device : "cpu");
+    rc->o.runner_path = dup_or_null(o->runner_path);
+    rc->o.break_kernel = dup_or_null(o->break_kernel);
+    rc->o.trace_source = dup_or_null(o->trace_source);
     rc->s = s;
     rc->held = o->hold_run;
     rc->rec = run_record_new(s, o->trace_source, o->values_budget);
@@ -503,8 +490,8 @@ int runner_client_load(runner_client *rc, const char *so_path, const char *cubin
         strbuf_addstr(err, "the runner already has its model");
         return -1;
     }
-    rc->o.so_path = xstrdup(so_path);
-    rc->o.cubin_dir = xstrdup(cubin_dir);
+    rc->o.so_path = dup_or_null(so_path);
+    rc->o.cubin_dir = dup_or_null(cubin_dir);
     if (runner_client_alive(rc))
         send_load(rc);   /* else it died meanwhile: the pump says so, and a restart loads */
     return 0;

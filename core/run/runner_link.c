@@ -74,7 +74,7 @@ static int local_pause(runner_link *l)
     return p > 0 ? kill(p, SIGUSR1) : -1;
 }
 
-const runner_transport runner_link_local = {"local", local_open, local_pause, NULL, NULL, NULL};
+static const runner_transport runner_link_local = {"local", local_open, local_pause, NULL, NULL, NULL};
 
 int runner_link_open(runner_link *l, const runner_link_options *o, strbuf *err)
 {

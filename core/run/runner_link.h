@@ -5,7 +5,7 @@
  * and its stderr. Every fd is non-blocking and close-on-exec.
  *
  * A transport is a row of ops: runner_link_local is the local one; another
- * transport (ssh, issue 20) is one more row given in runner_link_options,
+ * transport (ssh, runner_link_remote.c) is one more row given in runner_link_options,
  * and nothing above this file changes.
  * Errors: 0 / -1 with the reason in err. The link owns its fds and child;
  * runner_link_kill() reaps it, runner_link_close() closes what is left. */
@@ -58,7 +58,6 @@ typedef struct runner_transport {
     int (*kill)(runner_link *l, int *status);
 } runner_transport;
 
-extern const runner_transport runner_link_local;
 extern const runner_transport runner_link_remote;   /* runner_link_remote.c: --remote */
 
 /* The variables --deterministic sets, in the order the session records them. */

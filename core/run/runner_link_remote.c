@@ -1,4 +1,4 @@
-/* runner_link_remote.c — the ssh transport (`--remote HOST`, issue 20): a
+/* runner_link_remote.c — the ssh transport (`--remote HOST`): a
  * runner started on the GPU box by the agent at the other end of the
  * connection (remote.h, core/agent). One connection serves every runner of
  * a session: open sends SPAWN, a restart is another SPAWN. In-band: the

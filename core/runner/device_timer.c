@@ -162,7 +162,7 @@ static int holds_allowed(int kind)
 
 /* Holds `stream` until the next release(); 1 when queued. Behind the hold an
  * empty kernel (once calibrated) takes whatever the first work after a wait
- * pays, ahead of the opening event: on the H200 (call S3-3) the pairs read
+ * pays, ahead of the opening event: on an H200 (tests/gpu) the pairs read
  * 5 us more with --values 4096 than with --values 0, and the first item after
  * a longer idle is the suspect (not proven). */
 static int hold_stream(void *stream, int kind)

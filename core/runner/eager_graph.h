@@ -1,5 +1,5 @@
 /* eager_graph.h — the eager reference computed in the runner with libtorch
- * (`aotidbg-runner --eager-ref PLAN`, issue 18): the exported program's
+ * (`aotidbg-runner --eager-ref PLAN`): the exported program's
  * graph, as the front end read it from the torch.export.save archive
  * (core/eager/eager_program.h), interpreted node by node, each
  * `torch.ops.<ns>.<op>.<overload>` called through the dispatcher with its

@@ -108,8 +108,6 @@ int eref_add(const proto_msg *m, strbuf *err)
     return 0;
 }
 
-size_t eref_count(void) { return E.n; }
-
 /* By kernel name, then occurrence, then arrival (a stable order for COMPAREs). */
 static int by_launch(const void *a, const void *b)
 {

@@ -1,4 +1,4 @@
-/* eager_refs.h — the runner's side of the eager reference (--eager, issue 18):
+/* eager_refs.h — the runner's side of the eager reference (--eager):
  * each kernel's outputs compared, while the hooks hold them, with the eager
  * values of the graph nodes the kernel computes.
  *
@@ -31,7 +31,6 @@
 
 /* Copies a REFERENCE message in; -1 with err when it is malformed or too many. */
 int eref_add(const proto_msg *m, strbuf *err);
-size_t eref_count(void);
 /* A new run: occurrence counters from 0. */
 void eref_begin_run(void);
 /* A kernel launch starts (printer hooks; branch "" = main graph): picks its references. */

@@ -375,8 +375,6 @@ void hooks_interposed(const char *kname, int phase)
     }
 }
 
-int hooks_printer_seen(void) { return K.printer_seen; }
-
 void hooks_begin_run(void)
 {
     free(K.kname);

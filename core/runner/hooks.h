@@ -77,13 +77,11 @@ double hooks_now_us(void);   /* CLOCK_MONOTONIC */
 #define HOOKS_LAUNCH_FAILED 2
 #define HOOKS_LAUNCH_QUEUED 3   /* the launch returned, before the blocking sync: device_timer's close */
 void hooks_interposed(const char *kernel_name, int phase);
-int hooks_printer_seen(void);   /* 1 when a printer hook fired in the current/last run */
 
 /* interpose.c's API (it has no header of its own). */
 void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx);
 int interpose_set_blocking(int on);
 const char *interpose_last_error(void);
-long long interpose_launch_count(void);
 int interpose_available(void);
 void interpose_set_timer(void (*start)(void *stream, int loaded), void (*stop)(void *stream, int ok));
 int interpose_empty_kernel(void *stream);

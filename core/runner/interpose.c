@@ -1,5 +1,5 @@
 /* interpose.c — CUDA launch interposition: kernel boundaries for CUDA packages
- * built without the intermediate-value printer, with no rebuild (issue 10).
+ * built without the intermediate-value printer, with no rebuild.
  *
  * How: AOTI's CUDA wrapper launches every Triton kernel through the driver
  * API: loadKernel() calls cuModuleLoad/cuModuleGetFunction and launchKernel()
@@ -22,14 +22,13 @@
  * Environment (works with no wiring): AOTIDBG_INTERPOSE=1 logs launches to
  * stderr, AOTIDBG_INTERPOSE_BLOCKING=1 synchronizes and checks after each.
  *
- * API (declare these where they are wired; see the h8 report):
+ * API (declared where they are wired, in hooks.h):
  *   void interpose_set_callback(void (*cb)(const char *kernel_name, int phase, void *ctx), void *ctx);
  *       phase 0 before the launch, 1 after it (after the sync when blocking),
  *       2 the launch or the sync failed, 3 the launch returned (before that
  *       sync: the kernel is queued). NULL: launches pass straight through.
  *   int interpose_set_blocking(int on);        returns the previous setting
  *   const char *interpose_last_error(void);    "" when none; static storage
- *   long long interpose_launch_count(void);    launches seen since start
  *   int interpose_available(void);             1 when libcuda's cuLaunchKernel was found
  *   void interpose_set_timer(void (*start)(void *stream, int loaded), void (*stop)(void *stream, int ok));
  *       called right around the real launch, nothing else between (after the
@@ -438,7 +437,6 @@ int interpose_write_launch(FILE *f)
     return 0;
 }
 
-long long interpose_launch_count(void) { return __atomic_load_n(&launches, __ATOMIC_RELAXED); }
 
 int interpose_available(void)
 {

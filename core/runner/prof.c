@@ -11,7 +11,7 @@ static unsigned long long calls[PROF_N];
 static const char *names[PROF_N] = {"hook", "sync", "describe", "dev_stats", "values_copy",
                                     "host_stats", "send", "eager", "stopped", "run"};
 
-int prof_on(void)
+static int prof_on(void)
 {
     if (on < 0) {
         const char *v = getenv("AOTIDBG_RUNNER_PROFILE");

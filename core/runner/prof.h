@@ -1,8 +1,8 @@
 /* prof.h — where the runner's time goes, under AOTIDBG_RUNNER_PROFILE=1.
  *
  * Buckets of wall time (µs, CLOCK_MONOTONIC) summed over a run or a bench,
- * printed on stderr by prof_report. When the variable is unset, prof_on()
- * is 0 and callers skip the clock reads. Process-global, one model thread. */
+ * printed on stderr by prof_report. When the variable is unset, the
+ * calls do nothing and read no clock. Process-global, one model thread. */
 #ifndef AOTIDBG_PROF_H
 #define AOTIDBG_PROF_H
 #include <stdio.h>
@@ -21,7 +21,6 @@ typedef enum {
     PROF_N
 } prof_bucket;
 
-int prof_on(void);
 double prof_now(void);                 /* µs; 0 when profiling is off */
 void prof_add(prof_bucket b, double since);   /* adds prof_now() - since; no-op when off */
 void prof_reset(void);

@@ -136,7 +136,8 @@ static int fail(const char *text, int code)
     return finish(1, code);
 }
 
-int runner_env_record(void)
+/* 0 when AOTIDBG_RUNNER_RECORD=0 asks hooks to only count events. */
+static int runner_env_record(void)
 {
     const char *r = getenv("AOTIDBG_RUNNER_RECORD");
     return !(r && !strcmp(r, "0"));
@@ -199,122 +200,274 @@ static void on_launch(const char *kernel, int phase, void *ctx)
     hooks_interposed(kernel, phase);
 }
 
-static int protocol_main(void)
+/* What the conversation (protocol.h) has set up so far, from HELLO to RUN. */
+typedef struct {
+    arena a;                   /* the decoded messages' strings and arrays: kept until exit */
+    int ncuda, record;
+    model_so model;
+    int loaded, model_cuda_index;
+    uint32_t load_flags;
+    size_t max_values;
+    input_spec *specs;
+    size_t nspecs, cap_specs;
+    model_constant *consts;    /* weights apart from the .so (CONSTANT), applied at RUN */
+    size_t nconsts;
+} conversation;
+
+enum { GO_ON = -1 };           /* a step's result when the conversation goes on (else: the exit code) */
+
+static int send_hello(conversation *cv)
 {
-    chan_open(PROTO_FD);
     char gpu[256], cc[32];
-    int ncuda = tabi_cuda_info(gpu, sizeof gpu, cc, sizeof cc);
+    cv->ncuda = tabi_cuda_info(gpu, sizeof gpu, cc, sizeof cc);
     proto_msg hello = {.type = PROTO_HELLO};
     hello.u.hello.version = PROTO_VERSION;
     hello.u.hello.runner_version = AOTIDBG_VERSION;
     hello.u.hello.torch_version = AOTIDBG_TORCH_VERSION;
     hello.u.hello.pid = getpid();
-    hello.u.hello.cuda_device_count = ncuda;
+    hello.u.hello.cuda_device_count = cv->ncuda;
     hello.u.hello.gpu_name = gpu;
     hello.u.hello.gpu_cc = cc;
     if (chan_send(&hello)) {
         fprintf(stderr, "aotidbg-runner: cannot write to fd %d\n", PROTO_FD);
         return 1;
     }
+    return GO_ON;
+}
 
-    arena a = ARENA_INIT;
-    model_so model;
-    int loaded = 0, model_cuda_index = 0;
-    uint32_t load_flags = 0;
-    size_t max_values = 0;
-    input_spec *specs = NULL;
-    size_t nspecs = 0, cap_specs = 0;
-    model_constant *consts = NULL;   /* weights apart from the .so (CONSTANT), applied at RUN */
-    size_t nconsts = 0;
-    int record = runner_env_record();
-    for (;;) {
+/* LOAD: checks the device, loads the .so, sets up the launch interposer, answers LOADED. */
+static int on_load(conversation *cv, const proto_msg *m)
+{
+    arena *a = &cv->a;
+    if (cv->loaded) return fail("runner: LOAD sent twice", 2);
+    int32_t dt, di;
+    if (tabi_parse_device(m->u.load.device, 0, &dt, &di))
+        return fail(arena_printf(a, "device '%s' is not cpu, cuda or cuda:N", m->u.load.device), 1);
+    /* a CUDA torch whose runtime we could not find to ask: let torch decide */
+    if (dt == tabi_device_cuda() && (tabi_cuda()->get_device_count || !tabi_torch_has_cuda()) && cv->ncuda <= di) {
+        const char *why = cv->ncuda ? arena_printf(a, "only %d CUDA device(s) are visible", cv->ncuda)
+                          : tabi_torch_has_cuda() ? "no CUDA device is visible to this torch"
+                                                  : "this torch is a CPU-only build (no CUDA device)";
+        return fail(arena_printf(a, "device %s was asked for, but %s; load on cpu, or run on a GPU "
+                                 "machine with a CUDA build of torch", m->u.load.device, why), 1);
+    }
+    cv->model_cuda_index = dt == tabi_device_cuda() ? di : 0;
+    model_so *model = &cv->model;
+    strbuf lerr = STRBUF_INIT;
+    if (model_load(model, m->u.load.so_path, m->u.load.device, m->u.load.cubin_dir, &lerr)) {
+        char *t = arena_strdup(a, lerr.buf);
+        strbuf_release(&lerr);
+        return fail(t, 1);
+    }
+    cv->loaded = 1;
+    dtimer_setup(model->is_cuda);
+    if (model->weights_path)
+        fprintf(stderr, "aotidbg-runner: weights: %llu bytes from %s (outside the .so)\n", model->weights_bytes,
+                model->weights_path);
+    cv->load_flags = m->u.load.flags;
+    if (model->is_cuda && interpose_available()) {
+        interpose_set_callback(on_launch, NULL);
+        interpose_set_timer(dtimer_launch_start, dtimer_launch_stop);
+        dtimer_calibrate(interpose_empty_kernel);
+        if (cv->load_flags & PROTO_LOAD_BLOCKING) interpose_set_blocking(1);
+    }
+    if ((cv->load_flags & PROTO_LOAD_BLOCKING) && model->is_cuda && !tabi_cuda()->device_synchronize)
+        fprintf(stderr, "aotidbg-runner: blocking mode asked for, but no cudaDeviceSynchronize was found "
+                        "in this process (libcudart not loaded by libtorch_cuda?): hooks will not sync\n");
+    cv->max_values = m->u.load.max_values > PROTO_MAX_VALUES ? PROTO_MAX_VALUES : (size_t)m->u.load.max_values;
+    proto_msg l = {.type = PROTO_LOADED};
+    l.u.loaded.n_inputs = (uint32_t)model->n_inputs;
+    l.u.loaded.n_outputs = (uint32_t)model->n_outputs;
+    l.u.loaded.n_names = (uint32_t)model->n_inputs;
+    l.u.loaded.input_names = model->input_names;
+    return chan_send(&l) ? 1 : GO_ON;
+}
+
+static int on_input(conversation *cv, const proto_msg *m)
+{
+    if (m->u.input.index != cv->nspecs)
+        return fail(arena_printf(&cv->a, "runner: INPUT %u arrived after %zu inputs (they must come in "
+                                 "order from 0)", m->u.input.index, cv->nspecs), 2);
+    if (cv->nspecs >= MODEL_MAX_IO) return fail("runner: too many inputs", 2);
+    if (cv->nspecs == cv->cap_specs) {
+        cv->cap_specs = cv->cap_specs ? cv->cap_specs * 2 : 8;
+        cv->specs = realloc(cv->specs, cv->cap_specs * sizeof *cv->specs);
+        if (!cv->specs) return fail("runner: out of memory", 1);
+    }
+    cv->specs[cv->nspecs++] = m->u.input.spec;   /* strings live in cv->a */
+    return GO_ON;
+}
+
+static int on_constant(conversation *cv, const proto_msg *m)
+{
+    if (!cv->loaded) return fail("runner: CONSTANT before LOAD", 2);
+    if (cv->nconsts >= MODEL_MAX_IO * 16) return fail("runner: too many constants", 2);
+    model_constant *nc = realloc(cv->consts, (cv->nconsts + 1) * sizeof *cv->consts);
+    if (!nc) return fail("runner: out of memory", 1);
+    cv->consts = nc;
+    cv->consts[cv->nconsts++] = (model_constant){m->u.constant.fqn, m->u.constant.path, m->u.constant.dtype,
+                                                 m->u.constant.offset, m->u.constant.ndim, m->u.constant.shape,
+                                                 m->u.constant.strides, m->u.constant.storage_offset};
+    return GO_ON;   /* strings and arrays live in cv->a */
+}
+
+/* The tensors of one run: inputs built from the specs, and the model's outputs. */
+typedef struct {
+    built_input *bi;
+    AtenTensorHandle *in, *out;
+    void **in_data;            /* where each input's data is: an output at the same place is that input (ALIAS) */
+} run_tensors;
+
+static int build_inputs(conversation *cv, run_tensors *rt)
+{
+    size_t n = cv->nspecs;
+    rt->bi = calloc(n ? n : 1, sizeof *rt->bi);
+    rt->in = calloc(n ? n : 1, sizeof *rt->in);
+    rt->out = calloc(cv->model.n_outputs ? cv->model.n_outputs : 1, sizeof *rt->out);
+    rt->in_data = calloc(n ? n : 1, sizeof *rt->in_data);
+    if (!rt->bi || !rt->in || !rt->out || !rt->in_data) return fail("runner: out of memory", 1);
+    for (size_t i = 0; i < n; i++) {
+        strbuf ierr = STRBUF_INIT;
+        if (input_build(&cv->specs[i], (int)i, cv->model_cuda_index, &rt->bi[i], &ierr))
+            return fail(arena_strdup(&cv->a, ierr.buf), 1);
+        rt->in[i] = rt->bi[i].h;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (aoti_torch_get_data_ptr(rt->in[i], &rt->in_data[i])) rt->in_data[i] = NULL;
+    return GO_ON;
+}
+
+/* Runs the model once with the hooks on; a failure is sent (ERROR, a stop when asked, DONE). */
+static int run_model(conversation *cv, run_tensors *rt)
+{
+    model_so *model = &cv->model;
+    hooks_config hc = {cv->record, (cv->load_flags & PROTO_LOAD_BLOCKING) != 0, model->is_cuda, cv->max_values,
+                       send_msg, wait_control, (cv->load_flags & PROTO_LOAD_ALLOC) != 0};
+    hooks_configure(&hc);
+    capture_set_model(model->dl, model->h);
+    hooks_reset_counters();
+    prof_reset();
+    hooks_begin_run();
+    double t0 = hooks_now_us();
+    strbuf rerr = STRBUF_INIT;
+    int rc = model_run(model, rt->in, cv->nspecs, rt->out, &rerr);
+    double t1 = hooks_now_us();
+    prof_add(PROF_RUN, t0);
+    int64_t blame = hooks_end_run(rc != 0);
+    if (!cv->record) {
+        hooks_counters c = hooks_get_counters();
+        fprintf(stderr, "aotidbg-runner: timing: run %.1f us, %llu hook events (hooks counting only)\n",
+                t1 - t0, (unsigned long long)c.events);
+    } else if (hooks_get_counters().events == 0) {
+        /* Facts only: the package may have no kernel, or only kernels the printer does not
+         * reach (torch.cond branches, proxy calls); the front end knows what was compiled in. */
+        if (model->is_cuda && hooks_get_counters().kernels > 0)
+            fprintf(stderr, "aotidbg-runner: no printer hook fired in this run: kernels come from "
+                            "interposed cuLaunchKernel, with no tensors\n");
+        else
+            fprintf(stderr, "aotidbg-runner: no printer hook fired in this run, so no kernels are "
+                            "reported\n");
+    }
+    prof_report(stderr, "run", 1, (unsigned long long)hooks_get_counters().events);
+    if (rc) {
+        send_error(blame, rerr.buf);
+        if (hooks_break_flags() & BREAK_ON_ERROR) hooks_stop(blame, blame >= 0 ? 1 : 0, PROTO_STOP_ERROR);
+        return finish(1, 1);
+    }
+    strbuf_release(&rerr);
+    return GO_ON;
+}
+
+/* One TENSOR (phase output) per output, and ALIAS where it is another output or an input. */
+static int send_outputs(conversation *cv, run_tensors *rt)
+{
+    tread_scratch sc = {0};
+    for (size_t i = 0; i < cv->model.n_outputs; i++) {
+        proto_msg t = {.type = PROTO_TENSOR};
+        t.u.tensor.kernel_index = -1;
+        char name[32];
+        snprintf(name, sizeof name, "output%zu", i);
+        if (!rt->out[i]) {   /* a None output: AOTI leaves the handle NULL */
+            fprintf(stderr, "aotidbg-runner: %s is None (no tensor)\n", name);
+            continue;
+        }
+        strbuf terr = STRBUF_INIT;
+        if (tread_tensor(rt->out[i], name, PHASE_OUTPUT, cv->max_values, 1, &sc, &t.u.tensor.t, &terr)) {
+            /* a CUDA fault can surface here first: say what the runtime says */
+            char ctext[512] = "";
+            if (cv->model.is_cuda) tabi_cuda_sync_check(ctext, sizeof ctext);
+            send_error(-1, arena_printf(&cv->a, "%s%sreading the model's %s failed: %s", ctext, *ctext ? "; " : "",
+                                        name, terr.buf));
+            strbuf_release(&terr);
+            return finish(1, 1);
+        }
+        strbuf_release(&terr);
+        if (chan_send(&t)) return 1;
+        if (send_alias(rt->out, i, rt->in_data, cv->nspecs)) return 1;
+    }
+    tread_scratch_release(&sc);
+    return GO_ON;
+}
+
+/* RUN: the constants, the inputs, the run, the outputs, DONE. */
+static int on_run(conversation *cv)
+{
+    if (!cv->loaded) return fail("runner: RUN before LOAD", 2);
+    if (cv->nspecs != cv->model.n_inputs)
+        return fail(arena_printf(&cv->a, "model takes %zu inputs, the spec gives %zu", cv->model.n_inputs,
+                                 cv->nspecs), 1);
+    if (cv->nconsts) {
+        strbuf cerr = STRBUF_INIT;
+        if (model_set_constants(&cv->model, cv->consts, cv->nconsts, &cerr))
+            return fail(arena_strdup(&cv->a, cerr.buf), 1);
+        fprintf(stderr, "aotidbg-runner: weights: %zu constant(s) given apart from the .so\n", cv->nconsts);
+        strbuf_release(&cerr);
+    }
+    run_tensors rt = {0};
+    int r = build_inputs(cv, &rt);
+    if (r == GO_ON) r = run_model(cv, &rt);
+    if (r == GO_ON) r = send_outputs(cv, &rt);
+    if (r != GO_ON) return r;
+    free(rt.in_data);
+    free_outputs(rt.out, cv->model.n_outputs);
+    for (size_t i = 0; i < cv->nspecs; i++) free(rt.bi[i].host);
+    free(rt.bi);
+    free(rt.in);
+    free(rt.out);
+    free(cv->specs);
+    free(cv->consts);
+    model_unload(&cv->model);
+    return finish(0, 0);
+}
+
+/* The front end's messages, in the order protocol.h gives, until RUN ends or QUIT. */
+static int protocol_main(void)
+{
+    chan_open(PROTO_FD);
+    conversation cv = {.a = ARENA_INIT, .record = runner_env_record()};
+    int r = send_hello(&cv);
+    while (r == GO_ON) {
         proto_msg m;
         strbuf err = STRBUF_INIT;
-        int r = chan_recv(&m, &a, &err);
-        if (r == 0) return 0;           /* the front end closed: nothing to do */
-        if (r < 0) {
-            char *t = arena_printf(&a, "runner: bad message from the front end: %s", err.buf);
+        int got = chan_recv(&m, &cv.a, &err);
+        if (got == 0) return 0;           /* the front end closed: nothing to do */
+        if (got < 0) {
+            char *t = arena_printf(&cv.a, "runner: bad message from the front end: %s", err.buf);
             return fail(t, 2);
         }
         strbuf_release(&err);
         switch (m.type) {
-        case PROTO_LOAD: {
-            if (loaded) return fail("runner: LOAD sent twice", 2);
-            int32_t dt, di;
-            if (tabi_parse_device(m.u.load.device, 0, &dt, &di))
-                return fail(arena_printf(&a, "device '%s' is not cpu, cuda or cuda:N", m.u.load.device), 1);
-            /* a CUDA torch whose runtime we could not find to ask: let torch decide */
-            if (dt == tabi_device_cuda() && (tabi_cuda()->get_device_count || !tabi_torch_has_cuda()) &&
-                ncuda <= di) {
-                const char *why = ncuda ? arena_printf(&a, "only %d CUDA device(s) are visible", ncuda)
-                                  : tabi_torch_has_cuda() ? "no CUDA device is visible to this torch"
-                                                          : "this torch is a CPU-only build (no CUDA device)";
-                return fail(arena_printf(&a, "device %s was asked for, but %s; load on cpu, or run on a GPU "
-                                         "machine with a CUDA build of torch", m.u.load.device, why), 1);
-            }
-            model_cuda_index = dt == tabi_device_cuda() ? di : 0;
-            strbuf lerr = STRBUF_INIT;
-            if (model_load(&model, m.u.load.so_path, m.u.load.device, m.u.load.cubin_dir, &lerr)) {
-                char *t = arena_strdup(&a, lerr.buf);
-                strbuf_release(&lerr);
-                return fail(t, 1);
-            }
-            loaded = 1;
-            dtimer_setup(model.is_cuda);
-            if (model.weights_path)
-                fprintf(stderr, "aotidbg-runner: weights: %llu bytes from %s (outside the .so)\n",
-                        model.weights_bytes, model.weights_path);
-            load_flags = m.u.load.flags;
-            if (model.is_cuda && interpose_available()) {
-                interpose_set_callback(on_launch, NULL);
-                interpose_set_timer(dtimer_launch_start, dtimer_launch_stop);
-                dtimer_calibrate(interpose_empty_kernel);
-                if (load_flags & PROTO_LOAD_BLOCKING) interpose_set_blocking(1);
-            }
-            if ((load_flags & PROTO_LOAD_BLOCKING) && model.is_cuda && !tabi_cuda()->device_synchronize)
-                fprintf(stderr, "aotidbg-runner: blocking mode asked for, but no cudaDeviceSynchronize was found "
-                                "in this process (libcudart not loaded by libtorch_cuda?): hooks will not sync\n");
-            max_values = m.u.load.max_values > PROTO_MAX_VALUES ? PROTO_MAX_VALUES : (size_t)m.u.load.max_values;
-            proto_msg l = {.type = PROTO_LOADED};
-            l.u.loaded.n_inputs = (uint32_t)model.n_inputs;
-            l.u.loaded.n_outputs = (uint32_t)model.n_outputs;
-            l.u.loaded.n_names = (uint32_t)model.n_inputs;
-            l.u.loaded.input_names = model.input_names;
-            if (chan_send(&l)) return 1;
-            break;
-        }
-        case PROTO_INPUT:
-            if (m.u.input.index != nspecs)
-                return fail(arena_printf(&a, "runner: INPUT %u arrived after %zu inputs (they must come in "
-                                         "order from 0)", m.u.input.index, nspecs), 2);
-            if (nspecs >= MODEL_MAX_IO) return fail("runner: too many inputs", 2);
-            if (nspecs == cap_specs) {
-                cap_specs = cap_specs ? cap_specs * 2 : 8;
-                specs = realloc(specs, cap_specs * sizeof *specs);
-            }
-            specs[nspecs++] = m.u.input.spec;   /* strings live in `a` */
-            break;
-        case PROTO_CONSTANT: {
-            if (!loaded) return fail("runner: CONSTANT before LOAD", 2);
-            if (nconsts >= MODEL_MAX_IO * 16) return fail("runner: too many constants", 2);
-            model_constant *nc = realloc(consts, (nconsts + 1) * sizeof *consts);
-            if (!nc) return fail("runner: out of memory", 1);
-            consts = nc;
-            consts[nconsts++] = (model_constant){m.u.constant.fqn, m.u.constant.path, m.u.constant.dtype,
-                                                 m.u.constant.offset, m.u.constant.ndim, m.u.constant.shape,
-                                                 m.u.constant.strides, m.u.constant.storage_offset};
-            break;   /* strings and arrays live in `a` */
-        }
+        case PROTO_LOAD: r = on_load(&cv, &m); break;
+        case PROTO_INPUT: r = on_input(&cv, &m); break;
+        case PROTO_CONSTANT: r = on_constant(&cv, &m); break;
         case PROTO_REFERENCE: {
-            if (!loaded) return fail("runner: REFERENCE before LOAD", 2);
+            if (!cv.loaded) return fail("runner: REFERENCE before LOAD", 2);
             strbuf rerr = STRBUF_INIT;
-            if (eref_add(&m, &rerr)) return fail(arena_printf(&a, "runner: %s", rerr.buf), 2);
+            if (eref_add(&m, &rerr)) return fail(arena_printf(&cv.a, "runner: %s", rerr.buf), 2);
             strbuf_release(&rerr);
             break;
         }
-        case PROTO_LAUNCHES:
-            hooks_add_launches(m.u.launches.kernels, m.u.launches.before, m.u.launches.n);
-            break;
+        case PROTO_LAUNCHES: hooks_add_launches(m.u.launches.kernels, m.u.launches.before, m.u.launches.n); break;
         case PROTO_CAPTURE:
             capture_request(m.u.capture.dir, m.u.capture.index, m.u.capture.kernel, m.u.capture.occurrence,
                             m.u.capture.constants);
@@ -322,106 +475,13 @@ static int protocol_main(void)
         case PROTO_CONTROL:
             hooks_set_control(m.u.control.cmd, m.u.control.arg, m.u.control.name, m.u.control.break_flags);
             break;
-        case PROTO_QUIT:
-            return 0;
-        case PROTO_RUN: {
-            if (!loaded) return fail("runner: RUN before LOAD", 2);
-            if (nspecs != model.n_inputs)
-                return fail(arena_printf(&a, "model takes %zu inputs, the spec gives %zu", model.n_inputs, nspecs),
-                            1);
-            if (nconsts) {
-                strbuf cerr = STRBUF_INIT;
-                if (model_set_constants(&model, consts, nconsts, &cerr))
-                    return fail(arena_strdup(&a, cerr.buf), 1);
-                fprintf(stderr, "aotidbg-runner: weights: %zu constant(s) given apart from the .so\n", nconsts);
-                strbuf_release(&cerr);
-            }
-            built_input *bi = calloc(nspecs ? nspecs : 1, sizeof *bi);
-            AtenTensorHandle *in = calloc(nspecs ? nspecs : 1, sizeof *in);
-            AtenTensorHandle *out = calloc(model.n_outputs ? model.n_outputs : 1, sizeof *out);
-            for (size_t i = 0; i < nspecs; i++) {
-                strbuf ierr = STRBUF_INIT;
-                if (input_build(&specs[i], (int)i, model_cuda_index, &bi[i], &ierr))
-                    return fail(arena_strdup(&a, ierr.buf), 1);
-                in[i] = bi[i].h;
-            }
-            /* where each input's data is: an output at the same place is that input (ALIAS) */
-            void **in_data = calloc(nspecs ? nspecs : 1, sizeof *in_data);
-            for (size_t i = 0; i < nspecs; i++)
-                if (aoti_torch_get_data_ptr(in[i], &in_data[i])) in_data[i] = NULL;
-            hooks_config hc = {record, (load_flags & PROTO_LOAD_BLOCKING) != 0, model.is_cuda, max_values,
-                               send_msg, wait_control, (load_flags & PROTO_LOAD_ALLOC) != 0};
-            hooks_configure(&hc);
-            capture_set_model(model.dl, model.h);
-            hooks_reset_counters();
-            prof_reset();
-            hooks_begin_run();
-            double t0 = hooks_now_us();
-            strbuf rerr = STRBUF_INIT;
-            int rc = model_run(&model, in, nspecs, out, &rerr);
-            double t1 = hooks_now_us();
-            prof_add(PROF_RUN, t0);
-            int64_t blame = hooks_end_run(rc != 0);
-            if (!record) {
-                hooks_counters c = hooks_get_counters();
-                fprintf(stderr, "aotidbg-runner: timing: run %.1f us, %llu hook events (hooks counting only)\n",
-                        t1 - t0, (unsigned long long)c.events);
-            } else if (hooks_get_counters().events == 0) {
-                /* Facts only: the package may have no kernel, or only kernels the printer does not
-                 * reach (torch.cond branches, proxy calls); the front end knows what was compiled in. */
-                if (model.is_cuda && hooks_get_counters().kernels > 0)
-                    fprintf(stderr, "aotidbg-runner: no printer hook fired in this run: kernels come from "
-                                    "interposed cuLaunchKernel, with no tensors\n");
-                else
-                    fprintf(stderr, "aotidbg-runner: no printer hook fired in this run, so no kernels are "
-                                    "reported\n");
-            }
-            prof_report(stderr, "run", 1, (unsigned long long)hooks_get_counters().events);
-            if (rc) {
-                send_error(blame, rerr.buf);
-                if (hooks_break_flags() & BREAK_ON_ERROR) hooks_stop(blame, blame >= 0 ? 1 : 0, PROTO_STOP_ERROR);
-                return finish(1, 1);
-            }
-            tread_scratch sc = {0};
-            for (size_t i = 0; i < model.n_outputs; i++) {
-                proto_msg t = {.type = PROTO_TENSOR};
-                t.u.tensor.kernel_index = -1;
-                char name[32];
-                snprintf(name, sizeof name, "output%zu", i);
-                if (!out[i]) {   /* a None output: AOTI leaves the handle NULL */
-                    fprintf(stderr, "aotidbg-runner: %s is None (no tensor)\n", name);
-                    continue;
-                }
-                strbuf terr = STRBUF_INIT;
-                if (tread_tensor(out[i], name, PHASE_OUTPUT, max_values, 1, &sc, &t.u.tensor.t, &terr)) {
-                    /* a CUDA fault can surface here first: say what the runtime says */
-                    char ctext[512] = "";
-                    if (model.is_cuda) tabi_cuda_sync_check(ctext, sizeof ctext);
-                    send_error(-1, arena_printf(&a, "%s%sreading the model's %s failed: %s", ctext,
-                                                *ctext ? "; " : "", name, terr.buf));
-                    strbuf_release(&terr);
-                    return finish(1, 1);
-                }
-                strbuf_release(&terr);
-                if (chan_send(&t)) return 1;
-                if (send_alias(out, i, in_data, nspecs)) return 1;
-            }
-            free(in_data);
-            free_outputs(out, model.n_outputs);
-            tread_scratch_release(&sc);
-            for (size_t i = 0; i < nspecs; i++) free(bi[i].host);
-            free(bi);
-            free(in);
-            free(out);
-            free(specs);
-            free(consts);
-            model_unload(&model);
-            return finish(0, 0);
-        }
+        case PROTO_QUIT: return 0;
+        case PROTO_RUN: return on_run(&cv);
         default:
-            return fail(arena_printf(&a, "runner: unexpected %s from the front end", proto_type_name(m.type)), 2);
+            return fail(arena_printf(&cv.a, "runner: unexpected %s from the front end", proto_type_name(m.type)), 2);
         }
     }
+    return r;
 }
 
 int main(int argc, char **argv)

@@ -4,7 +4,5 @@
 
 /* --bench SO CUBIN_DIR DEVICE ITERS MODE INPUT... (bench.c); returns the exit code. */
 int bench_main(int argc, char **argv);
-/* 0 when AOTIDBG_RUNNER_RECORD=0 asks hooks to only count events. */
-int runner_env_record(void);
 
 #endif

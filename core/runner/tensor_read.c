@@ -15,12 +15,6 @@ static aotidbg_cuda_stats_fn cuda_stats;
 static const char *(*cuda_stats_error)(void);
 static int cuda_stats_tried;
 
-void tread_set_cuda_stats(aotidbg_cuda_stats_fn fn)
-{
-    cuda_stats = fn;
-    cuda_stats_tried = 1;
-}
-
 static aotidbg_cuda_stats_fn find_cuda_stats(void)
 {
     if (cuda_stats_tried) return cuda_stats;

@@ -50,8 +50,5 @@ void tread_alloc(AtenTensorHandle h, tensor_rec *t);
  * strides in cstr (t->ndim entries). 0, or -1 with err. Synchronizes. */
 int tread_host_copy(AtenTensorHandle h, const tensor_rec *t, int32_t dcode, int64_t *cstr, AtenTensorHandle *out,
                     strbuf *err);
-/* Points the CUDA path at a statistics function (NULL: host path); tests and
- * the bench use it. By default the library beside the runner is tried once. */
-void tread_set_cuda_stats(aotidbg_cuda_stats_fn fn);
 
 #endif

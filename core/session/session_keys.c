@@ -47,7 +47,7 @@ static const skey package_rows[] = {
     STRS(package_info, input_names, input_names, ninput_names, "a list of input names", "an input name (x, args[0])"),
     STRS(package_info, output_names, output_names, noutput_names, "a list of output names", "an output name (out)"),
 };
-TABLE(session_package_table, package_info, "package", package_rows);
+static TABLE(session_package_table, package_info, "package", package_rows);
 
 static const skey input_rows[] = {
     S(input_spec, name, name, NUL | OPT, "an input name", NULL),
@@ -178,7 +178,7 @@ static const skey eager_check_rows[] = {
     N(eager_check, rtol, rtol, 0, "a tolerance (number >= 0)"),
     S(eager_check, note, note, NUL | OPT, "a string", NULL),
 };
-TABLE(session_eager_check_table, eager_check, "an eager check", eager_check_rows);
+static TABLE(session_eager_check_table, eager_check, "an eager check", eager_check_rows);
 
 static const skey kernel_rows[] = {
     L(kernel_event, index, index, H | NEED, "a kernel index (integer >= 0)", 0, INT64_LIMIT),
@@ -320,7 +320,7 @@ static const skey eager_info_rows[] = {
     L(eager_info, refs, refs, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
     S(eager_info, computed_by, computed_by, NUL | OPT, "runner or python", NULL),
 };
-TABLE(session_eager_table, eager_info, "the eager reference", eager_info_rows);
+static TABLE(session_eager_table, eager_info, "the eager reference", eager_info_rows);
 
 static const skey top_rows[] = {
     {.name = "format_version", .type = SK_CUSTOM, .flags = H, .what = "a version like \"1.0\"", .custom = SC_FORMAT},

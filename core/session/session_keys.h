@@ -89,9 +89,8 @@ struct stable {
 /* The top level, in file order (format_version first, events last). */
 extern const stable session_top_table;
 /* Records (nested tables). */
-extern const stable session_package_table, session_input_table, session_check_table, session_bookmark_table,
-    session_narration_table, session_tensor_table, session_stats_table, session_eager_check_table,
-    session_eager_table;
+extern const stable session_input_table, session_check_table, session_bookmark_table, session_narration_table,
+    session_tensor_table, session_stats_table;
 /* Events: the keys every event has (kind, t_ms), then each kind's own keys,
  * offsets relative to its member of event.u. */
 extern const stable session_event_table;

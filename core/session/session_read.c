@@ -1208,7 +1208,7 @@ static int load(rd *r, session **out, strbuf *err)
     r->err = err;
     r->line = r->col = 1;
     r->values.elem = sizeof(double);
-    r->evc = calloc(1, sizeof *r->evc);
+    r->evc = xcalloc(1, sizeof *r->evc);
     if (!r->evc) {
         strbuf_addf(err, "%s: out of memory", r->name);
         session_free(r->s);
@@ -1289,7 +1289,7 @@ static int load(rd *r, session **out, strbuf *err)
 
 int session_load_mem(const char *name, const char *buf, size_t len, session **out, strbuf *err)
 {
-    rd *r = calloc(1, sizeof *r);
+    rd *r = xcalloc(1, sizeof *r);
     if (!r) {
         strbuf_addf(err, "%s: out of memory", name);
         return -1;
@@ -1324,7 +1324,7 @@ int session_load(const char *path, session **out, strbuf *err)
             return -1;
         }
     }
-    rd *r = calloc(1, sizeof *r);
+    rd *r = xcalloc(1, sizeof *r);
     if (!r) {
         fclose(f);
         strbuf_addf(err, "%s: out of memory", path);

@@ -27,6 +27,7 @@
 #include "session_read.h"
 #include "session_keys.h"
 #include "term_escape.h"
+#include "compat.h"
 
 /* Room left under SESSION_MAX_SCALAR_BYTES for the cut marker. */
 #define STR_CAP (SESSION_MAX_SCALAR_BYTES - 64)
@@ -401,7 +402,7 @@ static void dump_hook(const session *s)
 
 static int fsync_dir_of(const char *path)
 {
-    char *dir = strdup(path);
+    char *dir = xstrdup(path);
     if (!dir)
         return -1;
     char *slash = strrchr(dir, '/');
@@ -578,8 +579,8 @@ static double since_ms(const struct timespec *a)
 int session_writer_open(session_writer **out, const char *path, const session *s, strbuf *err)
 {
     *out = NULL;
-    session_writer *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = strdup(path))) {
+    session_writer *w = xcalloc(1, sizeof *w);
+    if (!w || !(w->path = xstrdup(path))) {
         free(w);
         strbuf_addf(err, "%s: out of memory", path);
         return -1;
@@ -620,7 +621,7 @@ int session_writer_open(session_writer **out, const char *path, const session *s
     return session_writer_sync(w, err);
 }
 
-const char *session_writer_stream_path(const session_writer *w)
+static const char *session_writer_stream_path(const session_writer *w)
 {
     return w->part ? w->part : w->path;
 }

@@ -23,8 +23,6 @@ int session_save(const session *s, const char *path, strbuf *err);
 
 typedef struct session_writer session_writer;
 int session_writer_open(session_writer **w, const char *path, const session *s, strbuf *err);
-/* The file the events stream to: PATH, or PATH.part when PATH existed. */
-const char *session_writer_stream_path(const session_writer *w);
 /* Appends s->events[from..] not yet written; flushes. */
 int session_writer_sync(session_writer *w, strbuf *err);
 /* Final save (tmp + rename) and close; frees w. */

@@ -34,6 +34,16 @@ char *xstrdup(const char *s)
     return memcpy(xmalloc(n), s, n);
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+    const char *end = memchr(s, 0, n);
+    size_t len = end ? (size_t)(end - s) : n;
+    char *p = xmalloc(len + 1);
+    memcpy(p, s, len);
+    p[len] = 0;
+    return p;
+}
+
 void *xrealloc_array(void *p, size_t nmemb, size_t size)
 {
     if (size && nmemb > SIZE_MAX / size)

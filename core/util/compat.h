@@ -72,6 +72,7 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);   /* at most n bytes of s, NUL-terminated */
 /* realloc of nmemb items of size bytes, the product checked for overflow. */
 void *xrealloc_array(void *p, size_t nmemb, size_t size);
 

@@ -24,11 +24,6 @@ static const opt_spec *lookup(const opt_group *g, size_t ng, const char *a, size
     return NULL;
 }
 
-const opt_spec *opt_find(const opt_group *g, size_t ng, const char *name)
-{
-    return lookup(g, ng, name, strlen(name), NULL);
-}
-
 static int store(const opt_spec *o, const opt_group *g, void *args, const char *val, strbuf *err)
 {
     void *field = (char *)args + g->base + o->off;

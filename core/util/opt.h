@@ -56,8 +56,6 @@ int opt_parse(const opt_group *g, size_t ng, void *args, int argc, char **argv, 
  * wrapped at spaces to 80 columns. */
 void opt_help(strbuf *out, const opt_group *g, size_t ng);
 
-/* The row for name ("--device") among the groups' applying rows, or NULL. */
-const opt_spec *opt_find(const opt_group *g, size_t ng, const char *name);
 
 /* Does row o apply to a group of this scope? */
 int opt_applies(const opt_spec *o, unsigned scope);

@@ -53,7 +53,7 @@ static int is_stale(int rootfd, const char *name)
     return stale;
 }
 
-int private_dir_sweep(const char *prefix)
+static int private_dir_sweep(const char *prefix)
 {
     const char *root = tmp_root();
     DIR *d = opendir(root);

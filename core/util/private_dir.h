@@ -21,6 +21,5 @@ char *private_dir_make(const char *prefix, strbuf *err);
 /* Removes dir and everything under it (links are removed, never followed). */
 void private_dir_remove(const char *dir);
 /* Removes the stale PREFIX-* folders in $TMPDIR (see above); how many. */
-int private_dir_sweep(const char *prefix);
 
 #endif

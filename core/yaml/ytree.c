@@ -4,6 +4,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* "a mapping", "a list", "a value": what a node is, for messages. */
+static const char *ytree_what(const ynode *n);
+
 typedef struct {
     yev y;
     arena *a;
@@ -137,7 +140,7 @@ const ynode *ytree_get(const ynode *map, const char *key)
     return NULL;
 }
 
-const char *ytree_what(const ynode *n)
+static const char *ytree_what(const ynode *n)
 {
     return n->type == Y_MAP ? "a mapping" : n->type == Y_SEQ ? "a list" : "a value";
 }

@@ -33,7 +33,5 @@ int ytree_parse(arena *a, const char *name, const char *text, size_t len, const 
 int ytree_load(arena *a, const char *path, size_t max_bytes, const ylimits *lim, ynode **root, strbuf *err);
 /* The value of key in a mapping; NULL when absent or map is not one. */
 const ynode *ytree_get(const ynode *map, const char *key);
-/* "a mapping", "a list", "a value": what a node is, for messages. */
-const char *ytree_what(const ynode *n);
 
 #endif

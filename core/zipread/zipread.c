@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "fdio.h"
 #include "paths.h"
+#include "compat.h"
 #ifdef AOTIDBG_HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -18,7 +19,7 @@ static uint32_t le16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t
 static uint32_t le32(const unsigned char *p) { return le16(p) | le16(p + 2) << 16; }
 static uint64_t le64(const unsigned char *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
 
-int zr_have_inflate(void)
+static int zr_have_inflate(void)
 {
 #ifdef AOTIDBG_HAVE_ZLIB
     return 1;
@@ -124,10 +125,8 @@ int zr_open(zipread *z, const char *path, strbuf *err)
         zr_close(z);
         return -1;
     }
-    unsigned char *cd = malloc(cd_size ? cd_size : 1);
-    z->e = calloc(count ? count : 1, sizeof *z->e);
-    if (!cd || !z->e)
-        abort();
+    unsigned char *cd = xmalloc(cd_size ? cd_size : 1);
+    z->e = xcalloc(count ? count : 1, sizeof *z->e);
     int rc = -1;
     if (fd_read_at(z->fd, cd, cd_size, z->cd_offset) < 0) {
         strbuf_addf(err, "%s: cannot read the central directory", path);
@@ -148,9 +147,7 @@ int zr_open(zipread *z, const char *path, strbuf *err)
             goto out;
         }
         zr_entry *e = &z->e[z->n];
-        e->name = strndup((const char *)h + 46, nl);
-        if (!e->name)
-            abort();
+        e->name = xstrndup((const char *)h + 46, nl);
         z->n++;
         e->method = (uint16_t)le16(h + 10);
         e->crc = le32(h + 16);
@@ -231,9 +228,7 @@ static int copy_entry(zipread *z, const zr_entry *e, int out, strbuf *err)
         return -1;
     }
     enum { CHUNK = 1 << 20 };
-    unsigned char *in = malloc(CHUNK), *ob = NULL;
-    if (!in)
-        abort();
+    unsigned char *in = xmalloc(CHUNK), *ob = NULL;
     int rc = 0;
     uint64_t done = 0, written = 0;
 #ifdef AOTIDBG_HAVE_ZLIB
@@ -241,8 +236,8 @@ static int copy_entry(zipread *z, const zr_entry *e, int out, strbuf *err)
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     if (e->method == 8) {
-        ob = malloc(CHUNK);
-        if (!ob || inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+        ob = xmalloc(CHUNK);
+        if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
             abort();
     }
 #endif

@@ -47,8 +47,6 @@ int zr_open(zipread *z, const char *path, strbuf *err);
  * folder). Entries already there are skipped. *nfiles counts files written. */
 int zr_extract(zipread *z, const char *const *prefixes, size_t n, size_t strip, const char *dest, size_t *nfiles,
                strbuf *err);
-/* 1 when deflated entries can be read (built with zlib). */
-int zr_have_inflate(void);
 void zr_close(zipread *z);
 
 #endif
