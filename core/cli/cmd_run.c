@@ -137,8 +137,11 @@ static void report_nan(const session *s)
     const event *ke = ev ? session_kernel_event(s, ev->kernel_index) : NULL;
     if (!ke)
         return;
-    fprintf(stderr, "  NaN/Inf first at kernel #%lld %s: %s%s = %s", (long long)ev->kernel_index,
-            ke->u.kernel.name, ev->tensor, ev->at ? ev->at : "", ev->value ? ev->value : "nan or inf");
+    fprintf(stderr, "  NaN/Inf first at kernel #%lld %s", (long long)ev->kernel_index, ke->u.kernel.name);
+    if (ke->u.kernel.iteration >= 0)   /* "... iteration 150 of while_loop_body_graph_0" */
+        fprintf(stderr, " (iteration %lld of %s)", (long long)ke->u.kernel.iteration,
+                ke->u.kernel.branch ? ke->u.kernel.branch : "its loop");
+    fprintf(stderr, ": %s%s = %s", ev->tensor, ev->at ? ev->at : "", ev->value ? ev->value : "nan or inf");
     if (ev->from && starts_with(ev->from, "input "))
         fprintf(stderr, "; %s", ev->from);
     else if (ev->nops)
@@ -288,8 +291,13 @@ static int summarize(const session *s, run_service *rs, const char *out)
             [PROTO_STOP_ERROR] = "at the first error", [PROTO_STOP_START] = "at the start",
             [PROTO_STOP_PAUSE] = "when paused", [PROTO_STOP_DIVERGE] = "after the first kernel that departs from eager",
         };
-        fprintf(stderr, "; stopped %s, kernel %" PRId64 " (%s)\n",
+        const event *ke = session_kernel_event(s, k);
+        fprintf(stderr, "; stopped %s, kernel %" PRId64 " (%s)",
                 reason >= 0 && reason <= PROTO_STOP_DIVERGE ? why[reason] : "at a break", k, kernel_name_at(s, k));
+        if (ke && ke->u.kernel.iteration >= 0)
+            fprintf(stderr, " in iteration %" PRId64 " of %s", ke->u.kernel.iteration,
+                    ke->u.kernel.branch ? ke->u.kernel.branch : "its while_loop");
+        fputc('\n', stderr);
         if (reason == PROTO_STOP_NAN)
             report_nan(s);
         if (err_ev) {
