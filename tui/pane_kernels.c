@@ -46,6 +46,17 @@ static const char *anomaly(const kernel_event *k)
     return "";
 }
 
+/* With --eager: "-eager" for a finished kernel none of whose nodes was found in an output. */
+static const char *uncompared(const session *s, const kernel_event *k)
+{
+    if (!s->eager.present || k->status != KSTAT_OK)
+        return "";
+    for (size_t i = 0; i < k->neager; i++)
+        if (k->eager[i].verdict == EAGER_CLOSE || k->eager[i].verdict == EAGER_DIFFERS)
+            return "";
+    return "-eager";
+}
+
 static int status_el(const kernel_event *k)
 {
     switch (k->status) {
@@ -158,7 +169,10 @@ static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, in
         x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dev);
     if (c->show_dur)
         x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dur);
-    grid_printf(g, x, y, in.x + in.w - x, sel ? base : died ? EL_ERROR : (*an ? EL_NAN : base), " %s", an);
+    int flagged = *an != 0;
+    if (!flagged && !died)
+        an = uncompared(a->s, k);
+    grid_printf(g, x, y, in.x + in.w - x, sel ? base : died ? EL_ERROR : (flagged ? EL_NAN : base), " %s", an);
 }
 
 /* A group's line: fold mark, key, size, and its first anomaly when folded. */

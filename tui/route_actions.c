@@ -88,6 +88,24 @@ int ra_rerun_blocking(app *a, const char *arg)
     return AF_HANDLED;
 }
 
+int ra_repro(app *a, const char *arg)
+{
+    const kernel_event *k = app_selected_kernel(a);
+    if (!k) {
+        app_message(a, 1, "repro: select a kernel in the kernel list (3)");
+        return AF_FAILED;
+    }
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", arg && *arg ? arg : "");
+    if (!*dir) snprintf(dir, sizeof dir, "repro-k%lld", (long long)k->index);
+    /* a second run of the package, to that launch: the command that makes it */
+    app_message(a, 0, "repro of kernel %lld %s: aotidbg repro %s%s --kernel %lld -o %s (runs the package to that "
+                      "launch and writes it standalone: code, inputs, expected outputs, CMakeLists.txt)",
+                (long long)k->index, k->name, a->s->package.path ? a->s->package.path : "PKG.pt2",
+                a->s->ninputs ? " --inputs SPEC" : "", (long long)k->index, dir);
+    return AF_HANDLED;
+}
+
 int ra_rebuild_printer(app *a, const char *arg)
 {
     int level = arg && *arg ? atoi(arg) : 1;

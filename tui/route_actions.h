@@ -11,6 +11,8 @@
 int ra_run_checklist(app *a, const char *arg);
 int ra_rerun_blocking(app *a, const char *arg);
 int ra_rebuild_printer(app *a, const char *arg);
+/* Says the aotidbg repro command for the selected kernel (into DIR, arg; default repro-kN). */
+int ra_repro(app *a, const char *arg);
 int ra_jump_kernel(app *a, const char *arg);
 int ra_open_source(app *a, const char *arg);
 int ra_break_nan(app *a, const char *arg);

@@ -16,7 +16,7 @@
 #define F(field) offsetof(check_options, field)
 
 const opt_spec check_option_specs[] = {
-    {"--format", "F", "text (default) or yaml", F(format), cli_store_format, 0, 0},
+    {"--format", "text|yaml", "text (default) or yaml", F(format), cli_store_format, 0, 0},
     {"--torch-lib", "DIR", "libtorch folder for the symbol check; 'none' skips it\n"
      "(default: $TORCH_DIR, else the torch aotidbg-runner was built\n"
      "with, else python3's torch)", F(torch_lib), NULL, 0, 0},

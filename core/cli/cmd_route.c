@@ -41,7 +41,7 @@ const opt_spec route_option_specs[] = {
      "(a FILE that is a session file is taken as --session FILE)\n"
      "its package is used when --package is not given; the\n"
      "runtime size of the input dimension behind ksM is shown", F(session), NULL, 0, 0},
-    {"--format", "FMT", "text (default) or yaml (route:, fields:, steps:, also:, ...)", F(format), cli_store_format, 0,
+    {"--format", "text|yaml", "text (default) or yaml (route:, fields:, steps:, also:, ...)", F(format), cli_store_format, 0,
      0},
     {"--rules", "FILE", "use these rules instead of the installed routes.yaml", F(rules), NULL, 0, 0},
     {NULL},

@@ -6,7 +6,7 @@
  * file parses the options (run_options.h's table), pumps the run to the end
  * or the first break, ends it on SIGINT/SIGTERM, and prints a short summary
  * to stderr. Exit codes: run_service_exit_code (commands.h: 0 ran, 1 failed,
- * 2 bad usage or input). Everything is freed before return; the runner
+ * 2 bad usage or input), 3 when --eager passed over only part of the kernels. Everything is freed before return; the runner
  * never outlives us. */
 #include <errno.h>
 #include <inttypes.h>
@@ -168,47 +168,127 @@ static void report_outputs(const session *s, const char *out)
     }
 }
 
-/* --eager: the divergence (kernel, node, element, values, errors, the
- * user's line), or how many outputs stayed within tolerance. */
-static void report_eager(const session *s, const char *out)
+/* What --eager compared: a kernel is compared when some node of it was
+ * checked against an output (close or differs); the others are listed with
+ * why. Counts cover the main graph's kernel events. */
+typedef struct {
+    uint64_t kernels, compared, checks, close, unmatched, unreadable;
+    uint64_t before, before_compared;   /* kernels before the departure, and how many were compared */
+    uint64_t inherit;                   /* kernels after it that differ too */
+    int64_t uncompared[5];              /* the first few not compared */
+    size_t nuncompared;
+} eager_cover;
+
+static int kernel_compared(const kernel_event *k)
 {
-    if (!s->eager.present)
-        return;
-    const divergence_event *d = NULL;
-    uint64_t checks = 0, close = 0, unmatched = 0, unreadable = 0, kernels = 0;
+    for (size_t j = 0; j < k->neager; j++)
+        if (k->eager[j].verdict == EAGER_CLOSE || k->eager[j].verdict == EAGER_DIFFERS)
+            return 1;
+    return 0;
+}
+
+static void eager_coverage(const session *s, const divergence_event *d, eager_cover *c)
+{
+    memset(c, 0, sizeof *c);
     for (size_t i = 0; i < s->nevents; i++) {
         const event *e = s->events[i];
-        if (e->kind == EV_DIVERGENCE && !d)
-            d = &e->u.divergence;
-        if (e->kind != EV_KERNEL || !e->u.kernel.neager)
+        if (e->kind != EV_KERNEL || (e->u.kernel.branch && *e->u.kernel.branch))
             continue;
-        kernels++;
-        for (size_t j = 0; j < e->u.kernel.neager; j++) {
-            eager_verdict v = e->u.kernel.eager[j].verdict;
-            checks++;
-            close += v == EAGER_CLOSE;
-            unmatched += v == EAGER_UNMATCHED;
-            unreadable += v == EAGER_UNREADABLE;
+        const kernel_event *k = &e->u.kernel;
+        int done = kernel_compared(k), differs = 0;
+        c->kernels++;
+        c->compared += done;
+        if (!done && c->nuncompared < sizeof c->uncompared / sizeof *c->uncompared)
+            c->uncompared[c->nuncompared++] = k->index;
+        for (size_t j = 0; j < k->neager; j++) {
+            eager_verdict v = k->eager[j].verdict;
+            c->checks++;
+            c->close += v == EAGER_CLOSE;
+            c->unmatched += v == EAGER_UNMATCHED;
+            c->unreadable += v == EAGER_UNREADABLE;
+            differs |= v == EAGER_DIFFERS;
+        }
+        if (d && k->index < d->kernel_index) {
+            c->before++;
+            c->before_compared += done;
+        } else if (d && k->index > d->kernel_index) {
+            c->inherit += differs;
         }
     }
+}
+
+/* "kernels 3, 7 and 12 more" : why they were not compared, and how to compare more. */
+static void report_uncompared(const session *s, const eager_cover *c)
+{
+    uint64_t n = c->kernels - c->compared;
+    if (!n)
+        return;
+    fprintf(stderr, "    not compared: kernel");
+    for (size_t i = 0; i < c->nuncompared; i++)
+        fprintf(stderr, "%s %" PRId64 " (%s)", i ? "," : "", c->uncompared[i], kernel_name_at(s, c->uncompared[i]));
+    if (n > c->nuncompared)
+        fprintf(stderr, " and %" PRIu64 " more", n - (uint64_t)c->nuncompared);
+    fprintf(stderr, ": no graph node of theirs is held by an output they write (a node computed inside the "
+            "kernel only), or they name none; a package built with provenance names more "
+            "(python3 core/prepare/aotidbg_prepare.py %s -o DEBUG.pt2)\n", s->eager.program);
+}
+
+/* --eager: the divergence (kernel, node, element, values, errors, the
+ * user's line), or how many outputs stayed within tolerance; what was
+ * compared either way. Returns EXIT_PARTIAL when nothing departed but some
+ * kernels were not compared, else code. */
+static int report_eager(const session *s, const char *out, int code)
+{
+    if (!s->eager.present)
+        return code;
+    const divergence_event *d = NULL;
+    for (size_t i = 0; i < s->nevents && !d; i++)
+        if (s->events[i]->kind == EV_DIVERGENCE)
+            d = &s->events[i]->u.divergence;
+    eager_cover c;
+    eager_coverage(s, d, &c);
     if (d) {
-        const eager_check *c = &d->check;
+        const eager_check *x = &d->check;
         fprintf(stderr, "  departs from eager at kernel %" PRId64 " (%s): node %s in %s, element %s: got %.9g, "
-                "want %.9g\n", d->kernel_index, d->kernel ? d->kernel : "?", c->node, c->tensor ? c->tensor : "?",
-                d->index ? d->index : "?", c->got, c->want);
+                "want %.9g\n", d->kernel_index, d->kernel ? d->kernel : "?", x->node, x->tensor ? x->tensor : "?",
+                d->index ? d->index : "?", x->got, x->want);
         fprintf(stderr, "    %" PRIu64 " of %" PRIu64 " elements beyond |got - want| <= %g + %g * |want|; max abs "
-                "error %.3g, max rel %.3g\n", c->differing, c->compared, c->atol, c->rtol, c->max_abs, c->max_rel);
+                "error %.3g, max rel %.3g\n", x->differing, x->compared, x->atol, x->rtol, x->max_abs, x->max_rel);
         if (d->where)
             fprintf(stderr, "    at %s%s%s\n", d->where, d->code ? ": " : "", d->code ? d->code : "");
-        fprintf(stderr, "    the kernels before it match %s (aotidbg replay %s shows both)\n", s->eager.program, out);
-        return;
+        const event *ke = session_kernel_event(s, d->kernel_index);
+        int64_t call = ke ? ke->u.kernel.call : -1;
+        if (call >= 0 && (size_t)call < s->prov.ncalls && s->prov.calls[call].nparams) {
+            const kernel_call *kc = &s->prov.calls[call];
+            fprintf(stderr, "    it reads");
+            for (size_t i = 0; i < kc->nparams; i++)
+                fprintf(stderr, "%s %s", i ? "," : "", kc->params[i]);
+            fputc('\n', stderr);
+        }
+        if (c.before_compared == c.before)
+            fprintf(stderr, "    the %" PRIu64 " kernel%s before it match %s (aotidbg replay %s shows both)\n",
+                    c.before, c.before == 1 ? "" : "s", s->eager.program, out);
+        else
+            fprintf(stderr, "    of the %" PRIu64 " kernels before it, the %" PRIu64 " compared match %s and %" PRIu64
+                    " were not compared: the departure may start there (aotidbg replay %s shows both)\n", c.before,
+                    c.before_compared, s->eager.program, c.before - c.before_compared, out);
+        if (c.inherit)
+            fprintf(stderr, "    %" PRIu64 " later kernel%s differ%s too, inheriting its departure\n", c.inherit,
+                    c.inherit == 1 ? "" : "s", c.inherit == 1 ? "s" : "");
+        fprintf(stderr, "    compared %" PRIu64 " of %" PRIu64 " kernels\n", c.compared, c.kernels);
+        report_uncompared(s, &c);
+        return code;
     }
-    fprintf(stderr, "  eager: no departure from %s: %" PRIu64 " of %" PRIu64 " checked outputs in %" PRIu64
-            " kernel%s within tolerance", s->eager.program, close, checks, kernels, kernels == 1 ? "" : "s");
-    if (unmatched || unreadable)
-        fprintf(stderr, " (%" PRIu64 " node%s matched no output, %" PRIu64 " unreadable)", unmatched,
-                unmatched == 1 ? "" : "s", unreadable);
+    fprintf(stderr, "  eager: compared %" PRIu64 " of %" PRIu64 " kernels: no departure from %s in %s; %" PRIu64
+            " of %" PRIu64 " checked outputs within tolerance", c.compared, c.kernels, s->eager.program,
+            c.compared == c.kernels ? "any of them" : "those compared", c.close, c.checks);
+    if (c.unmatched || c.unreadable)
+        fprintf(stderr, " (%" PRIu64 " node%s held by no output, %" PRIu64 " unreadable)", c.unmatched,
+                c.unmatched == 1 ? "" : "s", c.unreadable);
     fputc('\n', stderr);
+    report_uncompared(s, &c);
+    int ran = s->end_state && !strcmp(s->end_state, "complete");
+    return ran && c.compared < c.kernels && code == EXIT_OK ? EXIT_PARTIAL : code;
 }
 
 /* Names close to a break's kernel name that did run: those that contain it,
@@ -228,6 +308,38 @@ static void suggest_kernels(const session *s, const char *want)
     }
     if (n)
         fputc('\n', stderr);
+}
+
+/* --memcheck: the tool's verdict (the session's note) and its first reports, each with what the
+ * address hit. */
+static void report_memcheck(const session *s, const char *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nnotes; i++)
+        if (starts_with(s->notes[i], "compute-sanitizer ") || starts_with(s->notes[i], "--memcheck="))
+            fprintf(stderr, "  %s\n", s->notes[i]);
+    for (size_t i = 0; i < s->nevents; i++) {
+        const event *e = s->events[i];
+        if (e->kind != EV_MEMCHECK)
+            continue;
+        const memcheck_event *m = &e->u.memcheck;
+        if (n++ == 3) {
+            fprintf(stderr, "  (more memcheck events: aotidbg replay %s --dump)\n", out);
+            break;
+        }
+        fprintf(stderr, "  %s: %s", m->tool, m->what);
+        if (m->kernel_index >= 0)
+            fprintf(stderr, " in kernel %" PRId64 " (%s)", m->kernel_index, m->kernel ? m->kernel : "?");
+        if (m->thread)
+            fprintf(stderr, ", thread %s block %s", m->thread, m->block ? m->block : "?");
+        if (m->count > 1)
+            fprintf(stderr, ", %" PRId64 " reports here", m->count);
+        fputc('\n', stderr);
+        if (m->where)
+            fprintf(stderr, "    at %s\n", m->where);
+        if (m->address)
+            fprintf(stderr, "    address %s: %s\n", m->address, m->hit ? m->hit : "no tensor of the run is known there");
+    }
 }
 
 /* Prints the human summary to stderr; returns the exit code. */
@@ -328,7 +440,9 @@ static int summarize(const session *s, run_service *rs, const char *out)
         }
     }
     if (!run_service_eager_failure(rs))
-        report_eager(s, out);
+        code = report_eager(s, out, code);
+    if (run_service_options(rs)->memcheck)
+        report_memcheck(s, out);
     fprintf(stderr, "  session: %s (end_state: %s)\n", out, end);
     return code;
 }

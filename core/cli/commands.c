@@ -43,7 +43,34 @@ static const char run_after[] =
     "1 the model failed, a nan/error/diverge break hit, the runner died, a checklist\n"
     "row failed, or the eager program failed to run; 2 bad usage or bad input (also\n"
     "a kernel= / index= break that matched no kernel, or an --eager program or\n"
-    "inputs it cannot take).\n";
+    "inputs it cannot take); 3 the model ran to the end with --eager and nothing\n"
+    "departed, but not every kernel was compared (the summary says \"compared K of\n"
+    "N kernels\" and which were not).\n";
+
+static const char repro_about[] =
+    "Makes a standalone repro of one kernel launch: runs PKG to that launch, writes every\n"
+    "tensor the kernel is handed in full before it runs (DIR/in/NAME.npy, weights too) and\n"
+    "after (DIR/expected/NAME.npy), and the kernel's code as the package holds it: a CPU\n"
+    "cpp_* kernel's function from kernel.cpp with the call wrapper.cpp makes; an extern\n"
+    "call's shim call (its launcher links libtorch); a Triton kernel's cubin (and its\n"
+    "Triton source) with the exact launch: grid, block, shared memory, every argument.\n"
+    "DIR also gets main.cpp, CMakeLists.txt, README and the run's session.yaml.\n"
+    "\n"
+    "  cmake -S DIR -B DIR/build && cmake --build DIR/build && DIR/build/repro\n"
+    "\n"
+    "runs the kernel once on in/, writes DIR/out/NAME.npy and exits 0 when every output\n"
+    "equals expected/ bit for bit, 1 when not (printing the first differing element) or\n"
+    "when the kernel fails (a kernel that failed in the run fails the same way: the\n"
+    "assert's message, the CUDA error). No Python: a CPU repro needs a C++ compiler and\n"
+    "torch's headers, a CUDA repro only the CUDA driver.\n";
+static const char repro_after[] =
+    "What cannot be captured is refused, naming the argument and why (a tensor the\n"
+    "printer does not hand over, a weight the model cannot give, a scalar with no\n"
+    "definition in wrapper.cpp), and what was written is removed but the session.\n"
+    "\n"
+    "Exit codes: 0 the repro was written; 1 the checklist failed, the run was\n"
+    "interrupted or the runner died before the launch; 2 bad usage, bad input, a\n"
+    "launch that never came or one that cannot be captured.\n";
 
 static const char replay_about[] =
     "Opens a recorded session (from `aotidbg run --record` or a walkthrough) with no\n"
@@ -128,6 +155,10 @@ const command commands[] = {
      "                        iteration=K|index=N] [options]\n"
      "            --record OUT.yaml",
      "headless run, for CI and remote boxes", run_about, run_after, "PKG", 1, 1, {G_RUN(RUN_OPT_RUN)}, cmd_run, NULL},
+    {"repro", "repro", "repro PKG --kernel N|NAME[@K] -o DIR [--inputs SPEC] [--device DEV]\n"
+     "              [--model NAME] [--timeout S] [--force]",
+     "one kernel launch as a standalone folder that rebuilds and checks it", repro_about, repro_after, "PKG", 1, 1,
+     {G_RUN(RUN_OPT_REPRO), {repro_option_specs, offsetof(cli_args, repro), 0, NULL}}, cmd_repro, NULL},
     {"replay", "replay", "replay SESSION.yaml [--dump] [UI options]",
      "open a saved session (no torch, no GPU); --dump prints it as text", replay_about, replay_after,
      "SESSION.yaml", 1, 1,

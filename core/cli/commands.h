@@ -9,6 +9,8 @@
  *   EXIT_OK 0       success (the model ran; nothing failed)
  *   EXIT_FAILED 1   the model failed, or a check failed
  *   EXIT_USAGE 2    bad usage or bad input
+ *   EXIT_PARTIAL 3  passed, but only part was compared (run --eager: some
+ *                   kernels not compared with the eager reference)
  * Handlers print to stdout/stderr and never die by a signal on bad input.
  * The UI commands (live, replay without --dump, tutorial) are the front
  * end's: cli_main hands them to cli_front.ui, so core needs no curses. */
@@ -20,13 +22,14 @@
 #include "cmd_export.h"
 #include "cmd_info.h"
 #include "cmd_replay.h"
+#include "cmd_repro.h"
 #include "cmd_route.h"
 #include "cmd_run.h"
 #include "opt.h"
 #include "run_options.h"
 #include "ui_options.h"
 
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_PARTIAL = 3 };
 
 typedef struct cli_args cli_args;
 
@@ -67,6 +70,7 @@ struct cli_args {
     route_options route;
     info_options info;
     replay_options replay;
+    repro_options repro;
     export_options exp;
 };
 

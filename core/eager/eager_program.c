@@ -15,6 +15,7 @@
 #include "protocol.h"
 
 #define JSON_MAX (256u << 20)   /* bytes of one JSON entry read */
+#define STACK_MAX (64u << 10)   /* bytes of one node's stack trace kept */
 
 /* The fx graph's view of a value: a node, or a getitem of a node that returns several. */
 typedef struct {
@@ -24,6 +25,7 @@ typedef struct {
     const char **ins;          /* the values it reads */
     size_t nins;
     int tensor;                /* holds one tensor (a node of several results does not) */
+    const char *stack;         /* its metadata's stack_trace; NULL none */
 } fx_value;
 
 typedef struct {
@@ -358,6 +360,9 @@ static int read_node(rd *r, const cJSON *n)
     fx_value *v = add_value(p);
     v->name = m->u.eager_node.name;
     v->op = arena_strdup(&p->a, op);
+    const cJSON *st = get(get(n, "metadata"), "stack_trace");
+    if (cJSON_IsString(st) && strlen(st->valuestring) < STACK_MAX)
+        v->stack = arena_strdup(&p->a, st->valuestring);
 
     uint32_t na = (uint32_t)cJSON_GetArraySize(inputs);
     m->u.eager_node.args = arena_alloc(&p->a, (na + 1) * sizeof *m->u.eager_node.args);
@@ -615,6 +620,27 @@ static fx_value *find(eager_program *p, const char *name)
         if (!strcmp(p->vals[i].name, name))
             return &p->vals[i];
     return NULL;
+}
+
+size_t eager_program_nvalues(const eager_program *p) { return p->nvals; }
+
+const char *eager_program_value(const eager_program *p, size_t i)
+{
+    return i < p->nvals && strcmp(p->vals[i].op, "getitem") ? p->vals[i].name : NULL;
+}
+
+const char *eager_program_stack(const eager_program *p, const char *name)
+{
+    long i = eager_program_index(p, name);
+    return i < 0 ? NULL : p->vals[i].stack;
+}
+
+long eager_program_index(const eager_program *p, const char *name)
+{
+    for (size_t i = 0; i < p->nvals; i++)
+        if (!strcmp(p->vals[i].name, name))
+            return (long)i;
+    return -1;
 }
 
 static int in_list(const char *const *l, size_t n, const char *s)

@@ -41,6 +41,15 @@ typedef struct {
 int eager_program_read(eager_program **out, const char *path, strbuf *err);
 /* The rule for a call naming nodes names[0..n). */
 void eager_program_refs(eager_program *p, const char *const *names, size_t n, eager_call_refs *out);
+/* The graph's values in graph order (getitems and the graph's inputs left
+ * out): what the kernels between two calls that name nodes may compute. */
+size_t eager_program_nvalues(const eager_program *p);
+/* Value i's name; NULL for a getitem. */
+const char *eager_program_value(const eager_program *p, size_t i);
+/* Its stack trace as the program keeps it (Python's traceback text); NULL none. */
+const char *eager_program_stack(const eager_program *p, const char *name);
+/* Its place in graph order; -1 when the program has no such value. */
+long eager_program_index(const eager_program *p, const char *name);
 /* Writes the plan file: EAGER_RUN (keep = the values to write), one INPUT per
  * session input (raw[i]: the materialised file of a fill: file input, else
  * NULL), CONSTANT per weight, EAGER_NODE per node. -1 when the session's

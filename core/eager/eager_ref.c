@@ -185,13 +185,61 @@ static int later_library_call_names(const call_table *ct, size_t i, const char *
     return 0;
 }
 
+/* Graph-order bounds of the nodes call j names: -1 when it names none the program has. */
+static int named_span(const call_table *ct, size_t j, const eager_program *prog, long *lo, long *hi)
+{
+    const char *const *nodes;
+    *lo = *hi = -1;
+    for (size_t k = 0, n = own_nodes(&ct->calls[j], &nodes); k < n; k++) {
+        long at = eager_program_index(prog, nodes[k]);
+        if (at < 0)
+            continue;
+        if (*lo < 0 || at < *lo)
+            *lo = at;
+        if (at > *hi)
+            *hi = at;
+    }
+    return *lo < 0 ? -1 : 0;
+}
+
+/* A call that names no node (a CPU cpp_fused_* kernel of a package built without
+ * provenance): the graph values after the last that the closest earlier
+ * naming call names and before the last of the closest later one (its
+ * output), as the launch order puts it there. A value that is not among them does not leave the kernel's output
+ * unclaimed: the runner reports only what some output holds. */
+static size_t between_nodes(const call_table *ct, size_t i, const eager_program *prog, arena *a,
+                            const char ***nodes)
+{
+    long lo = -1, hi = (long)eager_program_nvalues(prog), l, h;
+    for (size_t j = i; j-- > 0;)
+        if (named_span(ct, j, prog, &l, &h) == 0) {
+            lo = h;
+            break;
+        }
+    for (size_t j = i + 1; j < ct->ncalls; j++)
+        if (named_span(ct, j, prog, &l, &h) == 0) {
+            hi = h;   /* not l: a library call names the nodes its input's kernel fused too */
+            break;
+        }
+    size_t m = 0;
+    *nodes = hi - lo > 1 ? arena_alloc(a, (size_t)(hi - lo - 1) * sizeof **nodes) : NULL;
+    for (long k = lo + 1; k < hi; k++) {
+        const char *v = eager_program_value(prog, (size_t)k);
+        if (v)
+            (*nodes)[m++] = v;
+    }
+    return m;
+}
+
 /* The graph nodes call i is compared on. A node that a generated kernel names and a later
  * library call (cuBLAS, cuDNN, an ATen fallback) names too belongs to that call: inductor names
  * the attention node in the Triton kernel that only lays out q/k/v for the attention call after
  * it (H200, a llama-style decoder: the kernel was compared with the attention's output). Nodes
  * that several generated kernels name stay with each (a pre-grad `linear` spans the mm and the
- * kernel that adds its bias). The list is allocated in a. */
-static size_t call_nodes(const call_table *ct, size_t i, arena *a, const char ***nodes, size_t *occ)
+ * kernel that adds its bias). A call that names none gets the nodes between its neighbours'
+ * (prog: the program, NULL when it could not be read). The list is allocated in a. */
+static size_t call_nodes(const call_table *ct, size_t i, const eager_program *prog, arena *a, const char ***nodes,
+                         size_t *occ)
 {
     const kernel_call *c = &ct->calls[i];
     *occ = 0;
@@ -199,6 +247,8 @@ static size_t call_nodes(const call_table *ct, size_t i, arena *a, const char **
         *occ += !strcmp(ct->calls[j].kernel, c->kernel);
     const char *const *own;
     size_t n = own_nodes(c, &own), m = 0;
+    if (!n && prog && kernel_type_guess(c->kernel) != KTYPE_EXTERN)
+        return between_nodes(ct, i, prog, a, nodes);
     const char **keep = n ? arena_alloc(a, n * sizeof *keep) : NULL;
     for (size_t k = 0; k < n; k++)
         if (!later_library_call_names(ct, i, own[k]))
@@ -207,8 +257,37 @@ static size_t call_nodes(const call_table *ct, size_t i, arena *a, const char **
     return m;
 }
 
+/* A call with no stack traces of its own (a package built without provenance)
+ * gets those of the nodes it is compared on, as the program keeps them, its
+ * last nodes (its output) first: the user's line it comes from. */
+static void stacks_from_program(session *s, const eager_program *prog)
+{
+    enum { MAX_STACKS = 4 };
+    call_table *ct = &s->prov;
+    arena tmp = {0};
+    for (size_t i = 0; i < ct->ncalls; i++) {
+        kernel_call *c = &ct->calls[i];
+        const char **nodes;
+        size_t occ, n = c->nstack ? 0 : call_nodes(ct, i, prog, &tmp, &nodes, &occ), m = 0;
+        const char **st = n ? arena_alloc(&s->arena, MAX_STACKS * sizeof *st) : NULL;
+        for (size_t k = n; k-- > 0 && m < MAX_STACKS;) {
+            const char *t = eager_program_stack(prog, nodes[k]);
+            int dup = !t;
+            for (size_t j = 0; j < m && !dup; j++)
+                dup = !strcmp(st[j], t);
+            if (!dup)
+                st[m++] = arena_strdup(&s->arena, t);
+        }
+        if (m) {
+            c->stack = st;
+            c->nstack = m;
+        }
+    }
+    arena_release(&tmp);
+}
+
 /* The calls with their nodes, for the Python helper. */
-static char *calls_json(const session *s, size_t *ncalls)
+static char *calls_json(const session *s, const eager_program *prog, size_t *ncalls)
 {
     cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "calls");
     const call_table *ct = &s->prov;
@@ -218,7 +297,7 @@ static char *calls_json(const session *s, size_t *ncalls)
         const kernel_call *c = &ct->calls[i];
         size_t occ;
         const char **nodes;
-        size_t n = call_nodes(ct, i, &tmp, &nodes, &occ);
+        size_t n = call_nodes(ct, i, prog, &tmp, &nodes, &occ);
         if (!n)
             continue;
         cJSON *o = cJSON_CreateObject();
@@ -308,6 +387,10 @@ static int read_manifest(eager_ref *r, strbuf *err)
     }
     const cJSON *c;
     r->ncalls = 0;
+    enum { MISSING_MAX = 256 };
+    strbuf missing = STRBUF_INIT;   /* nodes the package's kernels name that the program lacks */
+    const char *missing_v[MISSING_MAX];
+    size_t nmissing = 0;
     cJSON_ArrayForEach(c, calls)
     {
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(c, "kernel"),
@@ -316,13 +399,30 @@ static int read_manifest(eager_ref *r, strbuf *err)
         if (!cJSON_IsString(k) || !cJSON_IsNumber(o) || o->valuedouble < 0 || o->valuedouble > 1e9 ||
             o->valuedouble != floor(o->valuedouble) || !cJSON_IsArray(refs)) {
             strbuf_addf(err, "%s: a call without kernel, occurrence or refs", r->manifest);
+            strbuf_release(&missing);
             cJSON_Delete(root);
             return -1;
         }
-        const cJSON *ref;
+        const cJSON *ref, *miss = cJSON_GetObjectItemCaseSensitive(c, "missing"), *mn;
+        if (!cJSON_IsArray(miss))
+            miss = NULL;
+        cJSON_ArrayForEach(mn, miss)
+        {
+            int seen = !cJSON_IsString(mn) || !node_name_ok(mn->valuestring);
+            for (size_t j = 0; j < nmissing && j < MISSING_MAX && !seen; j++)
+                seen = !strcmp(missing_v[j], mn->valuestring);
+            if (seen)
+                continue;
+            if (nmissing < 3)
+                strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", mn->valuestring);
+            if (nmissing < MISSING_MAX)
+                missing_v[nmissing] = mn->valuestring;
+            nmissing++;
+        }
         r->ncalls += cJSON_GetArraySize(refs) > 0;
         cJSON_ArrayForEach(ref, refs) if (add_ref(r, k->valuestring, (uint32_t)o->valuedouble, ref, err) < 0)
         {
+            strbuf_release(&missing);
             cJSON_Delete(root);
             return -1;
         }
@@ -336,6 +436,10 @@ static int read_manifest(eager_ref *r, strbuf *err)
                 ? "the runner with libtorch" : "Python (aotidbg_eager.py)");
     if (r->why_python.len)
         strbuf_addf(&r->summary, " because the runner could not: %s", r->why_python.buf);
+    if (nmissing)   /* the package was compiled from another graph: gelu became silu, a layer was added */
+        strbuf_addf(&r->summary, "; a structural difference: the package's kernels name %zu node%s the program does "
+                    "not have (%s%s)", nmissing, nmissing == 1 ? "" : "s", missing.buf, nmissing > 3 ? ", ..." : "");
+    strbuf_release(&missing);
     cJSON_Delete(root);
     return 0;
 }
@@ -498,7 +602,7 @@ static int start_runner(eager_ref *r, const session *s, const char *program, cha
         strbuf_addstr(why, "AOTIDBG_EAGER_WITH=python");
         return -1;
     }
-    if (eager_program_read(&r->prog, program, why) < 0)
+    if (!r->prog && eager_program_read(&r->prog, program, why) < 0)
         return -1;
     const call_table *ct = &s->prov;
     r->rcalls = arena_alloc(&r->ar, (ct->ncalls + 1) * sizeof *r->rcalls);
@@ -506,7 +610,7 @@ static int start_runner(eager_ref *r, const session *s, const char *program, cha
     size_t nkeep = 0, capkeep = 0;
     for (size_t i = 0; i < ct->ncalls; i++) {
         const char **nodes;
-        size_t occ, n = call_nodes(ct, i, &r->ar, &nodes, &occ);
+        size_t occ, n = call_nodes(ct, i, r->prog, &r->ar, &nodes, &occ);
         if (!n)
             continue;
         runner_call *c = &r->rcalls[r->nrcalls++];
@@ -681,7 +785,13 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
     int rc = -1;
     if (!raw || !sha)
         abort();
-    calls = calls_json(s, &ncalls);
+    strbuf unread = STRBUF_INIT;   /* the runner path says why again, when it needs the program */
+    if (eager_program_read(&r->prog, o->program, &unread) < 0)
+        r->prog = NULL;
+    strbuf_release(&unread);
+    calls = calls_json(s, r->prog, &ncalls);
+    if (r->prog)
+        stacks_from_program(s, r->prog);
     if (!ncalls) {
         strbuf_addf(err, "--eager: no kernel call of %s names a graph node (no kernel_information.json, and no "
                     "source-node comments above its launches); rebuild it from the program with provenance: "

@@ -62,6 +62,8 @@ event *session_add_event(session *s, event_kind kind)
         e->u.error.kernel_index = -1;
     } else if (kind == EV_DIVERGENCE) {
         e->u.divergence.kernel_index = -1;
+    } else if (kind == EV_MEMCHECK) {
+        e->u.memcheck.kernel_index = e->u.memcheck.size = e->u.memcheck.distance = -1;
     }
     s->events = grow(s->events, &s->cap_events, s->nevents, sizeof *s->events);
     s->events[s->nevents++] = e;
@@ -130,7 +132,7 @@ static int name_index(const char *const *names, int n, const char *s)
     int fn_from(const char *s) { return name_index(fn_name##_table, fn_name##_n, s); }
 
 NAMES(event_kind_name, event_kind_from_name, event_kind, "kernel", "error", "output", "runner-exit", "log",
-      "divergence", "nan")
+      "divergence", "nan", "memcheck")
 NAMES(kernel_type_name, kernel_type_from_name, kernel_type, "unknown", "triton", "cpp", "extern")
 NAMES(kernel_status_name, kernel_status_from_name, kernel_status, "pending", "ok", "nan", "error")
 NAMES(phase_name, phase_from_name, tensor_phase, "before", "after", "output")

@@ -44,6 +44,15 @@ typedef struct {
     stats_at at;
 } tensor_stats;
 
+/* Where a tensor's elements sat at a launch, as the runner saw them: the
+ * data pointer and the allocation (storage) holding it, so that an address
+ * a memory checker reports can be named (core/analysis/addr_map.h). */
+typedef struct {
+    uint64_t data;             /* address of element [0, ..., 0]; 0 for an empty tensor */
+    uint64_t base;             /* the storage's first byte (data - storage_offset * itemsize) */
+    uint64_t bytes;            /* the storage's size in bytes */
+} tensor_alloc;
+
 typedef struct {
     const char *name;          /* "buf0", "arg4_1", "output0" */
     const char *user_name;     /* the user's name of a model input or output ("x", "out"); may be NULL */
@@ -62,6 +71,8 @@ typedef struct {
     int values_complete;       /* 1 when values holds every element */
     int values_budget_cut;     /* 1 when the value budget (--values-budget) dropped values the
                                   runner sent: values is then a prefix sample or empty */
+    int has_alloc;             /* 1 when the runner said where the elements sit (alloc) */
+    tensor_alloc alloc;
 } tensor_rec;
 
 typedef enum {
@@ -72,6 +83,7 @@ typedef enum {
     EV_LOG,                    /* captured runner stdout/stderr text */
     EV_DIVERGENCE,             /* the first kernel output that departs from the eager reference */
     EV_NAN,                    /* the first kernel output that gains NaN/Inf, down to the element */
+    EV_MEMCHECK,               /* one compute-sanitizer report (--memcheck), the address named by tensor */
     EV__COUNT
 } event_kind;
 
@@ -203,6 +215,29 @@ typedef struct {
                                               user's line: "log at model.py:7: h = torch.log(h)" */
 } nan_event;
 
+/* One report of compute-sanitizer (--memcheck; core/run/sanitizer.h), reports of the same
+ * kernel, program counter and error folded into it (count). */
+typedef struct {
+    const char *tool;          /* memcheck, racecheck, initcheck, synccheck */
+    const char *what;          /* the tool's headline: "Invalid __global__ read of size 4 bytes is out of bounds" */
+    const char *access;        /* "read", "write"; may be NULL */
+    int64_t size;              /* bytes of the access; -1 unknown */
+    int64_t kernel_index;      /* the launch it is in; -1 unknown */
+    const char *kernel;        /* the function the tool names */
+    const char *at;            /* the kernel's own source line ("c4x...py:30"); may be NULL */
+    const char *where;         /* the user's line the kernel comes from (provenance); may be NULL */
+    const char *thread, *block;   /* "(0,0,0)"; may be NULL */
+    const char *address;       /* "0x7f00bc800090"; may be NULL */
+    const char *hit;           /* what the address hit, in words (addr_map.h); may be NULL */
+    const char *tensor;        /* the tensor named; may be NULL */
+    const char *element;       /* its element at the address, "[9, 0]"; may be NULL */
+    const char *place;         /* inside, in-alloc, past-end, before; may be NULL */
+    int64_t distance;          /* bytes outside the allocation; -1 unknown */
+    const char *index;         /* the index element that led there, "arg1_1[0] = 9"; may be NULL */
+    const char *nearest;       /* the tool's own "17 bytes after the nearest allocation at ..."; may be NULL */
+    int64_t count;             /* reports folded into this one */
+} memcheck_event;
+
 typedef struct event {
     event_kind kind;
     double t_ms;               /* ms since the run started, -1 if unknown */
@@ -214,6 +249,7 @@ typedef struct event {
         log_event log;
         divergence_event divergence;
         nan_event nan;
+        memcheck_event memcheck;
     } u;
 } event;
 
@@ -316,6 +352,7 @@ typedef struct session {
     call_table prov;           /* the package's kernel calls: where its kernels come from */
     int truncated;             /* the file ended mid-event: the tail was cut off */
     const char *end_state;     /* "complete", "running", "cut-off"; may be NULL */
+    const char *repro;         /* the folder `aotidbg repro` made from this run; NULL none */
 } session;
 
 session *session_new(void);

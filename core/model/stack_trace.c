@@ -1,4 +1,5 @@
 /* stack_trace.c — Python traceback text as frames (see stack_trace.h). */
+#define _GNU_SOURCE
 #include "stack_trace.h"
 #include "compat.h"
 #include <string.h>
@@ -15,13 +16,12 @@ static int torch_path(const char *p, int n)
     static const char *const marks[] = {"-packages/torch/", "/torch/nn/", "/torch/_", "/torch/fx/",
                                         "/torch/autograd/", "/torch/utils/", "/torch/functional.py",
                                         "/torch/overrides.py", "/torch/export/", "/torch/ao/", NULL};
-    for (int i = 0; marks[i]; i++) {
-        size_t m = strlen(marks[i]);
-        for (int k = 0; k + (int)m <= n; k++)
-            if (!memcmp(p + k, marks[i], m))
-                return 1;
-    }
-    return 0;
+    for (int i = 0; marks[i]; i++)
+        if (memmem(p, (size_t)n, marks[i], strlen(marks[i])))
+            return 1;
+    /* the standard library: the interpreter's lib/pythonX.Y outside its site-packages */
+    return (memmem(p, (size_t)n, "/lib/python3", 12) && !memmem(p, (size_t)n, "-packages/", 10)) ||
+           memmem(p, (size_t)n, "<frozen ", 8);
 }
 
 static const char *skip_blank(const char *p, const char *end)

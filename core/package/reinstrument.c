@@ -678,6 +678,8 @@ static const char *torch_root(const char *hint)
     return root[0] ? root : NULL;
 }
 
+const char *reinstrument_torch_root(void) { return torch_root(NULL); }
+
 static void torch_version(const char *root, char *out, size_t outsz)
 {
     snprintf(out, outsz, "unknown");

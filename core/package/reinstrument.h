@@ -97,4 +97,9 @@ int reinstrument_read_consts(const char *so_path, strbuf *blob, const char **sec
 /* Cache folder root (see above); malloc'd, caller frees; NULL with err. */
 char *reinstrument_cache_root(strbuf *err);
 
+/* This machine's torch install (the folder holding include/ and lib/): $TORCH_DIR,
+ * else python3's torch, found without importing it; NULL when there is none with
+ * the AOTI headers. Static storage, looked up once. */
+const char *reinstrument_torch_root(void);
+
 #endif

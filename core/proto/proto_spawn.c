@@ -69,7 +69,20 @@ int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_chi
         for (const char *const *n = o ? o->set_one : NULL; n && *n; n++)
             setenv(*n, "1", 1);
         proto_runner_env();
-        execl(path, "aotidbg-runner", (char *)NULL);
+        if (o && o->wrap && o->wrap[0]) {
+            const char *argv[32];
+            size_t n = 0;
+            while (o->wrap[n] && n < 30) {
+                argv[n] = o->wrap[n];
+                n++;
+            }
+            argv[n++] = path;
+            argv[n] = NULL;
+            execv(argv[0], (char *const *)argv);
+            path = argv[0];   /* for the message below */
+        } else {
+            execl(path, "aotidbg-runner", (char *)NULL);
+        }
         dprintf(2, "aotidbg: cannot run %s: %s\n", path, strerror(errno));
         _exit(127);
     }

@@ -21,6 +21,9 @@ typedef struct {
 typedef struct {
     const char *const *set_one;   /* NULL-terminated names set to "1" in its environment; may be NULL */
     int die_with_parent;          /* PR_SET_PDEATHSIG: it dies when we do, even by SIGKILL */
+    const char *const *wrap;      /* NULL-terminated command the runner runs under (wrap[0] is
+                                     exec'd with wrap..., path; compute-sanitizer); NULL: none.
+                                     The protocol fd and the pipes pass through it unchanged */
 } proto_spawn_options;
 
 int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_child *c, strbuf *err);

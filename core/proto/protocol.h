@@ -93,6 +93,7 @@ typedef enum {             /* fields and meaning: protocol_table.c, one row per 
     PROTO_CONSTANT = 21,   /* one weight kept apart from the .so */
     PROTO_REFERENCE = 22,  /* an eager value to compare a kernel's output with */
     PROTO_LAUNCHES = 23,   /* the package's launches, with the tensors saved before each */
+    PROTO_CAPTURE = 26,    /* write one launch in full to a folder (aotidbg repro) */
     /* a plan file for `aotidbg-runner --eager-ref PLAN` (protocol_table.c says its order) */
     PROTO_EAGER_RUN = 24,  /* the exported program, device, output folder */
     PROTO_EAGER_NODE = 25, /* one graph node: target, arguments, outputs */
@@ -114,7 +115,10 @@ typedef enum {             /* fields and meaning: protocol_table.c, one row per 
 enum { PROTO_SPAWN_DETERMINISTIC = 1 };   /* CUDA_LAUNCH_BLOCKING=1 ... in the runner's environment */
 enum { PROTO_SIGNAL_PAUSE = 0, PROTO_SIGNAL_KILL = 1 };
 
-enum { PROTO_LOAD_BLOCKING = 1 };
+enum {
+    PROTO_LOAD_BLOCKING = 1,
+    PROTO_LOAD_ALLOC = 2,  /* TENSORs carry where their elements sit (the tensor table of a memcheck run) */
+};
 
 enum {                     /* break flags (the SET_BREAKS argument) */
     BREAK_EACH_KERNEL = 1, /* stop before every kernel (stepping) */
@@ -160,6 +164,7 @@ typedef struct {
         struct { const char *fqn, *path, *dtype; uint64_t offset; int ndim; int64_t *shape, *strides;
                  int64_t storage_offset; } constant;
         struct { uint32_t n; const char **kernels; const uint32_t *before; } launches;
+        struct { const char *dir, *kernel; int64_t index; uint32_t occurrence; const char *constants; } capture;
         struct { const char *program, *device, *out_dir; uint8_t float64; uint32_t nkeep, ninputs;
                  const char **keep, **inputs; }
             eager_run;

@@ -31,7 +31,10 @@
  * then if has_stats the counts and moments; then f64[] values (a sample in row-major order),
  * u8 values_complete; then, if has_stats and the runner computed them (added later: a frame
  * that ends before them decodes with stats.has_at 0), the row-major flat indices of the min,
- * the max and the first non-finite element (-1 none). */
+ * the max and the first non-finite element (-1 none); then, when the runner says where the
+ * elements sit (LOAD flag ALLOC; added later: decodes with has_alloc 0), u64 data, base and
+ * bytes (model.h tensor_alloc). A tensor with stats but no positions cannot carry them (the
+ * runner always computes positions with stats). */
 static const proto_field tensor_value_col[] = {COL(F64, tensor_rec, values, "values")};
 static const proto_rows tensor_values = ROWS(tensor_value_col);
 #define STAT(k, m) F(k, tensor_rec, stats.m, "stats", .flags = PFF_IF, .cond = offsetof(tensor_rec, has_stats))
@@ -51,6 +54,9 @@ static const proto_field tensor_f[] = {
      .max = PROTO_MAX_VALUES, .min_item = 8, .sub = &tensor_values},
     F(BOOL, tensor_rec, values_complete, "values_complete flag"),
     STAT_AT(min, PFF_LATER | PFF_HAS), STAT_AT(max, 0), STAT_AT(nonfinite, 0),
+    F(U64, tensor_rec, alloc.data, "data pointer", .flags = PFF_LATER | PFF_HAS, .has = offsetof(tensor_rec, has_alloc)),
+    F(U64, tensor_rec, alloc.base, "storage address"),
+    F(U64, tensor_rec, alloc.bytes, "storage size"),
 };
 static const proto_rows tensor_rows = ROWS(tensor_f);
 
@@ -259,6 +265,21 @@ static const proto_field launches[] = {
      .min_item = 8, .sub = &launch_cols},
 };
 
+/* One launch written in full to the folder dir (aotidbg repro): the launch numbered index
+ * (KERNEL.index) when index >= 0, else the occurrence-th (from 0) launch named kernel, in any
+ * branch. The runner writes dir/in/NAME.npy (before the launch), dir/expected/NAME.npy (after),
+ * dir/launch.txt (an interposed CUDA launch: grid, block, shared memory, argument bytes) and, last,
+ * dir/capture.txt (what was captured, or why not; core/runner/runner_capture.h). constants:
+ * "NAME\tFQN\n" lines, the weights the launch reads (wrapper.cpp's name, the container's original
+ * FQN), written to dir/in/NAME.npy too. Sent after LOADED and before RUN; nothing comes back. */
+static const proto_field capture[] = {
+    M(STR, capture.dir, "capture folder"),
+    M(I64, capture.index, "capture index"),
+    M(STR, capture.kernel, "capture kernel"),
+    M(U32, capture.occurrence, "capture occurrence"),
+    M(STR, capture.constants, "capture constants"),
+};
+
 /* A plan file for `aotidbg-runner --eager-ref PLAN` (core/eager/eager_program.h writes it, the
  * runner computes the eager reference with libtorch): EAGER_RUN, INPUT per user input (spec.name =
  * its placeholder), CONSTANT per weight/buffer/constant (fqn = its placeholder, path = the archive
@@ -368,6 +389,7 @@ const proto_message proto_messages[PROTO_TYPES] = {
     MSG(CONSTANT, constant),
     MSG(REFERENCE, reference),
     MSG(LAUNCHES, launches),
+    MSG(CAPTURE, capture),
     MSG(EAGER_RUN, eager_run),
     MSG(EAGER_NODE, eager_node),
     MSG(FREAD, fread_),

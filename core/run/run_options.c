@@ -137,13 +137,31 @@ static int store_tolerance(const opt_spec *o, const char *v, void *field, strbuf
     return 0;
 }
 
+/* [=memcheck|racecheck|initcheck|synccheck]: compute-sanitizer's tools */
+static int store_memcheck(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    static const char *const tools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
+    if (!v) {
+        *(const char **)field = tools[0];
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        if (!strcmp(v, tools[i])) {
+            *(const char **)field = tools[i];
+            return 0;
+        }
+    strbuf_addf(err, "%s takes memcheck, racecheck, initcheck or synccheck (--memcheck=racecheck), not '%s'",
+                o->name, v);
+    return -1;
+}
+
 #define F(field) offsetof(run_options, field)
 enum { RL = RUN_OPT_RUN | RUN_OPT_LIVE, ALL = RUN_OPT_RUN | RUN_OPT_LIVE | RUN_OPT_CHECK };
 
 const opt_spec run_option_specs[] = {
-    {"--inputs", "SPEC", "inputs spec YAML: inputs: [{shape, dtype, device, fill, ...}]", F(inputs), NULL, 0, ALL},
+    {"--inputs", "SPEC", "inputs spec YAML: inputs: [{shape, dtype, device, fill, ...}]", F(inputs), NULL, 0, ALL | RUN_OPT_REPRO},
     {"--device", "DEV", "cpu, cuda or cuda:N (default: the device the package was\ncompiled for)", F(device),
-     store_device, 0, ALL},
+     store_device, 0, ALL | RUN_OPT_REPRO},
     {"--record", "OUT.yaml", "the session file to write (run: required; live: default\n"
      "./aotidbg-session-<time>.yaml)", F(record), NULL, 0, RL},
     {"--break-on", "WHAT", "stop at: error (first failing kernel), nan (first NaN/Inf output), diverge (after "
@@ -154,16 +172,21 @@ const opt_spec run_option_specs[] = {
      "PYTORCH_NO_CUDA_MEMORY_CACHING=1 (recorded in the session)", F(deterministic), NULL, 1, RL},
     {"--blocking", NULL, "synchronize and check the device at every kernel boundary\n"
      "(live mode always does)", F(blocking), NULL, 1, RL},
+    {"--memcheck", "[=TOOL]", "run the runner under NVIDIA compute-sanitizer (TOOL: memcheck, the default, "
+     "racecheck, initcheck or synccheck; CUDA packages only) with blocking launches and the caching allocator "
+     "off: each report becomes a memcheck event naming the kernel and the tensor, element and distance the "
+     "address hit; the tool's own reports are kept beside the session (OUT.yaml.sanitizer.xml, .txt)",
+     F(memcheck), store_memcheck, 0, RL},
     {"--timeout", "S", "kill the runner when a kernel (or the load) takes longer than S seconds (default: "
      "run 600, live 60; 0 = never, and the runner's exit after the run is awaited however long it takes, "
-     "as under valgrind; otherwise it gets 3 s)", F(timeout_s), store_timeout, 0, RL},
+     "as under valgrind; otherwise it gets 3 s)", F(timeout_s), store_timeout, 0, RL | RUN_OPT_REPRO},
     {"--values", "N", "keep up to N values per tensor for the value grid\n"
      "(default: run 0, live 4096), within the value budget", F(max_values), store_values, 0, RL},
     {"--values-budget", "SIZE", "bytes of values kept in all (8 per value; K, M, G\n"
      "suffixes; default 256M; 0 = no limit); past it a tensor\n"
      "keeps its statistics and its first 1024 values while such\n"
      "samples fit in a reserve of SIZE/16, then statistics only", F(values_budget), store_budget, 0, RL},
-    {"--force", NULL, "run even when the checklist (aotidbg check) has a FAIL row", F(force), NULL, 1, RL},
+    {"--force", NULL, "run even when the checklist (aotidbg check) has a FAIL row", F(force), NULL, 1, RL | RUN_OPT_REPRO},
     {"--reinstrument", NULL, "rebuild a private copy of the model .so with a hook around\n"
      "every kernel launch (from the sources the package carries)\n"
      "and run that; the default for a CPU package built without\n"
@@ -172,7 +195,7 @@ const opt_spec run_option_specs[] = {
      "shipped (CUDA: kernel names by launch interposition; CPU:\n"
      "outputs only)", F(reinstrument), NULL, RUN_REINSTR_OFF, RL},
     {"--model", "NAME", "the model inside the package (default: the only one, or 'model')", F(model), NULL, 0,
-     ALL | RUN_OPT_INFO},
+     ALL | RUN_OPT_INFO | RUN_OPT_REPRO},
     {"--sha256", NULL, "also the SHA-256 of the whole file (reads every byte; the rest reads only the "
      "archive's directory and the parts it needs)", F(sha256), NULL, 1, RUN_OPT_CHECK | RUN_OPT_INFO},
     {"--remote", "[USER@]HOST[:PORT]", "run the model on the GPU box HOST, through ssh ($AOTIDBG_SSH) and "

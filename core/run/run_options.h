@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "opt.h"
+#include "protocol.h"
 
 /* The commands a row applies to (opt_spec.scope). */
 enum {
@@ -20,6 +21,7 @@ enum {
     RUN_OPT_LIVE = 2,     /* aotidbg PKG (the live UI) */
     RUN_OPT_CHECK = 4,    /* aotidbg check */
     RUN_OPT_INFO = 8,     /* aotidbg info (--model, --sha256) */
+    RUN_OPT_REPRO = 16,   /* aotidbg repro (--inputs, --device, --model, --timeout, --force) */
 };
 
 /* How kernel boundaries of a package without the printer are seen. */
@@ -63,6 +65,8 @@ typedef struct run_options {
     const char *eager_device; /* --eager-device; NULL: the run's device */
     int eager_float64;    /* --eager-float64 */
     run_tolerance tol;    /* --tolerance ATOL,RTOL; -1: each dtype's default (tensor_close.h) */
+    const char *memcheck; /* --memcheck[=TOOL]: compute-sanitizer's tool (sanitizer.h); NULL: none */
+    const proto_msg *capture; /* no option: the CAPTURE `aotidbg repro` sends (protocol.h); NULL none */
 } run_options;
 
 /* The rows; pass them to opt_parse as a group with scope RUN_OPT_*. */

@@ -16,6 +16,7 @@
 #include "package.h"
 #include "provenance.h"
 #include "reinstrument.h"
+#include "sanitizer.h"
 #include "remote_package.h"
 #include "session_io.h"
 #include "weights.h"
@@ -51,6 +52,10 @@ struct run_service {
     int extract_failed;        /* so the run failed before the model was loaded */
     uint64_t shown_pct;        /* the extraction's progress last reported as a change */
     char end_text[64];
+    /* --memcheck: the command the runner runs under, and the tool's two report files */
+    const char *san_argv[SAN_ARGV_MAX];
+    char san_path[4096];
+    char *san_xml, *san_txt;   /* malloc'd */
 };
 
 static void say(const run_service *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -498,6 +503,50 @@ static int open_recording(run_service *rs, strbuf *err)
     return rc;
 }
 
+/* --memcheck: the tool found, the package a CUDA one, its reports beside the session; the run
+ * blocks at every kernel with the caching allocator off (--deterministic), and keeps the first
+ * values of each tensor (an index tensor's say which row a gather read). */
+static int memcheck_prepare(run_service *rs, const char *device, const package_model *m, strbuf *err)
+{
+    const run_options *o = &rs->o;
+    if (o->remote) {
+        strbuf_addstr(err, "--memcheck runs compute-sanitizer on this machine; not with --remote (run aotidbg on "
+                           "the GPU box)");
+        return -1;
+    }
+    if (sanitizer_find(rs->san_path, sizeof rs->san_path, err) < 0)
+        return -1;
+    if (!strcmp(device, "cpu")) {
+        strbuf_addf(err, "--memcheck checks CUDA kernels, and %s runs on the CPU (%s%s%s): compute-sanitizer has "
+                    "nothing to check there (for CPU memory errors run the runner under valgrind or ASan)",
+                    o->package, o->device ? "--device cpu" : "AOTI_DEVICE_KEY '",
+                    o->device ? "" : m->device_key ? m->device_key : "cpu", o->device ? "" : "'");
+        return -1;
+    }
+    const char *base = o->record;
+    char def[64];
+    if (!base) {
+        snprintf(def, sizeof def, "./aotidbg-memcheck-%ld.yaml", (long)getpid());
+        base = def;
+    }
+    size_t n = strlen(base) + sizeof ".sanitizer.xml";
+    rs->san_xml = malloc(n);
+    rs->san_txt = malloc(n);
+    if (!rs->san_xml || !rs->san_txt)
+        abort();
+    snprintf(rs->san_xml, n, "%s.sanitizer.xml", base);
+    snprintf(rs->san_txt, n, "%s.sanitizer.txt", base);
+    unlink(rs->san_xml);   /* a report left by an earlier run must not be read as this one's */
+    unlink(rs->san_txt);
+    sanitizer_argv(rs->san_path, o->memcheck, rs->san_xml, rs->san_txt, rs->san_argv);
+    rs->o.blocking = rs->o.deterministic = 1;
+    if (!rs->o.max_values)
+        rs->o.max_values = 1024;
+    session_add_note(rs->s, arena_printf(&rs->s->arena, "run under %s --tool %s (reports: %s, %s)", rs->san_path,
+                                         o->memcheck, rs->san_xml, rs->san_txt));
+    return 0;
+}
+
 int run_service_open(run_service **out, const run_options *o, unsigned front, session *s, const run_say *sayer,
                      strbuf *err)
 {
@@ -578,6 +627,9 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
             goto fail;
         }
     }
+    if (o->memcheck && memcheck_prepare(rs, device, m, err) < 0)
+        goto fail;
+    o = &rs->o;   /* --memcheck sets blocking, deterministic and values */
     if (!m->so_entry && m->cmake_entry) {
         strbuf_addf(err, "%s: ", o->package);
         package_cpp_only_help(rs->pkg, m, err);
@@ -690,7 +742,8 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         .max_values = o->max_values, .values_budget = o->values_budget,
         .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
         .constants = wp.form == WEIGHTS_PICKLE ? wp.refs : NULL, .nconstants = wp.form == WEIGHTS_PICKLE ? wp.nrefs : 0,
-        .branches = rs->branches, .nbranches = rs->nbranches,
+        .branches = rs->branches, .nbranches = rs->nbranches, .capture = o->capture,
+        .wrap = o->memcheck ? rs->san_argv : NULL, .alloc = o->memcheck != NULL,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
     if (rs->eager) {   /* the runner loads while the reference is computed */
@@ -863,6 +916,8 @@ const char *run_service_end_state(const run_service *rs)
     session *s = rs->s;
     if (rs->gated || !rs->rc || rs->extract_failed)
         return "failed";
+    if (rs->eager_code)   /* the runner was ended for it; the error event says why */
+        return "no-reference";
     const runner_exit_event *x = session_runner_exit(s);
     if (x) {
         run_service *w = (run_service *)rs;   /* the words are kept in rs, not the arena: asked every frame */
@@ -952,6 +1007,10 @@ int run_service_finish(run_service *rs, strbuf *err)
             runner_client_kill(rs->rc, "killed");
         }
     }
+    strbuf serr = STRBUF_INIT;
+    if (rs->san_xml && rs->rc)   /* the tool has written its reports once the runner is gone */
+        sanitizer_to_session(rs->s, rs->o.memcheck, rs->san_xml, rs->san_txt, &serr);
+    strbuf_release(&serr);
     const char *end = run_service_end_state(rs);
     rs->s->end_state = arena_strdup(&rs->s->arena, end ? end : "killed");
     if (!rs->s->package.sha256) {   /* hashed on its thread since the open; an interrupted run does not wait */
@@ -996,6 +1055,8 @@ void run_service_free(run_service *rs)
     remote_close(rs->remote);   /* the agent there kills its runner and removes its files */
     host_facts_release(&rs->hf);
     free(rs->record);
+    free(rs->san_xml);
+    free(rs->san_txt);
     strbuf_release(&rs->gate);
     eager_ref_free(rs->eager);
     strbuf_release(&rs->eager_err);

@@ -185,6 +185,8 @@ static int send_inputs_and_run(runner_client *rc)
     for (size_t i = 0; i < rc->o.npre_run; i++)
         if (send_msg(rc, &rc->o.pre_run[i]) < 0)
             return -1;
+    if (rc->o.capture && send_msg(rc, rc->o.capture) < 0)
+        return -1;
     for (size_t i = 0; i < rc->o.nconstants; i++) {
         const weight_ref *w = &rc->o.constants[i];
         proto_msg m = {.type = PROTO_CONSTANT};
@@ -217,6 +219,8 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
     switch (m->type) {
     case PROTO_HELLO:
         rc->got_hello = 1;
+        if (rc->o.wrap && m->u.hello.pid > 0 && m->u.hello.pid < INT32_MAX)
+            rc->link.inner_pid = (int)m->u.hello.pid;   /* the runner, under the wrapping tool */
         if (m->u.hello.version != PROTO_VERSION) {
             strbuf_addf(err, "runner speaks protocol %u, this aotidbg speaks %d: rebuild both from the same tree",
                         m->u.hello.version, PROTO_VERSION);
@@ -281,7 +285,7 @@ static void send_load(runner_client *rc)
     m.u.load.so_path = rc->o.so_path;
     m.u.load.cubin_dir = rc->o.cubin_dir ? rc->o.cubin_dir : "";
     m.u.load.device = rc->o.device ? rc->o.device : "cpu";
-    m.u.load.flags = rc->o.blocking ? PROTO_LOAD_BLOCKING : 0;
+    m.u.load.flags = (rc->o.blocking ? PROTO_LOAD_BLOCKING : 0) | (rc->o.alloc ? PROTO_LOAD_ALLOC : 0);
     m.u.load.max_values = rc->o.max_values;
     rc->t_last = now_s();
     rc->load_sent = 1;
@@ -291,7 +295,7 @@ static void send_load(runner_client *rc)
 static int spawn(runner_client *rc, strbuf *err)
 {
     runner_link_options lo = {.runner_path = rc->o.runner_path, .deterministic = rc->o.deterministic,
-                              .transport = rc->o.transport, .remote = rc->o.remote};
+                              .transport = rc->o.transport, .remote = rc->o.remote, .wrap = rc->o.wrap};
     if (runner_link_open(&rc->link, &lo, err) < 0)
         return -1;
     rc->state = RUNNER_STARTING;

@@ -58,6 +58,7 @@ typedef struct {
                                   (REFERENCEs of the eager reference); borrowed: they must outlive
                                   the client (restarts send them again) */
     size_t npre_run;
+    const proto_msg *capture;  /* a CAPTURE (aotidbg repro), sent after pre_run; may be NULL; borrowed */
     int hold_run;              /* wait for runner_client_release before sending them and RUN (the
                                   runner loads meanwhile; a held runner does not time out) */
     struct remote *remote;     /* --remote: runners start on that box through its agent (remote.h);
@@ -69,6 +70,8 @@ typedef struct {
     const launch_branch *branches;       /* kernel -> branch for interposed launches
                                             (run_record_set_branches); borrowed */
     size_t nbranches;
+    const char *const *wrap;   /* the command the runner runs under (compute-sanitizer, sanitizer.h); NULL none */
+    int alloc;                 /* the runner says where every tensor's elements sit (PROTO_LOAD_ALLOC) */
 } runner_options;
 
 typedef struct runner_client runner_client;

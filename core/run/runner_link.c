@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -37,7 +38,7 @@ static int local_open(runner_link *l, const runner_link_options *o, strbuf *err)
         return -1;
     }
     const char *det[4] = {runner_det_vars[0], runner_det_vars[1], runner_det_vars[2], NULL};
-    proto_spawn_options so = {.set_one = o->deterministic ? det : NULL};
+    proto_spawn_options so = {.set_one = o->deterministic ? det : NULL, .wrap = o->wrap};
     proto_child c;
     if (proto_spawn_runner(path, &so, &c, err) < 0)
         return -1;
@@ -49,16 +50,35 @@ static int local_open(runner_link *l, const runner_link_options *o, strbuf *err)
     return 0;
 }
 
+/* The inner runner, while it is still our child's child (its pid may be reused once it ended). */
+static int inner_alive(const runner_link *l)
+{
+    char path[64], buf[512];
+    if (l->inner_pid <= 0 || l->pid <= 0)
+        return 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", l->inner_pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *rp = strrchr(buf, ')');   /* "pid (comm) state ppid ..." */
+    int ppid = -1;
+    return rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 && ppid == l->pid;
+}
+
 static int local_pause(runner_link *l)
 {
-    return l->pid > 0 ? kill(l->pid, SIGUSR1) : -1;
+    int p = inner_alive(l) ? l->inner_pid : l->pid;
+    return p > 0 ? kill(p, SIGUSR1) : -1;
 }
 
 const runner_transport runner_link_local = {"local", local_open, local_pause, NULL, NULL, NULL};
 
 int runner_link_open(runner_link *l, const runner_link_options *o, strbuf *err)
 {
-    l->pid = -1;
+    l->pid = l->inner_pid = -1;
     l->proto_rd = l->proto_wr = l->out_fd = l->err_fd = -1;
     l->alive = l->ended = l->end_status = 0;
     l->remote = o->remote;
@@ -121,6 +141,9 @@ int runner_link_kill(runner_link *l, int *status)
     }
     if (l->pid <= 0)
         return -1;
+    if (inner_alive(l))   /* a tool killed first could leave its runner holding the GPU */
+        kill(l->inner_pid, SIGKILL);
+    l->inner_pid = -1;
     kill(l->pid, SIGKILL);
     while (waitpid(l->pid, &st, 0) < 0 && errno == EINTR)
         ;

@@ -15,6 +15,8 @@
 
 typedef struct runner_link {
     int pid;              /* the child; -1 when none (and always for a remote runner) */
+    int inner_pid;        /* the runner itself when the child is a tool running it (wrap: its HELLO
+                             pid), which pause signals and kill kills first; -1 none */
     int proto_rd, proto_wr;
     int out_fd, err_fd;   /* the runner's stdout and stderr; -1 when it comes in-band */
     const struct runner_transport *t;
@@ -30,6 +32,7 @@ typedef struct runner_link_options {
     const struct runner_transport *transport;   /* NULL: runner_link_local, or runner_link_remote
                                                    when remote is set */
     struct remote *remote;     /* --remote: the connection to the agent there (remote.h) */
+    const char *const *wrap;   /* local: the command the runner runs under (proto_spawn.h; --memcheck) */
 } runner_link_options;
 
 /* What a transport hands the pump: protocol bytes to decode, the runner's

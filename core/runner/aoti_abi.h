@@ -37,6 +37,8 @@ int32_t aoti_torch_dtype_bool(void);
 
 AOTITorchError aoti_torch_delete_tensor_object(AtenTensorHandle tensor);
 AOTITorchError aoti_torch_get_data_ptr(AtenTensorHandle tensor, void **ret_data_ptr);
+AOTITorchError aoti_torch_get_storage_size(AtenTensorHandle tensor, int64_t *ret_size);   /* bytes */
+AOTITorchError aoti_torch_get_storage_offset(AtenTensorHandle tensor, int64_t *ret_storage_offset);
 AOTITorchError aoti_torch_get_dim(AtenTensorHandle tensor, int64_t *ret_dim);
 AOTITorchError aoti_torch_get_numel(AtenTensorHandle tensor, int64_t *ret_numel);
 AOTITorchError aoti_torch_get_sizes(AtenTensorHandle tensor, int64_t **ret_sizes);

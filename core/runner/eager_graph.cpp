@@ -25,8 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace {
-
 // Thrown for what the Python helper may still do (EG_UNSUPPORTED) and for a bad plan (EG_BAD_PLAN);
 // anything else torch throws while an op runs is the program's failure (EG_FAILED).
 struct eg_error : std::runtime_error {
@@ -40,7 +38,7 @@ struct dtype_row {
     int serde;   // torch/_export/serde/schema.py ScalarType
 };
 
-const dtype_row dtypes[] = {
+static const dtype_row dtypes[] = {
     {"uint8", at::kByte, 1},          {"int8", at::kChar, 2},           {"int16", at::kShort, 3},
     {"int32", at::kInt, 4},           {"int64", at::kLong, 5},          {"float16", at::kHalf, 6},
     {"float32", at::kFloat, 7},       {"float64", at::kDouble, 8},      {"complex32", at::kComplexHalf, 9},
@@ -50,21 +48,21 @@ const dtype_row dtypes[] = {
     {"float8_e5m2fnuz", at::kFloat8_e5m2fnuz, 32}, {"uint32", at::kUInt32, 34}, {"uint64", at::kUInt64, 35},
 };
 
-at::ScalarType dtype_by_name(const std::string &n)
+static at::ScalarType dtype_by_name(const std::string &n)
 {
     for (const auto &d : dtypes)
         if (n == d.name) return d.type;
     throw eg_error(EG_UNSUPPORTED, "dtype '" + n + "'");
 }
 
-at::ScalarType dtype_by_serde(int64_t v)
+static at::ScalarType dtype_by_serde(int64_t v)
 {
     for (const auto &d : dtypes)
         if (v == d.serde) return d.type;
     throw eg_error(EG_UNSUPPORTED, "serialized ScalarType " + std::to_string(v));
 }
 
-c10::MemoryFormat memory_format_by_serde(int64_t v)
+static c10::MemoryFormat memory_format_by_serde(int64_t v)
 {
     switch (v) {
     case 1: return c10::MemoryFormat::Contiguous;
@@ -75,7 +73,7 @@ c10::MemoryFormat memory_format_by_serde(int64_t v)
     throw eg_error(EG_UNSUPPORTED, "serialized MemoryFormat " + std::to_string(v));
 }
 
-c10::Layout layout_by_serde(int64_t v)
+static c10::Layout layout_by_serde(int64_t v)
 {
     switch (v) {
     case 1: return c10::kSparse;
@@ -90,7 +88,7 @@ c10::Layout layout_by_serde(int64_t v)
 }
 
 // numpy's descr of what save_npy writes (bfloat16 and float8 are widened to float32 first).
-const char *npy_descr(at::ScalarType t)
+static const char *npy_descr(at::ScalarType t)
 {
     switch (t) {
     case at::kFloat: return "<f4";
@@ -111,13 +109,13 @@ const char *npy_descr(at::ScalarType t)
     }
 }
 
-bool widened(at::ScalarType t)
+static bool widened(at::ScalarType t)
 {
     return t == at::kBFloat16 || t == at::kFloat8_e4m3fn || t == at::kFloat8_e5m2 || t == at::kFloat8_e4m3fnuz ||
            t == at::kFloat8_e5m2fnuz;
 }
 
-void write_all(int fd, const void *p, size_t n, const std::string &path)
+static void write_all(int fd, const void *p, size_t n, const std::string &path)
 {
     const char *c = static_cast<const char *>(p);
     while (n) {
@@ -129,7 +127,7 @@ void write_all(int fd, const void *p, size_t n, const std::string &path)
 }
 
 // Writes path through a temporary name (never half a file).
-void write_file(const std::string &path, const std::string &head, const void *data, size_t n)
+static void write_file(const std::string &path, const std::string &head, const void *data, size_t n)
 {
     std::string tmp = path + "." + std::to_string(getpid()) + ".tmp";
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -149,7 +147,7 @@ void write_file(const std::string &path, const std::string &head, const void *da
 }
 
 // A .npy, version 1.0, as numpy.save writes it (header padded to 64 bytes).
-void save_npy(const at::Tensor &value, const std::string &path)
+static void save_npy(const at::Tensor &value, const std::string &path)
 {
     at::Tensor t = value.detach();
     if (widened(t.scalar_type())) t = t.to(at::kFloat);
@@ -171,7 +169,7 @@ void save_npy(const at::Tensor &value, const std::string &path)
 }
 
 // aotidbg_eager.py's largest(): the largest finite |value| (0 when none).
-double largest(const at::Tensor &value)
+static double largest(const at::Tensor &value)
 {
     if (!value.numel() || value.is_complex()) return 0.0;
     at::Tensor t = value.detach();
@@ -185,7 +183,8 @@ double largest(const at::Tensor &value)
     return a.numel() ? a.max().item<double>() : 0.0;
 }
 
-struct interp {
+// The plan run node by node: the values so far, what is written, where the time went.
+struct eg_interp {
     const eg_plan *p;
     c10::Device device{c10::kCPU};
     bool float64 = false;
@@ -197,230 +196,247 @@ struct interp {
     bool reuse = false;   // a finished earlier run's files (same key: same values) are kept, as the helper does
     double t_ops = 0, t_record = 0, t_absmax = 0;   // seconds in the ops, in absmax and the .npy files
 
-    static double now()
-    {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    }
-
-    void record(const std::string &name, at::Tensor t)
-    {
-        double t0 = now();
-        if (float64 && t.is_floating_point() && t.scalar_type() != at::kDouble) t = t.to(at::kDouble);
-        absmax[name] = largest(t);
-        t_absmax += now() - t0;
-        if (keep.count(name)) {
-            std::string path = out_dir + "/nodes/" + name + ".npy";
-            if (!reuse || ::access(path.c_str(), R_OK) != 0) save_npy(t, path);
-            written++;
-        }
-        values[name] = std::move(t);
-        t_record += now() - t0;
-    }
-
-    at::Tensor tensor(const std::string &name, const std::string &node)
-    {
-        auto it = values.find(name);
-        if (it == values.end()) throw eg_error(EG_BAD_PLAN, "node " + node + ": no value named " + name);
-        return it->second;
-    }
-
-    void load_inputs()
-    {
-        for (size_t i = 0; i < p->ninputs; i++) {
-            const eg_input &s = p->inputs[i];
-            std::vector<int64_t> shape(s.shape, s.shape + s.ndim);
-            at::Tensor t = at::from_blob(const_cast<void *>(s.host), shape,
-                                         at::TensorOptions().dtype(dtype_by_name(s.dtype)))
-                               .clone();
-            record(s.placeholder, t.to(device));
-        }
-    }
-
-    void load_constants(caffe2::serialize::PyTorchStreamReader &reader)
-    {
-        std::unordered_map<std::string, at::Tensor> records;   // one read per storage
-        for (size_t i = 0; i < p->nconstants; i++) {
-            const eg_constant &c = p->constants[i];
-            at::ScalarType dt = dtype_by_name(c.dtype);
-            std::vector<int64_t> shape(c.shape, c.shape + c.ndim), strides(c.strides, c.strides + c.ndim);
-            at::Tensor w;
-            if (!reader.hasRecord(c.record)) throw eg_error(EG_BAD_PLAN, std::string("no record ") + c.record);
-            auto it = records.find(c.record);
-            if (it == records.end()) {
-                size_t n = reader.getRecordSize(c.record);
-                at::Tensor bytes = at::empty({static_cast<int64_t>(n)}, at::kByte);
-                if (n) reader.getRecord(c.record, bytes.data_ptr(), n);
-                it = records.emplace(c.record, bytes).first;
-            }
-            const at::Tensor &bytes = it->second;
-            int64_t esize = static_cast<int64_t>(c10::elementSize(dt)), nbytes = bytes.numel();
-            if (nbytes == 0) {
-                w = at::zeros(shape, at::TensorOptions().dtype(dt));
-            } else {
-                if (nbytes % esize) throw eg_error(EG_BAD_PLAN, std::string(c.record) + ": size is not a multiple of " +
-                                                                     std::to_string(esize));
-                int64_t reach = c.storage_offset + 1;
-                bool empty = false;
-                for (int d = 0; d < c.ndim; d++) {
-                    if (shape[d] == 0) empty = true;
-                    reach += (shape[d] - 1) * strides[d];
-                }
-                if (!empty && (c.storage_offset < 0 || reach > nbytes / esize))
-                    throw eg_error(EG_UNSUPPORTED, std::string(c.placeholder) + ": its view reaches past " + c.record);
-                w = bytes.view(dt).as_strided(shape, strides, c.storage_offset);
-            }
-            w = w.to(device);
-            if (float64 && w.is_floating_point()) w = w.to(at::kDouble);
-            record(c.placeholder, w);
-        }
-    }
-
-    c10::IValue argument(const proto_eager_arg &a, const std::string &node)
-    {
-        auto names = [&](bool optional) {
-            c10::List<std::optional<at::Tensor>> opt;
-            c10::List<at::Tensor> plain;
-            for (uint32_t i = 0; i < a.nnames; i++) {
-                if (optional) opt.push_back(*a.names[i] ? std::optional<at::Tensor>(tensor(a.names[i], node)) : std::nullopt);
-                else plain.push_back(tensor(a.names[i], node));
-            }
-            return optional ? c10::IValue(opt) : c10::IValue(plain);
-        };
-        switch (a.kind) {
-        case EAGER_ARG_NONE: return c10::IValue();
-        case EAGER_ARG_TENSOR: return a.nnames ? c10::IValue(tensor(a.names[0], node)) : c10::IValue();
-        case EAGER_ARG_OPT_TENSOR:
-            return a.nnames && *a.names[0] ? c10::IValue(tensor(a.names[0], node)) : c10::IValue();
-        case EAGER_ARG_TENSORS: return names(false);
-        case EAGER_ARG_OPT_TENSORS: return names(true);
-        case EAGER_ARG_INT: return a.nints ? c10::IValue(a.ints[0]) : c10::IValue();
-        case EAGER_ARG_INTS: return c10::IValue(c10::List<int64_t>(std::vector<int64_t>(a.ints, a.ints + a.nints)));
-        case EAGER_ARG_FLOAT: return a.nfloats ? c10::IValue(a.floats[0]) : c10::IValue();
-        case EAGER_ARG_FLOATS:
-            return c10::IValue(c10::List<double>(std::vector<double>(a.floats, a.floats + a.nfloats)));
-        case EAGER_ARG_BOOL: return a.nints ? c10::IValue(a.ints[0] != 0) : c10::IValue();
-        case EAGER_ARG_BOOLS: {
-            c10::List<bool> l;
-            for (uint32_t i = 0; i < a.nints; i++) l.push_back(a.ints[i] != 0);
-            return c10::IValue(l);
-        }
-        case EAGER_ARG_STRING: return c10::IValue(std::string(a.text));
-        case EAGER_ARG_STRINGS: {
-            c10::List<std::string> l;
-            for (uint32_t i = 0; i < a.nnames; i++) l.push_back(a.names[i]);
-            return c10::IValue(l);
-        }
-        case EAGER_ARG_SCALAR_TYPE:
-            if (!a.nints) break;
-            // --float64 widens results, as the helper's fx interpreter does; an explicit cast stays one
-            return c10::IValue(dtype_by_serde(a.ints[0]));
-        case EAGER_ARG_MEMORY_FORMAT:
-            if (!a.nints) break;
-            return c10::IValue(memory_format_by_serde(a.ints[0]));
-        case EAGER_ARG_LAYOUT:
-            if (!a.nints) break;
-            return c10::IValue(layout_by_serde(a.ints[0]));
-        case EAGER_ARG_DEVICE:
-            return c10::IValue(device);   // the program moved to the reference's device (move_to_device_pass)
-        }
-        throw eg_error(EG_BAD_PLAN, "node " + node + ": argument " + a.name + " has no value");
-    }
-
+    static double now();
+    void record(const std::string &name, at::Tensor t);
+    at::Tensor tensor(const std::string &name, const std::string &node);
+    void load_inputs();
+    void load_constants(caffe2::serialize::PyTorchStreamReader &reader);
+    c10::IValue argument(const proto_eager_arg &a, const std::string &node);
     // A number where the schema wants a Tensor (`x + 1e-6` is add.Tensor(x, 1e-06) in the program):
     // a wrapped-number tensor, as Python's argument parser makes it (it promotes like a scalar).
-    static c10::IValue as_schema(c10::IValue v, const c10::TypePtr &type)
-    {
-        if (!(v.isDouble() || v.isInt() || v.isBool())) return v;
-        c10::TypePtr t = type;
-        if (auto opt = t->cast<c10::OptionalType>()) t = opt->getElementType();
-        if (t->kind() != c10::TypeKind::TensorType) return v;
-        at::Tensor w = c10::scalar_to_tensor(v.toScalar());
-        w.unsafeGetTensorImpl()->set_wrapped_number(true);
-        return c10::IValue(w);
-    }
-
-    void run_node(const eg_node &n)
-    {
-        std::string name = n.name, target = n.target;
-        // torch.ops.<ns>.<op>.<overload>
-        std::vector<std::string> parts;
-        for (size_t at = 0;;) {
-            size_t dot = target.find('.', at);
-            parts.push_back(target.substr(at, dot == std::string::npos ? std::string::npos : dot - at));
-            if (dot == std::string::npos) break;
-            at = dot + 1;
-        }
-        if (parts.size() != 5 || parts[0] != "torch" || parts[1] != "ops")
-            throw eg_error(EG_UNSUPPORTED, "node " + name + ": target " + target + " is not an operator overload");
-        std::string op = parts[2] + "::" + parts[3], overload = parts[4] == "default" ? "" : parts[4];
-        auto handle = c10::Dispatcher::singleton().findSchema({op, overload});
-        if (!handle)
-            throw eg_error(EG_UNSUPPORTED, "node " + name + ": " + target + " is not registered in this libtorch "
-                                           "(a custom op?)");
-        const c10::FunctionSchema &schema = handle->schema();
-        std::unordered_map<std::string, const proto_eager_arg *> given;
-        for (uint32_t i = 0; i < n.nargs; i++) given[n.args[i].name] = &n.args[i];
-        torch::jit::Stack stack;
-        for (const auto &arg : schema.arguments()) {
-            auto it = given.find(arg.name());
-            if (it != given.end()) {
-                stack.push_back(as_schema(argument(*it->second, name), arg.type()));
-                given.erase(it);
-            } else if (arg.default_value()) {
-                stack.push_back(*arg.default_value());
-            } else {
-                throw eg_error(EG_UNSUPPORTED, "node " + name + ": " + target + " needs argument " + arg.name() +
-                                                   ", which the program does not give");
-            }
-        }
-        if (!given.empty())
-            throw eg_error(EG_UNSUPPORTED, "node " + name + ": " + target + " has no argument " + given.begin()->first +
-                                               " in this libtorch");
-        try {
-            double t0 = now();
-            handle->callBoxed(&stack);
-            t_ops += now() - t0;
-        } catch (const std::exception &e) {
-            throw eg_error(EG_FAILED, "node " + name + " (" + target + ") failed: " + e.what());
-        }
-        for (uint32_t i = 0; i < n.nouts; i++) {
-            const proto_eager_out &o = n.outs[i];
-            if (o.ret >= stack.size())
-                throw eg_error(EG_BAD_PLAN, "node " + name + ": output " + o.name + " names return " +
-                                                std::to_string(o.ret) + " of " + std::to_string(stack.size()));
-            const c10::IValue &r = stack[o.ret];
-            if (o.elem < 0) {
-                if (r.isTensor()) record(o.name, r.toTensor());
-                else if (!r.isNone())
-                    throw eg_error(EG_UNSUPPORTED, "node " + name + ": output " + o.name + " is a " + r.tagKind());
-            } else {
-                if (!r.isTensorList() || static_cast<size_t>(o.elem) >= r.toTensorList().size())
-                    throw eg_error(EG_BAD_PLAN, "node " + name + ": output " + o.name + " is not in a tensor list");
-                record(o.name, r.toTensorList().get(static_cast<size_t>(o.elem)));
-            }
-        }
-    }
-
-    void write_absmax()
-    {
-        std::string j = "{";
-        char num[64];
-        for (const auto &kv : absmax) {
-            std::snprintf(num, sizeof num, "%.17g", kv.second);
-            j += (j.size() > 1 ? ", \"" : "\"") + kv.first + "\": " + num;
-        }
-        j += "}\n";
-        write_file(out_dir + "/nodes/absmax.json", "", j.data(), j.size());
-    }
+    static c10::IValue as_schema(c10::IValue v, const c10::TypePtr &type);
+    void run_node(const eg_node &n);
+    void write_absmax();
 };
 
-} // namespace
+double eg_interp::now()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void eg_interp::record(const std::string &name, at::Tensor t)
+{
+    double t0 = now();
+    if (float64 && t.is_floating_point() && t.scalar_type() != at::kDouble) t = t.to(at::kDouble);
+    absmax[name] = largest(t);
+    t_absmax += now() - t0;
+    if (keep.count(name)) {
+        std::string path = out_dir + "/nodes/" + name + ".npy";
+        if (!reuse || ::access(path.c_str(), R_OK) != 0) save_npy(t, path);
+        written++;
+    }
+    values[name] = std::move(t);
+    t_record += now() - t0;
+}
+
+at::Tensor eg_interp::tensor(const std::string &name, const std::string &node)
+{
+    auto it = values.find(name);
+    if (it == values.end()) throw eg_error(EG_BAD_PLAN, "node " + node + ": no value named " + name);
+    return it->second;
+}
+
+void eg_interp::load_inputs()
+{
+    for (size_t i = 0; i < p->ninputs; i++) {
+        const eg_input &s = p->inputs[i];
+        std::vector<int64_t> shape(s.shape, s.shape + s.ndim);
+        at::Tensor t = at::from_blob(const_cast<void *>(s.host), shape,
+                                     at::TensorOptions().dtype(dtype_by_name(s.dtype)))
+                           .clone();
+        record(s.placeholder, t.to(device));
+    }
+}
+
+void eg_interp::load_constants(caffe2::serialize::PyTorchStreamReader &reader)
+{
+    std::unordered_map<std::string, at::Tensor> records;   // one read per storage
+    for (size_t i = 0; i < p->nconstants; i++) {
+        const eg_constant &c = p->constants[i];
+        at::ScalarType dt = dtype_by_name(c.dtype);
+        std::vector<int64_t> shape(c.shape, c.shape + c.ndim), strides(c.strides, c.strides + c.ndim);
+        at::Tensor w;
+        if (!reader.hasRecord(c.record)) throw eg_error(EG_BAD_PLAN, std::string("no record ") + c.record);
+        auto it = records.find(c.record);
+        if (it == records.end()) {
+            size_t n = reader.getRecordSize(c.record);
+            at::Tensor bytes = at::empty({static_cast<int64_t>(n)}, at::kByte);
+            if (n) reader.getRecord(c.record, bytes.data_ptr(), n);
+            it = records.emplace(c.record, bytes).first;
+        }
+        const at::Tensor &bytes = it->second;
+        int64_t esize = static_cast<int64_t>(c10::elementSize(dt)), nbytes = bytes.numel();
+        if (nbytes == 0) {
+            w = at::zeros(shape, at::TensorOptions().dtype(dt));
+        } else {
+            if (nbytes % esize) throw eg_error(EG_BAD_PLAN, std::string(c.record) + ": size is not a multiple of " +
+                                                                 std::to_string(esize));
+            int64_t reach = c.storage_offset + 1;
+            bool empty = false;
+            for (int d = 0; d < c.ndim; d++) {
+                if (shape[d] == 0) empty = true;
+                reach += (shape[d] - 1) * strides[d];
+            }
+            if (!empty && (c.storage_offset < 0 || reach > nbytes / esize))
+                throw eg_error(EG_UNSUPPORTED, std::string(c.placeholder) + ": its view reaches past " + c.record);
+            w = bytes.view(dt).as_strided(shape, strides, c.storage_offset);
+        }
+        w = w.to(device);
+        if (float64 && w.is_floating_point()) w = w.to(at::kDouble);
+        record(c.placeholder, w);
+    }
+}
+
+c10::IValue eg_interp::argument(const proto_eager_arg &a, const std::string &node)
+{
+    auto names = [&](bool optional) {
+        c10::List<std::optional<at::Tensor>> opt;
+        c10::List<at::Tensor> plain;
+        for (uint32_t i = 0; i < a.nnames; i++) {
+            if (optional) opt.push_back(*a.names[i] ? std::optional<at::Tensor>(tensor(a.names[i], node)) : std::nullopt);
+            else plain.push_back(tensor(a.names[i], node));
+        }
+        return optional ? c10::IValue(opt) : c10::IValue(plain);
+    };
+    switch (a.kind) {
+    case EAGER_ARG_NONE: return c10::IValue();
+    case EAGER_ARG_TENSOR: return a.nnames ? c10::IValue(tensor(a.names[0], node)) : c10::IValue();
+    case EAGER_ARG_OPT_TENSOR:
+        return a.nnames && *a.names[0] ? c10::IValue(tensor(a.names[0], node)) : c10::IValue();
+    case EAGER_ARG_TENSORS: return names(false);
+    case EAGER_ARG_OPT_TENSORS: return names(true);
+    case EAGER_ARG_INT: return a.nints ? c10::IValue(a.ints[0]) : c10::IValue();
+    case EAGER_ARG_INTS: return c10::IValue(c10::List<int64_t>(std::vector<int64_t>(a.ints, a.ints + a.nints)));
+    case EAGER_ARG_FLOAT: return a.nfloats ? c10::IValue(a.floats[0]) : c10::IValue();
+    case EAGER_ARG_FLOATS:
+        return c10::IValue(c10::List<double>(std::vector<double>(a.floats, a.floats + a.nfloats)));
+    case EAGER_ARG_BOOL: return a.nints ? c10::IValue(a.ints[0] != 0) : c10::IValue();
+    case EAGER_ARG_BOOLS: {
+        c10::List<bool> l;
+        for (uint32_t i = 0; i < a.nints; i++) l.push_back(a.ints[i] != 0);
+        return c10::IValue(l);
+    }
+    case EAGER_ARG_STRING: return c10::IValue(std::string(a.text));
+    case EAGER_ARG_STRINGS: {
+        c10::List<std::string> l;
+        for (uint32_t i = 0; i < a.nnames; i++) l.push_back(a.names[i]);
+        return c10::IValue(l);
+    }
+    case EAGER_ARG_SCALAR_TYPE:
+        if (!a.nints) break;
+        // --float64 widens results, as the helper's fx interpreter does; an explicit cast stays one
+        return c10::IValue(dtype_by_serde(a.ints[0]));
+    case EAGER_ARG_MEMORY_FORMAT:
+        if (!a.nints) break;
+        return c10::IValue(memory_format_by_serde(a.ints[0]));
+    case EAGER_ARG_LAYOUT:
+        if (!a.nints) break;
+        return c10::IValue(layout_by_serde(a.ints[0]));
+    case EAGER_ARG_DEVICE:
+        return c10::IValue(device);   // the program moved to the reference's device (move_to_device_pass)
+    }
+    throw eg_error(EG_BAD_PLAN, "node " + node + ": argument " + a.name + " has no value");
+}
+
+// A number where the schema wants a Tensor (`x + 1e-6` is add.Tensor(x, 1e-06) in the program):
+// a wrapped-number tensor, as Python's argument parser makes it (it promotes like a scalar).
+c10::IValue eg_interp::as_schema(c10::IValue v, const c10::TypePtr &type)
+{
+    if (!(v.isDouble() || v.isInt() || v.isBool())) return v;
+    c10::TypePtr t = type;
+    if (auto opt = t->cast<c10::OptionalType>()) t = opt->getElementType();
+    if (t->kind() != c10::TypeKind::TensorType) return v;
+    at::Tensor w = c10::scalar_to_tensor(v.toScalar());
+    w.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return c10::IValue(w);
+}
+
+void eg_interp::run_node(const eg_node &n)
+{
+    std::string name = n.name, target = n.target;
+    // torch.ops.<ns>.<op>.<overload>
+    std::vector<std::string> parts;
+    for (size_t at = 0;;) {
+        size_t dot = target.find('.', at);
+        parts.push_back(target.substr(at, dot == std::string::npos ? std::string::npos : dot - at));
+        if (dot == std::string::npos) break;
+        at = dot + 1;
+    }
+    if (parts.size() != 5 || parts[0] != "torch" || parts[1] != "ops")
+        throw eg_error(EG_UNSUPPORTED, "node " + name + ": target " + target + " is not an operator overload");
+    std::string op = parts[2] + "::" + parts[3], overload = parts[4] == "default" ? "" : parts[4];
+    auto handle = c10::Dispatcher::singleton().findSchema({op, overload});
+    if (!handle)
+        throw eg_error(EG_UNSUPPORTED, "node " + name + ": " + target + " is not registered in this libtorch "
+                                       "(a custom op?)");
+    const c10::FunctionSchema &schema = handle->schema();
+    std::unordered_map<std::string, const proto_eager_arg *> given;
+    for (uint32_t i = 0; i < n.nargs; i++) given[n.args[i].name] = &n.args[i];
+    torch::jit::Stack stack;
+    for (const auto &arg : schema.arguments()) {
+        auto it = given.find(arg.name());
+        if (it != given.end()) {
+            stack.push_back(as_schema(argument(*it->second, name), arg.type()));
+            given.erase(it);
+        } else if (arg.default_value()) {
+            stack.push_back(*arg.default_value());
+        } else {
+            throw eg_error(EG_UNSUPPORTED, "node " + name + ": " + target + " needs argument " + arg.name() +
+                                               ", which the program does not give");
+        }
+    }
+    if (!given.empty())
+        throw eg_error(EG_UNSUPPORTED, "node " + name + ": " + target + " has no argument " + given.begin()->first +
+                                           " in this libtorch");
+    bool is_view = op == "aten::view" && overload.empty();
+    torch::jit::Stack args = is_view ? stack : torch::jit::Stack();
+    try {
+        double t0 = now();
+        handle->callBoxed(&stack);
+        t_ops += now() - t0;
+    } catch (const std::exception &e) {
+        // the program's view on a tensor another path laid out otherwise (float64 attention takes
+        // the math path, whose output is transposed): reshape gives the same values
+        if (!is_view || args.size() != 2)
+            throw eg_error(EG_FAILED, "node " + name + " (" + target + ") failed: " + e.what());
+        stack.clear();
+        stack.push_back(at::reshape(args[0].toTensor(), args[1].toIntVector()));
+    }
+    for (uint32_t i = 0; i < n.nouts; i++) {
+        const proto_eager_out &o = n.outs[i];
+        if (o.ret >= stack.size())
+            throw eg_error(EG_BAD_PLAN, "node " + name + ": output " + o.name + " names return " +
+                                            std::to_string(o.ret) + " of " + std::to_string(stack.size()));
+        const c10::IValue &r = stack[o.ret];
+        if (o.elem < 0) {
+            if (r.isTensor()) record(o.name, r.toTensor());
+            else if (!r.isNone())
+                throw eg_error(EG_UNSUPPORTED, "node " + name + ": output " + o.name + " is a " + r.tagKind());
+        } else {
+            if (!r.isTensorList() || static_cast<size_t>(o.elem) >= r.toTensorList().size())
+                throw eg_error(EG_BAD_PLAN, "node " + name + ": output " + o.name + " is not in a tensor list");
+            record(o.name, r.toTensorList().get(static_cast<size_t>(o.elem)));
+        }
+    }
+}
+
+void eg_interp::write_absmax()
+{
+    std::string j = "{";
+    char num[64];
+    for (const auto &kv : absmax) {
+        std::snprintf(num, sizeof num, "%.17g", kv.second);
+        j += (j.size() > 1 ? ", \"" : "\"") + kv.first + "\": " + num;
+    }
+    j += "}\n";
+    write_file(out_dir + "/nodes/absmax.json", "", j.data(), j.size());
+}
 
 extern "C" int eg_run(const eg_plan *p, size_t *computed, char *err, size_t errlen)
 {
     *computed = 0;
     try {
-        interp in;
+        eg_interp in;
         const eg_plan &r = *p;
         in.p = p;
         in.device = c10::Device(std::string(*r.device ? r.device : "cpu"));

@@ -201,11 +201,24 @@ static int was_written(const tensor_rec *t)
     return 1;
 }
 
-static int same_shape(const eref *e, const tensor_rec *t)
+/* t holds e's value element for element in row-major order: the same shape, or a
+ * contiguous view of the same storage with as many elements (an addmm writing a
+ * [256, 768] view of a [2, 128, 768] node, reinterpret_tensor of any rank). */
+static int same_layout(const eref *e, const tensor_rec *t)
 {
-    if (e->ndim != t->ndim) return 0;
-    for (int d = 0; d < t->ndim; d++)
-        if (e->shape[d] != t->shape[d]) return 0;
+    int same = e->ndim == t->ndim;
+    for (int d = 0; same && d < t->ndim; d++)
+        same = e->shape[d] == t->shape[d];
+    if (same) return 1;
+    uint64_t ne = 1, nt = 1;
+    for (int d = 0; d < e->ndim; d++) ne *= (uint64_t)e->shape[d];
+    for (int d = 0; d < t->ndim; d++) nt *= (uint64_t)t->shape[d];
+    if (ne != nt || !t->strides) return 0;
+    int64_t want = 1;
+    for (int d = t->ndim; d-- > 0;) {
+        if (t->shape[d] != 1 && t->strides[d] != want) return 0;
+        want *= t->shape[d];
+    }
     return 1;
 }
 
@@ -278,7 +291,7 @@ void eref_after(AtenTensorHandle h, const tensor_rec *t)
     char data_note[160] = "";
     for (size_t i = E.lo; i < E.hi && E.ncand < MAX_CANDIDATES; i++) {
         const eref *e = &E.refs[i];
-        if (!same_shape(e, t)) continue;
+        if (!same_layout(e, t)) continue;
         if (!E.cand) {
             E.cand = calloc(MAX_CANDIDATES, sizeof *E.cand);
             if (!E.cand) abort();

@@ -13,6 +13,7 @@
 #include "loop_iter.h"
 #include "prof.h"
 #include "protocol.h"
+#include "runner_capture.h"
 #include "stderr_tap.h"
 #include "tensor_read.h"
 #include "torch_abi.h"
@@ -205,6 +206,7 @@ static void finish_kernel(int status)
     int diverged = eref_active() && eref_kernel_finish(K.kidx, send_or_die);
     send_kernel(1, status);
     K.kdone = 1;
+    capture_kernel_end(status);
     if (status == KSTAT_NAN && (ctl.flags & BREAK_ON_NAN) && !K.nan_stopped) {
         K.nan_stopped = 1;
         K.div_stopped |= diverged;   /* one stop for both */
@@ -237,6 +239,7 @@ static void start_kernel(const char *name, const char *source, const char *branc
     if (!strcmp(source, "printer")) eref_kernel_start(name, branch);   /* the calls eager refers to */
     K.stop_pending = 0;
     K.before_left = !strcmp(source, "printer") ? launch_before(name) : 0;
+    capture_kernel_start(K.kidx, name, branch, source);
     send_kernel(0, KSTAT_PENDING);
     int reason = -1;
     if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
@@ -270,6 +273,7 @@ static void cuda_failed(const char *text, int phase)
         send_kernel(1, KSTAT_ERROR);
         K.kdone = 1;
     }
+    capture_kernel_end(KSTAT_ERROR);
     if (ctl.flags & BREAK_ON_ERROR) hooks_stop(K.kidx, phase, PROTO_STOP_ERROR);
     proto_msg d = {.type = PROTO_DONE};
     d.u.done.status = 1;
@@ -315,9 +319,11 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
                      &m.u.tensor.t, &err))
         fprintf(stderr, "aotidbg-runner: kernel %lld %s: %s\n", (long long)K.kidx, K.kname, err.buf);
     strbuf_release(&err);
+    if (cfg.alloc) tread_alloc(h, &m.u.tensor.t);
     const tensor_stats *s = &m.u.tensor.t.stats;
     if (!before && m.u.tensor.t.has_stats && (s->nan || s->posinf || s->neginf)) K.knan = 1;
     if (before && eref_active()) eref_before(&m.u.tensor.t);
+    capture_tensor(h, tname ? tname : "?", before);
     double pt = prof_now();
     send_or_die(&m);
     prof_add(PROF_SEND, pt);
@@ -371,9 +377,11 @@ void hooks_interposed(const char *kname, int phase)
         snprintf(text, sizeof text, "CUDA error: %s", e && *e ? e : "kernel launch failed");
         cuda_failed(text, 0);
     }
+    if (!own && phase == HOOKS_LAUNCH_BEFORE) capture_launch();   /* the printer kernel's own launch */
     if (!own || !cfg.record) return;   /* the printer's events win */
     if (phase == HOOKS_LAUNCH_BEFORE) {
         start_kernel(kname, "interpose", "");   /* may stop here: before the launch */
+        capture_launch();
     } else if (phase == HOOKS_LAUNCH_AFTER && K.kidx >= 0 && !K.kdone && !strcmp(K.source, "interpose")) {
         K.kphase = 1;
         K.duration = hooks_now_us() - K.t_launch;   /* launch only, or launch + sync when blocking */
@@ -404,13 +412,17 @@ void hooks_begin_run(void)
 int64_t hooks_end_run(int run_failed)
 {
     K.active = 0;
-    if (!cfg.record || K.kidx < 0) return -1;
-    if (run_failed && !K.kdone && K.kphase == 0) {   /* it never came back from its launch */
-        finish_kernel(KSTAT_ERROR);
-        return K.kidx;
+    int64_t blame = -1;
+    if (cfg.record && K.kidx >= 0) {
+        if (run_failed && !K.kdone && K.kphase == 0) {   /* it never came back from its launch */
+            finish_kernel(KSTAT_ERROR);
+            blame = K.kidx;
+        } else {
+            finish_kernel(KSTAT_OK);
+        }
     }
-    finish_kernel(KSTAT_OK);
-    return -1;
+    capture_run_end(K.kidx + 1);
+    return blame;
 }
 
 /* ---- the exported hooks ---------------------------------------------------- */

@@ -26,6 +26,7 @@
 #ifndef AOTIDBG_HOOKS_H
 #define AOTIDBG_HOOKS_H
 #include <stdint.h>
+#include <stdio.h>
 #include "protocol.h"
 
 typedef struct {
@@ -35,6 +36,7 @@ typedef struct {
     size_t max_values;
     int (*send)(const proto_msg *m);         /* 0 ok, -1 the front end is gone */
     int (*wait_control)(proto_msg *ctl);     /* blocks: 0 a CONTROL in *ctl, 1 QUIT, -1 gone */
+    int alloc;           /* TENSORs say where their elements sit (PROTO_LOAD_ALLOC) */
 } hooks_config;
 
 typedef struct {
@@ -85,5 +87,9 @@ long long interpose_launch_count(void);
 int interpose_available(void);
 void interpose_set_timer(void (*start)(void *stream, int loaded), void (*stop)(void *stream, int ok));
 int interpose_empty_kernel(void *stream);
+/* During a launch's BEFORE callback: its function name, grid, block, shared
+ * memory and argument bytes as launch.txt lines (runner_capture.h); -1 when no
+ * launch is under way. */
+int interpose_write_launch(FILE *f);
 
 #endif

@@ -85,6 +85,7 @@ typedef CUresult (*func_load_fn)(CUfunction);
 typedef CUresult (*module_load_data_fn)(CUmodule *, const void *);
 typedef CUresult (*sync_fn)(void);
 typedef CUresult (*err_str_fn)(CUresult, const char **);
+typedef CUresult (*param_info_fn)(CUfunction, size_t, size_t *, size_t *);   /* CUDA >= 12.4 */
 
 static struct {
     pthread_once_t once;
@@ -98,6 +99,7 @@ static struct {
     module_load_data_fn module_load_data;
     sync_fn ctx_sync;
     err_str_fn err_name, err_string;
+    param_info_fn param_info;
 } real = {PTHREAD_ONCE_INIT};
 
 static void (*user_cb)(const char *, int, void *);
@@ -107,6 +109,20 @@ static void *user_ctx;
 static int blocking;
 static long long launches;
 static char last_error[1024];
+/* The launch being made, while the callback's BEFORE runs (interpose_write_launch). */
+static struct {
+    CUfunction f;
+    const char *name;
+    unsigned grid[3], block[3], shmem;
+    void **params;
+    int valid;
+} cur;
+
+static void set_current(CUfunction f, const char *name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shmem, void **params)
+{
+    cur = (__typeof__(cur)){f, name, {gx, gy, gz}, {bx, by, bz}, shmem, params, 1};
+}
 
 /* CUfunction -> the name it was fetched under (open addressing, grows). */
 static pthread_mutex_t names_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -129,6 +145,7 @@ static void load_real(void)
     real.ctx_sync = (sync_fn)dlsym(real.lib, "cuCtxSynchronize");
     real.err_name = (err_str_fn)dlsym(real.lib, "cuGetErrorName");
     real.err_string = (err_str_fn)dlsym(real.lib, "cuGetErrorString");
+    real.param_info = (param_info_fn)dlsym(real.lib, "cuFuncGetParamInfo");
 }
 
 /* Until the runner wires a callback, AOTIDBG_INTERPOSE=1 logs every launch
@@ -308,7 +325,9 @@ static CUresult launch_via(launch_fn fn, const char *entry, const char *missing,
     char kernel[512];
     name_of(f, kernel, sizeof kernel);
     __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+    set_current(f, kernel, gx, gy, gz, bx, by, bz, shmem, params);
     if (user_cb) user_cb(kernel, INTERPOSE_BEFORE, user_ctx);
+    cur.valid = 0;
     return after_launch(kernel, TIMED(stream, fn(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra)));
 }
 
@@ -341,7 +360,11 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **par
     char kernel[512];
     name_of(f, kernel, sizeof kernel);
     __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+    if (config)
+        set_current(f, kernel, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
+                    config->blockDimY, config->blockDimZ, config->sharedMemBytes, params);
     if (user_cb) user_cb(kernel, INTERPOSE_BEFORE, user_ctx);
+    cur.valid = 0;
     return after_launch(kernel, TIMED(config ? config->hStream : NULL, real.launch_ex(config, f, params, extra)));
 }
 
@@ -389,6 +412,31 @@ int interpose_set_blocking(int on)
 }
 
 const char *interpose_last_error(void) { return last_error; }
+
+int interpose_write_launch(FILE *f)
+{
+    if (!cur.valid) return -1;
+    fprintf(f, "function\t%s\ngrid\t%u\t%u\t%u\nblock\t%u\t%u\t%u\nshmem\t%u\n", cur.name, cur.grid[0],
+            cur.grid[1], cur.grid[2], cur.block[0], cur.block[1], cur.block[2], cur.shmem);
+    if (!real.param_info) {
+        fputs("params\tunknown\tthis driver has no cuFuncGetParamInfo (CUDA 12.4 or later needed)\n", f);
+        return 0;
+    }
+    if (!cur.params) {
+        fputs("params\tunknown\tthe launch passed its arguments through `extra`, not kernelParams\n", f);
+        return 0;
+    }
+    for (size_t i = 0; i < 4096; i++) {
+        size_t off = 0, size = 0;
+        if (real.param_info(cur.f, i, &off, &size) != CUDA_SUCCESS) break;   /* past the last one */
+        fprintf(f, "param\t%zu\t%zu\t%zu\t", i, off, size);
+        const unsigned char *b = cur.params[i];
+        for (size_t k = 0; k < size && b; k++)
+            fprintf(f, "%02x", b[k]);
+        fputc('\n', f);
+    }
+    return 0;
+}
 
 long long interpose_launch_count(void) { return __atomic_load_n(&launches, __ATOMIC_RELAXED); }
 

@@ -42,6 +42,7 @@
 #include "model_so.h"
 #include "prof.h"
 #include "protocol.h"
+#include "runner_capture.h"
 #include "runner_main.h"
 #include "stderr_tap.h"
 #include "tensor_read.h"
@@ -314,6 +315,10 @@ static int protocol_main(void)
         case PROTO_LAUNCHES:
             hooks_add_launches(m.u.launches.kernels, m.u.launches.before, m.u.launches.n);
             break;
+        case PROTO_CAPTURE:
+            capture_request(m.u.capture.dir, m.u.capture.index, m.u.capture.kernel, m.u.capture.occurrence,
+                            m.u.capture.constants);
+            break;
         case PROTO_CONTROL:
             hooks_set_control(m.u.control.cmd, m.u.control.arg, m.u.control.name, m.u.control.break_flags);
             break;
@@ -345,8 +350,9 @@ static int protocol_main(void)
             for (size_t i = 0; i < nspecs; i++)
                 if (aoti_torch_get_data_ptr(in[i], &in_data[i])) in_data[i] = NULL;
             hooks_config hc = {record, (load_flags & PROTO_LOAD_BLOCKING) != 0, model.is_cuda, max_values,
-                               send_msg, wait_control};
+                               send_msg, wait_control, (load_flags & PROTO_LOAD_ALLOC) != 0};
             hooks_configure(&hc);
+            capture_set_model(model.dl, model.h);
             hooks_reset_counters();
             prof_reset();
             hooks_begin_run();

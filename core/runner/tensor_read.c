@@ -160,6 +160,22 @@ int tread_host_copy(AtenTensorHandle h, const tensor_rec *t, int32_t dcode, int6
     return 0;
 }
 
+void tread_alloc(AtenTensorHandle h, tensor_rec *t)
+{
+    void *data = NULL;
+    int64_t bytes = 0, off = 0;
+    const dtype_entry *dt = tabi_dtype_by_name(t->dtype);
+    if (!dt || aoti_torch_get_data_ptr(h, &data) || aoti_torch_get_storage_size(h, &bytes) ||
+        aoti_torch_get_storage_offset(h, &off) || bytes < 0 || off < 0)
+        return;
+    uint64_t d = (uint64_t)(uintptr_t)data, skip = (uint64_t)off * dt->itemsize;
+    if (d && skip > d) return;
+    t->alloc.data = d;
+    t->alloc.base = d ? d - skip : 0;
+    t->alloc.bytes = (uint64_t)bytes;
+    t->has_alloc = 1;
+}
+
 int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_t max_values, int want_stats,
                  tread_scratch *sc, tensor_rec *t, strbuf *err)
 {

@@ -40,6 +40,11 @@ typedef struct {
 int tread_tensor(AtenTensorHandle h, const char *name, tensor_phase phase, size_t max_values, int want_stats,
                  tread_scratch *sc, tensor_rec *t, strbuf *err);
 void tread_scratch_release(tread_scratch *sc);
+/* Where t's elements sit (t->alloc, has_alloc 1): h's data pointer and its
+ * storage's first byte and size, for naming an address a memory checker
+ * reports (addr_map.h). Leaves has_alloc 0 when torch cannot say. Reads no
+ * element, never synchronizes. */
+void tread_alloc(AtenTensorHandle h, tensor_rec *t);
 /* A contiguous host copy of tensor h, which t describes (shape, dtype code
  * dcode): *out (delete it with aoti_torch_delete_tensor_object) and its
  * strides in cstr (t->ndim entries). 0, or -1 with err. Synchronizes. */

@@ -90,3 +90,23 @@ extern "C" int tcxx_update_constants(void *fn, void *container, const char *cons
     }
     return -1;
 }
+
+extern "C" int tcxx_extract_constants(void *fn, void *container, void (*each)(void *ctx, const char *fqn, void *handle),
+                                      void *ctx, char *err, size_t errlen)
+{
+    using extract_fn = AOTIRuntimeError (*)(AOTInductorModelContainerHandle, AOTInductorConstantMapHandle, bool);
+    try {
+        std::unordered_map<std::string, AtenTensorHandle> map;
+        AOTIRuntimeError rc = reinterpret_cast<extract_fn>(fn)(static_cast<AOTInductorModelContainerHandle>(container),
+                                                              reinterpret_cast<AOTInductorConstantMapHandle>(&map),
+                                                              false);
+        if (rc == 0) {
+            for (const auto &kv : map) each(ctx, kv.first.c_str(), kv.second);
+            return 0;
+        }
+        put(err, errlen, "the model could not list its constants (see the runner's stderr)");
+    } catch (const std::exception &e) {
+        put(err, errlen, e.what());
+    }
+    return -1;
+}

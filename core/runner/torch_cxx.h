@@ -38,6 +38,12 @@ void tcxx_runner_free(tcxx_runner *r);
 int tcxx_update_constants(void *fn, void *container, const char *const *names, void *const *handles, size_t n,
                           int use_inactive, int validate_full, char *err, size_t errlen);
 
+/* Calls fn (AOTInductorModelContainerExtractConstantsMap of the model .so,
+ * the map form older torch has) and hands each (original FQN, tensor handle)
+ * to each(ctx). 0, or -1 with err. */
+int tcxx_extract_constants(void *fn, void *container, void (*each)(void *ctx, const char *fqn, void *handle),
+                           void *ctx, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

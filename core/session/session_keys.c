@@ -121,6 +121,14 @@ static const skey stats_rows[] = {
 };
 TABLE(session_stats_table, tensor_stats, "tensor stats", stats_rows);
 
+/* Where a tensor's elements sat at the launch (memcheck runs): addresses as integers. */
+static const skey alloc_rows[] = {
+    U(tensor_alloc, data, data, 0, "an address (integer >= 0)"),
+    U(tensor_alloc, base, base, 0, "an address (integer >= 0)"),
+    U(tensor_alloc, bytes, bytes, 0, "a size in bytes (integer >= 0)"),
+};
+static TABLE(session_alloc_table, tensor_alloc, "a tensor's allocation", alloc_rows);
+
 static const skey tensor_rows[] = {
     S(tensor_rec, name, name, H | NEED, "a tensor name", NULL),
     S(tensor_rec, user_name, user_name, NUL | OPT, "the user's name of a model input or output", NULL),
@@ -139,12 +147,15 @@ static const skey tensor_rows[] = {
     {.name = "values_complete", .type = SK_BOOL, .flags = H, .off = offsetof(tensor_rec, values_complete),
      .what = "true or false", .custom = SC_VALUES_COMPLETE},
     B(tensor_rec, values_budget_cut, values_budget_cut, H | OPT),
+    {.name = "alloc", .type = SK_SUB, .flags = OPT, .off = offsetof(tensor_rec, alloc),
+     .has = offsetof(tensor_rec, has_alloc), .what = "where its elements sat (data, base, bytes)",
+     .sub = &session_alloc_table},
 };
 TABLE(session_tensor_table, tensor_rec, "a tensor", tensor_rows);
 
 /* Every event: kind first, then t_ms, then its kind's keys. */
 static const skey event_rows[] = {
-    {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log, divergence, nan)",
+    {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log, divergence, nan, memcheck)",
      .custom = SC_KIND},
     N(event, t_ms, t_ms, H | OPT | NEG1, "a time in ms"),
 };
@@ -242,6 +253,29 @@ static const skey nan_rows[] = {
 };
 static TABLE(nan_table, nan_event, "a nan event", nan_rows);
 
+static const skey memcheck_rows[] = {
+    S(memcheck_event, tool, tool, NEED, "memcheck, racecheck, initcheck or synccheck", NULL),
+    S(memcheck_event, what, what, NEED, "the tool's report headline", NULL),
+    S(memcheck_event, access, access, NUL | OPT, "read or write", NULL),
+    L(memcheck_event, size, size, OPT | NEG1, "a size in bytes (integer >= -1)", -1, INT64_LIMIT),
+    L(memcheck_event, kernel, kernel_index, OPT | NEG1, "a kernel index (integer >= -1)", -1, INT64_LIMIT),
+    S(memcheck_event, name, kernel, NUL | OPT, "a kernel name", NULL),
+    S(memcheck_event, kernel_line, at, NUL | OPT, "the kernel's source line (file:line)", NULL),
+    S(memcheck_event, where, where, NUL | OPT, "a source line", NULL),
+    S(memcheck_event, thread, thread, NUL | OPT, "a thread index like (0,0,0)", NULL),
+    S(memcheck_event, block, block, NUL | OPT, "a block index like (0,0,0)", NULL),
+    S(memcheck_event, address, address, NUL | OPT, "an address like 0x7f00bc800090", NULL),
+    S(memcheck_event, hit, hit, NUL | OPT, "what the address hit", NULL),
+    S(memcheck_event, tensor, tensor, NUL | OPT, "a tensor name", NULL),
+    S(memcheck_event, element, element, NUL | OPT, "an element index like [9, 0]", NULL),
+    S(memcheck_event, place, place, NUL | OPT, "inside, in-alloc, past-end or before", NULL),
+    L(memcheck_event, distance, distance, OPT | NEG1, "a distance in bytes (integer >= -1)", -1, INT64_LIMIT),
+    S(memcheck_event, by_index, index, NUL | OPT, "an index element like idx[0] = 9", NULL),
+    S(memcheck_event, nearest, nearest, NUL | OPT, "the tool's nearest-allocation words", NULL),
+    L(memcheck_event, count, count, OPT, "a count of reports (integer >= 0)", 0, INT64_LIMIT),
+};
+static TABLE(memcheck_table, memcheck_event, "a memcheck event", memcheck_rows);
+
 const stable *const session_kind_tables[EV__COUNT] = {
     [EV_KERNEL] = &kernel_table,
     [EV_ERROR] = &error_table,
@@ -250,6 +284,7 @@ const stable *const session_kind_tables[EV__COUNT] = {
     [EV_LOG] = &log_table,
     [EV_DIVERGENCE] = &divergence_table,
     [EV_NAN] = &nan_table,
+    [EV_MEMCHECK] = &memcheck_table,
 };
 
 /* Where each kernel call comes from (core/package/provenance.h). */
@@ -316,7 +351,8 @@ static const skey top_rows[] = {
     LIST(session, narration, narration, nnarration, H | OPT, "a list of narration steps", session_narration_table),
     {.name = "provenance", .type = SK_SUB, .flags = OPT, .off = offsetof(session, prov), .what = "provenance",
      .sub = &prov_table},
-    S(session, end_state, end_state, NUL, "how the run ended (complete, failed, stopped, signal N, ...)", NULL),
+    S(session, end_state, end_state, NUL, "how the run ended (complete, failed, stopped, signal N, no-reference, ...)", NULL),
+    S(session, repro, repro, NUL | OPT, "the repro folder made from this run (aotidbg repro)", NULL),
     {.name = "events", .type = SK_CUSTOM, .flags = H, .what = "a list of events", .custom = SC_EVENTS},
 };
 TABLE(session_top_table, session, "the session", top_rows);

@@ -64,7 +64,10 @@ int opt_parse(const opt_group *g, size_t ng, void *args, int argc, char **argv, 
                 return OPT_ERR;
             }
             const char *val = NULL;
-            if (o->arg) {
+            if (o->arg && !strncmp(o->arg, "[=", 2)) {   /* an optional value: only as --opt=VALUE */
+                if (a[n] == '=')
+                    val = a + n + 1;
+            } else if (o->arg) {
                 if (a[n] == '=')
                     val = a + n + 1;
                 else if (i + 1 < argc)
@@ -125,7 +128,7 @@ void opt_help(strbuf *out, const opt_group *g, size_t ng)
             if (!opt_applies(o, g[i].scope))
                 continue;
             size_t start = out->len;
-            strbuf_addf(out, "  %s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+            strbuf_addf(out, "  %s%s%s", o->name, o->arg && strncmp(o->arg, "[=", 2) ? " " : "", o->arg ? o->arg : "");
             size_t w = out->len - start;
             if (w + 1 >= HELP_COLUMN) {
                 strbuf_addch(out, '\n');

@@ -26,7 +26,8 @@ typedef int opt_store_fn(const opt_spec *o, const char *val, void *field, strbuf
 
 struct opt_spec {
     const char *name;      /* "--inputs" */
-    const char *arg;       /* "SPEC"; NULL: a flag, which takes no value */
+    const char *arg;       /* "SPEC"; NULL: a flag, which takes no value; "[=TOOL]" (starting "[="): the value
+                              is optional and only given as --opt=VALUE (store gets NULL without) */
     const char *help;      /* one paragraph, wrapped for --help ('\n' in it is a space) */
     size_t off;            /* offsetof(the table's options struct, the field) */
     opt_store_fn *store;   /* NULL: a flag sets an int field to `value`; an

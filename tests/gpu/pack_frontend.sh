@@ -9,7 +9,7 @@ BUILD=${1:-build} DEST=${2:-.gpufe}
 rm -rf "$DEST"
 cmake --install "$BUILD" --prefix "$DEST" > /dev/null
 mkdir -p "$DEST/lib"
-for lib in libyaml-0.so.2 libzip.so.4 libcjson.so.1 libelf.so.1; do
+for lib in libyaml-0.so.2 libzip.so.4 libcjson.so.1 libelf.so.1 libexpat.so.1; do
   f=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
   [ -n "$f" ] && cp -L "$f" "$DEST/lib/"
 done

@@ -95,6 +95,8 @@ def decode(t, body):
         m["complete"] = r.take("B")
         if "stats" in m and r.o < len(body):   # appended: first min, max, NaN/Inf (flat, -1 none)
             m["stats"].update(zip(["min_at", "max_at", "nonfinite_at"], r.take("3q")))
+        if r.o < len(body):   # appended later still (LOAD flag ALLOC): data pointer, storage base and bytes
+            m["alloc"] = dict(zip(["data", "base", "bytes"], r.take("3Q")))
     elif t == STOPPED:
         m.update(kernel=r.take("q"), phase=r.take("B"), reason=r.take("B"))
     elif t == ERROR:

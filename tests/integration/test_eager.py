@@ -304,6 +304,7 @@ def test_a_package_is_not_a_program(aotidbg, blocks, tmp_path):
     sess = load_session(tmp_path / "bad.yaml")
     assert any("eager reference failed" in e["text"] for e in events(sess, "error"))
     assert not events(sess, "output")
+    assert sess["end_state"] == "no-reference"   # its own end state, not "killed"
 
 
 def test_tui_hunt_and_inspector_against_eager(aotidbg, blocks, work):

@@ -49,13 +49,13 @@ def test_every_option_is_in_the_manual(aotidbg):
     """Every option of every command in the command table (what --help prints) is in aotidbg(1)."""
     text = man_text()
     rows = list_options(aotidbg)
-    assert {r[0] for r in rows} == {"live", "run", "replay", "check", "route", "info", "export", "tutorial"}
+    assert {r[0] for r in rows} == {"live", "run", "replay", "check", "route", "info", "export", "tutorial", "repro"}
     missing = sorted({f"{c} {o}" for c, o, _, _ in rows if not re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])",
                                                                     text)})
     assert not missing, f"options in the command table that man/aotidbg.1 does not document: {missing}"
 
 
-@pytest.mark.parametrize("cmd", [["run"], ["check"], ["route"], ["info"], ["replay", "--dump"], ["replay"], ["export"],
+@pytest.mark.parametrize("cmd", [["run"], ["check"], ["route"], ["info"], ["repro"], ["replay", "--dump"], ["replay"], ["export"],
                                  ["tutorial"], ["x.pt2"], []])
 def test_help_is_the_command_table(aotidbg, cmd):
     """`aotidbg COMMAND --help` lists exactly the table's options of that command (it is generated
@@ -70,15 +70,15 @@ def test_help_is_the_command_table(aotidbg, cmd):
     if cmd:
         label = {"x.pt2": "live"}.get(cmd[0], cmd[0])
         table = {o for c, o, _, _ in list_options(aotidbg) if c == label}
-        listed = {line.split()[0] for line in p.stdout.splitlines() if re.match(r"  --?[a-z]", line)}
+        listed = {line.split()[0].split("[=")[0] for line in p.stdout.splitlines() if re.match(r"  --?[a-z]", line)}
         assert listed == table, (listed ^ table)
         assert all(len(line) <= 80 for line in p.stdout.splitlines() if line.startswith("  ")), p.stdout
 
 
 def test_every_subcommand_in_help_is_in_the_manual(aotidbg):
     p = run([aotidbg, "--help"])
-    subs = set(re.findall(r"aotidbg (run|replay|check|route|info|export|tutorial)\b", p.stdout))
-    assert subs == {"run", "replay", "check", "route", "info", "export", "tutorial"}
+    subs = set(re.findall(r"aotidbg (run|replay|check|route|info|export|tutorial|repro)\b", p.stdout))
+    assert subs == {"run", "replay", "check", "route", "info", "export", "tutorial", "repro"}
     text = man_text()
     for s in subs:
         assert f".B {s}" in text or f"aotidbg {s}" in text, s

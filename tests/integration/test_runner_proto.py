@@ -50,11 +50,11 @@ def file_inputs(tensors, d):
     return frames
 
 
-def start(runner, so, cubin, frames, ctl, env=None, max_values=1 << 20):
+def start(runner, so, cubin, frames, ctl, env=None, max_values=1 << 20, flags=0):
     r = Runner(runner, env)
     hello = r.recv()
     assert hello["type"] == HELLO and hello["version"] == 2 and hello["pid"] == r.p.pid
-    r.send(load_msg(so, cubin, max_values=max_values))
+    r.send(load_msg(so, cubin, max_values=max_values, flags=flags))
     loaded = r.until(LOADED, DONE)[-1]
     assert loaded["type"] == LOADED, r.msgs
     r.send(*frames, ctl, frame(RUN))
@@ -138,6 +138,37 @@ def test_full_run_matches_torch(runner, models, tmp_path):
         assert arg[0]["values"] == inputs[0].double().flatten().tolist()
     rc, err = r.finish()
     assert rc == 0, err
+
+
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4, "int16": 2,
+            "int8": 1, "uint8": 1, "bool": 1}
+
+
+def test_alloc_flag_says_where_tensors_sit(runner, models, tmp_path):
+    """LOAD flag ALLOC (--memcheck's tensor table): every kernel tensor says its data pointer and the
+    storage holding it, and its elements lie inside that storage; without the flag no frame has it."""
+    so, cubin, inputs, _, _ = models("mlp_ln")
+    r, _ = start(runner, so, cubin, file_inputs(inputs, tmp_path), control_msg(), flags=2)
+    msgs = r.until(DONE)
+    assert msgs[-1]["status"] == 0
+    ts = [m for m in msgs if m["type"] == TENSOR and m["kernel"] >= 0]
+    assert ts and all("alloc" in t for t in ts), [t["name"] for t in ts if "alloc" not in t]
+    for t in ts:
+        a, size = t["alloc"], ITEMSIZE[t["dtype"]]
+        if not all(t["shape"]):
+            continue
+        span = sum((n - 1) * s for n, s in zip(t["shape"], t["strides"]) if s > 0) + 1
+        assert a["data"] and a["base"] <= a["data"], t
+        assert a["data"] + span * size <= a["base"] + a["bytes"], (t["name"], a, span)
+    # one buffer seen before and after a kernel is the same allocation
+    for b in (t for t in ts if t["phase"] == 0):
+        for x in (t for t in ts if t["phase"] == 1 and t["kernel"] == b["kernel"] and t["name"] == b["name"]):
+            assert x["alloc"] == b["alloc"]
+    assert r.finish()[0] == 0
+    r, _ = start(runner, so, cubin, file_inputs(inputs, tmp_path), control_msg())
+    msgs = r.until(DONE)
+    assert not any("alloc" in m for m in msgs if m["type"] == TENSOR)
+    r.finish()
 
 
 def test_every_dtype_stats_match_torch(runner, models, tmp_path):

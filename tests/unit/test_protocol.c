@@ -43,6 +43,12 @@ static int sample_msgs(proto_msg *out)
     out[n++] = m;
     m.u.tensor.t.stats.has_at = 0;   /* an older runner's frame: no positions */
     out[n++] = m;
+    m.u.tensor.t.stats.has_at = 1;   /* where its elements sit (a launch's tensor table) */
+    m.u.tensor.t.has_alloc = 1;
+    m.u.tensor.t.alloc = (tensor_alloc){0x7f0000001040ULL, 0x7f0000001000ULL, 4096};
+    out[n++] = m;
+    m.u.tensor.t.has_stats = 0;      /* ... with no statistics */
+    out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;   /* scalar output, no stats, no values */
     m.u.tensor.kernel_index = -1; m.u.tensor.t.name = "output0"; m.u.tensor.t.phase = PHASE_OUTPUT;
     m.u.tensor.t.dtype = "int64"; m.u.tensor.t.device = "cpu"; m.u.tensor.t.values_complete = 1;
@@ -94,6 +100,10 @@ static int sample_msgs(proto_msg *out)
     static const uint32_t lb[3] = {2, 1, 0};
     memset(&m, 0, sizeof m); m.type = PROTO_LAUNCHES;
     m.u.launches.n = 3; m.u.launches.kernels = lk; m.u.launches.before = lb;
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_CAPTURE;
+    m.u.capture.dir = "/tmp/repro"; m.u.capture.index = -1; m.u.capture.kernel = "cpp_fused_sin_0";
+    m.u.capture.occurrence = 2; m.u.capture.constants = "fc1_weight\tfc1.weight\n";
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_RUN; out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_QUIT; out[n++] = m;
@@ -165,6 +175,10 @@ static int same_tensor(const tensor_rec *a, const tensor_rec *b)
             return 0;
     }
     if (a->nvalues != b->nvalues || a->values_complete != b->values_complete) return 0;
+    if (a->has_alloc != b->has_alloc ||
+        (a->has_alloc && (a->alloc.data != b->alloc.data || a->alloc.base != b->alloc.base ||
+                          a->alloc.bytes != b->alloc.bytes)))
+        return 0;
     for (size_t i = 0; i < a->nvalues; i++)
         if (!same_f64(a->values[i], b->values[i])) return 0;
     return 1;
@@ -293,6 +307,11 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
             if (strcmp(a->u.launches.kernels[i], b->u.launches.kernels[i]) ||
                 a->u.launches.before[i] != b->u.launches.before[i]) return 0;
         return 1;
+    case PROTO_CAPTURE:
+        return !strcmp(a->u.capture.dir, b->u.capture.dir) && a->u.capture.index == b->u.capture.index &&
+               !strcmp(a->u.capture.kernel, b->u.capture.kernel) &&
+               a->u.capture.occurrence == b->u.capture.occurrence &&
+               !strcmp(a->u.capture.constants, b->u.capture.constants);
     case PROTO_RUN:
     case PROTO_QUIT:
     case PROTO_PING:
@@ -330,7 +349,7 @@ static void test_round_trip_every_message(void)
 {
     proto_msg msgs[48];
     int n = sample_msgs(msgs);
-    CHECK(n == 33);
+    CHECK(n == 36);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);
@@ -684,6 +703,43 @@ static void test_kernel_source_optional(void)
     strbuf_release(&err);
 }
 
+/* TENSOR's alloc (data, base, bytes) was appended after the positions: a
+ * tensor without it encodes to the same bytes as before it existed, one with
+ * it is 24 bytes longer, and it follows the positions when there are stats. */
+static void test_tensor_alloc_appended(void)
+{
+    int64_t sh[2] = {64, 16}, st[2] = {16, 1};
+    proto_msg m, d;
+    memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;
+    m.u.tensor.kernel_index = 1; m.u.tensor.t.phase = PHASE_BEFORE;
+    m.u.tensor.t.name = "buf4"; m.u.tensor.t.dtype = "float32"; m.u.tensor.t.device = "cuda:0";
+    m.u.tensor.t.ndim = 2; m.u.tensor.t.shape = sh; m.u.tensor.t.strides = st;
+    strbuf b = STRBUF_INIT, b2 = STRBUF_INIT, err = STRBUF_INIT;
+    arena a = ARENA_INIT;
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    m.u.tensor.t.has_alloc = 1;
+    m.u.tensor.t.alloc = (tensor_alloc){0x7f00a0000000ULL, 0x7f00a0000000ULL, 4096};
+    CHECK(proto_encode(&b2, &m, &err) == 0);
+    CHECK(b2.len == b.len + 24);
+    CHECK(memcmp(b.buf + 4, b2.buf + 4, b.len - 4) == 0);   /* same fields, then the three u64 */
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
+    CHECK(d.u.tensor.t.has_alloc == 0);
+    CHECK(proto_decode((unsigned char *)b2.buf, b2.len, &d, &a, &err) == (long)b2.len);
+    CHECK(d.u.tensor.t.has_alloc == 1 && d.u.tensor.t.alloc.bytes == 4096 &&
+          d.u.tensor.t.alloc.data == 0x7f00a0000000ULL);
+    /* after the statistics positions */
+    m.u.tensor.t.has_stats = 1;
+    m.u.tensor.t.stats = (tensor_stats){.numel = 1024, .finite = 1024, .has_at = 1, .at = {3, 5, -1}};
+    strbuf_reset(&b2);
+    CHECK(proto_encode(&b2, &m, &err) == 0);
+    CHECK(proto_decode((unsigned char *)b2.buf, b2.len, &d, &a, &err) == (long)b2.len);
+    CHECK(d.u.tensor.t.has_alloc == 1 && d.u.tensor.t.stats.at.min == 3 && d.u.tensor.t.alloc.base == 0x7f00a0000000ULL);
+    arena_release(&a);
+    strbuf_release(&b);
+    strbuf_release(&b2);
+    strbuf_release(&err);
+}
+
 /* The table is the schema: every message in it has a sample above (so the round trip covers it),
  * every sample's type is in it, and every row can name itself in an error. */
 static void check_rows(const proto_rows *t, const char *msg)
@@ -718,7 +774,7 @@ static void test_table_is_every_message(void)
         CHECK(sampled);
     }
     for (int i = 0; i < n; i++) CHECK(proto_message_of(msgs[i].type) != NULL);
-    CHECK(in_table == 30);
+    CHECK(in_table == 31);
     CHECK(proto_message_of(-1) == NULL && proto_message_of(PROTO_TYPES) == NULL);
 }
 
@@ -740,6 +796,7 @@ int main(void)
     RUN(test_max_values_round_trip);
     RUN(test_random_garbage);
     RUN(test_kernel_source_optional);
+    RUN(test_tensor_alloc_appended);
     RUN(test_type_names);
     RUN(test_table_is_every_message);
     return CHECK_DONE();

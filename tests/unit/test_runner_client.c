@@ -115,6 +115,46 @@ static runner_client *start(fixture *f, int flags, const char *runner, strbuf *e
     return rc;
 }
 
+/* The runner started under a wrapping command (as --memcheck starts it under compute-sanitizer:
+ * here /usr/bin/env, which execs it with the same fds) with the ALLOC flag: the protocol passes
+ * through, the runner's own pid is known apart from the child's, every kernel tensor says where
+ * its elements sit. */
+static void test_wrapped_runner_with_alloc(void)
+{
+    fixture f;
+    if (setup(&f) < 0) {
+        CHECK(0);
+        return;
+    }
+    static const char *const wrap[] = {"/usr/bin/env", "AOTIDBG_WRAPPED=1", NULL};
+    runner_options o = {.so_path = f.m->so_path, .cubin_dir = f.m->model_dir, .device = "cpu", .timeout_s = 60,
+                        .break_index = -1, .max_values = 16, .wrap = wrap, .alloc = 1};
+    runner_client *rc = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(runner_client_start(&rc, &o, f.s, &err) == 0);
+    if (!rc) {
+        fprintf(stderr, "start: %s\n", err.buf);
+        strbuf_release(&err);
+        teardown(&f);
+        return;
+    }
+    CHECK(settle(rc) == RUNNER_FINISHED);
+    CHECK(runner_client_done_status(rc) == 0);
+    size_t tensors = 0, with_alloc = 0;
+    for (size_t i = 0; i < f.s->nkernels; i++) {
+        const kernel_event *k = &f.s->kernels[i]->u.kernel;
+        for (size_t j = 0; j < k->ntensors; j++) {
+            tensors++;
+            with_alloc += k->tensors[j].has_alloc && k->tensors[j].alloc.base <= k->tensors[j].alloc.data &&
+                          k->tensors[j].alloc.bytes > 0;
+        }
+    }
+    CHECK(tensors > 0 && with_alloc == tensors);
+    runner_client_free(rc);
+    strbuf_release(&err);
+    teardown(&f);
+}
+
 static void test_step_through(void)
 {
     fixture f;
@@ -260,5 +300,6 @@ int main(void)
         setenv("AOTIDBG_RUNNER", AOTIDBG_BINARY_DIR "/aotidbg-runner", 1);
     RUN(test_step_through);
     RUN(test_runner_missing);
+    RUN(test_wrapped_runner_with_alloc);
     return CHECK_DONE();
 }

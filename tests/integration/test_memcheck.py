@@ -1,0 +1,54 @@
+"""aotidbg run --memcheck on the CPU box: the option, and the refusals that need no GPU (no
+compute-sanitizer, a CPU package). The run itself, under compute-sanitizer on a CUDA package, is
+tests/gpu/run_memcheck_gpu.sh; the report parser and the address mapping are unit tests
+(tests/unit/test_sanitizer_report.c, test_addr_map.c, test_sanitizer_session.c)."""
+import os
+import stat
+
+from conftest import run
+
+
+def test_memcheck_tool_must_be_known(aotidbg, tmp_path):
+    out = tmp_path / "s.yaml"
+    r = run([aotidbg, "run", "x.pt2", "--memcheck=leakcheck", "--record", str(out)])
+    assert r.returncode == 2, r.stderr
+    assert "--memcheck takes memcheck, racecheck, initcheck or synccheck" in r.stderr
+    assert "'leakcheck'" in r.stderr
+    assert not out.exists()
+
+
+def test_memcheck_without_compute_sanitizer_says_what_to_install(aotidbg, package, tmp_path):
+    pkg = package("mlp_ln")
+    out = tmp_path / "s.yaml"
+    env = dict(os.environ, AOTIDBG_COMPUTE_SANITIZER=str(tmp_path / "nowhere" / "compute-sanitizer"))
+    r = run([aotidbg, "run", pkg, "--memcheck", "--record", str(out)], env=env)
+    assert r.returncode == 2, r.stderr
+    assert "AOTIDBG_COMPUTE_SANITIZER" in r.stderr and "not an executable file" in r.stderr
+    assert "cuda-sanitizer" in r.stderr
+    assert not out.exists() and not (tmp_path / "s.yaml.sanitizer.xml").exists()
+    # on PATH or under the toolkit: where it looked is named (this box has no compute-sanitizer)
+    env = {k: v for k, v in os.environ.items() if k != "AOTIDBG_COMPUTE_SANITIZER"}
+    env.update(PATH="/usr/bin:/bin", CUDA_HOME=str(tmp_path))
+    r = run([aotidbg, "run", pkg, "--memcheck=racecheck", "--record", str(out)], env=env)
+    if r.returncode == 2 and "not on PATH" in r.stderr:
+        assert f"$CUDA_HOME/bin ({tmp_path})" in r.stderr and "apt install cuda-sanitizer" in r.stderr
+    else:   # a toolkit under /usr/local/cuda*/ has one: then it is the CPU package that is refused
+        assert r.returncode == 2 and "runs on the CPU" in r.stderr, r.stderr
+
+
+def test_memcheck_refuses_a_cpu_package(aotidbg, package, tmp_path):
+    pkg = package("mlp_ln")
+    fake = tmp_path / "compute-sanitizer"   # found, never run: the package is refused first
+    fake.write_text("#!/bin/sh\nexit 99\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    out = tmp_path / "s.yaml"
+    env = dict(os.environ, AOTIDBG_COMPUTE_SANITIZER=str(fake))
+    r = run([aotidbg, "run", pkg, "--memcheck", "--record", str(out)], env=env)
+    assert r.returncode == 2, r.stderr
+    assert "--memcheck checks CUDA kernels" in r.stderr and "AOTI_DEVICE_KEY 'cpu'" in r.stderr, r.stderr
+    # the tool is only ever --memcheck=TOOL: the next argument stays the package
+    r = run([aotidbg, "run", "--memcheck", pkg, "--record", str(out)], env=env)
+    assert r.returncode == 2 and "AOTI_DEVICE_KEY 'cpu'" in r.stderr, r.stderr
+    r = run([aotidbg, "run", pkg, "--memcheck=initcheck", "--device", "cpu", "--record", str(out)], env=env)
+    assert r.returncode == 2 and "(--device cpu)" in r.stderr, r.stderr
+    assert not out.exists()

@@ -1,0 +1,126 @@
+/* test_sanitizer_session.c — compute-sanitizer's reports recorded on the H200
+ * (tests/data/memcheck/) turned into memcheck events of a session whose
+ * launch carries the tensor table a --memcheck run records (core/run/sanitizer.h). */
+#include <stdlib.h>
+#include <unistd.h>
+#include "check.h"
+#include "sanitizer.h"
+#include "session_read.h"
+#include "session_write.h"
+
+static const char *data(const char *name)
+{
+    static char path[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/tests/data/memcheck/%s", AOTIDBG_SOURCE_DIR, name);
+    return path[k];
+}
+
+/* The gather of gather_row9_memcheck: table float32 [8, 4] where the XML run had it, idx int64 [3] = 9. */
+static session *gather_session(uint64_t table_at)
+{
+    static int64_t sh84[2] = {8, 4}, st84[2] = {4, 1}, sh3[1] = {3}, st1[1] = {1}, sh34[2] = {3, 4};
+    static double nines[3] = {9, 9, 9};
+    session *s = session_new();
+    event *e = session_add_event(s, EV_KERNEL);
+    event *err = session_add_event(s, EV_ERROR);   /* what the runner said: the launch failure */
+    err->u.error.text = "CUDA error: unspecified launch failure (code 719)";
+    err->u.error.route = "illegal-memory-access";
+    e = s->events[0];
+    kernel_event *k = &e->u.kernel;
+    k->name = "triton_poi_fused_add_index_mul_0";
+    k->status = KSTAT_ERROR;
+    k->ntensors = 3;
+    k->tensors = arena_alloc(&s->arena, 3 * sizeof *k->tensors);
+    tensor_rec t[3] = {
+        {.name = "arg0_1", .user_name = "table", .dtype = "float32", .device = "cuda:0", .phase = PHASE_BEFORE,
+         .ndim = 2, .shape = sh84, .strides = st84, .has_alloc = 1, .alloc = {table_at, table_at, 128}},
+        {.name = "arg1_1", .user_name = "idx", .dtype = "int64", .device = "cuda:0", .phase = PHASE_BEFORE,
+         .ndim = 1, .shape = sh3, .strides = st1, .values = nines, .nvalues = 3, .values_complete = 1,
+         .has_alloc = 1, .alloc = {table_at + 0x200, table_at + 0x200, 24}},
+        {.name = "buf0", .dtype = "float32", .device = "cuda:0", .phase = PHASE_BEFORE, .ndim = 2, .shape = sh34,
+         .strides = st84, .has_alloc = 1, .alloc = {table_at + 0x400, table_at + 0x400, 48}},
+    };
+    memcpy(k->tensors, t, sizeof t);
+    return s;
+}
+
+static void test_gather_report_names_table_row_and_index(void)
+{
+    session *s = gather_session(0x7f595e800000ULL);
+    strbuf err = STRBUF_INIT;
+    int n = sanitizer_to_session(s, "memcheck", data("gather_row9_memcheck.xml"), data("gather_row9_memcheck.txt"),
+                                 &err);
+    CHECK(n == 1);   /* three threads at one site: one event */
+    const event *e = s->events[s->nevents - 1];
+    CHECK(e->kind == EV_MEMCHECK);
+    const memcheck_event *m = &e->u.memcheck;
+    CHECK(m->count == 3 && m->kernel_index == 0 && m->size == 4);
+    CHECK_STR(m->kernel, "triton_poi_fused_add_index_mul_0");
+    CHECK_STR(m->access, "read");
+    CHECK_STR(m->thread, "(0,0,0)");
+    CHECK_STR(m->block, "(0,0,0)");
+    CHECK_STR(m->address, "0x7f595e800090");
+    CHECK_CONTAINS(m->at, "clmltgzdfwes3i7i7ce6d4cxe2yd3wmzkkts253jsskvzotly6fh.py:30");
+    CHECK_STR(m->tensor, "arg0_1");
+    CHECK_STR(m->element, "[9, 0]");
+    CHECK_STR(m->place, "past-end");
+    CHECK(m->distance == 16);
+    CHECK_STR(m->index, "arg1_1[0] = 9");
+    CHECK_STR(m->hit, "16 bytes past the end of arg0_1 (table) [8, 4] float32, element [9, 0]; index arg1_1 (idx)[0] = 9");
+    CHECK(s->nnotes == 1);
+    const error_event *ee = &s->events[1]->u.error;   /* the route gains the names */
+    CHECK(ee->nfields == 5);
+    CHECK(ee->nfields == 5 && !strcmp(ee->fields[1].key, "memcheck_tensor") && !strcmp(ee->fields[1].value, "arg0_1"));
+    CHECK(ee->nfields == 5 && !strcmp(ee->fields[2].value, "[9, 0]") && !strcmp(ee->fields[3].value, "arg1_1[0] = 9"));
+    CHECK_CONTAINS(s->notes[0], "compute-sanitizer memcheck reported 27 errors");
+    CHECK_CONTAINS(s->notes[0], "ERROR SUMMARY: 27 errors");
+    /* the event and the tensors' alloc survive the file */
+    char path[] = "/tmp/aotidbg-test-memcheck-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    s->format_major = 1;
+    CHECK(session_save(s, path, &err) == 0);
+    session *b = NULL;
+    CHECK(session_load(path, &b, &err) == 0);
+    const event *be = b && b->nevents == 3 ? b->events[2] : NULL;
+    CHECK(be && be->kind == EV_MEMCHECK);
+    if (be) {
+        CHECK_STR(be->u.memcheck.hit, m->hit);
+        CHECK_STR(be->u.memcheck.index, "arg1_1[0] = 9");
+        CHECK(be->u.memcheck.distance == 16 && be->u.memcheck.count == 3);
+        const tensor_rec *bt = &b->events[0]->u.kernel.tensors[0];
+        CHECK(bt->has_alloc && bt->alloc.base == 0x7f595e800000ULL && bt->alloc.bytes == 128);
+    }
+    if (getenv("AOTIDBG_KEEP_SESSION"))
+        fprintf(stderr, "kept %s\n", path);
+    else
+        unlink(path);
+    session_free(b);
+    strbuf_release(&err);
+    session_free(s);
+}
+
+static void test_clean_and_missing_reports(void)
+{
+    session *s = gather_session(0x1000);
+    strbuf err = STRBUF_INIT;
+    CHECK(sanitizer_to_session(s, "memcheck", data("mlp_memcheck.xml"), data("mlp_memcheck.txt"), &err) == 0);
+    CHECK(s->nevents == 2 && s->nnotes == 1);
+    CHECK_CONTAINS(s->notes[0], "compute-sanitizer memcheck reported no error over the 1 kernel launch of this run");
+    CHECK_CONTAINS(s->notes[0], "constants blob");
+    CHECK(sanitizer_to_session(s, "racecheck", data("nope.xml"), data("nope.txt"), &err) == -1);
+    CHECK_CONTAINS(err.buf, "compute-sanitizer wrote no report");
+    CHECK(s->nnotes == 2);
+    strbuf_release(&err);
+    session_free(s);
+}
+
+int main(void)
+{
+    RUN(test_gather_report_names_table_row_and_index);
+    RUN(test_clean_and_missing_reports);
+    return CHECK_DONE();
+}
