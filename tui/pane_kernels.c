@@ -133,6 +133,8 @@ static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, in
     grid_put(g, x + indent, y, c->nw - indent,
              (sel || !a->search[0] || !strstr(k->name, a->search)) ? base : EL_MATCH, k->name);
     int nl = indent + (int)strlen(k->name);
+    if (k->iteration >= 0 && nl + 2 < c->nw)   /* its while_loop round: NAME@K, as --break-on names it */
+        nl += grid_printf(g, x + nl, y, c->nw - nl, sel ? base : EL_HEADER, "@%lld", (long long)k->iteration);
     if (k->branch && nl + 2 < c->nw)   /* the subgraph it ran in, after the name */
         grid_printf(g, x + nl, y, c->nw - nl, sel ? base : EL_HEADER, " @%s", k->branch);
     x = nx + c->nw + 1;

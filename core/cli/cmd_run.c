@@ -203,9 +203,12 @@ static void report_nan(const session *s)
         }
     }
     const char *what = n[0] ? "NaN" : n[1] ? "+Inf" : n[2] ? "-Inf" : "NaN/Inf";
-    fprintf(stderr, "  %s first at kernel #%lld %s: %s%s = %s (%" PRIu64 " NaN, %" PRIu64 " +Inf, %" PRIu64 " -Inf)%s",
-            what, (long long)ev->kernel_index, ke->u.kernel.name, ev->tensor, ev->at ? ev->at : "",
-            ev->value ? ev->value : "nan or inf", n[0], n[1], n[2],
+    fprintf(stderr, "  %s first at kernel #%lld %s", what, (long long)ev->kernel_index, ke->u.kernel.name);
+    if (ke->u.kernel.iteration >= 0)   /* "... iteration 150 of while_loop_body_graph_0" */
+        fprintf(stderr, " (iteration %lld of %s)", (long long)ke->u.kernel.iteration,
+                ke->u.kernel.branch ? ke->u.kernel.branch : "its loop");
+    fprintf(stderr, ": %s%s = %s (%" PRIu64 " NaN, %" PRIu64 " +Inf, %" PRIu64 " -Inf)%s",
+            ev->tensor, ev->at ? ev->at : "", ev->value ? ev->value : "nan or inf", n[0], n[1], n[2],
             !n[0] && !n[1] && n[2] ? ": -Inf alone, as an attention mask writes; no NaN" : "");
     if (ev->from && starts_with(ev->from, "input "))
         fprintf(stderr, "; %s", ev->from);
@@ -468,8 +471,13 @@ static int summarize(const session *s, run_service *rs, const char *out, const c
             [PROTO_STOP_ERROR] = "at the first error", [PROTO_STOP_START] = "at the start",
             [PROTO_STOP_PAUSE] = "when paused", [PROTO_STOP_DIVERGE] = "after the first kernel that departs from eager",
         };
-        fprintf(stderr, "; stopped %s, kernel %" PRId64 " (%s)\n",
+        const event *ke = session_kernel_event(s, k);
+        fprintf(stderr, "; stopped %s, kernel %" PRId64 " (%s)",
                 reason >= 0 && reason <= PROTO_STOP_DIVERGE ? why[reason] : "at a break", k, kernel_name_at(s, k));
+        if (ke && ke->u.kernel.iteration >= 0)
+            fprintf(stderr, " in iteration %" PRId64 " of %s", ke->u.kernel.iteration,
+                    ke->u.kernel.branch ? ke->u.kernel.branch : "its while_loop");
+        fputc('\n', stderr);
         if (reason == PROTO_STOP_NAN)
             report_nan(s);
         if (err_ev) {

@@ -155,7 +155,8 @@ static const command commands[] = {
       G_UI(UI_OPT_LIVE)},
      NULL, "live"},
     {"run", "run", "run PKG [--inputs SPEC] [--device DEV]\n"
-     "            [--break-on error|nan|diverge|kernel=NAME|index=N] [options]\n"
+     "            [--break-on error|nan|diverge|kernel=NAME[@K]|\n"
+     "                        iteration=K|index=N] [options]\n"
      "            --record OUT.yaml",
      "headless run, for CI and remote boxes", run_about, run_after, "PKG", 1, 1, {G_RUN(RUN_OPT_RUN)}, cmd_run, NULL},
     {"repro", "repro", "repro PKG --kernel N|NAME[@K] -o DIR [--inputs SPEC] [--device DEV]\n"

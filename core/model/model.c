@@ -47,6 +47,7 @@ event *session_add_event(session *s, event_kind kind)
         e->u.kernel.device_us = -1;
         e->u.kernel.index = (int64_t)s->nkernels;
         e->u.kernel.call = -1;
+        e->u.kernel.iteration = -1;
         s->kernels = grow(s->kernels, &s->cap_kernels, s->nkernels, sizeof *s->kernels);
         s->kernels[s->nkernels++] = e;
     } else if (kind == EV_ERROR) {

@@ -132,6 +132,7 @@ typedef struct {
     const char *source;        /* how it was seen: "printer", "interpose", "reinstrument"; may be NULL */
     const char *branch;        /* the subgraph it ran in ("true_graph_0", "while_loop_body_graph_0",
                                   nested "outer/inner"); NULL in the main graph */
+    int64_t iteration;         /* round of the innermost while_loop it ran in, 0-based (loop_iter.h); -1 none */
     size_t ntensors;
     tensor_rec *tensors;       /* before tensors, then after tensors */
     int64_t call;              /* row of session.prov.calls this launch is, -1 unknown (session_match_call) */

@@ -42,8 +42,28 @@ static int store_break(const opt_spec *o, const char *v, void *field, strbuf *er
         b->flags |= BREAK_ON_NONFINITE;
     else if (!strcmp(v, "diverge"))
         b->flags |= BREAK_ON_DIVERGE;
-    else if (skip_prefix(v, "kernel=", &rest) && *rest)
+    else if (skip_prefix(v, "kernel=", &rest) && *rest) {
+        const char *at = strrchr(rest, '@');
+        char *end;
+        if (at && (at == rest || !at[1] || strtoll(at + 1, &end, 10) < 0 || *end)) {
+            strbuf_addf(err, "--break-on kernel=NAME@K needs a kernel name and a while_loop iteration "
+                        "K >= 0, got '%s'", v);
+            return -1;
+        }
         b->kernel = rest;
+    } else if (skip_prefix(v, "iteration=", &rest) && *rest) {
+        char *end;
+        errno = 0;
+        long long n = strtoll(rest, &end, 10);
+        if (errno || *end || n < 0) {
+            strbuf_addf(err, "--break-on iteration=K needs a non-negative integer (a while_loop round, "
+                        "0-based), got '%s'", v);
+            return -1;
+        }
+        static char spec[24];   /* outlives every copy of the options; the last --break-on wins, as kernel= */
+        snprintf(spec, sizeof spec, "@%lld", n);
+        b->kernel = spec;
+    }
     else if (skip_prefix(v, "index=", &rest) && *rest) {
         char *end;
         errno = 0;
@@ -54,10 +74,21 @@ static int store_break(const opt_spec *o, const char *v, void *field, strbuf *er
         }
         b->index = n;
     } else {
-        strbuf_addf(err, "--break-on takes error, nan, inf, nonfinite, diverge, kernel=NAME or index=N, not '%s'", v);
+        strbuf_addf(err, "--break-on takes error, nan, inf, nonfinite, diverge, kernel=NAME[@K], iteration=K or "
+                    "index=N, not '%s'", v);
         return -1;
     }
     return 0;
+}
+
+int run_break_matches(const char *want, const char *name, int64_t iteration)
+{
+    const char *at = strrchr(want, '@');
+    if (!at)
+        return !strcmp(want, name);
+    size_t n = (size_t)(at - want);
+    return (!n || (strlen(name) == n && !strncmp(name, want, n))) && iteration >= 0 &&
+           iteration == strtoll(at + 1, NULL, 10);
 }
 
 static int store_timeout(const opt_spec *o, const char *v, void *field, strbuf *err)
@@ -139,7 +170,8 @@ const opt_spec run_option_specs[] = {
      "./aotidbg-session-<time>.yaml)", F(record), NULL, 0, RL},
     {"--break-on", "WHAT", "stop at: error (first failing kernel), nan (first NaN output), inf (first +Inf, or -Inf beside other "
      "non-finite values: -Inf alone is an attention mask's), nonfinite (first NaN or +-Inf, masks too), diverge (after "
-     "the first kernel whose output departs from --eager), kernel=NAME (before the first launch of NAME), "
+     "the first kernel whose output departs from --eager), kernel=NAME (before the first launch of NAME; NAME@K: "
+     "its launch in while_loop iteration K), iteration=K (before the first launch of while_loop iteration K, 0-based), "
      "index=N (before kernel N); may be repeated (live: c stops there)", F(breaks), store_break, 0, RL},
     {"--deterministic", NULL, "run with CUDA_LAUNCH_BLOCKING=1, AOTI_RUNTIME_CHECK_INPUTS=1 and "
      "PYTORCH_NO_CUDA_MEMORY_CACHING=1 (recorded in the session)", F(deterministic), NULL, 1, RL},

@@ -29,9 +29,14 @@ enum { RUN_REINSTR_AUTO = 0, RUN_REINSTR_FORCE, RUN_REINSTR_OFF };
 
 typedef struct {
     int flags;            /* BREAK_ON_ERROR | BREAK_ON_NAN | BREAK_ON_DIVERGE (protocol.h) */
-    const char *kernel;   /* kernel=NAME: stop before its first launch; may be NULL */
+    const char *kernel;   /* kernel=NAME: stop before its first launch; NAME@K: its launch in while_loop
+                             round K (loop_iter.h); "@K": the first launch of round K (iteration=K);
+                             may be NULL */
     int64_t index;        /* index=N: stop before kernel N; -1 none */
 } run_breaks;
+
+/* Whether the launch `name` in round `iteration` (-1 none) is what kernel=`want` names. */
+int run_break_matches(const char *want, const char *name, int64_t iteration);
 
 typedef struct {
     double atol, rtol;    /* an element differs when |got - want| > atol + rtol * |want| */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "loop_iter.h"
 #include "nan_element.h"
 #include "route_nan.h"
 #include "route_provenance.h"
@@ -36,6 +37,7 @@ struct run_record {
     const char *hidden_why0;
     router_rules *rules;       /* loaded on the first error; NULL if unavailable */
     int diverged;              /* this run's divergence event is recorded */
+    loop_iter loops;           /* which while_loop round each launch is in */
     int rules_tried;
     int nan_recorded;          /* this run's nan event is in the session */
 };
@@ -84,6 +86,7 @@ void run_record_restart(run_record *r)
     r->output_ev = NULL;
     r->diverged = 0;
     r->nan_recorded = 0;
+    loop_iter_reset(&r->loops);
     r->nlogs = r->dropped_logs = 0;
     strbuf_reset(&r->line[0]);
     strbuf_reset(&r->line[1]);
@@ -440,6 +443,7 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
             else   /* interposed, or the printer's own hooks (torch 2.11 on CUDA hooks Triton launches in
                     * subgraphs, saying no branch): where wrapper.cpp launches it */
                 k->branch = branch_of(r, k->name);
+            k->iteration = loop_iter_next(&r->loops, k->branch, k->name);
             if (!strcmp(k->source, "interpose"))
                 hidden_seen(r, k->name);
             /* a rebuilt copy's hooks are the printer's own calls, inserted by us */

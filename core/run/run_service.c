@@ -1131,7 +1131,7 @@ const char *run_service_unmatched_break(const run_service *rs)
     }
     if (b->kernel) {
         for (size_t i = 0; i < s->nkernels; i++)
-            if (!strcmp(s->kernels[i]->u.kernel.name, b->kernel))
+            if (run_break_matches(b->kernel, s->kernels[i]->u.kernel.name, s->kernels[i]->u.kernel.iteration))
                 return NULL;
         snprintf(w->unmatched, sizeof w->unmatched, "kernel=%s", b->kernel);
         return w->unmatched;

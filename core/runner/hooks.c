@@ -10,6 +10,7 @@
 #include "aoti_abi.h"
 #include "device_timer.h"
 #include "eager_refs.h"
+#include "loop_iter.h"
 #include "prof.h"
 #include "protocol.h"
 #include "runner_capture.h"
@@ -22,9 +23,10 @@ static hooks_config cfg;
 static struct {
     uint8_t cmd;
     int64_t arg;
-    char *name;
+    char *name;            /* RUN_TO_NAME: the kernel name; "" any kernel (NAME@K / @K below) */
     uint32_t flags;
-} ctl = {PROTO_CMD_CONTINUE, -1, NULL, 0};
+    int64_t iteration;     /* RUN_TO_NAME "NAME@K" or "@K": only in while_loop round K; -1 any */
+} ctl = {PROTO_CMD_CONTINUE, -1, NULL, 0, -1};
 
 static struct {
     int active;            /* inside a run */
@@ -44,6 +46,8 @@ static struct {
     int printer_seen;      /* a printer hook fired in this run: interposed launches are not kernels */
     const char *source;    /* "printer" or "interpose": how the current kernel was seen */
     char branch[256];      /* the subgraph of the current kernel ("" main graph) */
+    loop_iter loops;       /* the while_loop round of each launch, as the front end counts it */
+    int64_t iteration;     /* the current kernel's round, -1 outside loops */
     int64_t before_left;   /* before-tensors of the current launch still to come (LAUNCHES), 0 unknown */
     int stop_pending;      /* 1 + the reason of a stop waiting for those tensors; 0 none */
 } K;
@@ -139,6 +143,15 @@ void hooks_set_control(uint8_t cmd, int64_t arg, const char *name, uint32_t brea
     ctl.arg = arg;
     ctl.name = strdup(name ? name : "");
     ctl.flags = break_flags;
+    ctl.iteration = -1;
+    char *at = ctl.name ? strrchr(ctl.name, '@') : NULL, *end;
+    if (at && at[1]) {   /* kernel names are C identifiers: an '@' is the round */
+        long long k = strtoll(at + 1, &end, 10);
+        if (!*end && k >= 0) {
+            ctl.iteration = k;
+            *at = 0;
+        }
+    }
 }
 
 void hooks_stop(int64_t kernel_index, int phase, int reason)
@@ -211,6 +224,7 @@ static void start_kernel(const char *name, const char *source, const char *branc
     K.kidx++;
     K.source = source;
     snprintf(K.branch, sizeof K.branch, "%s", branch);
+    K.iteration = loop_iter_next(&K.loops, branch, name);
     counters.kernels = K.kidx + 1;
     size_t n = strlen(name) + 1;
     if (n > K.kname_cap) {
@@ -230,7 +244,8 @@ static void start_kernel(const char *name, const char *source, const char *branc
     int reason = -1;
     if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
     else if (ctl.cmd == PROTO_CMD_RUN_TO_INDEX && K.kidx == ctl.arg) reason = PROTO_STOP_BREAK_INDEX;
-    else if (ctl.cmd == PROTO_CMD_RUN_TO_NAME && !strcmp(name, ctl.name)) reason = PROTO_STOP_BREAK_NAME;
+    else if (ctl.cmd == PROTO_CMD_RUN_TO_NAME && (!*ctl.name || !strcmp(name, ctl.name)) &&
+             (ctl.iteration < 0 ? *ctl.name : K.iteration == ctl.iteration)) reason = PROTO_STOP_BREAK_NAME;
     else if (ctl.flags & BREAK_EACH_KERNEL) reason = PROTO_STOP_STEP;
     else if (pause_requested) reason = PROTO_STOP_PAUSE;
     if (reason >= 0) {

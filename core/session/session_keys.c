@@ -190,6 +190,7 @@ static const skey kernel_rows[] = {
     S(kernel_event, device_note, device_note, NUL | OPT, "a string", NULL),
     S(kernel_event, source, source, H | NUL, "a source name", NULL),
     S(kernel_event, branch, branch, NUL | OPT, "a subgraph name (true_graph_0)", NULL),
+    L(kernel_event, iteration, iteration, OPT | NEG1, "a while_loop iteration (integer >= -1)", -1, INT64_LIMIT),
     L(kernel_event, call, call, OPT | NEG1, "a row of provenance.calls (integer >= -1)", -1, INT64_LIMIT),
     LIST(kernel_event, tensors, tensors, ntensors, H, "a list of tensors", session_tensor_table),
     LIST(kernel_event, eager, eager, neager, OPT, "a list of eager checks", session_eager_check_table),

@@ -1,0 +1,104 @@
+"""bench_loop.py — long while_loop runs: aotidbg against Python's loader, side by side.
+
+usage: python3 tests/bench/bench_loop.py [--build BUILD] [--iters N[,N...]] [--models DIR]
+                                        [--out DIR] [--no-tui]
+
+The package is tests/models' ctl_while (torch while_loop counting `it` down to 0, y = sin(y) + 1
+each round: two kernel launches per iteration, its cond graph's and its body graph's); N is its
+first input, so one package serves every N (default 10000; 200000 is the large case). For each N,
+one after the other on the same inputs:
+
+  python   python3: import torch, aoti_load_package, one call    whole process
+  run      aotidbg run PKG --inputs SPEC --record S              whole process
+  size     the session file S
+  dump     aotidbg replay S --dump > /dev/null
+  screen   aotidbg replay S --headless 120x40 --keys q --dump-screen   (first screen, whole process)
+
+and prints the wall times, run/python, and the targets (run <= 2x python, session <= 50 MB,
+dump <= 5 s). Environment: AOTIDBG_MODELS_DIR (where ctl_while.pt2 is; tests/models/make_models.py
+builds it). Exit 0 always (figures, not a test), 2 when something could not run at all.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+PY_CALL = """
+import sys, time, torch, numpy as np
+t0 = time.monotonic()
+m = torch._inductor.aoti_load_package(sys.argv[1])
+t1 = time.monotonic()
+it = torch.tensor(int(sys.argv[2]))
+x = torch.from_numpy(np.load(sys.argv[3]))
+m(it, x)
+t2 = time.monotonic()
+print(f"load {t1 - t0:.2f} call {t2 - t1:.2f}")
+"""
+
+
+def timed(cmd, out=subprocess.PIPE, timeout=3600):
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
+    return time.monotonic() - t0, p.returncode, (p.stdout or b"").decode(errors="replace")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build")))
+    ap.add_argument("--iters", default="10000", help="comma-separated iteration counts (e.g. 10000,200000)")
+    ap.add_argument("--models", default=os.environ.get("AOTIDBG_MODELS_DIR", os.path.join(ROOT, "tests", "models")))
+    ap.add_argument("--out", default=None, help="where sessions go (default: a temporary folder)")
+    ap.add_argument("--no-tui", action="store_true", help="skip the first-screen figure")
+    a = ap.parse_args()
+    aotidbg = os.path.join(a.build, "aotidbg")
+    pkg = os.path.join(a.models, "ctl_while.pt2")
+    for path in (aotidbg, pkg):
+        if not os.path.exists(path):
+            print(f"bench_loop: {path}: not found (build first; tests/models/make_models.py builds ctl_while)",
+                  file=sys.stderr)
+            return 2
+    out = a.out or tempfile.mkdtemp(prefix="bench_loop.")
+    os.makedirs(out, exist_ok=True)
+    np.save(os.path.join(out, "x.npy"), np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 8))
+    rows = []
+    for n in [int(s) for s in a.iters.split(",") if s]:
+        np.save(os.path.join(out, "it.npy"), np.array(n, dtype=np.int64))
+        spec = os.path.join(out, "spec.yaml")
+        with open(spec, "w") as f:
+            f.write("inputs:\n"
+                    "  - {shape: [], dtype: int64, device: cpu, fill: file, file: it.npy}\n"
+                    "  - {shape: [2, 8], dtype: float32, device: cpu, fill: file, file: x.npy}\n")
+        sess = os.path.join(out, f"loop{n}.yaml")
+        py, rc, txt = timed([sys.executable, "-c", PY_CALL, pkg, str(n), os.path.join(out, "x.npy")])
+        py_note = txt.strip().splitlines()[-1] if rc == 0 and txt.strip() else f"exit {rc}"
+        run, rc_run, txt = timed([aotidbg, "run", pkg, "--inputs", spec, "--record", sess])
+        if not os.path.exists(sess):
+            print(f"bench_loop: run made no session (exit {rc_run}):\n{txt[-2000:]}", file=sys.stderr)
+            return 2
+        size = os.path.getsize(sess)
+        dump, rc_dump, _ = timed([aotidbg, "replay", sess, "--dump"], out=subprocess.DEVNULL)
+        screen = rc_screen = None
+        if not a.no_tui:
+            screen, rc_screen, _ = timed([aotidbg, "replay", sess, "--headless", "120x40", "--keys", "q",
+                                          "--dump-screen"], out=subprocess.DEVNULL)
+        rows.append((n, py, py_note, run, rc_run, size, dump, rc_dump, screen, rc_screen))
+    print(f"package {pkg} (2 launches per iteration); sessions in {out}")
+    print(f"{'iters':>8} {'python s':>9} {'run s':>8} {'run/py':>7} {'session MB':>11} {'dump s':>7} "
+          f"{'screen s':>9}  python split")
+    for n, py, note, run, rc_run, size, dump, rc_dump, screen, rc_screen in rows:
+        scr = "-" if screen is None else f"{screen:.2f}" + ("" if rc_screen == 0 else f"(rc {rc_screen})")
+        print(f"{n:>8} {py:>9.2f} {run:>8.2f} {run / py:>7.2f} {size / 1e6:>11.1f} {dump:>7.2f} {scr:>9}  "
+              f"{note}" + ("" if rc_run == 0 else f"  [run exit {rc_run}]"))
+    print("targets: run/py <= 2, session <= 50 MB, dump <= 5 s, first screen well under 1 s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

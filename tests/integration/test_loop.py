@@ -1,0 +1,69 @@
+"""while_loop iterations: each launch knows its round, --break-on iteration=K and kernel=NAME@K
+stop there, and a NaN planted in round K is found at round K. Real CPU packages:
+tests/models/model_control.py's ctl_while (rounds = its first input) and
+tests/models/model_loop.py's loop_nan (rounds and the NaN's round are inputs)."""
+import os
+
+import pytest
+import torch
+
+from aotidbg_testlib import events, load_session, run, write_spec
+
+
+def run_loop(aotidbg, pkg, tmp_path, inputs, *extra):
+    spec = write_spec(tmp_path, inputs)
+    out = os.path.join(tmp_path, "s.yaml")
+    p = run([aotidbg, "run", pkg, "--inputs", spec, "--record", out, *extra])
+    return p, (load_session(out) if os.path.exists(out) else None)
+
+
+def kernels(sess):
+    return events(sess, "kernel")
+
+
+@pytest.mark.parametrize("rounds", [0, 4])
+def test_each_launch_knows_its_iteration(aotidbg, package, tmp_path, rounds):
+    pkg = package("ctl_while")
+    p, sess = run_loop(aotidbg, pkg, tmp_path, (torch.tensor(rounds), torch.randn(2, 8)))
+    assert p.returncode == 0, p.stderr
+    ks = kernels(sess)
+    cond = [k for k in ks if k.get("branch") == "while_loop_cond_graph_0"]
+    body = [k for k in ks if k.get("branch") == "while_loop_body_graph_0"]
+    # the cond graph runs once more than the body: its last check ends the loop
+    assert [k["iteration"] for k in cond] == list(range(rounds + 1))
+    assert [k["iteration"] for k in body] == list(range(rounds))
+    assert len(cond) + len(body) == len(ks)
+    dump = run([aotidbg, "replay", os.path.join(tmp_path, "s.yaml"), "--dump"])
+    assert f"branch=while_loop_cond_graph_0 iteration={rounds}" in dump.stdout
+
+
+def test_break_on_iteration_and_kernel_at(aotidbg, package, tmp_path):
+    pkg = package("ctl_while")
+    ins = (torch.tensor(6), torch.randn(2, 8))
+    p, sess = run_loop(aotidbg, pkg, tmp_path, ins, "--break-on", "iteration=3")
+    ks = kernels(sess)
+    assert ks[-1]["iteration"] == 3 and all(k.get("iteration", -1) < 3 for k in ks[:-1]), p.stderr
+    assert "in iteration 3 of while_loop_cond_graph_0" in p.stderr
+    body = next(k["name"] for k in ks if k.get("branch") == "while_loop_body_graph_0")
+    p, sess = run_loop(aotidbg, pkg, tmp_path, ins, "--break-on", f"kernel={body}@4")
+    last = kernels(sess)[-1]
+    assert (last["name"], last["iteration"]) == (body, 4), p.stderr
+    assert load_session(os.path.join(tmp_path, "s.yaml"))["end_state"] == "stopped"
+    p, _ = run_loop(aotidbg, pkg, tmp_path, ins, "--break-on", f"kernel={body}@9")
+    assert p.returncode == 2 and f"kernel={body}@9 matched no kernel" in p.stderr
+    for bad in ("iteration=-1", "iteration=x", "kernel=@3", f"kernel={body}@"):
+        p, _ = run_loop(aotidbg, pkg, tmp_path, ins, "--break-on", bad)
+        assert p.returncode == 2 and "--break-on" in p.stderr and "iteration" in p.stderr, (bad, p.stderr)
+
+
+@pytest.mark.parametrize("rounds,bad", [(200, 150), (60, 7)])
+def test_nan_found_at_its_iteration(aotidbg, package, tmp_path, rounds, bad):
+    pkg = package("loop_nan")
+    ins = (torch.tensor(rounds), torch.tensor(bad), torch.rand(2, 8))
+    p, sess = run_loop(aotidbg, pkg, tmp_path, ins, "--break-on", "nan")
+    assert p.returncode == 1, p.stderr
+    (nan,) = events(sess, "nan")
+    k = kernels(sess)[nan["kernel"]]
+    assert k["iteration"] == bad and k["branch"] == "while_loop_body_graph_0"
+    assert f"in iteration {bad} of while_loop_body_graph_0" in p.stderr
+    assert f"(iteration {bad} of while_loop_body_graph_0)" in p.stderr
