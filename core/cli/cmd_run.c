@@ -24,6 +24,7 @@
 #include "opt.h"
 #include "protocol.h"
 #include "run_options.h"
+#include "run_expect.h"
 #include "run_service.h"
 #include "session_read.h"
 #include "compat.h"
@@ -533,6 +534,13 @@ int cmd_run(const cli_args *a)
     strbuf err = STRBUF_INIT;
 
     int code = EXIT_USAGE;
+    if (run_expect_open(&o, &err) < 0) {
+        fprintf(stderr, "aotidbg run: %s\n", err.buf);
+        strbuf_release(&err);
+        return EXIT_USAGE;
+    }
+    strbuf expect = STRBUF_INIT;
+    int expect_bad = 0;
     session *s = session_new();
     run_service *rs = NULL;
     run_say sayer = {say_run, NULL};
@@ -578,6 +586,8 @@ int cmd_run(const cli_args *a)
             break;
     }
     int stopped_by = interrupted;   /* later signals only wait for the save */
+    if (o.expect.n && !stopped_by)   /* before the final save: the verdicts go into the session's notes */
+        expect_bad = run_expect_compare(s, &o, &expect);
     strbuf_reset(&err);
     if (run_service_finish(rs, &err) < 0)
         fprintf(stderr, "aotidbg run: %s\n", err.buf);
@@ -593,11 +603,24 @@ int cmd_run(const cli_args *a)
             fprintf(stderr, "aotidbg run: this model takes %" PRId64 " input%s; give --inputs SPEC "
                     "(inputs: [{shape, dtype, device, fill}], see aotidbg run --help)\n", want, want == 1 ? "" : "s");
         code = summarize(s, rs, o.record, on_disk);
+        if (o.expect.n) {
+            fprintf(stderr, "aotidbg run: --expect:\n");
+            for (const char *l = expect.buf; *l;) {
+                size_t n = strcspn(l, "\n");
+                fprintf(stderr, "  %.*s\n", (int)n, l);
+                l += n + (l[n] == '\n');
+            }
+            if (!expect.len)
+                fprintf(stderr, "  not compared: the run ended before its outputs\n");
+            if ((expect_bad || !expect.len) && code == EXIT_OK)
+                code = EXIT_FAILED;
+        }
     }
     report_budget(s, o.values_budget);
     if (run_service_write_failed(rs) && code == EXIT_OK)
         code = EXIT_FAILED;
 out:
+    strbuf_release(&expect);
     run_service_free(rs);
     restore_signals(old, &old_pipe);
     session_free(s);

@@ -171,7 +171,8 @@ typedef struct {
         struct { const char *kernel, *node, *path, *dtype; uint32_t occurrence; uint64_t offset; int ndim;
                  int64_t *shape; double atol, rtol, scale; } reference;
         struct { uint32_t output; const char *of; } alias;
-        struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values; } load;
+        struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values;
+                 uint64_t output_values; } load;
         struct { uint32_t index; input_spec spec; const char *raw_path; } input;
         struct { uint8_t cmd; int64_t arg; const char *name; uint32_t break_flags; } control;
         struct { const char *fqn, *path, *dtype; uint64_t offset; int ndim; int64_t *shape, *strides;

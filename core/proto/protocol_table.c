@@ -189,13 +189,15 @@ static const proto_field alias[] = {
 
 /* ---- front end -> runner --------------------------------------------------- */
 
-/* flags: PROTO_LOAD_*; max_values above PROTO_MAX_VALUES is clamped to it. */
+/* flags: PROTO_LOAD_*; max_values (and output_values) above PROTO_MAX_VALUES is clamped to it. */
 static const proto_field load[] = {
     M(STR, load.so_path, "so path"),
     M(STR, load.cubin_dir, "cubin dir"),
     M(STR, load.device, "device"),
     M(U32, load.flags, "flags"),
     M(U64, load.max_values, "max_values"),
+    /* values of each output (0: max_values), for run --expect; clamped as max_values */
+    M(U64, load.output_values, "output_values", LATER),
 };
 
 /* One per model input; raw_path is the file of FILL_FILE (raw bytes, row-major). */

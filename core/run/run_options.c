@@ -133,7 +133,7 @@ static int store_tolerance(const opt_spec *o, const char *v, void *field, strbuf
     char *end, *end2;
     double a = strtod(v, &end), r = *end == ',' ? strtod(end + 1, &end2) : -1;
     if (*end != ',' || end == v || *end2 || end2 == end + 1 || !(a >= 0) || !(r >= 0) || a > 1e30 || r > 1e30) {
-        strbuf_addf(err, "--tolerance needs ATOL,RTOL, two numbers >= 0 like 1e-4,1e-3, got '%s'", v);
+        strbuf_addf(err, "%s needs ATOL,RTOL, two numbers >= 0 like 1e-4,1e-3, got '%s'", o->name, v);
         return -1;
     }
     t->atol = a;
@@ -157,6 +157,21 @@ static int store_memcheck(const opt_spec *o, const char *v, void *field, strbuf 
     strbuf_addf(err, "%s takes memcheck, racecheck, initcheck or synccheck (--memcheck=racecheck), not '%s'",
                 o->name, v);
     return -1;
+}
+
+static int store_expect(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    run_expects *e = field;
+    if (e->n >= RUN_MAX_EXPECT) {
+        strbuf_addf(err, "%s may be given at most %d times (one per output)", o->name, RUN_MAX_EXPECT);
+        return -1;
+    }
+    if (!*v) {
+        strbuf_addf(err, "%s needs a .npy file", o->name);
+        return -1;
+    }
+    e->path[e->n++] = v;
+    return 0;
 }
 
 #define F(field) offsetof(run_options, field)
@@ -220,6 +235,12 @@ const opt_spec run_option_specs[] = {
      store_device, 0, RL},
     {"--eager-float64", NULL, "with --eager: run the program in float64, a reference nearer the exact math",
      F(eager_float64), NULL, 1, RL},
+    {"--expect", "OUT.npy", "check an output: the Nth --expect is the Nth output's expected values (repeat it "
+     "for more outputs, in order); the run exits 1 naming the first differing element when one differs, 0 "
+     "when every output given matches", F(expect), store_expect, 0, RUN_OPT_RUN},
+    {"--expect-tolerance", "ATOL,RTOL", "with --expect: an element differs when |got - want| > ATOL + RTOL * "
+     "|want| (default: torch.testing.assert_close's for the output's dtype; 0,0: equal)", F(expect_tol),
+     store_tolerance, 0, RUN_OPT_RUN},
     {NULL},
 };
 
@@ -228,6 +249,7 @@ void run_options_init(run_options *o, unsigned front)
     memset(o, 0, sizeof *o);
     o->breaks.index = -1;
     o->tol.atol = o->tol.rtol = -1;
+    o->expect_tol.atol = o->expect_tol.rtol = -1;
     o->values_budget = VALUES_BUDGET_DEFAULT;
     o->timeout_s = 600;
     if (front & RUN_OPT_LIVE) {

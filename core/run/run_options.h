@@ -42,6 +42,13 @@ typedef struct {
     double atol, rtol;    /* an element differs when |got - want| > atol + rtol * |want| */
 } run_tolerance;
 
+/* --expect OUT.npy, repeatable: the Nth is the Nth output's expected values. */
+#define RUN_MAX_EXPECT 16
+typedef struct {
+    const char *path[RUN_MAX_EXPECT];
+    size_t n;
+} run_expects;
+
 typedef struct run_options {
     const char *package;  /* PKG: a .pt2 or a bare model .so (the command's argument) */
     const char *inputs;   /* --inputs SPEC; may be NULL */
@@ -66,6 +73,8 @@ typedef struct run_options {
     int eager_float64;    /* --eager-float64 */
     run_tolerance tol;    /* --tolerance ATOL,RTOL; -1: each dtype's default (tensor_close.h) */
     const char *memcheck; /* --memcheck[=TOOL]: compute-sanitizer's tool (sanitizer.h); NULL: none */
+    run_expects expect;   /* --expect OUT.npy (run): outputs checked after the run (run_expect.h) */
+    run_tolerance expect_tol; /* --expect-tolerance; -1: each dtype's default */
     const proto_msg *capture; /* no option: the CAPTURE `aotidbg repro` sends (protocol.h); NULL none */
 } run_options;
 

@@ -278,6 +278,7 @@ static void send_load(runner_client *rc)
     m.u.load.device = rc->o.device ? rc->o.device : "cpu";
     m.u.load.flags = (rc->o.blocking ? PROTO_LOAD_BLOCKING : 0) | (rc->o.alloc ? PROTO_LOAD_ALLOC : 0);
     m.u.load.max_values = rc->o.max_values;
+    m.u.load.output_values = rc->o.output_values;
     rc->t_last = now_s();
     rc->load_sent = 1;
     send_msg(rc, &m);   /* a runner that died at once is reported by the pump */

@@ -207,7 +207,7 @@ typedef struct {
     model_so model;
     int loaded, model_cuda_index;
     uint32_t load_flags;
-    size_t max_values;
+    size_t max_values, output_values;   /* values kept of each kernel tensor, of each output */
     input_spec *specs;
     size_t nspecs, cap_specs;
     model_constant *consts;    /* weights apart from the .so (CONSTANT), applied at RUN */
@@ -275,6 +275,8 @@ static int on_load(conversation *cv, const proto_msg *m)
         fprintf(stderr, "aotidbg-runner: blocking mode asked for, but no cudaDeviceSynchronize was found "
                         "in this process (libcudart not loaded by libtorch_cuda?): hooks will not sync\n");
     cv->max_values = m->u.load.max_values > PROTO_MAX_VALUES ? PROTO_MAX_VALUES : (size_t)m->u.load.max_values;
+    cv->output_values = m->u.load.output_values > PROTO_MAX_VALUES ? PROTO_MAX_VALUES
+                        : m->u.load.output_values ? (size_t)m->u.load.output_values : cv->max_values;
     proto_msg l = {.type = PROTO_LOADED};
     l.u.loaded.n_inputs = (uint32_t)model->n_inputs;
     l.u.loaded.n_outputs = (uint32_t)model->n_outputs;
@@ -392,7 +394,7 @@ static int send_outputs(conversation *cv, run_tensors *rt)
             continue;
         }
         strbuf terr = STRBUF_INIT;
-        if (tread_tensor(rt->out[i], name, PHASE_OUTPUT, cv->max_values, 1, &sc, &t.u.tensor.t, &terr)) {
+        if (tread_tensor(rt->out[i], name, PHASE_OUTPUT, cv->output_values, 1, &sc, &t.u.tensor.t, &terr)) {
             /* a CUDA fault can surface here first: say what the runtime says */
             char ctext[512] = "";
             if (cv->model.is_cuda) tabi_cuda_sync_check(ctext, sizeof ctext);

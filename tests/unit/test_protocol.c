@@ -73,6 +73,7 @@ static int sample_msgs(proto_msg *out)
     memset(&m, 0, sizeof m); m.type = PROTO_LOAD;
     m.u.load.so_path = "/tmp/x/model.wrapper.so"; m.u.load.cubin_dir = "/tmp/x";
     m.u.load.device = "cuda:1"; m.u.load.flags = PROTO_LOAD_BLOCKING; m.u.load.max_values = 1ULL << 40;
+    m.u.load.output_values = 4096;
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_INPUT;
     m.u.input.index = 1; m.u.input.spec.dtype = "float16"; m.u.input.spec.device = "cpu";
@@ -277,7 +278,7 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
     case PROTO_LOAD:
         return !strcmp(a->u.load.so_path, b->u.load.so_path) && !strcmp(a->u.load.cubin_dir, b->u.load.cubin_dir) &&
                !strcmp(a->u.load.device, b->u.load.device) && a->u.load.flags == b->u.load.flags &&
-               a->u.load.max_values == b->u.load.max_values;
+               a->u.load.max_values == b->u.load.max_values && a->u.load.output_values == b->u.load.output_values;
     case PROTO_INPUT: {
         const input_spec *x = &a->u.input.spec, *y = &b->u.input.spec;
         if (a->u.input.index != b->u.input.index || strcmp(x->dtype, y->dtype) || strcmp(x->device, y->device) ||
