@@ -31,6 +31,7 @@ root, out, dev, d, seq = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 spec = importlib.util.spec_from_file_location("m", os.path.join(root, "tests/models/model_eager_gpt.py"))
 mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
 torch.manual_seed(11)
+torch.set_default_device(dev)   # the model's torch.arange(T) takes no device: trace it on dev
 m = mod.GPT(vocab=512, d=d, heads=d // 64 if d >= 128 else 4, layers=6, seq=seq).eval().to(dev).to(torch.bfloat16)
 x = (torch.randint(0, 512, (2, seq), device=dev),)
 t0 = time.time()
