@@ -9,6 +9,7 @@
 #include "host_stats.h"
 #include "numfmt.h"
 #include "tensor_close.h"
+#include "tensor_diff.h"
 #include "tensor_file.h"
 
 int run_expect_open(const run_options *o, strbuf *err)
@@ -38,16 +39,6 @@ static const event *last_output(const session *s)
         if (s->events[i]->kind == EV_OUTPUT)
             return s->events[i];
     return NULL;
-}
-
-static void add_index(strbuf *sb, const tensor_rec *t, int64_t flat)
-{
-    int64_t idx[TENSOR_MAX_DIMS];
-    if (t->ndim == 0 || tensor_unflatten(t, flat, idx) < 0) {
-        strbuf_addf(sb, "[%" PRId64 "]", flat);
-        return;
-    }
-    fmt_shape(sb, t->ndim, idx);
 }
 
 /* One output against one file: 0 matches, 1 not; a line in line. */
@@ -96,7 +87,7 @@ static int compare_one(const tensor_rec *got, const char *path, run_tolerance wa
     uint64_t n = r.compared / (uint64_t)lanes;
     if (r.differing) {
         strbuf_addstr(line, "differs at ");
-        add_index(line, got, r.first / lanes);
+        fmt_index(line, got, r.first / lanes);
         char g[32], w[32], m[32];
         fmt_double(g, sizeof g, r.got);
         fmt_double(w, sizeof w, r.want);
