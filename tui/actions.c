@@ -18,6 +18,7 @@
 #include "textview.h"
 #include "view.h"
 #include "ytree.h"
+static void actions_keys_text(size_t ai, strbuf *out);   /* defined below */
 
 /* ---- movement over the focused pane ---------------------------------- */
 
@@ -588,7 +589,7 @@ void actions_bind_defaults(void)
 
 int actions_for_key(int code) { return actions_find(keymap_action(code)); }
 
-void actions_keys_text(size_t ai, strbuf *out)
+static void actions_keys_text(size_t ai, strbuf *out)
 {
     if (ai < NACTIONS)
         keymap_keys_text(table[ai].name, out);

@@ -31,8 +31,6 @@ int actions_find(const char *name);               /* index or -1 */
 void actions_bind_defaults(void);
 /* Action index bound to the key, or -1. */
 int actions_for_key(int code);
-/* The keys bound to action i, for help: "j Down". */
-void actions_keys_text(size_t i, strbuf *out);
 int actions_load_keys(const char *path, strbuf *err);
 /* Loads the user's keys.yaml if it exists; 0 when absent. */
 int actions_load_user_keys(strbuf *err);

@@ -92,7 +92,7 @@ static const char *python(void)
     return py && *py ? py : "python3";
 }
 
-int demo_build_start(demo_build *b, const demo_paths *d, strbuf *err)
+static int demo_build_start(demo_build *b, const demo_paths *d, strbuf *err)
 {
     memset(b, 0, sizeof *b);
     b->pid = -1;
@@ -156,7 +156,7 @@ static void take_output(demo_build *b, const char *buf, size_t n)
     }
 }
 
-double demo_build_elapsed(const demo_build *b)
+static double demo_build_elapsed(const demo_build *b)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -187,7 +187,7 @@ static void finish(demo_build *b, int status)
         strbuf_addf(&b->why, "compiling the demo model ended by signal %d", WTERMSIG(status));
 }
 
-int demo_build_poll(demo_build *b, int timeout_ms)
+static int demo_build_poll(demo_build *b, int timeout_ms)
 {
     if (b->done)
         return b->ok ? 1 : -1;
@@ -212,7 +212,7 @@ int demo_build_poll(demo_build *b, int timeout_ms)
     return b->done ? (b->ok ? 1 : -1) : 0;
 }
 
-void demo_build_cancel(demo_build *b)
+static void demo_build_cancel(demo_build *b)
 {
     if (b->pid > 0) {
         kill(-b->pid, SIGTERM);
@@ -230,7 +230,7 @@ void demo_build_cancel(demo_build *b)
     }
 }
 
-void demo_build_release(demo_build *b)
+static void demo_build_release(demo_build *b)
 {
     demo_build_cancel(b);
     if (b->fd >= 0)
@@ -241,7 +241,7 @@ void demo_build_release(demo_build *b)
     strbuf_release(&b->why);
 }
 
-void demo_render(const demo_build *b, grid *g)
+static void demo_render(const demo_build *b, grid *g)
 {
     static const char spin_utf8[] = "|/-\\";
     grid_clear(g, EL_NORMAL);

@@ -37,16 +37,6 @@ typedef struct {
     strbuf why;         /* on failure: what went wrong and what to do */
 } demo_build;
 
-int demo_build_start(demo_build *b, const demo_paths *d, strbuf *err);
-/* Reads output, reaps the child; waits at most timeout_ms. Returns 0 while it
- * runs, 1 when it built, -1 when it failed (b->why says why). */
-int demo_build_poll(demo_build *b, int timeout_ms);
-double demo_build_elapsed(const demo_build *b);
-/* Kills the child's process group and reaps it. */
-void demo_build_cancel(demo_build *b);
-void demo_build_release(demo_build *b);
-/* The progress screen: spinner, elapsed seconds, the child's last line. */
-void demo_render(const demo_build *b, grid *g);
 
 /* Runs the whole build with the progress on screen when interactive (the
  * screen must be open; a screen of the one loop, loop.h) or as lines on

@@ -17,6 +17,7 @@
 #include "stack_trace.h"
 #include "tensor_file.h"
 #include "value_grid.h"
+static const npy_ref *inspector_npy_find(const app *a, int64_t kernel, const char *name, tensor_phase phase);   /* defined below */
 
 #define MAX_ROWS 512
 
@@ -588,7 +589,7 @@ static void npy_free(npy_ref *r)
     arena_release(&r->ar);
 }
 
-const npy_ref *inspector_npy_find(const app *a, int64_t kernel, const char *name, tensor_phase phase)
+static const npy_ref *inspector_npy_find(const app *a, int64_t kernel, const char *name, tensor_phase phase)
 {
     return name ? npy_slot(a, kernel, name, phase) : NULL;
 }
@@ -615,7 +616,7 @@ int inspector_npy_attach(app *a, int64_t kernel, const char *name, tensor_phase 
     return 0;
 }
 
-int inspector_npy_clear(app *a, int64_t kernel, const char *name, tensor_phase phase)
+static int inspector_npy_clear(app *a, int64_t kernel, const char *name, tensor_phase phase)
 {
     npy_ref *r = npy_slot(a, kernel, name, phase);
     if (!r)

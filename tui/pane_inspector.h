@@ -39,10 +39,6 @@ typedef struct {
  * 0, or -1 with "PATH: what; what to do" in err (nothing changes then). */
 int inspector_npy_attach(app *a, int64_t kernel, const char *name, tensor_phase phase, const char *path,
                          strbuf *err);
-/* The attachment of that tensor, or NULL. */
-const npy_ref *inspector_npy_find(const app *a, int64_t kernel, const char *name, tensor_phase phase);
-/* Drops that tensor's attachment; 1 when there was one. */
-int inspector_npy_clear(app *a, int64_t kernel, const char *name, tensor_phase phase);
 
 /* Its actions (the action table, actions.c): view, values-*, grid-*, ref-npy, save-npy. */
 int inspector_action_view(app *a, const char *arg);

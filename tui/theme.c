@@ -27,7 +27,7 @@ int element_from_name(const char *s)
     return -1;
 }
 
-int color_from_name(const char *s)
+static int color_from_name(const char *s)
 {
     if (!strcmp(s, "default") || !strcmp(s, "none"))
         return TCOLOR_DEFAULT;

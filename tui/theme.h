@@ -55,7 +55,6 @@ typedef struct {
 
 const char *element_name(element e);     /* "selected", "border-focus", ... */
 int element_from_name(const char *s);    /* -1 unknown */
-int color_from_name(const char *s);      /* "red", "bright-red", "default", "0".."255"; -2 unknown */
 
 void theme_default(theme *t);            /* built-in dark */
 void theme_mono(theme *t);               /* attributes only (NO_COLOR) */

@@ -21,7 +21,7 @@ void value_grid_reset(value_grid *vg)
     vg->vrow = vg->vcol = 0;
 }
 
-void value_grid_slice(const value_grid *vg, const tensor_rec *t, tensor_slice *s)
+static void value_grid_slice(const value_grid *vg, const tensor_rec *t, tensor_slice *s)
 {
     tslice_init(s, t->shape ? t->ndim : 0, t->shape);
     if (vg->rax != vg->cax && vg->rax >= 0 && vg->cax >= 0 && vg->rax < s->ndim &&

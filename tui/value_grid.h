@@ -23,9 +23,6 @@ typedef struct {
 
 /* Back to the default view at [0, ..., 0] (another tensor was selected). */
 void value_grid_reset(value_grid *vg);
-/* The slice vg gives for t: the chosen axes when they suit t, else the
- * default; fixed indices clamped into t's shape. */
-void value_grid_slice(const value_grid *vg, const tensor_rec *t, tensor_slice *s);
 /* Default view through the element at row-major flat index (hunt: the first
  * bad value), cursor on it and its row on top; flat < 0: reset. */
 void value_grid_goto_flat(value_grid *vg, const tensor_rec *t, int64_t flat);

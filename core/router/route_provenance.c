@@ -3,7 +3,7 @@
 #include <string.h>
 #include "stack_trace.h"
 
-const kernel_call *route_provenance_call(const route_result *r, const session *s, int64_t kernel_index)
+static const kernel_call *route_provenance_call(const route_result *r, const session *s, int64_t kernel_index)
 {
     if (!s || !s->prov.ncalls)
         return NULL;

@@ -19,7 +19,5 @@
 #include "router.h"
 
 void route_add_provenance(route_result *r, const session *s, int64_t kernel_index);
-/* The call route_add_provenance would use, or NULL. */
-const kernel_call *route_provenance_call(const route_result *r, const session *s, int64_t kernel_index);
 
 #endif

@@ -105,9 +105,7 @@ struct router_stream {
 
 router_stream *router_stream_new(const router_rules *rules)
 {
-    router_stream *s = calloc(1, sizeof *s);
-    if (!s)
-        abort();
+    router_stream *s = xcalloc(1, sizeof *s);
     s->rules = rules;
     size_t np = rules->npatterns;
     s->first_ev = arena_alloc(&s->a, (np + 1) * sizeof *s->first_ev);

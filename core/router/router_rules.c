@@ -8,6 +8,7 @@
  * Errors: 0 / -1 with a message in err. */
 #define _GNU_SOURCE
 #include "router_rules.h"
+#include "compat.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,9 +318,7 @@ static void hints_for(router_rules *r, int pi, const char *re)
     }
     if (has_top_alt(re, n))
         return;
-    reqset *all = malloc((RR_MAX_CHECKS + 1) * sizeof *all), tmp;
-    if (!all)
-        abort();
+    reqset *all = xmalloc((RR_MAX_CHECKS + 1) * sizeof *all), tmp;
     size_t nall = 0;
     req_seq(re, n, 0, &tmp, all, &nall);
     rr_pattern *pt = &r->patterns[pi];
@@ -352,9 +351,7 @@ static void build_bigrams(router_rules *r)
         h->len = strlen(error_words[i]);
         h->pattern = -1;
     }
-    r->bigram = malloc(65536 * sizeof *r->bigram);
-    if (!r->bigram)
-        abort();
+    r->bigram = xmalloc(65536 * sizeof *r->bigram);
     for (size_t i = 0; i < 65536; i++)
         r->bigram[i] = -1;
     for (size_t i = r->nhints; i-- > 0;) {
@@ -691,9 +688,7 @@ static size_t count_patterns(const ynode *list)
 int router_rules_parse(router_rules **out, const char *text, size_t len, const char *name, strbuf *err)
 {
     *out = NULL;
-    router_rules *r = calloc(1, sizeof *r);
-    if (!r)
-        abort();
+    router_rules *r = xcalloc(1, sizeof *r);
     r->unknown = -1;
     r->cloc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
     if (!r->cloc) {

@@ -418,9 +418,7 @@ static int start_eager(run_service *rs, const char *device, strbuf *err)
                     rs->o.eager, !strcmp(s->mode, "interpose") ? " or add --reinstrument" : "");
         return -1;
     }
-    char *root = strdup(rs->o.record ? rs->o.record : "./x");
-    if (!root)
-        abort();
+    char *root = xstrdup(rs->o.record ? rs->o.record : "./x");
     char *slash = strrchr(root, '/');
     if (slash)
         *slash = 0;
@@ -489,8 +487,8 @@ const char *run_service_eager_failure(const run_service *rs) { return rs->eager_
 /* A spec naming its inputs, put in model order by the user's or AOTI's names. */
 static int order_inputs(session *s, const char *spec, const wrapper_scan *ws, strbuf *err)
 {
-    const char **user = calloc(ws->ninputs ? ws->ninputs : 1, sizeof *user);
-    const char **aoti = calloc(ws->ninputs ? ws->ninputs : 1, sizeof *aoti);
+    const char **user = xcalloc(ws->ninputs ? ws->ninputs : 1, sizeof *user);
+    const char **aoti = xcalloc(ws->ninputs ? ws->ninputs : 1, sizeof *aoti);
     for (size_t i = 0; i < ws->ninputs; i++) {
         user[i] = ws->inputs[i].user_name;
         aoti[i] = ws->inputs[i].name;
@@ -538,8 +536,7 @@ static int open_recording(run_service *rs, strbuf *err)
         strftime(def, sizeof def, "./aotidbg-session-%Y%m%d-%H%M%S.yaml", &tm);
         rec = def;
     }
-    if (!(rs->record = strdup(rec)))
-        abort();
+    rs->record = xstrdup(rec);
     strbuf werr = STRBUF_INIT;
     int rc = session_writer_open(&rs->w, rs->record, rs->s, &werr);
     if (rc < 0)
@@ -575,10 +572,8 @@ static int memcheck_prepare(run_service *rs, const char *device, const package_m
         base = def;
     }
     size_t n = strlen(base) + sizeof ".sanitizer.xml";
-    rs->san_xml = malloc(n);
-    rs->san_txt = malloc(n);
-    if (!rs->san_xml || !rs->san_txt)
-        abort();
+    rs->san_xml = xmalloc(n);
+    rs->san_txt = xmalloc(n);
     snprintf(rs->san_xml, n, "%s.sanitizer.xml", base);
     snprintf(rs->san_txt, n, "%s.sanitizer.txt", base);
     unlink(rs->san_xml);   /* a report left by an earlier run must not be read as this one's */
