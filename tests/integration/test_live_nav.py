@@ -68,14 +68,14 @@ def test_hints_repeat_the_options_given(aotidbg, package, tmp_path):
     spec = tmp_path / "bad.yaml"
     spec.write_text(BAD_MLP)
     r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--model", "model", "--record", str(tmp_path / "g.yaml")])
-    assert r.returncode == 1
+    assert r.returncode == 2   # only input rows fail: bad input (test_exit_codes.py)
     m = re.search(r"\(aotidbg check (\S+) (.*) shows every row", r.stderr)
     assert m and m.group(1) == pkg, r.stderr
     assert f"--inputs {spec}" in m.group(2) and "--model model" in m.group(2), r.stderr
     assert "--record" not in m.group(2)   # check takes no --record
     # the live gate: the command to run anyway keeps them too
     r = _live(aotidbg, pkg, spec, tmp_path / "g2.yaml", "s", tmp_path, "--model", "model")
-    assert r.returncode == 1
+    assert r.returncode == 2
     m = re.search(r"to run anyway: aotidbg (\S+) (.*) --force", r.stderr)
     assert m and m.group(1) == pkg, r.stderr
     assert f"--inputs {spec}" in m.group(2) and "--model model" in m.group(2), r.stderr

@@ -487,7 +487,7 @@ def test_bare_so_needs_device_and_runs(aotidbg, package, tmp_path):
 
 @pytest.mark.parametrize("args,msg", [
     ([], "--record OUT.yaml is required"),
-    (["--record", "X", "--break-on", "sometimes"], "--break-on takes error, nan, inf, nonfinite, diverge, kernel=NAME or index=N"),
+    (["--record", "X", "--break-on", "sometimes"], "--break-on takes error, nan, inf, nonfinite, diverge, kernel=NAME[@K], iteration=K or index=N"),
     (["--record", "X", "--device", "tpu"], "--device takes cpu, cuda or cuda:N"),
     (["--record", "X", "--timeout", "soon"], "--timeout needs seconds"),
     (["--record", "X", "--values", "-1"], "--values needs a count"),
