@@ -112,7 +112,7 @@ def check_exports(build):
         if not src.startswith(("core/", "tui/")) or not os.path.exists(os.path.join(ROOT, src)):
             continue
         # C++ members (mangled _Z...) belong to their class, not to the C rules
-        if sym.startswith("_Z") or sym in EXPORTS_RUNTIME or sym in EXPORTS_ALLOWED.get(src, ()):
+        if sym.startswith(("_Z", "__odr_asan", "__asan", "__ubsan")) or sym in EXPORTS_RUNTIME or sym in EXPORTS_ALLOWED.get(src, ()):
             continue
         if not (uses.get(sym, set()) - {src}):
             bad.append(f"{src}: {sym} is exported, but nothing outside its file uses it: make it static "
