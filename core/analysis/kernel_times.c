@@ -14,14 +14,13 @@ static const struct { const char *name; double gbps; } peaks[] = {
 };
 
 /* The peak memory bandwidth of the GPU a session names (s->gpu), from the
- * datasheets above; -1 when not listed (CPU runs, other GPUs). *from gets
+ * datasheets above; -1 when not listed (CPU runs, other GPUs). from gets
  * "datasheet: <name>". */
-static double kernel_times_peak_gbps(const char *gpu, const char **from)
+static double kernel_times_peak_gbps(const char *gpu, char *from, size_t len)
 {
-    *from = NULL;
     for (size_t i = 0; gpu && i < sizeof peaks / sizeof *peaks; i++)
         if (strstr(gpu, peaks[i].name)) {
-            *from = peaks[i].name;
+            snprintf(from, len, "datasheet: %s", peaks[i].name);
             return peaks[i].gbps;
         }
     return -1;
@@ -89,8 +88,13 @@ static int by_device_desc(const void *a, const void *b)
 void kernel_times_build(const session *s, kernel_times *t)
 {
     memset(t, 0, sizeof *t);
-    t->peak_gbps = kernel_times_peak_gbps(s->gpu, &t->peak_from);
     t->gpu = s->gpu;
+    if (s->gpu_peak_gbps > 0) {   /* what the runtime reported beats the table */
+        t->peak_gbps = s->gpu_peak_gbps;
+        snprintf(t->peak_from, sizeof t->peak_from, "runtime: memory clock x bus width");
+    } else {
+        t->peak_gbps = kernel_times_peak_gbps(s->gpu, t->peak_from, sizeof t->peak_from);
+    }
     if (!s->nkernels)
         return;
     t->rows = xcalloc(s->nkernels, sizeof *t->rows);
@@ -142,7 +146,7 @@ static const char *kernel_times_bytes_text(const kernel_time_row *r, uint64_t n,
 const char *kernel_times_peak_text(const kernel_times *t, char *buf, size_t len)
 {
     if (t->peak_gbps > 0)
-        snprintf(buf, len, "peak %.0f GB/s (datasheet: %s)", t->peak_gbps, t->peak_from);
+        snprintf(buf, len, "peak %.0f GB/s (%s)", t->peak_gbps, t->peak_from);
     else if (!t->gpu)
         snprintf(buf, len, "peak unknown (no GPU named: a CPU run)");
     else

@@ -41,7 +41,8 @@ typedef struct {
     double total_wall_us;      /* sum of the wall_us that are known */
     size_t ndevice_known;      /* rows with device_us >= 0 */
     double peak_gbps;          /* the device's peak memory bandwidth, -1 unknown */
-    const char *peak_from;     /* where peak_gbps comes from ("datasheet: NVIDIA H200"); NULL unknown */
+    char peak_from[64];        /* where peak_gbps comes from ("datasheet: H200", "runtime: memory clock x
+                                  bus width"); "" unknown */
     const char *gpu;           /* the session's GPU (s->gpu), NULL for a CPU run or when not said */
 } kernel_times;
 

@@ -148,6 +148,24 @@ def test_csv_gb_per_s_on_h200_device_times(aotidbg):
     assert "peak unknown (no GPU named: a CPU run)" in c.stdout and "of peak" not in c.stdout
 
 
+def test_the_runtimes_peak_beats_the_datasheet(aotidbg, tmp_path):
+    """A session whose runner reported the GPU's peak (gpu_peak_gbps: memory clock x bus
+    width) is compared against that, not the datasheet's 4800 GB/s."""
+    text = open(CUDA_TIMED).read()
+    assert '\ngpu: "NVIDIA H200' in text
+    reported = tmp_path / "reported.yaml"
+    reported.write_text(text.replace('\ngpu: "NVIDIA H200 (sm_9.0)"\n',
+                                     '\ngpu: "NVIDIA H200 (sm_9.0)"\ngpu_peak_gbps: 4915.2\n', 1))
+    d = run([aotidbg, "replay", str(reported), "--dump"])
+    assert d.returncode == 0, d.stderr
+    assert "gpu_peak_gbps: 4915.2" in d.stdout
+    assert "peak 4915 GB/s (runtime: memory clock x bus width)" in d.stdout
+    r = run([aotidbg, "export", str(reported), "--format", "csv"])
+    for row in csv.DictReader(io.StringIO(r.stdout)):
+        if row["GB_per_s"]:
+            assert float(row["of_peak_pct"]) == pytest.approx(100 * float(row["GB_per_s"]) / 4915.2, rel=1e-3)
+
+
 def test_chrome_trace_has_a_slice_per_while_loop_iteration(aotidbg, package, tmp_path):
     """ctl_while run for 3 rounds: a slice per kernel, and one per round on the loop track
     (round K holds its cond check and its body; the last check, round 3, alone)."""
