@@ -56,6 +56,8 @@ struct run_service {
     const char *san_argv[SAN_ARGV_MAX];
     char san_path[4096];
     char *san_xml, *san_txt;   /* malloc'd */
+    tensor_user_name *unames;  /* the runner's tensor names -> the user's (run_record.h); malloc'd */
+    size_t nunames;
     char interrupted[48];      /* "interrupted (SIGHUP)": a signal ended the run (run_service_interrupt) */
 };
 
@@ -485,7 +487,7 @@ static int pump_eager(run_service *rs, strbuf *err)
 const char *run_service_eager_failure(const run_service *rs) { return rs->eager_code ? rs->eager_err.buf : NULL; }
 
 /* A spec naming its inputs, put in model order by the user's or AOTI's names. */
-static int order_inputs(session *s, const char *spec, const wrapper_scan *ws, strbuf *err)
+static int order_inputs(session *s, const char *spec, const wrapper_scan *ws, int *labels, strbuf *err)
 {
     const char **user = xcalloc(ws->ninputs ? ws->ninputs : 1, sizeof *user);
     const char **aoti = xcalloc(ws->ninputs ? ws->ninputs : 1, sizeof *aoti);
@@ -493,7 +495,7 @@ static int order_inputs(session *s, const char *spec, const wrapper_scan *ws, st
         user[i] = ws->inputs[i].user_name;
         aoti[i] = ws->inputs[i].name;
     }
-    int rc = inputs_order_by_name(s, spec, user, aoti, ws->ninputs, err);
+    int rc = inputs_order_by_name(s, spec, user, aoti, ws->ninputs, labels, err);
     free(user);
     free(aoti);
     return rc;
@@ -518,6 +520,30 @@ static void names_to_session(session *s, const wrapper_scan *ws)
             pi->output_names[i] = arena_strdup(&s->arena, ws->output_names[i] ? ws->output_names[i] : "");
         pi->noutput_names = ws->noutputs;
     }
+}
+
+/* Names the package's specs do not give, for the tensors the runner sends: each weight by its
+ * original_fqn where that differs from its C++ name, and, where the spec labelled inputs the
+ * package names only by position, those labels (a note says where they came from). */
+static void user_names(run_service *rs, const wrapper_scan *ws, int labels)
+{
+    session *s = rs->s;
+    size_t n = 0;
+    free(rs->unames);
+    rs->unames = xcalloc(ws->nconstants + ws->ninputs + 1, sizeof *rs->unames);
+    for (size_t i = 0; i < ws->nconstants; i++)
+        if (ws->constants[i].name && ws->constants[i].fqn && strcmp(ws->constants[i].name, ws->constants[i].fqn))
+            rs->unames[n++] = (tensor_user_name){arena_strdup(&s->arena, ws->constants[i].name),
+                                                 arena_strdup(&s->arena, ws->constants[i].fqn)};
+    for (size_t i = 0; labels && i < ws->ninputs && i < s->ninputs; i++)
+        if (ws->inputs[i].name && s->inputs[i].name)
+            rs->unames[n++] = (tensor_user_name){arena_strdup(&s->arena, ws->inputs[i].name), s->inputs[i].name};
+    if (labels && ws->ninputs)
+        session_add_note(s, arena_printf(&s->arena, "the package names its inputs only by position (exported with "
+                                                    "positional arguments): the names the inputs spec gives them "
+                                                    "label them (%s is %s)", ws->inputs[0].name ? ws->inputs[0].name
+                                                    : "input 0", s->inputs[0].name));
+    rs->nunames = n;
 }
 
 /* ---- open ----------------------------------------------------------------- */
@@ -722,8 +748,10 @@ static int scan_inputs(run_service *rs, const run_options *o, opening *op, strbu
             return -1;
         }
         names_to_session(s, &op->ws);
-        if (o->inputs && order_inputs(s, o->inputs, &op->ws, err) < 0)
+        int labels = 0;
+        if (o->inputs && order_inputs(s, o->inputs, &op->ws, &labels, err) < 0)
             return -1;
+        user_names(rs, &op->ws, labels);
     }
     load_provenance(rs, op->m, op->have_ws ? &op->ws : NULL);
     return 0;
@@ -815,6 +843,7 @@ static int start_runner(run_service *rs, const run_options *o, unsigned front, c
         .constants = wp->form == WEIGHTS_PICKLE ? wp->refs : NULL,
         .nconstants = wp->form == WEIGHTS_PICKLE ? wp->nrefs : 0,
         .branches = rs->branches, .nbranches = rs->nbranches, .capture = o->capture,
+        .user_names = rs->unames, .nuser_names = rs->nunames,
         .wrap = o->memcheck ? rs->san_argv : NULL, .alloc = o->memcheck != NULL,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
@@ -1227,6 +1256,7 @@ void run_service_free(run_service *rs)
     runner_client_free(rs->rc);
     free(rs->rebuilt_so);
     free(rs->branches);
+    free(rs->unames);
     package_close(rs->pkg);
     remote_close(rs->remote);   /* the agent there kills its runner and removes its files */
     host_facts_release(&rs->hf);

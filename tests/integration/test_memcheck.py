@@ -52,3 +52,27 @@ def test_memcheck_refuses_a_cpu_package(aotidbg, package, tmp_path):
     r = run([aotidbg, "run", pkg, "--memcheck=initcheck", "--device", "cpu", "--record", str(out)], env=env)
     assert r.returncode == 2 and "(--device cpu)" in r.stderr, r.stderr
     assert not out.exists()
+
+
+def test_spec_names_label_inputs_a_package_names_only_by_position(aotidbg, package, tmp_path):
+    """check2 is exported with positional arguments: its package names the inputs arg0_1, arg1_1 and
+    args[0], args[1] (in_spec_) and nothing else, so the names the inputs spec gives are the only
+    user names there are; the report and the inspector show them beside AOTI's."""
+    import yaml
+    pkg = package("check2")
+    spec = tmp_path / "in.yaml"
+    spec.write_text("inputs:\n  - {name: feats, shape: [4, 8], dtype: float32, fill: randn}\n"
+                    "  - {name: proj, shape: [8, 6], dtype: float32, fill: randn}\n")
+    out = tmp_path / "s.yaml"
+    r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--record", str(out)])
+    assert r.returncode == 0, r.stderr
+    s = yaml.safe_load(out.read_text())
+    named = {t["name"]: t.get("user_name") for e in s["events"] if e["kind"] == "kernel" for t in e["tensors"]
+             if t["name"].startswith("arg")}
+    assert sorted(named.values()) == ["feats", "proj"], named
+    assert any("names its inputs only by position" in n and "is feats" in n for n in s["notes"]), s["notes"]
+    # a name that is AOTI's still orders the inputs; a mix of AOTI names and labels is refused
+    spec.write_text("inputs:\n  - {name: feats, shape: [4, 8], dtype: float32, fill: randn}\n"
+                    f"  - {{name: {sorted(named)[0]}, shape: [8, 6], dtype: float32, fill: randn}}\n")
+    r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--record", str(out)])
+    assert r.returncode == 2 and "input 'feats': the model has no input of that name" in r.stderr, r.stderr

@@ -3,6 +3,8 @@
  * launch carries the tensor table a --memcheck run records (core/run/sanitizer.h). */
 #include <stdlib.h>
 #include <unistd.h>
+#include <inttypes.h>
+#include "addr_map.h"
 #include "check.h"
 #include "sanitizer.h"
 #include "session_read.h"
@@ -118,8 +120,54 @@ static void test_clean_and_missing_reports(void)
     session_free(s);
 }
 
+/* The tensor tables the H200 recorded (sessions/cuda/cuda_memcheck_{gather,embed}.yaml) with the
+ * user's names a run gives them now (run_record_set_user_names: the weight's original_fqn from
+ * constants_info_, the inputs spec's labels for inputs a package names only by position, the
+ * in_spec_ keyword `ids`), mapped at the address each session's report gave. */
+static void map_fixture(const char *name, const char *const (*names)[2], size_t nn, const char *want)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/sessions/cuda/%s", AOTIDBG_SOURCE_DIR, name);
+    session *s = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(session_load(path, &s, &err) == 0);
+    const memcheck_event *m = NULL;
+    for (size_t i = 0; s && i < s->nevents && !m; i++)
+        if (s->events[i]->kind == EV_MEMCHECK && s->events[i]->u.memcheck.address)
+            m = &s->events[i]->u.memcheck;
+    CHECK(m && s->nkernels == 1);
+    if (m && s->nkernels == 1) {
+        kernel_event *k = &s->kernels[0]->u.kernel;
+        for (size_t i = 0; i < k->ntensors; i++)
+            for (size_t j = 0; j < nn; j++)
+                if (!strcmp(k->tensors[i].name, names[j][0]))
+                    k->tensors[i].user_name = names[j][1];
+        addr_table t = {k->index, k->tensors, k->ntensors};
+        addr_hit h;
+        CHECK(addr_map(&t, 1, strtoull(m->address, NULL, 16), 4, &h) == ADDR_PAST_END);
+        strbuf sb = STRBUF_INIT;
+        addr_hit_text(&h, &sb);
+        CHECK_STR(sb.buf, want);
+        strbuf_release(&sb);
+    }
+    strbuf_release(&err);
+    session_free(s);
+}
+
+static void test_recorded_tables_by_the_users_names(void)
+{
+    static const char *const g[][2] = {{"arg0_1", "table"}, {"arg1_1", "idx"}};
+    map_fixture("cuda_memcheck_gather.yaml", g, 2,
+                "16 bytes past the end of arg0_1 (table) [8, 4] float32, element [9, 0]; index arg1_1 (idx)[0] = 9");
+    static const char *const e[][2] = {{"e_weight", "e.weight"}, {"arg3_1", "ids"}};
+    map_fixture("cuda_memcheck_embed.yaml", e, 2,
+                "3199999680 bytes past the end of e_weight (e.weight) [10, 8] float32, element [100000000, 0]; "
+                "index arg3_1 (ids)[0, 0] = 100000000");
+}
+
 int main(void)
 {
+    RUN(test_recorded_tables_by_the_users_names);
     RUN(test_gather_report_names_table_row_and_index);
     RUN(test_clean_and_missing_reports);
     return CHECK_DONE();
