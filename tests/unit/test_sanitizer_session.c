@@ -69,13 +69,19 @@ static void test_gather_report_names_table_row_and_index(void)
     CHECK_STR(m->element, "[9, 0]");
     CHECK_STR(m->place, "past-end");
     CHECK(m->distance == 16);
-    CHECK_STR(m->index, "arg1_1[0] = 9");
+    CHECK_STR(m->index, "arg1_1 (idx)[0] = 9");
+    CHECK_STR(m->tensor_user, "table");
     CHECK_STR(m->hit, "16 bytes past the end of arg0_1 (table) [8, 4] float32, element [9, 0]; index arg1_1 (idx)[0] = 9");
     CHECK(s->nnotes == 1);
     const error_event *ee = &s->events[1]->u.error;   /* the route gains the names */
-    CHECK(ee->nfields == 5);
-    CHECK(ee->nfields == 5 && !strcmp(ee->fields[1].key, "memcheck_tensor") && !strcmp(ee->fields[1].value, "arg0_1"));
-    CHECK(ee->nfields == 5 && !strcmp(ee->fields[2].value, "[9, 0]") && !strcmp(ee->fields[3].value, "arg1_1[0] = 9"));
+    CHECK(ee->nfields == 10);
+    CHECK(ee->nfields == 10 && !strcmp(ee->fields[1].key, "memcheck_tensor") && !strcmp(ee->fields[1].value, "arg0_1"));
+    CHECK(ee->nfields == 10 && !strcmp(ee->fields[2].key, "memcheck_user") && !strcmp(ee->fields[2].value, "table"));
+    CHECK(ee->nfields == 10 && !strcmp(ee->fields[3].value, "[9, 0]") && !strcmp(ee->fields[4].value, "arg1_1 (idx)[0] = 9"));
+    /* what goto-element reads: the index element, by the user's name too */
+    CHECK(ee->nfields == 10 && !strcmp(ee->fields[6].key, "index_tensor") && !strcmp(ee->fields[6].value, "arg1_1"));
+    CHECK(ee->nfields == 10 && !strcmp(ee->fields[7].value, "[0]") && !strcmp(ee->fields[8].value, "9"));
+    CHECK(ee->nfields == 10 && !strcmp(ee->fields[9].key, "index_user") && !strcmp(ee->fields[9].value, "idx"));
     CHECK_CONTAINS(s->notes[0], "compute-sanitizer memcheck reported 27 errors");
     CHECK_CONTAINS(s->notes[0], "ERROR SUMMARY: 27 errors");
     /* the event and the tensors' alloc survive the file */
@@ -91,7 +97,8 @@ static void test_gather_report_names_table_row_and_index(void)
     CHECK(be && be->kind == EV_MEMCHECK);
     if (be) {
         CHECK_STR(be->u.memcheck.hit, m->hit);
-        CHECK_STR(be->u.memcheck.index, "arg1_1[0] = 9");
+        CHECK_STR(be->u.memcheck.index, "arg1_1 (idx)[0] = 9");
+        CHECK_STR(be->u.memcheck.tensor_user, "table");
         CHECK(be->u.memcheck.distance == 16 && be->u.memcheck.count == 3);
         const tensor_rec *bt = &b->events[0]->u.kernel.tensors[0];
         CHECK(bt->has_alloc && bt->alloc.base == 0x7f595e800000ULL && bt->alloc.bytes == 128);
