@@ -56,6 +56,7 @@ struct run_service {
     const char *san_argv[SAN_ARGV_MAX];
     char san_path[4096];
     char *san_xml, *san_txt;   /* malloc'd */
+    int san_read;              /* this run's reports are in the session */
     tensor_user_name *unames;  /* the runner's tensor names -> the user's (run_record.h); malloc'd */
     size_t nunames;
     char interrupted[48];      /* "interrupted (SIGHUP)": a signal ended the run (run_service_interrupt) */
@@ -952,6 +953,32 @@ static int pump_extraction(run_service *rs, int *timeout_ms, strbuf *err)
     return RUN_CHANGED_STATE;
 }
 
+/* --memcheck: once the runner is dead (an illegal access ends it), the tool's reports become
+ * events at once, so a live session shows them; the tool writes its summary last, right after
+ * the runner's exit (waited for up to 3 s). A run that finished is read at run_service_finish. */
+static int memcheck_collect(run_service *rs, int dead)
+{
+    if (!rs->san_xml || rs->san_read || !rs->rc || (dead && runner_client_state(rs->rc) != RUNNER_DEAD))
+        return 0;
+    for (int waited = 0; waited < 3000 && !sanitizer_report_done(rs->san_txt); waited += 20)
+        poll(NULL, 0, 20);
+    strbuf serr = STRBUF_INIT;
+    sanitizer_to_session(rs->s, rs->o.memcheck, rs->san_xml, rs->san_txt, &serr);
+    strbuf_release(&serr);
+    rs->san_read = 1;
+    return RUN_CHANGED_EVENTS;
+}
+
+/* A new run under the tool: the last run's reports must not be read as its own. */
+static void memcheck_again(run_service *rs)
+{
+    if (!rs->san_xml)
+        return;
+    unlink(rs->san_xml);
+    unlink(rs->san_txt);
+    rs->san_read = 0;
+}
+
 int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
 {
     if (!rs->rc)
@@ -969,6 +996,7 @@ int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
         changed |= RUN_CHANGED_EVENTS;
     if (rs->eager && !rs->eager_done)
         changed |= pump_eager(rs, err);
+    changed |= memcheck_collect(rs, 1);
     int st = (int)runner_client_state(rs->rc);
     int64_t ck = runner_client_current_kernel(rs->rc);
     if (st != rs->last_state || ck != rs->last_kernel)
@@ -1068,6 +1096,7 @@ int run_service_restart(run_service *rs, strbuf *err)
     if (!rs->rc || extract_failed(rs, err) || connection_lost(rs, err))
         return -1;
     rs->left_at_stop = 0;
+    memcheck_again(rs);
     return runner_client_restart(rs->rc, err);
 }
 
@@ -1078,6 +1107,7 @@ int run_service_rerun(run_service *rs, int blocking, int deterministic, int brea
     runner_client_free(rs->rc);
     rs->rc = NULL;
     rs->left_at_stop = 0;
+    memcheck_again(rs);
     rs->s->nevents = 0;   /* a fresh run, as runner_client_restart does */
     rs->s->nkernels = 0;
     runner_options ro = rs->ro;
@@ -1212,10 +1242,7 @@ int run_service_finish(run_service *rs, strbuf *err)
             runner_client_kill(rs->rc, "killed");
         }
     }
-    strbuf serr = STRBUF_INIT;
-    if (rs->san_xml && rs->rc)   /* the tool has written its reports once the runner is gone */
-        sanitizer_to_session(rs->s, rs->o.memcheck, rs->san_xml, rs->san_txt, &serr);
-    strbuf_release(&serr);
+    memcheck_collect(rs, 0);   /* the tool has written its reports once the runner is gone */
     const char *end = rs->interrupted[0] ? rs->interrupted : run_service_end_state(rs);
     rs->s->end_state = arena_strdup(&rs->s->arena, end ? end : "killed");
     if (!rs->s->package.sha256) {   /* hashed on its thread since the open; an interrupted run does not wait */

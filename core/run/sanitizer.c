@@ -207,6 +207,22 @@ static int same_site(const san_record *a, const san_record *b)
            !strcmp(a->text ? a->text : "", b->text ? b->text : "");
 }
 
+int sanitizer_report_done(const char *txt)
+{
+    strbuf buf = STRBUF_INIT, err = STRBUF_INIT;
+    int done = 0;
+    if (strbuf_read_file(&buf, txt, SAN_MAX_INPUT, &err) == 0) {
+        arena a = ARENA_INIT;
+        san_report r = {0};
+        san_parse_text(buf.buf, buf.len, &a, &r);
+        done = r.summary != NULL;
+        arena_release(&a);
+    }
+    strbuf_release(&buf);
+    strbuf_release(&err);
+    return done;
+}
+
 int sanitizer_to_session(session *s, const char *tool, const char *xml, const char *txt, strbuf *err)
 {
     arena a = ARENA_INIT;

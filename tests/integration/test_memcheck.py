@@ -52,6 +52,10 @@ def test_memcheck_refuses_a_cpu_package(aotidbg, package, tmp_path):
     r = run([aotidbg, "run", pkg, "--memcheck=initcheck", "--device", "cpu", "--record", str(out)], env=env)
     assert r.returncode == 2 and "(--device cpu)" in r.stderr, r.stderr
     assert not out.exists()
+    # live mode (the TUI start) takes it through the same run service, and refuses the same way
+    r = run([aotidbg, pkg, "--memcheck=racecheck", "--record", str(out), "--headless", "80x24", "--keys", "q"], env=env)
+    assert r.returncode == 2 and "--memcheck checks CUDA kernels" in r.stderr, r.stderr
+    assert not out.exists() and not (tmp_path / "s.yaml.sanitizer.xml").exists()
 
 
 def test_spec_names_label_inputs_a_package_names_only_by_position(aotidbg, package, tmp_path):
