@@ -159,7 +159,11 @@ static void fill_event(session *s, const char *tool, const san_record *r, memche
     }
     if (r->has_address) {
         m->address = arena_printf(a, "0x%" PRIx64, r->address);
-        name_address(s, ke, r, m, h);
+        if (r->space && (!strcmp(r->space, "__shared__") || !strcmp(r->space, "__local__")))   /* racecheck's hazards */
+            m->hit = arena_printf(a, "a %s address: a block's or a thread's own scratch memory, where no tensor "
+                                     "lives", r->space);
+        else
+            name_address(s, ke, r, m, h);
     }
 }
 

@@ -172,8 +172,35 @@ static void test_recorded_tables_by_the_users_names(void)
                 "index arg3_1 (ids)[0, 0] = 100000000");
 }
 
+/* A __shared__ access (racecheck's hazards, a block's scratch memory) names no tensor: the
+ * gather's real text record with its space and address changed to a shared-memory offset. */
+static void test_shared_memory_names_no_tensor(void)
+{
+    session *s = gather_session(0x7f595e800000ULL);
+    char txt[] = "/tmp/aotidbg-test-shared-XXXXXX";
+    int fd = mkstemp(txt);
+    CHECK(fd >= 0);
+    const char *rec = "========= COMPUTE-SANITIZER\n"
+                      "========= Invalid __shared__ read of size 4 bytes\n"
+                      "=========     at triton_poi_fused_add_index_mul_0+0x260 in k.py:30\n"
+                      "=========     by thread (0,0,0) in block (0,0,0)\n"
+                      "=========     Access to 0x7f595e800090 is out of bounds\n"
+                      "========= ERROR SUMMARY: 1 error\n";
+    CHECK(write(fd, rec, strlen(rec)) == (ssize_t)strlen(rec));
+    close(fd);
+    strbuf err = STRBUF_INIT;
+    CHECK(sanitizer_to_session(s, "memcheck", "/nonexistent.xml", txt, &err) == 1);
+    const memcheck_event *m = &s->events[s->nevents - 1]->u.memcheck;
+    CHECK(s->events[s->nevents - 1]->kind == EV_MEMCHECK && !m->tensor);
+    CHECK_CONTAINS(m->hit, "a __shared__ address");
+    unlink(txt);
+    strbuf_release(&err);
+    session_free(s);
+}
+
 int main(void)
 {
+    RUN(test_shared_memory_names_no_tensor);
     RUN(test_recorded_tables_by_the_users_names);
     RUN(test_gather_report_names_table_row_and_index);
     RUN(test_clean_and_missing_reports);
