@@ -13,7 +13,7 @@
 #                    the inputs spec names them table and idx (a positional package has no names)
 #   embed_noassert   nn.Embedding(10, 8) + Linear (a held-out model of the same kind), ids 100000000;
 #                    the table is the weight e.weight (constants_info_'s original_fqn)
-#   uninit           y = x.new_empty(2n); y[:n] = x; y * 2: the second half is read unwritten (initcheck)
+#   uninit           relu(x @ x.new_empty(16, 16)): the matmul reads a buffer nothing wrote (initcheck)
 #   mlp_clean        Linear, ReLU, Linear, softmax: no report; the slowdown is measured on it
 # Checks (PASS/FAIL lines in summary.txt): each out-of-bounds run has a memcheck event naming the
 # table by the user's name (table, e.weight), the row ([9, ...] / [100000000, ...]), past-end, the
@@ -55,11 +55,10 @@ class Embed(torch.nn.Module):
         super().__init__(); self.e = torch.nn.Embedding(10, 8); self.l = torch.nn.Linear(8, 4)
     def forward(self, ids):
         return self.l(self.e(ids))
-class Uninit(torch.nn.Module):
+class Uninit(torch.nn.Module):   # the matmul is an extern call: inductor cannot fold the empty away
     def forward(self, x):
-        y = x.new_empty(x.shape[0] * 2)
-        y[: x.shape[0]] = x
-        return y * 2.0
+        y = x.new_empty(x.shape[1], x.shape[1])
+        return torch.relu(x @ y)
 class MLP(torch.nn.Module):
     def __init__(self):
         super().__init__(); self.a = torch.nn.Linear(16, 32); self.b = torch.nn.Linear(32, 8)
@@ -75,7 +74,7 @@ with torch.no_grad():
     dyn = {"table": {0: torch.export.Dim("rows", min=0, max=1024)}, "idx": {0: torch.export.Dim("n", min=1, max=1024)}}
     build("gather_noassert", Gather(), (torch.randn(8, 4, device=dev), torch.tensor([1, 2, 7], device=dev)), dyn, NA)
     build("embed_noassert", Embed().eval(), (torch.tensor([[1, 2, 3, 4]], device=dev),), None, NA)
-    build("uninit", Uninit(), (torch.randn(8, device=dev),))
+    build("uninit", Uninit(), (torch.randn(4, 16, device=dev),))
     build("mlp_clean", MLP().eval(), (torch.randn(4, 16, device=dev),))
 PY
 grep compiled "$OUT/logs/compile.log"
@@ -91,12 +90,13 @@ for name in ("gather_noassert", "embed_noassert"):
     print(name, "constants_info_ original_fqn:", re.findall(r'constants_info_\[\d+\]\.original_fqn = "([^"]*)"', text))
     m = re.search(r'in_spec_ = R"\((.*?)\)";', text, re.S)
     print(name, "in_spec_ names a keyword input:", bool(m and '"context": "[\\"' in m.group(1)))
-    for user in ("table", "idx", "ids"):
-        where = [n.split("/")[-1] for n in z.namelist() if not n.endswith(".so") and user.encode() in z.read(n)]
+    for user in ("table", "idx", "ids"):   # as a word: wrapper.cpp's own C++ (`size_t idx`) counts too
+        where = [(n.split("/")[-1], m.group(0).decode(errors="replace")) for n in z.namelist() if not n.endswith(".so")
+                 for m in [re.search(rb".{0,30}\b" + user.encode() + rb"\b.{0,30}", z.read(n))] if m]
         print(name, f"'{user}' appears in:", where or "nothing")
 PY
 printf 'inputs:\n  - {name: table, shape: [8, 4], dtype: float32, device: %s, fill: randn, seed: 1}\n  - {name: idx, shape: [3], dtype: int64, device: %s, fill: full, value: 9}\n' "$DEV" "$DEV" > "$OUT/gather.inputs.yaml"
-printf 'inputs:\n  - {shape: [8], dtype: float32, device: %s, fill: randn, seed: 3}\n' "$DEV" > "$OUT/uninit.inputs.yaml"
+printf 'inputs:\n  - {shape: [4, 16], dtype: float32, device: %s, fill: randn, seed: 3}\n' "$DEV" > "$OUT/uninit.inputs.yaml"
 printf 'inputs:\n  - {shape: [1, 4], dtype: int64, device: %s, fill: full, value: 100000000}\n' "$DEV" > "$OUT/embed.inputs.yaml"
 printf 'inputs:\n  - {shape: [4, 16], dtype: float32, device: %s, fill: randn, seed: 2}\n' "$DEV" > "$OUT/mlp.inputs.yaml"
 
@@ -111,9 +111,9 @@ if [ "$DEV" != cuda ]; then   # the CPU rehearsal stops here: what runs without 
   step "CPU rehearsal: a CPU package is refused, run and live"
   rc=0
   for front in run live; do
-    if [ $front = run ]; then set -- run "$OUT/gather_noassert.pt2"; else set -- "$OUT/gather_noassert.pt2"; fi
+    if [ $front = run ]; then set -- run "$OUT/gather_noassert.pt2"; else set -- "$OUT/gather_noassert.pt2" --headless 80x24 --keys q; fi
     timeout 60 "$AOTIDBG" "$@" --inputs "$OUT/gather.inputs.yaml" --memcheck --record "$OUT/sessions/refused.yaml" \
-      --headless 80x24 --keys q > "$OUT/logs/refused_$front.log" 2>&1 < /dev/null
+      > "$OUT/logs/refused_$front.log" 2>&1 < /dev/null
     r=$?
     if [ $r = 2 ] && grep -q "checks CUDA kernels" "$OUT/logs/refused_$front.log"; then echo "PASS $front: refused with exit 2"
     else echo "FAIL $front: exit $r"; tail -3 "$OUT/logs/refused_$front.log"; rc=1; fi
