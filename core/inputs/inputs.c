@@ -605,16 +605,17 @@ done:
     return rc;
 }
 
-/* 1 when names holds no name but positional ones ("args[0]") and no spec input is named by an
- * AOTI name: the spec's names can only be labels. */
+/* 1 when names holds no name but positional ones ("args[0]") and no spec input is named by one
+ * of those or by an AOTI name: the spec's names can only be labels. */
 static int names_are_labels(const session *s, const char *const *names, const char *const *aoti_names, size_t n)
 {
     for (size_t j = 0; names && j < n; j++)
         if (names[j] && *names[j] && strncmp(names[j], "args[", 5))
             return 0;
     for (size_t i = 0; i < s->ninputs; i++)
-        for (size_t j = 0; aoti_names && j < n; j++)
-            if (aoti_names[j] && !strcmp(aoti_names[j], s->inputs[i].name))
+        for (size_t j = 0; j < n; j++)
+            if ((aoti_names && aoti_names[j] && !strcmp(aoti_names[j], s->inputs[i].name)) ||
+                (names && names[j] && !strcmp(names[j], s->inputs[i].name)))   /* "args[1]" still orders */
                 return 0;
     return 1;
 }
