@@ -163,8 +163,8 @@ static void timeview_render(app *a, grid *g, rect r)
     tv_refresh(a, tv);
     const kernel_times *t = &tv->t;
     char title[200];
-    snprintf(title, sizeof title, "kernel times: %zu kernels by device time (Enter selects, / search, q closes)",
-             t->n);
+    snprintf(title, sizeof title, "kernel times: %zu kernel%s by device time (Enter selects, / search, q closes)",
+             t->n, t->n == 1 ? "" : "s");
     grid_box(g, r.x, r.y, r.w, r.h, EL_BORDER_FOCUS, title, EL_TITLE_FOCUS);
     rect in = {r.x + 1, r.y + 1, r.w - 2, r.h - 2};
     if (in.w < 8 || in.h < 1)
