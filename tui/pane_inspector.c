@@ -12,6 +12,7 @@
 #include "compat.h"
 #include "numfmt.h"
 #include "pane_util.h"
+#include "route_event.h"
 #include "tensor_diff.h"
 #include "source_view.h"
 #include "stack_trace.h"
@@ -348,6 +349,28 @@ static int provenance_header(insp *s, grid *g, rect in, const kernel_call *c)
     return y - in.y;
 }
 
+static const char *error_get(const void *ctx, const char *key)
+{
+    const error_event *e = ctx;
+    for (size_t i = 0; i < e->nfields; i++)
+        if (!strcmp(e->fields[i].key, key))
+            return e->fields[i].value;
+    return NULL;
+}
+
+/* The element an error of this kernel comes down to (the words of the run's
+ * summary and the router), into sb; 0 when no error names one. The runner's
+ * death leaves it in the error event the recorder routed. */
+static int error_element(const session *s, int64_t kernel, strbuf *sb)
+{
+    for (size_t i = 0; i < s->nevents; i++) {
+        const event *e = s->events[i];
+        if (e->kind == EV_ERROR && e->u.error.kernel_index == kernel && route_element_line(error_get, &e->u.error, sb))
+            return 1;
+    }
+    return 0;
+}
+
 static void i_render(app *a, pane *p, grid *g, int focused)
 {
     const kernel_event *k = app_selected_kernel(a);
@@ -369,6 +392,13 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         in.y++;
         in.h--;
     }
+    strbuf el = STRBUF_INIT;
+    if (in.h >= 3 && error_element(a->s, k->index, &el)) {
+        grid_put(g, in.x, in.y, in.w, EL_ERROR, el.buf);
+        in.y++;
+        in.h--;
+    }
+    strbuf_release(&el);
     const kernel_call *kc = session_kernel_call(a->s, k);
     if (kc) {
         int used = provenance_header(st(a), g, in, kc);

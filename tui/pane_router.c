@@ -198,40 +198,19 @@ static const char *field_of(const error_event *e, const route_result *rr, const 
     return rr ? route_result_field(rr, key) : NULL;
 }
 
-/* One line for the element an error comes down to: the index out of bounds
- * ("index ids (arg1_1)[1, 2] = 137, outside [0, 100): dim 0 of ...") or the
- * first NaN/Inf ("first bad buf15[0, 0, 0] = nan; log at model.py:36: ..."). */
+typedef struct { const error_event *e; const route_result *rr; } field_src;
+
+static const char *field_get(const void *ctx, const char *key)
+{
+    const field_src *f = ctx;
+    return field_of(f->e, f->rr, key);
+}
+
+/* What the error comes down to (route_element_line's words). */
 static int element_line(const error_event *e, const route_result *rr, strbuf *sb)
 {
-    const char *at = field_of(e, rr, "index_at");
-    if (at) {
-        const char *t = field_of(e, rr, "index_tensor"), *u = field_of(e, rr, "index_user");
-        const char *v = field_of(e, rr, "index_value"), *range = field_of(e, rr, "valid_range");
-        const char *of = field_of(e, rr, "bound_of");
-        strbuf_addstr(sb, "index ");
-        if (u)
-            strbuf_addf(sb, "%s (%s)", u, t ? t : "?");
-        else
-            strbuf_addstr(sb, t ? t : "?");
-        strbuf_addf(sb, "%s = %s", at, v ? v : "?");
-        if (range)
-            strbuf_addf(sb, ", outside %s", range);
-        if (of)
-            strbuf_addf(sb, "; the bound is %s", of);
-        return 1;
-    }
-    at = field_of(e, rr, "bad_at");
-    if (at) {
-        const char *t = field_of(e, rr, "bad_tensor"), *v = field_of(e, rr, "bad_value");
-        const char *from = field_of(e, rr, "nan_from"), *ops = field_of(e, rr, "suspect_ops");
-        strbuf_addf(sb, "first bad %s%s = %s", t ? t : "?", at, v ? v : "?");
-        if (from && starts_with(from, "input "))
-            strbuf_addf(sb, "; %s", from);
-        else if (ops)
-            strbuf_addf(sb, "; %s", ops);
-        return 1;
-    }
-    return 0;
+    field_src f = {e, rr};
+    return route_element_line(field_get, &f, sb);
 }
 
 static void first_line(const char *text, char *out, size_t n)
