@@ -393,7 +393,7 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         in.h--;
     }
     strbuf el = STRBUF_INIT;
-    if (in.h >= 3 && error_element(a->s, k->index, &el)) {
+    if (died && in.h >= 3 && error_element(a->s, k->index, &el)) {   /* what the death leaves unsaid here */
         grid_put(g, in.x, in.y, in.w, EL_ERROR, el.buf);
         in.y++;
         in.h--;

@@ -15,10 +15,10 @@
 #include "router.h"
 #include "router_session.h"
 
-/* The router's own state (its pane's priv): the rules, loaded on first use,
- * and the routing of the error shown, computed when it is first shown. */
+/* The router's own state (its pane's priv): the routing of the error shown,
+ * computed when it is first shown (with the process's rules,
+ * router_rules_shared), and why there are none when they failed to load. */
 typedef struct {
-    router_rules *rules;
     int rules_failed;
     char rules_err[256];
     const error_event *ev;
@@ -54,7 +54,6 @@ static void r_release(void *priv)
         return;
     if (r->valid)
         route_result_release(&r->res);
-    router_rules_free(r->rules);
     strbuf_release(&r->death_text);
     arena_release(&r->nan_arena);
     free(r);
@@ -112,15 +111,14 @@ static const route_result *routed(app *a, const error_event *e)
     router_pane *rc = st(a);
     if (a->router_off)
         return NULL;
-    if (!rc->rules && !rc->rules_failed) {
-        strbuf err = STRBUF_INIT;
-        if (router_rules_load_default(&rc->rules, &err) < 0) {
-            rc->rules_failed = 1;
-            snprintf(rc->rules_err, sizeof rc->rules_err, "%s", err.buf);
-        }
-        strbuf_release(&err);
+    strbuf err = STRBUF_INIT;
+    const router_rules *rules = router_rules_shared(&err);
+    if (!rules && !rc->rules_failed) {
+        rc->rules_failed = 1;
+        snprintf(rc->rules_err, sizeof rc->rules_err, "%s", err.buf);
     }
-    if (!rc->rules)
+    strbuf_release(&err);
+    if (!rules)
         return NULL;
     if (rc->valid && rc->ev == e)
         return &rc->res;
@@ -128,7 +126,7 @@ static const route_result *routed(app *a, const error_event *e)
         route_result_release(&rc->res);
     memset(&rc->res, 0, sizeof rc->res);
     /* the one routing entry point: the death routes the whole session (signal, stderr, logs) */
-    router_route_event(rc->rules, a->s, e == &rc->death ? NULL : e, NULL, &rc->res);
+    router_route_event(rules, a->s, e == &rc->death ? NULL : e, NULL, &rc->res);
     rc->ev = e;
     rc->valid = 1;
     return &rc->res;

@@ -35,10 +35,8 @@ struct run_record {
     unsigned char *seen;       /* per branches row: interposition launched it this run */
     int64_t hidden0;           /* s->hidden_kernels before this run's interposed launches, -2 unset */
     const char *hidden_why0;
-    router_rules *rules;       /* loaded on the first error; NULL if unavailable */
     int diverged;              /* this run's divergence event is recorded */
     loop_iter loops;           /* which while_loop round each launch is in */
-    int rules_tried;
     int nan_recorded;          /* this run's nan event is in the session */
 };
 
@@ -73,7 +71,6 @@ void run_record_free(run_record *r)
     strbuf_release(&r->tail);
     free_input_names(r);
     free(r->seen);
-    router_rules_free(r->rules);
     free(r->trace_source);
     free(r);
 }
@@ -193,17 +190,14 @@ static void keep_route(session *s, event *e, const route_result *res)
     }
 }
 
-/* The rules, loaded on the first error; NULL when unavailable. */
-static const router_rules *rules_of(run_record *r)
+/* The shared rules (router_rules_shared); NULL when unavailable: the error
+ * is then recorded unrouted. */
+static const router_rules *rules_of(void)
 {
-    if (!r->rules_tried) {
-        r->rules_tried = 1;
-        strbuf err = STRBUF_INIT;
-        if (router_rules_load_default(&r->rules, &err) < 0)
-            r->rules = NULL;
-        strbuf_release(&err);
-    }
-    return r->rules;
+    strbuf err = STRBUF_INIT;
+    const router_rules *rules = router_rules_shared(&err);
+    strbuf_release(&err);
+    return rules;
 }
 
 /* The input an error names, by the name the model loaded it under ("arg0_1"). */
@@ -224,7 +218,7 @@ static void add_input_name(const run_record *r, route_result *res)
 static void route_error(run_record *r, event *e)
 {
     take_stderr_error_text(r, e);
-    const router_rules *rules = rules_of(r);
+    const router_rules *rules = rules_of();
     if (!rules)
         return;
     route_result res;
@@ -619,7 +613,7 @@ static int record_death(run_record *r, const runner_exit_event *x, double t_ms)
     for (size_t i = 0; i < s->nevents; i++)
         if (s->events[i]->kind == EV_ERROR)
             return 0;   /* the runner said what failed */
-    const router_rules *rules = rules_of(r);
+    const router_rules *rules = rules_of();
     if (!rules)
         return 0;
     route_result res;
