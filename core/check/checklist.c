@@ -616,8 +616,9 @@ static void check_weights(checklist *cl, package_t *p, const package_model *m, c
     weights_plan_read(p, m, ws, a, &wp, &e);
     strbuf_release(&e);
     const char *subject = "weights present, of the size the model needs, readable";
+    int no_so = wp.form == WEIGHTS_IN_SO && !m->so_entry;   /* package_cpp_only: the .so is still to be built */
     const char *want = arena_printf(a, "%zu weight(s), %llu bytes (%s)", wp.nconstants, (unsigned long long)wp.bytes,
-                                    weights_form_name(wp.form));
+                                    no_so ? "in the .so its CMakeLists.txt builds" : weights_form_name(wp.form));
     const char *src = wp.form == WEIGHTS_BLOB ? wp.blob_entry : ws ? "wrapper.cpp constants_info_" : p->path;
     if (wp.problem) {
         add(cl, "package.weights", CHECK_FAIL, subject, want, wp.problem, src, wp.fix);
