@@ -392,8 +392,9 @@ static void add_divergence(run_record *r, const kernel_event *k, const eager_che
 static int record_nan(run_record *r, const kernel_event *k, double t_ms)
 {
     session *s = r->s;
-    if (r->nan_recorded)
-        return 0;
+    int eagers;
+    if (r->nan_recorded || (!kernel_nonfinite_own(k, &eagers) && eagers))
+        return 0;   /* infinities the eager program computes too (--eager) are the model's: not the first anomaly */
     size_t pos = s->nkernels;
     while (pos-- > 0 && &s->kernels[pos]->u.kernel != k)
         ;
