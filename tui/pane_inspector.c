@@ -418,6 +418,16 @@ static int error_element(const session *s, int64_t kernel, strbuf *sb)
     return 0;
 }
 
+/* The first compute-sanitizer report of kernel ki that names a tensor; NULL none. */
+static const memcheck_event *memcheck_of(const session *s, int64_t ki)
+{
+    for (size_t i = 0; i < s->nevents; i++)
+        if (s->events[i]->kind == EV_MEMCHECK && s->events[i]->u.memcheck.kernel_index == ki &&
+            s->events[i]->u.memcheck.hit)
+            return &s->events[i]->u.memcheck;
+    return NULL;
+}
+
 static void i_render(app *a, pane *p, grid *g, int focused)
 {
     const kernel_event *k = app_selected_kernel(a);
@@ -439,8 +449,14 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         in.y++;
         in.h--;
     }
+    const memcheck_event *mc = memcheck_of(a->s, k->index);
+    if (mc && in.h >= 3) {   /* --memcheck: where this kernel's bad access landed */
+        grid_printf(g, in.x, in.y, in.w, EL_ERROR, "%s: %s", mc->tool, mc->hit);
+        in.y++;
+        in.h--;
+    }
     strbuf el = STRBUF_INIT;
-    if (died && in.h >= 3 && error_element(a->s, k->index, &el)) {   /* what the death leaves unsaid here */
+    if (!mc && died && in.h >= 3 && error_element(a->s, k->index, &el)) {   /* what the death leaves unsaid here */
         grid_put(g, in.x, in.y, in.w, EL_ERROR, el.buf);
         in.y++;
         in.h--;

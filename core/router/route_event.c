@@ -166,6 +166,11 @@ void router_route_enrich(const router_rules *rules, const session *s, const erro
 
 int route_element_line(route_field_fn get, const void *ctx, strbuf *sb)
 {
+    const char *hit = get(ctx, "memcheck_hit");   /* --memcheck: the address in the model's terms */
+    if (hit) {
+        strbuf_addf(sb, "compute-sanitizer: %s", hit);
+        return 1;
+    }
     const char *at = get(ctx, "index_at");
     if (at) {
         const char *t = get(ctx, "index_tensor"), *u = get(ctx, "index_user");
