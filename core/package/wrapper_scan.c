@@ -611,7 +611,18 @@ static void scan_call_site(wrapper_scan *ws, scan_state *st, const char *t, int 
                 note_params(ws, &ws->kernels[ws->nkernels - 1], c + k);
         } else if (st->cur_kernel[0] && ws->nkernels) {
             note_params(ws, &ws->kernels[ws->nkernels - 1], c + k);
-        } else {
+        } else if (ws->nunprinted < WS_MAX_KERNELS) {
+            const char *kn = buf;
+            skip_prefix(buf, "call_", &kn);
+            ws->unprinted = xgrow(ws->unprinted, &ws->cap_unprinted, ws->nunprinted, sizeof *ws->unprinted);
+            ws_kernel *u = &ws->unprinted[ws->nunprinted++];
+            memset(u, 0, sizeof *u);
+            u->name = arena_strdup(&ws->arena, kn);
+            u->line = line;
+            u->source_nodes = st->pend_nodes;
+            u->handle = st->pend_handle;
+            u->after = ws->nkernels;
+            note_params(ws, u, c + k);
             st->pend_nodes = st->pend_handle = NULL;
         }
     }
@@ -728,6 +739,7 @@ void wrapper_scan_free(wrapper_scan *ws)
         return;
     free(ws->inputs);
     free(ws->kernels);
+    free(ws->unprinted);
     free(ws->cubins);
     free(ws->constants);
     arena_release(&ws->arena);
