@@ -8,6 +8,8 @@ bfloat16), conv-bn net and kv-cache block, against real exported programs.
   neighbours'); the summary says "compared K of N kernels";
 - against a program with one weight row changed, the first departure is the
   first kernel that reads that weight, and the summary names the weight;
+- the conv-bn net and the kv-cache block are compared in full (a kernel that lays out graph
+  inputs, buffers a kernel updates in place);
 - a pass that compared only part of the kernels exits 3 and lists them;
 - --eager-float64 on the bfloat16 nanoGPT (attention, transposed views).
 """
@@ -123,17 +125,33 @@ def test_conv_bn_changed_batch_norm_departs_at_its_kernel(aotidbg, package, work
 
 
 @pytest.mark.parametrize("model", ["eager_convbn", "eager_kv"])
-def test_a_partial_comparison_says_so_and_exits_3(aotidbg, package, work, model):
+def test_conv_bn_and_kv_cache_are_compared_in_full(aotidbg, package, work, model):
+    """The conv-bn net's first kernel only lays out the input and the first weight for the
+    convolution (compared with those graph inputs); the kv block's index_copy kernel writes the
+    cache buffers in place (re-instrumentation saves the constants a printed kernel writes)."""
     r, sess = eager(aotidbg, package, work, model, "same", "own")
+    assert r.returncode == 0, r.stderr
     assert not events(sess, "divergence"), r.stderr
     k, n = coverage(sess)
-    assert said(r.stderr) == (k, n) and k > 0
-    if k < n:
-        assert r.returncode == 3, r.stderr
-        assert "in those compared" in r.stderr and "not compared: kernel" in r.stderr, r.stderr
-        assert "aotidbg_prepare.py" in r.stderr
+    assert said(r.stderr) == (k, n) and k == n and n >= 5, r.stderr
+    held = {c["node"]: c.get("tensor") for ev in events(sess, "kernel") for c in ev.get("eager") or []
+            if c["verdict"] == "close"}
+    if model == "eager_convbn":
+        assert held.get("x") and held.get("p_blocks_0_conv_weight"), held
     else:
-        assert r.returncode == 0, r.stderr
+        assert held.get("index_copy_") == "k_cache" and held.get("index_copy__1") == "v_cache", held
+
+
+def test_a_partial_comparison_says_so_and_exits_3(aotidbg, package, work):
+    """Without re-instrumentation the kv block's attention call and the cache it writes are not
+    seen: the run compares the rest, says which were not and exits 3."""
+    r, sess = eager(aotidbg, package, work, "eager_kv", "same", "plain", "--no-reinstrument")
+    assert not events(sess, "divergence"), r.stderr
+    k, n = coverage(sess)
+    assert said(r.stderr) == (k, n) and 0 < k < n, r.stderr
+    assert r.returncode == 3, r.stderr
+    assert "in those compared" in r.stderr and "not compared: kernel" in r.stderr, r.stderr
+    assert "aotidbg_prepare.py" in r.stderr
 
 
 def test_a_changed_graph_is_a_structural_difference(aotidbg, package, tmp_path):
