@@ -70,8 +70,11 @@ def test_own_program_no_departure_and_most_kernels_compared(aotidbg, package, wo
     assert said(r.stderr) == (k, n)
     assert n >= 40 and k >= 0.9 * n, r.stderr
     assert "no departure from" in r.stderr and "in any of them" in r.stderr, r.stderr
+    seen = {}
     for ev in events(sess, "kernel"):
         assert all(c["verdict"] != "differs" for c in ev.get("eager") or []), ev
+        for c in ev.get("eager") or []:   # a node is compared where it is made, once
+            assert c["verdict"] != "close" or seen.setdefault(c["node"], ev["index"]) == ev["index"], (c, seen)
     # the addmm calls are compared though they write a 2-D view of the 3-D node
     addmm = [ev for ev in events(sess, "kernel") if ev["name"] == "aoti_torch_cpu_addmm_out"]
     assert addmm and all(any(c["verdict"] == "close" for c in ev["eager"]) for ev in addmm)
