@@ -85,3 +85,13 @@ int64_t loop_iter_next(loop_iter *li, const char *branch, const char *name)
     snprintf(li->prev, sizeof li->prev, "%s", branch ? branch : "");
     return it;
 }
+
+int loop_iter_key(const char *branch, char *key)
+{
+    size_t end = 0;
+    if (innermost(branch, key, &end) < 0) {
+        key[0] = 0;
+        return -1;
+    }
+    return 0;
+}

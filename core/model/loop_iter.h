@@ -39,4 +39,8 @@ void loop_iter_reset(loop_iter *li);
 /* The launch of kernel `name` in `branch` (NULL the main graph): its iteration, -1 none. */
 int64_t loop_iter_next(loop_iter *li, const char *branch, const char *name);
 
+/* The loop a launch in branch iterates: its key (outer branches + "while_loop_" + N) into key
+ * (LOOP_ITER_KEY bytes); 0, or -1 when branch is in no while_loop (key ""). */
+int loop_iter_key(const char *branch, char *key);
+
 #endif
