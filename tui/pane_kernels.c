@@ -202,9 +202,12 @@ static void k_render(app *a, pane *p, grid *g, int focused)
     }
     if (kg)
         snprintf(by, sizeof by, " by %s", kg_mode_name((kg_mode)kl(a)->mode));
-    char hidden[48] = "";   /* launches this run's mode could not see (subgraphs, proxy calls) */
+    char hidden[80] = "";   /* launches this run's mode could not see (subgraphs, proxy calls) */
     if (a->s->hidden_kernels > 0)
         snprintf(hidden, sizeof hidden, " +%lld hidden", (long long)a->s->hidden_kernels);
+    uint64_t folded = session_folded_launches(a->s, NULL);   /* repeated loop iterations: counted, not kept */
+    if (folded)
+        snprintf(hidden + strlen(hidden), sizeof hidden - strlen(hidden), " +%llu folded", (unsigned long long)folded);
     char ended[192];
     const char *exit_line = pane_exit_what(a->s, ended, sizeof ended);
     snprintf(title, sizeof title, "kernels (%zu%s)%s%s%s%s%s", a->s->nkernels, hidden, by, mode,

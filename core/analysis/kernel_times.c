@@ -90,6 +90,7 @@ void kernel_times_build(const session *s, kernel_times *t)
 {
     memset(t, 0, sizeof *t);
     t->peak_gbps = kernel_times_peak_gbps(s->gpu, &t->peak_from);
+    t->folded = session_folded_launches(s, NULL);
     if (!s->nkernels)
         return;
     t->rows = xcalloc(s->nkernels, sizeof *t->rows);
@@ -130,6 +131,9 @@ void kernel_times_print(const kernel_times *t, FILE *f, size_t max_rows, int wid
         width = 60;
     fprintf(f, "kernel times: %zu kernels, device time known for %zu, total %.1f us device, %.1f us wall "
                "(before to after hook)\n", t->n, t->ndevice_known, t->total_device_us, t->total_wall_us);
+    if (t->folded)
+        fprintf(f, "  the kept kernel events only: %llu launches of repeated while_loop iterations were folded "
+                   "(their summed times are in the fold events)\n", (unsigned long long)t->folded);
     if (t->peak_gbps > 0)
         fprintf(f, "  peak memory bandwidth %.0f GB/s (datasheet: %s)\n", t->peak_gbps, t->peak_from);
     fprintf(f, "  bytes are estimated from the tensors' shapes: read = before-tensors not written first, "

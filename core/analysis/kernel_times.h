@@ -37,6 +37,7 @@ typedef struct {
     size_t *by_device;         /* indexes into rows, sorted by device_us descending (unknown last) */
     double total_device_us;    /* sum of the device_us that are known */
     double total_wall_us;      /* sum of the wall_us that are known */
+    uint64_t folded;           /* launches the session folded (fold events): not rows here */
     size_t ndevice_known;      /* rows with device_us >= 0 */
     double peak_gbps;          /* the device's peak memory bandwidth, -1 unknown */
     const char *peak_from;     /* where peak_gbps comes from ("datasheet: NVIDIA H200"); NULL unknown */
