@@ -46,6 +46,10 @@ def test_each_launch_knows_its_iteration(aotidbg, package, tmp_path, rounds):
         assert all(fk["launches"] == f["launches"] // 2 for fk in f["kernels"])
     dump = run([aotidbg, "replay", os.path.join(tmp_path, "s.yaml"), "--dump"])
     assert f"branch=while_loop_cond_graph_0 iteration={rounds}" in dump.stdout
+    for f in folds:   # our own reader reads the fold back
+        assert (f"fold loop=while_loop_0 from_iteration={f['from_iteration']} to_iteration={f['to_iteration']} "
+                f"first_kernel={f['first_kernel']} last_kernel={f['last_kernel']} launches={f['launches']}") in dump.stdout
+    assert bool(folds) == (rounds >= 3)
 
 
 def test_break_on_iteration_and_kernel_at(aotidbg, package, tmp_path):
