@@ -223,7 +223,7 @@ static void close_open(run_fold *f)
         return;
     }
     session *s = f->s;
-    if (!f->fold || s->events[f->held.from - 1] != f->fold) {
+    if (!f->fold || !f->held.from || s->events[f->held.from - 1] != f->fold) {
         f->fold = NULL;
         event *e = session_add_event(s, EV_FOLD);   /* appended: moved to just before held */
         memmove(&s->events[f->held.from + 1], &s->events[f->held.from],
