@@ -188,12 +188,16 @@ static void group_row(app *a, grid *g, rect in, int y, const kgroup *x, int sel)
     if (x->folded) {
         int64_t an = app_next_anomaly(a, x->first - 1);
         if (an >= 0 && an < x->first + x->n)
-            snprintf(extra, sizeof extra, "  %s at #%lld", anomaly(&a->s->kernels[an]->u.kernel), (long long)an);
+            snprintf(extra, sizeof extra, "  %s at #%lld", anomaly(&a->s->kernels[an]->u.kernel),
+                     (long long)a->s->kernels[an]->u.kernel.index);
     }
+    /* kernel indices, not list positions: a folded loop leaves gaps between them */
+    long long i0 = (long long)a->s->kernels[x->first]->u.kernel.index;
+    long long i1 = (long long)a->s->kernels[x->first + x->n - 1]->u.kernel.index;
     if (x->n == 1)
-        snprintf(span, sizeof span, "#%lld", (long long)x->first);
+        snprintf(span, sizeof span, "#%lld", i0);
     else
-        snprintf(span, sizeof span, "#%lld-%lld", (long long)x->first, (long long)(x->first + x->n - 1));
+        snprintf(span, sizeof span, "#%lld-%lld", i0, i1);
     grid_printf(g, in.x, y, in.w, base, "[%c] %s  (%lld kernel%s, %s)%s", x->folded ? '+' : '-',
                 x->key[0] ? x->key : "(no weights)", (long long)x->n, x->n == 1 ? "" : "s", span, extra);
 }
@@ -208,9 +212,12 @@ static void k_render(app *a, pane *p, grid *g, int focused)
     }
     if (kg)
         snprintf(by, sizeof by, " by %s", kg_mode_name((kg_mode)kl(a)->mode));
-    char hidden[48] = "";   /* launches this run's mode could not see (subgraphs, proxy calls) */
+    char hidden[80] = "";   /* launches this run's mode could not see (subgraphs, proxy calls) */
     if (a->s->hidden_kernels > 0)
         snprintf(hidden, sizeof hidden, " +%lld hidden", (long long)a->s->hidden_kernels);
+    uint64_t folded = session_folded_launches(a->s, NULL);   /* repeated loop iterations: counted, not kept */
+    if (folded)
+        snprintf(hidden + strlen(hidden), sizeof hidden - strlen(hidden), " +%llu folded", (unsigned long long)folded);
     char ended[192];
     const char *exit_line = pane_exit_what(a->s, ended, sizeof ended);
     snprintf(title, sizeof title, "kernels (%zu%s)%s%s%s%s%s", a->s->nkernels, hidden, by, mode,
@@ -222,7 +229,8 @@ static void k_render(app *a, pane *p, grid *g, int focused)
         return;
     }
     kcols c = {3, 0, 0, 1, 0, live_current_kernel(a)};
-    for (size_t n = a->s->nkernels - 1; n >= 1000; n /= 10)
+    /* the widest index is the last kernel's (a folded loop leaves gaps: not nkernels - 1) */
+    for (int64_t n = a->s->kernels[a->s->nkernels - 1]->u.kernel.index; n >= 1000; n /= 10)
         c.iw++;
     /* dev us only for sessions that have it: the first, the last and the
      * selected kernel decide, not a scan of every kernel */

@@ -95,6 +95,7 @@ void kernel_times_build(const session *s, kernel_times *t)
     } else {
         t->peak_gbps = kernel_times_peak_gbps(s->gpu, t->peak_from, sizeof t->peak_from);
     }
+    t->folded = session_folded_launches(s, NULL);
     if (!s->nkernels)
         return;
     t->rows = xcalloc(s->nkernels, sizeof *t->rows);
@@ -187,6 +188,9 @@ void kernel_times_print(const kernel_times *t, FILE *f, size_t max_rows, int wid
                "(before to after hook)\n", t->n, t->ndevice_known, t->total_device_us, t->total_wall_us);
     char peak[160];
     fprintf(f, "  %s\n", kernel_times_peak_text(t, peak, sizeof peak));
+    if (t->folded)
+        fprintf(f, "  the kept kernel events only: %llu launches of repeated while_loop iterations were folded "
+                   "(their summed times are in the fold events)\n", (unsigned long long)t->folded);
     fprintf(f, "  bytes are estimated from the tensors' shapes: read = before-tensors not written first, "
                "written = after-tensors that changed (+: at least, a dtype unknown; -: no tensor recorded)\n");
     if (!t->n)

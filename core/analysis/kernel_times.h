@@ -39,6 +39,7 @@ typedef struct {
     size_t *by_device;         /* indexes into rows, sorted by device_us descending (unknown last) */
     double total_device_us;    /* sum of the device_us that are known */
     double total_wall_us;      /* sum of the wall_us that are known */
+    uint64_t folded;           /* launches the session folded (fold events): not rows here */
     size_t ndevice_known;      /* rows with device_us >= 0 */
     double peak_gbps;          /* the device's peak memory bandwidth, -1 unknown */
     char peak_from[64];        /* where peak_gbps comes from ("datasheet: H200", "runtime: memory clock x

@@ -12,6 +12,7 @@
 #include "cmd_export.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ const opt_spec export_option_specs[] = {
     {NULL},
 };
 
+enum { LOOP_NAME_MAX = 320 };
 enum { TID_KERNELS = 1, TID_DEVICE, TID_HOST, TID_BRANCH, TID_EVENTS, TID_LOOP };
 
 static cJSON *trace_event(cJSON *list, const char *name, const char *ph, int tid, double ts)
@@ -109,6 +111,24 @@ static void instant(cJSON *list, const char *name, double ts, const char *key, c
     if (text) cJSON_AddStringToObject(a, key, text);
 }
 
+/* Folded iterations: one span on the kernels track, from the first folded launch to the last one's end. */
+static void fold_span(cJSON *list, const fold_event *f, double ts)
+{
+    if (ts < 0)
+        return;
+    char name[LOOP_NAME_MAX];
+    snprintf(name, sizeof name, "%s iterations %lld-%lld (folded)", f->loop, (long long)f->from, (long long)f->to);
+    cJSON *e = trace_event(list, name, "X", TID_KERNELS, ts);
+    cJSON_AddNumberToObject(e, "dur", f->end_ms >= ts / 1000 ? f->end_ms * 1000 - ts : 0);
+    cJSON_AddStringToObject(e, "cat", "fold");
+    cJSON *a = cJSON_AddObjectToObject(e, "args");
+    cJSON_AddNumberToObject(a, "launches", (double)f->launches);
+    cJSON_AddNumberToObject(a, "first_kernel", (double)f->first_kernel);
+    cJSON_AddNumberToObject(a, "last_kernel", (double)f->last_kernel);
+    if (f->duration_us >= 0)
+        cJSON_AddNumberToObject(a, "duration_us", f->duration_us);
+}
+
 static void event_instants(cJSON *list, const session *s, const kernel_times *t, const span *sp)
 {
     for (size_t i = 0; i < s->nevents; i++) {
@@ -136,6 +156,9 @@ static void event_instants(cJSON *list, const session *s, const kernel_times *t,
         case EV_RUNNER_EXIT:
             instant(list, "runner ended", ts >= 0 ? ts : kernel_end_ts(t, sp, -1), "how",
                     runner_exit_text(&e->u.exit, buf, sizeof buf));
+            break;
+        case EV_FOLD:
+            fold_span(list, &e->u.fold, ts);
             break;
         default:
             break;
@@ -349,7 +372,12 @@ int cmd_export(const cli_args *a)
         fprintf(stderr, "aotidbg export: %s\n", err.buf);
         rc = EXIT_FAILED;
     } else if (a->exp.output && strcmp(a->exp.output, "-")) {
-        fprintf(stderr, "aotidbg export: %zu kernel events to %s (%s)\n", s->nkernels, a->exp.output, fmt);
+        uint64_t folded = session_folded_launches(s, NULL);
+        fprintf(stderr, "aotidbg export: %zu kernel events to %s (%s)", s->nkernels, a->exp.output, fmt);
+        if (folded)   /* counted in the session, not kept one by one */
+            fprintf(stderr, "; %" PRIu64 " folded launches %s", folded,
+                    trace ? "as spans on the kernels track" : "not in the rows (aotidbg-session(5), kind: fold)");
+        fputc('\n', stderr);
     }
     free(text);
     strbuf_release(&err);

@@ -423,14 +423,18 @@ static int summarize(const session *s, run_service *rs, const char *out, const c
     }
     int code = run_service_exit_code(rs);
     const char *end = s->end_state ? s->end_state : "";
-    fprintf(stderr, "aotidbg run: %" PRId64 " kernel%s", nk, nk == 1 ? "" : "s");
+    uint64_t fold_iters = 0, folded = session_folded_launches(s, &fold_iters);
+    fprintf(stderr, "aotidbg run: %" PRId64 " kernel%s", nk + (int64_t)folded, nk + (int64_t)folded == 1 ? "" : "s");
+    if (folded)   /* what the session keeps of them: counts and ranges (aotidbg-session(5), kind: fold) */
+        fprintf(stderr, " (%" PRIu64 " of them in %" PRIu64 " repeated while_loop iterations, folded)", folded,
+                fold_iters);
     if (run_service_eager_failure(rs)) {
         fprintf(stderr, ", not compared: %s\n", run_service_eager_failure(rs));
     } else if (code == EXIT_USAGE && !run_service_unmatched_break(rs)) {
         fprintf(stderr, ", not run: %s\n", err_ev ? err_ev->u.error.text : "wrong number of inputs");
     } else if (exit_ev && strcmp(exit_ev->u.exit.how, "killed")) {
         const runner_exit_event *x = &exit_ev->u.exit;
-        int64_t last = nk ? nk - 1 : -1;
+        int64_t last = nk ? s->kernels[nk - 1]->u.kernel.index : -1;
         if (!strcmp(x->how, "signal"))
             fprintf(stderr, "; the runner died by signal %d (%s)", x->signal, signal_name(x->signal));
         else if (!strcmp(x->how, "timeout"))

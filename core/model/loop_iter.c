@@ -88,6 +88,10 @@ int64_t loop_iter_next(loop_iter *li, const char *branch, const char *name)
 
 int loop_iter_key(const char *branch, char key[LOOP_ITER_KEY])
 {
-    size_t end;
-    return innermost(branch, key, &end) < 0 ? -1 : 0;
+    size_t end = 0;
+    if (innermost(branch, key, &end) < 0) {
+        key[0] = 0;
+        return -1;
+    }
+    return 0;
 }

@@ -55,6 +55,9 @@ event *session_add_event(session *s, event_kind kind)
         e->u.error.kernel_index = -1;
     } else if (kind == EV_DIVERGENCE) {
         e->u.divergence.kernel_index = -1;
+    } else if (kind == EV_FOLD) {
+        e->u.fold.from = e->u.fold.to = e->u.fold.first_kernel = e->u.fold.last_kernel = -1;
+        e->u.fold.end_ms = e->u.fold.duration_us = -1;
     } else if (kind == EV_MEMCHECK) {
         e->u.memcheck.kernel_index = e->u.memcheck.size = e->u.memcheck.distance = -1;
     }
@@ -125,7 +128,7 @@ static int name_index(const char *const *names, int n, const char *s)
     int fn_from(const char *s) { return name_index(fn_name##_table, fn_name##_n, s); }
 
 NAMES(event_kind_name, event_kind_from_name, event_kind, "kernel", "error", "output", "runner-exit", "log",
-      "divergence", "nan", "memcheck")
+      "divergence", "nan", "memcheck", "fold")
 NAMES(kernel_type_name, kernel_type_from_name, kernel_type, "unknown", "triton", "cpp", "extern")
 NAMES(kernel_status_name, kernel_status_from_name, kernel_status, "pending", "ok", "nan", "error")
 NAMES(phase_name, phase_from_name, tensor_phase, "before", "after", "output")
@@ -153,6 +156,17 @@ const event *session_kernel_event(const session *s, int64_t i)
         return NULL;
     if ((size_t)i < s->nkernels && s->kernels[i]->u.kernel.index == i)
         return s->kernels[i];
+    size_t lo = 0, hi = s->nkernels;   /* folded sessions skip indices: the kernels are in index order */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t x = s->kernels[mid]->u.kernel.index;
+        if (x == i)
+            return s->kernels[mid];
+        if (x < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     for (size_t k = 0; k < s->nkernels; k++)
         if (s->kernels[k]->u.kernel.index == i)
             return s->kernels[k];
@@ -160,6 +174,20 @@ const event *session_kernel_event(const session *s, int64_t i)
 }
 
 int64_t session_kernel_count(const session *s) { return (int64_t)s->nkernels; }
+
+uint64_t session_folded_launches(const session *s, uint64_t *iterations)
+{
+    uint64_t n = 0, it = 0;
+    for (size_t i = 0; i < s->nevents; i++)
+        if (s->events[i]->kind == EV_FOLD) {
+            const fold_event *f = &s->events[i]->u.fold;
+            n += f->launches;
+            it += f->to >= f->from ? (uint64_t)(f->to - f->from + 1) : 0;
+        }
+    if (iterations)
+        *iterations = it;
+    return n;
+}
 
 /* How far back session_match_call looks for the last matched launch. */
 #define MATCH_LOOKBACK 64

@@ -84,6 +84,7 @@ typedef enum {
     EV_DIVERGENCE,             /* the first kernel output that departs from the eager reference */
     EV_NAN,                    /* the first kernel output that gains NaN/Inf, down to the element */
     EV_MEMCHECK,               /* one compute-sanitizer report (--memcheck), the address named by tensor */
+    EV_FOLD,                   /* while_loop iterations that repeated the same kernels with nothing anomalous */
     EV__COUNT
 } event_kind;
 
@@ -239,6 +240,41 @@ typedef struct {
     int64_t count;             /* reports folded into this one */
 } memcheck_event;
 
+/* One tensor of a folded kernel: the range its statistics took over the folded launches. */
+typedef struct {
+    const char *name;
+    tensor_phase phase;
+    double min, max;           /* the lowest min and the highest max */
+    double mean_lo, mean_hi;   /* the range of the means */
+    uint64_t nan, posinf, neginf;   /* totals over the launches (before-tensors may hold leftover bytes) */
+} fold_tensor;
+
+/* One kernel of the folded iterations' repeating sequence. */
+typedef struct {
+    const char *name;
+    const char *branch;        /* may be NULL */
+    uint64_t launches;
+    double duration_us;        /* the sum over the launches, -1 unknown */
+    double duration_min_us, duration_max_us;   /* -1 unknown */
+    double device_us;          /* the sum, -1 unknown */
+    size_t ntensors;
+    fold_tensor *tensors;
+} fold_kernel;
+
+/* Iterations from..to of one while_loop, each launching the same kernels in
+ * the same order, all ok, with no other event among them: their launches
+ * (kernel indices first_kernel..last_kernel) are counted, not kept. */
+typedef struct {
+    const char *loop;          /* the loop: outer branches + "while_loop_" + N */
+    int64_t from, to;          /* first and last folded iteration */
+    int64_t first_kernel, last_kernel;
+    uint64_t launches;
+    double end_ms;             /* when the last folded launch ended, -1 unknown */
+    double duration_us;        /* the sum of the launches' durations, -1 unknown */
+    size_t nkernels;
+    fold_kernel *kernels;      /* one iteration's sequence */
+} fold_event;
+
 typedef struct event {
     event_kind kind;
     double t_ms;               /* ms since the run started, -1 if unknown */
@@ -251,6 +287,7 @@ typedef struct event {
         divergence_event divergence;
         nan_event nan;
         memcheck_event memcheck;
+        fold_event fold;
     } u;
 } event;
 
@@ -347,6 +384,7 @@ typedef struct session {
     size_t nchecks;  check_row *checks;
     size_t nevents, cap_events;   event **events;
     size_t nkernels, cap_kernels; event **kernels;   /* the EV_KERNEL events, in order */
+    size_t nevents_held;       /* events at the tail a live recorder may still fold: not streamed yet */
     size_t nbookmarks, cap_bookmarks; bookmark *bookmarks;
     size_t nnotes, cap_notes; const char **notes;
     size_t nnarration; narration_step *narration;
@@ -407,6 +445,8 @@ int dtype_lanes(const char *dtype);
 /* Elements whose values t keeps: nvalues / dtype_lanes(t->dtype). */
 size_t tensor_values_elems(const tensor_rec *t);
 int64_t session_kernel_count(const session *s);
+/* Launches counted in fold events (not kept as kernel events); *iterations (may be NULL): the folded iterations. */
+uint64_t session_folded_launches(const session *s, uint64_t *iterations);
 
 /* How the run's runner ended when it did not end in order: the runner-exit
  * event after its last kernel (how: signal, exited, timeout, lost, or killed

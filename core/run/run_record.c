@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "loop_iter.h"
+#include "run_fold.h"
 #include "nan_element.h"
 #include "route_nan.h"
 #include "route_provenance.h"
@@ -40,6 +41,7 @@ struct run_record {
     int diverged;              /* this run's divergence event is recorded */
     loop_iter loops;           /* which while_loop round each launch is in */
     int nan_recorded;          /* this run's nan event is in the session */
+    run_fold *fold;            /* repeated loop iterations, folded as they come */
 };
 
 run_record *run_record_new(session *s, const char *trace_source, uint64_t values_budget)
@@ -49,6 +51,7 @@ run_record *run_record_new(session *s, const char *trace_source, uint64_t values
     r->s = s;
     r->hidden0 = -2;
     r->vb.budget = values_budget;
+    r->fold = run_fold_new(s);
     strbuf_init(&r->line[0], 0);
     strbuf_init(&r->line[1], 0);
     strbuf_init(&r->tail, 0);
@@ -73,12 +76,14 @@ void run_record_free(run_record *r)
     strbuf_release(&r->tail);
     free_input_names(r);
     free(r->seen);
+    run_fold_free(r->fold);
     free(r->trace_source);
     free(r);
 }
 
 void run_record_restart(run_record *r)
 {
+    run_fold_restart(r->fold);
     r->s->nevents = 0;
     r->s->nkernels = 0;
     r->vb.used = r->vb.reserve_used = 0;
@@ -432,6 +437,60 @@ static int record_nan(run_record *r, const kernel_event *k, double t_ms)
     return 1;
 }
 
+/* KERNEL(after): the launch's status and times. */
+static int kernel_after(run_record *r, proto_msg *m, double t_ms, strbuf *err)
+{
+    session *s = r->s;
+    kernel_event *k = kernel_by_index(r, m->u.kernel.index);
+    if (!k) {
+        strbuf_addf(err, "runner sent 'after' for kernel %" PRId64 " (%s) with no 'before'",
+                    m->u.kernel.index, m->u.kernel.name);
+        return -1;
+    }
+    k->status = (kernel_status)m->u.kernel.status;
+    k->duration_us = m->u.kernel.duration_us;
+    k->device_us = m->u.kernel.device_us;
+    k->device_note = m->u.kernel.device_note && *m->u.kernel.device_note
+                         ? arena_strdup(&s->arena, m->u.kernel.device_note) : NULL;
+    return k->status == KSTAT_NAN ? record_nan(r, k, t_ms) : 0;
+}
+
+/* A model output (TENSOR with no kernel): 1 when the output event is new. */
+static int output_tensor(run_record *r, proto_msg *m, double t_ms)
+{
+    session *s = r->s;
+    int added = 0;
+    if (!r->output_ev) {
+        r->output_ev = session_add_event(s, EV_OUTPUT);
+        r->output_ev->t_ms = t_ms;
+        added = 1;
+    }
+    m->u.tensor.t.phase = PHASE_OUTPUT;
+    output_event *o = &r->output_ev->u.output;
+    tensor_rec t = keep_tensor(r, &m->u.tensor.t);
+    unsigned long oi;   /* "output<i>": the user's name from the package's out_spec_ */
+    if (sscanf(t.name, "output%lu", &oi) == 1 && oi < s->package.noutput_names)
+        t.user_name = s->package.output_names[oi];
+    push_tensor(&s->arena, &o->ntensors, &o->tensors, &t);
+    return added;
+}
+
+/* A kernel's tensor, before or after its launch. */
+static int kernel_tensor(run_record *r, proto_msg *m, strbuf *err)
+{
+    session *s = r->s;
+    int64_t ki = m->u.tensor.kernel_index;
+    kernel_event *k = kernel_by_index(r, ki);
+    if (!k) {
+        strbuf_addf(err, "runner sent a tensor for kernel %" PRId64 ", which it never announced", ki);
+        return -1;
+    }
+    tensor_rec t = keep_tensor(r, &m->u.tensor.t);
+    t.user_name = user_name_of(r, t.name);
+    push_tensor(&s->arena, &k->ntensors, &k->tensors, &t);
+    return 0;
+}
+
 int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
 {
     session *s = r->s;
@@ -448,6 +507,12 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
         return 0;
     case PROTO_KERNEL: {
         if (m->u.kernel.phase == 0) {
+            /* interposed, or the printer's own hooks (torch 2.11 on CUDA hooks Triton launches in
+             * subgraphs, saying no branch): where wrapper.cpp launches it */
+            const char *branch = m->u.kernel.branch && *m->u.kernel.branch ? m->u.kernel.branch
+                                                                            : branch_of(r, m->u.kernel.name);
+            int64_t iteration = loop_iter_next(&r->loops, branch, m->u.kernel.name);
+            int swapped = run_fold_kernel(r->fold, branch, iteration);
             event *e = session_add_event(s, EV_KERNEL);
             e->t_ms = m->u.kernel.t_us >= 0 ? m->u.kernel.t_us / 1000.0 : t_ms;
             kernel_event *k = &e->u.kernel;
@@ -457,60 +522,34 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
             k->status = KSTAT_PENDING;
             k->source = *m->u.kernel.source ? arena_strdup(&s->arena, m->u.kernel.source)
                                             : s->mode ? s->mode : "printer";
-            if (m->u.kernel.branch && *m->u.kernel.branch)
-                k->branch = arena_strdup(&s->arena, m->u.kernel.branch);
-            else   /* interposed, or the printer's own hooks (torch 2.11 on CUDA hooks Triton launches in
-                    * subgraphs, saying no branch): where wrapper.cpp launches it */
-                k->branch = branch_of(r, k->name);
-            k->iteration = loop_iter_next(&r->loops, k->branch, k->name);
+            k->branch = branch == m->u.kernel.branch ? arena_strdup(&s->arena, branch) : branch;
+            k->iteration = iteration;
             if (!strcmp(k->source, "interpose"))
                 hidden_seen(r, k->name);
             /* a rebuilt copy's hooks are the printer's own calls, inserted by us */
             if (s->mode && !strcmp(s->mode, "reinstrument") && !strcmp(k->source, "printer"))
                 k->source = "reinstrument";
             k->call = session_match_call(s, (int64_t)s->nkernels - 1, k->name);
+            if (swapped)
+                run_fold_leave(r->fold);
             return 1;
         }
-        kernel_event *k = kernel_by_index(r, m->u.kernel.index);
-        if (!k) {
-            strbuf_addf(err, "runner sent 'after' for kernel %" PRId64 " (%s) with no 'before'",
-                        m->u.kernel.index, m->u.kernel.name);
-            return -1;
-        }
-        k->status = (kernel_status)m->u.kernel.status;
-        k->duration_us = m->u.kernel.duration_us;
-        k->device_us = m->u.kernel.device_us;
-        k->device_note = m->u.kernel.device_note && *m->u.kernel.device_note
-                             ? arena_strdup(&s->arena, m->u.kernel.device_note) : NULL;
-        return k->status == KSTAT_NAN ? record_nan(r, k, t_ms) : 0;
+        int swapped = run_fold_enter(r->fold, m->u.kernel.index);
+        int rc = kernel_after(r, m, t_ms, err);
+        if (swapped)
+            run_fold_leave(r->fold);
+        return rc;
     }
     case PROTO_TENSOR: {
-        int64_t ki = m->u.tensor.kernel_index;
-        if (ki < 0) {
-            int added = 0;
-            if (!r->output_ev) {
-                r->output_ev = session_add_event(s, EV_OUTPUT);
-                r->output_ev->t_ms = t_ms;
-                added = 1;
-            }
-            m->u.tensor.t.phase = PHASE_OUTPUT;
-            output_event *o = &r->output_ev->u.output;
-            tensor_rec t = keep_tensor(r, &m->u.tensor.t);
-            unsigned long oi;   /* "output<i>": the user's name from the package's out_spec_ */
-            if (sscanf(t.name, "output%lu", &oi) == 1 && oi < s->package.noutput_names)
-                t.user_name = s->package.output_names[oi];
-            push_tensor(&s->arena, &o->ntensors, &o->tensors, &t);
-            return added;
+        if (m->u.tensor.kernel_index < 0) {
+            run_fold_flush(r->fold);   /* the outputs: the loops are over */
+            return output_tensor(r, m, t_ms);
         }
-        kernel_event *k = kernel_by_index(r, ki);
-        if (!k) {
-            strbuf_addf(err, "runner sent a tensor for kernel %" PRId64 ", which it never announced", ki);
-            return -1;
-        }
-        tensor_rec t = keep_tensor(r, &m->u.tensor.t);
-        t.user_name = user_name_of(r, t.name);
-        push_tensor(&s->arena, &k->ntensors, &k->tensors, &t);
-        return 0;
+        int swapped = run_fold_enter(r->fold, m->u.tensor.kernel_index);
+        int rc = kernel_tensor(r, m, err);
+        if (swapped)
+            run_fold_leave(r->fold);
+        return rc;
     }
     case PROTO_ALIAS: {
         output_event *o = r->output_ev ? &r->output_ev->u.output : NULL;
@@ -523,6 +562,7 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
     }
     case PROTO_ERROR: {
         int64_t ki = m->u.error.kernel_index;
+        run_fold_mark(r->fold);
         run_record_error(r, ki, m->u.error.text, t_ms);
         kernel_event *k = ki >= 0 ? kernel_by_index(r, ki) : NULL;
         if (k && k->status == KSTAT_PENDING)
@@ -549,6 +589,7 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
         return 1;
     }
     case PROTO_DONE:
+        run_fold_flush(r->fold);
         if (m->u.done.status != 0)
             reroute_errors(r);
         return 0;
@@ -610,6 +651,7 @@ int run_record_output(run_record *r, int stream, const char *buf, size_t n, int 
 int run_record_end(run_record *r, double t_ms)
 {
     int added = 0;
+    run_fold_flush(r->fold);
     if (r->dropped_logs) {
         event *e = session_add_event(r->s, EV_LOG);
         e->t_ms = t_ms;
@@ -661,9 +703,12 @@ static int record_death(run_record *r, const runner_exit_event *x, double t_ms)
     return added;
 }
 
+void run_record_stopped(run_record *r) { run_fold_mark(r->fold); }
+
 int run_record_exit(run_record *r, const char *how, int code, double t_ms)
 {
     session *s = r->s;
+    run_fold_flush(r->fold);
     event *e = session_add_event(s, EV_RUNNER_EXIT);
     e->t_ms = t_ms;
     runner_exit_event *x = &e->u.exit;

@@ -85,4 +85,7 @@ int run_record_end(run_record *r, double t_ms);
  * "timeout", "killed", "lost"), the signal or exit code, and the stderr tail. */
 int run_record_exit(run_record *r, const char *how, int code, double t_ms);
 
+/* The runner stopped (a breakpoint, a step, a NaN): the iteration it stopped in stays whole. */
+void run_record_stopped(run_record *r);
+
 #endif

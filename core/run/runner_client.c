@@ -253,6 +253,7 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
     case PROTO_ERROR:
         return run_record_message(rc->rec, m, ev_time(rc), err);
     case PROTO_STOPPED:
+        run_record_stopped(rc->rec);
         rc->state = RUNNER_STOPPED;
         rc->cur_kernel = m->u.stopped.kernel_index;
         rc->stop_reason = m->u.stopped.reason;

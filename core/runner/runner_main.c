@@ -345,7 +345,7 @@ static int run_model(conversation *cv, run_tensors *rt)
 {
     model_so *model = &cv->model;
     hooks_config hc = {cv->record, (cv->load_flags & PROTO_LOAD_BLOCKING) != 0, model->is_cuda, cv->max_values,
-                       send_msg, wait_control, (cv->load_flags & PROTO_LOAD_ALLOC) != 0};
+                       send_msg, wait_control, (cv->load_flags & PROTO_LOAD_ALLOC) != 0, chan_send_later, chan_flush};
     hooks_configure(&hc);
     capture_set_model(model->dl, model->h);
     hooks_reset_counters();

@@ -155,7 +155,7 @@ TABLE(session_tensor_table, tensor_rec, "a tensor", tensor_rows);
 
 /* Every event: kind first, then t_ms, then its kind's keys. */
 static const skey event_rows[] = {
-    {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log, divergence, nan, memcheck)",
+    {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log, divergence, nan, memcheck, fold)",
      .custom = SC_KIND},
     N(event, t_ms, t_ms, H | OPT | NEG1, "a time in ms"),
 };
@@ -277,6 +277,46 @@ static const skey memcheck_rows[] = {
 };
 static TABLE(memcheck_table, memcheck_event, "a memcheck event", memcheck_rows);
 
+/* Folded iterations: ranges, not values (man/aotidbg-session.5, "Folded iterations"). */
+static const skey fold_tensor_rows[] = {
+    S(fold_tensor, name, name, NEED, "a tensor name", NULL),
+    E(fold_tensor, phase, phase, 0, "before, after or output", phase),
+    N(fold_tensor, min, min, 0, "a number (.nan and .inf allowed)"),
+    N(fold_tensor, max, max, 0, "a number (.nan and .inf allowed)"),
+    N(fold_tensor, mean_lo, mean_lo, 0, "a number (.nan and .inf allowed)"),
+    N(fold_tensor, mean_hi, mean_hi, 0, "a number (.nan and .inf allowed)"),
+    U(fold_tensor, nan, nan, OPT, "a count (integer >= 0)"),
+    U(fold_tensor, posinf, posinf, OPT, "a count (integer >= 0)"),
+    U(fold_tensor, neginf, neginf, OPT, "a count (integer >= 0)"),
+};
+static TABLE(fold_tensor_table, fold_tensor, "a folded tensor", fold_tensor_rows);
+
+static const skey fold_kernel_rows[] = {
+    S(fold_kernel, name, name, NEED, "a kernel name", NULL),
+    S(fold_kernel, branch, branch, NUL | OPT, "a subgraph name (while_loop_body_graph_0)", NULL),
+    U(fold_kernel, launches, launches, 0, "a count (integer >= 0)"),
+    N(fold_kernel, duration_us, duration_us, OPT | NEG1, "a duration in microseconds"),
+    N(fold_kernel, duration_min_us, duration_min_us, OPT | NEG1, "a duration in microseconds"),
+    N(fold_kernel, duration_max_us, duration_max_us, OPT | NEG1, "a duration in microseconds"),
+    N(fold_kernel, device_us, device_us, OPT | NEG1, "a duration in microseconds"),
+    LIST(fold_kernel, tensors, tensors, ntensors, OPT, "a list of folded tensors", fold_tensor_table),
+};
+static TABLE(fold_kernel_table, fold_kernel, "a folded kernel", fold_kernel_rows);
+
+/* Key names are shared across kinds with one type each (the reader reads a key once): hence from_iteration. */
+static const skey fold_rows[] = {
+    S(fold_event, loop, loop, NEED, "a loop name (while_loop_0)", NULL),
+    L(fold_event, from_iteration, from, NEED, "a while_loop iteration (integer >= 0)", 0, INT64_LIMIT),
+    L(fold_event, to_iteration, to, NEED, "a while_loop iteration (integer >= 0)", 0, INT64_LIMIT),
+    L(fold_event, first_kernel, first_kernel, NEED, "a kernel index (integer >= 0)", 0, INT64_LIMIT),
+    L(fold_event, last_kernel, last_kernel, NEED, "a kernel index (integer >= 0)", 0, INT64_LIMIT),
+    U(fold_event, launches, launches, 0, "a count (integer >= 0)"),
+    N(fold_event, end_ms, end_ms, OPT | NEG1, "a time in ms"),
+    N(fold_event, duration_us, duration_us, OPT | NEG1, "a duration in microseconds"),
+    LIST(fold_event, kernels, kernels, nkernels, OPT, "a list of folded kernels", fold_kernel_table),
+};
+static TABLE(fold_table, fold_event, "a fold event", fold_rows);
+
 const stable *const session_kind_tables[EV__COUNT] = {
     [EV_KERNEL] = &kernel_table,
     [EV_ERROR] = &error_table,
@@ -286,6 +326,7 @@ const stable *const session_kind_tables[EV__COUNT] = {
     [EV_DIVERGENCE] = &divergence_table,
     [EV_NAN] = &nan_table,
     [EV_MEMCHECK] = &memcheck_table,
+    [EV_FOLD] = &fold_table,
 };
 
 /* Where each kernel call comes from (core/package/provenance.h). */

@@ -630,6 +630,10 @@ int session_writer_sync(session_writer *w, strbuf *err)
 {
     const session *s = w->s;
     size_t upto = s->nevents;
+    /* Iterations the recorder may still fold (and the fold growing over them) come once settled. */
+    upto -= s->nevents_held < upto ? s->nevents_held : upto;
+    if (upto < w->written && w->written <= s->nevents)
+        upto = w->written;
     /* A kernel still pending (before-hook seen, after not yet) keeps growing:
      * it is written once it ends or once anything follows it. */
     if (upto > w->written && s->events[upto - 1]->kind == EV_KERNEL &&

@@ -97,6 +97,24 @@ char *arena_printf(arena *a, const char *fmt, ...)
     return q;
 }
 
+void arena_adopt(arena *dst, arena *src)
+{
+    if (!src->head)
+        return;
+    arena_block *last = src->head;
+    while (last->next)
+        last = last->next;
+    if (dst->head) {   /* behind dst's head, which keeps its free space */
+        last->next = dst->head->next;
+        dst->head->next = src->head;
+    } else {
+        dst->head = src->head;
+    }
+    dst->total += src->total;
+    src->head = NULL;
+    src->total = 0;
+}
+
 void arena_release(arena *a)
 {
     arena_block *b = a->head;

@@ -27,6 +27,8 @@ char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf,
  * (first_cap when *cap is 0) and updates *cap; otherwise returns p. The old
  * copy stays in the arena until release (arrays here are small and few). */
 void *arena_grow(arena *a, void *p, size_t n, size_t *cap, size_t elem, size_t first_cap);
+/* Moves every block of src into dst (src ends empty): what was allocated from src now lives as long as dst. */
+void arena_adopt(arena *dst, arena *src);
 void arena_release(arena *a);                          /* frees all; arena reusable */
 
 #endif

@@ -1,7 +1,7 @@
 """bench_loop.py — long while_loop runs: aotidbg against Python's loader, side by side.
 
 usage: python3 tests/bench/bench_loop.py [--build BUILD] [--iters N[,N...]] [--models DIR]
-                                        [--out DIR] [--no-tui]
+                                        [--out DIR] [--no-tui] [--nan]
 
 The package is tests/models' ctl_while (torch while_loop counting `it` down to 0, y = sin(y) + 1
 each round: two kernel launches per iteration, its cond graph's and its body graph's); N is its
@@ -14,7 +14,10 @@ one after the other on the same inputs:
   dump     aotidbg replay S --dump > /dev/null
   screen   aotidbg replay S --headless 120x40 --keys q --dump-screen   (first screen, whole process)
 
-and prints the wall times, run/python, and the targets (run <= 2x python, session <= 50 MB,
+(--nan: also tests/models' loop_nan, n rounds with a NaN planted at round 3n/4, under
+--break-on nan: its time, session size and where it says it stopped)
+and prints the wall times, run/python, the run's own count of kernels (and how many were
+folded), and the targets (run <= 2x python, session <= 50 MB,
 dump <= 5 s). Environment: AOTIDBG_MODELS_DIR (where ctl_while.pt2 is; tests/models/make_models.py
 builds it). Exit 0 always (figures, not a test), 2 when something could not run at all.
 """
@@ -49,6 +52,29 @@ def timed(cmd, out=subprocess.PIPE, timeout=3600):
     return time.monotonic() - t0, p.returncode, (p.stdout or b"").decode(errors="replace")
 
 
+def nan_run(aotidbg, models, out, n):
+    """loop_nan with n rounds and a NaN at round 3n/4 under --break-on nan: the run's own words on where."""
+    pkg = os.path.join(models, "loop_nan.pt2")
+    if not os.path.exists(pkg):
+        return f"{n:>8} nan: {pkg} not found"
+    bad = 3 * n // 4
+    for name, value in (("r.npy", np.array(n, dtype=np.int64)), ("b.npy", np.array(bad, dtype=np.int64)),
+                        ("xn.npy", np.full((2, 8), 0.5, dtype=np.float32))):
+        np.save(os.path.join(out, name), value)
+    spec = os.path.join(out, "nan_spec.yaml")
+    with open(spec, "w") as f:
+        f.write("inputs:\n"
+                "  - {shape: [], dtype: int64, device: cpu, fill: file, file: r.npy}\n"
+                "  - {shape: [], dtype: int64, device: cpu, fill: file, file: b.npy}\n"
+                "  - {shape: [2, 8], dtype: float32, device: cpu, fill: file, file: xn.npy}\n")
+    sess = os.path.join(out, f"nan{n}.yaml")
+    t, rc, txt = timed([aotidbg, "run", pkg, "--inputs", spec, "--record", sess, "--break-on", "nan"])
+    where = next((ln for ln in txt.splitlines() if "stopped at" in ln), txt.strip().splitlines()[-1] if txt else "")
+    size = os.path.getsize(sess) / 1e6 if os.path.exists(sess) else 0
+    return (f"{n:>8} nan planted at iteration {bad}: {t:.2f} s, exit {rc}, session {size:.3f} MB: "
+            f"{where.replace('aotidbg run: ', '')}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build")))
@@ -56,6 +82,9 @@ def main():
     ap.add_argument("--models", default=os.environ.get("AOTIDBG_MODELS_DIR", os.path.join(ROOT, "tests", "models")))
     ap.add_argument("--out", default=None, help="where sessions go (default: a temporary folder)")
     ap.add_argument("--no-tui", action="store_true", help="skip the first-screen figure")
+    ap.add_argument("--nan", action="store_true",
+                    help="also run tests/models' loop_nan (a NaN planted at 3/4 of the rounds) with --break-on nan "
+                         "and print where it stopped")
     a = ap.parse_args()
     aotidbg = os.path.join(a.build, "aotidbg")
     pkg = os.path.join(a.models, "ctl_while.pt2")
@@ -67,7 +96,7 @@ def main():
     out = a.out or tempfile.mkdtemp(prefix="bench_loop.")
     os.makedirs(out, exist_ok=True)
     np.save(os.path.join(out, "x.npy"), np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 8))
-    rows = []
+    rows, notes = [], []
     for n in [int(s) for s in a.iters.split(",") if s]:
         np.save(os.path.join(out, "it.npy"), np.array(n, dtype=np.int64))
         spec = os.path.join(out, "spec.yaml")
@@ -89,13 +118,19 @@ def main():
             screen, rc_screen, _ = timed([aotidbg, "replay", sess, "--headless", "120x40", "--keys", "q",
                                           "--dump-screen"], out=subprocess.DEVNULL)
         rows.append((n, py, py_note, run, rc_run, size, dump, rc_dump, screen, rc_screen))
+        summary = next((ln for ln in txt.splitlines() if ln.startswith("aotidbg run: ") and " kernel" in ln), "")
+        notes.append(f"{n:>8} run: {summary[len('aotidbg run: '):]}")
+        if a.nan:
+            notes.append(nan_run(aotidbg, a.models, out, n))
     print(f"package {pkg} (2 launches per iteration); sessions in {out}")
     print(f"{'iters':>8} {'python s':>9} {'run s':>8} {'run/py':>7} {'session MB':>11} {'dump s':>7} "
           f"{'screen s':>9}  python split")
     for n, py, note, run, rc_run, size, dump, rc_dump, screen, rc_screen in rows:
         scr = "-" if screen is None else f"{screen:.2f}" + ("" if rc_screen == 0 else f"(rc {rc_screen})")
-        print(f"{n:>8} {py:>9.2f} {run:>8.2f} {run / py:>7.2f} {size / 1e6:>11.1f} {dump:>7.2f} {scr:>9}  "
+        print(f"{n:>8} {py:>9.2f} {run:>8.2f} {run / py:>7.2f} {size / 1e6:>11.3f} {dump:>7.2f} {scr:>9}  "
               f"{note}" + ("" if rc_run == 0 else f"  [run exit {rc_run}]"))
+    for line in notes:
+        print(line)
     print("targets: run/py <= 2, session <= 50 MB, dump <= 5 s, first screen well under 1 s")
     return 0
 

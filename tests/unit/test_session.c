@@ -473,6 +473,18 @@ static void test_streaming_writer(void)
         CHECK(session_writer_sync(w, &err) == 0);
         CHECK(file_events(path, &tr) == (size_t)i + 1);
     }
+    /* Events a recorder may still fold stay out of the stream until settled. */
+    s->nevents_held = 2;
+    for (int i = 0; i < 2; i++) {
+        event *h = session_add_event(s, EV_KERNEL);
+        h->u.kernel.name = "cpp_fused_loop";
+        h->u.kernel.status = KSTAT_OK;
+    }
+    CHECK(session_writer_sync(w, &err) == 0);
+    CHECK(file_events(path, &tr) == 5);
+    s->nevents_held = 0;
+    CHECK(session_writer_sync(w, &err) == 0);
+    CHECK(file_events(path, &tr) == 7);
     /* A restart clears the events: the list starts over. */
     s->nevents = s->nkernels = 0;
     event *e = session_add_event(s, EV_LOG);
