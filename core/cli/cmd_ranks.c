@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "commands.h"
+#include "compat.h"
 #include "model.h"
 #include "session_read.h"
 #include "strbuf.h"
@@ -65,7 +66,7 @@ static char *rank_inputs(const char *spec, int k, int n, strbuf *err)
     for (const char *p = spec; *p; p++)
         count += *p == ',';
     if (count == 1)
-        return strdup(spec);
+        return xstrdup(spec);
     if (count != n) {
         strbuf_addf(err, "--inputs gives %d specs for %d ranks: give one spec for all, or one per rank "
                     "separated by commas", count, n);
@@ -74,7 +75,7 @@ static char *rank_inputs(const char *spec, int k, int n, strbuf *err)
     const char *p = spec;
     for (int i = 0; i < k; i++)
         p = strchr(p, ',') + 1;
-    return strndup(p, strcspn(p, ","));
+    return xstrndup(p, strcspn(p, ","));
 }
 
 static void setenv_int(const char *name, int v)

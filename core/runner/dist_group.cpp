@@ -59,7 +59,8 @@ c10::intrusive_ptr<c10d::ProcessGroup> the_group;
 
 } // namespace
 
-extern "C" int dgroup_has_nccl(void)
+// 1 when this runner can make NCCL groups (built with NCCL's headers).
+static int dgroup_has_nccl(void)
 {
 #ifdef AOTIDBG_WITH_NCCL
     return 1;

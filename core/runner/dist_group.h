@@ -32,9 +32,6 @@ typedef struct {
 /* Rendezvous with the other ranks and register the group under every name. */
 int dgroup_init(const dgroup_config *c, char *err, size_t errlen);
 
-/* 1 when this runner can make NCCL groups (built with NCCL's headers). */
-int dgroup_has_nccl(void);
-
 #ifdef __cplusplus
 }
 #endif
