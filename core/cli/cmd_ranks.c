@@ -227,6 +227,16 @@ static const char *short_of(const session *s, int64_t i, const char *name, char 
 /* For each rank left in a collective, the ranks it waited for: those that never got there. */
 static void say_stuck(session **s, int n, strbuf *out)
 {
+    int none = 0, joined = 0;
+    for (int k = 0; k < n; k++) {
+        none += !s[k]->nkernels;
+        for (size_t e = 0; e < s[k]->nevents && !s[k]->nkernels; e++)
+            joined += s[k]->events[e]->kind == EV_LOG && strstr(s[k]->events[e]->u.log.text, "joined process group");
+    }
+    if (none == n)
+        strbuf_addf(out, "  no rank got to its first kernel: %d of %d joined the process group (the runner's "
+                    "\"joined process group\" line); the others waited in the rendezvous or ended before it\n",
+                    joined, n);
     for (int k = 0; k < n; k++) {
         const kernel_event *l = last_kernel(s[k]);
         if (!l || !l->collective || l->status == KSTAT_OK)

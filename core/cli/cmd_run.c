@@ -636,6 +636,9 @@ int cmd_run(const cli_args *a)
     o.package = a->pos[0];
     if (!o.record)
         return cli_usage_error(a->cmd, "%s", "--record OUT.yaml is required: it is where the session goes");
+    if (o.ranks && (o.remote || o.eager))
+        return cli_usage_error(a->cmd, "--ranks runs every rank here, without an eager reference: it does not "
+                               "take %s yet", o.remote ? "--remote" : "--eager");
     if (o.ranks)
         return ranks_run(&o, run_one);
     return run_one(o);

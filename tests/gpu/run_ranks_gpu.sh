@@ -86,11 +86,17 @@ for r in 0 1; do
   done
 done
 
+# two_ranks NAME SPEC1 EXTRA...: `aotidbg run --ranks 2` into sessions/NAME.rankK.yaml, log logs/NAME.log; rc
+two_ranks() {
+  local name=$1 spec1=$2; shift 2
+  "$AOTIDBG" run --ranks 2 "$PKG" --device "$DEV" --inputs "$W/idx0.yaml,$W/$spec1.yaml" "$@" \
+    --record "$OUT/sessions/$name.yaml" > "$OUT/logs/$name.log" 2>&1
+  rc=$?
+  cat "$OUT/logs/$name.log"
+}
+
 step "aotidbg run --ranks 2 (good inputs)"
-"$AOTIDBG" run --ranks 2 "$PKG" --device "$DEV" --inputs "$W/idx0.yaml,$W/idx1.yaml" --values 64 \
-  --record "$OUT/sessions/good.yaml" > "$OUT/logs/good.log" 2>&1
-rc=$?
-cat "$OUT/logs/good.log"
+two_ranks good idx1 --values 64
 check "two ranks ran (exit 0)" "[ $rc = 0 ]"
 
 step "torch.distributed on $BACKEND, 2 processes"
@@ -124,10 +130,7 @@ cat "$OUT/logs/compare.log"
 check "every rank: rank keys, collective kernel events, outputs equal torch.distributed" "[ $rc = 0 ]"
 
 step "rank 1 fails before the collective"
-"$AOTIDBG" run --ranks 2 "$PKG" --device "$DEV" --inputs "$W/idx0.yaml,$W/bad1.yaml" --timeout 60 \
-  --record "$OUT/sessions/bad.yaml" > "$OUT/logs/bad.log" 2>&1
-rc=$?
-cat "$OUT/logs/bad.log"
+two_ranks bad bad1 --timeout 60
 check "a failing rank: exit 1" "[ $rc = 1 ]"
 check "rank 0 named as waiting in all_reduce for rank 1" "grep -q 'rank 0 was in the collective all_reduce.*waiting for rank 1' '$OUT/logs/bad.log'"
 check "both ranks' sessions kept" "[ -s '$OUT/sessions/bad.rank0.yaml' ] && [ -s '$OUT/sessions/bad.rank1.yaml' ]"

@@ -123,6 +123,10 @@ def test_ranks_one_spec_for_all_and_bad_spec_count(aotidbg, package, tmp_path):
     np.testing.assert_array_equal(a[0], b[0])
     bad = run([aotidbg, "run", "--ranks", "3", pkg, "--inputs", specs, "--record", str(tmp_path / "b.yaml")])
     assert bad.returncode == 2 and "--inputs gives 2 specs for 3 ranks" in bad.stderr
+    for extra, words in ((["--ranks", "0"], "--ranks needs a number of ranks from 1 to 64"),
+                         (["--ranks", "2", "--remote", "gpu1"], "does not take --remote")):
+        bad = run([aotidbg, "run", pkg, "--record", str(tmp_path / "c.yaml")] + extra)
+        assert bad.returncode == 2 and words in bad.stderr, bad.stderr
 
 
 def test_a_rank_that_fails_is_named_with_the_collective_the_others_wait_in(aotidbg, package, tmp_path):
