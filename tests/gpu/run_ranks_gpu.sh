@@ -101,11 +101,13 @@ check "two ranks ran (exit 0)" "[ $rc = 0 ]"
 
 step "torch.distributed on $BACKEND, 2 processes"
 PORT=$((29000 + RANDOM % 1000))
+PIDS=()
 for r in 0 1; do
   RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT python3 "$W/model.py" eager "$BACKEND" "$DEV" "$W/eager%d.npy" \
     > "$OUT/logs/eager$r.log" 2>&1 &
+  PIDS+=($!)
 done
-wait
+wait "${PIDS[@]}"   # not a bare wait: that also waits for gpu_begin's tee
 python3 - "$OUT/sessions/good.yaml" "$W/eager%d.npy" > "$OUT/logs/compare.log" 2>&1 <<'PY'
 import sys, yaml, numpy as np
 base, eager = sys.argv[1][:-5], sys.argv[2]
