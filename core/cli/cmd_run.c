@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include "cmd_ranks.h"
 #include "commands.h"
 #include "nan_element.h"
 #include "model.h"
@@ -523,12 +524,9 @@ static void say_run(void *ctx, const char *text)
     fprintf(stderr, "aotidbg run: %s\n", text);
 }
 
-int cmd_run(const cli_args *a)
+/* One run: one runner (of rank o->rank of a --ranks run, when o->rank >= 0). */
+static int run_one(run_options o)
 {
-    run_options o = a->run;
-    o.package = a->pos[0];
-    if (!o.record)
-        return cli_usage_error(a->cmd, "%s", "--record OUT.yaml is required: it is where the session goes");
     strbuf err = STRBUF_INIT;
 
     int code = EXIT_USAGE;
@@ -540,6 +538,10 @@ int cmd_run(const cli_args *a)
     strbuf expect = STRBUF_INIT;
     int expect_bad = 0;
     session *s = session_new();
+    if (o.rank >= 0) {
+        s->rank = o.rank;
+        s->world_size = o.ranks;
+    }
     run_service *rs = NULL;
     run_say sayer = {say_run, NULL};
     struct sigaction old[NEND], old_pipe;
@@ -624,4 +626,18 @@ out:
     session_free(s);
     strbuf_release(&err);
     return code;
+}
+
+int cmd_run(const cli_args *a)
+{
+    run_options o = a->run;
+    o.package = a->pos[0];
+    if (!o.record)
+        return cli_usage_error(a->cmd, "%s", "--record OUT.yaml is required: it is where the session goes");
+    if (o.ranks && (o.remote || o.eager))
+        return cli_usage_error(a->cmd, "--ranks runs every rank here, without an eager reference: it does not "
+                               "take %s yet", o.remote ? "--remote" : "--eager");
+    if (o.ranks)
+        return ranks_run(&o, run_one);
+    return run_one(o);
 }

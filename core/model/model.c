@@ -1,5 +1,6 @@
 #include "model.h"
 #include "compat.h"
+#include "strbuf.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@ session *session_new(void)
     s->printer_level = -1;
     s->hidden_kernels = -1;
     s->gpu_peak_gbps = -1;
+    s->rank = s->world_size = -1;
     return s;
 }
 
@@ -43,6 +45,7 @@ event *session_add_event(session *s, event_kind kind)
     event *e = arena_alloc(&s->arena, sizeof *e);
     e->kind = kind;
     e->t_ms = -1;
+    e->rank = s->rank;
     if (kind == EV_KERNEL) {
         e->u.kernel.duration_us = -1;
         e->u.kernel.device_us = -1;
@@ -342,3 +345,21 @@ int kernel_nonfinite_own(const kernel_event *k, int *eagers)
     return held;
 }
 
+int session_mark_collective(session *s, kernel_event *k, const char *group)
+{
+    const char *op = k->name ? strstr(k->name, "_c10d_functional_") : NULL;
+    if (!op || s->world_size < 1)
+        return 0;
+    op += strlen("_c10d_functional_");
+    size_t n = strlen(op);
+    while (n && op[n - 1] == '_')   /* the in-place form: all_reduce_ */
+        n--;
+    k->collective = arena_printf(&s->arena, "%.*s", (int)n, op);
+    k->group = arena_strdup(&s->arena, group);
+    strbuf p = STRBUF_INIT;
+    for (int r = 0; r < s->world_size; r++)
+        strbuf_addf(&p, "%s%d", r ? "," : "", r);
+    k->participants = arena_strdup(&s->arena, p.buf);
+    strbuf_release(&p);
+    return 1;
+}

@@ -137,6 +137,9 @@ typedef struct {
     size_t ntensors;
     tensor_rec *tensors;       /* before tensors, then after tensors */
     int64_t call;              /* row of session.prov.calls this launch is, -1 unknown (session_match_call) */
+    /* a collective (a _c10d_functional extern call) of a run with --ranks: its op ("all_reduce"),
+       the process group's name and its ranks ("0,1"); NULL when not one */
+    const char *collective, *group, *participants;
     size_t neager;
     eager_check *eager;        /* against the eager reference (--eager); in the order of its nodes */
 } kernel_event;
@@ -278,6 +281,7 @@ typedef struct {
 typedef struct event {
     event_kind kind;
     double t_ms;               /* ms since the run started, -1 if unknown */
+    int rank;                  /* the rank it came from (--ranks), -1 none; session_add_event copies s->rank */
     union {
         kernel_event kernel;
         error_event error;
@@ -393,6 +397,7 @@ typedef struct session {
     int truncated;             /* the file ended mid-event: the tail was cut off */
     const char *end_state;     /* "complete", "running", "cut-off"; may be NULL */
     const char *repro;         /* the folder `aotidbg repro` made from this run; NULL none */
+    int rank, world_size;      /* this session's rank of a run with --ranks N, and N; -1 none */
 } session;
 
 session *session_new(void);
@@ -434,6 +439,11 @@ const char *eager_verdict_name(eager_verdict v); /* "close", "differs", "unmatch
 int eager_verdict_from_name(const char *s);
 const char *fill_kind_name(fill_kind f);         /* "randn", "zeros", "ones", "arange", "full", "file" */
 int fill_kind_from_name(const char *s);
+
+/* When k is a collective (a _c10d_functional extern call: "..._all_reduce_") of a
+ * session of a --ranks run, sets its collective (the op: "all_reduce"), group and
+ * participants (the ranks of s's world: "0,1"); 1 when it is one. */
+int session_mark_collective(session *s, kernel_event *k, const char *group);
 
 /* Lookups used by panes and hunts; NULL / -1 when absent. */
 const event *session_kernel_event(const session *s, int64_t kernel_index);

@@ -116,6 +116,18 @@ static int store_values(const opt_spec *o, const char *v, void *field, strbuf *e
     return 0;
 }
 
+static int store_ranks(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || end == v || n < 1 || n > RUN_MAX_RANKS) {
+        strbuf_addf(err, "--ranks needs a number of ranks from 1 to %d, got '%s'", RUN_MAX_RANKS, v);
+        return -1;
+    }
+    *(int *)field = (int)n;
+    return 0;
+}
+
 static int store_budget(const opt_spec *o, const char *v, void *field, strbuf *err)
 {
     if (opt_parse_size(v, field) < 0) {
@@ -241,6 +253,10 @@ const opt_spec run_option_specs[] = {
     {"--expect-tolerance", "ATOL,RTOL", "with --expect: an element differs when |got - want| > ATOL + RTOL * "
      "|want| (default: torch.testing.assert_close's for the output's dtype; 0,0: equal)", F(expect_tol),
      store_tolerance, 0, RUN_OPT_RUN},
+    {"--ranks", "N", "run N ranks of a model with collectives (torch.distributed): N runners here, one "
+     "process group (gloo on cpu, NCCL on cuda:K for rank K) registered under the name the package uses "
+     "(\"0\", the default group); --inputs takes one SPEC for all or N specs separated by commas; each rank "
+     "writes OUT.rankK.yaml, every event with its rank", F(ranks), store_ranks, 0, RUN_OPT_RUN},
     {NULL},
 };
 
@@ -248,6 +264,7 @@ void run_options_init(run_options *o, unsigned front)
 {
     memset(o, 0, sizeof *o);
     o->breaks.index = -1;
+    o->rank = -1;
     o->tol.atol = o->tol.rtol = -1;
     o->expect_tol.atol = o->expect_tol.rtol = -1;
     o->values_budget = VALUES_BUDGET_DEFAULT;
@@ -301,6 +318,8 @@ static void repeat_row(const opt_spec *r, const run_options *o, const run_option
         snprintf(num, sizeof num, "%g", *(const double *)f);
     else if (r->store == store_values && *(const size_t *)f != *(const size_t *)d)
         snprintf(num, sizeof num, "%zu", *(const size_t *)f);
+    else if (r->store == store_ranks && *(const int *)f)
+        snprintf(num, sizeof num, "%d", *(const int *)f);
     else if (r->store == store_budget && *(const uint64_t *)f != *(const uint64_t *)d)
         snprintf(num, sizeof num, "%llu", (unsigned long long)*(const uint64_t *)f);
     else if (r->store == store_tolerance && ((const run_tolerance *)f)->atol >= 0)

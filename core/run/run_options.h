@@ -42,6 +42,9 @@ typedef struct {
     double atol, rtol;    /* an element differs when |got - want| > atol + rtol * |want| */
 } run_tolerance;
 
+#define RUN_MAX_RANKS 64   /* --ranks: runners of one run, all on this host */
+#define RUN_RANKS_GROUP "0"   /* the group a --ranks run registers: torch's default group's name */
+
 /* --expect OUT.npy, repeatable: the Nth is the Nth output's expected values. */
 #define RUN_MAX_EXPECT 16
 typedef struct {
@@ -76,6 +79,8 @@ typedef struct run_options {
     run_expects expect;   /* --expect OUT.npy (run): outputs checked after the run (run_expect.h) */
     run_tolerance expect_tol; /* --expect-tolerance; -1: each dtype's default */
     const proto_msg *capture; /* no option: the CAPTURE `aotidbg repro` sends (protocol.h); NULL none */
+    int ranks;            /* --ranks N (run): N runners in one process group (cmd_ranks.h); 0 none */
+    int rank;             /* no option: the rank this run is of a --ranks run (its session's rank key); -1 none */
 } run_options;
 
 /* The rows; pass them to opt_parse as a group with scope RUN_OPT_*. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "loop_iter.h"
 #include "run_fold.h"
+#include "run_options.h"
 #include "nan_element.h"
 #include "route_nan.h"
 #include "route_provenance.h"
@@ -530,6 +531,7 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
             if (s->mode && !strcmp(s->mode, "reinstrument") && !strcmp(k->source, "printer"))
                 k->source = "reinstrument";
             k->call = session_match_call(s, (int64_t)s->nkernels - 1, k->name);
+            session_mark_collective(s, k, RUN_RANKS_GROUP);
             if (swapped)
                 run_fold_leave(r->fold);
             return 1;

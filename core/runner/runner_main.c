@@ -35,6 +35,7 @@
 #include "agent.h"
 #include "channel.h"
 #include "device_timer.h"
+#include "dist_group.h"
 #include "eager_main.h"
 #include "eager_refs.h"
 #include "hooks.h"
@@ -236,6 +237,46 @@ static int send_hello(conversation *cv)
     return GO_ON;
 }
 
+/* An integer from the environment in [lo, hi]; -1 with a message in err when unset or not one. */
+static long env_int(const char *name, long lo, long hi, char *err, size_t errlen)
+{
+    const char *v = getenv(name);
+    char *end = NULL;
+    long n = v && *v ? strtol(v, &end, 10) : -1;
+    if (!v || !*v || *end || n < lo || n > hi) {
+        snprintf(err, errlen, "%s is %s%s%s (an integer from %ld to %ld is needed for a process group)", name,
+                 v ? "'" : "unset", v ? v : "", v ? "'" : "", lo, hi);
+        return -1;
+    }
+    return n;
+}
+
+/* The process group the front end asked for (AOTIDBG_PG and torch.distributed's
+ * variables, dist_group.h), joined before the model is loaded: its collectives
+ * look the group up by name at run time. 0, or -1 with err. */
+static int join_group(int cuda, char *err, size_t errlen)
+{
+    const char *names = getenv("AOTIDBG_PG");
+    if (!names || !*names) return 0;
+    dgroup_config c = {.names = names, .master_addr = getenv("MASTER_ADDR"), .cuda = cuda};
+    long ws = env_int("WORLD_SIZE", 1, 1 << 16, err, errlen);
+    long rank = ws < 0 ? -1 : env_int("RANK", 0, ws - 1, err, errlen);
+    long local = rank < 0 ? -1 : getenv("LOCAL_RANK") ? env_int("LOCAL_RANK", 0, ws - 1, err, errlen) : rank;
+    long port = local < 0 ? -1 : env_int("MASTER_PORT", 1, 65535, err, errlen);
+    if (port < 0) return -1;
+    if (!c.master_addr || !*c.master_addr) c.master_addr = "127.0.0.1";
+    const char *t = getenv("AOTIDBG_PG_TIMEOUT_MS");
+    c.timeout_ms = t ? strtol(t, NULL, 10) : 0;
+    c.world_size = (int)ws;
+    c.rank = (int)rank;
+    c.local_rank = (int)local;
+    c.master_port = (int)port;
+    if (dgroup_init(&c, err, errlen)) return -1;
+    fprintf(stderr, "aotidbg-runner: rank %d of %d joined process group %s (%s, store %s:%d)\n", c.rank,
+            c.world_size, names, cuda ? "nccl" : "gloo", c.master_addr, c.master_port);
+    return 0;
+}
+
 /* LOAD: checks the device, loads the .so, sets up the launch interposer, answers LOADED. */
 static int on_load(conversation *cv, const proto_msg *m)
 {
@@ -253,6 +294,9 @@ static int on_load(conversation *cv, const proto_msg *m)
                                  "machine with a CUDA build of torch", m->u.load.device, why), 1);
     }
     cv->model_cuda_index = dt == tabi_device_cuda() ? di : 0;
+    char gerr[1024];
+    if (join_group(dt == tabi_device_cuda(), gerr, sizeof gerr))
+        return fail(arena_printf(a, "process group: %s", gerr), 1);
     model_so *model = &cv->model;
     strbuf lerr = STRBUF_INIT;
     if (model_load(model, m->u.load.so_path, m->u.load.device, m->u.load.cubin_dir, &lerr)) {

@@ -158,6 +158,7 @@ static const skey event_rows[] = {
     {.name = "kind", .type = SK_CUSTOM, .flags = H | NEED, .what = "an event kind (kernel, error, output, runner-exit, log, divergence, nan, memcheck, fold)",
      .custom = SC_KIND},
     N(event, t_ms, t_ms, H | OPT | NEG1, "a time in ms"),
+    I(event, rank, rank, OPT | NEG1, "a rank (integer >= 0)", -1, 65535),
 };
 TABLE(session_event_table, event, "an event", event_rows);
 
@@ -192,6 +193,9 @@ static const skey kernel_rows[] = {
     S(kernel_event, branch, branch, NUL | OPT, "a subgraph name (true_graph_0)", NULL),
     L(kernel_event, iteration, iteration, OPT | NEG1, "a while_loop iteration (integer >= -1)", -1, INT64_LIMIT),
     L(kernel_event, call, call, OPT | NEG1, "a row of provenance.calls (integer >= -1)", -1, INT64_LIMIT),
+    S(kernel_event, collective, collective, NUL | OPT, "a collective's op (all_reduce)", NULL),
+    S(kernel_event, group, group, NUL | OPT, "a process group name", NULL),
+    S(kernel_event, participants, participants, NUL | OPT, "the group's ranks (\"0,1\")", NULL),
     LIST(kernel_event, tensors, tensors, ntensors, H, "a list of tensors", session_tensor_table),
     LIST(kernel_event, eager, eager, neager, OPT, "a list of eager checks", session_eager_check_table),
 };
@@ -396,6 +400,8 @@ static const skey top_rows[] = {
      .sub = &prov_table},
     S(session, end_state, end_state, NUL, "how the run ended (complete, failed, stopped, signal N, no-reference, ...)", NULL),
     S(session, repro, repro, NUL | OPT, "the repro folder made from this run (aotidbg repro)", NULL),
+    I(session, rank, rank, OPT | NEG1, "this session's rank (aotidbg run --ranks)", -1, 65535),
+    I(session, world_size, world_size, OPT | NEG1, "the number of ranks of the run", -1, 65536),
     {.name = "events", .type = SK_CUSTOM, .flags = H, .what = "a list of events", .custom = SC_EVENTS},
 };
 TABLE(session_top_table, session, "the session", top_rows);

@@ -986,6 +986,7 @@ typedef struct ev_ctx {
     int kind;                /* -1 until known, -2 unknown kind: skip */
     const char *unknown_kind;
     double t_ms;
+    event common;            /* the other keys every event may have (rank) */
     const key_names *names;
     event k[EV__COUNT];
 } ev_ctx;
@@ -1032,6 +1033,8 @@ static int event_val(rd *r, int id, void *ctx)
     }
     if (!strcmp(key, "t_ms"))
         return get_double(r, &c->t_ms, skey_find(&session_event_table, "t_ms")->what);
+    if (c->names->common & (1ull << id))
+        return read_value(r, skey_find(&session_event_table, key), &c->common);
     const skey *first = NULL;
     int first_kind = -1;
     for (int k = 0; k < EV__COUNT; k++) {
@@ -1069,6 +1072,7 @@ static int event_item(rd *r, void *ctx)
     ev_ctx *c = r->evc;
     c->kind = -1;
     c->t_ms = -1;
+    c->common.rank = -1;
     c->names = names;
     memset(c->k, 0, sizeof c->k);
     for (int k = 0; k < EV__COUNT; k++)
@@ -1102,6 +1106,7 @@ static int event_item(rd *r, void *ctx)
             warn_at(r, at, "key '%s' does not belong in %s; ignored", names->name[i], where);
     event *e = session_add_event(r->s, k);
     e->t_ms = c->t_ms;
+    e->rank = c->common.rank;
     for (int i = 0; i < t->n; i++)   /* fields no key sets keep session_add_event's values */
         copy_value(&t->keys[i], &c->k[k].u, &t->keys[i], &e->u);
     r->ev_warnings = r->s->nwarnings;   /* committed: its warnings stay */
