@@ -44,7 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                           (grown == 20 && !*m.u.kernel.branch && !*m.u.kernel.source))));
         /* a LOAD frame from before output_values: 8 bytes longer, the u64 0 */
         int old_load = m.type == PROTO_LOAD && grown == 8 && m.u.load.output_values == 0;
-        if (old_load) {
+        /* an INPUT frame from before file_format, key, low, high (16) and file_shown */
+        static const unsigned char input_tail[25] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16};
+        int old_input = m.type == PROTO_INPUT && (grown == 25 || grown == 24 || grown == 20 || grown == 12 ||
+                                                  grown == 4);
+        if (old_input) {
+            if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) || memcmp(re.buf + r, input_tail + 25 - grown, grown))
+                abort();
+        } else if (old_load) {
             static const unsigned char zero8[8];
             if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) || memcmp(re.buf + r, zero8, 8))
                 abort();
