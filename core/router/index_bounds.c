@@ -81,24 +81,27 @@ static void scan_text(const char *text, size_t len, const char *wrapper, size_t 
         if (q >= end || *q != '"')
             continue;
         char tmp[32], bound[64], kernel[128];
-        int64_t hi;
+        int64_t hi = 0;
         if (lt - t >= (long)sizeof tmp || q - (lt + 3) >= (long)sizeof bound)
             continue;
         snprintf(tmp, sizeof tmp, "%.*s", (int)(lt - t), t);
         snprintf(bound, sizeof bound, "%.*s", (int)(q - (lt + 3)), lt + 3);
-        if (literal(bound, &hi) < 0 || kernel_before(text, p, kernel, sizeof kernel) < 0)
+        int lit = literal(bound, &hi) == 0;
+        if (kernel_before(text, p, kernel, sizeof kernel) < 0)
             continue;
         oob_index_source src;
         const char *why;
         if (oob_element_index_source(wrapper, wlen, kernels, klen, kernel, tmp, bound, &src, &why) < 0 ||
-            !src.plain)
+            !src.plain || (!lit && !src.bound_arg[0]))
             continue;
         for (size_t i = 0; i < ws->ninputs; i++) {
-            if (!ws->inputs[i].name || strcmp(ws->inputs[i].name, src.tensor) || (have[i] && best[i].high <= hi))
+            if (!ws->inputs[i].name || strcmp(ws->inputs[i].name, src.tensor) ||
+                (have[i] && (!lit || (best[i].high && best[i].high <= hi))))
                 continue;
             have[i] = 1;
             best[i].input = i;
-            best[i].high = hi;
+            best[i].high = lit ? hi : 0;
+            snprintf(best[i].sym, sizeof best[i].sym, "%s", lit ? "" : src.bound_arg);
             snprintf(best[i].kernel, sizeof best[i].kernel, "%s", kernel);
             snprintf(best[i].check, sizeof best[i].check, "0 <= %s < %s", tmp, bound);
         }

@@ -5,9 +5,11 @@
  * load and the launch's argument), so that made-up inputs (`--inputs random`)
  * stay inside them.
  *
- * A check whose bound is a symbol (a dynamic size) or whose index is computed
- * from the input (an offset, a product) gives no range; one input checked by
- * several kernels gets the narrowest.
+ * A check whose bound is a kernel parameter names the size symbol the launch
+ * passes for it (sym: the range is [0, that size)); one whose index is
+ * computed from the input (an offset, a product) gives no range. One input
+ * checked by several kernels gets the narrowest literal bound, else the
+ * first symbolic one.
  * Untrusted text: bounded scans only (oob_element.h). Ownership: *out is
  * malloc'd (free it); its strings are copies. Threads: none. */
 #ifndef AOTIDBG_INDEX_BOUNDS_H
@@ -18,7 +20,8 @@
 
 typedef struct {
     size_t input;              /* the model input (ws->inputs index) */
-    int64_t high;              /* its values must be in [0, high) */
+    int64_t high;              /* its values must be in [0, high); 0 when the bound is a size symbol */
+    char sym[64];              /* the size symbol the bound is ("s70": a dynamic size), or "" */
     char kernel[128];          /* the kernel whose check gives it */
     char check[112];           /* the check: "0 <= tmp2 < 100L" */
 } index_bound;

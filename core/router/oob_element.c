@@ -490,6 +490,11 @@ int oob_element_index_source(const char *wrapper, size_t wlen, const char *kerne
         snprintf(out->ptr, sizeof out->ptr, "%s", c->ptr);
         out->wrap = c->wrap;
         out->plain = chain_is_plain(c);
+        for (size_t i = 0; i < c->np && i < c->na; i++) {
+            char name[64];
+            if (!strcmp(c->params[i], bound) && !arg_tensor(c->args[i], name, sizeof name))
+                snprintf(out->bound_arg, sizeof out->bound_arg, "%s", name);
+        }
     }
     free(c);
     arena_release(&a);

@@ -47,6 +47,8 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
  * where the chain broke (static text). */
 typedef struct {
     char tensor[128], ptr[32];
+    char bound_arg[64];        /* a bound that is a kernel parameter (ks1): the launch's argument for it
+                                  when that is a plain name ("s70"), else "" */
     int wrap, plain;
 } oob_index_source;
 int oob_element_index_source(const char *wrapper, size_t wlen, const char *kernels, size_t klen, const char *kernel,

@@ -32,6 +32,24 @@ static int64_t dyn_value(const wrapper_scan *ws, size_t in, int d, int64_t *lo_o
     return hi != WS_UNKNOWN && v > hi ? hi : v;
 }
 
+/* The value made for size symbol sym, and *at where it is ("dim 0 of input 0");
+ * *at NULL when no input has it. */
+static int64_t sym_value(const wrapper_scan *ws, const char *sym, const char **at)
+{
+    static char where[160];
+    *at = NULL;
+    for (size_t i = 0; i < ws->ninputs; i++)
+        for (int d = 0; d < ws->inputs[i].ndim; d++)
+            if (ws->inputs[i].dims[d] == WS_UNKNOWN && ws->inputs[i].dim_sym[d] &&
+                !strcmp(ws->inputs[i].dim_sym[d], sym)) {
+                int64_t lo, hi;
+                snprintf(where, sizeof where, "%s: dim %d of input %zu", sym, d, i);
+                *at = where;
+                return dyn_value(ws, i, d, &lo, &hi);
+            }
+    return 0;
+}
+
 static int is_int_dtype(const char *dt)
 {
     return strstr(dt, "int") != NULL;
@@ -79,13 +97,22 @@ static void one_input(const wrapper_scan *ws, size_t i, const index_bound *b, ui
     }
     strbuf_addch(&shape, ']');
     strbuf fill = STRBUF_INIT, why = STRBUF_INIT;
+    int64_t high = INT_HIGH_DEFAULT;
     if (is_int_dtype(dt)) {
-        int64_t high = b ? b->high : INT_HIGH_DEFAULT;
-        strbuf_addf(&fill, "randint, low: 0, high: %" PRId64, high);
-        if (b)
+        const char *at = NULL;
+        if (b && b->sym[0])
+            high = sym_value(ws, b->sym, &at);
+        else if (b)
+            high = b->high;
+        if (b && (!b->sym[0] || at))
             strbuf_addf(&why, ": the index check %s in %s", b->check, b->kernel);
-        else
+        if (at)
+            strbuf_addf(&why, " (%s, made %" PRId64 ")", at, high);
+        if (!b || (b->sym[0] && !at)) {
+            high = INT_HIGH_DEFAULT;
             strbuf_addstr(&why, ": no index check in the package bounds it");
+        }
+        strbuf_addf(&fill, "randint, low: 0, high: %" PRId64, high);
     } else {
         strbuf_addstr(&fill, "randn");
     }
@@ -100,7 +127,7 @@ static void one_input(const wrapper_scan *ws, size_t i, const index_bound *b, ui
         strbuf_addf(said, " (%s)", shown);
     strbuf_addf(said, ": %s %s ", dt, shape.buf);
     if (is_int_dtype(dt))
-        strbuf_addf(said, "randint [0, %" PRId64 ")%s", b ? b->high : INT_HIGH_DEFAULT, why.buf);
+        strbuf_addf(said, "randint [0, %" PRId64 ")%s", high, why.buf);
     else
         strbuf_addstr(said, !strcmp(dt, "bool") ? "random bits" : "randn");
     strbuf_addf(said, "%s\n", x->dtype ? "" : " (dtype not checked by the package: float32 assumed)");
