@@ -11,20 +11,11 @@ import torch
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from aotidbg_testlib import events, load_session, run, wrapper_input_names  # noqa: E402
+from aotidbg_testlib import eager_outputs, events, load_session, run, wrapper_input_names  # noqa: E402
 
 
 def outputs(path):
     return [t for e in events(load_session(path), "output") for t in e["tensors"]]
-
-
-def expect_files(d, outs):
-    files = []
-    for i, t in enumerate(outs):
-        f = str(d / f"want{i}.npy")
-        np.save(f, t.detach().float().numpy() if t.dtype in (torch.bfloat16, torch.float16) else t.numpy())
-        files.append(f)
-    return files
 
 
 def test_random_inputs_run_a_dynamic_package_and_repeat(aotidbg, package, tmp_path):
@@ -72,11 +63,8 @@ def test_random_integer_inputs_stay_inside_the_index_check(aotidbg, package, tmp
 def mlp(package, tmp_path_factory):
     d = tmp_path_factory.mktemp("torchsave")
     pkg = package("mlp_ln")
-    base = pkg[:-len(".pt2")]
-    inputs = tuple(torch.load(base + ".inputs.pt"))
-    expected = torch.load(base + ".expected.pt")
-    outs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
-    return dict(pkg=pkg, inputs=inputs, files=expect_files(d, outs), dir=d)
+    inputs, _, files = eager_outputs(pkg, d)
+    return dict(pkg=pkg, inputs=inputs, files=files, dir=d)
 
 
 def test_torch_save_inputs_match_eager(aotidbg, mlp):
@@ -119,11 +107,7 @@ def test_torch_save_tuple_needs_a_key(aotidbg, mlp):
 
 def test_float16_input_from_float32_npy(aotidbg, package, tmp_path):
     pkg = package("eager_half")   # one float16 input [8, 32]
-    base = pkg[:-len(".pt2")]
-    x = torch.load(base + ".inputs.pt")[0]
-    expected = torch.load(base + ".expected.pt")
-    outs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
-    files = expect_files(tmp_path, outs)
+    (x,), _, files = eager_outputs(pkg, tmp_path)
     np.save(tmp_path / "exact.npy", x.float().numpy())   # every value a float16: exact
     spec = tmp_path / "s.yaml"
     spec.write_text("inputs:\n  - {shape: [8, 32], dtype: float16, fill: file, file: exact.npy}\n")
@@ -141,11 +125,7 @@ def test_float16_input_from_float32_npy(aotidbg, package, tmp_path):
 
 def test_bfloat16_input_from_float32_npy(aotidbg, package, tmp_path):
     pkg = package("aoti_empty_cat_dtype_promotion")   # x bfloat16 [4, 10], y float32 [4, 0]
-    base = pkg[:-len(".pt2")]
-    x, y = torch.load(base + ".inputs.pt")
-    expected = torch.load(base + ".expected.pt")
-    outs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
-    files = expect_files(tmp_path, outs)
+    (x, y), _, files = eager_outputs(pkg, tmp_path)
     np.save(tmp_path / "x.npy", x.float().numpy())
     np.save(tmp_path / "y.npy", y.numpy())
     spec = tmp_path / "s.yaml"
