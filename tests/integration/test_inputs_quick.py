@@ -151,3 +151,14 @@ def test_fortran_order_npy_gives_the_c_order_output(aotidbg, package, tmp_path):
         assert r.returncode == 0, r.stderr
         got.append([t["values"] for t in outputs(out)])
     assert got[0] == got[1] and got[0][0]
+
+
+def test_live_ui_starts_on_random_inputs(aotidbg, package, tmp_path):
+    pkg = package("mlp_ln")
+    r = run([aotidbg, pkg, "--inputs", "random", "--seed", "2", "--headless", "100x30", "--keys", "c",
+             "--dump-screen"], cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    sessions = sorted(p.name for p in tmp_path.glob("aotidbg-session-*.yaml") if ".inputs." not in p.name)
+    assert len(sessions) == 1 and (tmp_path / (sessions[0] + ".inputs.yaml")).exists(), sessions
+    assert "randint [0, 6): the index check" in r.stderr, r.stderr
+    assert load_session(str(tmp_path / sessions[0]))["end_state"] == "complete"
