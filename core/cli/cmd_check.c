@@ -32,6 +32,9 @@ int cmd_check(const cli_args *a)
     int want_sha = a->run.sha256;
     if ((rmt.push || rmt.runner_path) && !rmt.target)
         return cli_usage_error(a->cmd, "%s goes with --remote HOST", rmt.push ? "--push" : "--remote-runner");
+    if (spec && !strcmp(spec, "random"))
+        return cli_usage_error(a->cmd, "--inputs random is for run and the live UI (check compares a spec with the "
+                               "package: with no spec it checks the package alone)");
     strbuf err = STRBUF_INIT;
     session *s = session_new();
     package_t *p = NULL;

@@ -789,6 +789,7 @@ int eager_program_write_plan(eager_program *p, const char *path, const char *pro
         m.u.input.index = (uint32_t)i;
         m.u.input.spec = s->inputs[i];
         m.u.input.spec.device = "cpu";   /* the runner moves it to the reference's device */
+        m.u.input.spec.file_shown = s->inputs[i].file;
         m.u.input.raw_path = raw && raw[i] ? raw[i] : "";
         rc = put(&plan, &m, err);
     }

@@ -24,11 +24,13 @@
 #include <stdarg.h>
 #include "ytree.h"
 #include "tensor_file.h"
+#include "host_stats.h"
+#include <math.h>
 
 /* Every `fill: file` input's file is there, of the kind its name says, and
  * holds the spec's dtype and shape: 0, or -1 with "SPEC:line:col: input N:
  * what" in err (the line of its `file:`). */
-static int inputs_check_files(const session *s, const char *spec, strbuf *err);
+static int inputs_check_files(session *s, const char *spec, strbuf *err);
 
 #define SPEC_MAX_BYTES    (1U << 20)
 #define SPEC_MAX_DEPTH    16
@@ -144,6 +146,7 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
     in->fill = FILL_RANDN;
     in->seed = (uint64_t)idx;
     const node *value_node = NULL, *file_node = NULL, *key_node = NULL, *fill_node = NULL, *strides_node = NULL;
+    const node *range_node[2] = {NULL, NULL};   /* low, high */
     for (size_t i = 0; i < it->n / 2; i++) {
         const node *k = it->items[2 * i], *v = it->items[2 * i + 1];
         const char *key = k->value;
@@ -200,8 +203,8 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
         } else if (!strcmp(key, "fill")) {
             int f = v->type == Y_SCALAR ? fill_kind_from_name(v->value) : -1;
             if (f < 0)
-                return yfail(t, v->line, v->col, "input %d: fill: found %s%s%s, expected one of randn, zeros, "
-                             "ones, arange, full, file", idx, v->type == Y_SCALAR ? "'" : kind_what(v),
+                return yfail(t, v->line, v->col, "input %d: fill: found %s%s%s, expected one of randn, randint, "
+                             "zeros, ones, arange, full, file", idx, v->type == Y_SCALAR ? "'" : kind_what(v),
                              v->type == Y_SCALAR ? v->value : "", v->type == Y_SCALAR ? "'" : "");
             in->fill = (fill_kind)f;
             fill_node = v;
@@ -220,8 +223,8 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
             value_node = v;
         } else if (!strcmp(key, "file")) {
             if (v->type != Y_SCALAR || !v->value[0])
-                return yfail(t, v->line, v->col, "input %d: file: found %s, expected a path to a .npy or "
-                             ".safetensors file", idx, kind_what(v));
+                return yfail(t, v->line, v->col, "input %d: file: found %s, expected a path to a .npy, "
+                             ".safetensors or torch.save file", idx, kind_what(v));
             if (v->value[0] == '/') {
                 in->file = arena_strdup(&s->arena, v->value);
             } else {   /* relative to the spec's folder, not the working directory */
@@ -237,6 +240,14 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
                 return yfail(t, v->line, v->col, "input %d: name: found %s, expected the input's name (x, or "
                              "AOTI's arg0_1)", idx, kind_what(v));
             in->name = arena_strdup(&s->arena, v->value);
+        } else if (!strcmp(key, "low") || !strcmp(key, "high")) {
+            int64_t x;
+            if (v->type != Y_SCALAR || parse_i64(v->value, &x) < 0)
+                return yfail(t, v->line, v->col, "input %d: %s: found %s%s%s, expected an integer", idx, key,
+                             v->type == Y_SCALAR ? "'" : kind_what(v), v->type == Y_SCALAR ? v->value : "",
+                             v->type == Y_SCALAR ? "'" : "");
+            *(key[0] == 'l' ? &in->low : &in->high) = x;
+            range_node[key[0] == 'l' ? 0 : 1] = v;
         } else if (!strcmp(key, "key")) {
             if (v->type != Y_SCALAR)
                 return yfail(t, v->line, v->col, "input %d: key: found %s, expected a tensor name", idx,
@@ -245,7 +256,7 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
             key_node = v;
         } else {
             return yfail(t, k->line, k->col, "input %d: unknown field '%s', expected one of name, shape, "
-                         "dtype, strides, device, fill, seed, value, file, key", idx, key);
+                         "dtype, strides, device, fill, seed, value, low, high, file, key", idx, key);
         }
     }
     if (in->ndim < 0)
@@ -264,9 +275,21 @@ static int check_item(ytree_ctx *t, session *s, const node *it, int idx, const c
     if (in->fill != FILL_FULL && value_node)
         return yfail(t, value_node->line, value_node->col, "input %d: 'value' is only used with fill: full "
                      "(this input has fill: %s)", idx, fill_kind_name(in->fill));
+    if (in->fill == FILL_RANDINT) {
+        if (!range_node[1])
+            return yfail(t, fill_node->line, fill_node->col, "input %d: fill: randint needs 'high: N' (and "
+                         "'low: N', default 0): integers drawn in [low, high)", idx);
+        if (in->high <= in->low)
+            return yfail(t, range_node[1]->line, range_node[1]->col, "input %d: high %" PRId64 " is not above "
+                         "low %" PRId64 "; randint draws from [low, high)", idx, in->high, in->low);
+    } else if (range_node[0] || range_node[1]) {
+        const node *n = range_node[0] ? range_node[0] : range_node[1];
+        return yfail(t, n->line, n->col, "input %d: '%s' is only used with fill: randint", idx,
+                     range_node[0] ? "low" : "high");
+    }
     if (in->fill == FILL_FILE && !file_node)
-        return yfail(t, fill_node->line, fill_node->col, "input %d: fill: file needs 'file: PATH' (.npy or "
-                     ".safetensors)", idx);
+        return yfail(t, fill_node->line, fill_node->col, "input %d: fill: file needs 'file: PATH' (.npy, "
+                     ".safetensors or a torch.save file)", idx);
     if (in->fill != FILL_FILE && (file_node || key_node)) {
         const node *n = file_node ? file_node : key_node;
         return yfail(t, n->line, n->col, "input %d: '%s' is only used with fill: file", idx,
@@ -472,12 +495,29 @@ static void shape_str(strbuf *sb, const int64_t *shape, int ndim)
     strbuf_addch(sb, ']');
 }
 
+/* A float32 file for a bfloat16 or float16 input: its values are rounded
+ * to the spec's dtype (numpy has no bfloat16). */
+static int rounds_from_f32(const file_tensor *ft, const input_spec *in)
+{
+    return ft->dtype && in->dtype && !strcmp(ft->dtype, "float32") &&
+           (!strcmp(in->dtype, "bfloat16") || !strcmp(in->dtype, "float16"));
+}
+
+/* A torch.save file: a zip archive (what torch.save writes since torch 1.6),
+ * or a file named *.pt / *.pth. */
+static int is_torch_file(const char *path, const unsigned char *magic, uint64_t fsize)
+{
+    return (fsize >= 4 && !memcmp(magic, "PK\x03\x04", 4)) || ends_with(path, ".pt") || ends_with(path, ".pth");
+}
+
 /* Opens a `fill: file` input's file and checks what it holds against the
  * spec (kind, key, dtype, shape): 0 with *fd open and *ft filled, -1 with
- * err ("input N: ..."). */
-static int open_input_file(const input_spec *in, int index, int *fdp, file_tensor *ft, strbuf *err)
+ * err ("input N: ..."). A torch.save file is the runner's to read: *ft
+ * then has no dtype, and *torch is 1. */
+static int open_input_file(const input_spec *in, int index, int *fdp, file_tensor *ft, int *torch, strbuf *err)
 {
     *fdp = -1;
+    *torch = 0;
     if (!in->file) {
         strbuf_addf(err, "input %d: fill: file without a file", index);
         return -1;
@@ -495,22 +535,37 @@ static int open_input_file(const input_spec *in, int index, int *fdp, file_tenso
     }
     uint64_t fsize = (uint64_t)st.st_size;
     unsigned char magic[6] = {0};
-    int is_npy = fsize >= 6 && tensor_file_read_at(fd, magic, 6, 0) == 0 && skip_prefix_mem((const char *)magic, 6, "\x93NUMPY", NULL, NULL);
+    int have_magic = fsize >= 6 && tensor_file_read_at(fd, magic, 6, 0) == 0;
+    int is_npy = have_magic && skip_prefix_mem((const char *)magic, 6, "\x93NUMPY", NULL, NULL);
     int rc = -1;
     memset(ft, 0, sizeof *ft);
     if (is_npy || ends_with(in->file, ".npy")) {
         if (in->key)
-            strbuf_addf(err, "input %d: 'key' is for .safetensors files, and %s is a .npy file", index, in->file);
-        else if (npy_read_header(fd, fsize, in->file, ft, err) == 0)
+            strbuf_addf(err, "input %d: 'key' is for .safetensors and torch.save files, and %s is a .npy file",
+                        index, in->file);
+        else if (npy_read_header_any_order(fd, fsize, in->file, ft, err) == 0)
             rc = 0;
     } else if (ends_with(in->file, ".safetensors")) {
         rc = st_read(fd, fsize, in->file, in->key, ft, err);
+    } else if (is_torch_file(in->file, magic, fsize)) {
+        if (!have_magic || memcmp(magic, "PK\x03\x04", 4)) {
+            strbuf_addf(err, "input %d: %s is not a zip archive, so not a torch.save file of torch 1.6 or later "
+                        "(the legacy format, _use_new_zipfile_serialization=False, is not read); save it again "
+                        "with torch.save(tensor, path)", index, in->file);
+        } else {
+            *torch = 1;   /* dtype and shape: the runner checks them against the spec */
+            *fdp = fd;
+            return 0;
+        }
     } else {
-        strbuf_addf(err, "input %d: %s is neither a .npy file nor named *.safetensors", index, in->file);
+        strbuf_addf(err, "input %d: %s is neither a .npy file nor named *.safetensors, *.pt or *.pth (a torch.save "
+                    "file)", index, in->file);
     }
-    if (rc == 0 && strcmp(ft->dtype, in->dtype ? in->dtype : "")) {
-        strbuf_addf(err, "input %d: %s holds %s, the spec says dtype %s; fix the spec or convert the file",
-                    index, in->file, ft->dtype, in->dtype ? in->dtype : "(none)");
+    if (rc == 0 && strcmp(ft->dtype, in->dtype ? in->dtype : "") && !rounds_from_f32(ft, in)) {
+        strbuf_addf(err, "input %d: %s holds %s, the spec says dtype %s; fix the spec or convert the file%s",
+                    index, in->file, ft->dtype, in->dtype ? in->dtype : "(none)",
+                    in->dtype && (!strcmp(in->dtype, "bfloat16") || !strcmp(in->dtype, "float16"))
+                        ? " (a float32 file is rounded to it)" : "");
         rc = -1;
     }
     if (rc == 0 && (ft->ndim != in->ndim || memcmp(ft->shape, in->shape, (size_t)ft->ndim * sizeof *ft->shape))) {
@@ -527,24 +582,147 @@ static int open_input_file(const input_spec *in, int index, int *fdp, file_tenso
     return rc;
 }
 
-static int inputs_check_files(const session *s, const char *spec, strbuf *err)
+/* The bytes the runner gets from one input's file, in row-major order and
+ * the spec's dtype, a chunk at a time. */
+typedef struct {
+    int fd;
+    const file_tensor *ft;
+    const char *file;
+    int index;
+    int round, bf16;           /* float32 values rounded to bfloat16 (bf16) or float16 */
+    int whole;                 /* a torch.save file: its bytes as they are */
+    uint64_t size;             /* the whole file's size, for `whole` */
+    uint64_t changed, overflow, nan_in;   /* rounding: values that changed; finite ones that became inf */
+    double max_change;
+} file_source;
+
+#define SRC_CHUNK (1u << 16)
+
+/* Calls each(ctx, bytes, n) over the input's bytes; 0, or -1 with err. */
+static int source_each(file_source *fs, int (*each)(void *ctx, const unsigned char *p, size_t n, strbuf *err),
+                       void *ctx, strbuf *err)
+{
+    unsigned char *cdata = NULL;
+    if (!fs->whole && fs->ft->fortran) {   /* column-major: transposed in memory */
+        strbuf why = STRBUF_INIT;
+        if (tensor_file_read_c_order(fs->fd, fs->ft, fs->file, &cdata, &why) < 0) {
+            strbuf_addf(err, "input %d: %s", fs->index, why.buf);
+            strbuf_release(&why);
+            return -1;
+        }
+        strbuf_release(&why);
+    }
+    uint64_t total = fs->whole ? fs->size : fs->ft->nbytes, start = fs->whole ? 0 : fs->ft->offset;
+    static unsigned char buf[SRC_CHUNK];
+    static uint16_t half[SRC_CHUNK / 4];
+    int rc = 0;
+    for (uint64_t done = 0; done < total && rc == 0;) {
+        size_t n = total - done < SRC_CHUNK ? (size_t)(total - done) : SRC_CHUNK;
+        if (cdata) {
+            memcpy(buf, cdata + done, n);
+        } else if (tensor_file_read_at(fs->fd, buf, n, start + done) < 0) {
+            strbuf_addf(err, "input %d: %s: read failed at byte %" PRIu64 "; check the file and try again", fs->index,
+                        fs->file, start + done);
+            rc = -1;
+            break;
+        }
+        done += n;
+        if (!fs->round) {
+            rc = each(ctx, buf, n, err);
+            continue;
+        }
+        size_t k = n / 4;
+        for (size_t i = 0; i < k; i++) {
+            float f;
+            memcpy(&f, buf + 4 * i, 4);
+            half[i] = fs->bf16 ? stats_double_to_bf16(f) : stats_double_to_half(f);
+            double back = fs->bf16 ? stats_bf16_to_double(half[i]) : stats_half_to_double(half[i]);
+            if (f != f) {
+                fs->nan_in++;
+            } else if (back != (double)f) {
+                fs->changed++;
+                if (isinf(back) && !isinf(f))
+                    fs->overflow++;
+                else if (fabs(back - f) > fs->max_change)
+                    fs->max_change = fabs(back - f);
+            }
+        }
+        rc = each(ctx, (const unsigned char *)half, 2 * k, err);
+    }
+    free(cdata);
+    return rc;
+}
+
+static int count_only(void *ctx, const unsigned char *p, size_t n, strbuf *err)
+{
+    (void)ctx, (void)p, (void)n, (void)err;
+    return 0;
+}
+
+/* The note a rounded input carries: how many values changed, and by how much. */
+static const char *rounding_note(session *s, const file_source *fs, const input_spec *in)
+{
+    uint64_t numel = fs->ft->nbytes / 4;
+    if (!fs->changed)
+        return arena_printf(&s->arena, "%s: float32 values converted to %s exactly (all %" PRIu64 " representable)",
+                            in->file, in->dtype, numel);
+    strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s: float32 values rounded to %s: %" PRIu64 " of %" PRIu64 " changed", in->file, in->dtype,
+                fs->changed, numel);
+    if (fs->changed > fs->overflow)
+        strbuf_addf(&sb, " (by at most %.6g)", fs->max_change);
+    if (fs->overflow)
+        strbuf_addf(&sb, ", %" PRIu64 " past the largest %s became inf", fs->overflow, in->dtype);
+    const char *note = arena_strdup(&s->arena, sb.buf);
+    strbuf_release(&sb);
+    return note;
+}
+
+static int inputs_check_files(session *s, const char *spec, strbuf *err)
 {
     for (size_t i = 0; i < s->ninputs; i++) {
-        const input_spec *in = &s->inputs[i];
+        input_spec *in = &s->inputs[i];
         if (in->fill != FILL_FILE)
             continue;
-        int fd;
+        int fd, torch, rc;
         file_tensor ft;
         strbuf why = STRBUF_INIT;
-        if (open_input_file(in, (int)i, &fd, &ft, &why) < 0) {
+        rc = open_input_file(in, (int)i, &fd, &ft, &torch, &why);
+        in->file_format = torch ? INPUT_FILE_TORCH : INPUT_FILE_RAW;
+        if (rc == 0 && rounds_from_f32(&ft, in)) {   /* counted now, so that the run can say so first */
+            file_source fs = {.fd = fd, .ft = &ft, .file = in->file, .index = (int)i, .round = 1,
+                              .bf16 = !strcmp(in->dtype, "bfloat16")};
+            rc = source_each(&fs, count_only, NULL, &why);
+            if (rc == 0)
+                in->file_note = rounding_note(s, &fs, in);
+        }
+        if (fd >= 0)
+            close(fd);
+        if (rc < 0) {
             if (in->file_line)
                 strbuf_addf(err, "%s:%d:%d: ", spec, in->file_line, in->file_col);
             strbuf_add(err, why.buf, why.len);
             strbuf_release(&why);
             return -1;
         }
-        close(fd);
         strbuf_release(&why);
+    }
+    return 0;
+}
+
+/* Writes n bytes to the fd at ctx. */
+static int write_all(void *ctx, const unsigned char *p, size_t n, strbuf *err)
+{
+    int out = *(int *)ctx;
+    for (size_t w = 0; w < n;) {
+        ssize_t r = write(out, p + w, n - w);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            strbuf_addf(err, "writing an input file failed: %s", strerror(errno));
+            return -1;
+        }
+        w += (size_t)r;
     }
     return 0;
 }
@@ -552,39 +730,25 @@ static int inputs_check_files(const session *s, const char *spec, strbuf *err)
 int inputs_materialize_file(const input_spec *in, int index, const char *dir, char **raw_path, strbuf *err)
 {
     *raw_path = NULL;
-    int fd;
+    int fd, torch;
     file_tensor ft;
-    if (open_input_file(in, index, &fd, &ft, err) < 0)
+    if (open_input_file(in, index, &fd, &ft, &torch, err) < 0)
         return -1;
+    struct stat st;
+    file_source fs = {.fd = fd, .ft = &ft, .file = in->file, .index = index, .round = !torch && rounds_from_f32(&ft, in),
+                      .bf16 = in->dtype && !strcmp(in->dtype, "bfloat16"), .whole = torch,
+                      .size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0};
     int rc = -1, out = -1;
-    char *path = NULL;
     strbuf tmp = STRBUF_INIT;
-    strbuf_addf(&tmp, "input%d.raw", index);
-    path = path_join(dir, tmp.buf);
+    strbuf_addf(&tmp, "input%d.%s", index, torch ? "pt" : "raw");
+    char *path = path_join(dir, tmp.buf);
     out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (out < 0) {
         strbuf_addf(err, "input %d: cannot write %s: %s", index, path, strerror(errno));
         goto done;
     }
-    static char buf[1 << 16];
-    for (uint64_t done = 0; done < ft.nbytes;) {
-        size_t n = ft.nbytes - done < sizeof buf ? (size_t)(ft.nbytes - done) : sizeof buf;
-        if (tensor_file_read_at(fd, buf, n, ft.offset + done) < 0) {
-            strbuf_addf(err, "input %d: %s: read failed at byte %" PRIu64, index, in->file, ft.offset + done);
-            goto done;
-        }
-        for (size_t w = 0; w < n;) {
-            ssize_t r = write(out, buf + w, n - w);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0) {
-                strbuf_addf(err, "input %d: writing %s failed: %s", index, path, strerror(errno));
-                goto done;
-            }
-            w += (size_t)r;
-        }
-        done += n;
-    }
+    if (source_each(&fs, write_all, &out, err) < 0)
+        goto done;
     if (close(out) < 0) {
         out = -1;
         strbuf_addf(err, "input %d: writing %s failed: %s", index, path, strerror(errno));

@@ -6,6 +6,13 @@
  *     - {shape: [3], dtype: int64, fill: arange}
  *     - {shape: [2, 2], dtype: float32, fill: file, file: x.npy}
  *     - {shape: [2, 2], dtype: float32, fill: file, file: w.safetensors, key: w}
+ *     - {shape: [2, 2], dtype: float32, fill: file, file: batch.pt, key: x}   (torch.save)
+ *     - {shape: [2, 4], dtype: int64, fill: randint, low: 0, high: 100}
+ * A .npy may be in Fortran order (written row-major for the runner); a
+ * float32 .npy may feed a bfloat16/float16 input (rounded to nearest even:
+ * the input's file_note counts the values that changed). A torch.save file
+ * (a zip archive, or *.pt / *.pth) is not read here: file_format says the
+ * runner reads it with libtorch, and checks its dtype and shape.
  * Errors name file:line:col (1-based) and what was expected.
  * Ownership: specs are allocated in the session's arena (s->inputs). */
 #ifndef AOTIDBG_INPUTS_H
@@ -20,8 +27,9 @@ int inputs_load(session *s, const char *path, strbuf *err);
 /* Parses from memory; `name` is used in messages. */
 int inputs_parse(session *s, const char *name, const char *text, size_t len, strbuf *err);
 /* For FILL_FILE: reads the .npy / .safetensors tensor, checks dtype and shape
- * against the spec, and writes its raw little-endian row-major bytes to a new
- * file in dir. *raw_path is malloc'd (caller frees). */
+ * against the spec, and writes its raw little-endian row-major bytes (in the
+ * spec's dtype) to a new file in dir; a torch.save file is copied there as it
+ * is. *raw_path is malloc'd (caller frees). */
 /* A spec whose inputs are named (`name: x`) is put in model order: names[i]
  * and aoti_names[i] (either may be NULL or hold NULLs) are model input i's
  * user name and AOTI name. A spec naming none is left as it is; naming only

@@ -117,6 +117,18 @@ static int npy_descr(const char *d, const char **dtype)
 
 int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err)
 {
+    if (npy_read_header_any_order(fd, fsize, file, ft, err) < 0)
+        return -1;
+    if (ft->fortran) {
+        strbuf_addf(err, "%s: .npy array is in Fortran (column-major) order; save it with "
+                    "numpy.save(path, numpy.ascontiguousarray(arr))", file);
+        return -1;
+    }
+    return 0;
+}
+
+int npy_read_header_any_order(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err)
+{
     unsigned char pre[12];
     if (fsize < 10 || tensor_file_read_at(fd, pre, 10, 0) < 0 || !skip_prefix_mem((const char *)pre, 10, "\x93NUMPY", NULL, NULL)) {
         strbuf_addf(err, "%s: not a .npy file (no \\x93NUMPY magic)", file);
@@ -250,11 +262,7 @@ int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, s
         strbuf_addf(err, "%s: .npy shape has more than 2^40 elements", file);
         goto out;
     }
-    if (fortran && ft->ndim > 1) {
-        strbuf_addf(err, "%s: .npy array is in Fortran (column-major) order; save it with "
-                    "numpy.save(path, numpy.ascontiguousarray(arr))", file);
-        goto out;
-    }
+    ft->fortran = fortran && ft->ndim > 1;   /* one dim: the same bytes either way */
     ft->offset = hstart + hlen;
     ft->nbytes = numel * dtype_size(ft->dtype);
     if (ft->offset + ft->nbytes > fsize) {
@@ -268,6 +276,50 @@ out:
     return rc;
 }
 
+
+/* ---- Fortran order -------------------------------------------------------- */
+
+int tensor_file_read_c_order(int fd, const file_tensor *ft, const char *file, unsigned char **data, strbuf *err)
+{
+    *data = NULL;
+    if (ft->nbytes > SIZE_MAX - 1) {
+        strbuf_addf(err, "%s: %" PRIu64 " bytes of data do not fit in memory here", file, ft->nbytes);
+        return -1;
+    }
+    unsigned char *raw = xmalloc(ft->nbytes ? (size_t)ft->nbytes : 1);
+    if (tensor_file_read_at(fd, raw, (size_t)ft->nbytes, ft->offset) < 0) {
+        strbuf_addf(err, "%s: read failed (the file changed while read?); try again", file);
+        free(raw);
+        return -1;
+    }
+    if (!ft->fortran) {
+        *data = raw;
+        return 0;
+    }
+    unsigned char *out = xmalloc(ft->nbytes ? (size_t)ft->nbytes : 1);
+    /* Row-major walk of the index; its column-major offset kept alongside:
+     * dim d steps by the product of the sizes before it. */
+    size_t esz = dtype_size(ft->dtype);
+    uint64_t numel = ft->nbytes / (esz ? esz : 1), fstride[TENSOR_MAX_DIMS], idx[TENSOR_MAX_DIMS] = {0}, at = 0;
+    uint64_t m = 1;
+    for (int d = 0; d < ft->ndim; d++) {
+        fstride[d] = m;
+        m *= (uint64_t)ft->shape[d];
+    }
+    for (uint64_t i = 0; i < numel; i++) {
+        memcpy(out + i * esz, raw + at * esz, esz);
+        for (int d = ft->ndim - 1; d >= 0; d--) {
+            at += fstride[d];
+            if (++idx[d] < (uint64_t)ft->shape[d])
+                break;
+            at -= fstride[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    free(raw);
+    *data = out;
+    return 0;
+}
 
 /* ---- a whole .npy file as a tensor_rec ---------------------------------- */
 
@@ -290,8 +342,10 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
     file_tensor ft;
     memset(&ft, 0, sizeof ft);
     uint64_t numel = 0;
-    if (npy_read_header(fd, (uint64_t)st.st_size, path, &ft, err) < 0 ||
-        tensor_file_numel(ft.shape, ft.ndim, &numel) < 0) {
+    unsigned char *cdata = NULL;   /* a Fortran-order file, in row-major order */
+    if (npy_read_header_any_order(fd, (uint64_t)st.st_size, path, &ft, err) < 0 ||
+        tensor_file_numel(ft.shape, ft.ndim, &numel) < 0 ||
+        (ft.fortran && tensor_file_read_c_order(fd, &ft, path, &cdata, err) < 0)) {
         close(fd);
         return -1;
     }
@@ -302,6 +356,7 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
     dtype_kind kind;
     if (stats_kind_by_name(ft.dtype, &kind) < 0) {   /* npy_read_header accepted a dtype it lacks */
         strbuf_addf(err, "%s: dtype %s has no statistics here; save it as float64", path, ft.dtype);
+        free(cdata);
         close(fd);
         return -1;
     }
@@ -317,7 +372,9 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
     uint64_t per = CHUNK_BYTES / esz;
     for (uint64_t done = 0; done < numel;) {
         size_t n = numel - done < per ? (size_t)(numel - done) : (size_t)per;
-        if (tensor_file_read_at(fd, buf, n * esz, ft.offset + done * esz) < 0) {
+        if (cdata) {
+            memcpy(buf, cdata + done * esz, n * esz);
+        } else if (tensor_file_read_at(fd, buf, n * esz, ft.offset + done * esz) < 0) {
             strbuf_addf(err, "%s: read failed at byte %" PRIu64 " (the file changed while read?); try again",
                         path, ft.offset + done * esz);
             close(fd);
@@ -326,6 +383,7 @@ int tensor_file_load_npy(arena *ar, const char *path, size_t max_values, tensor_
         stats_acc_add(&a, buf, kind, n);
         done += n;
     }
+    free(cdata);
     close(fd);
     size_t nvals = 0;
     t->name = arena_strdup(ar, path);

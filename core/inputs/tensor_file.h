@@ -29,6 +29,7 @@ typedef struct {
     int ndim;
     int64_t shape[TENSOR_MAX_DIMS];
     uint64_t offset, nbytes;
+    int fortran;               /* data in column-major order (a .npy with fortran_order True, ndim > 1) */
 } file_tensor;
 
 /* pread() of exactly n bytes at off; -1 on error or short file. */
@@ -40,6 +41,12 @@ int tensor_file_numel(const int64_t *shape, int ndim, uint64_t *out);
  * u1 b1 c8 c16, little-endian; C order, Fortran order refused unless ndim <= 1) and
  * that the data is all there. `file` names it in messages. */
 int npy_read_header(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err);
+/* The same, taking Fortran order too (ft->fortran set): for readers that go
+ * through tensor_file_read_c_order. */
+int npy_read_header_any_order(int fd, uint64_t fsize, const char *file, file_tensor *ft, strbuf *err);
+/* The whole data of ft in row-major (C) order, malloc'd into *data (caller
+ * frees): a Fortran-order array is transposed. 0, or -1 with "FILE: ..." in err. */
+int tensor_file_read_c_order(int fd, const file_tensor *ft, const char *file, unsigned char **data, strbuf *err);
 
 /* Loads the .npy at path into *t: name = path, phase PHASE_AFTER, device
  * "file", row-major strides, statistics over every element (as the runner

@@ -137,7 +137,7 @@ NAMES(kernel_status_name, kernel_status_from_name, kernel_status, "pending", "ok
 NAMES(phase_name, phase_from_name, tensor_phase, "before", "after", "output")
 NAMES(check_status_name, check_status_from_name, check_status, "PASS", "WARN", "FAIL", "INFO")
 NAMES(eager_verdict_name, eager_verdict_from_name, eager_verdict, "close", "differs", "unmatched", "unreadable")
-NAMES(fill_kind_name, fill_kind_from_name, fill_kind, "randn", "zeros", "ones", "arange", "full", "file")
+NAMES(fill_kind_name, fill_kind_from_name, fill_kind, "randn", "zeros", "ones", "arange", "full", "file", "randint")
 
 kernel_type kernel_type_guess(const char *name)
 {

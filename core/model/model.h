@@ -308,8 +308,13 @@ typedef struct {
 } check_row;
 
 typedef enum {
-    FILL_RANDN = 0, FILL_ZEROS, FILL_ONES, FILL_ARANGE, FILL_FULL, FILL_FILE
+    FILL_RANDN = 0, FILL_ZEROS, FILL_ONES, FILL_ARANGE, FILL_FULL, FILL_FILE,
+    FILL_RANDINT               /* integers drawn uniformly in [low, high) (seeded as randn) */
 } fill_kind;
+
+/* How the runner reads a FILL_FILE input's file (input_spec.file_format). */
+enum { INPUT_FILE_RAW = 0,     /* row-major little-endian bytes: what the front end writes from .npy / .safetensors */
+       INPUT_FILE_TORCH = 1 }; /* a torch.save file, read with libtorch (key: a dict key or a list index) */
 
 /* One model input as the user asked for it (inputs spec YAML, see inputs.h). */
 typedef struct {
@@ -327,6 +332,12 @@ typedef struct {
     int file_line, file_col;   /* where `file:` sits in the spec (1-based), for messages; 0 unknown */
     int has_strides;           /* 0: contiguous (row-major) strides from shape */
     int64_t strides[TENSOR_MAX_DIMS];   /* element strides when has_strides */
+    int64_t low, high;         /* FILL_RANDINT's range [low, high) */
+    int file_format;           /* INPUT_FILE_*; set when the file is checked (inputs.h) */
+    const char *file_shown;    /* the file as the spec names it, for the runner's messages (the runner reads
+                                  a copy at `file`); NULL: file */
+    const char *file_note;     /* what reading the file changed ("float32 values rounded to bfloat16: 3 of
+                                  64 changed"); NULL when nothing did */
 } input_spec;
 
 typedef struct {
@@ -437,7 +448,7 @@ const char *check_status_name(check_status s);   /* "PASS", "WARN", "FAIL", "INF
 int check_status_from_name(const char *s);
 const char *eager_verdict_name(eager_verdict v); /* "close", "differs", "unmatched", "unreadable" */
 int eager_verdict_from_name(const char *s);
-const char *fill_kind_name(fill_kind f);         /* "randn", "zeros", "ones", "arange", "full", "file" */
+const char *fill_kind_name(fill_kind f);         /* "randn", "zeros", "ones", "arange", "full", "file", "randint" */
 int fill_kind_from_name(const char *s);
 
 /* When k is a collective (a _c10d_functional extern call: "..._all_reduce_") of a

@@ -202,17 +202,25 @@ static const proto_field load[] = {
     M(U64, load.output_values, "output_values", LATER),
 };
 
-/* One per model input; raw_path is the file of FILL_FILE (raw bytes, row-major). */
+/* One per model input; raw_path is the file of FILL_FILE (raw bytes, row-major, or a torch.save file
+ * when file_format is INPUT_FILE_TORCH: key picks a dict entry or list index, "" the one tensor;
+ * file_shown: the file as the spec names it, for messages);
+ * low, high: FILL_RANDINT's range. */
 static const proto_field input[] = {
     M(U32, input.index, "input index"),
     M(STR, input.spec.dtype, "input dtype"),
     M(STR, input.spec.device, "input device"),
     M(DIMS, input.spec.shape, "input shape", MCNT(input.spec.ndim), .flags = PFF_INLINE),
-    M(U8, input.spec.fill, "fill kind", MAX(FILL_FILE)),
+    M(U8, input.spec.fill, "fill kind", MAX(FILL_RANDINT)),
     M(U64, input.spec.seed, "seed"),
     M(F64, input.spec.value, "value"),
     M(STR, input.raw_path, "raw path"),
     M(ALIAS, input.spec.file, "input file", .ref = offsetof(proto_msg, u.input.raw_path)),
+    M(U8, input.spec.file_format, "file format", MAX(INPUT_FILE_TORCH), LATER),
+    M(STR, input.spec.key, "file key", LATER),
+    M(I64, input.spec.low, "randint low", LATER),
+    M(I64, input.spec.high, "randint high", LATER, .dflt = 16),
+    M(STR, input.spec.file_shown, "input file as given", LATER),
 };
 
 /* cmd: proto_cmd; arg: the kernel index of RUN_TO_INDEX; name: RUN_TO_NAME's kernel; break_flags:

@@ -380,42 +380,44 @@ static const char *find_assert(const char *text, size_t len, const char *kernel,
     return NULL;
 }
 
-int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const char *kernels, size_t klen,
-                      const session *s, int64_t kernel_index)
+/* An index assert's chain: from the asserted tmp back to its load, then
+ * through the launch's arguments to the tensor it reads. */
+typedef struct {
+    const char *def, *hit, *tend;   /* the kernel's definition, the assert, the end of its text */
+    char names[MAX_CHAIN][32];      /* the chain's tmps, the asserted one first */
+    int n;
+    char ptr[32], load_tmp[32];     /* the pointer loaded, and the tmp the load defines */
+    int wrap;                       /* negative indices wrapped first */
+    const char *params[MAX_ARGS], *args[MAX_ARGS];
+    size_t np, na;
+    char tname[128];                /* the launch's argument at the pointer */
+} idx_chain;
+
+/* Fills c; NULL, or where the chain broke. Strings of params/args live in a. */
+static const char *trace_chain(idx_chain *c, const char *wrapper, size_t wlen, const char *kernels, size_t klen,
+                               const char *kernel, const char *tmp, const char *bound, arena *a)
 {
-    if (!r->route || strcmp(r->route, "triton-index-oob") || !s)
-        return 0;
-    const char *kernel = route_result_field(r, "kernel"), *tmp = route_result_field(r, "tmp");
-    const char *bound = route_result_field(r, "bound");
-    if (!kernel || !tmp || !bound)
-        return 0;
-    const char *err = NULL;
-    arena a = ARENA_INIT;
-    wrapper_scan ws;   /* the user's names: inputs (pytree spec) and weights */
-    strbuf werr = STRBUF_INIT;
-    memset(&ws, 0, sizeof ws);
-    const char *def = NULL, *hit = kernels ? find_assert(kernels, klen, kernel, tmp, bound, &def) : NULL;
-    const char *tend = kernels + klen;
-    if (!hit) {
-        hit = find_assert(wrapper, wlen, kernel, tmp, bound, &def);
-        tend = wrapper + wlen;
+    memset(c, 0, sizeof *c);
+    c->hit = kernels ? find_assert(kernels, klen, kernel, tmp, bound, &c->def) : NULL;
+    c->tend = kernels + klen;
+    if (!c->hit) {
+        c->hit = find_assert(wrapper, wlen, kernel, tmp, bound, &c->def);
+        c->tend = wrapper + wlen;
     }
-    if (!hit) {
-        err = "the kernel's source with the assert is not in the package";
-        goto out;
-    }
+    if (!c->hit)
+        return "the kernel's source with the assert is not in the package";
     /* tmpN back to its load */
-    char names[MAX_CHAIN][32], expr[1024], ptr[32] = "", load_tmp[32] = "";
-    int n = 1, wrap = 0;
-    snprintf(names[0], sizeof names[0], "%s", tmp);
-    for (int i = 0; i < n && !ptr[0]; i++) {
-        if (def_of(def, hit, names[i], expr, sizeof expr))
+    char expr[1024];
+    c->n = 1;
+    snprintf(c->names[0], sizeof c->names[0], "%s", tmp);
+    for (int i = 0; i < c->n && !c->ptr[0]; i++) {
+        if (def_of(c->def, c->hit, c->names[i], expr, sizeof expr))
             continue;
-        if (!pointer_in(expr, ptr, sizeof ptr)) {
-            snprintf(load_tmp, sizeof load_tmp, "%.31s", names[i]);
+        if (!pointer_in(expr, c->ptr, sizeof c->ptr)) {
+            snprintf(c->load_tmp, sizeof c->load_tmp, "%.31s", c->names[i]);
             break;
         }
-        for (const char *p = expr; *p && n < MAX_CHAIN; p++) {
+        for (const char *p = expr; *p && c->n < MAX_CHAIN; p++) {
             if (!starts_with(p, "tmp") || (p != expr && is_ident((unsigned char)p[-1])))
                 continue;
             const char *q = p + 3;
@@ -427,40 +429,104 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
             memcpy(t, p, (size_t)(q - p));
             t[q - p] = 0;
             int seen = 0;
-            for (int k = 0; k < n; k++)
-                seen |= !strcmp(names[k], t);
+            for (int k = 0; k < c->n; k++)
+                seen |= !strcmp(c->names[k], t);
             if (!seen)
-                snprintf(names[n++], sizeof names[0], "%s", t);
+                snprintf(c->names[c->n++], sizeof c->names[0], "%s", t);
         }
     }
-    if (!ptr[0]) {
-        err = "no load found behind the asserted index in the kernel's source";
-        goto out;
-    }
-    route_result_set_field(r, "load_ptr", ptr);
+    if (!c->ptr[0])
+        return "no load found behind the asserted index in the kernel's source";
     /* a wrap of negative indices: `load_tmp < 0` among the chain's definitions */
     char neg[48];
-    snprintf(neg, sizeof neg, "%s < 0", load_tmp);
-    for (int i = 0; i < n && !wrap; i++)
-        if (!def_of(def, hit, names[i], expr, sizeof expr) && strstr(expr, neg))
-            wrap = 1;
+    snprintf(neg, sizeof neg, "%s < 0", c->load_tmp);
+    for (int i = 0; i < c->n && !c->wrap; i++)
+        if (!def_of(c->def, c->hit, c->names[i], expr, sizeof expr) && strstr(expr, neg))
+            c->wrap = 1;
     /* the pointer's position in the signature, then the launch's argument */
-    const char *params[MAX_ARGS], *args[MAX_ARGS];
-    size_t np = triton_trace_params(def + strlen(kernel), tend, &a, params, MAX_ARGS), na = 0, call_line = 0;
+    c->np = triton_trace_params(c->def + strlen(kernel), c->tend, a, c->params, MAX_ARGS);
+    size_t call_line = 0;
     int pos = -1;
-    for (size_t i = 0; i < np && pos < 0; i++)
-        if (!strcmp(params[i], ptr))
+    for (size_t i = 0; i < c->np && pos < 0; i++)
+        if (!strcmp(c->params[i], c->ptr))
             pos = (int)i;
-    if (pos < 0 || triton_trace_call_args(wrapper, wlen, kernel, &a, args, MAX_ARGS, &na, &call_line) ||
-        (size_t)pos >= na) {
-        err = "the load's pointer could not be matched to the kernel's launch in wrapper.cpp";
-        goto out;
+    if (pos < 0 || triton_trace_call_args(wrapper, wlen, kernel, a, c->args, MAX_ARGS, &c->na, &call_line) ||
+        (size_t)pos >= c->na)
+        return "the load's pointer could not be matched to the kernel's launch in wrapper.cpp";
+    if (arg_tensor(c->args[pos], c->tname, sizeof c->tname))
+        return "the load's pointer is not a tensor at the launch";
+    return NULL;
+}
+
+/* 1 when every step of the chain past the load only copies, casts or wraps
+ * negative indices (`x < 0 ? x + bound : x`): the value checked is the value
+ * loaded. Any other arithmetic (an offset, a product) and it is not. */
+static int chain_is_plain(const idx_chain *c)
+{
+    char expr[1024];
+    for (int i = 0; i < c->n; i++) {
+        if (!strcmp(c->names[i], c->load_tmp) || def_of(c->def, c->hit, c->names[i], expr, sizeof expr))
+            continue;
+        for (const char *p = expr; *p; p++) {
+            if (*p == '-' && p[1] == '>')
+                return 0;
+            if (strchr("-*/%^|&", *p) || (*p == '+' && !c->wrap) || (*p == '<' && p[1] == '<') ||
+                (*p == '>' && p[1] == '>'))
+                return 0;
+        }
     }
-    char tname[128];
-    if (arg_tensor(args[pos], tname, sizeof tname)) {
-        err = "the load's pointer is not a tensor at the launch";
-        goto out;
+    return 1;
+}
+
+int oob_element_index_source(const char *wrapper, size_t wlen, const char *kernels, size_t klen, const char *kernel,
+                             const char *tmp, const char *bound, oob_index_source *out, const char **why)
+{
+    memset(out, 0, sizeof *out);
+    arena a = ARENA_INIT;
+    idx_chain *c = xmalloc(sizeof *c);
+    *why = trace_chain(c, wrapper, wlen, kernels, klen, kernel, tmp, bound, &a);
+    if (!*why) {
+        snprintf(out->tensor, sizeof out->tensor, "%s", c->tname);
+        snprintf(out->ptr, sizeof out->ptr, "%s", c->ptr);
+        out->wrap = c->wrap;
+        out->plain = chain_is_plain(c);
+        for (size_t i = 0; i < c->np && i < c->na; i++) {
+            char name[64];
+            if (!strcmp(c->params[i], bound) && !arg_tensor(c->args[i], name, sizeof name))
+                snprintf(out->bound_arg, sizeof out->bound_arg, "%s", name);
+        }
     }
+    free(c);
+    arena_release(&a);
+    return *why ? -1 : 0;
+}
+
+int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const char *kernels, size_t klen,
+                      const session *s, int64_t kernel_index)
+{
+    if (!r->route || strcmp(r->route, "triton-index-oob") || !s)
+        return 0;
+    const char *kernel = route_result_field(r, "kernel"), *tmp = route_result_field(r, "tmp");
+    const char *bound = route_result_field(r, "bound");
+    if (!kernel || !tmp || !bound)
+        return 0;
+    arena a = ARENA_INIT;
+    wrapper_scan ws;   /* the user's names: inputs (pytree spec) and weights */
+    strbuf werr = STRBUF_INIT;
+    memset(&ws, 0, sizeof ws);
+    idx_chain *c = xmalloc(sizeof *c);
+    char expr[1024];
+    const char *err = trace_chain(c, wrapper, wlen, kernels, klen, kernel, tmp, bound, &a);
+    if (c->ptr[0])
+        route_result_set_field(r, "load_ptr", c->ptr);
+    if (err)
+        goto out;
+    const char *hit = c->hit, *tend = c->tend, *const *params = (const char *const *)c->params;
+    const char *const *args = (const char *const *)c->args;
+    size_t np = c->np, na = c->na;
+    int n = c->n, wrap = c->wrap;
+    char (*names)[32] = c->names;
+    const char *tname = c->tname;
     route_result_set_field(r, "index_tensor", tname);
     if (!wrapper_scan_text(&ws, wrapper, wlen, &werr))
         set_user_name(r, &ws, tname);
@@ -538,6 +604,7 @@ int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const c
 out:
     if (err)
         route_result_set_field(r, "element_error", err);
+    free(c);
     arena_release(&a);
     wrapper_scan_free(&ws);
     strbuf_release(&werr);

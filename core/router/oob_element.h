@@ -38,6 +38,22 @@
 int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const char *kernels, size_t klen,
                       const session *s, int64_t kernel_index);
 
+/* Where the index of one assert comes from, without a session: the assert
+ * `index out of bounds: 0 <= TMP < BOUND` in KERNEL's source (kernels, or
+ * wrapper for Triton kernels embedded there), traced to its load and the
+ * launch's argument. tensor: that argument ("arg1_1"); wrap: negative
+ * indices are wrapped first; plain: the chain only copies, casts and wraps,
+ * so the value loaded is the value checked. 0, or -1 with *why saying
+ * where the chain broke (static text). */
+typedef struct {
+    char tensor[128], ptr[32];
+    char bound_arg[64];        /* a bound that is a kernel parameter (ks1): the launch's argument for it
+                                  when that is a plain name ("s70"), else "" */
+    int wrap, plain;
+} oob_index_source;
+int oob_element_index_source(const char *wrapper, size_t wlen, const char *kernels, size_t klen, const char *kernel,
+                             const char *tmp, const char *bound, oob_index_source *out, const char **why);
+
 /* The same, reading the sources of PKG (package_sources.h). -1 (err) only
  * when PKG cannot be read. */
 int oob_element_apply_package(route_result *r, const char *pkg, const session *s, int64_t kernel_index,

@@ -25,7 +25,7 @@ int run_expect_open(const run_options *o, strbuf *err)
             return -1;
         }
         file_tensor ft;
-        int r = npy_read_header(fd, (uint64_t)st.st_size, path, &ft, err);
+        int r = npy_read_header_any_order(fd, (uint64_t)st.st_size, path, &ft, err);
         close(fd);
         if (r < 0)
             return -1;

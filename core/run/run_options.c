@@ -171,6 +171,19 @@ static int store_memcheck(const opt_spec *o, const char *v, void *field, strbuf 
     return -1;
 }
 
+static int store_seed(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    char *end;
+    errno = 0;
+    (void)strtoull(v, &end, 10);
+    if (errno || *end || end == v || v[0] == '-' || v[0] == '+' || v[0] == ' ') {
+        strbuf_addf(err, "%s needs a non-negative integer, got '%s'", o->name, v);
+        return -1;
+    }
+    *(const char **)field = v;
+    return 0;
+}
+
 static int store_expect(const opt_spec *o, const char *v, void *field, strbuf *err)
 {
     run_expects *e = field;
@@ -190,7 +203,12 @@ static int store_expect(const opt_spec *o, const char *v, void *field, strbuf *e
 enum { RL = RUN_OPT_RUN | RUN_OPT_LIVE, ALL = RUN_OPT_RUN | RUN_OPT_LIVE | RUN_OPT_CHECK };
 
 const opt_spec run_option_specs[] = {
-    {"--inputs", "SPEC", "inputs spec YAML: inputs: [{shape, dtype, device, fill, ...}]", F(inputs), NULL, 0, ALL | RUN_OPT_REPRO},
+    {"--inputs", "SPEC", "inputs spec YAML: inputs: [{shape, dtype, device, fill, ...}]; run and live: 'random' "
+     "makes inputs from what the package checks (dynamic sizes inside their bounds, integer inputs inside the "
+     "index checks that bound them) and writes the spec beside the session (OUT.yaml.inputs.yaml)", F(inputs),
+     NULL, 0, ALL | RUN_OPT_REPRO},
+    {"--seed", "N", "with --inputs random: the seed of the values (input i gets N + i; default 0)", F(seed),
+     store_seed, 0, RL},
     {"--device", "DEV", "cpu, cuda or cuda:N (default: the device the package was\ncompiled for)", F(device),
      store_device, 0, ALL | RUN_OPT_REPRO},
     {"--record", "OUT.yaml", "the session file to write (run: required; live: default\n"

@@ -54,7 +54,8 @@ typedef struct {
 
 typedef struct run_options {
     const char *package;  /* PKG: a .pt2 or a bare model .so (the command's argument) */
-    const char *inputs;   /* --inputs SPEC; may be NULL */
+    const char *inputs;   /* --inputs SPEC, or "random" (random_inputs.h); may be NULL */
+    const char *seed;     /* --seed N with --inputs random (digits, checked); NULL: 0 */
     const char *device;   /* --device; NULL: the package's */
     const char *record;   /* --record; run: required; live: NULL = ./aotidbg-session-<time>.yaml */
     int force;            /* --force: run despite a checklist FAIL */

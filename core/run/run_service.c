@@ -1,5 +1,7 @@
 /* run_service.c — one run for every front end; see run_service.h. */
 #include "run_service.h"
+#include "index_bounds.h"
+#include "random_inputs.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -56,6 +58,8 @@ struct run_service {
     const char *san_argv[SAN_ARGV_MAX];
     char san_path[4096];
     char *san_xml, *san_txt;   /* malloc'd */
+    char *random_spec;         /* --inputs random: the spec written (rs->o.inputs then); malloc'd */
+    char *default_record;      /* the record path chosen early (--inputs random writes beside it); malloc'd */
     int san_read;              /* this run's reports are in the session */
     tensor_user_name *unames;  /* the runner's tensor names -> the user's (run_record.h); malloc'd */
     size_t nunames;
@@ -644,6 +648,10 @@ static int check_usage(const run_options *o, strbuf *err)
                            "run aotidbg on the GPU box)");
         return -1;
     }
+    if (o->seed && !(o->inputs && !strcmp(o->inputs, "random"))) {
+        strbuf_addstr(err, "--seed goes with --inputs random (a spec file gives each input's seed: 'seed: N')");
+        return -1;
+    }
     if ((o->push || o->remote_runner) && !o->remote) {
         strbuf_addf(err, "%s goes with --remote HOST", o->push ? "--push" : "--remote-runner");
         return -1;
@@ -655,6 +663,71 @@ static int check_usage(const run_options *o, strbuf *err)
     return 0;
 }
 
+static int inputs_are_random(const run_options *o)
+{
+    return o->inputs && !strcmp(o->inputs, "random");
+}
+
+/* --inputs random: a spec from the package (random_inputs.h) written beside
+ * the session as RECORD.inputs.yaml, then read as --inputs FILE would be. */
+static int make_random_inputs(run_service *rs, const opening *op, strbuf *err)
+{
+    if (!op->have_ws) {
+        strbuf_addf(err, "--inputs random makes inputs from the model's wrapper.cpp, and %s has none that could be "
+                    "read; give an inputs spec", rs->o.package);
+        return -1;
+    }
+    if (!rs->o.record) {   /* the live UI's default name, chosen now so the spec can go beside it */
+        char def[64];
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(def, sizeof def, "./aotidbg-session-%Y%m%d-%H%M%S.yaml", &tm);
+        rs->default_record = xstrdup(def);
+        rs->o.record = rs->default_record;
+    }
+    strbuf kernels = STRBUF_INIT, kerr = STRBUF_INIT, said = STRBUF_INIT, path = STRBUF_INIT;
+    int have_k = op->m->kernel_cpp_entry &&
+                 package_read_entry(rs->pkg, op->m->kernel_cpp_entry, WS_MAX_BYTES, &kernels, &kerr) == 0;
+    index_bound *b = NULL;
+    size_t nb = 0;
+    index_bounds_scan(op->wtext.buf, op->wtext.len, have_k ? kernels.buf : NULL, kernels.len, &op->ws, &b, &nb);
+    uint64_t seed = rs->o.seed ? strtoull(rs->o.seed, NULL, 10) : 0;
+    strbuf_addf(&path, "%s.inputs.yaml", rs->o.record);
+    int rc = random_inputs_write(&op->ws, b, nb, seed, op->device, path.buf, &said, err);
+    if (rc == 0) {
+        rs->random_spec = strbuf_detach(&path, NULL);
+        rs->o.inputs = rs->random_spec;   /* hints and repeats name the file from here on */
+        rs->o.seed = NULL;
+        say(rs, "--inputs random --seed %" PRIu64 ": %zu input%s made from the package, written to %s (--inputs %s "
+            "runs them again):\n%.*s", seed, op->ws.ninputs, op->ws.ninputs == 1 ? "" : "s", rs->random_spec,
+            rs->random_spec, (int)(said.len && said.buf[said.len - 1] == '\n' ? said.len - 1 : said.len), said.buf);
+        session_add_note(rs->s, arena_printf(&rs->s->arena, "--inputs random --seed %" PRIu64 ": inputs made from "
+                                             "the package, spec %s:\n%s", seed, rs->random_spec, said.buf));
+        rc = inputs_load(rs->s, rs->random_spec, err);
+    }
+    free(b);
+    strbuf_release(&kernels);
+    strbuf_release(&kerr);
+    strbuf_release(&said);
+    strbuf_release(&path);
+    return rc;
+}
+
+/* What reading the inputs' files changed (a float32 file rounded to
+ * bfloat16), said first and kept in the session. */
+static void say_input_notes(run_service *rs)
+{
+    for (size_t i = 0; i < rs->s->ninputs; i++) {
+        const char *note = rs->s->inputs[i].file_note;
+        if (!note)
+            continue;
+        int exact = strstr(note, " exactly ") != NULL;
+        say(rs, "%sinput %zu: %s", exact ? "" : "warning: ", i, note);
+        session_add_note(rs->s, arena_printf(&rs->s->arena, "input %zu: %s", i, note));
+    }
+}
+
 /* The inputs spec and the package (here, or there through --remote); its
  * SHA-256 starts on a thread. */
 static int open_package(run_service *rs, const run_options *o, strbuf *err)
@@ -664,10 +737,11 @@ static int open_package(run_service *rs, const run_options *o, strbuf *err)
         /* The UI owns the terminal only after this: ssh may still ask for a password here. */
         remote_cli rc = {.target = o->remote, .runner_path = o->remote_runner, .push = o->push,
                          .timeout_s = o->timeout_s};
-        if (remote_open(&rc, o->package, o->inputs, rs->s, &rs->remote, &rs->pkg, err) < 0)
+        if (remote_open(&rc, o->package, inputs_are_random(o) ? NULL : o->inputs, rs->s, &rs->remote, &rs->pkg,
+                        err) < 0)
             return -1;   /* its own words: the package and spec are named with the host */
     } else {
-        if (o->inputs && inputs_load(rs->s, o->inputs, err) < 0)
+        if (o->inputs && !inputs_are_random(o) && inputs_load(rs->s, o->inputs, err) < 0)
             return -1;
         if (is_session_file(o->package) && access(o->package, R_OK) == 0) {
             strbuf_addf(err, "%s is a session file, not a package: `aotidbg replay %s` opens it", o->package,
@@ -678,6 +752,7 @@ static int open_package(run_service *rs, const run_options *o, strbuf *err)
             return -1;
     }
     package_sha256_start(rs->pkg);   /* the header's sha256: hashed while the rest goes on */
+    say_input_notes(rs);
     return 0;
 }
 
@@ -743,6 +818,8 @@ static int scan_inputs(run_service *rs, const run_options *o, opening *op, strbu
 {
     session *s = rs->s;
     op->have_ws = scan_wrapper(rs->pkg, op->m, &op->ws, &op->wtext) == 0;
+    if (inputs_are_random(o) && make_random_inputs(rs, op, err) < 0)
+        return -1;
     if (op->have_ws) {
         s->printer_level = op->ws.printer_level;
         if (!o->inputs && op->ws.ninputs > 0) {
@@ -1289,6 +1366,8 @@ void run_service_free(run_service *rs)
     remote_close(rs->remote);   /* the agent there kills its runner and removes its files */
     host_facts_release(&rs->hf);
     free(rs->record);
+    free(rs->random_spec);
+    free(rs->default_record);
     free(rs->san_xml);
     free(rs->san_txt);
     strbuf_release(&rs->gate);

@@ -169,6 +169,7 @@ static int send_inputs_and_run(runner_client *rc)
         proto_msg m = {.type = PROTO_INPUT};
         m.u.input.index = (uint32_t)i;
         m.u.input.spec = s->inputs[i];
+        m.u.input.spec.file_shown = s->inputs[i].file;   /* the wire's file is raw_path, a copy */
         m.u.input.raw_path = rc->raw_paths && rc->raw_paths[i] ? rc->raw_paths[i] : "";
         if (send_msg(rc, &m) < 0)
             return -1;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "host_stats.h"
 #include "torch_abi.h"
+#include "torch_cxx.h"
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -156,7 +157,27 @@ int input_fill(const input_spec *spec, int index, void *buf, uint64_t numel, str
         }
         return 0;
     }
+    case FILL_RANDINT: {
+        uint64_t s = spec->seed, span = (uint64_t)spec->high - (uint64_t)spec->low;
+        if (spec->high <= spec->low) {
+            strbuf_addf(err, "input %d: randint range [%lld, %lld) is empty", index, (long long)spec->low,
+                        (long long)spec->high);
+            return -1;
+        }
+        for (uint64_t i = 0; i < numel; i++)   /* modulo bias under 2^-40 for spans below 2^24 */
+            store(buf, i, k, (double)(spec->low + (int64_t)(splitmix64(&s) % span)));
+        return 0;
+    }
     case FILL_FILE:
+        if (spec->file_format == INPUT_FILE_TORCH) {
+            char e[1024];
+            const char *shown = spec->file_shown && *spec->file_shown ? spec->file_shown : spec->file;
+            if (tcxx_load_input(spec->file, shown, spec->key && *spec->key ? spec->key : NULL, spec->dtype,
+                                spec->ndim, spec->shape, buf, numel * dt->itemsize, e, sizeof e) == 0)
+                return 0;
+            strbuf_addf(err, "input %d: %s", index, e);
+            return -1;
+        }
         return read_raw(spec, index, buf, numel * dt->itemsize, err);
     }
     strbuf_addf(err, "input %d: unknown fill %d", index, (int)spec->fill);

@@ -9,8 +9,13 @@
  *           Integer dtypes: uniform in [0, 16) (the top 4 bits of each draw);
  *           bool: the top bit.
  *   zeros, ones, full(value), arange (element i holds i; bool: i odd)
+ *   randint integers uniform in [low, high): low + (draw mod (high - low)), the
+ *           same splitmix64 stream as randn
  *   file    raw little-endian row-major bytes at spec->file; the size must be
- *           numel * itemsize exactly.
+ *           numel * itemsize exactly. A torch.save file (file_format
+ *           INPUT_FILE_TORCH) is read with libtorch (torch_cxx.h): its one
+ *           tensor, or the entry `key` of a dict, list or tuple of tensors,
+ *           whose dtype and shape must be the spec's.
  * Values are rounded to the dtype (float16/bfloat16 to nearest even; integers
  * saturate). Host tensors wrap our buffer (aoti_torch_create_tensor_from_blob;
  * the buffer must outlive the run: built_input.host); device tensors are

@@ -1,4 +1,4 @@
-/* torch_cxx.h — the two things libtorch offers only through C++, behind a C API:
+/* torch_cxx.h — the things libtorch offers only through C++, behind a C API:
  *
  *  - torch's own model runner (torch::inductor::AOTIModelContainerRunner, from
  *    the registry AOTIModelPackageLoader uses). It loads the model .so, makes
@@ -10,6 +10,7 @@
  *  - the std::unordered_map<std::string, AtenTensorHandle> that the
  *    container's V1 constant-buffer API takes (the C-ABI "Pairs" variants are
  *    newer than torch 2.11).
+ *  - torch.save files (torch::pickle_load): tensors given as inputs.
  *
  * Handles are passed as void * so that this header needs neither aoti_abi.h
  * (whose C prototypes clash with torch's headers in the C++ file) nor torch.
@@ -19,6 +20,7 @@
 #ifndef AOTIDBG_TORCH_CXX_H
 #define AOTIDBG_TORCH_CXX_H
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +45,15 @@ int tcxx_update_constants(void *fn, void *container, const char *const *names, v
  * to each(ctx). 0, or -1 with err. */
 int tcxx_extract_constants(void *fn, void *container, void (*each)(void *ctx, const char *fqn, void *handle),
                            void *ctx, char *err, size_t errlen);
+
+/* A tensor from a torch.save file (torch::pickle_load on its bytes): the file's
+ * one tensor, or with key the entry of a dict (a string key) or of a list or
+ * tuple (an index, "0"); its dtype (our name: "float32") and shape must be
+ * dtype and shape[ndim]. Its values, row-major, are copied into buf (nbytes).
+ * Messages name the file `shown` (the user's name for the copy at path).
+ * 0, or -1 with what the file holds and what to do in err. */
+int tcxx_load_input(const char *path, const char *shown, const char *key, const char *dtype, int ndim, const int64_t *shape, void *buf,
+                    size_t nbytes, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -46,7 +46,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int old_load = m.type == PROTO_LOAD && grown == 8 && m.u.load.output_values == 0;
         /* a HELLO frame from before gpu_peak_gbps: 8 bytes longer, the f64 -1 */
         int old_hello = m.type == PROTO_HELLO && grown == 8 && m.u.hello.gpu_peak_gbps == -1;
-        if (old_load || old_hello) {
+        /* an INPUT frame from before file_format, key, low, high (16) and file_shown */
+        static const unsigned char input_tail[25] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16};
+        int old_input = m.type == PROTO_INPUT && (grown == 25 || grown == 24 || grown == 20 || grown == 12 ||
+                                                  grown == 4);
+        if (old_input) {
+            if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) || memcmp(re.buf + r, input_tail + 25 - grown, grown))
+                abort();
+        } else if (old_load || old_hello) {
             static const unsigned char zero8[8];
             double minus1 = -1;
             if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) ||

@@ -96,6 +96,23 @@ def write_spec(tmp_path, tensors, name="spec.yaml", **overrides):
     return path
 
 
+def eager_outputs(pkg, d):
+    """A test package's example inputs (a tuple) and eager outputs (a list), each output saved as
+    d/want<i>.npy for --expect (float16 and bfloat16 as float32: numpy has no bfloat16)."""
+    import torch
+    base = pkg[:-len(".pt2")]
+    inputs = tuple(torch.load(base + ".inputs.pt"))
+    expected = torch.load(base + ".expected.pt")
+    outs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+    files = []
+    for i, t in enumerate(outs):
+        f = os.path.join(str(d), f"want{i}.npy")
+        t = t.detach()
+        np.save(f, (t.float() if str(t.dtype) in ("torch.bfloat16", "torch.float16") else t).numpy())
+        files.append(f)
+    return inputs, outs, files
+
+
 def load_session(path):
     with open(path) as f:
         return yaml.safe_load(f)

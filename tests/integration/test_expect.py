@@ -5,25 +5,16 @@ import sys
 
 import numpy as np
 import pytest
-import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from aotidbg_testlib import load_session, run, write_spec  # noqa: E402
+from aotidbg_testlib import eager_outputs, load_session, run, write_spec  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def mlp(package, tmp_path_factory):
     d = tmp_path_factory.mktemp("expect")
     pkg = package("mlp_ln")
-    base = pkg[:-len(".pt2")]
-    inputs = tuple(torch.load(base + ".inputs.pt"))
-    expected = torch.load(base + ".expected.pt")
-    outs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
-    files = []
-    for i, t in enumerate(outs):
-        f = str(d / f"want{i}.npy")
-        np.save(f, t.detach().numpy())
-        files.append(f)
+    inputs, outs, files = eager_outputs(pkg, d)
     return dict(pkg=pkg, spec=write_spec(str(d), inputs), files=files, outs=outs, dir=d)
 
 

@@ -65,3 +65,8 @@ def test_bash_completion_reads_the_command_table(aotidbg):
     assert complete(aotidbg, "check", "p.pt2", "--format", "") == {"text", "yaml"}
     # the live UI (a package first) takes the live options
     assert {r[1] for r in rows if r[0] == "live"} <= complete(aotidbg, "x.pt2", "-")
+    # --inputs takes a spec file, or random where the run makes the inputs
+    assert "random" in complete(aotidbg, "run", "p.pt2", "--inputs", "r")
+    assert "random" in complete(aotidbg, "x.pt2", "--inputs", "")
+    assert "random" not in complete(aotidbg, "check", "p.pt2", "--inputs", "r")
+    assert "--seed" in complete(aotidbg, "run", "--se")

@@ -81,6 +81,8 @@ static int sample_msgs(proto_msg *out)
     m.u.input.spec.ndim = 2; m.u.input.spec.shape[0] = 0; m.u.input.spec.shape[1] = INT64_MAX;
     m.u.input.spec.fill = FILL_FILE; m.u.input.spec.seed = UINT64_MAX; m.u.input.spec.value = -0.5;
     m.u.input.raw_path = "/tmp/in1.raw";
+    m.u.input.spec.file_format = INPUT_FILE_TORCH; m.u.input.spec.key = "ids";
+    m.u.input.spec.low = -3; m.u.input.spec.high = INT64_MAX; m.u.input.spec.file_shown = "in1.pt";
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_CONTROL;
     m.u.control.cmd = PROTO_CMD_RUN_TO_NAME; m.u.control.arg = -1; m.u.control.name = "cpp_fused_mul_1";
@@ -285,7 +287,9 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
         const input_spec *x = &a->u.input.spec, *y = &b->u.input.spec;
         if (a->u.input.index != b->u.input.index || strcmp(x->dtype, y->dtype) || strcmp(x->device, y->device) ||
             x->ndim != y->ndim || x->fill != y->fill || x->seed != y->seed || !same_f64(x->value, y->value) ||
-            strcmp(a->u.input.raw_path, b->u.input.raw_path))
+            strcmp(a->u.input.raw_path, b->u.input.raw_path) || x->file_format != y->file_format ||
+            strcmp(x->key ? x->key : "", y->key ? y->key : "") || x->low != y->low || x->high != y->high ||
+            strcmp(x->file_shown ? x->file_shown : "", y->file_shown ? y->file_shown : ""))
             return 0;
         for (int i = 0; i < x->ndim; i++)
             if (x->shape[i] != y->shape[i]) return 0;
