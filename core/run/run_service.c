@@ -1074,6 +1074,14 @@ int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
         changed |= RUN_CHANGED_EVENTS;
     if (rs->eager && !rs->eager_done)
         changed |= pump_eager(rs, err);
+    if (rs->san_xml && !rs->san_read && runner_client_state(rs->rc) == RUNNER_STOPPED &&
+        runner_client_stop_reason(rs->rc) == PROTO_STOP_ERROR) {
+        /* a CUDA error leaves the context unusable, and the tool writes its report only when
+         * the runner exits: end it now so the report is shown with the error, not at quit */
+        rs->left_at_stop = 1;
+        runner_client_quit(rs->rc, 5000);
+        changed |= RUN_CHANGED_STATE | memcheck_collect(rs, 0);
+    }
     changed |= memcheck_collect(rs, 1);
     int st = (int)runner_client_state(rs->rc);
     int64_t ck = runner_client_current_kernel(rs->rc);
