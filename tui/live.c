@@ -33,6 +33,8 @@ static const char *ended_text(const char *end, runner_state st, char *buf, size_
         return "runner killed";
     if (!strcmp(end, "timeout"))
         return "runner timed out (killed)";
+    if (!strcmp(end, "lost"))
+        return "connection lost";
     if (!strcmp(end, "failed") || !strcmp(end, "stopped"))
         return end;
     snprintf(buf, n, "runner died: %s", end);

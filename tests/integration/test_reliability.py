@@ -480,6 +480,13 @@ def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, fault_runner, ssh
              "continue restart"], env=sshd.env(), cwd=str(tmp_path), timeout=300)
     assert "action 'restart': restart: the connection to" in r.stderr and "was lost" in r.stderr, r.stderr[-2000:]
     assert r.returncode == 1
+    assert "(end_state: lost)" in r.stderr
     sess = load_session(out)
-    assert len(events(sess, "kernel")) >= mlp["hang_at"], "the kernels that arrived were dropped"
+    names = [k["name"] for k in events(sess, "kernel")]
+    assert names == mlp["launches"][:mlp["hang_at"] + 1], "the kernels that arrived were dropped"
     assert events(sess, "runner-exit")[-1]["how"] == "lost"
+    # the kernel in flight is not blamed: the connection went, what the kernel did is not known
+    row = [ln for ln in r.stdout.splitlines() if f" {mlp['hang_at']}   aoti_torch_cpu_addmm" in ln][-1]
+    assert " lost " in row and "died" not in row, row
+    assert "connection to the runner lost in this kernel" in r.stdout, r.stdout
+    assert "runner died" not in r.stdout and "connection lost" in r.stdout
