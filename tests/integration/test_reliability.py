@@ -24,8 +24,20 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from aotidbg_testlib import events, load_session, run, wrapper_launches, write_spec  # noqa: E402
+from aotidbg_testlib import (become_subreaper, descendants, events, leftovers, load_session, run,  # noqa: E402
+                             wrapper_launches, write_spec)
 from test_faults import fault_runner  # noqa: E402,F401 (the fixture: a runner with the fault library)
+
+
+@pytest.fixture(autouse=True)
+def nothing_outlives_the_test(request):
+    """No runner, agent, ssh or fake remote end started by a test is still
+    there once it ended (orphans included: this process is their subreaper)."""
+    become_subreaper()
+    before = descendants()
+    yield
+    left = leftovers(before)
+    assert not left, f"outlived {request.node.name}: {left}"
 
 
 @pytest.fixture(scope="module")
@@ -413,24 +425,37 @@ def test_killed_agent_folder_removed_by_the_next_agent(package, tmp_path):
 
 FAKE_RUNNER = r'''#!PYTHON
 # A hostile remote runner for --remote: MODE is silent (no HELLO), hello (the real
-# agent's HELLO, then nothing), flood (HELLO, then the start of a maximum-size
-# frame), garbage (HELLO, then bytes that are no frame).
-import os, struct, subprocess, sys, time
+# runner's HELLO, then nothing), flood (HELLO, then the start of a maximum-size
+# frame), garbage (HELLO, then bytes that are no frame). It reads what comes
+# and never answers, and ends only when its connection closes (EOF).
+import struct, sys
 mode = "MODE"
 out = sys.stdout.buffer
 if mode != "silent":
-    a = subprocess.Popen(["REAL", "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    head = a.stdout.read(5)
-    n, _ = struct.unpack("<IB", head)
-    out.write(head + a.stdout.read(n - 1))
-    a.kill()
+    out.write(bytes.fromhex("HELLO_HEX"))
 if mode == "flood":
     out.write(struct.pack("<IB", 64 << 20, 4) + b"\0" * (1 << 20))
 elif mode == "garbage":
     out.write(b"Welcome to the box! Last login: yesterday\n" * 4)
 out.flush()
-time.sleep(3600)
+while sys.stdin.buffer.read(65536):
+    pass
 '''
+
+
+@pytest.fixture(scope="module")
+def real_hello(runner):
+    """The real runner's HELLO frame (what `aotidbg-runner --serve` says first),
+    so that the fake says it at once, however loaded the machine is."""
+    import struct
+    real = os.environ.get("AOTIDBG_RUNNER") or runner
+    a = subprocess.Popen([real, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    head = a.stdout.read(5)
+    n, _ = struct.unpack("<IB", head)
+    frame = head + a.stdout.read(n - 1)
+    a.kill()
+    a.wait()
+    return frame.hex()
 
 
 @pytest.fixture(scope="module")
@@ -449,11 +474,10 @@ def sshd(tmp_path_factory):
     ("flood", "and nothing more for 3 s (--timeout)"),
     ("garbage", "something other than the runner protocol at byte "),
 ])
-def test_hostile_remote_runner_is_given_up_within_timeout(aotidbg, runner, mlp, sshd, tmp_path, mode, said):
+def test_hostile_remote_runner_is_given_up_within_timeout(aotidbg, real_hello, mlp, sshd, tmp_path, mode, said):
     fake = tmp_path / "bin" / "fake-runner"   # no aotidbg-agent beside it: the front end runs it as the runner
     fake.parent.mkdir()
-    real = os.environ.get("AOTIDBG_RUNNER") or runner
-    fake.write_text(FAKE_RUNNER.replace("PYTHON", sys.executable).replace("MODE", mode).replace("REAL", real))
+    fake.write_text(FAKE_RUNNER.replace("PYTHON", sys.executable).replace("MODE", mode).replace("HELLO_HEX", real_hello))
     fake.chmod(0o755)
     out = str(tmp_path / "s.yaml")
     t0 = time.monotonic()
@@ -465,6 +489,12 @@ def test_hostile_remote_runner_is_given_up_within_timeout(aotidbg, runner, mlp, 
     assert took < 3 + 15, took
     if mode == "garbage":
         assert "frame #1" in r.stderr, r.stderr   # frame #0 was the HELLO
+    if mode in ("silent", "hello"):   # check waits on the runner there too, under the same --timeout
+        t0 = time.monotonic()
+        c = run([aotidbg, "check", "--remote", sshd.target, "--remote-runner", str(fake), mlp["pkg"], "--timeout",
+                 "3"], env=sshd.env(), timeout=120)
+        assert c.returncode == 2 and said in c.stderr, (c.returncode, c.stderr)
+        assert time.monotonic() - t0 < 3 + 15
 
 
 def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, fault_runner, sshd, tmp_path):
