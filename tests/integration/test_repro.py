@@ -172,3 +172,28 @@ def test_repro_refusals(aotidbg, package, tmp_path):
     assert r.returncode == 2 and "--kernel takes N, NAME or NAME@K" in r.stderr
     r = run([aotidbg, "repro", pkg, "--kernel", "0"])
     assert r.returncode == 2 and "-o DIR is required" in r.stderr
+
+
+def test_live_repro_action_makes_the_folder(aotidbg, package, tmp_path):
+    """Live: `repro` on the selected kernel runs the package again to that launch
+    (a runner of its own, through the run service) and writes the folder; the
+    live session records it."""
+    pkg = package("mlp_ln")
+    inputs = spec(tmp_path, ["{shape: [6, 16], dtype: float32, device: cpu, fill: randn, seed: 1}",
+                             "{shape: [3], dtype: int64, device: cpu, fill: arange}"])
+    out, rec = tmp_path / "rk", str(tmp_path / "live.yaml")
+    r = run([aotidbg, pkg, "--inputs", inputs, "--record", rec, "--headless", "300x40", "--ascii", "--dump-screen",
+             "--keys", f"step step repro:{out}"], cwd=str(tmp_path), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert (f"repro of cpp_fused_native_layer_norm_relu_0 (cpp, launch 1, status ok) written to {out} run it: "
+            f"cmake -S {out}") in r.stdout, r.stdout[-1500:]
+    head, _ = capture(out)
+    assert head["kernel"][1] == "cpp_fused_native_layer_norm_relu_0" and head["status"] == ["ok"]
+    assert (out / "CMakeLists.txt").exists() and (out / "kernel.cpp").exists()
+    assert f'repro: "{out}"' in open(rec).read()   # the live session says a repro was made
+    assert f'repro: "{out}"' in (out / "session.yaml").read_text()
+    # a folder that is not empty is refused, and said
+    r = run([aotidbg, pkg, "--inputs", inputs, "--record", str(tmp_path / "l2.yaml"), "--headless", "300x40",
+             "--ascii", "--dump-screen", "--keys", f"step repro:{out}"], cwd=str(tmp_path), timeout=300)
+    assert "is not empty: give a new folder" in r.stdout + r.stderr, r.stdout[-1500:] + r.stderr
+    assert "repro:" not in open(str(tmp_path / "l2.yaml")).read()
