@@ -412,6 +412,12 @@ int live_interrupt(app *a)
     return 0;
 }
 
+void live_interrupted(app *a, int sig)
+{
+    if (a->live)
+        run_service_interrupt(a->live->rs, signal_name(sig));
+}
+
 int live_finish(app *a, int from_signal)
 {
     if (!a->live)
