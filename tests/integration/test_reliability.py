@@ -502,7 +502,8 @@ def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, fault_runner, ssh
     `restart` says why it cannot, and the kernels that arrived stay in the session."""
     fake = tmp_path / "bin" / "dying-runner"
     fake.parent.mkdir()
-    fake.write_text(f'#!/bin/sh\nH9_FAULT=hang H9_FAULT_AT=2 exec timeout -s KILL 8 "{fault_runner}" "$@"\n')
+    fake.write_text(f'#!/bin/sh\nprintf "last words, no newline" >&2\n'
+                    f'H9_FAULT=hang H9_FAULT_AT=2 exec timeout -s KILL 8 "{fault_runner}" "$@"\n')
     fake.chmod(0o755)
     out = str(tmp_path / "live.yaml")
     r = run([aotidbg, "--remote", sshd.target, "--remote-runner", str(fake), mlp["pkg"], "--inputs", mlp["spec"],
@@ -515,6 +516,7 @@ def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, fault_runner, ssh
     names = [k["name"] for k in events(sess, "kernel")]
     assert names == mlp["launches"][:mlp["hang_at"] + 1], "the kernels that arrived were dropped"
     assert events(sess, "runner-exit")[-1]["how"] == "lost"
+    assert any("last words, no newline" in e["text"] for e in events(sess, "log")), events(sess, "log")
     # the kernel in flight is not blamed: the connection went, what the kernel did is not known
     row = [ln for ln in r.stdout.splitlines() if f" {mlp['hang_at']}   aoti_torch_cpu_addmm" in ln][-1]
     assert " lost " in row and "died" not in row, row

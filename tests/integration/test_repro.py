@@ -42,6 +42,8 @@ def build_and_run(out):
     exe = str(out / "build" / "repro")
     libs = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
     assert "libpython" not in libs, libs   # torch lives under site-packages; Python itself must not be linked
+    needed = subprocess.run(["readelf", "-d", exe], capture_output=True, text=True).stdout
+    assert "(NEEDED)" in needed and "libpython" not in needed, needed   # nor asked for by name
     return subprocess.run([exe], capture_output=True, text=True, timeout=120), libs
 
 
@@ -131,6 +133,11 @@ def test_repro_extern_nan_softmax_while(aotidbg, package, tmp_path):
     make(aotidbg, package("runner_nan"), nan, "2", out)
     head, _ = capture(out)
     assert head["kernel"][1].startswith("cpp_fused_log") and head["status"] == ["nan"]
+    # it is the kernel where NaN first appears in the run (the repro run's own session says so)
+    import yaml
+    ks = [e for e in yaml.safe_load((out / "session.yaml").read_text())["events"] if e.get("kind") == "kernel"]
+    first = next(k["index"] for k in ks if any(t["phase"] == "after" and t["stats"]["nan"] for t in k["tensors"]))
+    assert first == 2, [(k["index"], k["name"]) for k in ks]
     r, _ = build_and_run(out)
     assert r.returncode == 0 and "NaN of" in r.stdout, r.stdout + r.stderr
     files = check_equal(out)
