@@ -204,3 +204,30 @@ def test_live_repro_action_makes_the_folder(aotidbg, package, tmp_path):
              "--ascii", "--dump-screen", "--keys", f"step repro:{out}"], cwd=str(tmp_path), timeout=300)
     assert "is not empty: give a new folder" in r.stdout + r.stderr, r.stdout[-1500:] + r.stderr
     assert "repro:" not in open(str(tmp_path / "l2.yaml")).read()
+
+
+def test_repro_refuses_an_argument_it_cannot_capture(aotidbg, package, tmp_path):
+    """A call whose argument is no tensor the printer handed over and has no
+    definition in wrapper.cpp (here written into a copy of the package's
+    wrapper.cpp; the model .so is the real one and runs as shipped): refused,
+    naming the argument and why, exit 2, nothing but the run's session left."""
+    import re
+    import zipfile
+    src, pkg = package("mlp_ln"), str(tmp_path / "edited.pt2")
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(pkg, "w") as o:
+        for i in z.infolist():
+            d = z.read(i.filename)
+            if i.filename.endswith(".wrapper.cpp"):
+                t = d.decode()
+                m = re.search(r"\n\s*cpp_fused_native_layer_norm_relu_0\(", t)
+                d = (t[:m.end()] + "(const float*)(mystery_ptr), " + t[m.end():]).encode()
+            o.writestr(i, d)
+    inputs = spec(tmp_path, ["{shape: [6, 16], dtype: float32, device: cpu, fill: randn, seed: 1}",
+                             "{shape: [3], dtype: int64, device: cpu, fill: arange}"])
+    out = tmp_path / "ed"
+    r = run([aotidbg, "repro", pkg, "--inputs", inputs, "--kernel", "cpp_fused_native_layer_norm_relu_0", "-o",
+             str(out)])
+    assert r.returncode == 2, r.stderr
+    assert ("cannot make a repro of cpp_fused_native_layer_norm_relu_0 (launch 1): argument mystery_ptr: its value "
+            "is not known here") in r.stderr, r.stderr
+    assert sorted(os.listdir(out)) == ["session.yaml"]
