@@ -2,7 +2,8 @@
 # Builds aotidbg and runs the whole test suite:
 #   1. ctest's fast labels (unit, screens, fuzz-seeds, structure) and the
 #      integration tests (pytest: real AOTI packages compiled on CPU, run
-#      through the real runner and libtorch), all of them in one pytest process
+#      through the real runner and libtorch), in one pytest run with a worker
+#      per core when pytest-xdist is installed (AOTIDBG_TEST_WORKERS=N to choose)
 #      (configured with -DAOTIDBG_CTEST_INTEGRATION=ON, `ctest -L integration`
 #      runs the same files, one process each: slower, as every process pays
 #      torch's first compile);
@@ -14,6 +15,14 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 JOBS=$(nproc 2>/dev/null || echo 2)
 status=0
+# Integration tests spend most of their time waiting on runners, so two pytest
+# workers per core pair pay off; each file stays in one worker (module fixtures
+# share compiled models). AOTIDBG_TEST_WORKERS=0 runs them in one process.
+WORKERS=${AOTIDBG_TEST_WORKERS:-$JOBS}
+PARALLEL=()
+if [ "$WORKERS" != 0 ] && python3 -c "import xdist" 2>/dev/null; then
+  PARALLEL=(-n "$WORKERS" --dist loadfile)
+fi
 
 build() {  # build DIR [cmake args...]
   local dir=$1; shift
@@ -27,7 +36,7 @@ build build || exit 1
 echo "== unit, screen, fuzz-seed and structure tests (ctest)"
 (cd build && ctest --output-on-failure -j "$JOBS" -LE integration) || status=1
 echo "== integration tests (real AOTI packages on CPU)"
-AOTIDBG_BUILD_DIR=$ROOT/build python3 -m pytest -q -p no:cacheprovider tests/integration || status=1
+AOTIDBG_BUILD_DIR=$ROOT/build python3 -m pytest -q -p no:cacheprovider "${PARALLEL[@]}" tests/integration || status=1
 
 if [ "${AOTIDBG_NO_SANITIZE:-0}" != 1 ]; then
   echo "== AddressSanitizer + UBSan build"
@@ -37,6 +46,6 @@ if [ "${AOTIDBG_NO_SANITIZE:-0}" != 1 ]; then
   (cd build-asan && ctest --output-on-failure -j "$JOBS" -LE integration) || status=1
   echo "== integration tests under ASan+UBSan (front end; the runner hosts libtorch and is not instrumented)"
   AOTIDBG_BUILD_DIR=$ROOT/build-asan AOTIDBG_RUNNER=$ROOT/build/aotidbg-runner \
-    python3 -m pytest -q -p no:cacheprovider -m "not slow" tests/integration || status=1
+    python3 -m pytest -q -p no:cacheprovider "${PARALLEL[@]}" -m "not slow" tests/integration || status=1
 fi
 exit $status
