@@ -221,13 +221,14 @@ def descendants():
     return out
 
 
-def become_subreaper():
+def become_subreaper(on=True):
     """Orphans below this process (a runner whose front end was killed, a remote
     end whose ssh went) are re-parented here instead of to init, so that
-    descendants() still sees them."""
+    descendants() still sees them; on=False gives them back to init (other
+    tests' checks of /proc would see unreaped zombies here)."""
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(36, 1, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER
+    libc.prctl(36, 1 if on else 0, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER
 
 
 def leftovers(before, grace_s=10.0):

@@ -37,6 +37,7 @@ def nothing_outlives_the_test(request):
     before = descendants()
     yield
     left = leftovers(before)
+    become_subreaper(False)
     assert not left, f"outlived {request.node.name}: {left}"
 
 
