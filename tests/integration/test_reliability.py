@@ -309,8 +309,9 @@ def test_hostile_metadata_prints_no_escape(aotidbg, mlp, tmp_path):
 
 def test_hostile_entry_name_in_an_error(aotidbg, mlp, tmp_path):
     pkg = hostile_package(mlp["pkg"], str(tmp_path / "evil.pt2"), entry_name="w" + NASTY[1] + NASTY[0] + ".cubin")
-    for cmd in ("info", "check"):
-        r = run([aotidbg, cmd, pkg])
+    for cmd in (["info", pkg], ["check", pkg], [pkg, "--inputs", mlp["spec"], "--record", str(tmp_path / "l.yaml"),
+                                               "--headless", "80x24", "--keys", "q"]):   # the last: the live UI
+        r = run([aotidbg] + cmd, cwd=str(tmp_path))
         assert r.returncode == 2, r.stderr
         no_control(r.stdout + r.stderr)
         assert "w\\x1b[2J\\x1b]0;title\\x07.cubin" in r.stderr, r.stderr
