@@ -524,3 +524,11 @@ def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, fault_runner, ssh
     assert " lost " in row and "died" not in row, row
     assert "connection to the runner lost in this kernel" in r.stdout, r.stdout
     assert "runner died" not in r.stdout and "connection lost" in r.stdout
+    # headless, the same loss: exit 1, the kernels kept, the summary says the connection went
+    out = str(tmp_path / "run.yaml")
+    r = run([aotidbg, "run", "--remote", sshd.target, "--remote-runner", str(fake), mlp["pkg"], "--inputs",
+             mlp["spec"], "--timeout", "0", "--record", out], env=sshd.env(), cwd=str(tmp_path), timeout=300)
+    assert r.returncode == 1, r.stderr
+    assert f"the connection to the runner was lost during or after kernel {mlp['hang_at']}" in r.stderr, r.stderr
+    assert "died" not in r.stderr, r.stderr
+    assert [k["name"] for k in events(load_session(out), "kernel")] == names
