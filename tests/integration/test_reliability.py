@@ -24,21 +24,10 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from aotidbg_testlib import (become_subreaper, descendants, events, leftovers, load_session, run,  # noqa: E402
-                             wrapper_launches, write_spec)
+from aotidbg_testlib import events, load_session, run, wrapper_launches, write_spec  # noqa: E402
 from test_faults import fault_runner  # noqa: E402,F401 (the fixture: a runner with the fault library)
 
-
-@pytest.fixture(autouse=True)
-def nothing_outlives_the_test(request):
-    """No runner, agent, ssh or fake remote end started by a test is still
-    there once it ended (orphans included: this process is their subreaper)."""
-    become_subreaper()
-    before = descendants()
-    yield
-    left = leftovers(before)
-    become_subreaper(False)
-    assert not left, f"outlived {request.node.name}: {left}"
+pytestmark = pytest.mark.usefixtures("nothing_outlives_the_test")
 
 
 @pytest.fixture(scope="module")
