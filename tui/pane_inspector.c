@@ -348,6 +348,16 @@ static int provenance_header(insp *s, grid *g, rect in, const kernel_call *c)
     return y - in.y;
 }
 
+/* The first compute-sanitizer report of kernel ki that names a tensor; NULL none. */
+static const memcheck_event *memcheck_of(const session *s, int64_t ki)
+{
+    for (size_t i = 0; i < s->nevents; i++)
+        if (s->events[i]->kind == EV_MEMCHECK && s->events[i]->u.memcheck.kernel_index == ki &&
+            s->events[i]->u.memcheck.hit)
+            return &s->events[i]->u.memcheck;
+    return NULL;
+}
+
 static void i_render(app *a, pane *p, grid *g, int focused)
 {
     const kernel_event *k = app_selected_kernel(a);
@@ -366,6 +376,12 @@ static void i_render(app *a, pane *p, grid *g, int focused)
     if (died && in.h >= 3) {
         /* it never finished: no after-tensors will come */
         grid_printf(g, in.x, in.y, in.w, EL_ERROR, "%s in this kernel: no after-tensors", ended);
+        in.y++;
+        in.h--;
+    }
+    const memcheck_event *mc = memcheck_of(a->s, k->index);
+    if (mc && in.h >= 3) {   /* --memcheck: where this kernel's bad access landed */
+        grid_printf(g, in.x, in.y, in.w, EL_ERROR, "%s: %s", mc->tool, mc->hit);
         in.y++;
         in.h--;
     }

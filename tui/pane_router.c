@@ -203,6 +203,11 @@ static const char *field_of(const error_event *e, const route_result *rr, const 
  * first NaN/Inf ("first bad buf15[0, 0, 0] = nan; log at model.py:36: ..."). */
 static int element_line(const error_event *e, const route_result *rr, strbuf *sb)
 {
+    const char *hit = field_of(e, rr, "memcheck_hit");   /* --memcheck: the address in the model's terms */
+    if (hit) {
+        strbuf_addf(sb, "compute-sanitizer: %s", hit);
+        return 1;
+    }
     const char *at = field_of(e, rr, "index_at");
     if (at) {
         const char *t = field_of(e, rr, "index_tensor"), *u = field_of(e, rr, "index_user");

@@ -70,7 +70,7 @@ int checklist_order_inputs(package_t *p, const char *model, session *s, const ch
             user[i] = ws.inputs[i].user_name;
             aoti[i] = ws.inputs[i].name;
         }
-        rc = inputs_order_by_name(s, spec, user, aoti, ws.ninputs, err);
+        rc = inputs_order_by_name(s, spec, user, aoti, ws.ninputs, NULL, err);
         free(user);
         free(aoti);
     }

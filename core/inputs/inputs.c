@@ -605,10 +605,27 @@ done:
     return rc;
 }
 
+/* 1 when names holds no name but positional ones ("args[0]") and no spec input is named by one
+ * of those or by an AOTI name: the spec's names can only be labels. */
+static int names_are_labels(const session *s, const char *const *names, const char *const *aoti_names, size_t n)
+{
+    for (size_t j = 0; names && j < n; j++)
+        if (names[j] && *names[j] && strncmp(names[j], "args[", 5))
+            return 0;
+    for (size_t i = 0; i < s->ninputs; i++)
+        for (size_t j = 0; j < n; j++)
+            if ((aoti_names && aoti_names[j] && !strcmp(aoti_names[j], s->inputs[i].name)) ||
+                (names && names[j] && !strcmp(names[j], s->inputs[i].name)))   /* "args[1]" still orders */
+                return 0;
+    return 1;
+}
+
 int inputs_order_by_name(session *s, const char *spec_path, const char *const *names,
-                         const char *const *aoti_names, size_t n, strbuf *err)
+                         const char *const *aoti_names, size_t n, int *labels, strbuf *err)
 {
     size_t named = 0;
+    if (labels)
+        *labels = 0;
     for (size_t i = 0; i < s->ninputs; i++)
         named += s->inputs[i].name != NULL;
     if (!named)
@@ -617,6 +634,11 @@ int inputs_order_by_name(session *s, const char *spec_path, const char *const *n
         strbuf_addf(err, "%s: %zu of %zu inputs have a name: name every input, or none (then they go in model "
                     "order)", spec_path, named, s->ninputs);
         return -1;
+    }
+    if (names_are_labels(s, names, aoti_names, n)) {
+        if (labels)
+            *labels = 1;
+        return 0;
     }
     input_spec *ordered = arena_alloc(&s->arena, (n ? n : 1) * sizeof *ordered);
     unsigned char *used = xcalloc(n ? n : 1, 1);

@@ -26,9 +26,13 @@ int inputs_parse(session *s, const char *name, const char *text, size_t len, str
  * and aoti_names[i] (either may be NULL or hold NULLs) are model input i's
  * user name and AOTI name. A spec naming none is left as it is; naming only
  * some, an unknown or repeated name, or leaving an input out is an error
- * naming the spec and the input. */
+ * naming the spec and the input. A package that names its inputs only by
+ * position (names all NULL or "args[N]": exported with positional
+ * arguments) has no name to match the user's by: when no spec name is an
+ * AOTI name either, the names label the inputs in the spec's order (the run
+ * shows them as the inputs' user names) and *labels is set to 1 (may be NULL). */
 int inputs_order_by_name(session *s, const char *spec_path, const char *const *names,
-                         const char *const *aoti_names, size_t n, strbuf *err);
+                         const char *const *aoti_names, size_t n, int *labels, strbuf *err);
 int inputs_materialize_file(const input_spec *in, int index, const char *dir, char **raw_path, strbuf *err);
 
 #endif

@@ -230,6 +230,7 @@ typedef struct {
     const char *address;       /* "0x7f00bc800090"; may be NULL */
     const char *hit;           /* what the address hit, in words (addr_map.h); may be NULL */
     const char *tensor;        /* the tensor named; may be NULL */
+    const char *tensor_user;   /* its user name ("table", "e.weight"; tensor_rec.user_name); may be NULL */
     const char *element;       /* its element at the address, "[9, 0]"; may be NULL */
     const char *place;         /* inside, in-alloc, past-end, before; may be NULL */
     int64_t distance;          /* bytes outside the allocation; -1 unknown */

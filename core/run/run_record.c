@@ -32,6 +32,8 @@ struct run_record {
     size_t n_input_names;
     const launch_branch *branches;   /* borrowed (run_record_set_branches) */
     size_t nbranches;
+    const tensor_user_name *unames;   /* borrowed (run_record_set_user_names) */
+    size_t nunames;
     unsigned char *seen;       /* per branches row: interposition launched it this run */
     int64_t hidden0;           /* s->hidden_kernels before this run's interposed launches, -2 unset */
     const char *hidden_why0;
@@ -154,6 +156,26 @@ void run_record_set_input_names(run_record *r, const char *const *names, size_t 
     for (size_t i = 0; i < n; i++)
         r->input_names[i] = xstrdup(names[i] ? names[i] : "");
     r->n_input_names = n;
+}
+
+void run_record_set_user_names(run_record *r, const tensor_user_name *rows, size_t n)
+{
+    r->unames = rows;
+    r->nunames = n;
+}
+
+/* The user's name of a tensor the runner named: a model input's from the package's specs, else
+ * a row of run_record_set_user_names; NULL none. */
+static const char *user_name_of(const run_record *r, const char *name)
+{
+    const session *s = r->s;
+    for (size_t i = 0; i < r->n_input_names && i < s->package.ninput_names; i++)
+        if (!strcmp(name, r->input_names[i]) && *s->package.input_names[i])   /* "arg3_1" is the user's "x" */
+            return s->package.input_names[i];
+    for (size_t i = 0; i < r->nunames; i++)
+        if (!strcmp(name, r->unames[i].tensor))
+            return r->unames[i].user;
+    return NULL;
 }
 
 /* ---- errors --------------------------------------------------------------- */
@@ -489,9 +511,7 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
             return -1;
         }
         tensor_rec t = keep_tensor(r, &m->u.tensor.t);
-        for (size_t i = 0; i < r->n_input_names && i < s->package.ninput_names; i++)
-            if (!strcmp(t.name, r->input_names[i]))   /* a model input: "arg3_1" is the user's "x" */
-                t.user_name = s->package.input_names[i];
+        t.user_name = user_name_of(r, t.name);
         push_tensor(&s->arena, &k->ntensors, &k->tensors, &t);
         return 0;
     }

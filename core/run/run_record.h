@@ -59,6 +59,14 @@ typedef struct {
     size_t sites;              /* unhooked launch sites in subgraphs (counted in hidden_kernels) */
 } launch_branch;
 void run_record_set_branches(run_record *r, const launch_branch *rows, size_t n);
+/* Tensor names the runner sends, given the user's name when the package's specs have none:
+ * a weight by its original_fqn ("e_weight" -> "e.weight"), an input the package names only by
+ * position by the label the --inputs spec gave it ("arg0_1" -> "table"). Borrowed: the rows
+ * must outlive r. */
+typedef struct {
+    const char *tensor, *user;
+} tensor_user_name;
+void run_record_set_user_names(run_record *r, const tensor_user_name *rows, size_t n);
 
 /* One message as it arrived: HELLO (torch version, GPU), KERNEL, TENSOR,
  * ERROR, DONE; others are ignored. t_ms: milliseconds since RUN, for events

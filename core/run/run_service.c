@@ -56,6 +56,9 @@ struct run_service {
     const char *san_argv[SAN_ARGV_MAX];
     char san_path[4096];
     char *san_xml, *san_txt;   /* malloc'd */
+    int san_read;              /* this run's reports are in the session */
+    tensor_user_name *unames;  /* the runner's tensor names -> the user's (run_record.h); malloc'd */
+    size_t nunames;
     char interrupted[48];      /* "interrupted (SIGHUP)": a signal ended the run (run_service_interrupt) */
 };
 
@@ -485,7 +488,7 @@ static int pump_eager(run_service *rs, strbuf *err)
 const char *run_service_eager_failure(const run_service *rs) { return rs->eager_code ? rs->eager_err.buf : NULL; }
 
 /* A spec naming its inputs, put in model order by the user's or AOTI's names. */
-static int order_inputs(session *s, const char *spec, const wrapper_scan *ws, strbuf *err)
+static int order_inputs(session *s, const char *spec, const wrapper_scan *ws, int *labels, strbuf *err)
 {
     const char **user = xcalloc(ws->ninputs ? ws->ninputs : 1, sizeof *user);
     const char **aoti = xcalloc(ws->ninputs ? ws->ninputs : 1, sizeof *aoti);
@@ -493,7 +496,7 @@ static int order_inputs(session *s, const char *spec, const wrapper_scan *ws, st
         user[i] = ws->inputs[i].user_name;
         aoti[i] = ws->inputs[i].name;
     }
-    int rc = inputs_order_by_name(s, spec, user, aoti, ws->ninputs, err);
+    int rc = inputs_order_by_name(s, spec, user, aoti, ws->ninputs, labels, err);
     free(user);
     free(aoti);
     return rc;
@@ -518,6 +521,30 @@ static void names_to_session(session *s, const wrapper_scan *ws)
             pi->output_names[i] = arena_strdup(&s->arena, ws->output_names[i] ? ws->output_names[i] : "");
         pi->noutput_names = ws->noutputs;
     }
+}
+
+/* Names the package's specs do not give, for the tensors the runner sends: each weight by its
+ * original_fqn where that differs from its C++ name, and, where the spec labelled inputs the
+ * package names only by position, those labels (a note says where they came from). */
+static void user_names(run_service *rs, const wrapper_scan *ws, int labels)
+{
+    session *s = rs->s;
+    size_t n = 0;
+    free(rs->unames);
+    rs->unames = xcalloc(ws->nconstants + ws->ninputs + 1, sizeof *rs->unames);
+    for (size_t i = 0; i < ws->nconstants; i++)
+        if (ws->constants[i].name && ws->constants[i].fqn && strcmp(ws->constants[i].name, ws->constants[i].fqn))
+            rs->unames[n++] = (tensor_user_name){arena_strdup(&s->arena, ws->constants[i].name),
+                                                 arena_strdup(&s->arena, ws->constants[i].fqn)};
+    for (size_t i = 0; labels && i < ws->ninputs && i < s->ninputs; i++)
+        if (ws->inputs[i].name && s->inputs[i].name)
+            rs->unames[n++] = (tensor_user_name){arena_strdup(&s->arena, ws->inputs[i].name), s->inputs[i].name};
+    if (labels && ws->ninputs)
+        session_add_note(s, arena_printf(&s->arena, "the package names its inputs only by position (exported with "
+                                                    "positional arguments): the names the inputs spec gives them "
+                                                    "label them (%s is %s)", ws->inputs[0].name ? ws->inputs[0].name
+                                                    : "input 0", s->inputs[0].name));
+    rs->nunames = n;
 }
 
 /* ---- open ----------------------------------------------------------------- */
@@ -722,8 +749,10 @@ static int scan_inputs(run_service *rs, const run_options *o, opening *op, strbu
             return -1;
         }
         names_to_session(s, &op->ws);
-        if (o->inputs && order_inputs(s, o->inputs, &op->ws, err) < 0)
+        int labels = 0;
+        if (o->inputs && order_inputs(s, o->inputs, &op->ws, &labels, err) < 0)
             return -1;
+        user_names(rs, &op->ws, labels);
     }
     load_provenance(rs, op->m, op->have_ws ? &op->ws : NULL);
     return 0;
@@ -815,6 +844,7 @@ static int start_runner(run_service *rs, const run_options *o, unsigned front, c
         .constants = wp->form == WEIGHTS_PICKLE ? wp->refs : NULL,
         .nconstants = wp->form == WEIGHTS_PICKLE ? wp->nrefs : 0,
         .branches = rs->branches, .nbranches = rs->nbranches, .capture = o->capture,
+        .user_names = rs->unames, .nuser_names = rs->nunames,
         .wrap = o->memcheck ? rs->san_argv : NULL, .alloc = o->memcheck != NULL,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
@@ -923,6 +953,32 @@ static int pump_extraction(run_service *rs, int *timeout_ms, strbuf *err)
     return RUN_CHANGED_STATE;
 }
 
+/* --memcheck: once the runner is dead (an illegal access ends it), the tool's reports become
+ * events at once, so a live session shows them; the tool writes its summary last, right after
+ * the runner's exit (waited for up to 3 s). A run that finished is read at run_service_finish. */
+static int memcheck_collect(run_service *rs, int dead)
+{
+    if (!rs->san_xml || rs->san_read || !rs->rc || (dead && runner_client_state(rs->rc) != RUNNER_DEAD))
+        return 0;
+    for (int waited = 0; waited < 3000 && !sanitizer_report_done(rs->san_txt); waited += 20)
+        poll(NULL, 0, 20);
+    strbuf serr = STRBUF_INIT;
+    sanitizer_to_session(rs->s, rs->o.memcheck, rs->san_xml, rs->san_txt, &serr);
+    strbuf_release(&serr);
+    rs->san_read = 1;
+    return RUN_CHANGED_EVENTS;
+}
+
+/* A new run under the tool: the last run's reports must not be read as its own. */
+static void memcheck_again(run_service *rs)
+{
+    if (!rs->san_xml)
+        return;
+    unlink(rs->san_xml);
+    unlink(rs->san_txt);
+    rs->san_read = 0;
+}
+
 int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
 {
     if (!rs->rc)
@@ -940,6 +996,7 @@ int run_service_pump(run_service *rs, int timeout_ms, strbuf *err)
         changed |= RUN_CHANGED_EVENTS;
     if (rs->eager && !rs->eager_done)
         changed |= pump_eager(rs, err);
+    changed |= memcheck_collect(rs, 1);
     int st = (int)runner_client_state(rs->rc);
     int64_t ck = runner_client_current_kernel(rs->rc);
     if (st != rs->last_state || ck != rs->last_kernel)
@@ -1039,6 +1096,7 @@ int run_service_restart(run_service *rs, strbuf *err)
     if (!rs->rc || extract_failed(rs, err) || connection_lost(rs, err))
         return -1;
     rs->left_at_stop = 0;
+    memcheck_again(rs);
     return runner_client_restart(rs->rc, err);
 }
 
@@ -1049,6 +1107,7 @@ int run_service_rerun(run_service *rs, int blocking, int deterministic, int brea
     runner_client_free(rs->rc);
     rs->rc = NULL;
     rs->left_at_stop = 0;
+    memcheck_again(rs);
     rs->s->nevents = 0;   /* a fresh run, as runner_client_restart does */
     rs->s->nkernels = 0;
     runner_options ro = rs->ro;
@@ -1183,10 +1242,7 @@ int run_service_finish(run_service *rs, strbuf *err)
             runner_client_kill(rs->rc, "killed");
         }
     }
-    strbuf serr = STRBUF_INIT;
-    if (rs->san_xml && rs->rc)   /* the tool has written its reports once the runner is gone */
-        sanitizer_to_session(rs->s, rs->o.memcheck, rs->san_xml, rs->san_txt, &serr);
-    strbuf_release(&serr);
+    memcheck_collect(rs, 0);   /* the tool has written its reports once the runner is gone */
     const char *end = rs->interrupted[0] ? rs->interrupted : run_service_end_state(rs);
     rs->s->end_state = arena_strdup(&rs->s->arena, end ? end : "killed");
     if (!rs->s->package.sha256) {   /* hashed on its thread since the open; an interrupted run does not wait */
@@ -1227,6 +1283,7 @@ void run_service_free(run_service *rs)
     runner_client_free(rs->rc);
     free(rs->rebuilt_so);
     free(rs->branches);
+    free(rs->unames);
     package_close(rs->pkg);
     remote_close(rs->remote);   /* the agent there kills its runner and removes its files */
     host_facts_release(&rs->hf);

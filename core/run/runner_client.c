@@ -461,6 +461,7 @@ int runner_client_start(runner_client **out, const runner_options *o, session *s
     rc->held = o->hold_run;
     rc->rec = run_record_new(s, o->trace_source, o->values_budget);
     run_record_set_branches(rc->rec, o->branches, o->nbranches);
+    run_record_set_user_names(rc->rec, o->user_names, o->nuser_names);
     rc->link.pid = -1;
     rc->link.proto_rd = rc->link.proto_wr = rc->link.out_fd = rc->link.err_fd = -1;
     strbuf_init(&rc->rbuf, 0);

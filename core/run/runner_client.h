@@ -71,6 +71,8 @@ typedef struct {
     const launch_branch *branches;       /* kernel -> branch for interposed launches
                                             (run_record_set_branches); borrowed */
     size_t nbranches;
+    const tensor_user_name *user_names;  /* tensor -> the user's name (run_record_set_user_names); borrowed */
+    size_t nuser_names;
     const char *const *wrap;   /* the command the runner runs under (compute-sanitizer, sanitizer.h); NULL none */
     int alloc;                 /* the runner says where every tensor's elements sit (PROTO_LOAD_ALLOC) */
 } runner_options;

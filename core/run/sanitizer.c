@@ -97,7 +97,7 @@ static const char *user_line(session *s, const kernel_event *k)
 
 #define MAX_TABLES 256   /* launches looked through for an address, newest first */
 
-static void name_address(session *s, const event *ke, const san_record *r, memcheck_event *m)
+static void name_address(session *s, const event *ke, const san_record *r, memcheck_event *m, addr_hit *hp)
 {
     addr_table t[MAX_TABLES];
     size_t n = 0, p = s->nkernels;
@@ -111,6 +111,7 @@ static void name_address(session *s, const event *ke, const san_record *r, memch
     addr_hit h;
     if (addr_map(t, n, r->address, r->size > 0 ? (uint32_t)r->size : 0, &h) == ADDR_NONE)
         return;
+    *hp = h;
     static const char *const places[] = {[ADDR_INSIDE] = "inside", [ADDR_IN_ALLOC] = "in-alloc",
                                          [ADDR_PAST_END] = "past-end", [ADDR_BEFORE] = "before"};
     strbuf sb = STRBUF_INIT;
@@ -122,14 +123,17 @@ static void name_address(session *s, const event *ke, const san_record *r, memch
     addr_hit_index_text(&h, &sb);
     m->element = arena_strdup(&s->arena, sb.buf);
     m->tensor = h.t->name;
+    m->tensor_user = h.t->user_name;
     m->place = places[h.place];
     m->distance = h.place >= ADDR_PAST_END && h.distance <= INT64_MAX ? (int64_t)h.distance : -1;
     if (h.index_t)
-        m->index = arena_printf(&s->arena, "%s[%" PRId64 "] = %" PRId64, h.index_t->name, h.index_flat, h.index_value);
+        m->index = arena_printf(&s->arena, "%s%s%s%s[%" PRId64 "] = %" PRId64, h.index_t->name,
+                                h.index_t->user_name ? " (" : "", h.index_t->user_name ? h.index_t->user_name : "",
+                                h.index_t->user_name ? ")" : "", h.index_flat, h.index_value);
     strbuf_release(&sb);
 }
 
-static void fill_event(session *s, const char *tool, const san_record *r, memcheck_event *m)
+static void fill_event(session *s, const char *tool, const san_record *r, memcheck_event *m, addr_hit *h)
 {
     arena *a = &s->arena;
     const event *ke = launch_of(s, r->func);
@@ -155,14 +159,19 @@ static void fill_event(session *s, const char *tool, const san_record *r, memche
     }
     if (r->has_address) {
         m->address = arena_printf(a, "0x%" PRIx64, r->address);
-        name_address(s, ke, r, m);
+        if (r->space && (!strcmp(r->space, "__shared__") || !strcmp(r->space, "__local__")))   /* racecheck's hazards */
+            m->hit = arena_printf(a, "a %s address: a block's or a thread's own scratch memory, where no tensor "
+                                     "lives", r->space);
+        else
+            name_address(s, ke, r, m, h);
     }
 }
 
 /* The run's first error (the launch failure the tool's report explains) gains the first report's
- * names as route fields: memcheck_kernel, memcheck_tensor, memcheck_element, memcheck_index,
- * memcheck_hit. */
-static void add_route_fields(session *s, const memcheck_event *m)
+ * names as route fields: memcheck_kernel, memcheck_tensor, memcheck_user (its user name),
+ * memcheck_element, memcheck_index, memcheck_hit; and, when an index element led there, the
+ * fields goto-element reads (index_tensor, index_at, index_value, index_user). */
+static void add_route_fields(session *s, const memcheck_event *m, const addr_hit *h)
 {
     error_event *e = NULL;
     for (size_t i = 0; i < s->nevents && !e; i++)
@@ -170,8 +179,22 @@ static void add_route_fields(session *s, const memcheck_event *m)
             e = &s->events[i]->u.error;
     if (!e)
         return;
-    const char *kv[][2] = {{"memcheck_kernel", m->kernel}, {"memcheck_tensor", m->tensor},
-                           {"memcheck_element", m->element}, {"memcheck_index", m->index}, {"memcheck_hit", m->hit}};
+    const char *at = NULL, *val = NULL;
+    int64_t idx[TENSOR_MAX_DIMS];
+    if (h->index_t && h->index_flat >= 0 && h->index_t->ndim > 0 && tensor_unflatten(h->index_t, h->index_flat, idx) == 0) {
+        strbuf sb = STRBUF_INIT;
+        strbuf_addch(&sb, '[');
+        for (int d = 0; d < h->index_t->ndim; d++)
+            strbuf_addf(&sb, "%s%" PRId64, d ? ", " : "", idx[d]);
+        strbuf_addch(&sb, ']');
+        at = arena_strdup(&s->arena, sb.buf);
+        val = arena_printf(&s->arena, "%" PRId64, h->index_value);
+        strbuf_release(&sb);
+    }
+    const char *kv[][2] = {{"memcheck_kernel", m->kernel}, {"memcheck_tensor", m->tensor}, {"memcheck_user", m->tensor_user},
+                           {"memcheck_element", m->element}, {"memcheck_index", m->index}, {"memcheck_hit", m->hit},
+                           {"index_tensor", at ? h->index_t->name : NULL}, {"index_at", at}, {"index_value", val},
+                           {"index_user", at ? h->index_t->user_name : NULL}};
     size_t n = sizeof kv / sizeof kv[0];
     kv_pair *f = arena_alloc(&s->arena, (e->nfields + n) * sizeof *f);
     if (e->nfields)
@@ -186,6 +209,22 @@ static int same_site(const san_record *a, const san_record *b)
 {
     return a->pc == b->pc && !strcmp(a->func ? a->func : "", b->func ? b->func : "") &&
            !strcmp(a->text ? a->text : "", b->text ? b->text : "");
+}
+
+int sanitizer_report_done(const char *txt)
+{
+    strbuf buf = STRBUF_INIT, err = STRBUF_INIT;
+    int done = 0;
+    if (strbuf_read_file(&buf, txt, SAN_MAX_INPUT, &err) == 0) {
+        arena a = ARENA_INIT;
+        san_report r = {0};
+        san_parse_text(buf.buf, buf.len, &a, &r);
+        done = r.summary != NULL;
+        arena_release(&a);
+    }
+    strbuf_release(&buf);
+    strbuf_release(&err);
+    return done;
 }
 
 int sanitizer_to_session(session *s, const char *tool, const char *xml, const char *txt, strbuf *err)
@@ -218,6 +257,7 @@ int sanitizer_to_session(session *s, const char *tool, const char *xml, const ch
     size_t first = s->nevents;
     const san_record *site[SAN_MAX_EVENTS];
     event *ev[SAN_MAX_EVENTS];
+    addr_hit first_hit = {0};
     size_t nev = 0, folded = 0;
     for (size_t i = 0; i < use->n; i++) {
         size_t j = 0;
@@ -234,12 +274,15 @@ int sanitizer_to_session(session *s, const char *tool, const char *xml, const ch
         site[nev] = &use->r[i];
         ev[nev] = session_add_event(s, EV_MEMCHECK);
         ev[nev]->t_ms = -1;
-        fill_event(s, tool, &use->r[i], &ev[nev]->u.memcheck);
+        addr_hit h = {0};
+        fill_event(s, tool, &use->r[i], &ev[nev]->u.memcheck, &h);
+        if (!nev)
+            first_hit = h;
         nev++;
     }
     rc = (int)(s->nevents - first);
     if (nev)
-        add_route_fields(s, &ev[0]->u.memcheck);
+        add_route_fields(s, &ev[0]->u.memcheck, &first_hit);
     int64_t total = use->total >= 0 ? use->total : (int64_t)use->n;
     if (total == 0)
         session_add_note(s, arena_printf(&s->arena, "compute-sanitizer %s reported no error over the %zu kernel "

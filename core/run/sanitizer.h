@@ -35,4 +35,8 @@ void sanitizer_argv(const char *cs, const char *tool, const char *xml, const cha
  * could be read (the note says so too). */
 int sanitizer_to_session(session *s, const char *tool, const char *xml, const char *txt, strbuf *err);
 
+/* 1 when the text report txt holds the tool's closing summary line ("ERROR SUMMARY:",
+ * "RACECHECK SUMMARY:"): the tool has written everything; 0 not yet (or no file). */
+int sanitizer_report_done(const char *txt);
+
 #endif

@@ -267,6 +267,7 @@ static const skey memcheck_rows[] = {
     S(memcheck_event, address, address, NUL | OPT, "an address like 0x7f00bc800090", NULL),
     S(memcheck_event, hit, hit, NUL | OPT, "what the address hit", NULL),
     S(memcheck_event, tensor, tensor, NUL | OPT, "a tensor name", NULL),
+    S(memcheck_event, tensor_user, tensor_user, NUL | OPT, "the tensor's user name (an input, a weight's fqn)", NULL),
     S(memcheck_event, element, element, NUL | OPT, "an element index like [9, 0]", NULL),
     S(memcheck_event, place, place, NUL | OPT, "inside, in-alloc, past-end or before", NULL),
     L(memcheck_event, distance, distance, OPT | NEG1, "a distance in bytes (integer >= -1)", -1, INT64_LIMIT),

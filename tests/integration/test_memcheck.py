@@ -52,3 +52,66 @@ def test_memcheck_refuses_a_cpu_package(aotidbg, package, tmp_path):
     r = run([aotidbg, "run", pkg, "--memcheck=initcheck", "--device", "cpu", "--record", str(out)], env=env)
     assert r.returncode == 2 and "(--device cpu)" in r.stderr, r.stderr
     assert not out.exists()
+    # live mode (the TUI start) takes it through the same run service, and refuses the same way
+    r = run([aotidbg, pkg, "--memcheck=racecheck", "--record", str(out), "--headless", "80x24", "--keys", "q"], env=env)
+    assert r.returncode == 2 and "--memcheck checks CUDA kernels" in r.stderr, r.stderr
+    assert not out.exists() and not (tmp_path / "s.yaml.sanitizer.xml").exists()
+
+
+def test_spec_names_label_inputs_a_package_names_only_by_position(aotidbg, package, tmp_path):
+    """check2 is exported with positional arguments: its package names the inputs arg0_1, arg1_1 and
+    args[0], args[1] (in_spec_) and nothing else, so the names the inputs spec gives are the only
+    user names there are; the report and the inspector show them beside AOTI's."""
+    import yaml
+    pkg = package("check2")
+    spec = tmp_path / "in.yaml"
+    spec.write_text("inputs:\n  - {name: feats, shape: [4, 8], dtype: float32, fill: randn}\n"
+                    "  - {name: proj, shape: [8, 6], dtype: float32, fill: randn}\n")
+    out = tmp_path / "s.yaml"
+    r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--record", str(out)])
+    assert r.returncode == 0, r.stderr
+    s = yaml.safe_load(out.read_text())
+    named = {t["name"]: t.get("user_name") for e in s["events"] if e["kind"] == "kernel" for t in e["tensors"]
+             if t["name"].startswith("arg")}
+    assert sorted(named.values()) == ["feats", "proj"], named
+    assert any("names its inputs only by position" in n and "is feats" in n for n in s["notes"]), s["notes"]
+    # a name that is AOTI's still orders the inputs; a mix of AOTI names and labels is refused
+    spec.write_text("inputs:\n  - {name: feats, shape: [4, 8], dtype: float32, fill: randn}\n"
+                    f"  - {{name: {sorted(named)[0]}, shape: [8, 6], dtype: float32, fill: randn}}\n")
+    r = run([aotidbg, "run", pkg, "--inputs", str(spec), "--record", str(out)])
+    assert r.returncode == 2 and "input 'feats': the model has no input of that name" in r.stderr, r.stderr
+
+
+def test_the_runner_runs_under_the_tool_run_and_live(aotidbg, package, tmp_path):
+    """The plumbing without a GPU: compute-sanitizer stands in as a script that runs the runner
+    with the command line aotidbg gives it and then leaves the H200's recorded gather report where
+    --xml --save and --log-file said. A CPU package forced onto cuda fails before any kernel, so the
+    report's address names no tensor; run and the live start both turn the report into events."""
+    import yaml
+    data = os.path.join(os.path.dirname(__file__), "..", "data", "memcheck")
+    fake = tmp_path / "compute-sanitizer"
+    fake.write_text("#!/bin/sh\n"
+                    "[ \"$1 $2 $3 $4 $6 $8 $9\" = '--tool memcheck --xml --save --log-file --print-limit 1000' ] || exit 97\n"
+                    "xml=$5; txt=$7; shift 9\n\"$@\"; rc=$?\n"
+                    f"cp '{data}/gather_row9_memcheck.xml' \"$xml\"; cp '{data}/gather_row9_memcheck.txt' \"$txt\"\n"
+                    "exit $rc\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    spec = tmp_path / "in.yaml"
+    spec.write_text("inputs:\n  - {shape: [4, 8], dtype: float32, fill: randn}\n"
+                    "  - {shape: [8, 6], dtype: float32, fill: randn}\n")
+    env = dict(os.environ, AOTIDBG_COMPUTE_SANITIZER=str(fake))
+    pkg = package("check2")
+    for front in ("run", "live"):
+        out = tmp_path / f"{front}.yaml"
+        args = [aotidbg, "run", pkg] if front == "run" else [aotidbg, pkg, "--headless", "100x30", "--keys", "c"]
+        r = run(args + ["--inputs", str(spec), "--device", "cuda", "--force", "--memcheck", "--record", str(out)],
+                env=env)
+        assert r.returncode == 1, r.stderr
+        s = yaml.safe_load(out.read_text())
+        ev = [e for e in s["events"] if e["kind"] == "memcheck"]
+        assert len(ev) == 1 and ev[0]["count"] == 3 and ev[0]["address"] == "0x7f595e800090", ev
+        assert "tensor" not in ev[0]   # no launch ran: no tensor table to name it by
+        assert any("compute-sanitizer memcheck reported 27 errors" in n for n in s["notes"]), s["notes"]
+        assert (tmp_path / f"{front}.yaml.sanitizer.xml").exists()
+        if front == "run":
+            assert "address 0x7f595e800090: no tensor of the run is known there" in r.stderr, r.stderr

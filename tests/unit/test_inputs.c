@@ -406,6 +406,43 @@ static void test_mutations(void)
     }
 }
 
+/* A package exported with positional arguments names its inputs args[0], args[1] (in_spec_) and
+ * arg0_1, arg1_1: those names still order a spec; any other names label the inputs in order. */
+static void test_labels_for_positional_packages(void)
+{
+    static const char *const user[] = {"args[0]", "args[1]"}, *const aoti[] = {"arg0_1", "arg1_1"};
+    static const char *const kw[] = {"x", "mask"};
+    const char *errs;
+    session *s;
+    strbuf err = STRBUF_INIT;
+    const char *two = "inputs:\n  - {name: %s, shape: [2], dtype: float32}\n  - {name: %s, shape: [3], dtype: int64}\n";
+    char text[256];
+    int labels = -1;
+    snprintf(text, sizeof text, two, "table", "idx");
+    CHECK(parse(&s, text, &errs) == 0);
+    CHECK(inputs_order_by_name(s, "spec.yaml", user, aoti, 2, &labels, &err) == 0 && labels == 1);
+    CHECK_STR(s->inputs[0].name, "table");
+    CHECK(s->inputs[0].shape[0] == 2);
+    session_free(s);
+    snprintf(text, sizeof text, two, "\"args[1]\"", "\"args[0]\"");   /* the package's own names reorder */
+    CHECK(parse(&s, text, &errs) == 0);
+    CHECK(inputs_order_by_name(s, "spec.yaml", user, aoti, 2, &labels, &err) == 0 && labels == 0);
+    CHECK(s->inputs[0].shape[0] == 3 && !strcmp(s->inputs[0].name, "args[0]"));
+    session_free(s);
+    snprintf(text, sizeof text, two, "table", "arg0_1");   /* a mix is an unknown name */
+    CHECK(parse(&s, text, &errs) == 0);
+    CHECK(inputs_order_by_name(s, "spec.yaml", user, aoti, 2, &labels, &err) == -1);
+    CHECK_CONTAINS(err.buf, "input 'table': the model has no input of that name");
+    session_free(s);
+    strbuf_reset(&err);
+    snprintf(text, sizeof text, two, "table", "idx");   /* a package with keyword names: never labels */
+    CHECK(parse(&s, text, &errs) == 0);
+    CHECK(inputs_order_by_name(s, "spec.yaml", kw, aoti, 2, NULL, &err) == -1);
+    CHECK_CONTAINS(err.buf, "it takes x, mask");
+    session_free(s);
+    strbuf_release(&err);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -421,6 +458,7 @@ int main(void)
     RUN(test_safetensors);
     RUN(test_truncations);
     RUN(test_mutations);
+    RUN(test_labels_for_positional_packages);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
