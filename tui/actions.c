@@ -16,6 +16,7 @@
 #include "route_actions.h"
 #include "source_actions.h"
 #include "textview.h"
+#include "timeview.h"
 #include "view.h"
 #include "ytree.h"
 static void actions_keys_text(size_t ai, strbuf *out);   /* defined below */
@@ -422,6 +423,8 @@ void narration_start(app *a)
 
 static int a_next_step(app *a, const char *arg)
 {
+    if (a->over && a->over->enter)   /* a view's own Enter (the time view selects its kernel) */
+        return a->over->enter(a);
     if ((!a->narration_on || !a->s->nnarration) && !a->over) {
         int r = ask(a, cur(a), PREQ_ENTER);   /* the router runs its selected next step */
         if (r)
@@ -542,6 +545,8 @@ static const action table[] = {
     {"rebuild-printer", "P", "[LEVEL]", "say how to rebuild the package with the printer at LEVEL (1-3)", ra_rebuild_printer},
     {"goto-element", "i", "", "router: select the kernel and put the inspector's cursor on the element the error names (the out-of-range index, the first NaN/Inf)", ra_goto_element},
     {"jump-kernel", "e", "[N|NAME]", "select the error's kernel (or kernel N / NAME) in the kernel list", ra_jump_kernel},
+    {"kernel-times", "T", "", "kernels sorted by device time: share, bytes read/written, GB/s against the "
+     "device's peak, as bars (Enter selects the kernel; T or q closes)", timeview_action},
     {"open-source", "S", "[KERNEL]", "show the kernel's generated source: its body (kernel.cpp or wrapper.cpp), the failing line for an error", ra_open_source},
     {"list-source", "u", "[N]", "show the user's source file at the selected kernel's line N (default 1)", sa_list_source},
     {"edit-source", "E", "[N]", "open $VISUAL/$EDITOR at the selected kernel's source line (or the line list-source shows)", sa_edit_source},
@@ -776,7 +781,10 @@ static int prompt_key(app *a, int code)
     } else {
         return AF_HANDLED;
     }
-    if (a->prompt == '/' && a->input.len) {
+    if (a->prompt == '/' && a->input.len && a->over && a->over->find) {   /* the open view searches itself */
+        snprintf(a->search, sizeof a->search, "%s", a->input.buf);
+        a->over->find(a, 1, 1);
+    } else if (a->prompt == '/' && a->input.len) {
         snprintf(a->search, sizeof a->search, "%s", a->input.buf);
         a->search_pane = search_target(a);
         int64_t r = find_row(a, a->search_pane, 1, 1);

@@ -22,6 +22,7 @@
 #include "theme.h"
 
 struct live_run;
+struct timeview;
 typedef struct view_ops view_ops;
 
 typedef enum { MODE_REPLAY = 0, MODE_LIVE, MODE_TUTORIAL } app_mode;
@@ -61,6 +62,7 @@ struct app {
     char view_title[160];
     char view_src[4096];           /* the user's file the view shows (list-source), "" for other text */
     int64_t view_top, view_hit;    /* first line shown; line of the last match, -1 none */
+    struct timeview *timeview;     /* the kernel time view's state (timeview.h owns it); NULL until opened */
     /* reference session for the inspector's diff and hunt-diverge; may be NULL */
     session *ref;
     const char *ref_path;

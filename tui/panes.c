@@ -6,6 +6,7 @@
 #include "pane_inspector.h"
 #include "pane_kernels.h"
 #include "pane_router.h"
+#include "timeview.h"
 
 #define MIN_W 40
 #define MIN_H 10
@@ -53,6 +54,7 @@ void app_release(app *a)
     strbuf_release(&a->input);
     strbuf_release(&a->message);
     strbuf_release(&a->view);
+    timeview_release(a);
     session_free(a->ref);
     a->ref = NULL;
     if (a->owns_session)

@@ -1,4 +1,5 @@
-/* view.h — views over the panes (the help screen, the read-only text view),
+/* view.h — views over the panes (the help screen, the read-only text view,
+ * the kernel time view),
  * after tig's help view: while one is open it gets movement, top/bottom and
  * search first, and q closes it, so actions need no flag per overlay. Help
  * opened over the text view goes back to it when closed.
@@ -18,6 +19,7 @@ struct view_ops {
     int (*find)(app *a, int dir, int include_top);
     int sides_to_panes;                      /* left/right still go to the focused pane */
     int covers;                              /* opens over the open view, which comes back (help) */
+    int (*enter)(app *a);                    /* Enter while it is open (AF_* flags); NULL: the usual Enter */
 };
 
 extern const view_ops help_view;   /* render.c */

@@ -584,6 +584,7 @@ int agent_main(int argc, char **argv, const char *runner, const char *torch_vers
     hello.u.hello.torch_version = torch_version;   /* "" from aotidbg-agent: the runner's HELLO says */
     hello.u.hello.pid = getpid();
     hello.u.hello.cuda_device_count = -1;   /* FACTS says; the spawned runner's HELLO too */
+    hello.u.hello.gpu_peak_gbps = -1;
     send_frame(&hello);
 
     int code = 0;

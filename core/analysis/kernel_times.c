@@ -14,14 +14,13 @@ static const struct { const char *name; double gbps; } peaks[] = {
 };
 
 /* The peak memory bandwidth of the GPU a session names (s->gpu), from the
- * datasheets above; -1 when not listed (CPU runs, other GPUs). *from gets
+ * datasheets above; -1 when not listed (CPU runs, other GPUs). from gets
  * "datasheet: <name>". */
-static double kernel_times_peak_gbps(const char *gpu, const char **from)
+static double kernel_times_peak_gbps(const char *gpu, char *from, size_t len)
 {
-    *from = NULL;
     for (size_t i = 0; gpu && i < sizeof peaks / sizeof *peaks; i++)
         if (strstr(gpu, peaks[i].name)) {
-            *from = peaks[i].name;
+            snprintf(from, len, "datasheet: %s", peaks[i].name);
             return peaks[i].gbps;
         }
     return -1;
@@ -61,7 +60,7 @@ static int stats_differ(const tensor_rec *a, const tensor_rec *b)
 
 static void row_bytes(const session *s, const kernel_event *k, kernel_time_row *r)
 {
-    r->bytes_known = 1;
+    r->bytes_known = k->ntensors > 0;   /* none recorded: unknown, not zero */
     for (size_t i = 0; i < k->ntensors; i++) {
         const tensor_rec *t = &k->tensors[i];
         if (t->phase == PHASE_BEFORE) {
@@ -89,7 +88,13 @@ static int by_device_desc(const void *a, const void *b)
 void kernel_times_build(const session *s, kernel_times *t)
 {
     memset(t, 0, sizeof *t);
-    t->peak_gbps = kernel_times_peak_gbps(s->gpu, &t->peak_from);
+    t->gpu = s->gpu;
+    if (s->gpu_peak_gbps > 0) {   /* what the runtime reported beats the table */
+        t->peak_gbps = s->gpu_peak_gbps;
+        snprintf(t->peak_from, sizeof t->peak_from, "runtime: memory clock x bus width");
+    } else {
+        t->peak_gbps = kernel_times_peak_gbps(s->gpu, t->peak_from, sizeof t->peak_from);
+    }
     if (!s->nkernels)
         return;
     t->rows = xcalloc(s->nkernels, sizeof *t->rows);
@@ -102,7 +107,8 @@ void kernel_times_build(const session *s, kernel_times *t)
         r->wall_us = r->k->duration_us;
         r->device_us = r->k->device_us;
         row_bytes(s, r->k, r);
-        r->gbps = r->device_us > 0 ? (double)(r->bytes_read + r->bytes_written) / (r->device_us * 1e3) : -1;
+        int any = r->bytes_known || r->bytes_read || r->bytes_written;
+        r->gbps = r->device_us > 0 && any ? (double)(r->bytes_read + r->bytes_written) / (r->device_us * 1e3) : -1;
         if (r->device_us >= 0) {
             t->total_device_us += r->device_us;
             t->ndevice_known++;
@@ -124,48 +130,83 @@ void kernel_times_release(kernel_times *t)
     memset(t, 0, sizeof *t);
 }
 
+/* A byte count of row r for a table cell (kernel_time_cells). */
+static const char *kernel_times_bytes_text(const kernel_time_row *r, uint64_t n, char *buf, size_t len)
+{
+    if (!r->bytes_known && !r->bytes_read && !r->bytes_written) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
+    char b[22];   /* fits any uint64_t in GiB, and the cell holds it with its "+" */
+    fmt_bytes(n, b, sizeof b);
+    snprintf(buf, len, "%s%s", b, r->bytes_known ? "" : "+");
+    return buf;
+}
+
+const char *kernel_times_peak_text(const kernel_times *t, char *buf, size_t len)
+{
+    if (t->peak_gbps > 0)
+        snprintf(buf, len, "peak %.0f GB/s (%s)", t->peak_gbps, t->peak_from);
+    else if (!t->gpu)
+        snprintf(buf, len, "peak unknown (no GPU named: a CPU run)");
+    else
+        snprintf(buf, len, "peak unknown (%.80s: not in the datasheet table)", t->gpu);
+    return buf;
+}
+
+void kernel_times_cells(const kernel_times *t, const kernel_time_row *r, kernel_time_cells *c)
+{
+    kernel_times_bytes_text(r, r->bytes_read, c->read, sizeof c->read);
+    kernel_times_bytes_text(r, r->bytes_written, c->written, sizeof c->written);
+    snprintf(c->dev, sizeof c->dev, "-");
+    snprintf(c->share, sizeof c->share, "-");
+    snprintf(c->gbps, sizeof c->gbps, "-");
+    c->of_peak[0] = 0;
+    if (r->device_us >= 0) {
+        snprintf(c->dev, sizeof c->dev, "%.1f", r->device_us);
+        snprintf(c->share, sizeof c->share, "%.1f%%",
+                 t->total_device_us > 0 ? 100 * r->device_us / t->total_device_us : 0);
+    }
+    if (r->gbps >= 0)
+        snprintf(c->gbps, sizeof c->gbps, r->gbps >= 100 ? "%.0f%s" : r->gbps >= 1 ? "%.1f%s" : "%.2g%s", r->gbps,
+                 r->bytes_known ? "" : "+");
+    if (r->gbps >= 0 && t->peak_gbps > 0) {
+        double pct = 100 * r->gbps / t->peak_gbps;
+        if (pct > 0 && pct < 0.1)
+            snprintf(c->of_peak, sizeof c->of_peak, "<0.1%%");
+        else
+            snprintf(c->of_peak, sizeof c->of_peak, pct >= 10 || pct == 0 ? "%.0f%%" : "%.1f%%", pct);
+    }
+}
+
 void kernel_times_print(const kernel_times *t, FILE *f, size_t max_rows, int width)
 {
-    if (width < 60)
-        width = 60;
+    if (width < 90)
+        width = 90;
     fprintf(f, "kernel times: %zu kernels, device time known for %zu, total %.1f us device, %.1f us wall "
                "(before to after hook)\n", t->n, t->ndevice_known, t->total_device_us, t->total_wall_us);
-    if (t->peak_gbps > 0)
-        fprintf(f, "  peak memory bandwidth %.0f GB/s (datasheet: %s)\n", t->peak_gbps, t->peak_from);
+    char peak[160];
+    fprintf(f, "  %s\n", kernel_times_peak_text(t, peak, sizeof peak));
     fprintf(f, "  bytes are estimated from the tensors' shapes: read = before-tensors not written first, "
-               "written = after-tensors that changed\n");
+               "written = after-tensors that changed (+: at least, a dtype unknown; -: no tensor recorded)\n");
     if (!t->n)
         return;
     double top = t->ndevice_known ? t->rows[t->by_device[0]].device_us : 0;
-    int name_w = width - 58;
+    /* 64 columns of numbers and gaps; the name and the bar share the rest */
+    int name_w = width - 64 - 10;
     if (name_w > 48)
         name_w = 48;
-    int bar_w = width - 50 - name_w;
-    fprintf(f, "  %5s %-*s %10s %6s %9s %9s %8s %s\n", "#", name_w, "kernel", "device us", "share", "read",
+    int bar_w = width - 64 - name_w;
+    fprintf(f, "  %5s %-*s %10s %6s %10s %10s %8s %s\n", "#", name_w, "kernel", "device us", "share", "read",
             "written", "GB/s", t->peak_gbps > 0 ? "of peak" : "");
     size_t n = max_rows && max_rows < t->n ? max_rows : t->n;
     for (size_t i = 0; i < n; i++) {
         const kernel_time_row *r = &t->rows[t->by_device[i]];
-        char rd[16], wr[16], dev[24], share[16], bw[16], pk[16];
-        fmt_bytes(r->bytes_read, rd, sizeof rd);
-        fmt_bytes(r->bytes_written, wr, sizeof wr);
-        if (r->device_us >= 0) {
-            snprintf(dev, sizeof dev, "%.1f", r->device_us);
-            snprintf(share, sizeof share, "%.1f%%", t->total_device_us > 0 ? 100 * r->device_us / t->total_device_us : 0);
-        } else {
-            snprintf(dev, sizeof dev, "-");
-            snprintf(share, sizeof share, "-");
-        }
-        if (r->gbps >= 0)
-            snprintf(bw, sizeof bw, "%.1f", r->gbps);
-        else
-            snprintf(bw, sizeof bw, "-");
-        pk[0] = 0;
-        if (r->gbps >= 0 && t->peak_gbps > 0)
-            snprintf(pk, sizeof pk, "%.0f%%", 100 * r->gbps / t->peak_gbps);
+        kernel_time_cells c;
+        kernel_times_cells(t, r, &c);
         int bars = top > 0 && r->device_us > 0 ? (int)(bar_w * r->device_us / top + 0.5) : 0;
-        fprintf(f, "  %5lld %-*.*s %10s %6s %9s %9s %8s %-5s ", (long long)r->k->index, name_w, name_w,
-                r->k->name, dev, share, rd, wr, bw, pk);
+        fprintf(f, "  %5lld %-*.*s %10s %6s %10s %10s %8s %-5s ", (long long)r->k->index, name_w, name_w,
+                r->k->name, c.dev, c.share, c.read, c.written, c.gbps, c.of_peak);
         for (int b = 0; b < bars; b++)
             fputc('#', f);
         fputc('\n', f);

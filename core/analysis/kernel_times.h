@@ -8,7 +8,8 @@
  * tensor counts once, numel x element size. This is an estimate from what the
  * session holds (a kernel that reads part of a tensor, or writes the same
  * values back, is counted whole or as read only), and the table says so.
- * GB/s is (read + written) / device time, only where device_us >= 0.
+ * GB/s is (read + written) / device time, only where device_us > 0 and some
+ * tensor was recorded (a kernel with none has its bytes unknown, not 0).
  *
  * Ownership: kernel_times_build fills *t with malloc'd rows; release with
  * kernel_times_release. Rows point into the session (names): keep the
@@ -27,7 +28,8 @@ typedef struct {
     double wall_us;            /* before to after hook (k->duration_us), -1 unknown */
     double device_us;          /* the kernel's own time (k->device_us), -1 unknown */
     uint64_t bytes_read, bytes_written;
-    int bytes_known;           /* 0: some tensor had an unknown dtype: bytes are a lower bound */
+    int bytes_known;           /* 0: some tensor had an unknown dtype (bytes are a lower bound), or the
+                                  session holds none of its tensors (bytes and GB/s unknown) */
     double gbps;               /* (read + written) / device time in GB/s (1e9), -1 unknown */
 } kernel_time_row;
 
@@ -39,15 +41,28 @@ typedef struct {
     double total_wall_us;      /* sum of the wall_us that are known */
     size_t ndevice_known;      /* rows with device_us >= 0 */
     double peak_gbps;          /* the device's peak memory bandwidth, -1 unknown */
-    const char *peak_from;     /* where peak_gbps comes from ("datasheet: NVIDIA H200"); NULL unknown */
+    char peak_from[64];        /* where peak_gbps comes from ("datasheet: H200", "runtime: memory clock x
+                                  bus width"); "" unknown */
+    const char *gpu;           /* the session's GPU (s->gpu), NULL for a CPU run or when not said */
 } kernel_times;
 
 void kernel_times_build(const session *s, kernel_times *t);
 void kernel_times_release(kernel_times *t);
 
+/* "peak 4800 GB/s (datasheet: H200)", or why it is unknown: "peak unknown
+ * (no GPU: a CPU run)", "peak unknown (NVIDIA X: not in the datasheet
+ * table)". Returns buf. */
+const char *kernel_times_peak_text(const kernel_times *t, char *buf, size_t len);
+
+/* One row's cells as the table and the UI show them: "-" where unknown,
+ * of_peak "" when the peak is unknown; read and written "1.5 KiB", "1.5 KiB+"
+ * (at least: a dtype unknown), "-" (no tensor recorded). */
+typedef struct { char dev[24], share[16], read[24], written[24], gbps[24], of_peak[16]; } kernel_time_cells;
+void kernel_times_cells(const kernel_times *t, const kernel_time_row *r, kernel_time_cells *c);
+
 /* The table as text, kernels sorted by device time: share of the total,
  * bytes, GB/s, a bar scaled to the longest, at most max_rows rows (0: all),
- * lines no wider than width (at least 60). Writes to f. */
+ * lines no wider than width (at least 90). Writes to f. */
 void kernel_times_print(const kernel_times *t, FILE *f, size_t max_rows, int width);
 
 #endif

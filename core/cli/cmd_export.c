@@ -4,7 +4,9 @@
  * after hook, the wall time a launch took under aotidbg), device time (the
  * kernel alone, where the session has it), host (aotidbg's hooks between one
  * kernel's after-hook and the next one's before-hook), subgraph runs (a
- * torch.cond/while_loop branch's consecutive launches) and events (errors,
+ * torch.cond/while_loop branch's consecutive launches), loop iterations (a
+ * while_loop round's consecutive launches: its cond check and body) and
+ * events (errors,
  * NaN/Inf, departures from eager, outputs, how the runner ended, as instant
  * events). Timestamps are the session's (ms since the run started), in us. */
 #include "cmd_export.h"
@@ -20,6 +22,7 @@
 #include "compat.h"
 #include "fdio.h"
 #include "kernel_times.h"
+#include "loop_iter.h"
 #include "session_io.h"
 
 const opt_spec export_option_specs[] = {
@@ -31,7 +34,7 @@ const opt_spec export_option_specs[] = {
     {NULL},
 };
 
-enum { TID_KERNELS = 1, TID_DEVICE, TID_HOST, TID_BRANCH, TID_EVENTS };
+enum { TID_KERNELS = 1, TID_DEVICE, TID_HOST, TID_BRANCH, TID_EVENTS, TID_LOOP };
 
 static cJSON *trace_event(cJSON *list, const char *name, const char *ph, int tid, double ts)
 {
@@ -69,7 +72,7 @@ static span *kernel_spans(const kernel_times *t)
     return sp;
 }
 
-static void kernel_args(cJSON *e, const kernel_time_row *r)
+static void kernel_args(cJSON *e, const kernel_time_row *r, double peak_gbps)
 {
     cJSON *a = cJSON_AddObjectToObject(e, "args");
     const kernel_event *k = r->k;
@@ -83,7 +86,10 @@ static void kernel_args(cJSON *e, const kernel_time_row *r)
     if (k->source) cJSON_AddStringToObject(a, "source", k->source);
     cJSON_AddNumberToObject(a, "bytes_read", (double)r->bytes_read);
     cJSON_AddNumberToObject(a, "bytes_written", (double)r->bytes_written);
+    if (!r->bytes_known) cJSON_AddStringToObject(a, "bytes_note", r->bytes_read || r->bytes_written
+                                         ? "at least: a tensor's dtype is unknown" : "unknown: no tensor recorded");
     if (r->gbps >= 0) cJSON_AddNumberToObject(a, "GB_per_s", r->gbps);
+    if (r->gbps >= 0 && peak_gbps > 0) cJSON_AddNumberToObject(a, "of_peak_pct", 100 * r->gbps / peak_gbps);
 }
 
 /* The ts of the end of kernel index ki, or of the last kernel when ki is not one. */
@@ -137,6 +143,35 @@ static void event_instants(cJSON *list, const session *s, const kernel_times *t,
     }
 }
 
+/* Row i's while_loop round: its loop's key in key, -1 when it ran in none. */
+static int64_t round_of(const kernel_time_row *r, char key[LOOP_ITER_KEY])
+{
+    if (r->k->iteration < 0 || loop_iter_key(r->k->branch, key))
+        return -1;
+    return r->k->iteration;
+}
+
+/* One slice per while_loop round: the launches in a row with the same loop and iteration. */
+static void loop_slices(cJSON *list, const kernel_times *t, const span *sp)
+{
+    char key[LOOP_ITER_KEY], nkey[LOOP_ITER_KEY], name[LOOP_ITER_KEY + 40];
+    for (size_t i = 0, from = 0; i < t->n; i++) {
+        int64_t it = round_of(&t->rows[i], key);
+        int64_t nit = i + 1 < t->n ? round_of(&t->rows[i + 1], nkey) : -1;
+        if (it >= 0 && (nit != it || strcmp(key, nkey))) {
+            snprintf(name, sizeof name, "%s iteration %lld", key, (long long)it);
+            cJSON *e = trace_event(list, name, "X", TID_LOOP, sp[from].ts);
+            cJSON_AddNumberToObject(e, "dur", sp[i].ts + sp[i].dur - sp[from].ts);
+            cJSON *a = cJSON_AddObjectToObject(e, "args");
+            cJSON_AddStringToObject(a, "loop", key);
+            cJSON_AddNumberToObject(a, "iteration", (double)it);
+            cJSON_AddNumberToObject(a, "kernels", (double)(i + 1 - from));
+        }
+        if (it < 0 || nit != it || strcmp(key, nkey))
+            from = i + 1;
+    }
+}
+
 static char *chrome_trace(const session *s)
 {
     kernel_times t;
@@ -153,13 +188,14 @@ static char *chrome_trace(const session *s)
     meta_name(list, "thread_name", TID_HOST, "host: aotidbg hooks between kernels");
     meta_name(list, "thread_name", TID_BRANCH, "subgraph runs (torch.cond / while_loop)");
     meta_name(list, "thread_name", TID_EVENTS, "errors, NaN/Inf, departures, outputs");
+    meta_name(list, "thread_name", TID_LOOP, "while_loop iterations");
     size_t branch_from = 0;
     for (size_t i = 0; sp && i < t.n; i++) {
         const kernel_time_row *r = &t.rows[i];
         cJSON *e = trace_event(list, r->k->name, "X", TID_KERNELS, sp[i].ts);
         cJSON_AddNumberToObject(e, "dur", sp[i].dur);
         cJSON_AddStringToObject(e, "cat", kernel_type_name(r->k->type));
-        kernel_args(e, r);
+        kernel_args(e, r, t.peak_gbps);
         if (r->device_us >= 0) {
             cJSON *d = trace_event(list, r->k->name, "X", TID_DEVICE, sp[i].ts);
             cJSON_AddNumberToObject(d, "dur", r->device_us);
@@ -178,6 +214,8 @@ static char *chrome_trace(const session *s)
         if (!b || !nb || strcmp(b, nb))
             branch_from = i + 1;
     }
+    if (sp)
+        loop_slices(list, &t, sp);
     event_instants(list, s, &t, sp);
     char *out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -206,7 +244,10 @@ static void csv_field(strbuf *sb, const char *v, int last)
 static void csv_num(strbuf *sb, double v, int last)
 {
     char b[40] = "";
-    if (v >= 0 || v < -1) snprintf(b, sizeof b, "%.6g", v);
+    if ((v >= 0 || v < -1) && v < 9e15 && v > -9e15 && v == (double)(int64_t)v)
+        snprintf(b, sizeof b, "%lld", (long long)v);   /* counts and bytes whole, never 1.2e+06 */
+    else if (v >= 0 || v < -1)
+        snprintf(b, sizeof b, "%.6g", v);
     csv_field(sb, b, last);
 }
 
@@ -216,7 +257,7 @@ static char *csv(const session *s)
     kernel_times_build(s, &t);
     strbuf sb = STRBUF_INIT;
     strbuf_addstr(&sb, "index,name,type,status,branch,source,t_ms,wall_us,device_us,bytes_read,bytes_written,"
-                       "GB_per_s,nan,posinf,neginf,device_note\n");
+                       "GB_per_s,nan,posinf,neginf,device_note,bytes_known,share_pct,of_peak_pct\n");
     for (size_t i = 0; i < t.n; i++) {
         const kernel_time_row *r = &t.rows[i];
         const kernel_event *k = r->k;
@@ -236,13 +277,17 @@ static char *csv(const session *s)
         csv_num(&sb, r->t_ms, 0);
         csv_num(&sb, r->wall_us, 0);
         csv_num(&sb, r->device_us, 0);
-        csv_num(&sb, (double)r->bytes_read, 0);
-        csv_num(&sb, (double)r->bytes_written, 0);
+        int no_bytes = !r->bytes_known && !r->bytes_read && !r->bytes_written;   /* no tensor recorded */
+        csv_num(&sb, no_bytes ? -1 : (double)r->bytes_read, 0);
+        csv_num(&sb, no_bytes ? -1 : (double)r->bytes_written, 0);
         csv_num(&sb, r->gbps, 0);
         csv_num(&sb, (double)nan, 0);
         csv_num(&sb, (double)pinf, 0);
         csv_num(&sb, (double)ninf, 0);
-        csv_field(&sb, k->device_note, 1);
+        csv_field(&sb, k->device_note, 0);
+        csv_field(&sb, r->bytes_known ? "1" : "0", 0);   /* 0: the bytes are a lower bound, or empty: unknown */
+        csv_num(&sb, r->device_us >= 0 && t.total_device_us > 0 ? 100 * r->device_us / t.total_device_us : -1, 0);
+        csv_num(&sb, r->gbps >= 0 && t.peak_gbps > 0 ? 100 * r->gbps / t.peak_gbps : -1, 1);
     }
     kernel_times_release(&t);
     return strbuf_detach(&sb, NULL);

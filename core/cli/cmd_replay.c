@@ -87,7 +87,7 @@ int cmd_replay(const cli_args *a)
         kernel_times t;
         kernel_times_build(s, &t);
         fputc('\n', stdout);
-        kernel_times_print(&t, stdout, 30, 100);
+        kernel_times_print(&t, stdout, 30, 120);
         kernel_times_release(&t);
     }
     fputs(refs.buf, stdout);

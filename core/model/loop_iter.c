@@ -85,3 +85,9 @@ int64_t loop_iter_next(loop_iter *li, const char *branch, const char *name)
     snprintf(li->prev, sizeof li->prev, "%s", branch ? branch : "");
     return it;
 }
+
+int loop_iter_key(const char *branch, char key[LOOP_ITER_KEY])
+{
+    size_t end;
+    return innermost(branch, key, &end) < 0 ? -1 : 0;
+}

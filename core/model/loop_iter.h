@@ -38,5 +38,8 @@ typedef struct {
 void loop_iter_reset(loop_iter *li);
 /* The launch of kernel `name` in `branch` (NULL the main graph): its iteration, -1 none. */
 int64_t loop_iter_next(loop_iter *li, const char *branch, const char *name);
+/* The innermost while_loop branch names ("outer/while_loop_0", its cond and
+ * body graphs alike) into key: 0, or -1 when the branch is in no loop. */
+int loop_iter_key(const char *branch, char key[LOOP_ITER_KEY]);
 
 #endif

@@ -12,6 +12,7 @@ session *session_new(void)
     s->format_minor = SESSION_FORMAT_MINOR;
     s->printer_level = -1;
     s->hidden_kernels = -1;
+    s->gpu_peak_gbps = -1;
     return s;
 }
 

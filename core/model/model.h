@@ -332,6 +332,7 @@ typedef struct session {
     arena arena;
     int format_major, format_minor;
     const char *tool_version, *torch_version, *host, *gpu;   /* may be NULL */
+    double gpu_peak_gbps;      /* the GPU's peak memory bandwidth as its runtime reported it, GB/s; -1 unknown */
     const char *title;         /* walkthroughs; may be NULL */
     package_info package;
     const char *device;        /* requested device; may be NULL */

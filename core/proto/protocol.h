@@ -158,7 +158,8 @@ typedef struct {
     proto_type type;
     union {
         struct { uint32_t version; const char *runner_version, *torch_version; int64_t pid;
-                 int64_t cuda_device_count; const char *gpu_name, *gpu_cc; } hello;
+                 int64_t cuda_device_count; const char *gpu_name, *gpu_cc;
+                 double gpu_peak_gbps; /* memory clock x bus width, -1 unknown */ } hello;
         struct { uint32_t n_inputs, n_outputs, n_names; const char **input_names; } loaded;
         struct { int64_t index; const char *name; uint8_t phase, status; double t_us, duration_us;
                  const char *source, *branch; /* NULL encodes as "" */

@@ -120,6 +120,8 @@ static const proto_field hello[] = {
     M(I64, hello.cuda_device_count, "cuda device count"),
     M(STR, hello.gpu_name, "gpu name"),
     M(STR, hello.gpu_cc, "gpu compute capability"),
+    /* device 0's peak memory bandwidth in GB/s from its memory clock and bus width; -1 unknown (no GPU) */
+    M(F64, hello.gpu_peak_gbps, "gpu peak bandwidth", LATER, .dflt = -1),
 };
 
 /* The model loaded: its input and output counts and the input names. */

@@ -448,6 +448,8 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
             s->gpu = m->u.hello.gpu_cc[0] ? arena_printf(&s->arena, "%s (sm_%s)", m->u.hello.gpu_name,
                                                          m->u.hello.gpu_cc)
                                           : arena_strdup(&s->arena, m->u.hello.gpu_name);
+        if (m->u.hello.gpu_peak_gbps > 0 && m->u.hello.gpu_peak_gbps < 1e6)   /* a runner's bound, not a datasheet's */
+            s->gpu_peak_gbps = m->u.hello.gpu_peak_gbps;
         return 0;
     case PROTO_KERNEL: {
         if (m->u.kernel.phase == 0) {

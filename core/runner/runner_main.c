@@ -228,6 +228,7 @@ static int send_hello(conversation *cv)
     hello.u.hello.cuda_device_count = cv->ncuda;
     hello.u.hello.gpu_name = gpu;
     hello.u.hello.gpu_cc = cc;
+    hello.u.hello.gpu_peak_gbps = cv->ncuda > 0 ? tabi_cuda_peak_gbps() : -1;
     if (chan_send(&hello)) {
         fprintf(stderr, "aotidbg-runner: cannot write to fd %d\n", PROTO_FD);
         return 1;

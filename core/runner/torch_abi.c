@@ -130,6 +130,18 @@ int tabi_cuda_info(char *name, size_t name_len, char *cc, size_t cc_len)
     return n;
 }
 
+double tabi_cuda_peak_gbps(void)
+{
+    int khz = 0, bits = 0;
+    /* cudaDevAttrMemoryClockRate = 36 (kHz), cudaDevAttrGlobalMemoryBusWidth = 37 (bits) */
+    if (!cuda.device_get_attribute || cuda.device_get_attribute(&khz, 36, 0) != 0 ||
+        cuda.device_get_attribute(&bits, 37, 0) != 0 || khz <= 0 || bits <= 0) {
+        if (cuda.get_last_error) cuda.get_last_error();   /* clear what the query left */
+        return -1;
+    }
+    return 2.0 * khz * 1e3 * (bits / 8.0) / 1e9;
+}
+
 int tabi_cuda_sync_check(char *buf, size_t len)
 {
     if (!cuda.device_synchronize) return 0;

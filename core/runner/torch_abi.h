@@ -51,6 +51,9 @@ const cuda_rt *tabi_cuda(void);
 int tabi_torch_has_cuda(void);
 /* Visible CUDA devices (0 without a CUDA runtime). Fills name/cc when count > 0. */
 int tabi_cuda_info(char *name, size_t name_len, char *cc, size_t cc_len);
+/* Device 0's peak memory bandwidth in GB/s: 2 (double data rate) x its memory
+ * clock x its bus width, as the runtime reports them; -1 when it does not. */
+double tabi_cuda_peak_gbps(void);
 /* "CUDA error: <string> (code N)" for the last error of a synchronize, or 0 when fine.
  * Returns the nonzero code and writes the text into buf. */
 int tabi_cuda_sync_check(char *buf, size_t len);

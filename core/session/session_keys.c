@@ -330,6 +330,7 @@ static const skey top_rows[] = {
     S(session, torch_version, torch_version, NUL, "a version string", NULL),
     S(session, host, host, NUL, "a host name", NULL),
     S(session, gpu, gpu, NUL, "a GPU name", NULL),
+    N(session, gpu_peak_gbps, gpu_peak_gbps, OPT | NEG1, "a bandwidth in GB/s (number > 0; -1 for unknown)"),
     S(session, title, title, NUL | OPT, "a title", NULL),
     {.name = "package", .type = SK_SUB, .flags = H | OPT, .off = offsetof(session, package), .what = "package",
      .sub = &session_package_table},

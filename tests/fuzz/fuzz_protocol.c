@@ -44,9 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                           (grown == 20 && !*m.u.kernel.branch && !*m.u.kernel.source))));
         /* a LOAD frame from before output_values: 8 bytes longer, the u64 0 */
         int old_load = m.type == PROTO_LOAD && grown == 8 && m.u.load.output_values == 0;
-        if (old_load) {
+        /* a HELLO frame from before gpu_peak_gbps: 8 bytes longer, the f64 -1 */
+        int old_hello = m.type == PROTO_HELLO && grown == 8 && m.u.hello.gpu_peak_gbps == -1;
+        if (old_load || old_hello) {
             static const unsigned char zero8[8];
-            if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) || memcmp(re.buf + r, zero8, 8))
+            double minus1 = -1;
+            if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) ||
+                memcmp(re.buf + r, old_hello ? (const void *)&minus1 : zero8, 8))
                 abort();
         } else if (old_kernel) {
             /* same bytes but the length field, then empty strings and -1 */

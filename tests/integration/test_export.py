@@ -14,6 +14,9 @@ from aotidbg_testlib import events, load_session, run, write_spec  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CUDA_OOB = os.path.join(ROOT, "sessions", "cuda", "cuda_oob_blocking.yaml")
+CUDA_TIMED = os.path.join(ROOT, "sessions", "cuda", "cuda_memcheck_clean.yaml")   # recorded on the H200
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4, "bool": 1,
+            "uint8": 1, "int8": 1}
 DEVICE_TIMES = os.path.join(ROOT, "tests", "screens", "device_times.yaml")
 
 
@@ -59,9 +62,10 @@ def test_chrome_trace_has_a_slice_per_kernel_with_its_times(aotidbg, recorded, t
     dev = slices(trace, "device time")
     assert [e["name"] for e in dev] == [k["name"] for k in timed]
     assert [e["dur"] for e in dev] == pytest.approx([k["device_us"] for k in timed])
-    # the hooks' time between kernels is on its own track, never overlapping a kernel
+    # the hooks' time between kernels is on its own track, never overlapping a kernel (cJSON
+    # writes 15 significant digits: a slice that starts where a kernel ends may read 1e-9 us early)
     for h in slices(trace, "host"):
-        assert not any(k["ts"] < h["ts"] < k["ts"] + k["dur"] for k in ks)
+        assert not any(k["ts"] + 1e-6 < h["ts"] < k["ts"] + k["dur"] - 1e-6 for k in ks)
 
 
 def test_chrome_trace_marks_the_error_of_a_recorded_cuda_session(aotidbg, tmp_path):
@@ -102,6 +106,88 @@ def test_dump_has_the_kernel_time_table_longest_first(aotidbg):
     assert order == sorted(order), table
     total = sum(k["device_us"] for k in timed)
     assert f"{100 * timed[0]['device_us'] / total:.1f}%" in table
+
+
+def numel(t):
+    n = 1
+    for d in t["shape"]:
+        n *= d
+    return n
+
+
+def test_csv_gb_per_s_on_h200_device_times(aotidbg):
+    """GB/s on real H200 device times: bytes over device time, against the H200's 4.8 TB/s;
+    kernels with no device time have none, and the bytes never exceed what their tensors hold."""
+    r = run([aotidbg, "export", CUDA_TIMED, "--format", "csv"])
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    kernels = events(load_session(CUDA_TIMED), "kernel")
+    assert len(rows) == len(kernels)
+    timed = [(row, k) for row, k in zip(rows, kernels) if k.get("device_us", -1) > 0]
+    assert timed and len(timed) < len(kernels)   # some timed, some (library calls) not
+    total = sum(k["device_us"] for _, k in timed)
+    for row, k in zip(rows, kernels):
+        held = {}
+        for t in k["tensors"]:
+            held[(t["name"], t["phase"])] = numel(t) * ITEMSIZE[t["dtype"]]
+        read, written = int(row["bytes_read"]), int(row["bytes_written"])
+        assert row["bytes_known"] == "1"
+        assert read <= sum(v for (n, ph), v in held.items() if ph == "before")
+        assert written <= sum(v for (n, ph), v in held.items() if ph == "after")
+        assert read + written > 0, k["name"]
+        if k.get("device_us", -1) > 0:
+            gbps = (read + written) / (k["device_us"] * 1e3)
+            assert float(row["GB_per_s"]) == pytest.approx(gbps, rel=1e-4)
+            assert float(row["of_peak_pct"]) == pytest.approx(100 * gbps / 4800, rel=1e-3)
+            assert float(row["share_pct"]) == pytest.approx(100 * k["device_us"] / total, rel=1e-4)
+        else:
+            assert row["GB_per_s"] == row["of_peak_pct"] == row["share_pct"] == ""
+    d = run([aotidbg, "replay", CUDA_TIMED, "--dump"])
+    assert "peak 4800 GB/s (datasheet: H200)" in d.stdout
+    # a CPU session names no GPU: the peak is said to be unknown, never guessed
+    c = run([aotidbg, "replay", DEVICE_TIMES, "--dump"])
+    assert "peak unknown (no GPU named: a CPU run)" in c.stdout and "of peak" not in c.stdout
+
+
+def test_the_runtimes_peak_beats_the_datasheet(aotidbg, tmp_path):
+    """A session whose runner reported the GPU's peak (gpu_peak_gbps: memory clock x bus
+    width) is compared against that, not the datasheet's 4800 GB/s."""
+    text = open(CUDA_TIMED).read()
+    assert '\ngpu: "NVIDIA H200' in text
+    reported = tmp_path / "reported.yaml"
+    reported.write_text(text.replace('\ngpu: "NVIDIA H200 (sm_9.0)"\n',
+                                     '\ngpu: "NVIDIA H200 (sm_9.0)"\ngpu_peak_gbps: 4915.2\n', 1))
+    d = run([aotidbg, "replay", str(reported), "--dump"])
+    assert d.returncode == 0, d.stderr
+    assert "gpu_peak_gbps: 4915.2" in d.stdout
+    assert "peak 4915 GB/s (runtime: memory clock x bus width)" in d.stdout
+    r = run([aotidbg, "export", str(reported), "--format", "csv"])
+    for row in csv.DictReader(io.StringIO(r.stdout)):
+        if row["GB_per_s"]:
+            assert float(row["of_peak_pct"]) == pytest.approx(100 * float(row["GB_per_s"]) / 4915.2, rel=1e-3)
+
+
+def test_chrome_trace_has_a_slice_per_while_loop_iteration(aotidbg, package, tmp_path):
+    """ctl_while run for 3 rounds: a slice per kernel, and one per round on the loop track
+    (round K holds its cond check and its body; the last check, round 3, alone)."""
+    spec = write_spec(str(tmp_path), (torch.tensor(3), torch.randn(2, 8)))
+    rec = str(tmp_path / "loop.yaml")
+    r = run([aotidbg, "run", package("ctl_while"), "--inputs", spec, "--record", rec])
+    assert r.returncode == 0, r.stderr
+    kernels = events(load_session(rec), "kernel")
+    trace = trace_of(aotidbg, rec, tmp_path)
+    ks = slices(trace, "kernels")
+    assert [e["name"] for e in ks] == [k["name"] for k in kernels]
+    rounds = slices(trace, "while_loop iterations")
+    assert [e["args"]["iteration"] for e in rounds] == [0, 1, 2, 3]
+    for e in rounds:
+        inside = [k for k in kernels if k.get("iteration") == e["args"]["iteration"]]
+        assert e["args"]["kernels"] == len(inside)
+        first = min(inside, key=lambda k: k["t_ms"])
+        assert e["ts"] == pytest.approx(first["t_ms"] * 1000, rel=1e-6)
+        # the round's slice spans its kernels' slices
+        mine = [s for s in ks if s["ts"] >= e["ts"] - 1e-6 and s["ts"] + s["dur"] <= e["ts"] + e["dur"] + 1e-6]
+        assert len(mine) == len(inside)
 
 
 def test_bad_session_and_unwritable_output(aotidbg, recorded, tmp_path):

@@ -21,6 +21,7 @@ static int sample_msgs(proto_msg *out)
     m.u.hello.version = PROTO_VERSION; m.u.hello.runner_version = "0.1.0";
     m.u.hello.torch_version = "2.13.0"; m.u.hello.pid = 4242; m.u.hello.cuda_device_count = 2;
     m.u.hello.gpu_name = "NVIDIA H200"; m.u.hello.gpu_cc = "9.0";
+    m.u.hello.gpu_peak_gbps = 4915.2;
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_LOADED;
     m.u.loaded.n_inputs = 2; m.u.loaded.n_outputs = 1; m.u.loaded.n_names = 2;
@@ -194,7 +195,8 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
                a->u.hello.cuda_device_count == b->u.hello.cuda_device_count &&
                !strcmp(a->u.hello.runner_version, b->u.hello.runner_version) &&
                !strcmp(a->u.hello.torch_version, b->u.hello.torch_version) &&
-               !strcmp(a->u.hello.gpu_name, b->u.hello.gpu_name) && !strcmp(a->u.hello.gpu_cc, b->u.hello.gpu_cc);
+               !strcmp(a->u.hello.gpu_name, b->u.hello.gpu_name) && !strcmp(a->u.hello.gpu_cc, b->u.hello.gpu_cc) &&
+               a->u.hello.gpu_peak_gbps == b->u.hello.gpu_peak_gbps;
     case PROTO_LOADED:
         if (a->u.loaded.n_inputs != b->u.loaded.n_inputs || a->u.loaded.n_outputs != b->u.loaded.n_outputs ||
             a->u.loaded.n_names != b->u.loaded.n_names)
