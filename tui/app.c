@@ -23,8 +23,9 @@ size_t app_errors(app *a)
 
 static int anomalous(const kernel_event *k)
 {
-    /* -Inf alone is an attention mask's, not an anomaly */
-    return (k->status == KSTAT_NAN && !nonfinite_is_mask(kernel_nonfinite(k))) || k->status == KSTAT_ERROR;
+    /* -Inf alone is an attention mask's, an Inf the eager program computes too is the model's: no anomaly */
+    int own = kernel_nonfinite_own(k, NULL);
+    return (k->status == KSTAT_NAN && own && !nonfinite_is_mask(own)) || k->status == KSTAT_ERROR;
 }
 
 int64_t app_next_anomaly(app *a, int64_t after)

@@ -16,6 +16,8 @@ struct kgroups {
     size_t of_cap;
     int64_t synced;            /* kernels grouped so far */
     const event *last;         /* s->kernels[synced - 1], to notice a restart */
+    const char **plain;        /* distinct keys of groups with no numbered layer ("tok"), in ar */
+    size_t nplain, plain_cap;
     int64_t *line0;            /* display line of each group's header */
     size_t line0_ok;           /* line0[0 .. line0_ok) are current */
 };
@@ -32,6 +34,7 @@ static void reset(kgroups *g, kg_mode m)
     g->synced = 0;
     g->last = NULL;
     g->line0_ok = 0;
+    g->nplain = 0;
     g->mode = m;
 }
 
@@ -43,6 +46,7 @@ void kgroups_free(kgroups *g)
     free(g->g);
     free(g->of);
     free(g->line0);
+    free(g->plain);
     free(g);
 }
 
@@ -56,14 +60,50 @@ int kg_mode_from_name(const char *s)
     return -1;
 }
 
+/* "blocks.0": a key that ends at a numeric part. */
+static int numbered_key(const char *k)
+{
+    const char *dot = strrchr(k, '.');
+    const char *last = dot ? dot + 1 : k;
+    return *last && strspn(last, "0123456789") == strlen(last);
+}
+
+static int plain_seen(const kgroups *g, const char *key)
+{
+    for (size_t i = 0; i < g->nplain; i++)
+        if (!strcmp(g->plain[i], key))
+            return 1;
+    return 0;
+}
+
+/* The layer key of a call: its first weight's layer, except a kernel that
+ * recomputes an earlier plain layer (Inductor fuses the embedding again into
+ * each block's layer norm: tok.weight, pos.weight, blocks.1.ln1.weight) goes
+ * with the numbered layer it also passes, not back under "tok". */
+static void layer_key(const kgroups *g, const kernel_call *c, char *buf, size_t n)
+{
+    int numbered;
+    if (!c->nparams || !kernel_param_layer(c->params[0], buf, n, &numbered) || numbered)
+        return;
+    const kgroup *last = g->n ? &g->g[g->n - 1] : NULL;
+    if (!last || !strcmp(buf, last->key) || !plain_seen(g, buf))
+        return;
+    char other[256];
+    for (size_t i = 1; i < c->nparams; i++)
+        if (kernel_param_layer(c->params[i], other, sizeof other, &numbered) && numbered) {
+            snprintf(buf, n, "%s", other);
+            return;
+        }
+}
+
 /* The group key of a call in mode m into buf; "" when the call names none. */
-static void key_of(const kernel_call *c, kg_mode m, char *buf, size_t n)
+static void key_of(const kgroups *g, const kernel_call *c, kg_mode m, char *buf, size_t n)
 {
     buf[0] = 0;
     if (!c)
         return;
     if (m == KG_LAYER) {
-        kernel_call_layer(c, buf, n);
+        layer_key(g, c, buf, n);
         return;
     }
     st_frame f;
@@ -87,7 +127,7 @@ void kgroups_sync(kgroups *g, const session *s, kg_mode m)
     }
     char key[256];
     for (int64_t i = g->synced; i < nk; i++) {
-        key_of(session_kernel_call(s, &s->kernels[i]->u.kernel), m, key, sizeof key);
+        key_of(g, session_kernel_call(s, &s->kernels[i]->u.kernel), m, key, sizeof key);
         kgroup *last = g->n ? &g->g[g->n - 1] : NULL;
         if (last && (!key[0] || !strcmp(key, last->key))) {   /* no key: stays with the group before */
             last->n++;
@@ -98,6 +138,13 @@ void kgroups_sync(kgroups *g, const session *s, kg_mode m)
                 g->line0 = xrealloc(g->line0, g->cap * sizeof *g->line0);
             }
             g->g[g->n++] = (kgroup){i, 1, arena_strdup(&g->ar, key), 0};
+            if (m == KG_LAYER && key[0] && !numbered_key(key) && !plain_seen(g, key)) {
+                if (g->nplain == g->plain_cap) {
+                    g->plain_cap = g->plain_cap ? g->plain_cap * 2 : 16;
+                    g->plain = xrealloc(g->plain, g->plain_cap * sizeof *g->plain);
+                }
+                g->plain[g->nplain++] = g->g[g->n - 1].key;
+            }
         }
         g->of[i] = g->n - 1;
     }

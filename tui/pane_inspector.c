@@ -12,6 +12,8 @@
 #include "compat.h"
 #include "numfmt.h"
 #include "pane_util.h"
+#include "route_event.h"
+#include "tensor_close.h"
 #include "tensor_diff.h"
 #include "source_view.h"
 #include "stack_trace.h"
@@ -348,6 +350,74 @@ static int provenance_header(insp *s, grid *g, rect in, const kernel_call *c)
     return y - in.y;
 }
 
+/* The eager check of the node t holds (its after-value); NULL none. */
+static const eager_check *eager_check_of(const kernel_event *k, const tensor_rec *t)
+{
+    for (size_t i = 0; i < k->neager; i++)
+        if (k->eager[i].tensor && !strcmp(k->eager[i].tensor, t->name))
+            return &k->eager[i];
+    return NULL;
+}
+
+/* t against the eager node's .npy that ref-eager attached, judged by the
+ * tolerance the runner's check used (so it counts what "departs at" counts,
+ * never an exact diff of every rounding): "vs NODE.npy (atol A, rtol R):
+ * departs at [i, j] (n/m), ...". 0 when it cannot (no values on both sides,
+ * a complex dtype, shapes that differ): the plain comparison says why. */
+static int eager_npy_line(const eager_check *c, const tensor_rec *t, const npy_ref *nr, strbuf *sb)
+{
+    const tensor_rec *r = &nr->t;
+    int same = t->ndim == r->ndim && t->values && r->values && dtype_lanes(t->dtype) == 1 &&
+               dtype_lanes(r->dtype) == 1;
+    for (int i = 0; same && i < t->ndim; i++)
+        same = t->shape[i] == r->shape[i];
+    size_t n = same ? (t->nvalues < r->nvalues ? t->nvalues : r->nvalues) : 0;
+    if (!n)
+        return 0;
+    close_result cr;
+    close_init(&cr, (close_tol){c->atol, c->rtol});
+    close_add(&cr, t->values, r->values, n);
+    const char *base = strrchr(nr->path, '/');
+    char at[24], rt[24], ma[24], mr[24];
+    fmt_double(at, sizeof at, c->atol);
+    fmt_double(rt, sizeof rt, c->rtol);
+    fmt_double(ma, sizeof ma, cr.max_abs);
+    fmt_double(mr, sizeof mr, cr.max_rel);
+    strbuf_addf(sb, "vs %s (eager's tolerance: atol %s, rtol %s): ", base && base[1] ? base + 1 : nr->path, at, rt);
+    if (cr.first >= 0) {
+        strbuf_addstr(sb, "departs at ");
+        fmt_index(sb, t, cr.first);
+        strbuf_addf(sb, " (%llu/%llu)", (unsigned long long)cr.differing, (unsigned long long)cr.compared);
+    } else {
+        strbuf_addf(sb, "close (%llu values)", (unsigned long long)cr.compared);
+    }
+    strbuf_addf(sb, "%s, max abs err %s, max rel err %s", tensor_values_elems(t) > n ? ", of the values kept" : "",
+                ma, mr);
+    return 1;
+}
+
+static const char *error_get(const void *ctx, const char *key)
+{
+    const error_event *e = ctx;
+    for (size_t i = 0; i < e->nfields; i++)
+        if (!strcmp(e->fields[i].key, key))
+            return e->fields[i].value;
+    return NULL;
+}
+
+/* The element an error of this kernel comes down to (the words of the run's
+ * summary and the router), into sb; 0 when no error names one. The runner's
+ * death leaves it in the error event the recorder routed. */
+static int error_element(const session *s, int64_t kernel, strbuf *sb)
+{
+    for (size_t i = 0; i < s->nevents; i++) {
+        const event *e = s->events[i];
+        if (e->kind == EV_ERROR && e->u.error.kernel_index == kernel && route_element_line(error_get, &e->u.error, sb))
+            return 1;
+    }
+    return 0;
+}
+
 /* The first compute-sanitizer report of kernel ki that names a tensor; NULL none. */
 static const memcheck_event *memcheck_of(const session *s, int64_t ki)
 {
@@ -385,6 +455,13 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         in.y++;
         in.h--;
     }
+    strbuf el = STRBUF_INIT;
+    if (!mc && died && in.h >= 3 && error_element(a->s, k->index, &el)) {   /* what the death leaves unsaid here */
+        grid_put(g, in.x, in.y, in.w, EL_ERROR, el.buf);
+        in.y++;
+        in.h--;
+    }
+    strbuf_release(&el);
     const kernel_call *kc = session_kernel_call(a->s, k);
     if (kc) {
         int used = provenance_header(st(a), g, in, kc);
@@ -419,7 +496,12 @@ static void i_render(app *a, pane *p, grid *g, int focused)
     const npy_ref *nr = inspector_npy_find(a, k->index, sel->name, sel->phase);
     if (nr && in.h >= 3) {   /* the diff against an attached .npy file */
         strbuf rl = STRBUF_INIT;
-        npy_line(nr, sel, &rl);
+        const insp *is = st(a);
+        const eager_check *ec = is->eager_ref.name && is->eager_ref.kernel == k->index &&
+                                is->eager_ref.phase == sel->phase && !strcmp(is->eager_ref.name, sel->name)
+                                    ? eager_check_of(k, sel) : NULL;
+        if (!ec || !eager_npy_line(ec, sel, nr, &rl))
+            npy_line(nr, sel, &rl);
         grid_put(g, in.x, in.y, in.w, EL_WARN, rl.buf);
         strbuf_release(&rl);
         in.y++;
@@ -551,13 +633,10 @@ static void npy_line(const npy_ref *nr, const tensor_rec *t, strbuf *sb)
  * the kernel's checks. Returns 1 when one departs. */
 static int eager_line(const kernel_event *k, const tensor_rec *t, strbuf *sb)
 {
-    const eager_check *c = NULL;
+    const eager_check *c = eager_check_of(k, t);
     size_t ndiff = 0;
-    for (size_t i = 0; i < k->neager; i++) {
+    for (size_t i = 0; i < k->neager; i++)
         ndiff += k->eager[i].verdict == EAGER_DIFFERS;
-        if (!c && k->eager[i].tensor && !strcmp(k->eager[i].tensor, t->name))
-            c = &k->eager[i];
-    }
     if (!c) {
         strbuf_addstr(sb, "vs eager:");
         for (size_t i = 0; i < k->neager && sb->len < 200; i++)
@@ -832,10 +911,7 @@ int inspector_action_ref_eager(app *a, const char *arg)
         app_message(a, 1, "ref-eager: select a tensor in the inspector (4) first");
         return AF_HANDLED | AF_FAILED;
     }
-    const eager_check *c = NULL;
-    for (size_t i = 0; i < k->neager && !c; i++)
-        if (k->eager[i].tensor && !strcmp(k->eager[i].tensor, t->name))
-            c = &k->eager[i];
+    const eager_check *c = eager_check_of(k, t);
     if (!a->s->eager.dir || !c) {
         app_message(a, 1, "ref-eager: %s", !a->s->eager.present ? "this run has no eager reference (run with --eager "
                                                                   "PROGRAM.pt2)"

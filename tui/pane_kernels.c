@@ -22,11 +22,13 @@ static int64_t k_rows(app *a, pane *p)
 }
 
 /* "ERR", "NaN", "+Inf", "-Inf", "NaN+Inf" from the after-tensors' stats
- * ("mask" for -Inf alone, as an attention mask writes), else "DIV" when it
- * departs from the eager program, else "". */
+ * ("mask" for -Inf alone, as an attention mask writes; "=eager" for
+ * infinities the eager program computes too), else "DIV" when it departs
+ * from the eager program, else "". */
 static const char *anomaly(const kernel_event *k)
 {
-    int held = kernel_nonfinite(k);
+    int eagers;
+    int held = kernel_nonfinite_own(k, &eagers);
     int inf = held & (NONFIN_POSINF | NONFIN_NEGINF);
     if (k->status == KSTAT_ERROR)
         return "ERR";
@@ -35,6 +37,7 @@ static const char *anomaly(const kernel_event *k)
     if (inf == (NONFIN_POSINF | NONFIN_NEGINF)) return "+-Inf";
     if (held & NONFIN_POSINF) return "+Inf";
     if (nonfinite_is_mask(held)) return "mask";
+    if (eagers && !held) return "=eager";
     if (k->status == KSTAT_NAN)
         return "NaN?";
     for (size_t i = 0; i < k->neager; i++)   /* departs from the eager program (--eager) */
@@ -58,7 +61,10 @@ static int status_el(const kernel_event *k)
 {
     switch (k->status) {
     case KSTAT_OK: return EL_OK;
-    case KSTAT_NAN: return nonfinite_is_mask(kernel_nonfinite(k)) ? EL_OK : EL_NAN;
+    case KSTAT_NAN: {
+        int eagers, own = kernel_nonfinite_own(k, &eagers);
+        return nonfinite_is_mask(own) || (eagers && !own) ? EL_OK : EL_NAN;
+    }
     case KSTAT_ERROR: return EL_ERROR;
     default: return EL_RUNNING;
     }
@@ -167,7 +173,7 @@ static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, in
         x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dev);
     if (c->show_dur)
         x += grid_printf(g, x, y, in.x + in.w - x, base, " %s", dur);
-    int flagged = *an != 0;
+    int flagged = *an != 0 && strcmp(an, "=eager");   /* the eager program's own infinities: no anomaly */
     if (!flagged && !died)
         an = uncompared(a->s, k);
     grid_printf(g, x, y, in.x + in.w - x, sel ? base : died ? EL_ERROR : (flagged ? EL_NAN : base), " %s", an);

@@ -15,10 +15,10 @@
 #include "router.h"
 #include "router_session.h"
 
-/* The router's own state (its pane's priv): the rules, loaded on first use,
- * and the routing of the error shown, computed when it is first shown. */
+/* The router's own state (its pane's priv): the routing of the error shown,
+ * computed when it is first shown (with the process's rules,
+ * router_rules_shared), and why there are none when they failed to load. */
 typedef struct {
-    router_rules *rules;
     int rules_failed;
     char rules_err[256];
     const error_event *ev;
@@ -54,7 +54,6 @@ static void r_release(void *priv)
         return;
     if (r->valid)
         route_result_release(&r->res);
-    router_rules_free(r->rules);
     strbuf_release(&r->death_text);
     arena_release(&r->nan_arena);
     free(r);
@@ -112,15 +111,14 @@ static const route_result *routed(app *a, const error_event *e)
     router_pane *rc = st(a);
     if (a->router_off)
         return NULL;
-    if (!rc->rules && !rc->rules_failed) {
-        strbuf err = STRBUF_INIT;
-        if (router_rules_load_default(&rc->rules, &err) < 0) {
-            rc->rules_failed = 1;
-            snprintf(rc->rules_err, sizeof rc->rules_err, "%s", err.buf);
-        }
-        strbuf_release(&err);
+    strbuf err = STRBUF_INIT;
+    const router_rules *rules = router_rules_shared(&err);
+    if (!rules && !rc->rules_failed) {
+        rc->rules_failed = 1;
+        snprintf(rc->rules_err, sizeof rc->rules_err, "%s", err.buf);
     }
-    if (!rc->rules)
+    strbuf_release(&err);
+    if (!rules)
         return NULL;
     if (rc->valid && rc->ev == e)
         return &rc->res;
@@ -128,7 +126,7 @@ static const route_result *routed(app *a, const error_event *e)
         route_result_release(&rc->res);
     memset(&rc->res, 0, sizeof rc->res);
     /* the one routing entry point: the death routes the whole session (signal, stderr, logs) */
-    router_route_event(rc->rules, a->s, e == &rc->death ? NULL : e, NULL, &rc->res);
+    router_route_event(rules, a->s, e == &rc->death ? NULL : e, NULL, &rc->res);
     rc->ev = e;
     rc->valid = 1;
     return &rc->res;
@@ -198,45 +196,19 @@ static const char *field_of(const error_event *e, const route_result *rr, const 
     return rr ? route_result_field(rr, key) : NULL;
 }
 
-/* One line for the element an error comes down to: the index out of bounds
- * ("index ids (arg1_1)[1, 2] = 137, outside [0, 100): dim 0 of ...") or the
- * first NaN/Inf ("first bad buf15[0, 0, 0] = nan; log at model.py:36: ..."). */
+typedef struct { const error_event *e; const route_result *rr; } field_src;
+
+static const char *field_get(const void *ctx, const char *key)
+{
+    const field_src *f = ctx;
+    return field_of(f->e, f->rr, key);
+}
+
+/* What the error comes down to (route_element_line's words). */
 static int element_line(const error_event *e, const route_result *rr, strbuf *sb)
 {
-    const char *hit = field_of(e, rr, "memcheck_hit");   /* --memcheck: the address in the model's terms */
-    if (hit) {
-        strbuf_addf(sb, "compute-sanitizer: %s", hit);
-        return 1;
-    }
-    const char *at = field_of(e, rr, "index_at");
-    if (at) {
-        const char *t = field_of(e, rr, "index_tensor"), *u = field_of(e, rr, "index_user");
-        const char *v = field_of(e, rr, "index_value"), *range = field_of(e, rr, "valid_range");
-        const char *of = field_of(e, rr, "bound_of");
-        strbuf_addstr(sb, "index ");
-        if (u)
-            strbuf_addf(sb, "%s (%s)", u, t ? t : "?");
-        else
-            strbuf_addstr(sb, t ? t : "?");
-        strbuf_addf(sb, "%s = %s", at, v ? v : "?");
-        if (range)
-            strbuf_addf(sb, ", outside %s", range);
-        if (of)
-            strbuf_addf(sb, "; the bound is %s", of);
-        return 1;
-    }
-    at = field_of(e, rr, "bad_at");
-    if (at) {
-        const char *t = field_of(e, rr, "bad_tensor"), *v = field_of(e, rr, "bad_value");
-        const char *from = field_of(e, rr, "nan_from"), *ops = field_of(e, rr, "suspect_ops");
-        strbuf_addf(sb, "first bad %s%s = %s", t ? t : "?", at, v ? v : "?");
-        if (from && starts_with(from, "input "))
-            strbuf_addf(sb, "; %s", from);
-        else if (ops)
-            strbuf_addf(sb, "; %s", ops);
-        return 1;
-    }
-    return 0;
+    field_src f = {e, rr};
+    return route_element_line(field_get, &f, sb);
 }
 
 static void first_line(const char *text, char *out, size_t n)

@@ -616,8 +616,9 @@ static void check_weights(checklist *cl, package_t *p, const package_model *m, c
     weights_plan_read(p, m, ws, a, &wp, &e);
     strbuf_release(&e);
     const char *subject = "weights present, of the size the model needs, readable";
+    int no_so = wp.form == WEIGHTS_IN_SO && !m->so_entry;   /* package_cpp_only: the .so is still to be built */
     const char *want = arena_printf(a, "%zu weight(s), %llu bytes (%s)", wp.nconstants, (unsigned long long)wp.bytes,
-                                    weights_form_name(wp.form));
+                                    no_so ? "in the .so its CMakeLists.txt builds" : weights_form_name(wp.form));
     const char *src = wp.form == WEIGHTS_BLOB ? wp.blob_entry : ws ? "wrapper.cpp constants_info_" : p->path;
     if (wp.problem) {
         add(cl, "package.weights", CHECK_FAIL, subject, want, wp.problem, src, wp.fix);
@@ -956,7 +957,8 @@ static void check_torch_version(checklist *cl, const package_model *m, const cha
                                "(core/prepare/aotidbg_prepare.py EXPORTED.pt2 -o NEW.pt2)", want, want, got));
 }
 
-static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src, const host_facts *hf, int blocking)
+static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src, const host_facts *hf, int blocking,
+                        int cuda)
 {
     arena *a = &cl->arena;
     if (ws) {
@@ -976,23 +978,29 @@ static void check_flags(checklist *cl, const wrapper_scan *ws, const char *src, 
             ws->nan_asserts ? arena_printf(a, "%s:%d", src, ws->nan_assert_line) : src,
             ws->nan_asserts ? NULL : "rebuild with TORCHINDUCTOR_NAN_ASSERTS=1 to stop at the first NaN/Inf buffer");
     }
-    static const char *const envs[HOST_NENV][2] = {   /* in host_env_names' order */
-        {"AOTI_RUNTIME_CHECK_INPUTS", "the model checks input dtype/shape/stride/device itself at run time"},
-        {"CUDA_LAUNCH_BLOCKING", "kernel launches block, so errors name the failing kernel"},
-        {"PYTORCH_NO_CUDA_MEMORY_CACHING", "no caching allocator: out-of-bounds accesses fault sooner"},
+    static const struct { const char *name, *what; int cuda_only; } envs[HOST_NENV] = {   /* host_env_names' order */
+        {"AOTI_RUNTIME_CHECK_INPUTS", "the model checks input dtype/shape/stride/device itself at run time", 0},
+        {"CUDA_LAUNCH_BLOCKING", "kernel launches block, so errors name the failing kernel", 1},
+        {"PYTORCH_NO_CUDA_MEMORY_CACHING", "no caching allocator: out-of-bounds accesses fault sooner", 1},
     };
     for (size_t i = 0; i < HOST_NENV; i++) {
         const char *v = hf->env[i];
         int on = v && *v && strcmp(v, "0");
-        if (!on && blocking && !strcmp(envs[i][0], "CUDA_LAUNCH_BLOCKING")) {
-            add(cl, "flag.CUDA_LAUNCH_BLOCKING", CHECK_INFO, envs[i][0], NULL,
+        if (envs[i].cuda_only && !cuda) {   /* a CPU run launches no CUDA kernel: nothing to set */
+            if (on)
+                add(cl, arena_printf(a, "flag.%s", envs[i].name), CHECK_INFO, envs[i].name, NULL,
+                    arena_printf(a, "%s: no effect (the run is on %s)", v, cl->device), "environment", NULL);
+            continue;
+        }
+        if (!on && blocking && !strcmp(envs[i].name, "CUDA_LAUNCH_BLOCKING")) {
+            add(cl, "flag.CUDA_LAUNCH_BLOCKING", CHECK_INFO, envs[i].name, NULL,
                 "unset; the run blocks after each launch itself (--blocking), so errors name the failing kernel",
                 "environment", NULL);
             continue;
         }
-        add(cl, arena_printf(a, "flag.%s", envs[i][0]), CHECK_INFO, envs[i][0], NULL,
-            on ? arena_printf(a, "%s: %s", v, envs[i][1]) : "unset", "environment",
-            on ? NULL : arena_printf(a, "set %s=1 (or run with --deterministic): %s", envs[i][0], envs[i][1]));
+        add(cl, arena_printf(a, "flag.%s", envs[i].name), CHECK_INFO, envs[i].name, NULL,
+            on ? arena_printf(a, "%s: %s", v, envs[i].what) : "unset", "environment",
+            on ? NULL : arena_printf(a, "set %s=1 (or run with --deterministic): %s", envs[i].name, envs[i].what));
     }
 }
 
@@ -1109,7 +1117,7 @@ int checklist_run(checklist *cl, package_t *p, const checklist_opts *o, strbuf *
     check_symbols(cl, p, m, o->torch_lib, o->host);
     check_torch_version(cl, m, o->torch_lib, o->host);
     check_hidden_kernels(cl, p, m, ws, src);
-    check_flags(cl, ws, src, &hf_copy, o->blocking);
+    check_flags(cl, ws, src, &hf_copy, o->blocking, !strcmp(load.type, "cuda"));
     if (ws)
         wrapper_scan_free(ws);
     strbuf_release(&e);

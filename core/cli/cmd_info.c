@@ -205,7 +205,8 @@ static void show_model(package_t *p, package_model *m, int calls)
         }
         putchar('\n');
         printf("  constants:           %zu%s\n", ws.nconstants,
-               ws.include_weights == 1 ? " (in the .so)" : ws.include_weights == 0 ? " (outside the .so)" : "");
+               ws.include_weights == 1 ? (m->so_entry ? " (in the .so)" : " (in the .so its CMakeLists.txt builds)")
+               : ws.include_weights == 0 ? " (outside the .so)" : "");
         if (ws.ncubins || ws.nembedded_kernels)
             printf("  cubins loaded:       %zu (+%zu embedded)\n", ws.ncubins, ws.nembedded_kernels);
         if (ws.nproxy_calls)

@@ -23,6 +23,7 @@
 #include "model.h"
 #include "opt.h"
 #include "protocol.h"
+#include "route_event.h"
 #include "run_options.h"
 #include "run_expect.h"
 #include "run_service.h"
@@ -113,6 +114,8 @@ static const char *error_field(const error_event *e, const char *key)
     return NULL;
 }
 
+static const char *error_get(const void *ctx, const char *key) { return error_field(ctx, key); }
+
 /* "  route: ID (input N NAME, dim D = SIZE); the steps: aotidbg route OUT" */
 static void print_route(const event *err_ev, const char *out)
 {
@@ -132,19 +135,10 @@ static void print_route(const event *err_ev, const char *out)
     const char *at = error_field(e, "source_line"), *code = error_field(e, "source_code");
     if (at)   /* the model's line the failing kernel comes from (provenance) */
         fprintf(stderr, "  at %s%s%s\n", at, code ? ": " : "", code ? code : "");
-    const char *ix = error_field(e, "index_at");
-    if (ix) {   /* the element behind an index assert (oob_element.h) */
-        const char *t = error_field(e, "index_tensor"), *u = error_field(e, "index_user");
-        const char *v = error_field(e, "index_value"), *range = error_field(e, "valid_range");
-        const char *of = error_field(e, "bound_of");
-        fprintf(stderr, "  index %s%s%s%s%s = %s", u ? u : "", u ? " (" : "", t ? t : "?", u ? ")" : "", ix,
-                v ? v : "?");
-        if (range)
-            fprintf(stderr, ", outside %s", range);
-        if (of)
-            fprintf(stderr, "; the bound is %s", of);
-        fputc('\n', stderr);
-    }
+    strbuf el = STRBUF_INIT;
+    if (error_field(e, "index_at") && route_element_line(error_get, e, &el))   /* the element behind an index assert */
+        fprintf(stderr, "  %s\n", el.buf);
+    strbuf_release(&el);
 }
 
 /* "4 KiB", "256 MiB", "1536 bytes": the budget as it was most likely given. */

@@ -473,6 +473,15 @@ static int read_weight(rd *r, const char *placeholder, const char *fqn, const cJ
     return 0;
 }
 
+/* A graph input (user input, weight, buffer) as a value: a kernel that only lays one out holds it. */
+static void add_placeholder(eager_program *p, const char *name)
+{
+    fx_value *v = add_value(p);
+    v->name = arena_strdup(&p->a, name);
+    v->op = "placeholder";
+    v->tensor = 1;
+}
+
 static int read_signature(rd *r, const cJSON *sig, const cJSON *wcfg, const cJSON *ccfg)
 {
     eager_program *p = r->p;
@@ -492,6 +501,7 @@ static int read_signature(rd *r, const cJSON *sig, const cJSON *wcfg, const cJSO
                 return bad(r, "a user input is %s, not a tensor", ak ? ak : "unknown");
             p->inputs = arena_grow(&p->a, p->inputs, p->ninputs, &p->capinputs, sizeof *p->inputs, 8);
             p->inputs[p->ninputs++] = arena_strdup(&p->a, nm);
+            add_placeholder(p, nm);
             continue;
         }
         const char *fk = !k ? NULL : !strcmp(k, "parameter") ? "parameter_name" : !strcmp(k, "buffer") ? "buffer_name"
@@ -503,6 +513,7 @@ static int read_signature(rd *r, const cJSON *sig, const cJSON *wcfg, const cJSO
                        k ? k : "unknown");
         if (read_weight(r, ph, fqn->valuestring, wcfg, ccfg) < 0)
             return -1;
+        add_placeholder(p, ph);
     }
     return 0;
 }
@@ -622,9 +633,25 @@ static fx_value *find(eager_program *p, const char *name)
 
 size_t eager_program_nvalues(const eager_program *p) { return p->nvals; }
 
+static int in_list(const char *const *l, size_t n, const char *s);
+
 const char *eager_program_value(const eager_program *p, size_t i)
 {
-    return i < p->nvals && strcmp(p->vals[i].op, "getitem") ? p->vals[i].name : NULL;
+    return i < p->nvals && strcmp(p->vals[i].op, "getitem") && strcmp(p->vals[i].op, "placeholder")
+               ? p->vals[i].name
+               : NULL;
+}
+
+size_t eager_program_graph_inputs(const eager_program *p, const char *name, const char **out, size_t max)
+{
+    long at = eager_program_index(p, name);
+    size_t n = 0;
+    for (size_t k = 0; at >= 0 && k < p->vals[at].nins && n < max; k++) {
+        long in = eager_program_index(p, p->vals[at].ins[k]);
+        if (in >= 0 && !strcmp(p->vals[in].op, "placeholder") && !in_list(out, n, p->vals[in].name))
+            out[n++] = p->vals[in].name;
+    }
+    return n;
 }
 
 const char *eager_program_stack(const eager_program *p, const char *name)

@@ -44,8 +44,11 @@ void eager_program_refs(eager_program *p, const char *const *names, size_t n, ea
 /* The graph's values in graph order (getitems and the graph's inputs left
  * out): what the kernels between two calls that name nodes may compute. */
 size_t eager_program_nvalues(const eager_program *p);
-/* Value i's name; NULL for a getitem. */
+/* Value i's name; NULL for a getitem or a graph input. */
 const char *eager_program_value(const eager_program *p, size_t i);
+/* The graph inputs (user inputs, weights, buffers: their placeholder names)
+ * that node `name` reads, at most max, into out; returns how many. */
+size_t eager_program_graph_inputs(const eager_program *p, const char *name, const char **out, size_t max);
 /* Its stack trace as the program keeps it (Python's traceback text); NULL none. */
 const char *eager_program_stack(const eager_program *p, const char *name);
 /* Its place in graph order; -1 when the program has no such value. */

@@ -208,7 +208,9 @@ static int named_span(const call_table *ct, size_t j, const eager_program *prog,
 static size_t between_nodes(const call_table *ct, size_t i, const eager_program *prog, arena *a,
                             const char ***nodes)
 {
+    enum { GRAPH_INPUTS_MAX = 64 };
     long lo = -1, hi = (long)eager_program_nvalues(prog), l, h;
+    size_t next = ct->ncalls;
     for (size_t j = i; j-- > 0;)
         if (named_span(ct, j, prog, &l, &h) == 0) {
             lo = h;
@@ -217,14 +219,30 @@ static size_t between_nodes(const call_table *ct, size_t i, const eager_program 
     for (size_t j = i + 1; j < ct->ncalls; j++)
         if (named_span(ct, j, prog, &l, &h) == 0) {
             hi = h;   /* not l: a library call names the nodes its input's kernel fused too */
+            next = j;
             break;
         }
     size_t m = 0;
-    *nodes = hi - lo > 1 ? arena_alloc(a, (size_t)(hi - lo - 1) * sizeof **nodes) : NULL;
+    *nodes = arena_alloc(a, (size_t)(hi - lo > 1 ? hi - lo - 1 : 0) * sizeof **nodes + GRAPH_INPUTS_MAX * sizeof **nodes);
     for (long k = lo + 1; k < hi; k++) {
         const char *v = eager_program_value(prog, (size_t)k);
         if (v)
             (*nodes)[m++] = v;
+    }
+    /* no value between: a kernel that lays out the next call's graph inputs (a CPU convolution's
+     * input and weight reordered) holds those inputs */
+    const char *const *own;
+    for (size_t k = 0, n = next < ct->ncalls && !m ? own_nodes(&ct->calls[next], &own) : 0;
+         k < n && m < GRAPH_INPUTS_MAX; k++) {
+        const char *in[GRAPH_INPUTS_MAX];
+        size_t got = eager_program_graph_inputs(prog, own[k], in, GRAPH_INPUTS_MAX - m);
+        for (size_t g = 0; g < got; g++) {
+            size_t d = 0;
+            while (d < m && strcmp((*nodes)[d], in[g]))
+                d++;
+            if (d == m)
+                (*nodes)[m++] = in[g];
+        }
     }
     return m;
 }

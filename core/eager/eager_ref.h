@@ -19,7 +19,12 @@
  * graph after its decompositions, which the program does not have), else
  * the `Topologically Sorted Source Nodes` comment above its launch (the same
  * names). A call that names no node (a CPU cpp_fused_* kernel of a package
- * built without provenance) is not compared.
+ * built without provenance) is compared on the graph values between its
+ * neighbours' (the launch order puts it there), or, when there are none, on
+ * the graph inputs the next call reads (a kernel that lays out a
+ * convolution's input and weight). The calls the printer does not hook
+ * (attention on views, extern calls with output handles) are in the call
+ * table where they run (wrapper_scan.h's unprinted calls).
  *
  * Cache: <cache_root>/.aotidbg-eager/<key>/, key = SHA-256 of the program
  * file, the helper, the device, float64 and the inputs (spec and the bytes

@@ -285,14 +285,32 @@ const char *runner_exit_text(const runner_exit_event *x, char *buf, size_t n)
     return buf;
 }
 
-int kernel_nonfinite(const kernel_event *k)
+int tensor_inf_is_eagers(const kernel_event *k, const tensor_rec *t)
 {
-    int held = 0;
+    if (t->phase != PHASE_AFTER || !t->has_stats || t->stats.nan || !(t->stats.posinf || t->stats.neginf))
+        return 0;
+    for (size_t i = 0; i < k->neager; i++)
+        if (k->eager[i].verdict == EAGER_CLOSE && k->eager[i].tensor && !strcmp(k->eager[i].tensor, t->name))
+            return 1;
+    return 0;
+}
+
+int kernel_nonfinite_own(const kernel_event *k, int *eagers)
+{
+    int held = 0, theirs = 0;
     for (size_t i = 0; i < k->ntensors; i++) {
         const tensor_rec *t = &k->tensors[i];
-        if (t->phase == PHASE_AFTER && t->has_stats)
-            held |= (t->stats.nan ? NONFIN_NAN : 0) | (t->stats.posinf ? NONFIN_POSINF : 0) |
-                    (t->stats.neginf ? NONFIN_NEGINF : 0);
+        if (t->phase != PHASE_AFTER || !t->has_stats)
+            continue;
+        int f = (t->stats.nan ? NONFIN_NAN : 0) | (t->stats.posinf ? NONFIN_POSINF : 0) |
+                (t->stats.neginf ? NONFIN_NEGINF : 0);
+        if (f && tensor_inf_is_eagers(k, t))
+            theirs |= f;
+        else
+            held |= f;
     }
+    if (eagers)
+        *eagers = theirs;
     return held;
 }
+

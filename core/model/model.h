@@ -374,12 +374,19 @@ const char *kernel_type_name(kernel_type t);     /* "triton", "cpp", "extern", "
 int kernel_type_from_name(const char *s);
 kernel_type kernel_type_guess(const char *kernel_name); /* from the name AOTI gives it */
 const char *kernel_status_name(kernel_status s); /* "pending", "ok", "nan", "error" */
-/* What a kernel's after-tensors hold that is not finite (their statistics):
+/* What after-tensors hold that is not finite (their statistics):
  * NONFIN_NAN | NONFIN_POSINF | NONFIN_NEGINF. NONFIN_NEGINF alone is what an
  * attention mask writes (an additive -inf mask, masked_fill): not an anomaly. */
 enum { NONFIN_NAN = 1, NONFIN_POSINF = 2, NONFIN_NEGINF = 4 };
-int kernel_nonfinite(const kernel_event *k);
 static inline int nonfinite_is_mask(int held) { return held == NONFIN_NEGINF; }
+/* 1 when after-tensor t of k holds +-Inf and no NaN, and a --eager check of
+ * t found it close: the eager program computes the same infinities
+ * (tensor_close.h: an infinity matches only the same one), so they are the
+ * model's, not an anomaly of the compiled package. */
+int tensor_inf_is_eagers(const kernel_event *k, const tensor_rec *t);
+/* What kernel k's after-tensors hold that is not finite, without those
+ * tensors; *eagers (when not NULL) gets what they held. NaN always counts. */
+int kernel_nonfinite_own(const kernel_event *k, int *eagers);
 int kernel_status_from_name(const char *s);
 const char *phase_name(tensor_phase p);          /* "before", "after", "output" */
 int phase_from_name(const char *s);

@@ -184,14 +184,15 @@ void kernel_call_where(const kernel_call *c, strbuf *out, size_t max)
         strbuf_setlen(out, start + max);
 }
 
-size_t kernel_call_layer(const kernel_call *c, char *buf, size_t n)
+size_t kernel_param_layer(const char *p, char *buf, size_t n, int *numbered)
 {
+    if (numbered)
+        *numbered = 0;
     if (!n)
         return 0;
     buf[0] = 0;
-    if (!c || !c->nparams || !c->params[0])
+    if (!p)
         return 0;
-    const char *p = c->params[0];
     const char *end = strrchr(p, '.');   /* the module path: drop the weight's own name */
     if (!end)
         end = p + strlen(p);
@@ -206,6 +207,8 @@ size_t kernel_call_layer(const kernel_call *c, char *buf, size_t n)
             cut = e;
         q = dot ? dot + 1 : end;
     }
+    if (cut && numbered)
+        *numbered = 1;
     if (!cut) {
         cut = memchr(p, '.', (size_t)(end - p));
         if (!cut)
@@ -217,4 +220,13 @@ size_t kernel_call_layer(const kernel_call *c, char *buf, size_t n)
     memcpy(buf, p, len);
     buf[len] = 0;
     return len;
+}
+
+size_t kernel_call_layer(const kernel_call *c, char *buf, size_t n)
+{
+    if (n)
+        buf[0] = 0;
+    if (!c || !c->nparams)
+        return 0;
+    return kernel_param_layer(c->params[0], buf, n, NULL);
 }

@@ -52,5 +52,8 @@ void kernel_call_where(const kernel_call *c, strbuf *out, size_t max);
  * "blocks.0"), else its first part ("head.weight" -> "head"). Writes a
  * NUL-terminated key to buf; returns its length, 0 when the call passes none. */
 size_t kernel_call_layer(const kernel_call *c, char *buf, size_t n);
+/* The same for one weight's name p; *numbered (when not NULL) is 1 when the
+ * key ends at a numeric part (a layer of a repeated stack: "blocks.0"). */
+size_t kernel_param_layer(const char *p, char *buf, size_t n, int *numbered);
 
 #endif

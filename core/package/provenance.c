@@ -212,6 +212,36 @@ static int index_json(jindex *ix, const cJSON *root, const char *jname, strbuf *
     return 0;
 }
 
+/* One row of the table from the wrapper's launch k, with its JSON entry (by
+ * handle, else the next unused one of its name from *cursor): 1 when it had one. */
+static int call_row(arena *a, const wrapper_scan *ws, jindex *ix, const ws_kernel *k, kernel_call *c, size_t *cursor)
+{
+    c->kernel = arena_strdup(a, k->name);
+    c->line = k->line;
+    if (k->source_nodes)
+        parse_nodes_comment(a, k->source_nodes, c);
+    c->params = strs_dup(a, k->params, c->nparams = k->nparams);
+    c->fresh = strs_dup(a, k->fresh, c->nfresh = k->nfresh);
+    c->nbefore = k->nbefore;
+    jentry *e = k->handle && ix->n ? find_key(ix, k->handle) : NULL;
+    if (e && e->used)
+        e = NULL;
+    if (!e && k->handle)
+        c->handle = cut_dup(a, k->handle, strlen(k->handle));
+    for (size_t j = *cursor; !e && !k->handle && j < ix->n; j++) {
+        jentry *f = &ix->e[j];
+        if (!f->used && f->name_len == strlen(k->name) && !memcmp(f->key, k->name, f->name_len)) {
+            e = f;
+            *cursor = j + 1;
+        }
+    }
+    if (e)
+        fill_from_json(a, c, e);
+    if (!c->nparams)
+        weights_from_nodes(a, ws, c);
+    return e != NULL;
+}
+
 int provenance_from_scan(session *s, const wrapper_scan *ws, const char *json, size_t jlen, const char *jname,
                          strbuf *err)
 {
@@ -238,39 +268,17 @@ int provenance_from_scan(session *s, const wrapper_scan *ws, const char *json, s
             rc = -1;
         }
     }
-    size_t nrows = ws && ws->nkernels ? ws->nkernels : ix.n;
+    size_t nws = ws ? ws->nkernels + ws->nunprinted : 0;
+    size_t nrows = nws ? nws : ix.n;
     kernel_call *calls = nrows ? arena_alloc(a, nrows * sizeof *calls) : NULL;
     size_t used = 0;
-    if (ws && ws->nkernels) {
+    if (nws) {
         size_t cursor = 0;   /* for rows without a handle: JSON entries in order */
-        for (size_t i = 0; i < nrows; i++) {
-            const ws_kernel *k = &ws->kernels[i];
-            kernel_call *c = &calls[i];
-            c->kernel = arena_strdup(a, k->name);
-            c->line = k->line;
-            if (k->source_nodes)
-                parse_nodes_comment(a, k->source_nodes, c);
-            c->params = strs_dup(a, k->params, c->nparams = k->nparams);
-            c->fresh = strs_dup(a, k->fresh, c->nfresh = k->nfresh);
-            c->nbefore = k->nbefore;
-            jentry *e = k->handle && ix.n ? find_key(&ix, k->handle) : NULL;
-            if (e && e->used)
-                e = NULL;
-            if (!e && k->handle)
-                c->handle = cut_dup(a, k->handle, strlen(k->handle));
-            for (size_t j = cursor; !e && !k->handle && j < ix.n; j++) {
-                jentry *f = &ix.e[j];
-                if (!f->used && f->name_len == strlen(k->name) && !memcmp(f->key, k->name, f->name_len)) {
-                    e = f;
-                    cursor = j + 1;
-                }
-            }
-            if (e) {
-                fill_from_json(a, c, e);
-                used++;
-            }
-            if (!c->nparams)
-                weights_from_nodes(a, ws, c);
+        for (size_t i = 0, pk = 0, pu = 0; i < nrows; i++) {
+            /* the printed launches, with the calls the printer does not hook where they come */
+            int un = pu < ws->nunprinted && (pk == ws->nkernels || ws->unprinted[pu].after <= pk);
+            const ws_kernel *k = un ? &ws->unprinted[pu++] : &ws->kernels[pk++];
+            used += call_row(a, ws, &ix, k, &calls[i], &cursor);
         }
     } else {
         for (size_t i = 0; i < nrows; i++) {   /* no wrapper.cpp: the JSON alone */

@@ -445,6 +445,19 @@ int reinstrument_source(const char *src, size_t len, const reinstrument_opts *o,
                     made++;
                 }
             }
+            /* nor the constants a C++ kernel writes (a key/value cache updated in place) */
+            for (int i = 0; k == L_CPP && i < n; i++) {
+                span a = {st_[i], ln_[i]};
+                const char *dp = memmem(a.s, a.n, ".data_ptr()", 11), *b = dp;
+                while (b && b > a.s && is_ident(b[-1])) b--;
+                span id = {b, dp ? (size_t)(dp - b) : 0};
+                if (dp && id.n && !memmem(a.s, a.n, "const ", 6) && !printer_name(id.s, id.n)) {
+                    span as = {printed_as, strlen(printed_as)};
+                    emit_hook(out, p, (size_t)(q - p), id, "after_launch", w.branch, as);
+                    local.hooks++;
+                    made++;
+                }
+            }
             local.outputs += made > 0;
             p = stmt_end;
             continue;

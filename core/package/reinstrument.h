@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include "strbuf.h"
 
-#define REINSTRUMENT_VERSION       5   /* 2: <stem>.json beside the copy; 3: subgraphs, proxy calls; 4: views, output handles; 5: those of printed calls under the printer's name */
+#define REINSTRUMENT_VERSION       6   /* 2: <stem>.json beside the copy; 3: subgraphs, proxy calls; 4: views, output handles; 5: those of printed calls under the printer's name; 6: constants printed C++ kernels write */
 #define REINSTRUMENT_MAX_SOURCE    (512U << 20)   /* wrapper.cpp / kernel.cpp */
 #define REINSTRUMENT_MAX_CMD       (256U << 10)   /* one command line */
 #define REINSTRUMENT_MAX_STATEMENT (1U << 20)     /* one kernel-launch statement */
@@ -49,7 +49,8 @@ typedef struct {
     size_t main_graph;      /* instrumented launches in the main graph, not proxy calls (with a printer:
                                calls it does not print, their arguments being views or output handles) */
     size_t outputs;         /* launches the printer hooks whose output handles it does not save (extern calls
-                               that make their outputs: convolution, attention); a rebuilt copy saves them */
+                               that make their outputs: convolution, attention), or the constants they write
+                               (C++ kernels updating a buffer in place); a rebuilt copy saves them */
 } reinstrument_stats;
 
 /* "N inside torch.cond/while_loop subgraphs, N proxy-executor calls, N

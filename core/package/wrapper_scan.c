@@ -136,18 +136,23 @@ typedef struct {
     const char *pend_nodes, *pend_handle;
 } scan_state;
 
-static void add_kernel(wrapper_scan *ws, scan_state *st, const char *name, int line)
+/* A launch at line: it takes the provenance comments seen since the last one. */
+static void start_call(wrapper_scan *ws, scan_state *st, ws_kernel *k, const char *name, int line)
 {
-    if (ws->nkernels >= WS_MAX_KERNELS)
-        return;
-    ws->kernels = xgrow(ws->kernels, &ws->cap_kernels, ws->nkernels, sizeof *ws->kernels);
-    ws_kernel *k = &ws->kernels[ws->nkernels++];
     memset(k, 0, sizeof *k);
     k->name = arena_strdup(&ws->arena, name);
     k->line = line;
     k->source_nodes = st->pend_nodes;
     k->handle = st->pend_handle;
     st->pend_nodes = st->pend_handle = NULL;
+}
+
+static void add_kernel(wrapper_scan *ws, scan_state *st, const char *name, int line)
+{
+    if (ws->nkernels >= WS_MAX_KERNELS)
+        return;
+    ws->kernels = xgrow(ws->kernels, &ws->cap_kernels, ws->nkernels, sizeof *ws->kernels);
+    start_call(ws, st, &ws->kernels[ws->nkernels++], name, line);
 }
 
 /* The weights a call site passes: identifiers of the statement that name a
@@ -611,8 +616,14 @@ static void scan_call_site(wrapper_scan *ws, scan_state *st, const char *t, int 
                 note_params(ws, &ws->kernels[ws->nkernels - 1], c + k);
         } else if (st->cur_kernel[0] && ws->nkernels) {
             note_params(ws, &ws->kernels[ws->nkernels - 1], c + k);
-        } else {
-            st->pend_nodes = st->pend_handle = NULL;
+        } else if (ws->nunprinted < WS_MAX_KERNELS) {
+            const char *kn = buf;
+            skip_prefix(buf, "call_", &kn);
+            ws->unprinted = xgrow(ws->unprinted, &ws->cap_unprinted, ws->nunprinted, sizeof *ws->unprinted);
+            ws_kernel *u = &ws->unprinted[ws->nunprinted++];
+            start_call(ws, st, u, kn, line);
+            u->after = ws->nkernels;
+            note_params(ws, u, c + k);
         }
     }
 }
@@ -728,6 +739,7 @@ void wrapper_scan_free(wrapper_scan *ws)
         return;
     free(ws->inputs);
     free(ws->kernels);
+    free(ws->unprinted);
     free(ws->cubins);
     free(ws->constants);
     arena_release(&ws->arena);

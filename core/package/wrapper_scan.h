@@ -56,6 +56,7 @@ typedef struct {
     size_t nfresh;                      /* tensors the launch only writes, passed by no call */
     const char **fresh;                 /* before it (launch_roles.h); NULL when none */
     size_t nbefore;                     /* tensors the printer saves before the launch (levels 1, 2) */
+    size_t after;                       /* an unprinted call: how many printed launches come before it */
 } ws_kernel;
 
 typedef struct {
@@ -87,6 +88,10 @@ typedef struct wrapper_scan {
     int nan_assert_line;
     const char *kernels_source;         /* "printer", "call-sites" */
     size_t nkernels, cap_kernels; ws_kernel *kernels;
+    /* run_impl's calls the printer does not hook (extern calls on views or
+     * with output handles: attention, max): re-instrumentation hooks them under
+     * these names; provenance.h puts them among the kernels by `after` */
+    size_t nunprinted, cap_unprinted; ws_kernel *unprinted;
     size_t ncubins, cap_cubins; ws_cubin *cubins;
     size_t nembedded_kernels;           /* loadKernel(__name_start, ...): binary inside the .so */
     size_t nconstants, cap_constants; ws_constant *constants;

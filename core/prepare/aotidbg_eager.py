@@ -219,12 +219,14 @@ def is_getitem(node):
     return node.op == "call_function" and node.target is operator.getitem
 
 
-def call_refs(graph_nodes, names):
+def call_refs(graph_nodes, names, lifted=()):
     """The nodes among `names` whose values leave the kernel (see the module doc),
     in graph order; the names the program does not have; and the nodes whose
-    values the kernel combines (its nodes and their inputs: the scale)."""
+    values the kernel combines (its nodes and their inputs: the scale). A graph
+    input (`lifted`: the exported program's placeholder names) is not compared
+    here: the runner's reference compares a kernel that lays one out."""
     present = [graph_nodes[n] for n in names if n in graph_nodes]
-    missing = [n for n in names if n not in graph_nodes]
+    missing = [n for n in names if n not in graph_nodes and n not in lifted]
     inside = {n.name for n in present}
     for n in list(present):   # a tuple-valued node stands for its getitems
         for u in n.users:
@@ -373,10 +375,11 @@ def main(argv):
                 f"({', '.join(n.name for n in placeholders)}), the spec gives {len(inputs)}")
 
     # what to write: each call's references
+    lifted = {s.arg.name for s in ep.graph_signature.input_specs if hasattr(s.arg, "name")}
     manifest_calls, wanted, combines = [], set(), []
     for c in calls or []:
         names = [n for n in c.get("nodes", []) if isinstance(n, str) and NODE_NAME.match(n)]
-        refs, missing, combined = call_refs(graph_nodes, names)
+        refs, missing, combined = call_refs(graph_nodes, names, lifted)
         manifest_calls.append({"kernel": c.get("kernel", ""), "occurrence": int(c.get("occurrence", 0)),
                                "refs": refs, "missing": missing})
         combines.append(combined)

@@ -163,3 +163,39 @@ void router_route_enrich(const router_rules *rules, const session *s, const erro
         router_keep_recorded_fields(out, e);
     strbuf_release(&err);
 }
+
+int route_element_line(route_field_fn get, const void *ctx, strbuf *sb)
+{
+    const char *hit = get(ctx, "memcheck_hit");   /* --memcheck: the address in the model's terms */
+    if (hit) {
+        strbuf_addf(sb, "compute-sanitizer: %s", hit);
+        return 1;
+    }
+    const char *at = get(ctx, "index_at");
+    if (at) {
+        const char *t = get(ctx, "index_tensor"), *u = get(ctx, "index_user");
+        const char *v = get(ctx, "index_value"), *range = get(ctx, "valid_range"), *of = get(ctx, "bound_of");
+        strbuf_addstr(sb, "index ");
+        if (u)
+            strbuf_addf(sb, "%s (%s)", u, t ? t : "?");
+        else
+            strbuf_addstr(sb, t ? t : "?");
+        strbuf_addf(sb, "%s = %s", at, v ? v : "?");
+        if (range)
+            strbuf_addf(sb, ", outside %s", range);
+        if (of)
+            strbuf_addf(sb, "; the bound is %s", of);
+        return 1;
+    }
+    at = get(ctx, "bad_at");
+    if (!at)
+        return 0;
+    const char *t = get(ctx, "bad_tensor"), *v = get(ctx, "bad_value");
+    const char *from = get(ctx, "nan_from"), *ops = get(ctx, "suspect_ops");
+    strbuf_addf(sb, "first bad %s%s = %s", t ? t : "?", at, v ? v : "?");
+    if (from && !strncmp(from, "input ", 6))
+        strbuf_addf(sb, "; %s", from);
+    else if (ops)
+        strbuf_addf(sb, "; %s", ops);
+    return 1;
+}

@@ -33,4 +33,14 @@ void router_route_event(const router_rules *rules, const session *s, const error
 void router_route_enrich(const router_rules *rules, const session *s, const error_event *e, const char *source,
                          route_result *out);
 
+/* One line for the element an error comes down to, from its fields (get(ctx,
+ * key): NULL when absent): compute-sanitizer's hit in the model's terms
+ * (--memcheck), the index out of bounds ("index ids (arg1_1)[1, 2]
+ * = 137, outside [0, 100); the bound is dim 0 of ...") or the first NaN/Inf
+ * ("first bad buf15[0, 0, 0] = nan; log at model.py:36: ..."). The run's
+ * summary, the router pane and the inspector all say it in these words.
+ * Appends to *sb; returns 0 when the fields name no element. */
+typedef const char *(*route_field_fn)(const void *ctx, const char *key);
+int route_element_line(route_field_fn get, const void *ctx, strbuf *sb);
+
 #endif

@@ -1270,8 +1270,8 @@ int router_route_file(const router_rules *rules, FILE *f, route_result *out, str
 
 int router_route_text(const char *text, size_t len, route_result *out, strbuf *err)
 {
-    static router_rules *shared;    /* process-wide, read-only after load */
-    if (!shared && router_rules_load_default(&shared, err))
+    const router_rules *shared = router_rules_shared(err);
+    if (!shared)
         return -1;
     router_route_buffer(shared, text, len, out);
     return 0;

@@ -84,6 +84,11 @@ int router_rules_parse(router_rules **out, const char *text, size_t len, const c
 /* Loads the installed rules: <aotidbg_data_dir()>/routes.yaml, else
  * <data_dir>/core/router/routes.yaml (a source tree). */
 int router_rules_load_default(router_rules **out, strbuf *err);
+/* The installed rules, loaded once per process and kept (read-only, shared
+ * by every thread; never freed): what the recorder, the TUI and
+ * router_route_text route with. NULL when they cannot be loaded, with why
+ * in *err (each call says it again). */
+const router_rules *router_rules_shared(strbuf *err);
 void router_rules_free(router_rules *r);
 /* Number of routes and their ids, in file order (for tests and help). */
 size_t router_rules_count(const router_rules *r);

@@ -10,6 +10,8 @@
 #include "router_rules.h"
 #include "compat.h"
 #include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "paths.h"
@@ -797,6 +799,26 @@ int router_rules_load_default(router_rules **out, strbuf *err)
     int rc = router_rules_load(out, p, err);
     free(p);
     return rc;
+}
+
+static router_rules *shared_rules;
+static char shared_err[512];
+
+static void load_shared(void)
+{
+    strbuf err = STRBUF_INIT;
+    if (router_rules_load_default(&shared_rules, &err) < 0)
+        snprintf(shared_err, sizeof shared_err, "%s", err.buf ? err.buf : "the routing rules could not be loaded");
+    strbuf_release(&err);
+}
+
+const router_rules *router_rules_shared(strbuf *err)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, load_shared);
+    if (!shared_rules)
+        strbuf_addstr(err, shared_err);
+    return shared_rules;
 }
 
 void router_rules_free(router_rules *r)

@@ -37,10 +37,8 @@ struct run_record {
     unsigned char *seen;       /* per branches row: interposition launched it this run */
     int64_t hidden0;           /* s->hidden_kernels before this run's interposed launches, -2 unset */
     const char *hidden_why0;
-    router_rules *rules;       /* loaded on the first error; NULL if unavailable */
     int diverged;              /* this run's divergence event is recorded */
     loop_iter loops;           /* which while_loop round each launch is in */
-    int rules_tried;
     int nan_recorded;          /* this run's nan event is in the session */
 };
 
@@ -75,7 +73,6 @@ void run_record_free(run_record *r)
     strbuf_release(&r->tail);
     free_input_names(r);
     free(r->seen);
-    router_rules_free(r->rules);
     free(r->trace_source);
     free(r);
 }
@@ -215,17 +212,14 @@ static void keep_route(session *s, event *e, const route_result *res)
     }
 }
 
-/* The rules, loaded on the first error; NULL when unavailable. */
-static const router_rules *rules_of(run_record *r)
+/* The shared rules (router_rules_shared); NULL when unavailable: the error
+ * is then recorded unrouted. */
+static const router_rules *rules_of(void)
 {
-    if (!r->rules_tried) {
-        r->rules_tried = 1;
-        strbuf err = STRBUF_INIT;
-        if (router_rules_load_default(&r->rules, &err) < 0)
-            r->rules = NULL;
-        strbuf_release(&err);
-    }
-    return r->rules;
+    strbuf err = STRBUF_INIT;
+    const router_rules *rules = router_rules_shared(&err);
+    strbuf_release(&err);
+    return rules;
 }
 
 /* The input an error names, by the name the model loaded it under ("arg0_1"). */
@@ -246,7 +240,7 @@ static void add_input_name(const run_record *r, route_result *res)
 static void route_error(run_record *r, event *e)
 {
     take_stderr_error_text(r, e);
-    const router_rules *rules = rules_of(r);
+    const router_rules *rules = rules_of();
     if (!rules)
         return;
     route_result res;
@@ -420,8 +414,9 @@ static void add_divergence(run_record *r, const kernel_event *k, const eager_che
 static int record_nan(run_record *r, const kernel_event *k, double t_ms)
 {
     session *s = r->s;
-    if (r->nan_recorded)
-        return 0;
+    int eagers;
+    if (r->nan_recorded || (!kernel_nonfinite_own(k, &eagers) && eagers))
+        return 0;   /* infinities the eager program computes too (--eager) are the model's: not the first anomaly */
     size_t pos = s->nkernels;
     while (pos-- > 0 && &s->kernels[pos]->u.kernel != k)
         ;
@@ -641,7 +636,7 @@ static int record_death(run_record *r, const runner_exit_event *x, double t_ms)
     for (size_t i = 0; i < s->nevents; i++)
         if (s->events[i]->kind == EV_ERROR)
             return 0;   /* the runner said what failed */
-    const router_rules *rules = rules_of(r);
+    const router_rules *rules = rules_of();
     if (!rules)
         return 0;
     route_result res;

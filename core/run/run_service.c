@@ -297,7 +297,8 @@ static int outputs_rebuild(run_service *rs, package_model *m, const reinstrument
     int reinstr = rs->o.reinstrument;
     strbuf_addf(why, "; the printer saves no output of %zu extern call(s)", st->outputs);
     if (reinstr == RUN_REINSTR_FORCE || (reinstr == RUN_REINSTR_AUTO && !is_cuda)) {
-        say(rs, "%s: the printer does not save the outputs of %zu extern call(s) (convolution, attention, ...); "
+        say(rs, "%s: the printer does not save the outputs of %zu call(s) (convolution, attention, a buffer updated in "
+            "place, ...); "
             "re-instrumenting a private copy that saves them (the package is not modified; later runs hit the "
             "cache)", rs->o.package, st->outputs);
         if (rebuild(rs, m, why) == 0)

@@ -26,6 +26,7 @@ typedef struct {
     int64_t shape[TENSOR_MAX_DIMS];
     double atol, rtol;        /* < 0: the tensor dtype's default, atol at least rtol * scale */
     double scale;             /* the node's largest finite |value| */
+    size_t node_id;           /* the first ref of the same node (begin_run) */
 } eref;
 
 typedef struct {
@@ -48,6 +49,7 @@ static struct {
     size_t n, cap;
     int sorted;
     uint32_t *seen;           /* per ref: launches of its kernel so far (kept on its name's first ref) */
+    int64_t *held_at;         /* per node_id: the kernel whose output held it when it finished, -1 none yet */
     /* the current launch */
     size_t lo, hi;            /* its references: refs[lo..hi) */
     int active;
@@ -118,6 +120,28 @@ static int by_launch(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int by_node(const void *a, const void *b)
+{
+    const eref *x = &E.refs[*(const size_t *)a], *y = &E.refs[*(const size_t *)b];
+    int c = strcmp(x->node, y->node);
+    return c ? c : *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Refs of one node (a library call names the nodes its input's kernel fused too) share an id. */
+static void node_ids(void)
+{
+    size_t *ix = malloc(E.n * sizeof *ix);
+    free(E.held_at);
+    E.held_at = malloc(E.n * sizeof *E.held_at);
+    if (!ix || !E.held_at) abort();
+    for (size_t i = 0; i < E.n; i++) ix[i] = i;
+    qsort(ix, E.n, sizeof *ix, by_node);
+    for (size_t i = 0; i < E.n; i++)
+        E.refs[ix[i]].node_id = i && !strcmp(E.refs[ix[i]].node, E.refs[ix[i - 1]].node) ? E.refs[ix[i - 1]].node_id
+                                                                                          : ix[i];
+    free(ix);
+}
+
 void eref_begin_run(void)
 {
     if (!E.sorted && E.n) {
@@ -132,8 +156,10 @@ void eref_begin_run(void)
         free(E.seen);
         E.seen = calloc(E.n, sizeof *E.seen);
         if (!E.seen) abort();
+        node_ids();
     }
     if (E.seen) memset(E.seen, 0, E.n * sizeof *E.seen);
+    for (size_t i = 0; E.held_at && i < E.n; i++) E.held_at[i] = -1;
     E.active = 0;
 }
 
@@ -289,7 +315,7 @@ void eref_after(AtenTensorHandle h, const tensor_rec *t)
     char data_note[160] = "";
     for (size_t i = E.lo; i < E.hi && E.ncand < MAX_CANDIDATES; i++) {
         const eref *e = &E.refs[i];
-        if (!same_layout(e, t)) continue;
+        if (E.held_at[e->node_id] >= 0 || !same_layout(e, t)) continue;
         if (!E.cand) {
             E.cand = calloc(MAX_CANDIDATES, sizeof *E.cand);
             if (!E.cand) abort();
@@ -363,6 +389,9 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
     int differs = 0;
     for (size_t i = E.lo; i < E.hi; i++) {
         const eref *e = &E.refs[i];
+        int64_t held = E.held_at[e->node_id];
+        if (held >= 0 && held != k)   /* compared where it was made: its buffer may hold a later value now */
+            continue;
         const candidate *ok = NULL, *bad = NULL, *failed = NULL;
         for (size_t j = 0; j < E.ncand; j++) {
             const candidate *c = &E.cand[j];
@@ -380,6 +409,7 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
         eager_check *x = &m.u.compare.c;
         x->node = e->node;
         x->first = x->max_at = -1;
+        if (ok) E.held_at[e->node_id] = k;
         const candidate *c = ok ? ok : bad ? bad : failed;
         x->verdict = ok ? EAGER_CLOSE : bad ? EAGER_DIFFERS : failed ? EAGER_UNREADABLE : EAGER_UNMATCHED;
         if (c) {

@@ -41,7 +41,10 @@ void eref_before(const tensor_rec *t);
 /* t describes h (tread_tensor). */
 void eref_after(AtenTensorHandle h, const tensor_rec *t);
 /* The launch ended: sends one COMPARE per reference through send (kernel
- * index k); returns 1 when one of them differs. */
+ * index k); returns 1 when one of them differs. A node some earlier launch's
+ * output held when it finished (a library call names the nodes its input's
+ * kernel fused too) is not compared again: a later kernel may have updated
+ * that buffer in place, and its value is no longer the node's. */
 int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m));
 
 #endif

@@ -361,3 +361,18 @@ def test_flags_printer_level_3_and_nan_asserts(aotidbg, package):
     assert "printer level:       3" in r.stdout
     assert "nan asserts:         yes" in r.stdout
     assert f"kernels:             {len(names)} (from printer)" in r.stdout
+
+
+def test_cuda_flags_only_where_the_run_is_on_cuda(aotidbg, pkg):
+    """CUDA_LAUNCH_BLOCKING and PYTORCH_NO_CUDA_MEMORY_CACHING change nothing in a CPU run: no row
+    tells a CPU user to set them; one set anyway says it has no effect; a CUDA load keeps the advice."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_LAUNCH_BLOCKING", "PYTORCH_NO_CUDA_MEMORY_CACHING")}
+    cuda_ids = {"flag.CUDA_LAUNCH_BLOCKING", "flag.PYTORCH_NO_CUDA_MEMORY_CACHING"}
+    _, doc = check(aotidbg, pkg, env=env)
+    assert not cuda_ids & set(rows(doc)), rows(doc).keys()
+    assert "fix" in rows(doc)["flag.AOTI_RUNTIME_CHECK_INPUTS"]   # the CPU-relevant one keeps its advice
+    _, doc = check(aotidbg, pkg, env=dict(env, CUDA_LAUNCH_BLOCKING="1"))
+    row = rows(doc)["flag.CUDA_LAUNCH_BLOCKING"]
+    assert "no effect" in row["got"] and "fix" not in row
+    _, doc = check(aotidbg, pkg, "--device", "cuda", env=env)
+    assert all("fix" in rows(doc)[i] for i in cuda_ids)

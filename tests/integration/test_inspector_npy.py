@@ -214,3 +214,25 @@ def test_ref_npy_live(aotidbg, rec):
     assert r.returncode == 0, r.stderr
     assert _want_diff(rec) in r.stdout, r.stdout
     assert os.path.exists(rec["dir"] / "live.yaml")
+
+
+def test_ref_eager_judges_by_the_checks_tolerance(aotidbg, package, tmp_path):
+    """ref-eager attaches the eager node's .npy: the line under "after vs eager N: departs at
+    [i, j] (n/m)" counts with the same tolerance, so it names the same element and count
+    (an exact diff of every rounding said "first diff at [0, 0]" with most values differing)."""
+    import re
+    from conftest import MODELS_DIR
+    pkg = package("eager_blocks")
+    prog = os.path.join(MODELS_DIR, "eager_blocks.ln1.ep.pt2")   # blocks.1.ln.weight changed
+    (tmp_path / "in.yaml").write_text("inputs:\n  - {shape: [4, 16], dtype: float32, device: cpu, fill: randn, seed: 3}\n")
+    out = tmp_path / "ln1.yaml"
+    r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager", prog, "--break-on", "diverge",
+             "--values", "4096", "--record", str(out)], cwd=str(tmp_path))
+    assert r.returncode == 1, r.stderr   # it departs: the break the options asked for
+    r = run([aotidbg, "replay", str(out), "--headless", "220x44", "--keys", "hunt-diverge q ref-eager", "--dump-screen"])
+    assert r.returncode == 0, r.stderr
+    check = re.search(r"after vs eager (\w+): departs at (\[[\d, ]+\]) \((\d+/\d+)\)", r.stdout)
+    line = re.search(r"vs (\w+)\.npy \(eager's tolerance: atol \S+, rtol \S+\): departs at (\[[\d, ]+\]) \((\d+/\d+)\)",
+                     r.stdout)
+    assert check and line, r.stdout
+    assert check.groups() == line.groups(), (check.groups(), line.groups())

@@ -114,3 +114,16 @@ def test_kvcache_past_the_cache_summary_names_the_element(aotidbg, package, tmp_
     s, _ = kernels(out)
     errs = [e for e in s["events"] if e["kind"] == "error"]
     assert errs and errs[0]["route"] == "triton-index-oob"
+    # the TUI says it too, live and in replay: the router's element line and the inspector at the kernel
+    element = "index pos (arg5_1)[2] = 19, outside [-8, 8)".replace("arg5_1", errs[0]["fields"]["index_tensor"])
+    live = run([aotidbg, pkg, "--inputs", str(tmp_path / "in.yaml"), "--record", str(tmp_path / "live.yaml"),
+                "--headless", "160x40", "--keys", f"c goto:{errs[0]['kernel']}", "--dump-screen"], timeout=600)
+    replay = run([aotidbg, "replay", str(out), "--headless", "160x40", "--keys", f"goto:{errs[0]['kernel']}",
+                  "--dump-screen"])
+    for screen in (live.stdout, replay.stdout):
+        rows = screen.splitlines()
+        at = next(i for i, r in enumerate(rows) if "inspector: #" in r)
+        col = rows[at].rindex("┌")   # the inspector pane's left edge
+        assert "runner died: signal 6" in rows[at + 1][col:], screen
+        assert element in rows[at + 2][col:], screen   # the inspector, under its death line
+        assert any(r.startswith("│" + element) for r in rows), screen   # the router pane

@@ -548,7 +548,9 @@ def test_package_cpp_only_says_what_it_holds_and_how_to_build_it(aotidbg, packag
     rows = {r["id"]: r for r in yaml.safe_load(run([aotidbg, "check", pkg, "--format", "yaml"]).stdout)["checks"]}
     w = rows["package.weights"]["got"]   # no .so yet: the weights are not "embedded in the .so"
     assert w != "embedded in the .so" and "no .so yet" in w, w
+    assert "(in the .so)" not in rows["package.weights"]["expected"]
     assert "0 weight file(s) in the archive" in info.stdout
+    assert "(in the .so)" not in info.stdout and "(in the .so its CMakeLists.txt builds)" in info.stdout
     p, sess = run_pkg(aotidbg, pkg, tmp_path)
     assert p.returncode == 2 and sess is None and "package_cpp_only=True" in p.stderr and "cmake -S" in p.stderr
 

@@ -99,9 +99,49 @@ static void test_lines_and_growth(void)
     session_free(s);
 }
 
+/* Inductor fuses the embedding again into each block's first layer norm
+ * (cpp_fused_add_arange_embedding_native_layer_norm_view_N passes tok.weight,
+ * pos.weight, blocks.N.ln.weight): such a kernel goes with its block, not
+ * back under "tok" between blocks; a while_loop's numbered layers coming
+ * round again still start new groups. */
+static void test_embedding_recomputed(void)
+{
+    static const char *const w[][3] = {{"tok.weight", "pos.weight", "blocks.0.ln1.weight"},
+                                       {"blocks.0.fc.weight", NULL, NULL},
+                                       {"tok.weight", "pos.weight", "blocks.0.ln2.weight"},
+                                       {"tok.weight", "pos.weight", "blocks.1.ln1.weight"},
+                                       {"blocks.1.fc.weight", NULL, NULL},
+                                       {"blocks.0.fc.weight", NULL, NULL},
+                                       {"head.weight", NULL, NULL}};
+    session *s = session_new();
+    s->prov.ncalls = 7;
+    s->prov.calls = arena_alloc(&s->arena, s->prov.ncalls * sizeof *s->prov.calls);
+    for (size_t i = 0; i < s->prov.ncalls; i++) {
+        kernel_call *c = &s->prov.calls[i];
+        memset(c, 0, sizeof *c);
+        c->kernel = arena_printf(&s->arena, "k%zu", i);
+        c->nparams = w[i][1] ? 3 : 1;
+        c->params = arena_alloc(&s->arena, 3 * sizeof *c->params);
+        memcpy(c->params, w[i], sizeof w[i]);
+    }
+    launch(s, 7);
+    kgroups *g = kgroups_new();
+    kgroups_sync(g, s, KG_LAYER);
+    const char *keys[] = {"tok", "blocks.0", "blocks.1", "blocks.0", "head"};
+    int64_t first[] = {0, 1, 3, 5, 6};
+    CHECK(kgroups_count(g) == 5);
+    for (size_t i = 0; i < 5 && i < kgroups_count(g); i++) {
+        CHECK_STR(kgroups_at(g, i)->key, keys[i]);
+        CHECK(kgroups_at(g, i)->first == first[i]);
+    }
+    kgroups_free(g);
+    session_free(s);
+}
+
 int main(void)
 {
     RUN(test_layers);
+    RUN(test_embedding_recomputed);
     RUN(test_lines_and_growth);
     return CHECK_DONE();
 }

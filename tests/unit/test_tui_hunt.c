@@ -70,6 +70,41 @@ static void test_hunt_nan(void)
     session_free(s);
 }
 
+/* With --eager: an after-tensor whose only non-finite values are +-Inf that
+ * the eager program computes too (a check of it found it close) is the
+ * model's, no anomaly; NaN, or an Inf eager does not have, still is. */
+static void test_hunt_nan_skips_eagers_infinities(void)
+{
+    session *s = fx_session(0);
+    kernel_event *k = &s->kernels[2]->u.kernel;
+    tensor_rec *t = NULL;
+    for (size_t i = 0; i < k->ntensors; i++)
+        if (k->tensors[i].phase == PHASE_AFTER)
+            t = &k->tensors[i];
+    CHECK(t && t->nvalues > 1);
+    for (size_t i = 0; i < t->nvalues; i++)
+        t->values[i] = i == 1 ? INFINITY : 1.0;
+    fx_stats(t);
+    eager_check c = {.node = "log", .tensor = t->name, .verdict = EAGER_CLOSE, .first = -1, .max_at = -1};
+    k->eager = &c;
+    k->neager = 1;
+    int eagers = 0;
+    CHECK(kernel_nonfinite_own(k, &eagers) == 0 && eagers == NONFIN_POSINF);
+    hunt_hit h;
+    CHECK(hunt_nan(s, &h) == 0);   /* nothing else in the fixture is non-finite */
+    c.verdict = EAGER_DIFFERS;     /* eager has a finite value there: the Inf is the package's */
+    CHECK(kernel_nonfinite_own(k, &eagers) == NONFIN_POSINF && eagers == 0);
+    CHECK(hunt_nan(s, &h) == 1 && h.kernel == 2 && h.first_bad == 1);
+    c.verdict = EAGER_CLOSE;
+    t->values[0] = NAN;            /* a NaN always counts */
+    fx_stats(t);
+    CHECK(kernel_nonfinite_own(k, NULL) == (NONFIN_NAN | NONFIN_POSINF));
+    CHECK(hunt_nan(s, &h) == 1 && h.kernel == 2 && h.first_bad == 0);
+    k->eager = NULL;
+    k->neager = 0;
+    session_free(s);
+}
+
 static void test_compare_and_diverge(void)
 {
     session *s = fx_session(0), *ref = fx_session(0);
@@ -227,6 +262,7 @@ int main(void)
     setenv("AOTIDBG_DATA_DIR", AOTIDBG_SOURCE_DIR, 1);
     actions_bind_defaults();
     RUN(test_hunt_nan);
+    RUN(test_hunt_nan_skips_eagers_infinities);
     RUN(test_compare_and_diverge);
     RUN(test_app_hunts_and_reference);
     RUN(test_mode_shown);
