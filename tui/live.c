@@ -33,6 +33,8 @@ static const char *ended_text(const char *end, runner_state st, char *buf, size_
         return "runner killed";
     if (!strcmp(end, "timeout"))
         return "runner timed out (killed)";
+    if (!strcmp(end, "lost"))
+        return "connection lost";
     if (!strcmp(end, "failed") || !strcmp(end, "stopped"))
         return end;
     snprintf(buf, n, "runner died: %s", end);
@@ -408,6 +410,12 @@ int live_interrupt(app *a)
     live_react(a, live_pump(a, 0));
     app_message(a, 0, "interrupted: the runner was stopped; r restarts from the first kernel");
     return 0;
+}
+
+void live_interrupted(app *a, int sig)
+{
+    if (a->live)
+        run_service_interrupt(a->live->rs, signal_name(sig));
 }
 
 int live_finish(app *a, int from_signal)

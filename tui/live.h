@@ -76,6 +76,9 @@ int64_t live_current_kernel(app *a);
 /* The run's state for the status bar: "running", "stopped", "failed",
  * "runner died: signal 11 (SIGSEGV)", a replay's end_state, ... */
 const char *runner_state_text(app *a);
+/* A signal (SIGHUP, SIGTERM) ends the UI: the runner is killed and the
+ * session's end_state says "interrupted (SIGNAME)" at live_finish's save. */
+void live_interrupted(app *a, int sig);
 /* Final save (normal exit; end_state set) or flush only (signal path).
  * Returns the exit code `aotidbg run` would give the run (commands.h: 1 the
  * model failed, ...), 0 when there was no live run. */

@@ -163,7 +163,8 @@ static void kernel_row(app *a, grid *g, rect in, int y, int64_t row, int sel, in
     int died = ex && k->index == session_exit_kernel(a->s);
     const char *status = kernel_status_name(k->status), *an = anomaly(k);
     if (died) {
-        status = !strcmp(ex->how, "killed") ? "killed" : !strcmp(ex->how, "timeout") ? "timeout" : "died";
+        status = !strcmp(ex->how, "killed") || !strcmp(ex->how, "timeout") || !strcmp(ex->how, "lost") ? ex->how
+                                                                                                   : "died";
         an = !strcmp(ex->how, "signal") ? signal_name(ex->signal) : !strcmp(ex->how, "exited") ? "EXIT" : "";
     }
     grid_printf(g, x, y, in.x + in.w - x, sel ? base : died ? EL_ERROR : status_el(k), "%-7s", status);

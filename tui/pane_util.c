@@ -25,6 +25,8 @@ const char *pane_exit_what(const session *s, char *buf, size_t n)
         snprintf(buf, n, "runner killed");
     else if (!strcmp(how, "timeout"))
         snprintf(buf, n, "runner timed out");
+    else if (!strcmp(how, "lost"))   /* the link went, not the kernel: what became of the runner is not known */
+        snprintf(buf, n, "connection to the runner lost");
     else
         snprintf(buf, n, "runner died: %s", how);
     return buf;

@@ -11,7 +11,7 @@ rect pane_frame(grid *g, const pane *p, int focused, const char *title);
 void pane_empty(grid *g, rect in, const char *why);
 /* How the session's runner ended when it did not end in order, for the
  * panes: "runner died: signal 11 (SIGSEGV)", "runner killed", "runner
- * timed out"; the line adds where ("... during kernel #2 NAME"). NULL when
+ * timed out", "connection to the runner lost"; the line adds where ("... during kernel #2 NAME"). NULL when
  * it ended in order. */
 const char *pane_exit_what(const session *s, char *buf, size_t n);
 const char *pane_exit_line(const session *s, char *buf, size_t n);

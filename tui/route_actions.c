@@ -5,10 +5,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "checklist.h"
+#include "cmd_repro.h"
 #include "live.h"
 #include "pane_inspector.h"
 #include "pane_router.h"
 #include "protocol.h"
+#include "render.h"
+#include "screen.h"
 #include "textview.h"
 #include "view.h"
 #include "package.h"
@@ -89,6 +92,62 @@ int ra_rerun_blocking(app *a, const char *arg)
     return AF_HANDLED;
 }
 
+/* The repro's progress on the message line, drawn at once on a terminal:
+ * the UI waits while the repro runs. */
+static void say_repro_progress(void *ctx, const char *text)
+{
+    app *a = ctx;
+    app_message(a, 0, "repro: %s", text);
+    if (!screen_is_open())
+        return;
+    int w, h;
+    screen_size(&w, &h);
+    grid g;
+    grid_init(&g, w, h, a->ascii);
+    app_render(a, &g);
+    screen_blit(&g);
+    grid_free(&g);
+}
+
+/* Live: the repro run (cmd_repro.h's, through the run service), with the
+ * options of this run that repro takes; the folder goes into the session. */
+static int live_repro(app *a, const kernel_event *k, const char *dir)
+{
+    const run_options *g = &a->live->given;
+    if (g->remote) {
+        app_message(a, 1, "repro: this run is on %s (--remote) and repro runs the package here: run aotidbg repro "
+                          "%s --kernel %lld -o DIR there", g->remote, g->package ? g->package : "PKG",
+                    (long long)k->index);
+        return AF_FAILED;
+    }
+    run_options o;
+    run_options_init(&o, RUN_OPT_RUN);
+    o.package = g->package;
+    o.inputs = g->inputs;
+    o.device = g->device;
+    o.model = g->model;
+    o.timeout_s = g->timeout_s;
+    o.force = g->force;
+    char spec[32];
+    snprintf(spec, sizeof spec, "%lld", (long long)k->index);
+    strbuf done = STRBUF_INIT, err = STRBUF_INIT;
+    run_say say = {say_repro_progress, a};
+    int code = repro_make(&o, spec, dir, &say, &done, &err);
+    if (code == 0) {
+        const char *at = strstr(done.buf, " written to "), *nl = strchr(done.buf, '\n');
+        if (at && nl && nl > at + 12)
+            a->s->repro = arena_strndup(&a->s->arena, at + 12, (size_t)(nl - at - 12));
+        for (char *p = done.buf; *p; p++)   /* one line: the command follows the folder */
+            if (*p == '\n') *p = ' ';
+        app_message(a, 0, "%s", done.buf);
+    } else {
+        app_message(a, 1, "repro of kernel %lld %s: %s", (long long)k->index, k->name, err.buf);
+    }
+    strbuf_release(&done);
+    strbuf_release(&err);
+    return code == 0 ? AF_HANDLED : AF_FAILED;
+}
+
 int ra_repro(app *a, const char *arg)
 {
     const kernel_event *k = app_selected_kernel(a);
@@ -99,7 +158,9 @@ int ra_repro(app *a, const char *arg)
     char dir[256];
     snprintf(dir, sizeof dir, "%s", arg && *arg ? arg : "");
     if (!*dir) snprintf(dir, sizeof dir, "repro-k%lld", (long long)k->index);
-    /* a second run of the package, to that launch: the command that makes it */
+    if (a->mode == MODE_LIVE && a->live)
+        return live_repro(a, k, dir);
+    /* replay: no run here, so the command that makes it */
     app_message(a, 0, "repro of kernel %lld %s: aotidbg repro %s%s --kernel %lld -o %s (runs the package to that "
                       "launch and writes it standalone: code, inputs, expected outputs, CMakeLists.txt)",
                 (long long)k->index, k->name, a->s->package.path ? a->s->package.path : "PKG.pt2",

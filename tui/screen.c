@@ -34,6 +34,8 @@ void screen_close(void)
 
 static void restore_at_exit(void) { screen_close(); }
 
+int screen_is_open(void) { return active; }
+
 static int open_ascii;
 
 int screen_open(const screen_options *o, int *ascii_out)

@@ -252,7 +252,8 @@ static int run_interactive(app *a, const options *o, script *scripts)
     grid_at_screen_size(&g, ascii);
     int sig = a->quit ? 0 : loop_run(&sc, &g);
     int rc = EXIT_OK;
-    if (sig) {   /* SIGTERM/SIGHUP: keep what was recorded, give the terminal back */
+    if (sig) {   /* SIGTERM/SIGHUP: keep what was recorded, say how it ended, give the terminal back */
+        live_interrupted(a, sig);
         live_finish(a, 0);
         screen_close();
         fprintf(stderr, "aotidbg: terminated by signal %d\n", sig);

@@ -195,8 +195,8 @@ static int read_cubin(const char *pkg_path, const char *model, const char *wrapp
 }
 
 /* After the run: the folder from the capture, or why not (-1 + err). */
-static int make_repro(const cli_args *a, const char *dir, const session *s, const package_sources *src,
-                      strbuf *summary, strbuf *err)
+static int make_repro(const run_options *o, const char *kernel, const char *dir, const session *s,
+                      const package_sources *src, strbuf *summary, strbuf *err)
 {
     repro_capture c;
     if (repro_capture_read(dir, &c, err)) {
@@ -208,14 +208,14 @@ static int make_repro(const cli_args *a, const char *dir, const session *s, cons
     strbuf cubin = STRBUF_INIT;
     if (c.index < 0) {
         strbuf_addf(err, "no launch %s in this run (%" PRId64 " kernel launch%s; `aotidbg run PKG --record S.yaml` "
-                    "lists them)", a->repro.kernel, c.kernels, c.kernels == 1 ? "" : "es");
+                    "lists them)", kernel, c.kernels, c.kernels == 1 ? "" : "es");
         goto out;
     }
     const event *ev = session_kernel_event(s, c.index);
     kernel_type kt = ev ? ev->u.kernel.type : kernel_type_guess(c.name);
     if (kt == KTYPE_UNKNOWN) kt = kernel_type_guess(c.name);
     repro_job j = {
-        .dir = dir, .package = a->pos[0], .kernel_spec = a->repro.kernel, .type = kernel_type_name(kt),
+        .dir = dir, .package = o->package, .kernel_spec = kernel, .type = kernel_type_name(kt),
         .wrapper = src->wrapper.buf, .kernel_cpp = src->kernel.buf, .call = call_site(s, &c, src->wrapper.buf),
         .error_text = !strcmp(c.status, "error") ? kernel_error(s, c.index) : NULL,
         .torch_root = reinstrument_torch_root(),
@@ -231,7 +231,7 @@ static int make_repro(const cli_args *a, const char *dir, const session *s, cons
         goto out;
     }
     if (kt == KTYPE_TRITON) {
-        if (read_cubin(a->pos[0], a->run.model, src->wrapper.buf, c.name, &cubin, err)) goto out;
+        if (read_cubin(o->package, o->model, src->wrapper.buf, c.name, &cubin, err)) goto out;
         j.cubin = cubin.buf;
         j.ncubin = cubin.len;
     } else if (!j.torch_root) {
@@ -255,6 +255,80 @@ out:
     return rc;
 }
 
+int repro_make(const run_options *given, const char *kernel, const char *out, const run_say *say, strbuf *done,
+               strbuf *err)
+{
+    int64_t index;
+    uint32_t occ;
+    char name[512];
+    if (parse_spec(kernel, &index, name, sizeof name, &occ)) {
+        strbuf_addf(err, "--kernel takes N, NAME or NAME@K (K a launch number from 0), not '%s'", kernel);
+        return EXIT_USAGE;
+    }
+    strbuf constants = STRBUF_INIT, summary = STRBUF_INIT;
+    package_sources src = PACKAGE_SOURCES_INIT;
+    char dir[PATH_MAX], *record = NULL;
+    int code = EXIT_USAGE;
+    session *s = NULL;
+    run_service *rs = NULL;
+    if (package_sources_read(given->package, given->model, 256u << 20, &src, err) || make_dir(out, dir, err))
+        goto out;
+    /* the weights the kernel's call reads: the runner writes them too */
+    if (index < 0) repro_call_constants(src.wrapper.buf, name, occ, &constants);
+    else repro_launch_constants(src.wrapper.buf, index, &constants);
+    if (asprintf(&record, "%s/session.yaml", dir) < 0) goto out;
+    proto_msg cap = {.type = PROTO_CAPTURE};
+    cap.u.capture.dir = dir;
+    cap.u.capture.index = index;
+    cap.u.capture.kernel = index < 0 ? name : "";
+    cap.u.capture.occurrence = occ;
+    cap.u.capture.constants = constants.buf;
+    run_options o = *given;
+    o.record = record;
+    o.capture = &cap;
+    o.blocking = 1;   /* a CUDA error is then the launch's own, caught right after it */
+    s = session_new();
+    if (say && say->say) {
+        strbuf_addf(&summary, "running %s to launch %s (its own runner; the session goes to %s)", o.package, kernel,
+                    record);
+        say->say(say->ctx, summary.buf);
+        strbuf_reset(&summary);
+    }
+    int opened = run_service_open(&rs, &o, RUN_OPT_RUN, s, say, err);
+    if (opened < 0) {
+        code = EXIT_USAGE;
+    } else if (opened == RUN_OPEN_GATED) {
+        strbuf_addf(err, "the checklist fails, so the model was not run:\n%s(--force runs anyway)",
+                    run_service_gate_reason(rs));
+        code = EXIT_FAILED;
+    } else if (run_to_end(rs) < 0) {
+        strbuf_addstr(err, "interrupted; no repro made");
+        remove_written(dir);
+        code = EXIT_FAILED;
+    } else if (make_repro(&o, kernel, dir, s, &src, &summary, err) < 0) {
+        remove_written(dir);
+        code = EXIT_USAGE;
+    } else {
+        s->repro = arena_strdup(&s->arena, dir);
+        strbuf_addf(done, "repro of %s written to %s\nrun it: cmake -S %s -B %s/build && cmake --build %s/build && "
+                    "%s/build/repro", summary.buf, dir, dir, dir, dir, dir);
+        code = EXIT_OK;
+    }
+    if (rs) {
+        strbuf ferr = STRBUF_INIT;
+        if (run_service_finish(rs, &ferr) < 0 && say && say->say) say->say(say->ctx, ferr.buf);
+        strbuf_release(&ferr);
+    }
+out:
+    free(record);
+    run_service_free(rs);
+    session_free(s);
+    package_sources_release(&src);
+    strbuf_release(&constants);
+    strbuf_release(&summary);
+    return code;
+}
+
 int cmd_repro(const cli_args *a)
 {
     const command *cmd = a->cmd;
@@ -266,63 +340,16 @@ int cmd_repro(const cli_args *a)
     if (parse_spec(a->repro.kernel, &index, name, sizeof name, &occ))
         return cli_usage_error(cmd, "--kernel takes N, NAME or NAME@K (K a launch number from 0), not '%s'",
                                a->repro.kernel);
-    strbuf err = STRBUF_INIT, constants = STRBUF_INIT, summary = STRBUF_INIT;
-    package_sources src = PACKAGE_SOURCES_INIT;
-    char dir[PATH_MAX], *record = NULL;
-    int code = EXIT_USAGE;
-    session *s = NULL;
-    run_service *rs = NULL;
-    if (package_sources_read(a->pos[0], a->run.model, 256u << 20, &src, &err) || make_dir(a->repro.out, dir, &err)) {
-        fprintf(stderr, "aotidbg repro: %s\n", err.buf);
-        goto out;
-    }
-    /* the weights the kernel's call reads: the runner writes them too */
-    if (index < 0) repro_call_constants(src.wrapper.buf, name, occ, &constants);
-    else repro_launch_constants(src.wrapper.buf, index, &constants);
-    if (asprintf(&record, "%s/session.yaml", dir) < 0) goto out;
-    proto_msg cap = {.type = PROTO_CAPTURE};
-    cap.u.capture.dir = dir;
-    cap.u.capture.index = index;
-    cap.u.capture.kernel = index < 0 ? name : "";
-    cap.u.capture.occurrence = occ;
-    cap.u.capture.constants = constants.buf;
     run_options o = a->run;
     o.package = a->pos[0];
-    o.record = record;
-    o.capture = &cap;
-    o.blocking = 1;   /* a CUDA error is then the launch's own, caught right after it */
-    s = session_new();
     run_say sayer = {say_repro, NULL};
-    int opened = run_service_open(&rs, &o, RUN_OPT_RUN, s, &sayer, &err);
-    if (opened < 0) {
+    strbuf done = STRBUF_INIT, err = STRBUF_INIT;
+    int code = repro_make(&o, a->repro.kernel, a->repro.out, &sayer, &done, &err);
+    if (code == EXIT_OK)
+        printf("%s\n", done.buf);
+    else
         fprintf(stderr, "aotidbg repro: %s\n", err.buf);
-    } else if (opened == RUN_OPEN_GATED) {
-        fprintf(stderr, "aotidbg repro: the checklist fails, so the model was not run:\n%s(--force runs anyway)\n",
-                run_service_gate_reason(rs));
-        code = EXIT_FAILED;
-    } else if (run_to_end(rs) < 0) {
-        fprintf(stderr, "aotidbg repro: interrupted; no repro made\n");
-        remove_written(dir);
-        code = EXIT_FAILED;
-    } else if (make_repro(a, dir, s, &src, &summary, &err) < 0) {
-        fprintf(stderr, "aotidbg repro: %s\n", err.buf);
-        remove_written(dir);
-        code = EXIT_USAGE;
-    } else {
-        s->repro = arena_strdup(&s->arena, dir);
-        printf("repro of %s written to %s\nrun it: cmake -S %s -B %s/build && cmake --build %s/build && %s/build/repro\n",
-               summary.buf, dir, dir, dir, dir, dir);
-        code = EXIT_OK;
-    }
-    strbuf_reset(&err);
-    if (rs && run_service_finish(rs, &err) < 0) fprintf(stderr, "aotidbg repro: %s\n", err.buf);
-out:
-    free(record);
-    run_service_free(rs);
-    session_free(s);
-    package_sources_release(&src);
+    strbuf_release(&done);
     strbuf_release(&err);
-    strbuf_release(&constants);
-    strbuf_release(&summary);
     return code;
 }

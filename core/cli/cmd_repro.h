@@ -15,6 +15,7 @@
 #ifndef AOTIDBG_CMD_REPRO_H
 #define AOTIDBG_CMD_REPRO_H
 #include "opt.h"
+#include "run_service.h"
 
 typedef struct {
     const char *kernel;        /* --kernel N|NAME[@K] */
@@ -25,5 +26,15 @@ extern const opt_spec repro_option_specs[];
 
 struct cli_args;
 int cmd_repro(const struct cli_args *a);
+
+/* The repro itself, for the command and the live UI's `repro` action:
+ * run (its package, inputs, device, model, timeout, force) runs again, to
+ * launch kernel (N|NAME[@K]), through the run service, and the folder out
+ * is written. say gets the progress (the run's notes too; NULL: none).
+ * EXIT_OK with done = "repro of ... written to DIR
+run it: ..."; else the
+ * exit code above, with err saying what and why (no prefix). */
+int repro_make(const run_options *run, const char *kernel, const char *out, const run_say *say, strbuf *done,
+               strbuf *err);
 
 #endif

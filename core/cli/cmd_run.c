@@ -442,6 +442,8 @@ static int summarize(const session *s, run_service *rs, const char *out, const c
             fprintf(stderr, "; the runner stopped answering and was killed (timeout)");
         else if (!strcmp(x->how, "exited"))
             fprintf(stderr, "; the runner exited with code %d before the model finished", x->exit_code);
+        else if (!strcmp(x->how, "lost"))   /* the link went: the kernel's own fate is not known */
+            fprintf(stderr, "; the connection to the runner was lost");
         else
             fprintf(stderr, "; the runner was lost (%s)", x->how);
         if (last >= 0)

@@ -301,6 +301,8 @@ static int run_command(const command *c, int argc, char **argv, int first, const
         return cli_usage_error(c, "missing %s", c->args);
     if (c->run && !c->ui_mode)   /* no screen: every print of untrusted text is escaped (term_escape.h) */
         term_guard_stdio();
+    else   /* the screen owns stdout; what the UI says on stderr is escaped */
+        term_guard_stderr();
     if (c->run)
         return c->run(&a);
     return front && front->ui ? front->ui(&a) : EXIT_USAGE;

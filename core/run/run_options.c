@@ -229,7 +229,9 @@ const opt_spec run_option_specs[] = {
      F(memcheck), store_memcheck, 0, RL},
     {"--timeout", "S", "kill the runner when a kernel (or the load) takes longer than S seconds (default: "
      "run 600, live 60; 0 = never, and the runner's exit after the run is awaited however long it takes, "
-     "as under valgrind; otherwise it gets 3 s)", F(timeout_s), store_timeout, 0, RL | RUN_OPT_REPRO},
+     "as under valgrind; otherwise it gets 3 s); with --remote also the longest silence of the runner there "
+     "(its HELLO, each reply, the rest of a frame; check waits only on that)", F(timeout_s), store_timeout, 0,
+     ALL | RUN_OPT_REPRO},
     {"--values", "N", "keep up to N values per tensor for the value grid\n"
      "(default: run 0, live 4096), within the value budget", F(max_values), store_values, 0, RL},
     {"--values-budget", "SIZE", "bytes of values kept in all (8 per value; K, M, G\n"

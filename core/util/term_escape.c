@@ -126,22 +126,32 @@ static FILE *guarded(FILE *old, int fd, int mode)
     return f;
 }
 
+int term_guard_stderr(void)
+{
+    static int done;
+    if (done)
+        return 0;
+    FILE *e = guarded(stderr, STDERR_FILENO, _IOLBF);
+    if (!e)
+        return -1;
+    stderr = e;   /* glibc: stderr is a plain variable */
+    done = 1;
+    return 0;
+}
+
 int term_guard_stdio(void)
 {
     static int done;
     if (done)
         return 0;
     FILE *o = guarded(stdout, STDOUT_FILENO, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF);
-    FILE *e = guarded(stderr, STDERR_FILENO, _IOLBF);
-    if (!o || !e) {
-        if (o)
-            fclose(o);
-        if (e)
-            fclose(e);
+    if (!o)
+        return -1;
+    if (term_guard_stderr() < 0) {
+        fclose(o);
         return -1;
     }
-    stdout = o;   /* glibc: stdout and stderr are plain variables */
-    stderr = e;
+    stdout = o;   /* glibc: stdout is a plain variable */
     done = 1;
     return 0;
 }

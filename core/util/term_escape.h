@@ -10,7 +10,8 @@
  *
  * The command-line commands (info, check, route, run, replay --dump) call
  * term_guard_stdio() first, so every print of theirs is escaped in one place;
- * the screen's grid (tui/grid.c) does the same for the panes.
+ * the UI guards stderr alone (term_guard_stderr), and the screen's grid
+ * (tui/grid.c) does the same for the panes.
  * Errors: term_guard_stdio returns -1 when a stream cannot be wrapped (the
  * stream is left as it was). Not thread-safe against other users of stdio's
  * stdout/stderr pointers while it installs. */
@@ -32,5 +33,8 @@ int utf8_next(const unsigned char *p, size_t n, uint32_t *cp);
  * them to fds 1 and 2 (stdout keeps its buffering: lines on a terminal;
  * stderr by line). 0, or -1. */
 int term_guard_stdio(void);
+/* stderr alone, for the full-screen UI: the screen writes its own escapes to
+ * stdout (its grid escapes what the panes show). 0, or -1. */
+int term_guard_stderr(void);
 
 #endif

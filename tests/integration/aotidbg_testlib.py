@@ -205,3 +205,71 @@ def kernel_tensor(k, name, phase):
         if t["name"] == name and t["phase"] == phase:
             return t
     return None
+
+
+# ---- no process outlives its test -------------------------------------------------------
+
+def _children_of():
+    """{pid: (ppid, state, cmdline)} of every process, from /proc."""
+    procs = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{d}/stat").read()
+            cmd = open(f"/proc/{d}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        rest = stat[stat.rindex(")") + 2:].split()
+        procs[int(d)] = (int(rest[1]), rest[0], cmd)
+    return procs
+
+
+def descendants():
+    """{pid: (state, cmdline)} of the processes below this one."""
+    procs, me = _children_of(), os.getpid()
+    out, todo = {}, [me]
+    while todo:
+        p = todo.pop()
+        for pid, (ppid, state, cmd) in procs.items():
+            if ppid == p and pid not in out:
+                out[pid] = (state, cmd)
+                todo.append(pid)
+    return out
+
+
+def become_subreaper(on=True):
+    """Orphans below this process (a runner whose front end was killed, a remote
+    end whose ssh went) are re-parented here instead of to init, so that
+    descendants() still sees them; on=False gives them back to init (other
+    tests' checks of /proc would see unreaped zombies here)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(36, 1 if on else 0, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER
+
+
+def leftovers(before, grace_s=10.0):
+    """The processes started since `before` (a descendants() snapshot) that are
+    still alive after grace_s seconds; orphaned zombies re-parented here are
+    reaped. Those left are killed, and returned as {pid: cmdline}."""
+    import signal
+    import time
+    t0 = time.monotonic()
+    while True:
+        new = {p: v for p, v in descendants().items() if p not in before}
+        for pid, (state, _) in list(new.items()):
+            if state == "Z":
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+                del new[pid]
+        if not new or time.monotonic() - t0 > grace_s:
+            break
+        time.sleep(0.1)
+    for pid in new:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return {p: c for p, (_, c) in new.items()}

@@ -8,7 +8,20 @@ import sys
 
 import pytest
 
-from aotidbg_testlib import run  # noqa: F401  (tests import it from here)
+from aotidbg_testlib import become_subreaper, descendants, leftovers, run  # noqa: F401  (tests import run from here)
+
+
+@pytest.fixture
+def nothing_outlives_the_test(request):
+    """No runner, agent, ssh or fake remote end started by a test is still
+    there once it ended (orphans included: this process is their subreaper
+    while the test runs). Use it with pytest.mark.usefixtures."""
+    become_subreaper()
+    before = descendants()
+    yield
+    left = leftovers(before)
+    become_subreaper(False)
+    assert not left, f"outlived {request.node.name}: {left}"
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build"))

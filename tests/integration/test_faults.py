@@ -25,6 +25,8 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from aotidbg_testlib import events, load_session, run, wrapper_launches, write_spec  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("nothing_outlives_the_test")   # no runner outlives its test
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROUTES = {"triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access", "nan-inf",
           "wrong-output", "dynamic-shape", "custom-op", "missing-artifact", "abi-mismatch", "compile-error",

@@ -27,6 +27,8 @@ sys.path.insert(0, HERE)
 from aotidbg_testlib import events, load_session, run, wrapper_launches, write_spec  # noqa: E402
 from test_faults import fault_runner  # noqa: E402,F401 (the fixture: a runner with the fault library)
 
+pytestmark = pytest.mark.usefixtures("nothing_outlives_the_test")
+
 
 @pytest.fixture(scope="module")
 def mlp(package, tmp_path_factory):
@@ -296,8 +298,9 @@ def test_hostile_metadata_prints_no_escape(aotidbg, mlp, tmp_path):
 
 def test_hostile_entry_name_in_an_error(aotidbg, mlp, tmp_path):
     pkg = hostile_package(mlp["pkg"], str(tmp_path / "evil.pt2"), entry_name="w" + NASTY[1] + NASTY[0] + ".cubin")
-    for cmd in ("info", "check"):
-        r = run([aotidbg, cmd, pkg])
+    for cmd in (["info", pkg], ["check", pkg], [pkg, "--inputs", mlp["spec"], "--record", str(tmp_path / "l.yaml"),
+                                               "--headless", "80x24", "--keys", "q"]):   # the last: the live UI
+        r = run([aotidbg] + cmd, cwd=str(tmp_path))
         assert r.returncode == 2, r.stderr
         no_control(r.stdout + r.stderr)
         assert "w\\x1b[2J\\x1b]0;title\\x07.cubin" in r.stderr, r.stderr
@@ -413,24 +416,37 @@ def test_killed_agent_folder_removed_by_the_next_agent(package, tmp_path):
 
 FAKE_RUNNER = r'''#!PYTHON
 # A hostile remote runner for --remote: MODE is silent (no HELLO), hello (the real
-# agent's HELLO, then nothing), flood (HELLO, then the start of a maximum-size
-# frame), garbage (HELLO, then bytes that are no frame).
-import os, struct, subprocess, sys, time
+# runner's HELLO, then nothing), flood (HELLO, then the start of a maximum-size
+# frame), garbage (HELLO, then bytes that are no frame). It reads what comes
+# and never answers, and ends only when its connection closes (EOF).
+import struct, sys
 mode = "MODE"
 out = sys.stdout.buffer
 if mode != "silent":
-    a = subprocess.Popen(["REAL", "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    head = a.stdout.read(5)
-    n, _ = struct.unpack("<IB", head)
-    out.write(head + a.stdout.read(n - 1))
-    a.kill()
+    out.write(bytes.fromhex("HELLO_HEX"))
 if mode == "flood":
     out.write(struct.pack("<IB", 64 << 20, 4) + b"\0" * (1 << 20))
 elif mode == "garbage":
     out.write(b"Welcome to the box! Last login: yesterday\n" * 4)
 out.flush()
-time.sleep(3600)
+while sys.stdin.buffer.read(65536):
+    pass
 '''
+
+
+@pytest.fixture(scope="module")
+def real_hello(runner):
+    """The real runner's HELLO frame (what `aotidbg-runner --serve` says first),
+    so that the fake says it at once, however loaded the machine is."""
+    import struct
+    real = os.environ.get("AOTIDBG_RUNNER") or runner
+    a = subprocess.Popen([real, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    head = a.stdout.read(5)
+    n, _ = struct.unpack("<IB", head)
+    frame = head + a.stdout.read(n - 1)
+    a.kill()
+    a.wait()
+    return frame.hex()
 
 
 @pytest.fixture(scope="module")
@@ -449,11 +465,10 @@ def sshd(tmp_path_factory):
     ("flood", "and nothing more for 3 s (--timeout)"),
     ("garbage", "something other than the runner protocol at byte "),
 ])
-def test_hostile_remote_runner_is_given_up_within_timeout(aotidbg, runner, mlp, sshd, tmp_path, mode, said):
+def test_hostile_remote_runner_is_given_up_within_timeout(aotidbg, real_hello, mlp, sshd, tmp_path, mode, said):
     fake = tmp_path / "bin" / "fake-runner"   # no aotidbg-agent beside it: the front end runs it as the runner
     fake.parent.mkdir()
-    real = os.environ.get("AOTIDBG_RUNNER") or runner
-    fake.write_text(FAKE_RUNNER.replace("PYTHON", sys.executable).replace("MODE", mode).replace("REAL", real))
+    fake.write_text(FAKE_RUNNER.replace("PYTHON", sys.executable).replace("MODE", mode).replace("HELLO_HEX", real_hello))
     fake.chmod(0o755)
     out = str(tmp_path / "s.yaml")
     t0 = time.monotonic()
@@ -465,6 +480,12 @@ def test_hostile_remote_runner_is_given_up_within_timeout(aotidbg, runner, mlp, 
     assert took < 3 + 15, took
     if mode == "garbage":
         assert "frame #1" in r.stderr, r.stderr   # frame #0 was the HELLO
+    if mode in ("silent", "hello"):   # check waits on the runner there too, under the same --timeout
+        t0 = time.monotonic()
+        c = run([aotidbg, "check", "--remote", sshd.target, "--remote-runner", str(fake), mlp["pkg"], "--timeout",
+                 "3"], env=sshd.env(), timeout=120)
+        assert c.returncode == 2 and said in c.stderr, (c.returncode, c.stderr)
+        assert time.monotonic() - t0 < 3 + 15
 
 
 def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, fault_runner, sshd, tmp_path):
@@ -472,7 +493,8 @@ def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, fault_runner, ssh
     `restart` says why it cannot, and the kernels that arrived stay in the session."""
     fake = tmp_path / "bin" / "dying-runner"
     fake.parent.mkdir()
-    fake.write_text(f'#!/bin/sh\nH9_FAULT=hang H9_FAULT_AT=2 exec timeout -s KILL 8 "{fault_runner}" "$@"\n')
+    fake.write_text(f'#!/bin/sh\nprintf "last words, no newline" >&2\n'
+                    f'H9_FAULT=hang H9_FAULT_AT=2 exec timeout -s KILL 8 "{fault_runner}" "$@"\n')
     fake.chmod(0o755)
     out = str(tmp_path / "live.yaml")
     r = run([aotidbg, "--remote", sshd.target, "--remote-runner", str(fake), mlp["pkg"], "--inputs", mlp["spec"],
@@ -480,6 +502,22 @@ def test_restart_after_a_lost_connection_refuses(aotidbg, mlp, fault_runner, ssh
              "continue restart"], env=sshd.env(), cwd=str(tmp_path), timeout=300)
     assert "action 'restart': restart: the connection to" in r.stderr and "was lost" in r.stderr, r.stderr[-2000:]
     assert r.returncode == 1
+    assert "(end_state: lost)" in r.stderr
     sess = load_session(out)
-    assert len(events(sess, "kernel")) >= mlp["hang_at"], "the kernels that arrived were dropped"
+    names = [k["name"] for k in events(sess, "kernel")]
+    assert names == mlp["launches"][:mlp["hang_at"] + 1], "the kernels that arrived were dropped"
     assert events(sess, "runner-exit")[-1]["how"] == "lost"
+    assert any("last words, no newline" in e["text"] for e in events(sess, "log")), events(sess, "log")
+    # the kernel in flight is not blamed: the connection went, what the kernel did is not known
+    row = [ln for ln in r.stdout.splitlines() if f" {mlp['hang_at']}   aoti_torch_cpu_addmm" in ln][-1]
+    assert " lost " in row and "died" not in row, row
+    assert "connection to the runner lost in this kernel" in r.stdout, r.stdout
+    assert "runner died" not in r.stdout and "connection lost" in r.stdout
+    # headless, the same loss: exit 1, the kernels kept, the summary says the connection went
+    out = str(tmp_path / "run.yaml")
+    r = run([aotidbg, "run", "--remote", sshd.target, "--remote-runner", str(fake), mlp["pkg"], "--inputs",
+             mlp["spec"], "--timeout", "0", "--record", out], env=sshd.env(), cwd=str(tmp_path), timeout=300)
+    assert r.returncode == 1, r.stderr
+    assert f"the connection to the runner was lost during or after kernel {mlp['hang_at']}" in r.stderr, r.stderr
+    assert "died" not in r.stderr, r.stderr
+    assert [k["name"] for k in events(load_session(out), "kernel")] == names

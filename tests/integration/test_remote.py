@@ -15,7 +15,8 @@ import yaml
 import sshd_harness
 from conftest import run, tool
 
-pytestmark = pytest.mark.skipif(not sshd_harness.available(), reason="needs openssh-server (.ci/setup.sh)")
+pytestmark = [pytest.mark.skipif(not sshd_harness.available(), reason="needs openssh-server (.ci/setup.sh)"),
+              pytest.mark.usefixtures("nothing_outlives_the_test")]
 
 PKG = "check2"
 

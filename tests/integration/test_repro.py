@@ -42,6 +42,8 @@ def build_and_run(out):
     exe = str(out / "build" / "repro")
     libs = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
     assert "libpython" not in libs, libs   # torch lives under site-packages; Python itself must not be linked
+    needed = subprocess.run(["readelf", "-d", exe], capture_output=True, text=True).stdout
+    assert "(NEEDED)" in needed and "libpython" not in needed, needed   # nor asked for by name
     return subprocess.run([exe], capture_output=True, text=True, timeout=120), libs
 
 
@@ -131,6 +133,11 @@ def test_repro_extern_nan_softmax_while(aotidbg, package, tmp_path):
     make(aotidbg, package("runner_nan"), nan, "2", out)
     head, _ = capture(out)
     assert head["kernel"][1].startswith("cpp_fused_log") and head["status"] == ["nan"]
+    # it is the kernel where NaN first appears in the run (the repro run's own session says so)
+    import yaml
+    ks = [e for e in yaml.safe_load((out / "session.yaml").read_text())["events"] if e.get("kind") == "kernel"]
+    first = next(k["index"] for k in ks if any(t["phase"] == "after" and t["stats"]["nan"] for t in k["tensors"]))
+    assert first == 2, [(k["index"], k["name"]) for k in ks]
     r, _ = build_and_run(out)
     assert r.returncode == 0 and "NaN of" in r.stdout, r.stdout + r.stderr
     files = check_equal(out)
@@ -172,3 +179,55 @@ def test_repro_refusals(aotidbg, package, tmp_path):
     assert r.returncode == 2 and "--kernel takes N, NAME or NAME@K" in r.stderr
     r = run([aotidbg, "repro", pkg, "--kernel", "0"])
     assert r.returncode == 2 and "-o DIR is required" in r.stderr
+
+
+def test_live_repro_action_makes_the_folder(aotidbg, package, tmp_path):
+    """Live: `repro` on the selected kernel runs the package again to that launch
+    (a runner of its own, through the run service) and writes the folder; the
+    live session records it."""
+    pkg = package("mlp_ln")
+    inputs = spec(tmp_path, ["{shape: [6, 16], dtype: float32, device: cpu, fill: randn, seed: 1}",
+                             "{shape: [3], dtype: int64, device: cpu, fill: arange}"])
+    out, rec = tmp_path / "rk", str(tmp_path / "live.yaml")
+    r = run([aotidbg, pkg, "--inputs", inputs, "--record", rec, "--headless", "300x40", "--ascii", "--dump-screen",
+             "--keys", f"step step repro:{out}"], cwd=str(tmp_path), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert (f"repro of cpp_fused_native_layer_norm_relu_0 (cpp, launch 1, status ok) written to {out} run it: "
+            f"cmake -S {out}") in r.stdout, r.stdout[-1500:]
+    head, _ = capture(out)
+    assert head["kernel"][1] == "cpp_fused_native_layer_norm_relu_0" and head["status"] == ["ok"]
+    assert (out / "CMakeLists.txt").exists() and (out / "kernel.cpp").exists()
+    assert f'repro: "{out}"' in open(rec).read()   # the live session says a repro was made
+    assert f'repro: "{out}"' in (out / "session.yaml").read_text()
+    # a folder that is not empty is refused, and said
+    r = run([aotidbg, pkg, "--inputs", inputs, "--record", str(tmp_path / "l2.yaml"), "--headless", "300x40",
+             "--ascii", "--dump-screen", "--keys", f"step repro:{out}"], cwd=str(tmp_path), timeout=300)
+    assert "is not empty: give a new folder" in r.stdout + r.stderr, r.stdout[-1500:] + r.stderr
+    assert "repro:" not in open(str(tmp_path / "l2.yaml")).read()
+
+
+def test_repro_refuses_an_argument_it_cannot_capture(aotidbg, package, tmp_path):
+    """A call whose argument is no tensor the printer handed over and has no
+    definition in wrapper.cpp (here written into a copy of the package's
+    wrapper.cpp; the model .so is the real one and runs as shipped): refused,
+    naming the argument and why, exit 2, nothing but the run's session left."""
+    import re
+    import zipfile
+    src, pkg = package("mlp_ln"), str(tmp_path / "edited.pt2")
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(pkg, "w") as o:
+        for i in z.infolist():
+            d = z.read(i.filename)
+            if i.filename.endswith(".wrapper.cpp"):
+                t = d.decode()
+                m = re.search(r"\n\s*cpp_fused_native_layer_norm_relu_0\(", t)
+                d = (t[:m.end()] + "(const float*)(mystery_ptr), " + t[m.end():]).encode()
+            o.writestr(i, d)
+    inputs = spec(tmp_path, ["{shape: [6, 16], dtype: float32, device: cpu, fill: randn, seed: 1}",
+                             "{shape: [3], dtype: int64, device: cpu, fill: arange}"])
+    out = tmp_path / "ed"
+    r = run([aotidbg, "repro", pkg, "--inputs", inputs, "--kernel", "cpp_fused_native_layer_norm_relu_0", "-o",
+             str(out)])
+    assert r.returncode == 2, r.stderr
+    assert ("cannot make a repro of cpp_fused_native_layer_norm_relu_0 (launch 1): argument mystery_ptr: its value "
+            "is not known here") in r.stderr, r.stderr
+    assert sorted(os.listdir(out)) == ["session.yaml"]

@@ -343,6 +343,7 @@ def test_live_sighup_saves_session(tmux, aotidbg, live_setup):
     tmux.wait_for("AOTIDBG-EXIT-1", timeout=30)
     text = rec.read_text()
     assert f"name: {names[0]}" in text or f'name: "{names[0]}"' in text
+    assert 'end_state: "interrupted (SIGHUP)"' in text   # the session says how the run ended
     _check_tty(tmux)
 
 
