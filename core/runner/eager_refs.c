@@ -382,6 +382,41 @@ static int claimed(const char *tensor)
     return 0;
 }
 
+/* Reference i's candidates: the one that holds it (ok), the one it would be blamed on (bad),
+ * or one that could not be read (failed). */
+static void pick(size_t i, const candidate **ok, const candidate **bad, const candidate **failed)
+{
+    *ok = *bad = *failed = NULL;
+    for (size_t j = 0; j < E.ncand; j++) {
+        const candidate *c = &E.cand[j];
+        if (c->ref != i) continue;
+        if (c->failed) {
+            if (!*failed) *failed = c;
+        } else if (close_enough(c)) {
+            if (!*ok || (c->written && !(*ok)->written)) *ok = c;
+        } else if (c->written && !claimed(c->tensor) && better(c, *bad)) {
+            *bad = c;
+        }
+    }
+}
+
+/* How many references of this kernel, none of which it holds, would be blamed on tensor:
+ * a fused kernel recomputes a chain of same-shaped nodes (a residual stream's adds) and
+ * stores only one value, often one the plan does not name (the layer norm after them), so
+ * two or more such references say the tensor holds none of them, not that all departed. */
+static int blamed_on(int64_t k, const char *tensor)
+{
+    int n = 0;
+    for (size_t i = E.lo; i < E.hi; i++) {
+        int64_t held = E.held_at[E.refs[i].node_id];
+        if (held >= 0 && held != k) continue;
+        const candidate *ok, *bad, *failed;
+        pick(i, &ok, &bad, &failed);
+        n += !ok && bad && !strcmp(bad->tensor, tensor);
+    }
+    return n;
+}
+
 int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
 {
     if (!E.active) return 0;
@@ -392,18 +427,11 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
         int64_t held = E.held_at[e->node_id];
         if (held >= 0 && held != k)   /* compared where it was made: its buffer may hold a later value now */
             continue;
-        const candidate *ok = NULL, *bad = NULL, *failed = NULL;
-        for (size_t j = 0; j < E.ncand; j++) {
-            const candidate *c = &E.cand[j];
-            if (c->ref != i) continue;
-            if (c->failed) {
-                if (!failed) failed = c;
-            } else if (close_enough(c)) {
-                if (!ok || (c->written && !ok->written)) ok = c;
-            } else if (c->written && !claimed(c->tensor) && better(c, bad)) {
-                bad = c;
-            }
-        }
+        const candidate *ok, *bad, *failed;
+        pick(i, &ok, &bad, &failed);
+        int shared = !ok && bad ? blamed_on(k, bad->tensor) : 0;
+        if (shared > 1)
+            bad = NULL;
         proto_msg m = {.type = PROTO_COMPARE};
         m.u.compare.kernel_index = k;
         eager_check *x = &m.u.compare.c;
@@ -429,7 +457,9 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
             x->tensor = "";
             x->atol = e->atol;
             x->rtol = e->rtol;
-            x->note = "no output of the kernel written with this node's shape (computed inside the kernel only?)";
+            x->note = shared > 1 ? "several nodes of this kernel have the shape of an output that equals none of them: "
+                                   "it holds another value (computed inside the kernel only?)"
+                                 : "no output of the kernel written with this node's shape (computed inside the kernel only?)";
         }
         differs |= x->verdict == EAGER_DIFFERS;
         send(&m);
