@@ -382,6 +382,8 @@ static int claimed(const char *tensor)
     return 0;
 }
 
+int eref_holds_eager(const char *tensor) { return E.active && claimed(tensor); }
+
 /* Reference i's candidates: the one that holds it (ok), the one it would be blamed on (bad),
  * or one that could not be read (failed). */
 static void pick(size_t i, const candidate **ok, const candidate **bad, const candidate **failed)

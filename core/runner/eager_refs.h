@@ -40,6 +40,9 @@ int eref_active(void);
 void eref_before(const tensor_rec *t);
 /* t describes h (tread_tensor). */
 void eref_after(AtenTensorHandle h, const tensor_rec *t);
+/* 1 when an after-tensor of the current launch equals a node's eager value (before
+ * eref_kernel_finish): an Inf it holds is the model's own, not an anomaly. */
+int eref_holds_eager(const char *tensor);
 /* The launch ended: sends one COMPARE per reference through send (kernel
  * index k); returns 1 when one of them differs. A node some earlier launch's
  * output held when it finished (a library call names the nodes its input's

@@ -37,6 +37,8 @@ static struct {
     int kphase;            /* 0: before-hooks so far, 1: after-hooks seen */
     int kdone;             /* KERNEL(after) sent */
     int knan;              /* what after-tensors held: NONFIN_NAN | NONFIN_POSINF | NONFIN_NEGINF */
+    char kinf[8][64];      /* after-tensors holding +-Inf and no NaN (--eager may explain them) */
+    int nkinf;             /* how many; -1 more than kinf holds, or a name too long */
     double t_launch;       /* end of the latest before-hook */
     double duration;       /* t_launch -> first after-hook (after the sync) */
     double device_us;      /* the kernel's own time (device_timer.h), -1 unknown */
@@ -225,11 +227,17 @@ static void finish_kernel(int status)
         K.device_us = -1;
         K.device_note = "the kernel never reached an after-hook: not timed";
     }
+    int eager_inf = 0;   /* every Inf it wrote, eager computes too (a mask): no NaN/Inf stop */
+    if (status == KSTAT_NAN && !(K.knan & NONFIN_NAN) && K.nkinf > 0 && eref_active()) {
+        eager_inf = 1;
+        for (int i = 0; i < K.nkinf; i++)
+            eager_inf &= eref_holds_eager(K.kinf[i]);
+    }
     int diverged = eref_active() && eref_kernel_finish(K.kidx, send_or_die);
     send_kernel(1, status);
     K.kdone = 1;
     capture_kernel_end(status);
-    if (status == KSTAT_NAN && proto_nonfinite_breaks(K.knan, ctl.flags) && !K.nan_stopped) {
+    if (status == KSTAT_NAN && !eager_inf && proto_nonfinite_breaks(K.knan, ctl.flags) && !K.nan_stopped) {
         K.nan_stopped = 1;
         K.div_stopped |= diverged;   /* one stop for both */
         hooks_stop(K.kidx, 1, PROTO_STOP_NAN);
@@ -257,6 +265,7 @@ static void start_kernel(const char *name, const char *source, const char *branc
     K.kphase = 0;
     K.kdone = 0;
     K.knan = 0;
+    K.nkinf = 0;
     K.duration = -1;
     if (!strcmp(source, "printer")) eref_kernel_start(name, branch);   /* the calls eager refers to */
     K.stop_pending = 0;
@@ -345,8 +354,16 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
     strbuf_release(&err);
     if (cfg.alloc) tread_alloc(h, &m.u.tensor.t);
     const tensor_stats *s = &m.u.tensor.t.stats;
-    if (!before && m.u.tensor.t.has_stats)
+    if (!before && m.u.tensor.t.has_stats) {
         K.knan |= (s->nan ? NONFIN_NAN : 0) | (s->posinf ? NONFIN_POSINF : 0) | (s->neginf ? NONFIN_NEGINF : 0);
+        const char *tn = m.u.tensor.t.name ? m.u.tensor.t.name : "";
+        if ((s->posinf || s->neginf) && K.nkinf >= 0) {
+            if (K.nkinf < 8 && strlen(tn) < sizeof K.kinf[0])
+                snprintf(K.kinf[K.nkinf++], sizeof K.kinf[0], "%s", tn);
+            else
+                K.nkinf = -1;
+        }
+    }
     if (before && eref_active()) eref_before(&m.u.tensor.t);
     capture_tensor(h, tname ? tname : "?", before);
     double pt = prof_now();

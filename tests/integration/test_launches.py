@@ -6,7 +6,7 @@ runner's death, on real CPU packages (tests/models/model_launches.py).
   views, its outputs handles the call makes) is one kernel event, with an after-tensor;
 - a conv-bn net: every extern convolution's event carries its output (an after-tensor);
 - a correct masked transformer: --break-on nan and inf run it to the end (exit 0), the summary
-  says its -Inf is a mask's; --break-on nonfinite stops at the mask;
+  says its -Inf is a mask's; --break-on nonfinite stops at the mask, except with --eager (the -Inf is eager's too);
 - a kv-cache block fed a position past its 8 slots: the index check fails inside an OpenMP
   region and the runner dies of SIGABRT; the summary still names the element pos[2] = 19,
   as `aotidbg route S.yaml` does, and the session holds it as an error event."""
@@ -94,6 +94,12 @@ def test_masked_transformer_runs_to_the_end_under_break_on_nan(aotidbg, package,
                  "--record", str(tmp_path / f"{what}.yaml")], timeout=600)
         assert r.returncode == code, (what, r.stderr)
         assert ("stopped at the first NaN/Inf" in r.stderr) == (what == "nonfinite"), r.stderr
+    # with --eager the mask's -inf is the program's own value: not even nonfinite stops at it
+    r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--break-on", "nonfinite", "--eager",
+             os.path.join(os.path.dirname(pkg), "launch_masked.same.ep.pt2"), "--record", str(tmp_path / "e.yaml")],
+            timeout=600)
+    assert r.returncode in (0, 3), r.stderr
+    assert "stopped at the first NaN/Inf" not in r.stderr and "no departure" in r.stderr, r.stderr
 
 
 def test_kvcache_past_the_cache_summary_names_the_element(aotidbg, package, tmp_path):

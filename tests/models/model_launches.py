@@ -103,7 +103,8 @@ def launch_masked():
     torch.manual_seed(0)
     pad = torch.zeros(2, 6, dtype=torch.bool)
     pad[1, 4:] = True   # the last two tokens of the second sequence are padding (never the first: a row stays finite)
-    return {"module": Masked().eval(), "inputs": (torch.randn(2, 6, 16), pad)}
+    m = Masked().eval()
+    return {"module": m, "inputs": (torch.randn(2, 6, 16), pad), "programs": {"same": m}}
 
 
 class KvCache(torch.nn.Module):
