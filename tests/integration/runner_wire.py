@@ -73,6 +73,7 @@ def decode(t, body):
     if t == HELLO:
         m.update(version=r.take("I"), runner=r.str(), torch=r.str(), pid=r.take("q"), ncuda=r.take("q"),
                  gpu=r.str(), cc=r.str())
+        m["gpu_peak_gbps"] = r.take("d") if r.o < len(body) else -1.0   # appended: the device's peak, -1 unknown
     elif t == LOADED:
         m.update(n_inputs=r.take("I"), n_outputs=r.take("I"))
         m["names"] = [r.str() for _ in range(r.take("I"))]

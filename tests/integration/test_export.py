@@ -174,12 +174,18 @@ def test_chrome_trace_has_a_slice_per_while_loop_iteration(aotidbg, package, tmp
     rec = str(tmp_path / "loop.yaml")
     r = run([aotidbg, "run", package("ctl_while"), "--inputs", spec, "--record", rec])
     assert r.returncode == 0, r.stderr
-    kernels = events(load_session(rec), "kernel")
+    s = load_session(rec)
+    kernels, folds = events(s, "kernel"), events(s, "fold")
     trace = trace_of(aotidbg, rec, tmp_path)
-    ks = slices(trace, "kernels")
+    ks = [e for e in slices(trace, "kernels") if not e["name"].endswith("(folded)")]
     assert [e["name"] for e in ks] == [k["name"] for k in kernels]
+    # repeated rounds are folded (one slice each fold); the rounds kept are on the loop track
+    assert len(slices(trace, "kernels")) - len(ks) == len(folds)
+    kept = sorted({k["iteration"] for k in kernels if k.get("iteration", -1) >= 0})
+    folded = {i for f in folds for i in range(f["from_iteration"], f["to_iteration"] + 1)}
+    assert set(kept) | folded == {0, 1, 2, 3} and not set(kept) & folded
     rounds = slices(trace, "while_loop iterations")
-    assert [e["args"]["iteration"] for e in rounds] == [0, 1, 2, 3]
+    assert [e["args"]["iteration"] for e in rounds] == kept
     for e in rounds:
         inside = [k for k in kernels if k.get("iteration") == e["args"]["iteration"]]
         assert e["args"]["kernels"] == len(inside)
