@@ -6,7 +6,9 @@
 #include <torch/csrc/distributed/c10d/GroupRegistry.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#ifdef AOTIDBG_WITH_GLOO
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef AOTIDBG_WITH_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <exception>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -48,10 +51,16 @@ c10::intrusive_ptr<c10d::Backend> make_backend(const dgroup_config *c, const c10
         return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, c->rank, c->world_size, opts);
     }
 #endif
+#ifdef AOTIDBG_WITH_GLOO
     auto opts = c10d::ProcessGroupGloo::Options::create_default(timeout);
     *dev = c10::DeviceType::CPU;
     *type = c10d::ProcessGroup::BackendType::GLOO;
     return c10::make_intrusive<c10d::ProcessGroupGloo>(store, c->rank, c->world_size, opts);
+#else
+    (void)c, (void)store, (void)timeout, (void)dev, (void)type;
+    throw std::runtime_error("this runner was built without gloo's headers: it cannot make a CPU process group "
+                             "(install libgloo-dev and rebuild it)");
+#endif
 }
 
 // The registry keeps groups by weak reference: the runner holds the group for its life.
