@@ -168,17 +168,38 @@ static size_t own_nodes(const kernel_call *c, const char *const **nodes)
     return c->npre ? c->npre : c->nnodes;
 }
 
-static int later_library_call_names(const call_table *ct, size_t i, const char *node)
+/* The node library call j computes: of the nodes it names, the last in graph order (prog: the
+ * program, NULL: the last it lists, its comment being topologically sorted). The others are
+ * its inputs' chain: an addmm on CUDA names the layer norm and the adds its input's Triton
+ * kernel fused ([..., add, layer_norm, linear]), which that kernel writes. NULL: it names none. */
+static const char *library_output(const call_table *ct, size_t j, const eager_program *prog)
+{
+    const char *const *jn;
+    size_t n = own_nodes(&ct->calls[j], &jn);
+    const char *out = n ? jn[n - 1] : NULL;
+    long best = -1;
+    for (size_t k = 0; prog && k < n; k++) {
+        long at = eager_program_index(prog, jn[k]);
+        if (at > best) {
+            best = at;
+            out = jn[k];
+        }
+    }
+    return out;
+}
+
+/* Node is what a library call after generated call i computes: the Triton kernel that lays out
+ * q/k/v for cuDNN attention names the attention node, which the attention call makes. */
+static int later_library_call_makes(const call_table *ct, size_t i, const char *node, const eager_program *prog)
 {
     if (kernel_type_guess(ct->calls[i].kernel) == KTYPE_EXTERN)
         return 0;
     for (size_t j = i + 1; j < ct->ncalls; j++) {
         if (kernel_type_guess(ct->calls[j].kernel) != KTYPE_EXTERN)
             continue;
-        const char *const *jn;
-        for (size_t k = 0, n = own_nodes(&ct->calls[j], &jn); k < n; k++)
-            if (!strcmp(jn[k], node))
-                return 1;
+        const char *out = library_output(ct, j, prog);
+        if (out && !strcmp(out, node))
+            return 1;
     }
     return 0;
 }
@@ -247,15 +268,8 @@ static size_t between_nodes(const call_table *ct, size_t i, const eager_program 
     return m;
 }
 
-/* The graph nodes call i is compared on. A node that a generated kernel names and a later
- * library call (cuBLAS, cuDNN, an ATen fallback) names too belongs to that call: inductor names
- * the attention node in the Triton kernel that only lays out q/k/v for the attention call after
- * it (H200, a llama-style decoder: the kernel was compared with the attention's output). Nodes
- * that several generated kernels name stay with each (a pre-grad `linear` spans the mm and the
- * kernel that adds its bias). A call that names none gets the nodes between its neighbours'
- * (prog: the program, NULL when it could not be read). The list is allocated in a. */
-static size_t call_nodes(const call_table *ct, size_t i, const eager_program *prog, arena *a, const char ***nodes,
-                         size_t *occ)
+size_t eager_ref_call_nodes(const call_table *ct, size_t i, const eager_program *prog, arena *a,
+                            const char ***nodes, size_t *occ)
 {
     const kernel_call *c = &ct->calls[i];
     *occ = 0;
@@ -267,7 +281,7 @@ static size_t call_nodes(const call_table *ct, size_t i, const eager_program *pr
         return between_nodes(ct, i, prog, a, nodes);
     const char **keep = n ? arena_alloc(a, n * sizeof *keep) : NULL;
     for (size_t k = 0; k < n; k++)
-        if (!later_library_call_names(ct, i, own[k]))
+        if (!later_library_call_makes(ct, i, own[k], prog))
             keep[m++] = own[k];
     *nodes = keep;
     return m;
@@ -284,7 +298,7 @@ static void stacks_from_program(session *s, const eager_program *prog)
     for (size_t i = 0; i < ct->ncalls; i++) {
         kernel_call *c = &ct->calls[i];
         const char **nodes;
-        size_t occ, n = c->nstack ? 0 : call_nodes(ct, i, prog, &tmp, &nodes, &occ), m = 0;
+        size_t occ, n = c->nstack ? 0 : eager_ref_call_nodes(ct, i, prog, &tmp, &nodes, &occ), m = 0;
         const char **st = n ? arena_alloc(&s->arena, MAX_STACKS * sizeof *st) : NULL;
         for (size_t k = n; k-- > 0 && m < MAX_STACKS;) {
             const char *t = eager_program_stack(prog, nodes[k]);
@@ -313,7 +327,7 @@ static char *calls_json(const session *s, const eager_program *prog, size_t *nca
         const kernel_call *c = &ct->calls[i];
         size_t occ;
         const char **nodes;
-        size_t n = call_nodes(ct, i, prog, &tmp, &nodes, &occ);
+        size_t n = eager_ref_call_nodes(ct, i, prog, &tmp, &nodes, &occ);
         if (!n)
             continue;
         cJSON *o = cJSON_CreateObject();
@@ -626,7 +640,7 @@ static int start_runner(eager_ref *r, const session *s, const char *program, cha
     size_t nkeep = 0, capkeep = 0;
     for (size_t i = 0; i < ct->ncalls; i++) {
         const char **nodes;
-        size_t occ, n = call_nodes(ct, i, r->prog, &r->ar, &nodes, &occ);
+        size_t occ, n = eager_ref_call_nodes(ct, i, r->prog, &r->ar, &nodes, &occ);
         if (!n)
             continue;
         runner_call *c = &r->rcalls[r->nrcalls++];

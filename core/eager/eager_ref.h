@@ -18,7 +18,7 @@
  * the exported program's own node names (post_grad_nodes name Inductor's
  * graph after its decompositions, which the program does not have), else
  * the `Topologically Sorted Source Nodes` comment above its launch (the same
- * names). A call that names no node (a CPU cpp_fused_* kernel of a package
+ * names), less a node a later library call makes (eager_ref_call_nodes below). A call that names no node (a CPU cpp_fused_* kernel of a package
  * built without provenance) is compared on the graph values between its
  * neighbours' (the launch order puts it there), or, when there are none, on
  * the graph inputs the next call reads (a kernel that lays out a
@@ -39,6 +39,7 @@
 #ifndef AOTIDBG_EAGER_REF_H
 #define AOTIDBG_EAGER_REF_H
 #include <stddef.h>
+#include "eager_program.h"
 #include "model.h"
 #include "protocol.h"
 #include "strbuf.h"
@@ -70,6 +71,23 @@ void eager_ref_computer(const eager_ref *r, strbuf *out);
 /* Once ready: s->eager's counts (calls with references, node values). */
 void eager_ref_to_session(const eager_ref *r, session *s);
 void eager_ref_free(eager_ref *r);
+
+/* The graph nodes kernel call i of ct is compared on (what the REFERENCE messages and the
+ * Python helper's calls list are made from; tests/unit/test_eager_plan.c runs it on a real
+ * CUDA wrapper.cpp), and in *occ its occurrence among the calls of its kernel's name. A
+ * call's own nodes (pre_grad_nodes, else its source-node comment), less those that a later
+ * library call (cuBLAS, cuDNN, an ATen fallback) computes: the last of the nodes that call
+ * names, in graph order. On CUDA an extern call names its input's chain too (an addmm after
+ * the Triton kernel that writes a layer norm: [add, layer_norm, linear]): those stay with the
+ * Triton kernel, which writes them; but inductor names the attention node in the Triton kernel
+ * that only lays out q/k/v for the attention call after it (H200, a llama-style decoder: the
+ * kernel was compared with the attention's output), and that node is the attention call's.
+ * Nodes that several generated kernels name stay with each (a pre-grad `linear` spans the mm
+ * and the kernel that adds its bias). A generated call that names none gets the graph values
+ * between its neighbours' (see above). prog: the program (graph order), NULL when it could not
+ * be read. The list is allocated in a; returns its length (0: the call is not compared). */
+size_t eager_ref_call_nodes(const call_table *ct, size_t i, const eager_program *prog, arena *a,
+                            const char ***nodes, size_t *occ);
 
 
 #endif

@@ -44,6 +44,12 @@ typedef struct {
     int has_stats;
 } before_rec;
 
+/* One reference's candidates: the one that holds it (ok), the one it would be blamed on (bad),
+ * or one that could not be read (failed). */
+typedef struct {
+    const candidate *ok, *bad, *failed;
+} ref_pick;
+
 static struct {
     eref *refs;
     size_t n, cap;
@@ -57,6 +63,11 @@ static struct {
     size_t ncand;
     before_rec *before;
     size_t nbefore;
+    /* eref_kernel_finish's scratch: a pick per reference, the tensors references matched */
+    ref_pick *picks;
+    size_t cap_picks;
+    const char **held_names;
+    size_t cap_held;
 } E;
 
 static char *xstrdup(const char *s)
@@ -384,37 +395,59 @@ static int claimed(const char *tensor)
 
 int eref_holds_eager(const char *tensor) { return E.active && claimed(tensor); }
 
-/* Reference i's candidates: the one that holds it (ok), the one it would be blamed on (bad),
- * or one that could not be read (failed). */
-static void pick(size_t i, const candidate **ok, const candidate **bad, const candidate **failed)
+/* The picks of refs[E.lo..E.hi), once per kernel: one pass over the candidates in their order
+ * (each reference's choice depends only on its own candidates, in that order). A candidate
+ * is blamed only when it was written and no reference matched its tensor (claimed). */
+static void pick_all(ref_pick *p)
 {
-    *ok = *bad = *failed = NULL;
+    size_t nref = E.hi - E.lo;
+    memset(p, 0, nref * sizeof *p);
+    /* the tensors some reference matched: the close candidates' names */
+    size_t nheld = 0;
+    if (E.cap_held < E.ncand) {
+        const char **n = realloc(E.held_names, E.ncand * sizeof *n);
+        if (!n) abort();
+        E.held_names = n;
+        E.cap_held = E.ncand;
+    }
+    const char **held = E.held_names;
+    for (size_t j = 0; j < E.ncand; j++)
+        if (close_enough(&E.cand[j])) held[nheld++] = E.cand[j].tensor;
     for (size_t j = 0; j < E.ncand; j++) {
         const candidate *c = &E.cand[j];
-        if (c->ref != i) continue;
+        if (c->ref < E.lo || c->ref >= E.hi) continue;
+        ref_pick *r = &p[c->ref - E.lo];
         if (c->failed) {
-            if (!*failed) *failed = c;
+            if (!r->failed) r->failed = c;
         } else if (close_enough(c)) {
-            if (!*ok || (c->written && !(*ok)->written)) *ok = c;
-        } else if (c->written && !claimed(c->tensor) && better(c, *bad)) {
-            *bad = c;
+            if (!r->ok || (c->written && !r->ok->written)) r->ok = c;
+        } else if (c->written && better(c, r->bad)) {
+            int claimed_by_one = 0;
+            for (size_t h = 0; h < nheld && !claimed_by_one; h++)
+                claimed_by_one = !strcmp(held[h], c->tensor);
+            if (!claimed_by_one) r->bad = c;
         }
     }
+}
+
+/* Compared in this kernel: not held by an earlier launch's output when it finished. Setting
+ * held_at to k while the kernel finishes leaves this unchanged. */
+static int live_here(size_t i, int64_t k)
+{
+    int64_t held = E.held_at[E.refs[i].node_id];
+    return held < 0 || held == k;
 }
 
 /* How many references of this kernel, none of which it holds, would be blamed on tensor:
  * a fused kernel recomputes a chain of same-shaped nodes (a residual stream's adds) and
  * stores only one value, often one the plan does not name (the layer norm after them), so
  * two or more such references say the tensor holds none of them, not that all departed. */
-static int blamed_on(int64_t k, const char *tensor)
+static int blamed_on(const ref_pick *p, int64_t k, const char *tensor)
 {
     int n = 0;
     for (size_t i = E.lo; i < E.hi; i++) {
-        int64_t held = E.held_at[E.refs[i].node_id];
-        if (held >= 0 && held != k) continue;
-        const candidate *ok, *bad, *failed;
-        pick(i, &ok, &bad, &failed);
-        n += !ok && bad && !strcmp(bad->tensor, tensor);
+        const ref_pick *r = &p[i - E.lo];
+        n += live_here(i, k) && !r->ok && r->bad && !strcmp(r->bad->tensor, tensor);
     }
     return n;
 }
@@ -424,14 +457,20 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
     if (!E.active) return 0;
     E.active = 0;
     int differs = 0;
+    if (E.cap_picks < E.hi - E.lo) {
+        ref_pick *n = realloc(E.picks, (E.hi - E.lo) * sizeof *n);
+        if (!n) abort();
+        E.picks = n;
+        E.cap_picks = E.hi - E.lo;
+    }
+    const ref_pick *picks = E.picks;
+    pick_all(E.picks);
     for (size_t i = E.lo; i < E.hi; i++) {
         const eref *e = &E.refs[i];
-        int64_t held = E.held_at[e->node_id];
-        if (held >= 0 && held != k)   /* compared where it was made: its buffer may hold a later value now */
+        if (!live_here(i, k))   /* compared where it was made: its buffer may hold a later value now */
             continue;
-        const candidate *ok, *bad, *failed;
-        pick(i, &ok, &bad, &failed);
-        int shared = !ok && bad ? blamed_on(k, bad->tensor) : 0;
+        const candidate *ok = picks[i - E.lo].ok, *bad = picks[i - E.lo].bad, *failed = picks[i - E.lo].failed;
+        int shared = !ok && bad ? blamed_on(picks, k, bad->tensor) : 0;
         if (shared > 1)
             bad = NULL;
         proto_msg m = {.type = PROTO_COMPARE};

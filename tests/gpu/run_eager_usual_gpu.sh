@@ -4,7 +4,9 @@
 # 6 heads, seq 128, batch 2: the Linear calls are addmm/mm on 2-D views of 3-D nodes, the residual
 # stream is updated in place). Checks, in $OUT/summary.txt:
 #   own     against its own program: no departure, exit 0 or 3, and at least 90% of kernels compared
-#           (the summary's "compared K of N kernels", counted again from the session);
+#           (the summary's "compared K of N kernels", counted again from the session), every
+#           kernel with an eager plan (the Triton ones had none: issue 24), and for each kernel
+#           not compared, why (INFO lines: its nodes' verdicts and notes);
 #   fc3     against a program with row 17 of blocks.3.fc.weight changed (--break-on diverge): exit 1
 #           and the first departure is the first kernel whose call passes blocks.3.fc.weight;
 #   f64     against its own program with --eager-float64: the reference computes (no end_state
@@ -100,9 +102,15 @@ for name in ("own", "f64"):
     diff = [(k["index"], k["name"], c["node"], c.get("tensor")) for k in events(s, "kernel")
             for c in k.get("eager") or [] if c["verdict"] == "differs"]
     check(not diff, f"{name}: no check differs (first: {diff[:1]})")
-    un = [k["index"] for k in events(s, "kernel") if not any(c["verdict"] in ("close", "differs")
-                                                            for c in k.get("eager") or [])]
-    print(f"INFO {name}: not compared {un[:20]}")
+    unplanned = [k["index"] for k in events(s, "kernel") if not k.get("eager")]
+    check(not unplanned, f"{name}: every kernel has an eager plan (none for {unplanned[:20]})")
+    un = [k for k in events(s, "kernel") if not any(c["verdict"] in ("close", "differs")
+                                                   for c in k.get("eager") or [])]
+    print(f"INFO {name}: not compared {[k['index'] for k in un][:20]}")
+    for k in un[:20]:   # why, kernel by kernel
+        why = "; ".join(f"{c['node']} {c['verdict']}" + (f" ({c['note']})" if c.get("note") else "")
+                        for c in k.get("eager") or []) or "no graph node planned for it"
+        print(f"INFO {name}:   kernel {k['index']} {k['name']}: {why}")
 rc, s, log = get("fc3")
 div = events(s, "divergence") if s else []
 _, own, _ = get("own")   # the readers are counted on the full run: fc3 stops at its departure
