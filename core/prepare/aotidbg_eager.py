@@ -271,13 +271,12 @@ def largest(t):
     if not t.numel() or t.dtype.is_complex:
         return 0.0
     t = t.detach()
-    if t.dtype == torch.bool:
-        return float(t.any())
-    if t.is_floating_point():   # abs and amax are exact in the tensor's own dtype: no widened copy
-        m = float(t.abs().amax())
-        if math.isfinite(m):
-            return m
-    a = t.double().abs()   # NaN/Inf among the values (or integers): the finite ones only
+    if not t.is_floating_point():   # ids and indices set no scale (the runner's rule too)
+        return 0.0
+    m = float(t.abs().amax())   # exact in the tensor's own dtype: no widened copy
+    if math.isfinite(m):
+        return m
+    a = t.double().abs()   # NaN/Inf among the values: the finite ones only
     a = a[torch.isfinite(a)]
     return float(a.max()) if a.numel() else 0.0
 
