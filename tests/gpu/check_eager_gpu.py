@@ -157,8 +157,13 @@ if s and p:
 s, p = session("llama_runner/llama"), session("llama_python/llama")
 if s and p:
     log = read("logs/llama_runner.log")
-    check(rc("llama_runner/llama") == 0 and "computed by the runner with libtorch" in log,
+    # exit 3: it ran, and some kernels were not compared (each named in the log with why)
+    check(rc("llama_runner/llama") in (0, 3) and "computed by the runner with libtorch" in log,
           "llama: the reference computed by the runner (AOTIDBG_EAGER_WITH=runner)", log[-600:])
+    ks = events(s, "kernel")
+    done = [k for k in ks if any(c["verdict"] in ("close", "differs") for c in k.get("eager") or [])]
+    check(ks and len(done) * 10 >= len(ks) * 9, f"llama: at least 90% of kernels compared ({len(done)} of {len(ks)})",
+          str([k["index"] for k in ks if k not in done]))
     (a, ad), (b, bd) = manifest(s), manifest(p)
     ka = [(c["kernel"], [(r["node"], r["shape"]) for r in c["refs"]]) for c in a.get("calls", [])]
     kb = [(c["kernel"], [(r["node"], r["shape"]) for r in c["refs"]]) for c in b.get("calls", [])]
