@@ -106,9 +106,12 @@ static void rank_main(const run_options *o, rank_child *c, int k, const char *ad
     setenv_int("MASTER_PORT", port);
     setenv("MASTER_ADDR", addr, 1);
     setenv("AOTIDBG_PG", RUN_RANKS_GROUP, 1);
-    /* a rank waiting in a collective for one that hangs gives up within --timeout too */
+    /* a rank waiting in a collective for one that hangs gives up within --timeout too, early enough
+     * (2 s before it, at least half of it) that c10d's own error is recorded before the hung rank's
+     * runner is killed at --timeout */
     char t[32];
-    snprintf(t, sizeof t, "%.0f", o->timeout_s > 0 ? o->timeout_s * 1000 : 24.0 * 3600 * 1000);
+    double pg_s = o->timeout_s - 2 > o->timeout_s / 2 ? o->timeout_s - 2 : o->timeout_s / 2;
+    snprintf(t, sizeof t, "%.0f", o->timeout_s > 0 ? pg_s * 1000 : 24.0 * 3600 * 1000);
     setenv("AOTIDBG_PG_TIMEOUT_MS", t, 1);
     static const char *const names[RANK_ENV] = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
                                                 "AOTIDBG_PG", "AOTIDBG_PG_TIMEOUT_MS"};
@@ -209,7 +212,36 @@ static const kernel_event *last_kernel(const session *s)
     return s && s->nkernels ? &s->kernels[s->nkernels - 1]->u.kernel : NULL;
 }
 
-/* How rank k ended, in one line. */
+#define C10D_SHOWN 480   /* bytes of c10d's error text in the summary */
+
+/* The error of kernel i (a collective), as c10d gave it: the text after "the shim call's
+ * exception: " when the runner got it (model_so.h), else the whole error; one line, control bytes
+ * and newlines escaped (stderr's guard, term_escape.h, escapes the rest), cut at C10D_SHOWN bytes. */
+static void say_c10d(const session *s, int64_t i, strbuf *out)
+{
+    static const char lead[] = "the shim call's exception: ";
+    for (size_t e = 0; e < s->nevents; e++) {
+        const event *ev = s->events[e];
+        if (ev->kind != EV_ERROR || ev->u.error.kernel_index != i || !ev->u.error.text)
+            continue;
+        const char *t = strstr(ev->u.error.text, lead);
+        t = t ? t + sizeof lead - 1 : ev->u.error.text;
+        strbuf_addstr(out, "    c10d: ");
+        size_t n = 0;
+        for (; t[n] && n < C10D_SHOWN; n++) {
+            if (t[n] == '\n')
+                strbuf_addstr(out, "\\n");
+            else if ((unsigned char)t[n] < 0x20 || t[n] == 0x7f)
+                strbuf_addf(out, "\\x%02x", (unsigned char)t[n]);
+            else
+                strbuf_addch(out, t[n]);
+        }
+        strbuf_addstr(out, t[n] ? " ...\n" : "\n");
+        return;
+    }
+}
+
+/* How rank k ended, in one line (and c10d's error when it failed in a collective). */
 static void say_rank(const session *s, int k, const char *record, strbuf *out)
 {
     char st[64], how[64];
@@ -225,6 +257,8 @@ static void say_rank(const session *s, int k, const char *record, strbuf *out)
     if (l && l->collective && (l->status == KSTAT_PENDING || l->status == KSTAT_ERROR))
         strbuf_addf(out, ", group %s, ranks %s)", l->group, l->participants);
     strbuf_addf(out, "; session %s\n", record);
+    if (l && l->collective && l->status == KSTAT_ERROR)
+        say_c10d(s, l->index, out);
 }
 
 /* How rank j ended short of kernel i (where another rank waits in a collective), or NULL when it got
