@@ -242,12 +242,16 @@ static void say_c10d(const session *s, int64_t i, strbuf *out)
 }
 
 /* How rank k ended, in one line (and c10d's error when it failed in a collective). */
-static void say_rank(const session *s, int k, const char *record, strbuf *out)
+static void say_rank(const session *s, int k, const rank_child *c, strbuf *out)
 {
     char st[64], how[64];
+    const char *record = c->record;
     const kernel_event *l = last_kernel(s);
     const runner_exit_event *x = session_runner_exit(s);
-    strbuf_addf(out, "  rank %d: %s", k, session_end_state(s, st, sizeof st));
+    strbuf_addf(out, "  rank %d", k);
+    if (c->host)
+        strbuf_addf(out, " on %s", c->host);
+    strbuf_addf(out, ": %s", session_end_state(s, st, sizeof st));
     if (x)
         strbuf_addf(out, " (runner %s)", runner_exit_text(x, how, sizeof how));
     strbuf_addf(out, ", %zu kernel%s", s->nkernels, s->nkernels == 1 ? "" : "s");
@@ -488,7 +492,7 @@ static int summarize(rank_child *c, int n)
             strbuf_addf(&out, "  rank %d: no session: %s\n", k, e.buf);
             all = 0;
         } else {
-            say_rank(s[k], k, c[k].record, &out);
+            say_rank(s[k], k, &c[k], &out);
         }
         strbuf_release(&e);
     }
