@@ -394,7 +394,7 @@ static void first_divergence(session **s, int n, agreement *g)
             for (size_t t = 0; t < a->ntensors; t++) {
                 const tensor_rec *x = &a->tensors[t], *y = &b->tensors[t];
                 tensor_diff d, in;
-                if (x->phase != PHASE_AFTER || !tensors_differ(y, x, &d, g))
+                if (x->phase != PHASE_AFTER || !tensors_differ(y, x, &d, k == 1 ? g : NULL))   /* counted once a tensor */
                     continue;
                 /* one the kernel left as it was on both ranks (an input it read) came in different */
                 const tensor_rec *xb = before_of(a, x->name), *yb = before_of(b, y->name);
