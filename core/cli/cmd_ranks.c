@@ -19,7 +19,9 @@
 #include "commands.h"
 #include "compat.h"
 #include "model.h"
+#include "remote.h"
 #include "session_read.h"
+#include "tensor_diff.h"
 #include "strbuf.h"
 
 typedef struct {
@@ -28,7 +30,12 @@ typedef struct {
     strbuf line;               /* a partial line */
     int code;                  /* its exit code; -1 while it runs */
     char *record, *inputs;
+    const char *host;          /* --remote: its [USER@]HOST[:PORT] (into hosts); NULL: here */
+    int local_rank;            /* among the ranks on its host (here: its rank) */
 } rank_child;
+
+#define RANKS_VALUES 1024   /* values kept a tensor when --values is not given */
+#define RANK_ENV 7   /* the torch.distributed variables and ours that a rank's runner gets */
 
 /* A port nothing listens on now, for rank 0's store (another process may take it first: then the
  * store says so). */
@@ -85,30 +92,44 @@ static void setenv_int(const char *name, int v)
     setenv(name, b, 1);
 }
 
-/* The child: rank k's one-rank run, its stderr into the pipe. Never returns. */
-static void rank_main(const run_options *o, rank_child *c, int k, int port, int pipe_w,
+/* The child: rank k's one-rank run, its stderr into the pipe. Never returns. Its runner gets the
+ * group's variables from this process's environment (here) or through the ssh command (remote_env). */
+static void rank_main(const run_options *o, rank_child *c, int k, const char *addr, int port, int pipe_w,
                       int (*run_one)(run_options o))
 {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     dup2(pipe_w, 2);
     close(pipe_w);
     setenv_int("RANK", k);
-    setenv_int("LOCAL_RANK", k);
+    setenv_int("LOCAL_RANK", c->local_rank);
     setenv_int("WORLD_SIZE", o->ranks);
     setenv_int("MASTER_PORT", port);
-    setenv("MASTER_ADDR", "127.0.0.1", 1);
+    setenv("MASTER_ADDR", addr, 1);
     setenv("AOTIDBG_PG", RUN_RANKS_GROUP, 1);
-    /* a rank waiting in a collective for one that hangs gives up within --timeout too */
+    /* a rank waiting in a collective for one that hangs gives up within --timeout too, early enough
+     * (2 s before it, at least half of it) that c10d's own error is recorded before the hung rank's
+     * runner is killed at --timeout */
     char t[32];
-    snprintf(t, sizeof t, "%.0f", o->timeout_s > 0 ? o->timeout_s * 1000 : 24.0 * 3600 * 1000);
+    double pg_s = o->timeout_s - 2 > o->timeout_s / 2 ? o->timeout_s - 2 : o->timeout_s / 2;
+    snprintf(t, sizeof t, "%.0f", o->timeout_s > 0 ? pg_s * 1000 : 24.0 * 3600 * 1000);
     setenv("AOTIDBG_PG_TIMEOUT_MS", t, 1);
+    static const char *const names[RANK_ENV] = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+                                                "AOTIDBG_PG", "AOTIDBG_PG_TIMEOUT_MS"};
+    static char *env[RANK_ENV + 1];
+    for (int i = 0; i < RANK_ENV; i++)
+        if (asprintf(&env[i], "%s=%s", names[i], getenv(names[i])) < 0)
+            _exit(EXIT_FAILED);
     run_options one = *o;
     one.rank = k;
     one.record = c->record;
     one.inputs = c->inputs;
-    if (one.device && !strncmp(one.device, "cuda", 4)) {   /* one GPU per rank */
+    one.remote = c->host;
+    one.remote_env = c->host ? (const char *const *)env : NULL;
+    if (!one.max_values)   /* the agreement check compares values (say_agreement) */
+        one.max_values = RANKS_VALUES;
+    if (one.device && !strncmp(one.device, "cuda", 4)) {   /* one GPU per rank of a host */
         char *d = NULL;
-        if (asprintf(&d, "cuda:%d", k) > 0)
+        if (asprintf(&d, "cuda:%d", c->local_rank) > 0)
             one.device = d;
     }
     fflush(stdout);
@@ -191,13 +212,46 @@ static const kernel_event *last_kernel(const session *s)
     return s && s->nkernels ? &s->kernels[s->nkernels - 1]->u.kernel : NULL;
 }
 
-/* How rank k ended, in one line. */
-static void say_rank(const session *s, int k, const char *record, strbuf *out)
+#define C10D_SHOWN 480   /* bytes of c10d's error text in the summary */
+
+/* The error of kernel i (a collective), as c10d gave it: the text after "the shim call's
+ * exception: " when the runner got it (model_so.h), else the whole error; one line, control bytes
+ * and newlines escaped (stderr's guard, term_escape.h, escapes the rest), cut at C10D_SHOWN bytes. */
+static void say_c10d(const session *s, int64_t i, strbuf *out)
+{
+    static const char lead[] = "the shim call's exception: ";
+    for (size_t e = 0; e < s->nevents; e++) {
+        const event *ev = s->events[e];
+        if (ev->kind != EV_ERROR || ev->u.error.kernel_index != i || !ev->u.error.text)
+            continue;
+        const char *t = strstr(ev->u.error.text, lead);
+        t = t ? t + sizeof lead - 1 : ev->u.error.text;
+        strbuf_addstr(out, "    c10d: ");
+        size_t n = 0;
+        for (; t[n] && n < C10D_SHOWN; n++) {
+            if (t[n] == '\n')
+                strbuf_addstr(out, "\\n");
+            else if ((unsigned char)t[n] < 0x20 || t[n] == 0x7f)
+                strbuf_addf(out, "\\x%02x", (unsigned char)t[n]);
+            else
+                strbuf_addch(out, t[n]);
+        }
+        strbuf_addstr(out, t[n] ? " ...\n" : "\n");
+        return;
+    }
+}
+
+/* How rank k ended, in one line (and c10d's error when it failed in a collective). */
+static void say_rank(const session *s, int k, const rank_child *c, strbuf *out)
 {
     char st[64], how[64];
+    const char *record = c->record;
     const kernel_event *l = last_kernel(s);
     const runner_exit_event *x = session_runner_exit(s);
-    strbuf_addf(out, "  rank %d: %s", k, session_end_state(s, st, sizeof st));
+    strbuf_addf(out, "  rank %d", k);
+    if (c->host)
+        strbuf_addf(out, " on %s", c->host);
+    strbuf_addf(out, ": %s", session_end_state(s, st, sizeof st));
     if (x)
         strbuf_addf(out, " (runner %s)", runner_exit_text(x, how, sizeof how));
     strbuf_addf(out, ", %zu kernel%s", s->nkernels, s->nkernels == 1 ? "" : "s");
@@ -207,6 +261,8 @@ static void say_rank(const session *s, int k, const char *record, strbuf *out)
     if (l && l->collective && (l->status == KSTAT_PENDING || l->status == KSTAT_ERROR))
         strbuf_addf(out, ", group %s, ranks %s)", l->group, l->participants);
     strbuf_addf(out, "; session %s\n", record);
+    if (l && l->collective && l->status == KSTAT_ERROR)
+        say_c10d(s, l->index, out);
 }
 
 /* How rank j ended short of kernel i (where another rank waits in a collective), or NULL when it got
@@ -269,60 +325,159 @@ static int same_stats(const tensor_rec *a, const tensor_rec *b)
     return !memcmp(&a->stats, &b->stats, sizeof a->stats);
 }
 
-/* From the first collective's wait on, every rank computes on the same values: the first kernel whose
- * after-tensors' statistics differ from rank 0's is where the ranks diverge. -1 when they agree over
- * the kernels all ranks ran (*compared of them), -2 when the ranks ran different kernels. */
-static int64_t first_divergence(session **s, int n, int *bad_rank, const char **tensor, int64_t *compared)
+/* What the agreement check compared, and where the ranks first differ. */
+typedef struct {
+    int64_t kernels;           /* kernels compared (from the first wait_tensor on, ok on rank 0) */
+    int64_t by_values;         /* after-tensors compared by their values (tensor_compare, as --reference) */
+    int64_t sampled;           /* of those, the kept values were a prefix, not every element */
+    int64_t by_stats;          /* after-tensors with no values on both sides: statistics only */
+    int64_t at;                /* the kernel where they diverge; -1 agree, -2 different kernels,
+                                  -3 no collective completed on every rank */
+    int bad_rank;
+    /* there: the first after-tensor the kernel wrote that differs (want rank 0's, got bad_rank's;
+       NULL when none), and the first that already differed going in (in_want, in_got; NULL none) */
+    const tensor_rec *want, *got, *in_want, *in_got;
+    tensor_diff d, in_d;
+} agreement;
+
+static const tensor_rec *before_of(const kernel_event *e, const char *name)
+{
+    for (size_t t = 0; t < e->ntensors; t++)
+        if (e->tensors[t].phase == PHASE_BEFORE && !strcmp(e->tensors[t].name, name))
+            return &e->tensors[t];
+    return NULL;
+}
+
+/* y (a rank's) against x (rank 0's) into d, counted in g; 1 when they differ. */
+static int tensors_differ(const tensor_rec *y, const tensor_rec *x, tensor_diff *d, agreement *g)
+{
+    tensor_compare(y, x, 0, d);
+    if (g && d->by_values) {
+        g->by_values++;
+        g->sampled += d->sampled;
+    } else if (g) {
+        g->by_stats++;
+    }
+    if (d->by_values)
+        return d->differing > 0 || d->shape_differs || strcmp(x->name, y->name);
+    return !same_stats(x, y);
+}
+
+/* From the first collective's wait on, every rank computes on the same values: the first kernel one
+ * of whose after-tensors differs from rank 0's (its values when both kept them, exactly; else its
+ * statistics) is where the ranks diverge. There, a tensor the kernel did not change (before equals
+ * after on each rank) that differs came in different: an input the ranks were given differently. */
+static void first_divergence(session **s, int n, agreement *g)
 {
     size_t common = s[0]->nkernels, start = SIZE_MAX;
     for (int k = 1; k < n; k++)
         if (s[k]->nkernels < common)
             common = s[k]->nkernels;
-    *compared = 0;
+    memset(g, 0, sizeof *g);
     for (size_t i = 0; i < common; i++) {
         const kernel_event *a = &s[0]->kernels[i]->u.kernel;
         for (int k = 1; k < n; k++)
-            if (strcmp(a->name, s[k]->kernels[i]->u.kernel.name))
-                return -2;
+            if (strcmp(a->name, s[k]->kernels[i]->u.kernel.name)) {
+                g->at = -2;
+                return;
+            }
         /* a functional collective's values are in flight until its wait_tensor */
         if (a->collective && !strcmp(a->collective, "wait_tensor") && start == SIZE_MAX)
             start = i;
         if (start == SIZE_MAX || a->status != KSTAT_OK)
             continue;
-        (*compared)++;
-        for (int k = 1; k < n; k++) {
+        g->kernels++;
+        for (int k = 1; k < n && !g->want && !g->in_want; k++) {
             const kernel_event *b = &s[k]->kernels[i]->u.kernel;
             if (b->status != KSTAT_OK || a->ntensors != b->ntensors)
                 continue;
-            for (size_t t = 0; t < a->ntensors; t++)
-                if (a->tensors[t].phase == PHASE_AFTER && !same_stats(&a->tensors[t], &b->tensors[t])) {
-                    *bad_rank = k;
-                    *tensor = a->tensors[t].name;
-                    return a->index;
+            for (size_t t = 0; t < a->ntensors; t++) {
+                const tensor_rec *x = &a->tensors[t], *y = &b->tensors[t];
+                tensor_diff d, in;
+                if (x->phase != PHASE_AFTER || !tensors_differ(y, x, &d, k == 1 ? g : NULL))   /* counted once a tensor */
+                    continue;
+                /* one the kernel left as it was on both ranks (an input it read) came in different */
+                const tensor_rec *xb = before_of(a, x->name), *yb = before_of(b, y->name);
+                tensor_diff same;
+                int came_in = xb && yb && !tensors_differ(x, xb, &same, NULL) && !tensors_differ(y, yb, &same, NULL) &&
+                              tensors_differ(yb, xb, &in, NULL);
+                g->bad_rank = k;
+                g->at = a->index;
+                if (came_in && !g->in_want) {
+                    g->in_want = xb, g->in_got = yb, g->in_d = in;
+                } else if (!came_in && !g->want) {
+                    g->want = x, g->got = y, g->d = d;
                 }
+            }
         }
+        if (g->want || g->in_want)
+            return;
     }
-    return start == SIZE_MAX ? -3 : -1;
+    g->at = start == SIZE_MAX ? -3 : -1;
+}
+
+/* "TENSOR at [i]: A on rank K, B on rank 0 (n of m compared values differ)", or how it differs. */
+static void say_diff(const tensor_rec *want, const tensor_rec *got, const tensor_diff *d, int k, strbuf *out)
+{
+    strbuf_addstr(out, want->name);
+    if (d->by_values && d->first_diff >= 0) {
+        strbuf_addstr(out, " at ");
+        fmt_index(out, want, d->first_diff);
+        strbuf_addf(out, ": %.9g on rank %d, %.9g on rank 0 (%zu of %zu compared values differ)",
+                    got->values[d->first_diff * dtype_lanes(got->dtype)], k,
+                    want->values[d->first_diff * dtype_lanes(want->dtype)], d->differing, d->compared);
+    } else if (d->by_values) {
+        strbuf_addstr(out, " (its shape or name)");
+    } else {
+        strbuf_addstr(out, " (its statistics: no values kept)");
+    }
+}
+
+/* "values of T after-tensors (every element of A, the first kept values of B), statistics only of C". */
+static void say_compared(const agreement *g, strbuf *out)
+{
+    strbuf_addf(out, "%" PRId64 " kernel%s: ", g->kernels, g->kernels == 1 ? "" : "s");
+    if (g->by_values)
+        strbuf_addf(out, "values of %" PRId64 " after-tensor%s (every element of %" PRId64 ", the kept first "
+                    "values of %" PRId64 ")", g->by_values, g->by_values == 1 ? "" : "s", g->by_values - g->sampled,
+                    g->sampled);
+    if (g->by_stats)
+        strbuf_addf(out, "%sstatistics only of %" PRId64 " (no values kept; --values N keeps them)",
+                    g->by_values ? ", " : "", g->by_stats);
+    if (!g->by_values && !g->by_stats)
+        strbuf_addstr(out, "no after-tensors");
 }
 
 /* The ranks' agreement after their first collective; 1 when they diverge. */
 static int say_agreement(session **s, int n, strbuf *out)
 {
-    int bad = 0;
-    const char *tensor = NULL;
-    int64_t compared = 0, at = first_divergence(s, n, &bad, &tensor, &compared);
-    if (at == -2)
+    agreement g;
+    first_divergence(s, n, &g);
+    if (g.at == -2) {
         strbuf_addstr(out, "  ranks not compared: they ran different kernels\n");
-    else if (at == -3)
+    } else if (g.at == -3) {
         strbuf_addstr(out, "  ranks not compared: no collective completed (wait_tensor) on every rank\n");
-    else if (at == -1)
-        strbuf_addf(out, "  ranks agree from the first collective's wait on: statistics of the after-tensors of %"
-                    PRId64 " kernel(s) equal on all %d ranks (values not compared)\n", compared, n);
-    else
-        strbuf_addf(out, "  ranks diverge at kernel %" PRId64 " %s: rank %d's %s (after) differs from rank 0's "
-                    "(statistics), though the collective before it gave every rank the same values\n",
-                    at, s[0]->kernels[at]->u.kernel.name, bad, tensor);
-    return at >= 0;
+    } else if (g.at == -1) {
+        strbuf_addf(out, "  ranks agree from the first collective's wait on: equal on all %d ranks over ", n);
+        say_compared(&g, out);
+        strbuf_addch(out, '\n');
+    } else {
+        strbuf_addf(out, "  ranks diverge at kernel %" PRId64 " %s: ", g.at, s[0]->kernels[g.at]->u.kernel.name);
+        if (g.want) {
+            strbuf_addf(out, "rank %d's ", g.bad_rank);
+            say_diff(g.want, g.got, &g.d, g.bad_rank, out);
+            strbuf_addstr(out, " (after, written by it)");
+        }
+        if (g.in_want) {
+            strbuf_addf(out, "%sgoing in, rank %d's ", g.want ? "; " : "", g.bad_rank);
+            say_diff(g.in_want, g.in_got, &g.in_d, g.bad_rank, out);
+            strbuf_addstr(out, " (before: not from the collective; the ranks were given it differently)");
+        }
+        strbuf_addstr(out, "; every kernel from the first collective's wait up to it agreed; compared: ");
+        say_compared(&g, out);
+        strbuf_addch(out, '\n');
+    }
+    return g.at >= 0;
 }
 
 /* Reads every rank's session and says how the ranks ended; 1 when they diverge. */
@@ -337,7 +492,7 @@ static int summarize(rank_child *c, int n)
             strbuf_addf(&out, "  rank %d: no session: %s\n", k, e.buf);
             all = 0;
         } else {
-            say_rank(s[k], k, c[k].record, &out);
+            say_rank(s[k], k, &c[k], &out);
         }
         strbuf_release(&e);
     }
@@ -353,13 +508,63 @@ static int summarize(rank_child *c, int n)
     return diverged;
 }
 
+/* --remote HOST1,HOST2,...: the hosts (in hosts, its commas cut), rank k on the (k mod count)th, its
+ * local rank its place among the ranks on that host; the store's address is rank 0's host (or
+ * $MASTER_ADDR) into addr. Without --remote every rank is here, on 127.0.0.1. -1 with err. */
+static int place_ranks(char *hosts, rank_child *c, int n, char *addr, size_t naddr,
+                       strbuf *err)
+{
+    const char *h[RUN_MAX_RANKS];
+    int nh = 0;
+    for (char *p = hosts, *e; p && nh < RUN_MAX_RANKS; p = e ? e + 1 : NULL) {
+        e = strchr(p, ',');
+        if (e)
+            *e = 0;
+        char host[1024];
+        if (remote_target_host(p, host, sizeof host, err) < 0)
+            return -1;
+        h[nh++] = p;
+    }
+    snprintf(addr, naddr, "127.0.0.1");
+    for (int k = 0; k < n; k++) {
+        c[k].host = nh ? h[k % nh] : NULL;
+        c[k].local_rank = k;
+        if (nh)
+            for (int j = c[k].local_rank = 0; j < k; j++)
+                c[k].local_rank += !strcmp(c[j].host, c[k].host);
+    }
+    if (nh && getenv("MASTER_ADDR") && *getenv("MASTER_ADDR"))
+        snprintf(addr, naddr, "%s", getenv("MASTER_ADDR"));
+    else if (nh)
+        remote_target_host(h[0], addr, naddr, err);
+    return 0;
+}
+
+/* The store's port: $MASTER_PORT with --remote when set (rank 0's host is another machine: a port free
+ * here is only a guess there, and a taken one makes the store say so), else one free here. */
+static int store_port(const run_options *o, strbuf *err)
+{
+    const char *p = o->remote ? getenv("MASTER_PORT") : NULL;
+    if (p && *p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (*end || v < 1 || v > 65535) {
+            strbuf_addf(err, "MASTER_PORT='%s' is not a port (1 to 65535)", p);
+            return -1;
+        }
+        return (int)v;
+    }
+    return free_port(err);
+}
+
 int ranks_run(const run_options *o, int (*run_one)(run_options o))
 {
     int n = o->ranks, code = EXIT_OK;
     strbuf err = STRBUF_INIT;
     rank_child c[RUN_MAX_RANKS];
     memset(c, 0, sizeof c);
-    int port = free_port(&err);
+    char *hosts = o->remote ? xstrdup(o->remote) : NULL, addr[1024];
+    int port = place_ranks(hosts, c, n, addr, sizeof addr, &err) < 0 ? -1 : store_port(o, &err);
     for (int k = 0; k < n && port > 0; k++) {
         c[k].code = -1;
         c[k].err_fd = -1;
@@ -383,7 +588,7 @@ int ranks_run(const run_options *o, int (*run_one)(run_options o))
         c[k].pid = fork();
         if (c[k].pid == 0) {
             close(p[0]);
-            rank_main(o, &c[k], k, port, p[1], run_one);
+            rank_main(o, &c[k], k, addr, port, p[1], run_one);
         }
         close(p[1]);
         if (c[k].pid < 0) {
@@ -412,6 +617,7 @@ out:
         free(c[k].inputs);
         strbuf_release(&c[k].line);
     }
+    free(hosts);
     strbuf_release(&err);
     return code;
 }

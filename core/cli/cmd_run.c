@@ -636,9 +636,11 @@ int cmd_run(const cli_args *a)
     o.package = a->pos[0];
     if (!o.record)
         return cli_usage_error(a->cmd, "%s", "--record OUT.yaml is required: it is where the session goes");
-    if (o.ranks && (o.remote || o.eager))
-        return cli_usage_error(a->cmd, "--ranks runs every rank here, without an eager reference: it does not "
-                               "take %s yet", o.remote ? "--remote" : "--eager");
+    if (o.ranks && o.eager)
+        return cli_usage_error(a->cmd, "%s", "--ranks runs without an eager reference: it does not take --eager yet");
+    if (!o.ranks && o.remote && strchr(o.remote, ','))
+        return cli_usage_error(a->cmd, "--remote %s: several hosts go with --ranks N (rank K on the (K mod "
+                               "count)th host)", o.remote);
     if (o.ranks)
         return ranks_run(&o, run_one);
     return run_one(o);

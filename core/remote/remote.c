@@ -86,6 +86,16 @@ static int remote_parse_target(const char *target, char *dest, size_t ndest, cha
     return 0;
 }
 
+int remote_target_host(const char *target, char *host, size_t n, strbuf *err)
+{
+    char dest[1024], port[16];
+    if (remote_parse_target(target, dest, sizeof dest, port, sizeof port, err) < 0)
+        return -1;
+    const char *at = strrchr(dest, '@');
+    snprintf(host, n, "%s", at ? at + 1 : dest);
+    return 0;
+}
+
 /* 'text' quoted for a POSIX shell. */
 static void shell_quote(strbuf *o, const char *text)
 {
@@ -552,6 +562,18 @@ static int ssh_argv(const remote_options *o, wordexp_t *we, strbuf *cmd, strbuf 
     /* R: the runner (found on PATH when given bare); the agent beside it is
      * preferred (it starts without loading libtorch), else R --serve. */
     const char *rp = o->runner_path && *o->runner_path ? o->runner_path : "aotidbg-runner";
+    for (const char *const *e = o->env; e && *e; e++) {   /* export NAME='VALUE'; */
+        size_t nl = strcspn(*e, "=");
+        if (!nl || !(*e)[nl] || strspn(*e, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != nl ||
+            (**e >= '0' && **e <= '9')) {
+            strbuf_addf(err, "'%s' is not NAME=VALUE for the remote environment", *e);
+            wordfree(we);
+            return -1;
+        }
+        strbuf_addf(cmd, "%.*s=", (int)nl, *e);
+        shell_quote(cmd, *e + nl + 1);
+        strbuf_addf(cmd, "; export %.*s; ", (int)nl, *e);
+    }
     strbuf_addstr(cmd, "R=");
     if (starts_with(rp, "~/")) {   /* the remote home, which quoting would hide from its shell */
         strbuf_addstr(cmd, "\"$HOME\"/");

@@ -40,6 +40,9 @@ typedef struct {
     int batch;                 /* no password prompts (ssh -o BatchMode=yes) */
     double timeout_s;          /* --timeout: the longest wait for HELLO, a call's reply, or the rest of a
                                   frame begun; 0: no limit */
+    const char *const *env;    /* NULL-terminated "NAME=VALUE" (NAME: letters, digits, '_'), exported by
+                                  the remote command before the agent starts, so every runner it spawns
+                                  has them (a --ranks rank's torch.distributed variables); NULL: none */
 } remote_options;
 
 typedef struct remote remote;
@@ -47,6 +50,9 @@ typedef struct remote remote;
 /* Starts ssh and waits for the agent's HELLO. -1 with err saying why. */
 int remote_connect(remote **out, const remote_options *o, strbuf *err);
 const char *remote_host(const remote *r);            /* the target as given */
+/* The HOST of a [USER@]HOST[:PORT] target (an IPv6 address without its
+ * brackets) into host; -1 with err when the target is not that form. */
+int remote_target_host(const char *target, char *host, size_t n, strbuf *err);
 
 /* For poll(): the connection and ssh's stderr; -1 when closed. */
 int remote_fd(const remote *r);

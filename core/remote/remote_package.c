@@ -223,7 +223,7 @@ int remote_open(const remote_cli *o, const char *pkg_path, const char *spec, ses
 {
     *pkg = NULL;
     remote_options ro = {.target = o->target, .runner_path = o->runner_path, .batch = o->batch,
-                         .timeout_s = o->timeout_s};
+                         .timeout_s = o->timeout_s, .env = o->env};
     if (remote_connect(r, &ro, err) < 0)
         return -1;
     char *pushed = NULL;

@@ -29,6 +29,7 @@ typedef struct {
     int push;                  /* --push: the package and the spec are here; copy the package there */
     int batch;                 /* no password prompts (the UI owns the terminal) */
     double timeout_s;          /* --timeout (remote_options.timeout_s); 0: no limit */
+    const char *const *env;    /* remote_options.env: NAME=VALUE for the runners there; NULL: none */
 } remote_cli;
 
 /* Everything before the checklist: connects, copies the package there with

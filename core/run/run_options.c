@@ -252,7 +252,8 @@ const opt_spec run_option_specs[] = {
      "archive's directory and the parts it needs)", F(sha256), NULL, 1, RUN_OPT_CHECK | RUN_OPT_INFO},
     {"--remote", "[USER@]HOST[:PORT]", "run the model on the GPU box HOST, through ssh ($AOTIDBG_SSH) and "
      "aotidbg-runner there: PKG and SPEC are paths there, the session is written here; check's device, CPU "
-     "and environment rows are HOST's, and its symbol row loads the .so against the runner's libtorch there",
+     "and environment rows are HOST's, and its symbol row loads the .so against the runner's libtorch there; "
+     "with --ranks, HOST1,HOST2,...: rank K on the (K mod count)th host, the store on rank 0's",
      F(remote), NULL, 0, ALL},
     {"--push", NULL, "with --remote: PKG and SPEC are here; copy the package to a private folder there first",
      F(push), NULL, 1, ALL},
@@ -273,10 +274,12 @@ const opt_spec run_option_specs[] = {
     {"--expect-tolerance", "ATOL,RTOL", "with --expect: an element differs when |got - want| > ATOL + RTOL * "
      "|want| (default: torch.testing.assert_close's for the output's dtype; 0,0: equal)", F(expect_tol),
      store_tolerance, 0, RUN_OPT_RUN},
-    {"--ranks", "N", "run N ranks of a model with collectives (torch.distributed): N runners here, one "
-     "process group (gloo on cpu, NCCL on cuda:K for rank K) registered under the name the package uses "
-     "(\"0\", the default group); --inputs takes one SPEC for all or N specs separated by commas; each rank "
-     "writes OUT.rankK.yaml, every event with its rank", F(ranks), store_ranks, 0, RUN_OPT_RUN},
+    {"--ranks", "N", "run N ranks of a model with collectives (torch.distributed): N runners here (or on "
+     "--remote's hosts, round-robin), one process group (gloo on cpu, NCCL on cuda:LOCAL_RANK) registered "
+     "under the name the package uses (\"0\", the default group); --inputs takes one SPEC for all or N specs "
+     "separated by commas; each rank writes OUT.rankK.yaml, every event with its rank; values are kept (--values "
+     "1024 unless given) so the ranks' after-tensors are compared by value", F(ranks), store_ranks, 0,
+     RUN_OPT_RUN},
     {NULL},
 };
 

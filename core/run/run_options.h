@@ -42,7 +42,7 @@ typedef struct {
     double atol, rtol;    /* an element differs when |got - want| > atol + rtol * |want| */
 } run_tolerance;
 
-#define RUN_MAX_RANKS 64   /* --ranks: runners of one run, all on this host */
+#define RUN_MAX_RANKS 64   /* --ranks: runners of one run (here, or over --remote's hosts) */
 #define RUN_RANKS_GROUP "0"   /* the group a --ranks run registers: torch's default group's name */
 
 /* --expect OUT.npy, repeatable: the Nth is the Nth output's expected values. */
@@ -82,6 +82,8 @@ typedef struct run_options {
     const proto_msg *capture; /* no option: the CAPTURE `aotidbg repro` sends (protocol.h); NULL none */
     int ranks;            /* --ranks N (run): N runners in one process group (cmd_ranks.h); 0 none */
     int rank;             /* no option: the rank this run is of a --ranks run (its session's rank key); -1 none */
+    const char *const *remote_env; /* no option: NAME=VALUE for the runner there (a --ranks rank over --remote:
+                                      remote_options.env); NULL none */
 } run_options;
 
 /* The rows; pass them to opt_parse as a group with scope RUN_OPT_*. */

@@ -736,7 +736,7 @@ static int open_package(run_service *rs, const run_options *o, strbuf *err)
         rs->o.reinstrument = RUN_REINSTR_OFF;
         /* The UI owns the terminal only after this: ssh may still ask for a password here. */
         remote_cli rc = {.target = o->remote, .runner_path = o->remote_runner, .push = o->push,
-                         .timeout_s = o->timeout_s};
+                         .timeout_s = o->timeout_s, .env = o->remote_env};
         if (remote_open(&rc, o->package, inputs_are_random(o) ? NULL : o->inputs, rs->s, &rs->remote, &rs->pkg,
                         err) < 0)
             return -1;   /* its own words: the package and spec are named with the host */

@@ -2,6 +2,7 @@
 // Made the way torch.distributed.init_process_group makes the default group:
 // a TCPStore on rank 0's address, a ProcessGroup over a prefix of it, one backend.
 #include "dist_group.h"
+#include "torch_cxx.h"
 
 #include <torch/csrc/distributed/c10d/GroupRegistry.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -23,11 +24,6 @@
 #include <vector>
 
 namespace {
-
-void put(char *err, size_t errlen, const std::string &s)
-{
-    if (errlen) std::snprintf(err, errlen, "%s", s.c_str());
-}
 
 std::vector<std::string> split_names(const char *names)
 {
@@ -81,16 +77,16 @@ static int dgroup_has_nccl(void)
 extern "C" int dgroup_init(const dgroup_config *c, char *err, size_t errlen)
 {
     if (c->cuda && !dgroup_has_nccl()) {
-        put(err, errlen, "this runner was built without NCCL's headers: it cannot make a CUDA process group "
+        tcxx_put(err, errlen, "this runner was built without NCCL's headers: it cannot make a CUDA process group "
                          "(rebuild it where nccl.h is found, or run the ranks on cpu)");
         return -1;
     }
     std::vector<std::string> names = split_names(c->names);
     if (names.empty()) {
-        put(err, errlen, "no process group name was given");
+        tcxx_put(err, errlen, "no process group name was given");
         return -1;
     }
-    try {
+    return tcxx_guarded(err, errlen, "", "c10d", [&] {
         auto timeout = std::chrono::milliseconds(c->timeout_ms > 0 ? c->timeout_ms : 60000);
         c10d::TCPStoreOptions so;
         so.port = static_cast<std::uint16_t>(c->master_port);
@@ -111,10 +107,5 @@ extern "C" int dgroup_init(const dgroup_config *c, char *err, size_t errlen)
         for (const auto &n : names) c10d::register_process_group(n, pg);
         the_group = pg;
         return 0;
-    } catch (const std::exception &e) {
-        put(err, errlen, e.what());
-    } catch (...) {
-        put(err, errlen, "unknown C++ exception from c10d");
-    }
-    return -1;
+    });
 }

@@ -364,6 +364,22 @@ out:
     return rc;
 }
 
+/* The text of the last exception a libtorch shim call caught on this thread (torch 2.10+'s
+ * torch_exception_get_what_without_backtrace, stable/c/shim.h; NULL on older torch or none): the
+ * shim returns only an error code, and the model's message names the call, not why it failed
+ * (gloo's "Timed out waiting 8000ms for recv operation" behind a failed wait_tensor). */
+static const char *shim_exception(void)
+{
+    static const char *(*what)(void);
+    static int looked;
+    if (!looked) {
+        looked = 1;
+        *(void **)&what = dlsym(RTLD_DEFAULT, "torch_exception_get_what_without_backtrace");
+    }
+    const char *w = what ? what() : NULL;
+    return w && *w && strcmp(w, "UNKNOWN") ? w : NULL;
+}
+
 int model_run(model_so *m, AtenTensorHandle *inputs, size_t n_inputs, AtenTensorHandle *outputs, strbuf *err)
 {
     if (n_inputs != m->n_inputs) {   /* a wrong count throws across the C boundary: never call */
@@ -371,10 +387,17 @@ int model_run(model_so *m, AtenTensorHandle *inputs, size_t n_inputs, AtenTensor
         return -1;
     }
     uint64_t mark = stap_mark();
+    const char *seen = shim_exception();   /* one caught before this run is not its cause */
+    char *before = seen ? strdup(seen) : NULL;
     if (m->run(m->h, inputs, n_inputs, outputs, m->n_outputs, NULL, m->proxy) != 0) {
         add_last_error(m, err, mark, "model run failed; see stderr");
+        const char *why = shim_exception();
+        if (why && (!before || strcmp(before, why)))
+            strbuf_addf(err, "\nthe shim call's exception: %s", why);
+        free(before);
         return -1;
     }
+    free(before);
     if (m->is_cuda && !m->no_post_check) {   /* kernels run asynchronously: a fault shows only now */
         char text[512];
         if (tabi_cuda_sync_check(text, sizeof text)) {

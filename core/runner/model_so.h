@@ -4,7 +4,9 @@
  * file, what failed and what to try. The container's own error text comes
  * from AOTInductorGetLastError when the .so exports it (newer torch), else
  * from the "Error: ..." line the model printed on our stderr (stderr_tap.h;
- * AOTIDBG_RUNNER_IGNORE_LAST_ERROR=1 forces that path, for tests).
+ * AOTIDBG_RUNNER_IGNORE_LAST_ERROR=1 forces that path, for tests). A failed
+ * run also gives, on a line after it, the exception a libtorch shim call
+ * caught meanwhile (torch 2.10+: "the shim call's exception: ...").
  * After a Run of a CUDA model returned 0, model_run synchronizes and checks
  * for a CUDA error (an asynchronous fault, e.g. a device-side assert in a
  * package built without the printer, surfaces there): -1 with

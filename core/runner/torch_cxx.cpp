@@ -30,11 +30,6 @@ struct Peek : AOTIModelContainerRunner {
     static AOTIProxyExecutorHandle proxy(AOTIModelContainerRunner &r) { return r.*(&Peek::proxy_executor_handle_); }
 };
 
-void put(char *err, size_t errlen, const std::string &s)
-{
-    if (errlen) std::snprintf(err, errlen, "%s", s.c_str());
-}
-
 } // namespace
 
 struct tcxx_runner {
@@ -47,11 +42,11 @@ extern "C" int tcxx_runner_create(const char *so_path, const char *device, const
     *out = nullptr;
     std::string dev = device ? device : "cpu";
     std::string key = dev.substr(0, dev.find(':'));   // the registry is keyed by device type
-    try {
+    return tcxx_guarded(err, errlen, "", "torch's model runner", [&] {
         auto &reg = torch::inductor::getAOTIModelRunnerRegistry();
         auto it = reg.find(key);
         if (it == reg.end()) {
-            put(err, errlen,
+            tcxx_put(err, errlen,
                 "this torch has no AOTI model runner for device type '" + key +
                     "' (a CPU-only torch asked for cuda?)");
             return -1;
@@ -62,12 +57,7 @@ extern "C" int tcxx_runner_create(const char *so_path, const char *device, const
         *proxy = Peek::proxy(*t->r);
         *out = t.release();
         return 0;
-    } catch (const std::exception &e) {
-        put(err, errlen, e.what());
-    } catch (...) {
-        put(err, errlen, "unknown C++ exception from torch's model runner");
-    }
-    return -1;
+    });
 }
 
 extern "C" void tcxx_runner_free(tcxx_runner *r)
@@ -82,25 +72,23 @@ extern "C" int tcxx_update_constants(void *fn, void *container, const char *cons
                                      size_t n, int use_inactive, int validate_full, char *err, size_t errlen)
 {
     using update_fn = AOTIRuntimeError (*)(AOTInductorModelContainerHandle, AOTInductorConstantMapHandle, bool, bool);
-    try {
+    return tcxx_guarded(err, errlen, "", "the model's constant update", [&] {
         std::unordered_map<std::string, AtenTensorHandle> map;
         for (size_t i = 0; i < n; i++) map.emplace(names[i], static_cast<AtenTensorHandle>(handles[i]));
         AOTIRuntimeError rc = reinterpret_cast<update_fn>(fn)(static_cast<AOTInductorModelContainerHandle>(container),
                                                              reinterpret_cast<AOTInductorConstantMapHandle>(&map),
                                                              use_inactive != 0, validate_full != 0);
         if (rc == 0) return 0;
-        put(err, errlen, "the model refused the constants (see the runner's stderr)");
-    } catch (const std::exception &e) {
-        put(err, errlen, e.what());
-    }
-    return -1;
+        tcxx_put(err, errlen, "the model refused the constants (see the runner's stderr)");
+        return -1;
+    });
 }
 
 extern "C" int tcxx_extract_constants(void *fn, void *container, void (*each)(void *ctx, const char *fqn, void *handle),
                                       void *ctx, char *err, size_t errlen)
 {
     using extract_fn = AOTIRuntimeError (*)(AOTInductorModelContainerHandle, AOTInductorConstantMapHandle, bool);
-    try {
+    return tcxx_guarded(err, errlen, "", "the model's constants map", [&] {
         std::unordered_map<std::string, AtenTensorHandle> map;
         AOTIRuntimeError rc = reinterpret_cast<extract_fn>(fn)(static_cast<AOTInductorModelContainerHandle>(container),
                                                               reinterpret_cast<AOTInductorConstantMapHandle>(&map),
@@ -109,11 +97,9 @@ extern "C" int tcxx_extract_constants(void *fn, void *container, void (*each)(vo
             for (const auto &kv : map) each(ctx, kv.first.c_str(), kv.second);
             return 0;
         }
-        put(err, errlen, "the model could not list its constants (see the runner's stderr)");
-    } catch (const std::exception &e) {
-        put(err, errlen, e.what());
-    }
-    return -1;
+        tcxx_put(err, errlen, "the model could not list its constants (see the runner's stderr)");
+        return -1;
+    });
 }
 
 // ---- torch.save files as inputs ---------------------------------------------
@@ -213,10 +199,10 @@ extern "C" int tcxx_load_input(const char *path, const char *shown, const char *
                                void *buf, size_t nbytes, char *err, size_t errlen)
 {
     std::string what = std::string(shown) + (key ? std::string(" (key '") + key + "')" : "");
-    try {
+    return tcxx_guarded(err, errlen, what, "libtorch", [&] {
         FILE *f = std::fopen(path, "rb");
         if (!f) {
-            put(err, errlen, std::string(shown) + ": cannot open it: " + std::strerror(errno));
+            tcxx_put(err, errlen, std::string(shown) + ": cannot open it: " + std::strerror(errno));
             return -1;
         }
         std::vector<char> data;
@@ -225,7 +211,7 @@ extern "C" int tcxx_load_input(const char *path, const char *shown, const char *
         bool bad = std::ferror(f);
         std::fclose(f);
         if (bad) {
-            put(err, errlen, std::string(shown) + ": read failed; check the file and try again");
+            tcxx_put(err, errlen, std::string(shown) + ": read failed; check the file and try again");
             return -1;
         }
         at::Tensor t;
@@ -233,10 +219,10 @@ extern "C" int tcxx_load_input(const char *path, const char *shown, const char *
             c10::IValue v = torch::jit::pickle_load(data);
             t = pick(v, key);
         } catch (const std::runtime_error &e) {
-            put(err, errlen, what + ": " + e.what());
+            tcxx_put(err, errlen, what + ": " + e.what());
             return -1;
         } catch (const c10::Error &e) {
-            put(err, errlen, std::string(shown) + ": libtorch could not read it as a torch.save file (" +
+            tcxx_put(err, errlen, std::string(shown) + ": libtorch could not read it as a torch.save file (" +
                                  e.what_without_backtrace() + "); save it again with torch.save(tensor, path)");
             return -1;
         }
@@ -245,22 +231,17 @@ extern "C" int tcxx_load_input(const char *path, const char *shown, const char *
         if (!same) {
             std::string want = std::string(dtype ? dtype : "?") + " [";
             for (int d = 0; d < ndim; d++) want += (d ? ", " : "") + std::to_string(shape[d]);
-            put(err, errlen, what + " holds " + describe(t) + ", the spec says " + want +
+            tcxx_put(err, errlen, what + " holds " + describe(t) + ", the spec says " + want +
                                  "]; fix the spec's dtype and shape, or save the tensor as the model takes it");
             return -1;
         }
         t = t.detach().to(at::kCPU).contiguous();
         if ((size_t)t.nbytes() != nbytes) {
-            put(err, errlen, what + ": " + std::to_string(t.nbytes()) + " bytes, the spec needs " +
+            tcxx_put(err, errlen, what + ": " + std::to_string(t.nbytes()) + " bytes, the spec needs " +
                                  std::to_string(nbytes));
             return -1;
         }
         if (nbytes) std::memcpy(buf, t.data_ptr(), nbytes);
         return 0;
-    } catch (const std::exception &e) {
-        put(err, errlen, what + ": " + e.what());
-    } catch (...) {
-        put(err, errlen, what + ": unknown C++ exception from libtorch");
-    }
-    return -1;
+    });
 }

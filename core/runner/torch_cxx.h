@@ -14,7 +14,9 @@
  *
  * Handles are passed as void * so that this header needs neither aoti_abi.h
  * (whose C prototypes clash with torch's headers in the C++ file) nor torch.
- * Errors: 0 / -1 with a message in err (C++ exceptions never cross into C).
+ * Errors: 0 / -1 with a message in err (C++ exceptions never cross into C:
+ * tcxx_guarded below is where every C++ file of the runner turns one into
+ * that message).
  * Ownership: a tcxx_runner owns the container; tcxx_runner_free() deletes it.
  * Threads: the runner's main (model) thread only. */
 #ifndef AOTIDBG_TORCH_CXX_H
@@ -56,6 +58,34 @@ int tcxx_load_input(const char *path, const char *shown, const char *key, const 
                     size_t nbytes, char *err, size_t errlen);
 
 #ifdef __cplusplus
+}
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+/* For the runner's C++ files behind C APIs (torch_cxx.cpp, dist_group.cpp).
+ * tcxx_put: s into err, cut to errlen bytes (nothing when errlen is 0).
+ * tcxx_guarded: body() (0, or -1 having put why), with a C++ exception turned
+ * into -1 and its what() in err, after "PREFIX: " when prefix is not empty;
+ * one that is no std::exception says "unknown C++ exception from FROM". */
+inline void tcxx_put(char *err, size_t errlen, const std::string &s)
+{
+    if (errlen) std::snprintf(err, errlen, "%s", s.c_str());
+}
+
+template <class Body>
+int tcxx_guarded(char *err, size_t errlen, const std::string &prefix, const char *from, Body &&body)
+{
+    const std::string lead = prefix.empty() ? "" : prefix + ": ";
+    try {
+        return body();
+    } catch (const std::exception &e) {
+        tcxx_put(err, errlen, lead + e.what());
+    } catch (...) {
+        tcxx_put(err, errlen, lead + "unknown C++ exception from " + from);
+    }
+    return -1;
 }
 #endif
 #endif

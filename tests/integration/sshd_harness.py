@@ -38,14 +38,19 @@ def keygen(path, kind="ed25519"):
 
 class Sshd:
     """sshd on 127.0.0.1:<free port>. `env()` gives the environment that points
-    aotidbg's ssh at it (AOTIDBG_SSH); `target` is what --remote takes."""
+    aotidbg's ssh at it (AOTIDBG_SSH); `target` is what --remote takes. With
+    `also` (more loopback addresses, "127.0.0.2"), it listens there too, on the
+    same port, known under each name: `targets` holds one target per address,
+    two "hosts" of one box (test_ranks.py's --ranks over --remote)."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, also=()):
         self.dir = folder
         os.makedirs(folder, exist_ok=True)
         self.port = free_port()
         self.user = getpass.getuser()
-        self.target = f"{self.user}@127.0.0.1:{self.port}"
+        self.addrs = ["127.0.0.1", *also]
+        self.targets = [f"{self.user}@{a}:{self.port}" for a in self.addrs]
+        self.target = self.targets[0]
         self.host_pub = keygen(os.path.join(folder, "host_key"))
         self.user_pub = keygen(os.path.join(folder, "id"))
         with open(os.path.join(folder, "authorized_keys"), "w") as f:
@@ -55,8 +60,7 @@ class Sshd:
         self.config = os.path.join(folder, "sshd_config")
         with open(self.config, "w") as f:
             f.write(f"""Port {self.port}
-ListenAddress 127.0.0.1
-HostKey {folder}/host_key
+{"".join(f"ListenAddress {a}{chr(10)}" for a in self.addrs)}HostKey {folder}/host_key
 PidFile {folder}/sshd.pid
 AuthorizedKeysFile {folder}/authorized_keys
 PubkeyAuthentication yes
@@ -88,7 +92,8 @@ LogLevel INFO
     def write_known_hosts(self, pub):
         kind, key = pub.split()[:2]
         with open(self.known_hosts, "w") as f:
-            f.write(f"[127.0.0.1]:{self.port} {kind} {key}\n")
+            for a in self.addrs:
+                f.write(f"[{a}]:{self.port} {kind} {key}\n")
 
     def ssh_command(self):
         return (f"ssh -F /dev/null -i {self.dir}/id -o IdentitiesOnly=yes -o UserKnownHostsFile={self.known_hosts} "

@@ -2,19 +2,28 @@
 TCPStore and ProcessGroupGloo inside each runner), checked against the same model
 run eagerly by torch.distributed on gloo in real processes.
 
-All tests share one compiled model (ranks_allreduce, tests/models/model_ranks.py).
+Models: ranks_allreduce (tests/models/model_ranks.py) and ranks_scaled
+(model_ranks_scaled.py: an input that should be the same on every rank, after the
+all_reduce). A hanging rank comes from a preloaded library (built with g++ here)
+that wraps libtorch's aoti_torch_cpu_mm_out and never returns on the rank
+H33_HANG_RANK names. Several hosts are two loopback addresses of one real sshd
+(sshd_harness.py).
 """
 import os
 import socket
 import subprocess
 import sys
 
+import time
+
 import numpy as np
 import pytest
 import torch
+import yaml
 
 sys.path.insert(0, os.path.dirname(__file__))
 from aotidbg_testlib import events, load_session, run  # noqa: E402
+import sshd_harness  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -83,6 +92,10 @@ def outputs(sess):
     return [np.array(t["values"], dtype=np.float64).reshape(t["shape"]) for t in out[0]["tensors"]]
 
 
+def first_wait(sess):
+    return next(i for i, e in enumerate(events(sess, "kernel")) if e.get("collective") == "wait_tensor")
+
+
 def check_ranks(sessions, n):
     for r, s in enumerate(sessions):
         assert s["rank"] == r and s["world_size"] == n
@@ -110,6 +123,10 @@ def test_ranks_outputs_equal_torch_distributed(aotidbg, package, tmp_path, n):
     assert not np.array_equal(np.load(xs[0]), np.load(xs[1]))
     np.testing.assert_array_equal(outputs(sessions[0])[0], outputs(sessions[1])[0])
     assert "ranks agree from the first collective's wait on" in p.stderr
+    # compared by value: every after-tensor of every kernel from the wait on (--values 1024 by default)
+    after = sum(1 for e in events(sessions[0], "kernel")[first_wait(sessions[0]):] for t in e["tensors"]
+                if t["phase"] == "after")
+    assert f"values of {after} after-tensors (every element of {after}," in p.stderr, p.stderr
     for r in range(n):
         assert f"rank {r}: complete" in p.stderr
 
@@ -124,7 +141,7 @@ def test_ranks_one_spec_for_all_and_bad_spec_count(aotidbg, package, tmp_path):
     bad = run([aotidbg, "run", "--ranks", "3", pkg, "--inputs", specs, "--record", str(tmp_path / "b.yaml")])
     assert bad.returncode == 2 and "--inputs gives 2 specs for 3 ranks" in bad.stderr
     for extra, words in ((["--ranks", "0"], "--ranks needs a number of ranks from 1 to 64"),
-                         (["--ranks", "2", "--remote", "gpu1"], "does not take --remote")):
+                         (["--remote", "gpu1,gpu2"], "several hosts go with --ranks N")):
         bad = run([aotidbg, "run", pkg, "--record", str(tmp_path / "c.yaml")] + extra)
         assert bad.returncode == 2 and words in bad.stderr, bad.stderr
 
@@ -140,3 +157,153 @@ def test_a_rank_that_fails_is_named_with_the_collective_the_others_wait_in(aotid
     assert k0["collective"] in ("all_reduce", "wait_tensor") and k0["status"] != "ok", k0
     assert not any(e.get("collective") for e in events(sessions[1], "kernel"))
     assert "rank 0 was in the collective all_reduce" in p.stderr and "waiting for rank 1" in p.stderr, p.stderr
+
+
+HANG_LIB = r"""
+// Wraps libtorch's mm: on the rank H33_HANG_RANK names it never returns (a rank that hangs
+// before the collective); on the others it calls through.
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+typedef void *H;
+typedef int32_t (*mm_fn)(H, H, H);
+extern "C" int32_t aoti_torch_cpu_mm_out(H out, H self, H mat2)
+{
+    const char *r = getenv("RANK"), *h = getenv("H33_HANG_RANK");
+    if (r && h && !strcmp(r, h))
+        for (;;) pause();
+    return ((mm_fn)dlsym(RTLD_NEXT, "aoti_torch_cpu_mm_out"))(out, self, mat2);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def hang_runner(runner, tmp_path_factory):
+    d = tmp_path_factory.mktemp("h33hang")
+    src, lib, wrap = d / "hang.cpp", d / "libh33hang.so", d / "hanging-runner"
+    src.write_text(HANG_LIB)
+    subprocess.run(["g++", "-shared", "-fPIC", "-O1", "-o", str(lib), str(src), "-ldl"], check=True)
+    real = os.environ.get("AOTIDBG_RUNNER") or runner
+    wrap.write_text(f'#!/bin/sh\nLD_PRELOAD="{lib}" exec "{real}" "$@"\n')
+    wrap.chmod(0o755)
+    return str(wrap)
+
+
+@pytest.mark.usefixtures("nothing_outlives_the_test")
+def test_a_rank_that_hangs_is_named_within_the_timeout(aotidbg, package, hang_runner, tmp_path):
+    pkg = package("ranks_allreduce")
+    specs, _ = write_inputs(tmp_path, 2)
+    rec, timeout = tmp_path / "s.yaml", 10
+    t0 = time.monotonic()
+    p = run([aotidbg, "run", "--ranks", "2", pkg, "--inputs", specs, "--timeout", str(timeout), "--record", str(rec)],
+            env=dict(os.environ, AOTIDBG_RUNNER=hang_runner, H33_HANG_RANK="1"))
+    took = time.monotonic() - t0
+    assert p.returncode == 1, p.stderr
+    # rank 0's group gives up 2 s before --timeout, rank 1's runner is killed at --timeout (after its load)
+    assert took < timeout + 20, took
+    s0, s1 = (load_session(str(tmp_path / f"s.rank{r}.yaml")) for r in range(2))
+    assert s1["end_state"] == "timeout" and s0["end_state"] == "failed"
+    k0, k1 = events(s0, "kernel")[-1], events(s1, "kernel")[-1]
+    assert k0["collective"] == "wait_tensor" and k0["status"] == "error", k0
+    assert k1["name"] == "aoti_torch_cpu_mm_out" and k1["status"] != "ok" and not k1.get("collective"), k1
+    assert (f"rank 0 was in the collective all_reduce (kernel {k0['index'] - 1}, in its wait_tensor at kernel "
+            f"{k0['index']}, group 0, ranks 0,1) waiting for rank 1 (timeout at kernel {k1['index']} "
+            "aoti_torch_cpu_mm_out)") in p.stderr, p.stderr
+    # c10d's own words (gloo's timeout), from rank 0's error event, on one line of the summary
+    err = [e for e in events(s0, "error") if e["kernel"] == k0["index"]][0]["text"]
+    gloo = err.split("the shim call's exception: ", 1)[1]
+    assert "Timed out" in gloo and f"    c10d: {gloo}\n" in p.stderr, p.stderr
+    for r, s in enumerate((s0, s1)):   # every rank's session is kept and replays
+        assert all(e.get("rank") == r for e in s["events"])
+        d = run([aotidbg, "replay", str(tmp_path / f"s.rank{r}.yaml"), "--dump"])
+        assert d.returncode == 0, d.stderr
+
+
+def scaled_inputs(tmp_path, w_of_rank1=None):
+    specs = []
+    w = torch.randn(8, generator=torch.Generator().manual_seed(7))
+    for r in range(2):
+        x = tmp_path / f"sx{r}.npy"
+        np.save(x, torch.randn(4, 8, generator=torch.Generator().manual_seed(200 + r)).numpy())
+        wf = tmp_path / f"sw{r}.npy"
+        np.save(wf, (w if r == 0 or w_of_rank1 is None else w_of_rank1).numpy())
+        spec = tmp_path / f"sin{r}.yaml"
+        spec.write_text("inputs:\n"
+                        f"  - {{shape: [4, 8], dtype: float32, fill: file, file: {x}}}\n"
+                        f"  - {{shape: [8], dtype: float32, fill: file, file: {wf}}}\n")
+        specs.append(str(spec))
+    return ",".join(specs), w
+
+
+def test_ranks_that_should_agree_and_do_not_are_flagged_at_the_first_kernel(aotidbg, package, tmp_path):
+    pkg = package("ranks_scaled")
+    specs, w = scaled_inputs(tmp_path)
+    p, sessions = run_ranks(aotidbg, pkg, tmp_path, 2, specs)
+    assert p.returncode == 0, p.stderr
+    assert "ranks agree from the first collective's wait on: equal on all 2 ranks" in p.stderr, p.stderr
+    np.testing.assert_array_equal(outputs(sessions[0])[0], outputs(sessions[1])[0])
+
+    w1 = w.clone()
+    w1[5] += 0.5   # rank 1 loaded another weight
+    specs, _ = scaled_inputs(tmp_path, w1)
+    p, sessions = run_ranks(aotidbg, pkg, tmp_path, 2, specs)
+    assert p.returncode == 1, p.stderr
+    # the first kernel from the wait on with a written after-tensor that differs, from the sessions' values
+    ks = [events(s, "kernel") for s in sessions]
+    at = None
+    for i in range(first_wait(sessions[0]), len(ks[0])):
+        for a, b in zip(ks[0][i]["tensors"], ks[1][i]["tensors"]):
+            before = {t["name"]: t for t in ks[0][i]["tensors"] if t["phase"] == "before"}
+            written = a["name"] not in before or before[a["name"]].get("values") != a["values"]
+            if a["phase"] == "after" and written and a["values"] != b["values"]:
+                at = at or (i, a)
+        if at:
+            break
+    assert at, "the sessions do not differ"
+    i, a = at
+    b = [t for t in ks[1][i]["tensors"] if t["phase"] == "after" and t["name"] == a["name"]][0]
+    first = next(j for j, (x, y) in enumerate(zip(a["values"], b["values"])) if x != y)
+    idx = np.unravel_index(first, a["shape"])
+    where = "[" + ", ".join(str(int(v)) for v in idx) + "]"
+    assert (f"ranks diverge at kernel {ks[0][i]['index']} {ks[0][i]['name']}: rank 1's {a['name']} at {where}: "
+            f"{b['values'][first]:.9g} on rank 1, {a['values'][first]:.9g} on rank 0") in p.stderr, p.stderr
+    # and the input that came in different is named with the element rank 1 was given
+    w_name = [t["name"] for t in ks[0][i]["tensors"] if t["phase"] == "before" and t["shape"] == [8]][0]
+    assert (f"going in, rank 1's {w_name} at [5]: {float(w1[5]):.9g} on rank 1, {float(w[5]):.9g} on rank 0"
+            in p.stderr), p.stderr
+    assert "compared: " in p.stderr and "values of" in p.stderr
+
+
+@pytest.fixture(scope="module")
+def two_hosts(tmp_path_factory):
+    if not sshd_harness.available():
+        pytest.skip("needs openssh-server (.ci/setup.sh)")
+    s = sshd_harness.Sshd(str(tmp_path_factory.mktemp("sshd")), also=("127.0.0.2",))
+    yield s
+    s.stop()
+
+
+@pytest.mark.usefixtures("nothing_outlives_the_test")
+def test_ranks_on_two_hosts_through_ssh(aotidbg, package, runner, two_hosts, tmp_path):
+    """Rank K on the Kth of two "hosts" (127.0.0.1 and 127.0.0.2 of one real sshd), each through
+    --remote's ssh and agent; the store on rank 0's host; outputs as torch.distributed's."""
+    pkg = package("ranks_allreduce")
+    specs, xs = write_inputs(tmp_path, 2)
+    real = os.environ.get("AOTIDBG_RUNNER") or runner
+    rec = tmp_path / "s.yaml"
+    p = run([aotidbg, "run", "--ranks", "2", "--remote", ",".join(two_hosts.targets), "--remote-runner", real, pkg,
+             "--inputs", specs, "--timeout", "60", "--record", str(rec)], env=two_hosts.env())
+    assert p.returncode == 0, p.stderr
+    sessions = [load_session(str(tmp_path / f"s.rank{r}.yaml")) for r in range(2)]
+    check_ranks(sessions, 2)
+    want = eager_ranks(tmp_path, xs)
+    for r, s in enumerate(sessions):
+        for g, w in zip(outputs(s), want[r]):
+            np.testing.assert_allclose(g, w.double().numpy(), rtol=1e-5, atol=1e-5)
+        assert any(f"aotidbg --remote {two_hosts.targets[r]};" in n for n in s["notes"]), s["notes"]
+        joined = [e["text"] for e in events(s, "log") if "joined process group" in e["text"]]
+        assert joined and "store 127.0.0.1:" in joined[0], joined   # rank 0's host, as rank 1 reaches it
+        assert f"rank {r} on {two_hosts.targets[r]}: complete" in p.stderr, p.stderr
+    assert "ranks agree from the first collective's wait on" in p.stderr
