@@ -201,8 +201,9 @@ def test_a_rank_that_hangs_is_named_within_the_timeout(aotidbg, package, hang_ru
             env=dict(os.environ, AOTIDBG_RUNNER=hang_runner, H33_HANG_RANK="1"))
     took = time.monotonic() - t0
     assert p.returncode == 1, p.stderr
-    # rank 0's group gives up 2 s before --timeout, rank 1's runner is killed at --timeout (after its load)
-    assert took < timeout + 20, took
+    # the wall clock includes two libtorch loads, slow on a loaded box: a loose bound on it, and the
+    # timeout itself checked on rank 0's own clock (its wait_tensor's start to the error)
+    assert took < timeout + 90, took
     s0, s1 = (load_session(str(tmp_path / f"s.rank{r}.yaml")) for r in range(2))
     assert s1["end_state"] == "timeout" and s0["end_state"] == "failed"
     k0, k1 = events(s0, "kernel")[-1], events(s1, "kernel")[-1]
@@ -212,7 +213,9 @@ def test_a_rank_that_hangs_is_named_within_the_timeout(aotidbg, package, hang_ru
             f"{k0['index']}, group 0, ranks 0,1) waiting for rank 1 (timeout at kernel {k1['index']} "
             "aoti_torch_cpu_mm_out)") in p.stderr, p.stderr
     # c10d's own words (gloo's timeout), from rank 0's error event, on one line of the summary
-    err = [e for e in events(s0, "error") if e["kernel"] == k0["index"]][0]["text"]
+    err_ev = [e for e in events(s0, "error") if e["kernel"] == k0["index"]][0]
+    assert err_ev["t_ms"] - k0["t_ms"] < timeout * 1000, (k0["t_ms"], err_ev["t_ms"])
+    err = err_ev["text"]
     gloo = err.split("the shim call's exception: ", 1)[1]
     assert "Timed out" in gloo and f"    c10d: {gloo}\n" in p.stderr, p.stderr
     for r, s in enumerate((s0, s1)):   # every rank's session is kept and replays
