@@ -88,7 +88,7 @@ static void send_or_die(const proto_msg *m)
     }
 }
 
-/* Queued: written with the next launch's, which flush() puts on the wire right before that launch. */
+/* Queued: the channel's flusher writes it within 10 ms, a stop or a crash at once (channel.h). */
 static void send_later_or_die(const proto_msg *m)
 {
     if (!cfg.send_later) {
@@ -96,15 +96,6 @@ static void send_later_or_die(const proto_msg *m)
         return;
     }
     if (cfg.send_later(m)) {
-        fprintf(stderr, "aotidbg-runner: the front end went away; ending\n");
-        die(1);
-    }
-}
-
-/* What is queued goes out: the kernel about to launch is on the wire before it runs. */
-static void flush_or_die(void)
-{
-    if (cfg.flush && cfg.flush()) {
         fprintf(stderr, "aotidbg-runner: the front end went away; ending\n");
         die(1);
     }
@@ -272,8 +263,6 @@ static void start_kernel(const char *name, const char *source, const char *branc
     K.before_left = !strcmp(source, "printer") ? launch_before(name) : 0;
     capture_kernel_start(K.kidx, name, branch, source);
     send_kernel(0, KSTAT_PENDING);
-    if (K.before_left <= 0)   /* no before-tensors known to wait for: it may launch next */
-        flush_or_die();
     int reason = -1;
     if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
     else if (ctl.cmd == PROTO_CMD_RUN_TO_INDEX && K.kidx == ctl.arg) reason = PROTO_STOP_BREAK_INDEX;
@@ -368,9 +357,6 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
     capture_tensor(h, tname ? tname : "?", before);
     double pt = prof_now();
     send_later_or_die(&m);
-    /* the last before-tensor (or one of a count not known): the launch comes next */
-    if (before && (K.before_left <= 0 || K.before_left == 1))
-        flush_or_die();
     prof_add(PROF_SEND, pt);
     if (!before && eref_active()) {
         pt = prof_now();
