@@ -25,6 +25,7 @@ builds it). Exit 0 always (figures, not a test), 2 when something could not run 
 """
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -48,10 +49,17 @@ print(f"load {t1 - t0:.2f} call {t2 - t1:.2f}")
 """
 
 
+CPU = {}   # the latest timed() command's CPU seconds (user + sys, its whole process tree)
+
+
 def timed(cmd, out=subprocess.PIPE, timeout=3600):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     p = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
-    return time.monotonic() - t0, p.returncode, (p.stdout or b"").decode(errors="replace")
+    t = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU["last"] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return t, p.returncode, (p.stdout or b"").decode(errors="replace")
 
 
 def nan_run(aotidbg, models, out, n):
@@ -111,11 +119,13 @@ def main():
                     "  - {shape: [], dtype: int64, device: cpu, fill: file, file: it.npy}\n"
                     "  - {shape: [2, 8], dtype: float32, device: cpu, fill: file, file: x.npy}\n")
         sess = os.path.join(out, f"loop{n}.yaml")
-        pys, runs = [], []
+        pys, runs, pycpu, runcpu = [], [], [], []
         for _ in range(max(1, a.repeat)):
             py, rc, txt = timed([sys.executable, "-c", PY_CALL, pkg, str(n), os.path.join(out, "x.npy")])
+            pycpu.append(CPU["last"])
             py_note = txt.strip().splitlines()[-1] if rc == 0 and txt.strip() else f"exit {rc}"
             run, rc_run, txt = timed([aotidbg, "run", pkg, "--inputs", spec, "--record", sess])
+            runcpu.append(CPU["last"])
             pys.append(py)
             runs.append(run)
         if not os.path.exists(sess):
@@ -136,6 +146,9 @@ def main():
             notes.append(f"{n:>8} all {len(runs)}: python s " + " ".join(f"{p:.2f}" for p in pys) +
                          "; run s " + " ".join(f"{r:.2f}" for r in runs) +
                          "; run/py " + " ".join(f"{r / p:.2f}" for r, p in zip(runs, pys)) + f"; median {ratio:.2f}")
+        notes.append(f"{n:>8} cpu (user+sys, whole process trees, less sensitive to a loaded box): python s " +
+                     " ".join(f"{c:.2f}" for c in pycpu) + "; run s " + " ".join(f"{c:.2f}" for c in runcpu) +
+                     "; run/py " + " ".join(f"{r / p:.2f}" for r, p in zip(runcpu, pycpu)))
         found = None
         if a.nan:
             line, found, bad = nan_run(aotidbg, a.models, out, n)
