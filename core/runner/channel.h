@@ -7,7 +7,8 @@
  * syscall each (hooks.c), a hang or a live UI sees them within 10 ms, and
  * chan_crash_flush (from the fatal-signal handler, stderr_tap.h) writes the
  * rest when the model crashes, so a crash loses no launch. Only a SIGKILL
- * loses the last 10 ms. Thread-safe (one lock; the flusher holds it across
+ * loses the last 10 ms (hooks.c still flushes each launch outside a
+ * while_loop's later rounds). Thread-safe (one lock; the flusher holds it across
  * its write, which keeps frames in order).
  * Receives block and are the model thread's. Errors: -1 means the front end
  * is gone or sent garbage; the message goes to stderr, which the front end
