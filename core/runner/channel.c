@@ -3,6 +3,7 @@
 #include "channel.h"
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,8 +77,15 @@ void chan_open(int fd)
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    /* a fatal signal sent from outside lands on another thread: its handler waits for our write */
+    sigset_t block, old;
+    sigemptyset(&block);
+    int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGUSR1};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaddset(&block, sigs[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
     if (pthread_create(&th, &at, flusher, NULL))   /* then frames go out at the next send, stop or read */
         fprintf(stderr, "aotidbg-runner: no flusher thread; queued launches go out at the next stop or 256 KiB\n");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&at);
 }
 
