@@ -48,6 +48,7 @@ struct runner_client {
     char *tmpdir;              /* materialised FILL_FILE inputs; NULL if none */
     char **raw_paths;          /* per input; NULL entries for non-file fills */
     int inband_added;          /* events the in-band output callback added (pump_inband) */
+    double batch_ms;           /* the event time of the frames decode_frames applies (read once a batch) */
 };
 
 static double now_s(void)
@@ -218,7 +219,7 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
                         m->u.hello.version, PROTO_VERSION);
             return -1;
         }
-        return run_record_message(rc->rec, m, ev_time(rc), err);
+        return run_record_message(rc->rec, m, rc->batch_ms, err);
     case PROTO_LOADED: {
         rc->got_loaded = 1;
         rc->model_inputs = m->u.loaded.n_inputs;
@@ -230,7 +231,7 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
             strbuf_addf(&msg, "input count: the inputs spec gives %zu input%s, the model takes %u%s%s%s; give one "
                         "spec item per model input, in order", s->ninputs, s->ninputs == 1 ? "" : "s",
                         m->u.loaded.n_inputs, names.len ? " (" : "", names.buf, names.len ? ")" : "");
-            run_record_error(rc->rec, -1, msg.buf, ev_time(rc));
+            run_record_error(rc->rec, -1, msg.buf, rc->batch_ms);
             strbuf_release(&names);
             strbuf_release(&msg);
             proto_msg q = {.type = PROTO_QUIT};
@@ -244,15 +245,15 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
         return 0;
     }
     case PROTO_COMPARE:
-        return run_record_message(rc->rec, m, ev_time(rc), err);
+        return run_record_message(rc->rec, m, rc->batch_ms, err);
     case PROTO_KERNEL:
         if (m->u.kernel.phase == 0)
             rc->cur_kernel = m->u.kernel.index;
-        return run_record_message(rc->rec, m, ev_time(rc), err);
+        return run_record_message(rc->rec, m, rc->batch_ms, err);
     case PROTO_TENSOR:
     case PROTO_ALIAS:
     case PROTO_ERROR:
-        return run_record_message(rc->rec, m, ev_time(rc), err);
+        return run_record_message(rc->rec, m, rc->batch_ms, err);
     case PROTO_STOPPED:
         run_record_stopped(rc->rec);
         rc->state = RUNNER_STOPPED;
@@ -262,7 +263,7 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
     case PROTO_DONE:
         rc->done_status = (int)m->u.done.status;
         rc->state = RUNNER_FINISHED;
-        return run_record_message(rc->rec, m, ev_time(rc), err);
+        return run_record_message(rc->rec, m, rc->batch_ms, err);
     default:
         strbuf_addf(err, "runner sent a %s message, which only the front end sends", proto_type_name(m->type));
         return -1;
@@ -516,7 +517,9 @@ static int decode_frames(runner_client *rc, strbuf *err)
     int added = 0;
     size_t off = 0;
     arena scratch = ARENA_INIT;
+    double now = now_s();
     while (off < rc->rbuf.len) {
+        rc->batch_ms = now > rc->t_start ? (now - rc->t_start) * 1000.0 : 0;   /* t_start moves when RUN goes out */
         const unsigned char *p = (const unsigned char *)rc->rbuf.buf + off;
         size_t avail = rc->rbuf.len - off;
         /* Every frame decodes into scratch memory, released after it is
@@ -535,9 +538,9 @@ static int decode_frames(runner_client *rc, strbuf *err)
         if (used == 0)
             break;
         off += (size_t)used;
-        rc->t_last = now_s();
+        rc->t_last = now;
         int r = apply(rc, &m, err);
-        arena_release(&scratch);
+        arena_rewind(&scratch);
         if (r < 0) {
             added = -1;
             break;

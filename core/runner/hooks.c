@@ -88,7 +88,8 @@ static void send_or_die(const proto_msg *m)
     }
 }
 
-/* Queued: written with the next launch's, which flush() puts on the wire right before that launch. */
+/* Queued: flush_launch puts it on the wire before the launch, or the channel's flusher within
+ * 10 ms, a stop or a fatal signal at once (channel.h). */
 static void send_later_or_die(const proto_msg *m)
 {
     if (!cfg.send_later) {
@@ -101,10 +102,15 @@ static void send_later_or_die(const proto_msg *m)
     }
 }
 
-/* What is queued goes out: the kernel about to launch is on the wire before it runs. */
-static void flush_or_die(void)
+/* The kernel about to launch goes on the wire before it runs, so that even a SIGKILL in it leaves
+ * it named; but not in a while_loop's second and later rounds (the ones folded): there, one
+ * write per launch was most of a long loop's time, and the flusher thread, a stop, an error
+ * and the fatal-signal handler still put every launch out (only a SIGKILL there loses the
+ * last 10 ms). */
+static void flush_launch(void)
 {
-    if (cfg.flush && cfg.flush()) {
+    if (K.iteration >= 1 || !cfg.flush) return;
+    if (cfg.flush()) {
         fprintf(stderr, "aotidbg-runner: the front end went away; ending\n");
         die(1);
     }
@@ -273,7 +279,7 @@ static void start_kernel(const char *name, const char *source, const char *branc
     capture_kernel_start(K.kidx, name, branch, source);
     send_kernel(0, KSTAT_PENDING);
     if (K.before_left <= 0)   /* no before-tensors known to wait for: it may launch next */
-        flush_or_die();
+        flush_launch();
     int reason = -1;
     if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
     else if (ctl.cmd == PROTO_CMD_RUN_TO_INDEX && K.kidx == ctl.arg) reason = PROTO_STOP_BREAK_INDEX;
@@ -370,7 +376,7 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
     send_later_or_die(&m);
     /* the last before-tensor (or one of a count not known): the launch comes next */
     if (before && (K.before_left <= 0 || K.before_left == 1))
-        flush_or_die();
+        flush_launch();
     prof_add(PROF_SEND, pt);
     if (!before && eref_active()) {
         pt = prof_now();

@@ -37,7 +37,7 @@ typedef struct {
     int (*send)(const proto_msg *m);         /* 0 ok, -1 the front end is gone */
     int (*wait_control)(proto_msg *ctl);     /* blocks: 0 a CONTROL in *ctl, 1 QUIT, -1 gone */
     int alloc;           /* TENSORs say where their elements sit (PROTO_LOAD_ALLOC) */
-    int (*send_later)(const proto_msg *m);   /* queues (NULL: send does); flush writes the queue */
+    int (*send_later)(const proto_msg *m);   /* queues (NULL: send does), written within 10 ms (channel.h) */
     int (*flush)(void);
 } hooks_config;
 

@@ -572,5 +572,6 @@ int main(int argc, char **argv)
     fcntl(PROTO_FD, F_SETFD, FD_CLOEXEC);
     if (stap_start())
         fprintf(stderr, "aotidbg-runner: could not tap stderr; failed runs will say only \"see stderr\"\n");
+    stap_on_fatal(chan_crash_flush);   /* a crash in a kernel: the launches queued before it go out */
     return protocol_main();
 }

@@ -63,8 +63,13 @@ static void *forwarder(void *arg)
 }
 
 /* Dying: pass on what is still in the pipe (read/write only: async-signal-safe), then die as asked. */
+static void (*fatal_hook)(void);
+
+void stap_on_fatal(void (*fn)(void)) { fatal_hook = fn; }
+
 static void on_fatal(int sig)
 {
+    if (fatal_hook) fatal_hook();
     char buf[4096];
     ssize_t n;
     while ((n = read(T.rfd, buf, sizeof buf)) > 0) write_all(T.orig, buf, (size_t)n);

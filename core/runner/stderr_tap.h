@@ -18,6 +18,8 @@
 #define STAP_RING (16u * 1024u)
 
 int stap_start(void);
+/* fn (async-signal-safe) runs first in the fatal-signal handler (the protocol's queued frames, channel.h). */
+void stap_on_fatal(void (*fn)(void));
 /* Forwards and records everything written to fd 2 so far (call after the
  * writer returned, e.g. after a failed Run). Safe when not started. */
 void stap_drain(void);

@@ -115,6 +115,23 @@ void arena_adopt(arena *dst, arena *src)
     src->total = 0;
 }
 
+void arena_rewind(arena *a)
+{
+    arena_block *b = a->head;
+    if (!b || b->cap != ARENA_BLOCK) {
+        arena_release(a);
+        return;
+    }
+    for (arena_block *n = b->next; n;) {
+        arena_block *next = n->next;
+        free(n);
+        n = next;
+    }
+    b->next = NULL;
+    b->used = 0;
+    a->total = 0;
+}
+
 void arena_release(arena *a)
 {
     arena_block *b = a->head;

@@ -30,5 +30,8 @@ void *arena_grow(arena *a, void *p, size_t n, size_t *cap, size_t elem, size_t f
 /* Moves every block of src into dst (src ends empty): what was allocated from src now lives as long as dst. */
 void arena_adopt(arena *dst, arena *src);
 void arena_release(arena *a);                          /* frees all; arena reusable */
+/* Frees all but one standard block, which it keeps for reuse: everything allocated before is gone
+ * (a scratch arena used once per item, without a malloc and a free each time). */
+void arena_rewind(arena *a);
 
 #endif
