@@ -684,6 +684,11 @@ const char *route_result_field(const route_result *r, const char *key)
     return NULL;
 }
 
+int route_is_index_oob(const char *route)
+{
+    return route && (!strcmp(route, "triton-index-oob") || !strcmp(route, "cpp-index-oob"));
+}
+
 void route_result_set_field(route_result *r, const char *key, const char *value)
 {
     for (size_t i = 0; i < r->nfields; i++)
