@@ -171,6 +171,11 @@ const char *route_result_field(const route_result *r, const char *key);
  * cpp_fused_*, on the CPU). Their fields (tmp, bound, kernel) are traced the
  * same way (triton_trace.h, oob_element.h). */
 int route_is_index_oob(const char *route);
+/* A triton-index-oob result whose check is Inductor's (field tmp, no block or
+ * thread of a device assert) in a C++ kernel (field kernel cpp_*: the text
+ * alone may not show it, the package's trace or the session does) becomes
+ * cpp-index-oob, reworded. Any other result: unchanged. */
+void route_result_refine_index_oob(route_result *r, const router_rules *rules);
 /* Sets or adds a field (value copied into the result's arena). */
 void route_result_set_field(route_result *r, const char *key, const char *value);
 void route_result_release(route_result *r);

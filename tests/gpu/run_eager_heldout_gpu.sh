@@ -12,8 +12,10 @@
 #           counted from the session's eager checks (and equal to the summary's "compared K of N");
 #   M.chg   a program with one weight row changed (--break-on diverge): exit 1 at one departure,
 #           at the first kernel whose call passes that weight (the calls' weights of M.own's session):
-#           gpt blocks.3.fc.weight row 17 x -2, convbn b1.weight row 3 x 1.5, kvcache kv.weight row
-#           5 x -2.
+#           gpt blocks.3.fc.weight row 17 x -2, convbn c1.weight row 3 x 1.5, kvcache kv.weight row
+#           5 x -2. (Not a batch norm weight: on the CPU rehearsal b1.weight reaches its kernel as a
+#           folded constant that the call's weights do not name, so its reader cannot be counted;
+#           the departure itself was at the right kernel.)
 # The eager runs pass $REINSTR (default --reinstrument, as run_eager_usual_gpu.sh). $OUT/sessions/
 # {gpt,convbn,kvcache}.{own,chg}.yaml are the sessions to keep as fixtures under sessions/cuda/
 # (their reference folders stay beside them in $OUT/sessions/.aotidbg-eager).
@@ -58,7 +60,7 @@ torch.manual_seed(0)
 kv = launches.KvCache(d=kv_d).eval().to(dev)
 models = {   # name: (module, args, kwargs, the changed weight, its row, the factor)
     "gpt": (gpt, (torch.randint(0, 512, (2, seq), device=dev),), {}, "blocks.3.fc.weight", 17, -2.0),
-    "convbn": (convbn, (torch.randn(conv_n, 3, conv_hw, conv_hw, device=dev),), {}, "b1.weight", 3, 1.5),
+    "convbn": (convbn, (torch.randn(conv_n, 3, conv_hw, conv_hw, device=dev),), {}, "c1.weight", 3, 1.5),
     "kvcache": (kv, (torch.randn(4, kv_d, device=dev),), {"pos": torch.arange(4, device=dev)}, "kv.weight", 5, -2.0),
 }
 for name, (m, args, kwargs, fqn, row, scale) in models.items():
