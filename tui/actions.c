@@ -541,7 +541,7 @@ static const action table[] = {
     {"route-action", "x", "[N]", "router: run the selected error's next step N (default the first; also Enter)", a_route_action},
     {"run-checklist", "C", "", "focus the checklist on its first FAIL row (replay: run it when the package is here)", ra_run_checklist},
     {"rerun-blocking", "R", "", "live: rerun from kernel 0 with blocking launches (CUDA_LAUNCH_BLOCKING=1)", ra_rerun_blocking},
-    {"repro", "", "[DIR]", "make the selected kernel's launch a standalone folder (live: runs the package again to it, as aotidbg repro; replay: says that command)", ra_repro},
+    {"repro", "", "[DIR]", "make the selected kernel's launch a standalone folder (live: runs the package again to it, as aotidbg repro, while the UI goes on; Esc or ^C cancels; replay: says that command)", ra_repro},
     {"rebuild-printer", "P", "[LEVEL]", "say how to rebuild the package with the printer at LEVEL (1-3)", ra_rebuild_printer},
     {"goto-element", "i", "", "router: select the kernel and put the inspector's cursor on the element the error names (the out-of-range index, the first NaN/Inf)", ra_goto_element},
     {"jump-kernel", "e", "[N|NAME]", "select the error's kernel (or kernel N / NAME) in the kernel list", ra_jump_kernel},

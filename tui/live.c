@@ -3,6 +3,7 @@
  * recording, as for `aotidbg run`; this file is the step/continue/restart
  * glue and what the screen says about the run. */
 #include "live.h"
+#include "route_actions.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,6 +424,7 @@ int live_finish(app *a, int from_signal)
     if (!a->live)
         return 0;
     run_service *rs = a->live->rs;
+    ra_repro_cancel(a);   /* a repro still running ends with the UI */
     if (from_signal) {
         run_service_abandon(rs);
         return 1;

@@ -32,6 +32,9 @@ struct live_run {
     int hunt_pending;       /* hunt.c: the hunt that waits for the runner to stop (hunt.h) */
     int hunt_launched;      /* hunt.c: the runner was continued for it (else: at the first stop) */
     double hunt_tol;        /* hunt.c: hunt-diverge's tolerance */
+    struct repro_run *repro;   /* route_actions.c: the `repro` run going on in the UI loop (cmd_repro.h), or NULL */
+    int64_t repro_kernel;      /* route_actions.c: the launch it runs to */
+    size_t repro_seen;         /* route_actions.c: the launches its progress line last said */
 };
 
 /* live_start opens the run service (run_service.h) with the options `run`

@@ -92,25 +92,16 @@ int ra_rerun_blocking(app *a, const char *arg)
     return AF_HANDLED;
 }
 
-/* The repro's progress on the message line, drawn at once on a terminal:
- * the UI waits while the repro runs. */
+/* The repro run's notes on the message line; the UI loop draws them. */
 static void say_repro_progress(void *ctx, const char *text)
 {
     app *a = ctx;
     app_message(a, 0, "repro: %s", text);
-    if (!screen_is_open())
-        return;
-    int w, h;
-    screen_size(&w, &h);
-    grid g;
-    grid_init(&g, w, h, a->ascii);
-    app_render(a, &g);
-    screen_blit(&g);
-    grid_free(&g);
 }
 
 /* Live: the repro run (cmd_repro.h's, through the run service), with the
- * options of this run that repro takes; the folder goes into the session. */
+ * options of this run that repro takes, started here and pumped by the UI
+ * loop (ra_repro_tick); the folder goes into the session when it is done. */
 static int live_repro(app *a, const kernel_event *k, const char *dir)
 {
     const run_options *g = &a->live->given;
@@ -118,6 +109,11 @@ static int live_repro(app *a, const kernel_event *k, const char *dir)
         app_message(a, 1, "repro: this run is on %s (--remote) and repro runs the package here: run aotidbg repro "
                           "%s --kernel %lld -o DIR there", g->remote, g->package ? g->package : "PKG",
                     (long long)k->index);
+        return AF_FAILED;
+    }
+    if (a->live->repro) {
+        app_message(a, 1, "repro: the repro of kernel %lld is still running (Esc or ^C cancels it)",
+                    (long long)a->live->repro_kernel);
         return AF_FAILED;
     }
     run_options o;
@@ -130,9 +126,32 @@ static int live_repro(app *a, const kernel_event *k, const char *dir)
     o.force = g->force;
     char spec[32];
     snprintf(spec, sizeof spec, "%lld", (long long)k->index);
+    strbuf err = STRBUF_INIT;
+    run_say say = {say_repro_progress, a};   /* the repro keeps a copy */
+    repro_run *r = NULL;
+    int code = repro_run_start(&r, &o, spec, dir, &say, &err);
+    if (!r) {
+        app_message(a, 1, "repro of kernel %lld %s: %s", (long long)k->index, k->name, err.buf);
+        strbuf_release(&err);
+        return code == 0 ? AF_HANDLED : AF_FAILED;
+    }
+    strbuf_release(&err);
+    a->live->repro = r;
+    a->live->repro_kernel = k->index;
+    a->live->repro_seen = 0;
+    app_message(a, 0, "repro of kernel %lld %s: running the package to it (Esc or ^C cancels)",
+                (long long)k->index, k->name);
+    return AF_HANDLED;
+}
+
+/* The finished repro run: its folder written (or why not) on the message line. */
+static void repro_done(app *a)
+{
+    repro_run *r = a->live->repro;
+    int64_t index = a->live->repro_kernel;
+    a->live->repro = NULL;
     strbuf done = STRBUF_INIT, err = STRBUF_INIT;
-    run_say say = {say_repro_progress, a};
-    int code = repro_make(&o, spec, dir, &say, &done, &err);
+    int code = repro_run_finish(r, &done, &err);
     if (code == 0) {
         const char *at = strstr(done.buf, " written to "), *nl = strchr(done.buf, '\n');
         if (at && nl && nl > at + 12)
@@ -141,11 +160,56 @@ static int live_repro(app *a, const kernel_event *k, const char *dir)
             if (*p == '\n') *p = ' ';
         app_message(a, 0, "%s", done.buf);
     } else {
-        app_message(a, 1, "repro of kernel %lld %s: %s", (long long)k->index, k->name, err.buf);
+        app_message(a, 1, "repro of kernel %lld: %s", (long long)index, err.buf);
     }
     strbuf_release(&done);
     strbuf_release(&err);
-    return code == 0 ? AF_HANDLED : AF_FAILED;
+}
+
+int ra_repro_tick(app *a, int timeout_ms)
+{
+    if (!a->live || !a->live->repro)
+        return 0;
+    live_run *L = a->live;
+    if (repro_run_pump(L->repro, timeout_ms)) {
+        repro_done(a);
+        return 1;
+    }
+    size_t n = repro_run_kernels(L->repro);
+    if (n == L->repro_seen)
+        return 0;
+    L->repro_seen = n;
+    app_message(a, 0, "repro of kernel %lld: running, %zu launch%s so far (Esc or ^C cancels)",
+                (long long)L->repro_kernel, n, n == 1 ? "" : "es");
+    return 1;
+}
+
+int ra_repro_settle(app *a, int timeout_ms)
+{
+    for (int waited = 0; a->live && a->live->repro; waited += 50) {
+        if (waited > timeout_ms)
+            return -1;
+        ra_repro_tick(a, 50);
+    }
+    return 0;
+}
+
+int ra_repro_cancel(app *a)
+{
+    if (!a->live || !a->live->repro)
+        return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", repro_run_dir(a->live->repro));
+    repro_run_cancel(a->live->repro);
+    a->live->repro = NULL;
+    app_message(a, 0, "repro of kernel %lld cancelled: its runner was ended and %s emptied (its session.yaml "
+                      "stays)", (long long)a->live->repro_kernel, dir);
+    return 1;
+}
+
+int ra_repro_fd(app *a)
+{
+    return a->live && a->live->repro ? repro_run_fd(a->live->repro) : -1;
 }
 
 int ra_repro(app *a, const char *arg)

@@ -11,8 +11,21 @@
 int ra_run_checklist(app *a, const char *arg);
 int ra_rerun_blocking(app *a, const char *arg);
 int ra_rebuild_printer(app *a, const char *arg);
-/* Says the aotidbg repro command for the selected kernel (into DIR, arg; default repro-kN). */
+/* The selected kernel's launch as a standalone folder (DIR, arg; default
+ * repro-kN). Replay: says the aotidbg repro command. Live: starts that repro
+ * (cmd_repro.h's repro_run, its own runner through the run service) and
+ * returns at once; the UI loop pumps it with ra_repro_tick, so keys are read
+ * while it runs, and Esc or ^C (ra_repro_cancel) ends it. One at a time. */
 int ra_repro(app *a, const char *arg);
+/* Pumps the live repro (at most timeout_ms): its progress, then its result,
+ * on the message line. 1 when the screen changed, 0 (also when none runs). */
+int ra_repro_tick(app *a, int timeout_ms);
+/* Scripts: pumps until the repro is done; -1 after timeout_ms (it goes on). */
+int ra_repro_settle(app *a, int timeout_ms);
+/* Ends the live repro now (its runner killed, its folder emptied, its
+ * session kept) and says so: 1, or 0 when none runs. */
+int ra_repro_cancel(app *a);
+int ra_repro_fd(app *a);   /* the live repro's runner fd to poll, -1 when none */
 int ra_jump_kernel(app *a, const char *arg);
 int ra_open_source(app *a, const char *arg);
 int ra_break_nan(app *a, const char *arg);

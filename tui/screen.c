@@ -34,7 +34,6 @@ void screen_close(void)
 
 static void restore_at_exit(void) { screen_close(); }
 
-int screen_is_open(void) { return active; }
 
 static int open_ascii;
 

@@ -23,8 +23,6 @@ int screen_getkey(void);
 /* Mouse event after a KEY_MOUSE key: 0 ok with x, y and button (1 click, 4 wheel up, 5 wheel down). */
 int screen_mouse(int *x, int *y, int *button);
 void screen_close(void);         /* idempotent; also runs at exit */
-/* 1 while the terminal is the UI's (screen_open, not yet closed); 0 headless. */
-int screen_is_open(void);
 /* Runs argv (a program the user asked for: $EDITOR) on the terminal: the
  * screen is given back while it runs and restored after. Without an open
  * screen (headless) it just runs. Returns its exit status, -1 when it could

@@ -29,6 +29,7 @@
 #include "panes.h"
 #include "paths.h"
 #include "render.h"
+#include "route_actions.h"
 #include "tensor_diff.h"
 #include "screen.h"
 #include "session_io.h"
@@ -151,6 +152,8 @@ static int app_flags(app *a, int r)
 static int app_screen_key(void *ctx, int key)
 {
     app *a = ((app_screen *)ctx)->a;
+    if (key == 27 && ra_repro_cancel(a))   /* Esc ends a live repro that runs (else Esc is Esc) */
+        return LOOP_REDRAW;
     return key == KEY_MOUSE ? app_screen_mouse(a) : app_flags(a, actions_key(a, key));
 }
 
@@ -162,12 +165,20 @@ static int app_screen_item(void *ctx, const char *item, int is_line, const char 
     return app_flags(a, r);
 }
 
-static int app_screen_fd(void *ctx) { return live_fd(((app_screen *)ctx)->a); }
+/* A live repro's runner while it runs (the live runner waits at a stop then,
+ * or is looked at every tick), else the live runner. */
+static int app_screen_fd(void *ctx)
+{
+    app *a = ((app_screen *)ctx)->a;
+    int fd = ra_repro_fd(a);
+    return fd >= 0 ? fd : live_fd(a);
+}
 
 static int app_screen_tick(void *ctx)
 {
     app *a = ((app_screen *)ctx)->a;
     int r = a->live && live_react(a, live_pump(a, 0)) ? LOOP_REDRAW : 0;
+    r |= ra_repro_tick(a, 0) ? LOOP_REDRAW : 0;
     return r | (a->quit ? LOOP_QUIT : 0);
 }
 
@@ -176,11 +187,15 @@ static void app_screen_settle(void *ctx)
     app *a = ((app_screen *)ctx)->a;
     if (a->live && live_settle(a, 120000) < 0)
         fprintf(stderr, "aotidbg: the runner did not stop within 120 s\n");
+    if (ra_repro_settle(a, 600000) < 0)
+        fprintf(stderr, "aotidbg: the repro did not end within 600 s\n");
 }
 
 static int app_screen_interrupt(void *ctx)
 {
     app *a = ((app_screen *)ctx)->a;
+    if (ra_repro_cancel(a))   /* ^C ends a live repro first, the live run untouched */
+        return LOOP_REDRAW;
     if (live_interrupt(a) < 0)
         app_message(a, 0, "q quits");
     return LOOP_REDRAW;

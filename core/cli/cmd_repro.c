@@ -116,32 +116,6 @@ static void remove_written(const char *dir)
     }
 }
 
-/* Pumps the run to its end (no breaks are set). 0, or -1 when interrupted. */
-static int run_to_end(run_service *rs)
-{
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    strbuf err = STRBUF_INIT;
-    for (;;) {
-        strbuf_reset(&err);
-        int ch = run_service_pump(rs, 100, &err);
-        if (ch & (RUN_WRITE_ERROR | RUN_PUMP_ERROR)) fprintf(stderr, "aotidbg repro: %s\n", err.buf);
-        if (interrupted) {
-            run_service_kill(rs, "killed");
-            break;
-        }
-        runner_state st = run_service_state(rs);
-        if (st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD || !run_service_alive(rs)) break;
-    }
-    strbuf_release(&err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    return interrupted ? -1 : 0;
-}
-
 /* The error the run blamed on kernel index (else the run's first), or NULL. */
 static const char *kernel_error(const session *s, int64_t index)
 {
@@ -255,9 +229,41 @@ out:
     return rc;
 }
 
-int repro_make(const run_options *given, const char *kernel, const char *out, const run_say *say, strbuf *done,
-               strbuf *err)
+struct repro_run {
+    run_options o;             /* the run's options: record, capture and blocking set */
+    run_say sayv;              /* a copy of the caller's: the run service keeps a pointer to it */
+    const run_say *say;        /* &sayv, or NULL */
+    char *kernel;              /* the --kernel spec, as given */
+    char name[512];            /* its NAME without @K (a spec by name) */
+    char dir[PATH_MAX], *record;
+    strbuf constants;          /* o.capture's constants */
+    proto_msg cap;             /* o.capture */
+    package_sources src;
+    session *s;
+    run_service *rs;
+};
+
+/* Saves the session (run_service_finish) and frees everything r holds. */
+static void run_free(repro_run *r)
 {
+    if (r->rs) {
+        strbuf ferr = STRBUF_INIT;
+        if (run_service_finish(r->rs, &ferr) < 0 && r->say && r->say->say) r->say->say(r->say->ctx, ferr.buf);
+        strbuf_release(&ferr);
+    }
+    run_service_free(r->rs);
+    session_free(r->s);
+    package_sources_release(&r->src);
+    strbuf_release(&r->constants);
+    free(r->record);
+    free(r->kernel);
+    free(r);
+}
+
+int repro_run_start(repro_run **out, const run_options *given, const char *kernel, const char *dir,
+                    const run_say *say, strbuf *err)
+{
+    *out = NULL;
     int64_t index;
     uint32_t occ;
     char name[512];
@@ -265,68 +271,120 @@ int repro_make(const run_options *given, const char *kernel, const char *out, co
         strbuf_addf(err, "--kernel takes N, NAME or NAME@K (K a launch number from 0), not '%s'", kernel);
         return EXIT_USAGE;
     }
-    strbuf constants = STRBUF_INIT, summary = STRBUF_INIT;
-    package_sources src = PACKAGE_SOURCES_INIT;
-    char dir[PATH_MAX], *record = NULL;
-    int code = EXIT_USAGE;
-    session *s = NULL;
-    run_service *rs = NULL;
-    if (package_sources_read(given->package, given->model, 256u << 20, &src, err) || make_dir(out, dir, err))
-        goto out;
-    /* the weights the kernel's call reads: the runner writes them too */
-    if (index < 0) repro_call_constants(src.wrapper.buf, name, occ, &constants);
-    else repro_launch_constants(src.wrapper.buf, index, &constants);
-    if (asprintf(&record, "%s/session.yaml", dir) < 0) goto out;
-    proto_msg cap = {.type = PROTO_CAPTURE};
-    cap.u.capture.dir = dir;
-    cap.u.capture.index = index;
-    cap.u.capture.kernel = index < 0 ? name : "";
-    cap.u.capture.occurrence = occ;
-    cap.u.capture.constants = constants.buf;
-    run_options o = *given;
-    o.record = record;
-    o.capture = &cap;
-    o.blocking = 1;   /* a CUDA error is then the launch's own, caught right after it */
-    s = session_new();
-    if (say && say->say) {
-        strbuf_addf(&summary, "running %s to launch %s (its own runner; the session goes to %s)", o.package, kernel,
-                    record);
-        say->say(say->ctx, summary.buf);
-        strbuf_reset(&summary);
+    repro_run *r = xcalloc(1, sizeof *r);
+    r->kernel = xstrdup(kernel);
+    if (say) r->sayv = *say;
+    r->say = say ? &r->sayv : NULL;
+    say = r->say;
+    r->constants = (strbuf)STRBUF_INIT;
+    r->src = (package_sources)PACKAGE_SOURCES_INIT;
+    memcpy(r->name, name, sizeof r->name);
+    if (package_sources_read(given->package, given->model, 256u << 20, &r->src, err) || make_dir(dir, r->dir, err)) {
+        run_free(r);
+        return EXIT_USAGE;
     }
-    int opened = run_service_open(&rs, &o, RUN_OPT_RUN, s, say, err);
-    if (opened < 0) {
-        code = EXIT_USAGE;
-    } else if (opened == RUN_OPEN_GATED) {
-        strbuf_addf(err, "the checklist fails, so the model was not run:\n%s(--force runs anyway)",
-                    run_service_gate_reason(rs));
-        code = EXIT_FAILED;
-    } else if (run_to_end(rs) < 0) {
-        strbuf_addstr(err, "interrupted; no repro made");
-        remove_written(dir);
-        code = EXIT_FAILED;
-    } else if (make_repro(&o, kernel, dir, s, &src, &summary, err) < 0) {
-        remove_written(dir);
+    /* the weights the kernel's call reads: the runner writes them too */
+    if (index < 0) repro_call_constants(r->src.wrapper.buf, r->name, occ, &r->constants);
+    else repro_launch_constants(r->src.wrapper.buf, index, &r->constants);
+    if (asprintf(&r->record, "%s/session.yaml", r->dir) < 0) {
+        r->record = NULL;
+        run_free(r);
+        strbuf_addstr(err, "out of memory");
+        return EXIT_FAILED;
+    }
+    r->cap = (proto_msg){.type = PROTO_CAPTURE};
+    r->cap.u.capture.dir = r->dir;
+    r->cap.u.capture.index = index;
+    r->cap.u.capture.kernel = index < 0 ? r->name : "";
+    r->cap.u.capture.occurrence = occ;
+    r->cap.u.capture.constants = r->constants.buf;
+    r->o = *given;
+    r->o.record = r->record;
+    r->o.capture = &r->cap;
+    r->o.blocking = 1;   /* a CUDA error is then the launch's own, caught right after it */
+    r->s = session_new();
+    if (say && say->say) {
+        strbuf line = STRBUF_INIT;
+        strbuf_addf(&line, "running %s to launch %s (its own runner; the session goes to %s)", r->o.package, kernel,
+                    r->record);
+        say->say(say->ctx, line.buf);
+        strbuf_release(&line);
+    }
+    int opened = run_service_open(&r->rs, &r->o, RUN_OPT_RUN, r->s, say, err);
+    if (opened < 0 || opened == RUN_OPEN_GATED) {
+        if (opened == RUN_OPEN_GATED)
+            strbuf_addf(err, "the checklist fails, so the model was not run:\n%s(--force runs anyway)",
+                        run_service_gate_reason(r->rs));
+        run_free(r);
+        return opened < 0 ? EXIT_USAGE : EXIT_FAILED;
+    }
+    *out = r;
+    return EXIT_OK;
+}
+
+int repro_run_pump(repro_run *r, int timeout_ms)
+{
+    strbuf err = STRBUF_INIT;
+    int ch = run_service_pump(r->rs, timeout_ms, &err);
+    if ((ch & (RUN_WRITE_ERROR | RUN_PUMP_ERROR)) && r->say && r->say->say) r->say->say(r->say->ctx, err.buf);
+    strbuf_release(&err);
+    runner_state st = run_service_state(r->rs);
+    return st == RUNNER_STOPPED || st == RUNNER_FINISHED || st == RUNNER_DEAD || !run_service_alive(r->rs);
+}
+
+int repro_run_fd(const repro_run *r) { return run_service_has_runner(r->rs) ? run_service_fd(r->rs) : -1; }
+size_t repro_run_kernels(const repro_run *r) { return r->s->nkernels; }
+const char *repro_run_dir(const repro_run *r) { return r->dir; }
+
+int repro_run_finish(repro_run *r, strbuf *done, strbuf *err)
+{
+    strbuf summary = STRBUF_INIT;
+    int code;
+    if (make_repro(&r->o, r->kernel, r->dir, r->s, &r->src, &summary, err) < 0) {
+        remove_written(r->dir);
         code = EXIT_USAGE;
     } else {
-        s->repro = arena_strdup(&s->arena, dir);
+        r->s->repro = arena_strdup(&r->s->arena, r->dir);
+        const char *d = r->dir;
         strbuf_addf(done, "repro of %s written to %s\nrun it: cmake -S %s -B %s/build && cmake --build %s/build && "
-                    "%s/build/repro", summary.buf, dir, dir, dir, dir, dir);
+                    "%s/build/repro", summary.buf, d, d, d, d, d);
         code = EXIT_OK;
     }
-    if (rs) {
-        strbuf ferr = STRBUF_INIT;
-        if (run_service_finish(rs, &ferr) < 0 && say && say->say) say->say(say->ctx, ferr.buf);
-        strbuf_release(&ferr);
-    }
-out:
-    free(record);
-    run_service_free(rs);
-    session_free(s);
-    package_sources_release(&src);
-    strbuf_release(&constants);
     strbuf_release(&summary);
+    run_free(r);
     return code;
+}
+
+void repro_run_cancel(repro_run *r)
+{
+    if (!r) return;
+    run_service_kill(r->rs, "killed");
+    remove_written(r->dir);
+    run_free(r);
+}
+
+/* The repro in one call, for the command: start, pump until it ends (^C or
+ * SIGTERM cancels it), finish. */
+static int repro_make(const run_options *given, const char *kernel, const char *out, const run_say *say,
+                      strbuf *done, strbuf *err)
+{
+    repro_run *r;
+    int code = repro_run_start(&r, given, kernel, out, say, err);
+    if (!r) return code;
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    while (!interrupted && !repro_run_pump(r, 100)) {}
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (interrupted) {
+        repro_run_cancel(r);
+        strbuf_addstr(err, "interrupted; no repro made");
+        return EXIT_FAILED;
+    }
+    return repro_run_finish(r, done, err);
 }
 
 int cmd_repro(const cli_args *a)

@@ -27,14 +27,33 @@ extern const opt_spec repro_option_specs[];
 struct cli_args;
 int cmd_repro(const struct cli_args *a);
 
-/* The repro itself, for the command and the live UI's `repro` action:
+/* The repro itself, for the command and the live UI's `repro` action, in
+ * steps so that a caller with its own loop (the live UI keeps reading keys
+ * while the repro runs) pumps it: start, pump until it says 1, finish.
  * run (its package, inputs, device, model, timeout, force) runs again, to
- * launch kernel (N|NAME[@K]), through the run service, and the folder out
- * is written. say gets the progress (the run's notes too; NULL: none).
- * EXIT_OK with done = "repro of ... written to DIR
-run it: ..."; else the
- * exit code above, with err saying what and why (no prefix). */
-int repro_make(const run_options *run, const char *kernel, const char *out, const run_say *say, strbuf *done,
-               strbuf *err);
+ * launch kernel (N|NAME[@K]), through the run service, and the folder is
+ * written. say gets the progress (the run's notes too; NULL: none).
+ * finish: EXIT_OK with done = "repro of ... written to DIR\nrun it: ...";
+ * else the exit code above, with err saying what and why (no prefix).
+ * Ownership: the repro_run is the caller's from a successful start until
+ * repro_run_finish or repro_run_cancel frees it (either saves its session).
+ * Not thread-safe; one repro_run per run service, any number per process. */
+typedef struct repro_run repro_run;
+/* Checks the spec, makes the folder and starts the run: EXIT_OK with *out
+ * set, else *out NULL and the exit code with err (nothing left running). */
+int repro_run_start(repro_run **out, const run_options *run, const char *kernel, const char *dir,
+                    const run_say *say, strbuf *err);
+/* Reads what the runner sent, waiting at most timeout_ms (its errors go to
+ * say): 1 once the run has ended (finished, stopped at an error, died), 0
+ * while it goes on. */
+int repro_run_pump(repro_run *r, int timeout_ms);
+int repro_run_fd(const repro_run *r);            /* the runner's fd to poll, -1 when none */
+size_t repro_run_kernels(const repro_run *r);    /* kernel launches recorded so far */
+const char *repro_run_dir(const repro_run *r);   /* the folder, absolute */
+/* After pump said 1: writes the folder (done, err and the exit code as above) and frees r. */
+int repro_run_finish(repro_run *r, strbuf *done, strbuf *err);
+/* Ends the run now (the runner is killed, end_state "killed"), removes what it
+ * wrote in the folder but the session, and frees r. NULL: nothing. */
+void repro_run_cancel(repro_run *r);
 
 #endif

@@ -1,7 +1,7 @@
 /* cmd_route.c — `aotidbg route [FILE|-] [--package PKG] [--format text|yaml]`.
  *
  * Routes a log (a file, or stdin with `-` or no argument) with the installed
- * rules and prints the result. With --package, a triton-index-oob result is
+ * rules and prints the result. With --package, a triton-index-oob or cpp-index-oob result is
  * resolved through the package's generated sources (triton_trace.h) down to
  * the input and dimension behind the failing bound, and the package's device
  * picks the advice's wording; with --session, the session's facts are evidence

@@ -32,6 +32,10 @@
  *    with BREAK_ON_ERROR a STOPPED(reason ERROR) comes between them. In
  *    blocking mode a CUDA error reads "CUDA error: <cudaGetErrorString> (code N)"
  *    and is followed by KERNEL(k, after, status error).
+ *  - An input whose file does not hold what its INPUT says (a torch.save file
+ *    with another dtype, shape or key) is ERROR(-1, "input N: ...") then DONE 2
+ *    (PROTO_DONE_BAD_INPUT): the model never ran. A front end that knows only
+ *    0 and 1 reads it as a failure.
  *  - The runner exits right after DONE (0, or 1 when the model failed) and on
  *    QUIT (0, no DONE); a restart is a fresh process.
  *  - LOAD.max_values above PROTO_MAX_VALUES is clamped to it.
@@ -81,7 +85,7 @@ typedef enum {             /* fields and meaning: protocol_table.c, one row per 
     PROTO_TENSOR = 4,      /* one tensor of a kernel, or an output */
     PROTO_STOPPED = 5,     /* stopped at a kernel boundary, waiting for CONTROL */
     PROTO_ERROR = 6,       /* a failure, and the kernel blamed */
-    PROTO_DONE = 7,        /* the end: 0 the model ran, 1 it failed */
+    PROTO_DONE = 7,        /* the end: 0 the model ran, 1 it failed, 2 an input was bad (proto_done_status) */
     PROTO_COMPARE = 8,     /* an eager check of one of a kernel's outputs */
     PROTO_ALIAS = 9,       /* an output that is another output or an input */
     /* front end -> runner */
@@ -153,6 +157,12 @@ typedef enum {
     PROTO_STOP_PAUSE,      /* SIGUSR1 asked for a stop: at the next kernel's start */
     PROTO_STOP_DIVERGE,    /* BREAK_ON_DIVERGE: after the kernel, once its COMPAREs and KERNEL(after) are out */
 } proto_stop_reason;
+
+typedef enum {
+    PROTO_DONE_OK = 0,        /* the model ran */
+    PROTO_DONE_FAILED = 1,    /* it failed (ERROR says how) */
+    PROTO_DONE_BAD_INPUT = 2, /* an input could not be built from its file: bad input */
+} proto_done_status;
 
 typedef struct {
     proto_type type;

@@ -504,7 +504,7 @@ int oob_element_index_source(const char *wrapper, size_t wlen, const char *kerne
 int oob_element_apply(route_result *r, const char *wrapper, size_t wlen, const char *kernels, size_t klen,
                       const session *s, int64_t kernel_index)
 {
-    if (!r->route || strcmp(r->route, "triton-index-oob") || !s)
+    if (!route_is_index_oob(r->route) || !s)
         return 0;
     const char *kernel = route_result_field(r, "kernel"), *tmp = route_result_field(r, "tmp");
     const char *bound = route_result_field(r, "bound");
@@ -614,7 +614,7 @@ out:
 int oob_element_apply_package(route_result *r, const char *pkg, const session *s, int64_t kernel_index,
                               strbuf *err)
 {
-    if (!r->route || strcmp(r->route, "triton-index-oob") || !s)
+    if (!route_is_index_oob(r->route) || !s)
         return 0;
     package_sources ps = PACKAGE_SOURCES_INIT;
     if (package_sources_read(pkg, NULL, TRITON_TRACE_MAX_SOURCE, &ps, err)) {

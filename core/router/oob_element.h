@@ -31,7 +31,7 @@
 #include "router.h"
 #include "strbuf.h"
 
-/* r: a triton-index-oob result that triton_trace_apply has filled (kernel,
+/* r: a triton-index-oob or cpp-index-oob result that triton_trace_apply has filled (kernel,
  * tmp, bound; dim_value for a symbolic bound). kernel_index: the failing
  * kernel's event in s (-1: the last kernel event named like r's kernel).
  * Other routes: nothing. Always returns 0; what failed is element_error. */

@@ -152,6 +152,7 @@ void router_route_enrich(const router_rules *rules, const session *s, const erro
     if (source && triton_trace_apply_package(out, source, &err) < 0)
         route_result_set_field(out, "package_error", err.buf);
     set_platform(rules, s, source, out);
+    route_result_refine_index_oob(out, rules);   /* the trace or the session shows a C++ kernel */
     add_runtime_size(s, out);
     if (source) {   /* the index's tensor, element and value from the recorded before-tensors */
         strbuf_reset(&err);

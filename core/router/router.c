@@ -684,6 +684,11 @@ const char *route_result_field(const route_result *r, const char *key)
     return NULL;
 }
 
+int route_is_index_oob(const char *route)
+{
+    return route && (!strcmp(route, "triton-index-oob") || !strcmp(route, "cpp-index-oob"));
+}
+
 void route_result_set_field(route_result *r, const char *key, const char *value)
 {
     for (size_t i = 0; i < r->nfields; i++)
@@ -1243,6 +1248,24 @@ void route_result_set_platform(route_result *r, const router_rules *rules, const
     r->platform = arena_strdup(&r->arena, rules->platforms[pi].id);
     r->platform_from = arena_strdup(&r->arena, origin ? origin : "caller");
     render_words(r, rules, route_index(rules, r->route), pi);
+}
+
+void route_result_refine_index_oob(route_result *r, const router_rules *rules)
+{
+    if (!r->route || strcmp(r->route, "triton-index-oob") || !route_result_field(r, "tmp") ||
+        route_result_field(r, "block") || route_result_field(r, "thread"))
+        return;   /* ATen's checks give no tmp; a device assert names its block and thread */
+    const char *k = route_result_field(r, "kernel");
+    int ri = route_index(rules, "cpp-index-oob");
+    if (!k || !starts_with(k, "cpp_") || ri < 0)
+        return;
+    r->route = arena_strdup(&r->arena, rules->routes[ri].id);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nalso; i++)
+        if (strcmp(r->also[i].route, r->route))
+            r->also[n++] = r->also[i];
+    r->nalso = n;
+    render_words(r, rules, ri, router_platform_index(rules, r->platform));
 }
 
 void router_route_buffer(const router_rules *rules, const void *buf, size_t len, route_result *out)

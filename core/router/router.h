@@ -58,7 +58,8 @@
     X(COMPILE_ERROR, "compile-error") \
     X(OUT_OF_MEMORY, "out-of-memory") \
     X(CRASH, "crash") \
-    X(UNKNOWN, "unknown")
+    X(UNKNOWN, "unknown") \
+    X(CPP_INDEX_OOB, "cpp-index-oob")
 
 /* The actions a route can name (routes.yaml `do:`; the TUI binds each to a
  * key in tui/actions.c); X(NAME, "name"). */
@@ -165,6 +166,16 @@ int router_route_text(const char *text, size_t len, route_result *out, strbuf *e
 
 /* Field lookup; NULL if absent. */
 const char *route_result_field(const route_result *r, const char *key);
+/* 1 for the routes of a generated kernel's index check: triton-index-oob
+ * (Triton on a GPU, ATen's index kernels) and cpp-index-oob (a C++ kernel,
+ * cpp_fused_*, on the CPU). Their fields (tmp, bound, kernel) are traced the
+ * same way (triton_trace.h, oob_element.h). */
+int route_is_index_oob(const char *route);
+/* A triton-index-oob result whose check is Inductor's (field tmp, no block or
+ * thread of a device assert) in a C++ kernel (field kernel cpp_*: the text
+ * alone may not show it, the package's trace or the session does) becomes
+ * cpp-index-oob, reworded. Any other result: unchanged. */
+void route_result_refine_index_oob(route_result *r, const router_rules *rules);
 /* Sets or adds a field (value copied into the result's arena). */
 void route_result_set_field(route_result *r, const char *key, const char *value);
 void route_result_release(route_result *r);

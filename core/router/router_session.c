@@ -74,8 +74,9 @@ static void refresh_actions(route_result *out)
  * package is gone: it wins over what the text alone gives. */
 void router_keep_recorded_fields(route_result *out, const error_event *err)
 {
-    if (!err || !err->route || !out->route || strcmp(err->route, out->route))
-        return;
+    if (!err || !err->route || !out->route ||
+        (strcmp(err->route, out->route) && !(route_is_index_oob(err->route) && route_is_index_oob(out->route))))
+        return;   /* a session recorded before cpp-index-oob was added calls that check triton-index-oob */
     for (size_t i = 0; i < err->nfields; i++) {
         const kv_pair *f = &err->fields[i];
         if (f->key && f->value)

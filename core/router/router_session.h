@@ -19,7 +19,8 @@ void router_route_session(const router_rules *rules, const session *s, route_res
 
 /* What the run itself worked out for err (the kernel's name, the index's
  * tensor, element and value, with the package at hand) wins over what the
- * text alone gives, when both name the same route. err may be NULL. */
+ * text alone gives, when both name the same route (the two index-check
+ * routes count as one: a session older than cpp-index-oob says triton-index-oob). err may be NULL. */
 void router_keep_recorded_fields(route_result *out, const error_event *err);
 
 /* The platform id (cuda, rocm, xpu, mps, cpu) a device or AOTI_DEVICE_KEY

@@ -368,7 +368,7 @@ int triton_trace_call_args(const char *wrapper, size_t wlen, const char *kernel,
 int triton_trace_apply(route_result *r, const char *wrapper, size_t wlen, const char *kernels, size_t klen,
                        strbuf *err)
 {
-    if (!r->route || strcmp(r->route, "triton-index-oob"))
+    if (!route_is_index_oob(r->route))
         return 0;
     arena a = ARENA_INIT;
     triton_trace t;
@@ -421,7 +421,7 @@ int triton_trace_apply(route_result *r, const char *wrapper, size_t wlen, const 
 
 int triton_trace_apply_package(route_result *r, const char *pkg, strbuf *err)
 {
-    if (!r->route || strcmp(r->route, "triton-index-oob"))
+    if (!route_is_index_oob(r->route))
         return 0;
     package_sources src = PACKAGE_SOURCES_INIT;
     int rc = -1;

@@ -53,7 +53,7 @@ size_t triton_trace_params(const char *open, const char *end, arena *a, const ch
 int triton_trace_call_args(const char *wrapper, size_t wlen, const char *kernel, arena *a, const char **args,
                            size_t max, size_t *nargs, size_t *line);
 
-/* Adds the trace's facts to a triton-index-oob result as fields (kernel,
+/* Adds the trace's facts to a triton-index-oob or cpp-index-oob result (route_is_index_oob) as fields (kernel,
  * kernel_param, call_arg, size_var, input, input_index, dim, source_nodes) and
  * refreshes the actions' values. When the chain breaks, what was found is kept
  * and field `trace_error` says where it broke; still returns 0 (the route

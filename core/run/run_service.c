@@ -1294,6 +1294,8 @@ int run_service_exit_code(const run_service *rs)
     int64_t want = runner_client_model_inputs(rs->rc);
     if (want >= 0 && (size_t)want != s->ninputs)
         return 2;
+    if (runner_client_state(rs->rc) == RUNNER_FINISHED && runner_client_done_status(rs->rc) == PROTO_DONE_BAD_INPUT)
+        return 2;   /* an input's file does not hold what the spec says: the model never ran */
     const event *x = last_of(s, EV_RUNNER_EXIT);
     if ((x && strcmp(x->u.exit.how, "killed")) || last_of(s, EV_ERROR))
         return 1;

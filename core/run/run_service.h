@@ -131,7 +131,9 @@ const char *run_service_end_state(const run_service *rs);
  * one) or stopped at a step or a kernel=/index= break; 1 the model failed,
  * the runner died, a checklist row failed, or a nan/error/diverge break of
  * the options hit, or the eager reference failed to run (2 when its program
- * or inputs are bad); 2 the input count is wrong, or a kernel=/index= break
+ * or inputs are bad); 2 the input count is wrong, an input's file (a
+ * torch.save file the runner reads) does not hold what the spec says (DONE
+ * PROTO_DONE_BAD_INPUT), or a kernel=/index= break
  * matched no kernel of a run that went to the end. */
 int run_service_exit_code(const run_service *rs);
 /* The first output whose every element is NaN or Inf, or NULL. */

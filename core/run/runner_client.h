@@ -109,7 +109,7 @@ int runner_client_restart(runner_client *rc, strbuf *err);  /* fresh process, sa
 int runner_client_quit(runner_client *rc, int wait_ms);
 /* What the last messages said; -1 when not known yet. */
 int runner_client_stop_reason(const runner_client *rc);     /* proto_stop_reason of the last STOPPED */
-int runner_client_done_status(const runner_client *rc);     /* DONE: 0 the model ran, 1 it failed */
+int runner_client_done_status(const runner_client *rc);     /* DONE: 0 the model ran, 1 it failed, 2 bad input (proto_done_status); -1 none yet */
 int64_t runner_client_model_inputs(const runner_client *rc); /* input count from LOADED */
 int runner_client_pid(const runner_client *rc);              /* the child's pid, -1 when none */
 /* Asks a running model to stop at the next kernel start (STOPPED reason

@@ -55,7 +55,8 @@ static int read_raw(const input_spec *spec, int index, void *buf, uint64_t nbyte
     }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        strbuf_addf(err, "input %d: cannot open %s: %s", index, path, strerror(errno));
+        strbuf_addf(err, "input %d: cannot open %s: %s; check the file's path in the inputs spec", index, path,
+                    strerror(errno));
         return -1;
     }
     struct stat st;
@@ -176,9 +177,9 @@ int input_fill(const input_spec *spec, int index, void *buf, uint64_t numel, str
                                 spec->ndim, spec->shape, buf, numel * dt->itemsize, e, sizeof e) == 0)
                 return 0;
             strbuf_addf(err, "input %d: %s", index, e);
-            return -1;
+            return INPUT_BAD_FILE;
         }
-        return read_raw(spec, index, buf, numel * dt->itemsize, err);
+        return read_raw(spec, index, buf, numel * dt->itemsize, err) ? INPUT_BAD_FILE : 0;
     }
     strbuf_addf(err, "input %d: unknown fill %d", index, (int)spec->fill);
     return -1;
@@ -232,9 +233,10 @@ int input_build(const input_spec *spec, int index, int default_cuda_index, built
         strbuf_addf(err, "input %d: out of host memory for %llu bytes", index, (unsigned long long)nbytes);
         return -1;
     }
-    if (input_fill(spec, index, host, numel, err)) {
+    int filled = input_fill(spec, index, host, numel, err);
+    if (filled) {
         free(host);
-        return -1;
+        return filled;
     }
     AtenTensorHandle blob = NULL;
     if (aoti_torch_create_tensor_from_blob(host, spec->ndim, spec->shape, strides, 0, dt->code, tabi_device_cpu(),

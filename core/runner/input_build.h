@@ -20,7 +20,10 @@
  * saturate). Host tensors wrap our buffer (aoti_torch_create_tensor_from_blob;
  * the buffer must outlive the run: built_input.host); device tensors are
  * aoti_torch_empty_strided + aoti_torch_copy_ from it.
- * Errors: -1 with "input <i>: ..." in err. */
+ * Errors: -1 with "input <i>: ..." in err; INPUT_BAD_FILE (-2) when a
+ * `fill: file` input's file does not hold what the spec says (dtype, shape,
+ * key, size) or cannot be read: bad input, which the runner ends with DONE
+ * PROTO_DONE_BAD_INPUT (the front end exits 2). */
 #ifndef AOTIDBG_INPUT_BUILD_H
 #define AOTIDBG_INPUT_BUILD_H
 #include "aoti_abi.h"
@@ -28,6 +31,7 @@
 #include "strbuf.h"
 
 #define INPUT_MAX_BYTES (64ULL << 30)
+#define INPUT_BAD_FILE (-2)
 
 typedef struct {
     AtenTensorHandle h;    /* handed to (and stolen by) the model run */

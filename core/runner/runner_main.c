@@ -375,7 +375,12 @@ static int build_inputs(conversation *cv, run_tensors *rt)
     if (!rt->bi || !rt->in || !rt->out || !rt->in_data) return fail("runner: out of memory", 1);
     for (size_t i = 0; i < n; i++) {
         strbuf ierr = STRBUF_INIT;
-        if (input_build(&cv->specs[i], (int)i, cv->model_cuda_index, &rt->bi[i], &ierr))
+        int built = input_build(&cv->specs[i], (int)i, cv->model_cuda_index, &rt->bi[i], &ierr);
+        if (built == INPUT_BAD_FILE) {   /* bad input: the front end exits 2 */
+            send_error(-1, arena_strdup(&cv->a, ierr.buf));
+            return finish(PROTO_DONE_BAD_INPUT, 1);
+        }
+        if (built)
             return fail(arena_strdup(&cv->a, ierr.buf), 1);
         rt->in[i] = rt->bi[i].h;
     }

@@ -202,7 +202,8 @@ extern "C" int tcxx_load_input(const char *path, const char *shown, const char *
     return tcxx_guarded(err, errlen, what, "libtorch", [&] {
         FILE *f = std::fopen(path, "rb");
         if (!f) {
-            tcxx_put(err, errlen, std::string(shown) + ": cannot open it: " + std::strerror(errno));
+            tcxx_put(err, errlen, std::string(shown) + ": cannot open it: " + std::strerror(errno) +
+                             "; check the file's path in the inputs spec");
             return -1;
         }
         std::vector<char> data;
@@ -238,7 +239,7 @@ extern "C" int tcxx_load_input(const char *path, const char *shown, const char *
         t = t.detach().to(at::kCPU).contiguous();
         if ((size_t)t.nbytes() != nbytes) {
             tcxx_put(err, errlen, what + ": " + std::to_string(t.nbytes()) + " bytes, the spec needs " +
-                                 std::to_string(nbytes));
+                                      std::to_string(nbytes) + "; save the tensor as the model takes it");
             return -1;
         }
         if (nbytes) std::memcpy(buf, t.data_ptr(), nbytes);

@@ -112,7 +112,8 @@ for name in ("cuda_provenance", "cuda_provenance_interpose"):
 r = yaml.safe_load(read("route_oob.yaml") or "{}") or {}
 f = r.get("fields") or {}
 (emb,) = [i + 1 for i, t in enumerate(src) if t.strip() == "h = self.emb(idx)"]
-check(r.get("route") == "triton-index-oob", "oob: route triton-index-oob", str(r.get("route")))
+want_route = "cpp-index-oob" if str(f.get("kernel", "")).startswith("cpp_") else "triton-index-oob"   # DEV=cpu: a C++ kernel
+check(r.get("route") == want_route, f"oob: route {want_route}", str(r.get("route")))
 check(os.path.basename(str(f.get("source_line"))) == f"model_provenance.py:{emb}" and
       f.get("source_code") == "h = self.emb(idx)", "oob: source_line/source_code name the embedding's line",
       f"{f.get('source_line')} {f.get('source_code')}")

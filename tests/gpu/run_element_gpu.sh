@@ -133,7 +133,8 @@ for name in ("cuda_oob_item_tower_blocking", "cuda_oob_item_tower_stats"):
     o = load(name)
     errs = ev(o, "error")
     fl = errs[-1].get("fields", {}) if errs else {}
-    check(errs and errs[-1].get("route") == "triton-index-oob", f"{name}: routed triton-index-oob")
+    want = "cpp-index-oob" if str(fl.get("kernel", "")).startswith("cpp_") else "triton-index-oob"   # DEV=cpu: C++
+    check(errs and errs[-1].get("route") == want, f"{name}: routed {want}")
     check(fl.get("index_user") == "ids" and fl.get("index_at") == "[1, 2]" and fl.get("index_value") == "137",
           f"{name}: element {fl.get('index_user')} {fl.get('index_tensor')}{fl.get('index_at')} = {fl.get('index_value')}"
           f" ({fl.get('index_note') or fl.get('element_error') or 'exact'})")

@@ -1,7 +1,8 @@
 """One exit-code table (man/aotidbg.1 EXIT STATUS), checked command by command on a real CPU
 package (tests/models/model_launches.py launch_kvcache: two inputs, x and the keyword `pos`):
 0 ran; 1 the model failed; 2 bad usage or bad input: too few and too many inputs alike (stopped by
-the checklist, or started with --force), an unreadable package, a package whose .so fails its
+the checklist, or started with --force), an input file that does not hold what the spec says (a
+torch.save file, which only the runner reads), an unreadable package, a package whose .so fails its
 CRC-32 (check FAILs package.so-intact); an unknown --script action is a failure."""
 import numpy as np
 import pytest
@@ -42,6 +43,22 @@ def test_too_few_and_too_many_inputs_exit_2(aotidbg, package, tmp_path, force):
     many = run([aotidbg, "run", pkg, "--inputs", spec(tmp_path, [X, pos_row(tmp_path, [0, 1, 2, 3]), X], "many.yaml"),
                 "--record", str(tmp_path / "m.yaml")] + extra)
     assert (few.returncode, many.returncode) == (2, 2), few.stderr + many.stderr
+
+
+def test_torch_save_input_that_does_not_match_exits_2(aotidbg, package, tmp_path):
+    """pos saved as int32 where the spec (and the model) say int64: the runner refuses it before the
+    model runs; bad input, exit 2, naming input 1 and what to do."""
+    import torch
+    pkg = package("launch_kvcache")
+    torch.save(torch.tensor([0, 1, 2, 3], dtype=torch.int32), tmp_path / "pos.pt")
+    row = f"{{shape: [4], dtype: int64, device: cpu, fill: file, file: {tmp_path / 'pos.pt'}}}"
+    r = run([aotidbg, "run", pkg, "--inputs", spec(tmp_path, [X, row]), "--record", str(tmp_path / "t.yaml")])
+    assert r.returncode == 2, r.stderr
+    assert (f"input 1: {tmp_path / 'pos.pt'} holds int32 [4], the spec says int64 [4]; fix the spec's dtype and shape, "
+            "or save the tensor as the model takes it") in r.stderr, r.stderr
+    torch.save(torch.tensor([0, 1, 2, 3]), tmp_path / "pos.pt")   # the same file made right runs
+    ok = run([aotidbg, "run", pkg, "--inputs", spec(tmp_path, [X, row], "ok.yaml"), "--record", str(tmp_path / "o.yaml")])
+    assert ok.returncode == 0, ok.stderr
 
 
 def test_crc_damaged_package_exits_2(aotidbg, package, tmp_path):

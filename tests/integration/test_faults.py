@@ -30,7 +30,7 @@ pytestmark = pytest.mark.usefixtures("nothing_outlives_the_test")   # no runner 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROUTES = {"triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access", "nan-inf",
           "wrong-output", "dynamic-shape", "custom-op", "missing-artifact", "abi-mismatch", "compile-error",
-          "out-of-memory", "crash", "unknown"}
+          "out-of-memory", "crash", "unknown", "cpp-index-oob"}
 
 FAULT_LIB = r"""
 // Wraps libtorch's addmm; the H9_FAULT_AT-th call (default 2) faults as H9_FAULT says.

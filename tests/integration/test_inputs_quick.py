@@ -91,14 +91,44 @@ def test_torch_save_tuple_needs_a_key(aotidbg, mlp):
     spec.write_text(f"inputs:\n  - {{shape: [6, 16], dtype: float32, fill: file, file: {d / 'pair.pt'}}}\n"
                     f"  - {{shape: [3], dtype: int64, fill: file, file: {d / 'pair.pt'}, key: 1}}\n")
     r = run([aotidbg, "run", mlp["pkg"], "--inputs", str(spec), "--record", str(d / "p.yaml")])
-    assert r.returncode != 0
+    assert r.returncode == 2, r.stderr   # bad input (man/aotidbg.1 EXIT STATUS), not a failed model
     assert f"input 0: {d / 'pair.pt'}: holds a tuple of 2 (0: float32 [6, 16], 1: int64 [3]); add 'key: N'" \
         in r.stderr, r.stderr
     spec.write_text(f"inputs:\n  - {{shape: [6, 16], dtype: float64, fill: file, file: {d / 'pair.pt'}, key: 0}}\n"
                     f"  - {{shape: [3], dtype: int64, fill: file, file: {d / 'pair.pt'}, key: 1}}\n")
     r = run([aotidbg, "run", mlp["pkg"], "--inputs", str(spec), "--record", str(d / "q.yaml"), "--force"])
-    assert f"input 0: {d / 'pair.pt'} (key '0') holds float32 [6, 16], the spec says float64 [6, 16]" in r.stderr, \
-        r.stderr
+    assert r.returncode == 2, r.stderr
+    assert f"input 0: {d / 'pair.pt'} (key '0') holds float32 [6, 16], the spec says float64 [6, 16]; fix the " \
+        "spec's dtype and shape" in r.stderr, r.stderr
+    assert load_session(str(d / "q.yaml"))["end_state"] == "failed"
+
+
+@pytest.mark.parametrize("row,says", [
+    # a key the dict does not have
+    ("{shape: [3], dtype: int64, fill: file, file: DICT, key: ids}", "input 1: DICT (key 'ids'): has no key 'ids'; it holds a dict of 2"),
+    # an index past the tuple's count
+    ("{shape: [3], dtype: int64, fill: file, file: PAIR, key: 2}",
+     "input 1: PAIR (key '2'): key '2' is not an index from 0 to 1; it holds a tuple of 2"),
+    # another shape than the model's (the checklist would stop it: --force lets the runner read the file)
+    ("{shape: [4], dtype: int64, fill: file, file: DICT, key: idx}",
+     "input 1: DICT (key 'idx') holds int64 [3], the spec says int64 [4]; fix the spec's dtype and shape"),
+])
+def test_torch_save_that_does_not_match_is_bad_input(aotidbg, mlp, row, says):
+    """A torch.save file whose contents are not what the spec says (key, count, shape): exit 2 with
+    the input's index, what the file holds and what to do; the model never ran."""
+    d, (x, idx) = mlp["dir"], mlp["inputs"]
+    torch.save({"x": x, "idx": idx}, d / "dict2.pt")
+    torch.save((x, idx), d / "pair2.pt")
+    row = row.replace("DICT", str(d / "dict2.pt")).replace("PAIR", str(d / "pair2.pt"))
+    spec = d / "bad.yaml"
+    spec.write_text(f"inputs:\n  - {{shape: [6, 16], dtype: float32, fill: file, file: {d / 'dict2.pt'}, key: x}}\n"
+                    f"  - {row}\n")
+    out = d / "bad.s.yaml"
+    r = run([aotidbg, "run", mlp["pkg"], "--inputs", str(spec), "--record", str(out), "--force"])
+    assert r.returncode == 2, r.stderr
+    says = says.replace("DICT", str(d / "dict2.pt")).replace("PAIR", str(d / "pair2.pt"))
+    assert says in r.stderr, r.stderr
+    assert not events(load_session(str(out)), "kernel")   # the model never ran
     (d / "old.pt").write_bytes(b"\x80\x02not a zip")
     spec.write_text(f"inputs:\n  - {{shape: [6, 16], dtype: float32, fill: file, file: {d / 'old.pt'}}}\n")
     r = run([aotidbg, "run", mlp["pkg"], "--inputs", str(spec), "--record", str(d / "o.yaml")])

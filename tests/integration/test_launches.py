@@ -119,7 +119,7 @@ def test_kvcache_past_the_cache_summary_names_the_element(aotidbg, package, tmp_
     assert fields["index_user"] == "pos" and fields["index_at"] == "[2]" and fields["index_value"] == "19"
     s, _ = kernels(out)
     errs = [e for e in s["events"] if e["kind"] == "error"]
-    assert errs and errs[0]["route"] == "triton-index-oob"
+    assert errs and errs[0]["route"] == "cpp-index-oob"   # the C++ kernel's check, aborting inside OpenMP
     # the TUI says it too, live and in replay: the router's element line and the inspector at the kernel
     element = "index pos (arg5_1)[2] = 19, outside [-8, 8)".replace("arg5_1", errs[0]["fields"]["index_tensor"])
     live = run([aotidbg, pkg, "--inputs", str(tmp_path / "in.yaml"), "--record", str(tmp_path / "live.yaml"),

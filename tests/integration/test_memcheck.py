@@ -115,3 +115,35 @@ def test_the_runner_runs_under_the_tool_run_and_live(aotidbg, package, tmp_path)
         assert (tmp_path / f"{front}.yaml.sanitizer.xml").exists()
         if front == "run":
             assert "address 0x7f595e800090: no tensor of the run is known there" in r.stderr, r.stderr
+
+
+def test_live_error_stop_without_memcheck_keeps_the_runner(aotidbg, package, tmp_path):
+    """The run service ends the runner at an error stop only under --memcheck (compute-sanitizer
+    writes its report when the runner exits, and quitting the UI then ends it). A CPU model's error
+    in live mode without --memcheck behaves as before: the UI shows the error and stays "failed
+    (stopped at the error)" with the runner kept for the inspector (goto moves it, c lets the model
+    return its failure); quitting at the stop ends the runner in order, with no runner-exit event."""
+    import numpy as np
+    from aotidbg_testlib import events, frames, load_session
+    np.save(tmp_path / "ids.npy", np.array([[1, 5, 7, 2], [9, 3, 137, 8]]))   # 137: past the 100-row table
+    spec = tmp_path / "in.yaml"
+    spec.write_text("inputs:\n  - {shape: [2, 4], dtype: int64, device: cpu, fill: file, file: ids.npy}\n")
+    pkg = package("oob_embedding")
+    for keys in ("c goto:0 c", "c goto:0"):
+        rec = tmp_path / f"live-{len(keys)}.yaml"
+        r = run([aotidbg, pkg, "--inputs", str(spec), "--record", str(rec), "--headless", "120x30", "--keys", keys],
+                cwd=str(tmp_path))
+        assert r.returncode == 1, r.stderr
+        f = frames(r.stdout)
+        assert [x[0] for x in f] == ["start"] + keys.split(), [x[0] for x in f]
+        for label, screen in f[1:3]:   # at the error's stop: the error shown, the runner still there
+            assert "| failed (stopped at the error) |" in screen, (label, screen[-400:])
+            assert "cpp-index-oob" in screen and "index out of bounds" in screen, (label, screen)
+        assert "inspector: #0 cpp_fused_" in f[2][1], f[2][1]
+        if len(f) == 4:   # c again: the kept runner goes on and the model returns its failure
+            assert "| failed |" in f[3][1], f[3][1][-400:]
+        s = load_session(str(rec))
+        assert s["end_state"] == "failed"
+        assert [e["route"] for e in events(s, "error")] == ["cpp-index-oob"]
+        assert not events(s, "runner-exit"), events(s, "runner-exit")   # never killed, never lost
+        assert not events(s, "memcheck")

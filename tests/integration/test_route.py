@@ -30,7 +30,7 @@ def route_ids():
 
 
 ROUTES = route_ids()
-assert "triton-index-oob" in ROUTES and "unknown" in ROUTES and len(ROUTES) >= 14
+assert "triton-index-oob" in ROUTES and "cpp-index-oob" in ROUTES and "unknown" in ROUTES and len(ROUTES) >= 15
 
 
 def corpus_dir(name):
@@ -291,7 +291,7 @@ def test_package_resolves_bound_to_input(aotidbg, package, tmp_path):
     log = _real_oob_log(pkg, tmp_path)
     route, out = route_yaml(aotidbg, [str(log), "--package", pkg])
     doc = yaml_fields(out)
-    assert route == "triton-index-oob", out[:800]
+    assert route == "cpp-index-oob", out[:800]   # a C++ kernel's check (model_router.py is a CPU package)
     f = doc["fields"]
     assert f["input_index"] == "0" and f["dim"] == "0", f
     # the kernel named is one the package really defines, and its check holds this bound
@@ -378,7 +378,7 @@ def test_session_gives_runtime_size(aotidbg, package, tmp_path):
         "- {kind: runner-exit, how: exited, exit_code: 1, signal: 0}\n")
     route, out = route_yaml(aotidbg, ["--session", str(sess)])
     f = yaml_fields(out)["fields"]
-    assert route == "triton-index-oob"
+    assert route == "cpp-index-oob"   # the package's trace names the C++ kernel that holds the check
     assert f["input_index"] == "0" and f["dim"] == "0"
     assert f["dim_value"] == "16" and f["input_shape"] == "[16, 8]"
     r = run([aotidbg, "route", "--session", str(tmp_path / "nope.yaml")])

@@ -617,7 +617,7 @@ def test_input_mismatch_error_is_routed(aotidbg, package, tmp_path):
 def test_cpp_bounds_assert_is_routed_to_the_input(aotidbg, package, tmp_path):
     """router_gather indexes a table whose row count is dynamic; indices past
     the end make its C++ kernel's bounds check fire (`0 <= tmpN < ksM`). The
-    error is routed triton-index-oob and traced through the package's code
+    error is routed cpp-index-oob (a C++ kernel's check) and traced through the package's code
     to the table input's dimension 0, with the row count this run fed."""
     pkg = package("router_gather")
     rows = 20
@@ -632,7 +632,7 @@ def test_cpp_bounds_assert_is_routed_to_the_input(aotidbg, package, tmp_path):
     assert len(errs) == 1, errs
     e = errs[0]
     assert "index out of bounds" in e["text"]
-    assert e["route"] == "triton-index-oob", e
+    assert e["route"] == "cpp-index-oob", e
     f = e["fields"]
     kernel = events(sess, "kernel")[e["kernel"]]["name"]
     assert f["kernel"] == kernel and kernel in wrapper_launches(pkg)
@@ -643,7 +643,7 @@ def test_cpp_bounds_assert_is_routed_to_the_input(aotidbg, package, tmp_path):
     assert f["dim_value"] == str(rows) and f["input_shape"] == str(list(table.shape))
     assert "trace_error" not in f
     # the summary names the route and the input, and where to see the steps
-    assert f"route: triton-index-oob (input 0 {f['input']}, dim 0 = {rows}); the steps: aotidbg route {out}" \
+    assert f"route: cpp-index-oob (input 0 {f['input']}, dim 0 = {rows}); the steps: aotidbg route {out}" \
         in r.stderr, r.stderr
     # in range, the same package runs clean
     spec = write_spec(str(tmp_path), [table, torch.tensor([0, rows - 1], dtype=torch.int64)], name="ok.yaml")
@@ -667,7 +667,7 @@ def test_route_a_recorded_session(aotidbg, package, tmp_path):
     assert r.returncode == 0, r.stderr
     import yaml
     got = yaml.safe_load(r.stdout)
-    assert got["route"] == recorded["route"] == "triton-index-oob"
+    assert got["route"] == recorded["route"] == "cpp-index-oob"
     for key in ("kernel", "input", "input_index", "dim", "dim_value"):
         assert got["fields"][key] == recorded["fields"][key], key
     assert got["fields"]["dim_value"] == "7"

@@ -480,3 +480,55 @@ def test_live_hunt_nan_pressed_while_loading_tmux(tmux, aotidbg, package, tmp_pa
     tmux.send("q")
     tmux.send("q")
     tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
+
+
+@pytest.mark.slow
+def test_live_repro_keeps_the_ui_and_esc_cancels_tmux(tmux, aotidbg, package, tmp_path):
+    """The live `repro` action runs the package again to the selected launch in the UI loop: the
+    message line counts its launches, other keys still work while it runs (goto moves the
+    inspector), and Esc cancels it: its runner ends, its folder keeps only session.yaml, and the
+    live run is untouched (q exits 0)."""
+    pkg = package("runner_slow")   # 160 launches on 1024x1024 tensors: seconds to run to the last
+    spec = tmp_path / "in.yaml"
+    spec.write_text("inputs:\n  - {shape: [1024, 1024], dtype: float32, device: cpu, fill: randn, seed: 0}\n")
+    tmux.send(f"cd {tmp_path} && TERM=xterm LANG=C.UTF-8 {aotidbg} {pkg} --inputs {spec} --record r.yaml; "
+              "echo AOTIDBG-EXIT-$?", "Enter")
+    tmux.wait_for("| stopped", timeout=60)
+    tmux.send("c")
+    tmux.wait_for("| finished", timeout=180)
+    n = len(re.findall(r"kind: kernel", (tmp_path / "r.yaml").read_text()))
+    last = n - 1
+    tmux.send(":")
+    tmux.send(f"goto {last}", literal=True)
+    tmux.send("Enter")
+    tmux.wait_for(f"inspector: #{last} ", timeout=30)
+    tmux.send(":")
+    tmux.send("repro rk", literal=True)
+    tmux.send("Enter")
+    tmux.wait_for(f"repro of kernel {last}", timeout=30)
+    tmux.wait_for("launches so far (Esc or ^C cancels)", timeout=60)
+    tmux.send(":")
+    tmux.send("goto 3", literal=True)   # read and acted on while the repro runs
+    tmux.send("Enter")
+    screen = tmux.wait_for("inspector: #3 ", timeout=30)
+    assert "written to" not in screen, screen   # still running: the test needs the slow model
+    tmux.send("Escape")
+    screen = tmux.wait_for(f"repro of kernel {last} cancelled", timeout=30)
+    assert "| finished" in screen   # the live run is as it was
+    assert sorted(p.name for p in (tmp_path / "rk").iterdir()) == ["session.yaml"]
+    assert "end_state: killed" in (tmp_path / "rk" / "session.yaml").read_text()
+    # ^C cancels it too (the live run is not running: nothing else to interrupt)
+    tmux.send(":")
+    tmux.send(f"goto {last}", literal=True)
+    tmux.send("Enter")
+    tmux.wait_for(f"inspector: #{last} ", timeout=30)
+    tmux.send(":")
+    tmux.send("repro rk2", literal=True)
+    tmux.send("Enter")
+    tmux.wait_for("launches so far (Esc or ^C cancels)", timeout=60)
+    tmux.send("C-c")
+    screen = tmux.wait_for(f"repro of kernel {last} cancelled", timeout=30)
+    assert "| finished" in screen
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
+    _check_tty(tmux)

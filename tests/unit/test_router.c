@@ -44,8 +44,8 @@ static const char *also_reason(const route_result *r, const char *id)
 static void test_rules_load(void)
 {
     static const char *ids[] = {ROUTE_IDS(ROUTE_NAME_ELEM)};
-    CHECK(router_rules_count(rules) == 14);
-    for (size_t i = 0; i < 14; i++) {
+    CHECK(router_rules_count(rules) == 15);
+    for (size_t i = 0; i < 15; i++) {
         int found = 0;
         for (size_t k = 0; k < router_rules_count(rules); k++)
             found |= !strcmp(router_rules_id(rules, k), ids[i]);
@@ -277,12 +277,21 @@ static const struct {
     {"inductor index check", "rocm/triton", "triton-index-oob", "rocm",
      ":0:rocdevice.cpp            :2984: 12345678 us: [pid:77 tid:0x7f] Device-side assertion `index out of bounds: 0 <= tmp5 < ks1' failed.\n"
      "RuntimeError: HIP error: an illegal memory access was encountered\n"},
-    {"inductor index check", "cpu/c++", "triton-index-oob", "cpu",
+    /* --- cpp-index-oob: the same check in a generated C++ kernel ------------ */
+    {"inductor C++ index check", "cpu/c++", "cpp-index-oob", "cpu",
      "terminate called after throwing an instance of 'c10::Error'\n  what():  index out of bounds: 0 <= tmp7 < ks2\n"
      "Exception raised from cpp_fused_index_select_0 at /tmp/torchinductor_u/q5/cq5.kernel.cpp:31 (most recent call first):\n"
      "Aborted (core dumped)\n"},
-    {"inductor index check", "cpu/older c++", "triton-index-oob", "cpu",
+    {"inductor C++ index check", "cpu/older c++", "cpp-index-oob", "cpu",
      "RuntimeError: kernel, /tmp/torchinductor_u/q5/cq5.main.cpp:13, index out of bounds: tmp1 < 2L\n"},
+    {"inductor C++ index check", "cpu/aotidbg session", "cpp-index-oob", "cpu",
+     "aotidbg kernel: #2 cpp_fused_embedding_0 (cpp) failed\n"
+     "index out of bounds: 0 <= tmp2 < 100L\n"},
+    {"inductor C++ index check", "cpu/openmp abort", "cpp-index-oob", "cpu",
+     "terminate called recursively\n  what():  index out of bounds: 0 <= tmp0 < 8L\n"
+     "Exception raised from kernel at /tmp/torchinductor_u/ab/cab.cpp:40 (most recent call first):\n"
+     "aotidbg runner: killed by signal 6 (SIGABRT)\n"},
+    /* --- triton-index-oob (continued) ----------------------------------- */
     {"aten index kernels", "cuda", "triton-index-oob", "cuda",
      "../aten/src/ATen/native/cuda/Indexing.cu:1236: indexSelectSmallIndex: block: [0,0,0], thread: [3,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
      "torch.AcceleratorError: CUDA error: device-side assert triggered\n"},
@@ -939,24 +948,36 @@ static void test_cpu_wording(void)
     route_str("terminate called after throwing an instance of 'c10::Error'\n  what():  index out of bounds: 0 <= tmp0 < 20\n"
               "Exception raised from cpp_fused_index_0 at /tmp/torchinductor_u/tk/ctk.kernel.cpp:12 (most recent call first):\n",
               &r);
-    CHECK_STR(r.route, "triton-index-oob");
+    CHECK_STR(r.route, "cpp-index-oob");
     CHECK_STR(r.platform, "cpu");
     CHECK_CONTAINS(r.title, "C++ kernel");
     CHECK_STR(route_result_field(&r, "kernel"), "cpp_fused_index_0");
+    CHECK_STR(route_result_field(&r, "tmp"), "tmp0");
+    CHECK_STR(route_result_field(&r, "bound"), "20");
     strbuf out = STRBUF_INIT;
     route_result_format_text(&r, &out);
     check_no_cuda("text output", r.route, out.buf);
     strbuf_release(&out);
-    /* the same result reworded for a GPU run, and back */
+    /* a C++ kernel runs on the CPU whatever the run's device: no blocking launches on a GPU run either */
     route_result_set_platform(&r, rules, "cuda", "test");
     CHECK_STR(r.platform, "cuda");
     int blocking = 0;
     for (size_t i = 0; i < r.nsteps; i++)
-        blocking |= strstr(r.steps[i], "CUDA_LAUNCH_BLOCKING") != NULL;
-    CHECK(blocking);
+        blocking |= strstr(r.steps[i], "CUDA_LAUNCH_BLOCKING") != NULL || strstr(r.steps[i], "Triton") != NULL;
+    CHECK(!blocking);
+    for (size_t i = 0; i < r.nactions; i++)
+        CHECK(strcmp(r.actions[i].name, "rerun-blocking"));
     CHECK_STR(route_result_field(&r, "kernel"), "cpp_fused_index_0");
     route_result_set_platform(&r, rules, "cpu", "test");
     CHECK_CONTAINS(r.title, "C++ kernel");
+    route_result_release(&r);
+    /* the Triton form of the same check stays triton-index-oob, and ATen's CPU index check too */
+    route_str("/tmp/torchinductor_u/ab/cab.py:22: unknown: block: [3,0,0], thread: [0,0,0] Assertion "
+              "`index out of bounds: 0 <= tmp3 < 20` failed.\n", &r);
+    CHECK_STR(r.route, "triton-index-oob");
+    route_result_release(&r);
+    route_str("IndexError: index 12 is out of bounds for dimension 0 with size 12\n", &r);
+    CHECK_STR(r.route, "triton-index-oob");
     route_result_release(&r);
 }
 
