@@ -192,7 +192,14 @@ void weights_cmp_summary(const weights_cmp *w, strbuf *out)
     else {
         strbuf_addf(out, "%" PRIu64 " of the %" PRIu64 " weights compared differ from the package's (", differ,
                     w->compared);
-        list_names(w, -1, out, 4);
+        static const struct { weight_verdict v; const char *how; } kinds[] = {
+            {WDIFF_DIFFERS, ""}, {WDIFF_DTYPE, "in dtype: "}, {WDIFF_SHAPE, "in shape: "}};
+        for (size_t k = 0, any = 0; k < sizeof kinds / sizeof *kinds; k++) {
+            if (!count(w, kinds[k].v))
+                continue;
+            strbuf_addf(out, "%s%s", any++ ? "; " : "", kinds[k].how);
+            list_names(w, kinds[k].v, out, 4);
+        }
         strbuf_addf(out, "); %" PRIu64 " equal it byte for byte", w->equal);
     }
     size_t nopkg = count(w, WDIFF_NO_PACKAGE), unread = count(w, WDIFF_UNREAD), noprog = count(w, WDIFF_NO_PROGRAM);
