@@ -30,6 +30,7 @@ SPECS = {
     "eager_gpt": "  - {shape: [2, 16], dtype: int64, device: cpu, fill: arange}\n",
     "eager_gpt_bf16": "  - {shape: [2, 16], dtype: int64, device: cpu, fill: arange}\n",
     "eager_convbn": "  - {shape: [2, 3, 16, 16], dtype: float32, device: cpu, fill: randn, seed: 3}\n",
+    "eager_folded": "  - {shape: [4, 8], dtype: float32, device: cpu, fill: randn, seed: 3}\n",
     "eager_kv": "  - {shape: [1, 4, 32], dtype: float32, device: cpu, fill: randn, seed: 3}\n"
                 "  - {shape: [4], dtype: int64, device: cpu, fill: arange}\n",
 }
@@ -256,3 +257,27 @@ def test_weights_of_another_dtype_are_said_as_such(aotidbg, package, work):
     assert "weights: 77 of the 77 weights compared differ from the package's (in dtype: tok.weight" in r.stderr, \
         r.stderr
     assert "dtype bfloat16 in the program, float32 in the package (values not compared)" in r.stderr, r.stderr
+
+
+def test_constant_folded_constants_are_not_compared_and_their_source_is_named(aotidbg, package, work):
+    """tests/models/model_eager_folded.py: the package folds relu(w_pre.t()) + b into constants at run
+    time (wrapper.cpp: from_folded). They have no program weight: said not compared; the program's
+    weights are compared, and against the program with a changed w_pre row, w_pre is named with it."""
+    info = {}
+    for i, key, val in re.findall(r'constants_info_\[(\d+)\]\.(from_folded|original_fqn) = ([^;]+);',
+                                  wrapper_cpp(package("eager_folded"))):
+        info.setdefault(i, {})[key] = val.strip('"')
+    folded = [c["original_fqn"] for c in info.values() if c.get("from_folded") == "true"]
+    assert folded, "the package has no constant-folded constant"
+    r, sess = eager(aotidbg, package, work, "eager_folded", "same", "own")
+    assert r.returncode in (0, 3), r.stderr
+    w = sess["eager"]["weights"]
+    assert w["program"] == w["compared"] == w["equal"] == 4 and w["folded"] == len(folded), w
+    assert sorted(d["fqn"] for d in w["differ"] if d["verdict"] == "folded") == sorted(folded), w
+    assert ("the program's weights equal the package's (4 compared byte for byte); %d constant-folded constants of "
+            "the package (no program weight), not compared" % len(folded)) in r.stderr, r.stderr
+    want = weight_changes("eager_folded", "wpre")
+    assert list(want) == ["w_pre"] and want["w_pre"][0] == [2], want
+    r, sess = eager(aotidbg, package, work, "eager_folded", "wpre", "wpre")
+    assert "w_pre differs from the package's: 1 row of 8 (row 2), %d of 64 elements" % want["w_pre"][1] in r.stderr, \
+        r.stderr
