@@ -472,7 +472,13 @@ static int on_run(conversation *cv)
         fprintf(stderr, "aotidbg-runner: weights: %zu constant(s) given apart from the .so\n", cv->nconsts);
         strbuf_release(&cerr);
     }
-    if (pdiff_run(cv->model.dl, cv->model.h, chan_send)) return 1;   /* --eager: the program's weights */
+    /* --eager: the program's weights, before the model runs; libtorch's own launches for it are
+     * no kernels of the model (the interposer is off meanwhile) */
+    int interposed = cv->model.is_cuda && interpose_available();
+    if (interposed) interpose_set_callback(NULL, NULL);
+    int wrc = pdiff_run(cv->model.dl, cv->model.h, chan_send);
+    if (interposed) interpose_set_callback(on_launch, NULL);
+    if (wrc) return 1;
     run_tensors rt = {0};
     int r = build_inputs(cv, &rt);
     if (r == GO_ON) r = run_model(cv, &rt);
