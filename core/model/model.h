@@ -387,6 +387,10 @@ typedef struct {
     const char *note;          /* why unread; what an EQUAL's bytes differ in; may be NULL */
 } weight_diff;
 
+/* A weight_diff's note when the package's constant has the program's name under
+ * other modules ("m.fc1.weight" for "fc1.weight"): this, then the package's name. */
+#define WEIGHT_DIFF_RENAMED "matched to the package's "
+
 /* The program's weights against the package's constants (--eager). */
 typedef struct {
     uint64_t program;          /* the program's weights (parameters, buffers, constants) sent */

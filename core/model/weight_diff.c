@@ -169,6 +169,11 @@ static size_t list_names(const weights_cmp *w, int v, strbuf *out, size_t max)
     return n;
 }
 
+static int starts_with_renamed(const char *note)
+{
+    return !strncmp(note, WEIGHT_DIFF_RENAMED, strlen(WEIGHT_DIFF_RENAMED));
+}
+
 static size_t count(const weights_cmp *w, int v)
 {
     size_t n = 0;
@@ -217,6 +222,14 @@ void weights_cmp_summary(const weights_cmp *w, strbuf *out)
                     noprog == 1 ? "" : "s");
         list_names(w, WDIFF_NO_PROGRAM, out, 4);
     }
+    size_t renamed = 0;
+    const weight_diff *first = NULL;
+    for (size_t i = 0; i < w->ndiffs; i++)
+        if (w->diffs[i].note && starts_with_renamed(w->diffs[i].note) && renamed++ == 0)
+            first = &w->diffs[i];
+    if (renamed)
+        strbuf_addf(out, "; %zu matched by name under other modules (%s: %s)", renamed, first->fqn,
+                    first->note + strlen(WEIGHT_DIFF_RENAMED));
     if (w->folded)
         strbuf_addf(out, "; %" PRIu64 " constant-folded constant%s of the package (no program weight), not compared",
                     w->folded, w->folded == 1 ? "" : "s");

@@ -86,14 +86,34 @@ static int list_handles(void *dl, void *container, handle_list *l)
     return v1 && !tcxx_extract_constants(v1, container, add_handle, l, err, sizeof err) ? 0 : -1;
 }
 
-static void *find_handle(const handle_list *l, const char *fqn, size_t *at)
+/* 1 when a is b under more modules ("m.fc1.weight" and "fc1.weight"). */
+static int under(const char *a, const char *b)
 {
+    size_t na = strlen(a), nb = strlen(b);
+    return na > nb && a[na - nb - 1] == '.' && !strcmp(a + na - nb, b);
+}
+
+/* The constant named fqn; else the one constant whose name is fqn under more (or fewer) modules (a
+ * program exported from a wrapper module: "m.fc1.weight" for the package's "fc1.weight"), with
+ * *renamed set. NULL when none, or when more than one would do. */
+static void *find_handle(const handle_list *l, const char *fqn, size_t *at, int *renamed)
+{
+    size_t found = l->n, n = 0;
+    *renamed = 0;
     for (size_t i = 0; i < l->n; i++)
         if (!strcmp(l->fqn[i], fqn)) {
             *at = i;
             return l->h[i];
         }
-    return NULL;
+    for (size_t i = 0; i < l->n; i++)
+        if (under(fqn, l->fqn[i]) || under(l->fqn[i], fqn)) {
+            found = i;
+            n++;
+        }
+    if (n != 1) return NULL;
+    *at = found;
+    *renamed = 1;
+    return l->h[found];
 }
 
 static weight_diff from_result(const proto_msg *c, const pcmp_result *r)
@@ -147,7 +167,9 @@ int pdiff_run(void *dl, void *container, int (*send)(const proto_msg *m))
     for (size_t i = 0; i < checks.n && rc == 0; i++) {
         const proto_msg *c = checks.m[i];
         size_t at = 0;
-        void *h = no_list ? NULL : find_handle(&hl, c->u.wcheck.fqn, &at);
+        int renamed = 0;
+        void *h = no_list ? NULL : find_handle(&hl, c->u.wcheck.fqn, &at, &renamed);
+        if (h && used && used[at]) h = NULL;   /* another program weight has it */
         weight_diff d;
         pcmp_result r;
         if (no_list) {
@@ -159,6 +181,10 @@ int pdiff_run(void *dl, void *container, int (*send)(const proto_msg *m))
             pcmp_weight w = {c->u.wcheck.archive, c->u.wcheck.record, c->u.wcheck.dtype, c->u.wcheck.ndim,
                              c->u.wcheck.shape, c->u.wcheck.strides, c->u.wcheck.storage_offset};
             pcmp_compare(&w, h, &r);
+            if (renamed) {   /* said, so that a match by name is never silent */
+                size_t k = strlen(r.note);
+                snprintf(r.note + k, sizeof r.note - k, "%s" PDIFF_RENAMED "%s", k ? "; " : "", hl.fqn[at]);
+            }
             d = from_result(c, &r);
             compared += r.verdict != PCMP_UNREAD;
             equal += r.verdict == PCMP_EQUAL;

@@ -20,6 +20,12 @@
 #include "protocol.h"
 #include "strbuf.h"
 
+/* A program weight with no constant of its name is compared with the one
+ * constant whose name is its name under more or fewer modules (a program
+ * exported from a wrapper: "m.fc1.weight" for "fc1.weight"); its note then
+ * starts with WEIGHT_DIFF_RENAMED (model.h) and the package's name. */
+#define PDIFF_RENAMED WEIGHT_DIFF_RENAMED
+
 int pdiff_add(const proto_msg *m, strbuf *err);
 /* dl: the model .so's dlopen handle, container its container; send: chan_send. */
 int pdiff_run(void *dl, void *container, int (*send)(const proto_msg *m));

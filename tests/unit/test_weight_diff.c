@@ -119,6 +119,16 @@ static void test_counts_and_sentences(void)
     strbuf_reset(&sb);
     weights_cmp_summary(&e->eager.weights, &sb);
     CHECK_STR(sb.buf, "the program's weights equal the package's (2 compared byte for byte)");
+    weight_diff m = bare("m.fc.weight", WDIFF_EQUAL);   /* a program exported from a wrapper module */
+    m.note = WEIGHT_DIFF_RENAMED "fc.weight";
+    weights_cmp_add(e, &m);
+    strbuf_reset(&sb);
+    weights_cmp_summary(&e->eager.weights, &sb);
+    CHECK_STR(sb.buf, "the program's weights equal the package's (3 compared byte for byte); 1 matched by name under "
+                      "other modules (m.fc.weight: fc.weight)");
+    strbuf_reset(&sb);
+    weight_diff_describe(&e->eager.weights.diffs[0], &sb);
+    CHECK_STR(sb.buf, "m.fc.weight equals the package's (matched to the package's fc.weight)");
     e->eager.weights.not_compared = "x.ep.pt2: no models/*.json";
     strbuf_reset(&sb);
     weights_cmp_summary(&e->eager.weights, &sb);
