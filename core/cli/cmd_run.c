@@ -30,6 +30,7 @@
 #include "run_service.h"
 #include "session_read.h"
 #include "compat.h"
+#include "weight_diff.h"
 
 #define PARENT_DIED (-1)   /* interrupted: not a signal, the parent went away */
 static volatile sig_atomic_t interrupted;
@@ -297,6 +298,55 @@ static void report_uncompared(const session *s, const eager_cover *c)
             "(python3 core/prepare/aotidbg_prepare.py %s -o DEBUG.pt2)\n", s->eager.program);
 }
 
+/* --eager: the program's weights against the package's, in one line, then
+ * each difference (those the departure's lines said already are left out). */
+static void report_weights(const session *s, const kernel_call *said)
+{
+    const weights_cmp *w = &s->eager.weights;
+    if (!w->present)
+        return;
+    strbuf sb = STRBUF_INIT;
+    weights_cmp_summary(w, &sb);
+    fprintf(stderr, "  weights: %s\n", sb.buf);
+    size_t shown = 0;
+    for (size_t i = 0; i < w->ndiffs; i++) {
+        const weight_diff *d = &w->diffs[i];
+        int dup = 0;
+        for (size_t j = 0; said && j < said->nparams && !dup; j++)
+            dup = !strcmp(said->params[j], d->fqn);
+        if (!weight_diff_is_difference(d) || dup)
+            continue;
+        if (shown++ == 5) {
+            fprintf(stderr, "    (more: aotidbg replay --dump)\n");
+            break;
+        }
+        strbuf_reset(&sb);
+        weight_diff_describe(d, &sb);
+        fprintf(stderr, "    %s\n", sb.buf);
+    }
+    strbuf_release(&sb);
+}
+
+/* The weights a departing kernel reads, each against the package's. */
+static void report_read_weights(const session *s, const kernel_call *kc)
+{
+    const weights_cmp *w = &s->eager.weights;
+    if (!w->present || w->not_compared)
+        return;
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < kc->nparams; i++) {
+        const weight_diff *d = weights_cmp_find(w, kc->params[i]);
+        strbuf_reset(&sb);
+        if (d)
+            weight_diff_describe(d, &sb);
+        else if (w->compared)   /* compared and not kept: equal byte for byte */
+            strbuf_addf(&sb, "%s equals the package's (byte for byte)", kc->params[i]);
+        if (sb.len)
+            fprintf(stderr, "    %s\n", sb.buf);
+    }
+    strbuf_release(&sb);
+}
+
 /* --eager: the divergence (kernel, node, element, values, errors, the
  * user's line), or how many outputs stayed within tolerance; what was
  * compared either way. Returns EXIT_PARTIAL when nothing departed but some
@@ -322,12 +372,14 @@ static int report_eager(const session *s, const char *out, int code)
             fprintf(stderr, "    at %s%s%s\n", d->where, d->code ? ": " : "", d->code ? d->code : "");
         const event *ke = session_kernel_event(s, d->kernel_index);
         int64_t call = ke ? ke->u.kernel.call : -1;
+        const kernel_call *reads = NULL;
         if (call >= 0 && (size_t)call < s->prov.ncalls && s->prov.calls[call].nparams) {
-            const kernel_call *kc = &s->prov.calls[call];
+            const kernel_call *kc = reads = &s->prov.calls[call];
             fprintf(stderr, "    it reads");
             for (size_t i = 0; i < kc->nparams; i++)
                 fprintf(stderr, "%s %s", i ? "," : "", kc->params[i]);
             fputc('\n', stderr);
+            report_read_weights(s, kc);
         }
         if (c.before_compared == c.before)
             fprintf(stderr, "    the %" PRIu64 " kernel%s before it match %s (aotidbg replay %s shows both)\n",
@@ -341,6 +393,7 @@ static int report_eager(const session *s, const char *out, int code)
                     c.inherit == 1 ? "" : "s", c.inherit == 1 ? "s" : "");
         fprintf(stderr, "    compared %" PRIu64 " of %" PRIu64 " kernels\n", c.compared, c.kernels);
         report_uncompared(s, &c);
+        report_weights(s, reads);
         return code;
     }
     fprintf(stderr, "  eager: compared %" PRIu64 " of %" PRIu64 " kernels: no departure from %s in %s; %" PRIu64
@@ -351,6 +404,7 @@ static int report_eager(const session *s, const char *out, int code)
                 c.unmatched == 1 ? "" : "s", c.unreadable);
     fputc('\n', stderr);
     report_uncompared(s, &c);
+    report_weights(s, NULL);
     int ran = s->end_state && !strcmp(s->end_state, "complete");
     return ran && c.compared < c.kernels && code == EXIT_OK ? EXIT_PARTIAL : code;
 }

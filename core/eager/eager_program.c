@@ -29,7 +29,7 @@ typedef struct {
 } fx_value;
 
 typedef struct {
-    const char *placeholder, *record, *dtype;
+    const char *placeholder, *record, *dtype, *fqn;
     int ndim;
     int64_t shape[TENSOR_MAX_DIMS], strides[TENSOR_MAX_DIMS];
     int64_t storage_offset;
@@ -99,6 +99,7 @@ static const char *arg_kind(const cJSON *arg, const cJSON **val)
 typedef struct {
     eager_program *p;
     strbuf *err;
+    int weights_only;          /* eager_program_read_weights: the signature and weights only */
 } rd;
 
 static int bad(rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -452,6 +453,7 @@ static int read_weight(rd *r, const char *placeholder, const char *fqn, const cJ
     weight_row *w = &p->weights[p->nweights++];
     memset(w, 0, sizeof *w);
     w->placeholder = arena_strdup(&p->a, placeholder);
+    w->fqn = arena_strdup(&p->a, fqn);
     w->record = arena_printf(&p->a, "%s%s", dir, path->valuestring);
     int64_t dt = -1;
     const cJSON *d = get(meta, "dtype"), *layout = get(meta, "layout");
@@ -497,6 +499,8 @@ static int read_signature(rd *r, const cJSON *sig, const cJSON *wcfg, const cJSO
             const cJSON *tv;
             const char *ak = arg_kind(arg, &tv);
             const char *nm = ak && !strcmp(ak, "as_tensor") ? tensor_name(tv) : NULL;
+            if (!nm && r->weights_only)
+                continue;
             if (!nm)
                 return bad(r, "a user input is %s, not a tensor", ak ? ak : "unknown");
             p->inputs = arena_grow(&p->a, p->inputs, p->ninputs, &p->capinputs, sizeof *p->inputs, 8);
@@ -508,6 +512,8 @@ static int read_signature(rd *r, const cJSON *sig, const cJSON *wcfg, const cJSO
                          : !strcmp(k, "tensor_constant") ? "tensor_constant_name" : NULL;
         const cJSON *fqn = fk ? get(v, fk) : NULL;
         const char *ph = tensor_name(arg);
+        if ((!fqn || !cJSON_IsString(fqn) || !ph) && r->weights_only)
+            continue;   /* custom objects, tokens, constant inputs: no weight to compare */
         if (!fqn || !cJSON_IsString(fqn) || !ph)
             return bad(r, "an input of kind %s (custom objects, tokens and constant inputs are the Python helper's)",
                        k ? k : "unknown");
@@ -560,6 +566,10 @@ static int read_program(rd *r, zip_t *z)
         bad(r, "%s has no graph_module.graph.nodes (an unknown layout)", chosen);
         goto done;
     }
+    if (r->weights_only) {   /* the graph is not needed for the weights */
+        rc = read_signature(r, get(gm, "signature"), get(wc, "config"), get(cc, "config"));
+        goto done;
+    }
     if (cJSON_GetArraySize(sym) > 0) {
         bad(r, "the program has symbolic shapes (%d symbolic ints)", cJSON_GetArraySize(sym));
         goto done;
@@ -587,12 +597,12 @@ done:
     return rc;
 }
 
-int eager_program_read(eager_program **out, const char *path, strbuf *err)
+static int read_archive(eager_program **out, const char *path, int weights_only, strbuf *err)
 {
     *out = NULL;
     eager_program *p = xcalloc(1, sizeof *p);
     p->path = arena_strdup(&p->a, path);
-    rd r = {p, err};
+    rd r = {p, err, weights_only};
     int ze = 0;
     zip_t *z = zip_open(path, ZIP_RDONLY, &ze);
     if (!z) {
@@ -611,6 +621,25 @@ int eager_program_read(eager_program **out, const char *path, strbuf *err)
     }
     *out = p;
     return 0;
+}
+
+int eager_program_read(eager_program **out, const char *path, strbuf *err)
+{
+    return read_archive(out, path, 0, err);
+}
+
+int eager_program_read_weights(eager_program **out, const char *path, strbuf *err)
+{
+    return read_archive(out, path, 1, err);
+}
+
+size_t eager_program_nweights(const eager_program *p) { return p->nweights; }
+
+void eager_program_weight(const eager_program *p, size_t i, eager_weight *out)
+{
+    const weight_row *w = &p->weights[i];
+    *out = (eager_weight){w->fqn, w->placeholder, w->record, w->dtype, w->ndim, w->shape, w->strides,
+                          w->storage_offset};
 }
 
 void eager_program_free(eager_program *p)

@@ -39,6 +39,25 @@ typedef struct {
 } eager_call_refs;
 
 int eager_program_read(eager_program **out, const char *path, strbuf *err);
+/* The signature and the weights only (no graph: symbolic shapes and higher-order
+ * ops are fine; inputs that are not tensors or weights are skipped), for
+ * comparing the program's weights with a package's (eager_weights.h). */
+int eager_program_read_weights(eager_program **out, const char *path, strbuf *err);
+
+/* One of the program's weights, buffers or constants: the view (dtype, shape,
+ * strides, storage_offset in elements) on the raw storage that is archive
+ * record `record` ("data/weights/weight_0", the root folder left out). */
+typedef struct {
+    const char *fqn;           /* its original name ("blocks.3.fc.weight") */
+    const char *placeholder;   /* the graph input it feeds ("p_blocks_3_fc_weight") */
+    const char *record, *dtype;
+    int ndim;
+    const int64_t *shape, *strides;
+    int64_t storage_offset;
+} eager_weight;
+size_t eager_program_nweights(const eager_program *p);
+/* Weight i (< eager_program_nweights), in signature order; valid while p lives. */
+void eager_program_weight(const eager_program *p, size_t i, eager_weight *out);
 /* The rule for a call naming nodes names[0..n). */
 void eager_program_refs(eager_program *p, const char *const *names, size_t n, eager_call_refs *out);
 /* The graph's values in graph order (getitems and the graph's inputs left

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "compat.h"
 #include "eager_program.h"
+#include "eager_weights.h"
 #include "inputs.h"
 #include "package.h"
 #include "paths.h"
@@ -53,7 +54,26 @@ struct eager_ref {
     proto_msg *msgs;
     size_t nmsgs, capmsgs, ncalls;
     strbuf summary;
+    /* the program's weights for the runner to compare with the package's (eager_weights.h):
+     * WEIGHT_CHECKs appended to msgs once the references are ready */
+    char *program;             /* the program's absolute path */
+    size_t nchecks;
+    strbuf why_no_checks;      /* why there are none ("" = there are, or the program has no weights) */
 };
+
+/* Appends the WEIGHT_CHECKs after the REFERENCEs (one array: the runner gets both before RUN). */
+static void add_weight_checks(eager_ref *r)
+{
+    proto_msg *m;
+    size_t n = 0;
+    if (!r->program || eager_weights_checks(r->program, r->prog, &r->ar, &m, &n, &r->why_no_checks) < 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        r->msgs = arena_grow(&r->ar, r->msgs, r->nmsgs, &r->capmsgs, sizeof *r->msgs, 64);
+        r->msgs[r->nmsgs++] = m[i];
+    }
+    r->nchecks = n;
+}
 
 static int sha256_hex(const void *data, size_t n, char hex[65])
 {
@@ -471,6 +491,7 @@ static int read_manifest(eager_ref *r, strbuf *err)
                     "not have (%s%s)", nmissing, nmissing == 1 ? "" : "s", missing.buf, nmissing > 3 ? ", ..." : "");
     strbuf_release(&missing);
     cJSON_Delete(root);
+    add_weight_checks(r);
     return 0;
 }
 
@@ -803,6 +824,7 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
     r->rtol = o->rtol;
     strbuf_init(&r->summary, 0);
     strbuf_init(&r->why_python, 0);
+    strbuf_init(&r->why_no_checks, 0);
     const char *device = o->device ? o->device : run_device;
     char prog_hex[65], helper_hex[65], key_hex[65], calls_hex[65];
     size_t ni = s->ninputs ? s->ninputs : 1, ncalls = 0;
@@ -856,6 +878,7 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
 
     s->eager.present = 1;
     s->eager.program = arena_strdup(&s->arena, abs_prog ? abs_prog : o->program);
+    r->program = xstrdup(s->eager.program);
     s->eager.sha256 = arena_strdup(&s->arena, prog_hex);
     s->eager.dir = arena_strdup(&s->arena, r->dir);
     s->eager.device = arena_strdup(&s->arena, device);
@@ -941,7 +964,11 @@ void eager_ref_to_session(const eager_ref *r, session *s)
     if (!r->ready)
         return;
     s->eager.calls = (int64_t)r->ncalls;
-    s->eager.refs = (int64_t)r->nmsgs;
+    s->eager.refs = (int64_t)(r->nmsgs - r->nchecks);
+    s->eager.weights.present = 1;
+    s->eager.weights.program = r->nchecks;
+    if (r->why_no_checks.len)
+        s->eager.weights.not_compared = arena_strdup(&s->arena, r->why_no_checks.buf);
     s->eager.computed_by = r->computed_by;   /* static strings */
 }
 
@@ -957,6 +984,8 @@ void eager_ref_free(eager_ref *r)
     arena_release(&r->ar);
     free(r->runner_log);
     strbuf_release(&r->why_python);
+    strbuf_release(&r->why_no_checks);
+    free(r->program);
     free(r->dir);
     free(r->manifest);
     free(r->log);

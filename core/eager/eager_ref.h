@@ -63,12 +63,15 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
  * failed: err says why, *code is 2 when the program or inputs are bad and 1
  * when the program failed to run. */
 int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err);
-/* Once ready: the REFERENCE messages (valid while r lives) and a one-line summary. */
+/* Once ready: the REFERENCE messages, then the WEIGHT_CHECKs of the program's
+ * weights (eager_weights.h; the runner compares them with the package's
+ * constants), valid while r lives; and a one-line summary. */
 const proto_msg *eager_ref_messages(const eager_ref *r, size_t *n);
 const char *eager_ref_summary(const eager_ref *r);
 /* While it is computed: by what ("the runner with libtorch", "python3 because the runner could not: ..."). */
 void eager_ref_computer(const eager_ref *r, strbuf *out);
-/* Once ready: s->eager's counts (calls with references, node values). */
+/* Once ready: s->eager's counts (calls with references, node values, weights
+ * sent; why none, when the program's weights could not be listed). */
 void eager_ref_to_session(const eager_ref *r, session *s);
 void eager_ref_free(eager_ref *r);
 

@@ -353,6 +353,55 @@ typedef struct {
     const char *expect;        /* text the screen must show after the action; may be NULL */
 } narration_step;
 
+/* One of the program's weights against the package's constant of the same
+ * original FQN (--eager; the runner compares them before the model runs:
+ * core/runner/param_diff.h). */
+typedef enum {
+    WDIFF_EQUAL = 0,           /* the same bytes (or values: only -0.0/0.0 or NaN payloads differ) */
+    WDIFF_DIFFERS,             /* same dtype and shape, values differ */
+    WDIFF_DTYPE,               /* the dtypes differ (nothing compared) */
+    WDIFF_SHAPE,               /* the shapes differ (nothing compared) */
+    WDIFF_UNREAD,              /* the program's record or the package's constant could not be read (note) */
+    WDIFF_NO_PACKAGE,          /* the program has it, the package holds no constant of that FQN */
+    WDIFF_NO_PROGRAM,          /* the package holds it, the program has no weight of that FQN */
+    WDIFF_FOLDED,              /* a constant the package's constant folding makes: no program weight */
+} weight_verdict;
+
+typedef struct {
+    const char *fqn;           /* the user's name ("blocks.3.fc.weight") */
+    weight_verdict verdict;
+    const char *dtype, *pkg_dtype;   /* the program's and the package's; NULL unknown */
+    int ndim, pkg_ndim;
+    int64_t shape[TENSOR_MAX_DIMS], pkg_shape[TENSOR_MAX_DIMS];
+    int64_t lead;              /* DIFFERS: the size of dim 0 (rows of a 2-D weight); -1 for a scalar */
+    int64_t lead_differ;       /* how many indices of dim 0 hold a difference */
+    const char *ranges;        /* those indices as ranges ("17", "3-5, 17", the first 16 then ", ...") */
+    uint64_t differing, numel; /* elements */
+    struct weight_first {
+        int64_t index;         /* flat row-major index of the first differing element */
+        double value, pkg_value;   /* the program's and the package's values there */
+    } first;
+    int has_first;             /* first is set */
+    double max_abs;            /* largest |program - package| over differing finite pairs; -1 none */
+    uint64_t nonfinite;        /* differing elements where one side is NaN or +-Inf */
+    const char *note;          /* why unread; what an EQUAL's bytes differ in; may be NULL */
+} weight_diff;
+
+/* A weight_diff's note when the package's constant has the program's name under
+ * other modules ("m.fc1.weight" for "fc1.weight"): this, then the package's name. */
+#define WEIGHT_DIFF_RENAMED "matched to the package's "
+
+/* The program's weights against the package's constants (--eager). */
+typedef struct {
+    uint64_t program;          /* the program's weights (parameters, buffers, constants) sent */
+    uint64_t compared, equal;  /* of those, compared with a package constant; equal to it */
+    uint64_t folded;           /* the package's constant-folded constants (not compared) */
+    const char *not_compared;  /* why none were compared (the program's weights could not be listed); NULL */
+    size_t ndiffs;
+    weight_diff *diffs;        /* every weight that is not EQUAL, in the order the runner sent them */
+    int present;               /* 1 when they were compared (or not_compared says why not) */
+} weights_cmp;
+
 /* The eager reference a run compared with (--eager); program NULL when none. */
 typedef struct {
     const char *program;       /* the torch.export.save file */
@@ -363,6 +412,7 @@ typedef struct {
     double atol, rtol;         /* --tolerance; -1: each dtype's default (tensor_close.h) */
     int64_t calls, refs;       /* kernel calls with a reference node; node values sent */
     const char *computed_by;   /* "runner" (libtorch) or "python" (aotidbg_eager.py); NULL unknown */
+    weights_cmp weights;       /* the program's weights against the package's */
     int present;               /* 1 when the run had a reference (the session key is written) */
 } eager_info;
 

@@ -88,6 +88,7 @@ typedef enum {             /* fields and meaning: protocol_table.c, one row per 
     PROTO_DONE = 7,        /* the end: 0 the model ran, 1 it failed, 2 an input was bad (proto_done_status) */
     PROTO_COMPARE = 8,     /* an eager check of one of a kernel's outputs */
     PROTO_ALIAS = 9,       /* an output that is another output or an input */
+    PROTO_WEIGHT_DIFF = 10, /* one program weight against the package's constant (--eager) */
     /* front end -> runner */
     PROTO_LOAD = 16,       /* the .so, its cubins, the device, flags */
     PROTO_INPUT = 17,      /* one model input: dtype, shape, how to fill it */
@@ -98,6 +99,7 @@ typedef enum {             /* fields and meaning: protocol_table.c, one row per 
     PROTO_REFERENCE = 22,  /* an eager value to compare a kernel's output with */
     PROTO_LAUNCHES = 23,   /* the package's launches, with the tensors saved before each */
     PROTO_CAPTURE = 26,    /* write one launch in full to a folder (aotidbg repro) */
+    PROTO_WEIGHT_CHECK = 27, /* one of the program's weights to compare with the package's (--eager) */
     /* a plan file for `aotidbg-runner --eager-ref PLAN` (protocol_table.c says its order) */
     PROTO_EAGER_RUN = 24,  /* the exported program, device, output folder */
     PROTO_EAGER_NODE = 25, /* one graph node: target, arguments, outputs */
@@ -182,6 +184,7 @@ typedef struct {
         struct { const char *kernel, *node, *path, *dtype; uint32_t occurrence; uint64_t offset; int ndim;
                  int64_t *shape; double atol, rtol, scale; } reference;
         struct { uint32_t output; const char *of; } alias;
+        weight_diff wdiff;
         struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values;
                  uint64_t output_values; } load;
         struct { uint32_t index; input_spec spec; const char *raw_path; } input;
@@ -190,6 +193,8 @@ typedef struct {
                  int64_t storage_offset; } constant;
         struct { uint32_t n; const char **kernels; const uint32_t *before; } launches;
         struct { const char *dir, *kernel; int64_t index; uint32_t occurrence; const char *constants; } capture;
+        struct { const char *archive, *fqn, *record, *dtype; int ndim; int64_t *shape, *strides;
+                 int64_t storage_offset; } wcheck;
         struct { const char *program, *device, *out_dir; uint8_t float64; uint32_t nkeep, ninputs;
                  const char **keep, **inputs; }
             eager_run;

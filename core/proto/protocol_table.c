@@ -80,6 +80,29 @@ static const proto_field check_f[] = {
 };
 static const proto_rows check_rows = ROWS(check_f);
 
+/* weight difference: one program weight against the package's constant of the same FQN (model.h
+ * weight_diff); the first differing element only when has_first. */
+#define FIRST(k, m) F(k, weight_diff, first.m, "first difference", .flags = PFF_IF, .cond = offsetof(weight_diff, has_first))
+static const proto_field wdiff_f[] = {
+    F(STR, weight_diff, fqn, "weight name"),
+    F(U8, weight_diff, verdict, "weight verdict", MAX(WDIFF_FOLDED)),
+    F(STR, weight_diff, dtype, "program dtype"),
+    F(STR, weight_diff, pkg_dtype, "package dtype"),
+    F(DIMS, weight_diff, shape, "program shape", CNT(weight_diff, ndim), .flags = PFF_INLINE),
+    F(DIMS, weight_diff, pkg_shape, "package shape", CNT(weight_diff, pkg_ndim), .flags = PFF_INLINE),
+    F(I64, weight_diff, lead, "dim 0 size"),
+    F(I64, weight_diff, lead_differ, "dim 0 indices differing"),
+    F(STR, weight_diff, ranges, "differing ranges"),
+    F(U64, weight_diff, differing, "differing elements"),
+    F(U64, weight_diff, numel, "elements"),
+    F(BOOL, weight_diff, has_first, "has_first flag"),
+    FIRST(I64, index), FIRST(F64, value), FIRST(F64, pkg_value),
+    F(F64, weight_diff, max_abs, "max_abs"),
+    F(U64, weight_diff, nonfinite, "non-finite differences"),
+    F(STR, weight_diff, note, "weight note"),
+};
+static const proto_rows wdiff_rows = ROWS(wdiff_f);
+
 /* EAGER_NODE argument (eager_plan.h): str name (the schema's), u8 kind (eager_arg_kind),
  * str[] names (tensors; "" = None in an optional list), i64[] ints, f64[] floats, str text. */
 static const proto_field arg_name_col[] = {COL(STR, proto_eager_arg, names, "argument tensors")};
@@ -189,6 +212,14 @@ static const proto_field alias[] = {
     M(STR, alias.of, "alias of"),
 };
 
+/* With --eager, after RUN's constants are in and before the model runs: one per WEIGHT_CHECK (the
+ * program's weight against the package's constant of that original FQN), then one per package
+ * constant no WEIGHT_CHECK named (verdict no-program, or folded for a constant-folded one). Sent only
+ * when the front end sent WEIGHT_CHECKs. */
+static const proto_field weight_diff_msg[] = {
+    M(STRUCT, wdiff, "weight difference", .sub = &wdiff_rows),
+};
+
 /* ---- front end -> runner --------------------------------------------------- */
 
 /* flags: PROTO_LOAD_*; max_values (and output_values) above PROTO_MAX_VALUES is clamped to it. */
@@ -292,6 +323,20 @@ static const proto_field capture[] = {
     M(STR, capture.constants, "capture constants"),
 };
 
+/* One of the program's weights (--eager), to compare with the package's constant of original FQN
+ * fqn: the storage is the record `record` (data/weights/weight_N) of the torch.export.save archive
+ * `archive`, the weight the view of dtype, shape, strides and storage_offset (elements) on it. Sent
+ * after LOADED and before RUN; the runner answers each with a WEIGHT_DIFF at RUN. */
+static const proto_field weight_check[] = {
+    M(STR, wcheck.archive, "weight archive"),
+    M(STR, wcheck.fqn, "weight name"),
+    M(STR, wcheck.record, "weight record"),
+    M(STR, wcheck.dtype, "weight dtype"),
+    M(DIMS, wcheck.shape, "weight shape", MCNT(wcheck.ndim)),
+    M(DIMS, wcheck.strides, "weight strides", MCNT(wcheck.ndim), SAME),
+    M(I64, wcheck.storage_offset, "weight storage offset"),
+};
+
 /* A plan file for `aotidbg-runner --eager-ref PLAN` (core/eager/eager_program.h writes it, the
  * runner computes the eager reference with libtorch): EAGER_RUN, INPUT per user input (spec.name =
  * its placeholder), CONSTANT per weight/buffer/constant (fqn = its placeholder, path = the archive
@@ -393,6 +438,7 @@ static const proto_message proto_messages[PROTO_TYPES] = {
     MSG(DONE, done),
     MSG(COMPARE, compare),
     MSG(ALIAS, alias),
+    MSG(WEIGHT_DIFF, weight_diff_msg),
     MSG(LOAD, load),
     MSG(INPUT, input),
     MSG(CONTROL, control),
@@ -402,6 +448,7 @@ static const proto_message proto_messages[PROTO_TYPES] = {
     MSG(REFERENCE, reference),
     MSG(LAUNCHES, launches),
     MSG(CAPTURE, capture),
+    MSG(WEIGHT_CHECK, weight_check),
     MSG(EAGER_RUN, eager_run),
     MSG(EAGER_NODE, eager_node),
     MSG(FREAD, fread_),

@@ -16,6 +16,7 @@
 #include "route_event.h"
 #include "stack_trace.h"
 #include "triton_trace.h"
+#include "weight_diff.h"
 #include "compat.h"
 
 #define LOG_LINE_MAX     4096          /* longer lines are split */
@@ -505,6 +506,10 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
                                           : arena_strdup(&s->arena, m->u.hello.gpu_name);
         if (m->u.hello.gpu_peak_gbps > 0 && m->u.hello.gpu_peak_gbps < 1e6)   /* a runner's bound, not a datasheet's */
             s->gpu_peak_gbps = m->u.hello.gpu_peak_gbps;
+        weights_cmp_restart(&s->eager.weights);   /* this runner compares them again */
+        return 0;
+    case PROTO_WEIGHT_DIFF:   /* --eager: one program weight against the package's */
+        weights_cmp_add(s, &m->u.wdiff);
         return 0;
     case PROTO_KERNEL: {
         if (m->u.kernel.phase == 0) {

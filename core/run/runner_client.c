@@ -253,6 +253,7 @@ static int apply(runner_client *rc, proto_msg *m, strbuf *err)
     case PROTO_TENSOR:
     case PROTO_ALIAS:
     case PROTO_ERROR:
+    case PROTO_WEIGHT_DIFF:
         return run_record_message(rc->rec, m, rc->batch_ms, err);
     case PROTO_STOPPED:
         run_record_stopped(rc->rec);

@@ -10,7 +10,8 @@
  * for each model input; CONSTANT for each weight kept apart from the .so (if
  * any: applied at RUN); CONTROL; RUN -> KERNEL/TENSOR/STOPPED events, then
  * TENSOR(kernel -1, output) per output and DONE. The process ends after DONE
- * (restart = a fresh runner). Exit codes: 0 after DONE or QUIT, 1 when the
+ * (restart = a fresh runner). With --eager, WEIGHT_CHECKs (before RUN) are
+ * answered at RUN, before the model runs, by WEIGHT_DIFFs (param_diff.h). Exit codes: 0 after DONE or QUIT, 1 when the
  * model or the front end failed, 2 bad usage.
  * Environment: AOTIDBG_RUNNER_RECORD=0 makes hooks only count events and
  * prints a timing summary on stderr; AOTIDBG_RUNNER_PROFILE=1 prints where
@@ -41,6 +42,7 @@
 #include "hooks.h"
 #include "input_build.h"
 #include "model_so.h"
+#include "param_diff.h"
 #include "prof.h"
 #include "protocol.h"
 #include "runner_capture.h"
@@ -475,6 +477,13 @@ static int on_run(conversation *cv)
         fprintf(stderr, "aotidbg-runner: weights: %zu constant(s) given apart from the .so\n", cv->nconsts);
         strbuf_release(&cerr);
     }
+    /* --eager: the program's weights, before the model runs; libtorch's own launches for it are
+     * no kernels of the model (the interposer is off meanwhile) */
+    int interposed = cv->model.is_cuda && interpose_available();
+    if (interposed) interpose_set_callback(NULL, NULL);
+    int wrc = pdiff_run(cv->model.dl, cv->model.h, chan_send);
+    if (interposed) interpose_set_callback(on_launch, NULL);
+    if (wrc) return 1;
     run_tensors rt = {0};
     int r = build_inputs(cv, &rt);
     if (r == GO_ON) r = run_model(cv, &rt);
@@ -517,6 +526,13 @@ static int protocol_main(void)
             strbuf rerr = STRBUF_INIT;
             if (eref_add(&m, &rerr)) return fail(arena_printf(&cv.a, "runner: %s", rerr.buf), 2);
             strbuf_release(&rerr);
+            break;
+        }
+        case PROTO_WEIGHT_CHECK: {
+            if (!cv.loaded) return fail("runner: WEIGHT_CHECK before LOAD", 2);
+            strbuf werr = STRBUF_INIT;
+            if (pdiff_add(&m, &werr)) return fail(arena_printf(&cv.a, "runner: %s", werr.buf), 2);
+            strbuf_release(&werr);
             break;
         }
         case PROTO_LAUNCHES: hooks_add_launches(m.u.launches.kernels, m.u.launches.before, m.u.launches.n); break;

@@ -13,6 +13,7 @@
 #include "session_dump.h"
 #include "session_keys.h"
 #include "stack_trace.h"
+#include "weight_diff.h"
 
 /* Writes s on one line: backslash escapes for \\, newline, tab, CR, other
  * control bytes, and the C1 controls and Unicode line/paragraph separators
@@ -431,6 +432,26 @@ static void put_narration(FILE *f, size_t i, const narration_step *n)
     putc('\n', f);
 }
 
+/* --eager's weights in words: the summary, then each difference. */
+static void put_weights(FILE *f, const weights_cmp *w)
+{
+    strbuf sb = STRBUF_INIT;
+    weights_cmp_summary(w, &sb);
+    fputs("eager weights: ", f);
+    put_text(f, sb.buf);
+    putc('\n', f);
+    for (size_t i = 0; i < w->ndiffs; i++) {
+        if (!weight_diff_is_difference(&w->diffs[i]))
+            continue;
+        strbuf_reset(&sb);
+        weight_diff_describe(&w->diffs[i], &sb);
+        fputs("  ", f);
+        put_text(f, sb.buf);
+        putc('\n', f);
+    }
+    strbuf_release(&sb);
+}
+
 /* One top-level key, in table order: lines of its own for the keys of
  * format 1.0, "key: value" for the rest. */
 static void put_top(FILE *f, const session *s, const skey *k)
@@ -472,6 +493,8 @@ static void put_top(FILE *f, const session *s, const skey *k)
             put_value(f, c, rec);
             putc('\n', f);
         }
+        if (k->off == offsetof(session, eager) && s->eager.weights.present)
+            put_weights(f, &s->eager.weights);
         return;
     }
     if (k->off == offsetof(session, flags)) {

@@ -2,6 +2,7 @@
  * Row order is the order the writer puts keys in (and the dump shows them). */
 #include "session_keys.h"
 #include <string.h>
+#include "weight_diff.h"
 
 /* The enum name functions take their own enum types; the tables call them with an int. */
 #define ENUM_NAME(fn, type) \
@@ -12,6 +13,7 @@ ENUM_NAME(phase_name, tensor_phase)
 ENUM_NAME(check_status_name, check_status)
 ENUM_NAME(fill_kind_name, fill_kind)
 ENUM_NAME(eager_verdict_name, eager_verdict)
+ENUM_NAME(weight_verdict_name, weight_verdict)
 #define ENUM(fn) .enum_name = fn##_name_i, .enum_from = fn##_from_name
 
 #define TABLE(var, rec, where_, rows) \
@@ -355,6 +357,48 @@ static const skey prov_rows[] = {
 };
 static TABLE(prov_table, call_table, "provenance", prov_rows);
 
+static const skey weight_first_rows[] = {
+    L(struct weight_first, index, index, 0, "a flat element index (integer >= 0)", 0, INT64_LIMIT),
+    N(struct weight_first, value, value, 0, "a number (.nan and .inf allowed)"),
+    N(struct weight_first, package_value, pkg_value, 0, "a number (.nan and .inf allowed)"),
+};
+static TABLE(session_weight_first_table, struct weight_first, "a first differing element", weight_first_rows);
+
+/* One program weight against the package's constant (--eager), kept when not equal. */
+static const skey weight_diff_rows[] = {
+    S(weight_diff, fqn, fqn, NEED, "a weight name (blocks.3.fc.weight)", NULL),
+    E(weight_diff, verdict, verdict, 0, "equal, differs, dtype, shape, unread, no-package, no-program or folded",
+      weight_verdict),
+    S(weight_diff, dtype, dtype, NUL | OPT, "a dtype name", NULL),
+    S(weight_diff, package_dtype, pkg_dtype, NUL | OPT, "a dtype name", NULL),
+    {.name = "shape", .type = SK_DIMS, .flags = OPT, .off = offsetof(weight_diff, shape),
+     .cnt = offsetof(weight_diff, ndim), .what = "a list of integers like [256, 64]"},
+    {.name = "package_shape", .type = SK_DIMS, .flags = OPT, .off = offsetof(weight_diff, pkg_shape),
+     .cnt = offsetof(weight_diff, pkg_ndim), .what = "a list of integers like [256, 64]"},
+    L(weight_diff, lead, lead, OPT | NEG1, "a size (integer >= 0; -1 for a scalar)", -1, INT64_LIMIT),
+    L(weight_diff, lead_differ, lead_differ, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
+    S(weight_diff, ranges, ranges, NUL | OPT, "index ranges like \"3-5, 17\"", NULL),
+    U(weight_diff, differing, differing, OPT, "a count (integer >= 0)"),
+    U(weight_diff, numel, numel, OPT, "a count (integer >= 0)"),
+    {.name = "first", .type = SK_SUB, .flags = OPT, .off = offsetof(weight_diff, first),
+     .has = offsetof(weight_diff, has_first), .what = "the first differing element",
+     .sub = &session_weight_first_table},
+    N(weight_diff, max_abs, max_abs, OPT | NEG1, "a number (>= 0; -1 for none)"),
+    U(weight_diff, nonfinite, nonfinite, OPT, "a count (integer >= 0)"),
+    S(weight_diff, note, note, NUL | OPT, "a string", NULL),
+};
+static TABLE(session_weight_diff_table, weight_diff, "a weight difference", weight_diff_rows);
+
+static const skey weights_cmp_rows[] = {
+    U(weights_cmp, program, program, OPT, "a count (integer >= 0)"),
+    U(weights_cmp, compared, compared, OPT, "a count (integer >= 0)"),
+    U(weights_cmp, equal, equal, OPT, "a count (integer >= 0)"),
+    U(weights_cmp, folded, folded, OPT, "a count (integer >= 0)"),
+    S(weights_cmp, not_compared, not_compared, NUL | OPT, "why the weights were not compared", NULL),
+    LIST(weights_cmp, differ, diffs, ndiffs, OPT, "a list of weight differences", session_weight_diff_table),
+};
+static TABLE(session_weights_cmp_table, weights_cmp, "the weights compared", weights_cmp_rows);
+
 static const skey eager_info_rows[] = {
     S(eager_info, program, program, NUL, "a file path", NULL),
     S(eager_info, sha256, sha256, NUL | OPT, "a SHA-256 in hex", NULL),
@@ -366,6 +410,9 @@ static const skey eager_info_rows[] = {
     L(eager_info, calls, calls, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
     L(eager_info, refs, refs, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
     S(eager_info, computed_by, computed_by, NUL | OPT, "runner or python", NULL),
+    {.name = "weights", .type = SK_SUB, .flags = OPT, .off = offsetof(eager_info, weights),
+     .has = offsetof(eager_info, weights) + offsetof(weights_cmp, present),
+     .what = "the program's weights against the package's", .sub = &session_weights_cmp_table},
 };
 static TABLE(session_eager_table, eager_info, "the eager reference", eager_info_rows);
 

@@ -10,7 +10,9 @@
 #   fc3     against a program with row 17 of blocks.3.fc.weight changed (--break-on diverge): exit 1
 #           and the first departure is the first kernel whose call passes blocks.3.fc.weight;
 #   f64     against its own program with --eager-float64: the reference computes (no end_state
-#           killed, no "view size is not compatible"), no departure.
+#           killed, no "view size is not compatible"), no departure;
+#   weights own's weights equal the package's (every one compared, on the package's device); fc3
+#           names blocks.3.fc.weight as the one that differs, in row 17 alone (1 row of 4*D).
 # The eager runs pass $REINSTR (default --reinstrument: on CUDA the printer does not hook the
 # attention calls, views of the qkv buffer with output handles, and a rebuilt copy does; the
 # call table places them either way). REINSTR= runs them as the printer alone sees them.
@@ -61,7 +63,8 @@ rec() {  # rec NAME ARGS...: the exit code in sessions/NAME.rc, stderr in logs/N
     > "$OUT/logs/$name.log" 2>&1
   echo $? > "$OUT/sessions/$name.rc"
   echo "$name: exit $(cat "$OUT/sessions/$name.rc") in $(( ($(date +%s%N) - t) / 1000000 )) ms"
-  grep -E "compared|departs|reads|before it|inherit|not compared" "$OUT/logs/$name.log" | sed 's/^/    /'
+  grep -E "compared|departs|reads|before it|inherit|not compared|weights|differs from the package|equals the package" \
+    "$OUT/logs/$name.log" | sed 's/^/    /'
 }
 rec plain
 rec own --eager "$OUT/gpt.same.ep.pt2" $REINSTR
@@ -121,6 +124,19 @@ if s and div and own:
                and "blocks.3.fc.weight" in (calls[k["call"]].get("weights") or [])]
     check(bool(readers) and div[0]["kernel"] == readers[0],
           f"fc3: departs at kernel {div[0]['kernel']} ({div[0]['name']}), the first reader of blocks.3.fc.weight is {readers[:1]}")
+# the program's weights against the package's constants (compared on the package's device)
+_, own, olog = get("own")
+w = (own or {}).get("eager", {}).get("weights") or {}
+check(w.get("program") and w.get("program") == w.get("compared") == w.get("equal"),
+      f"own: the program's weights equal the package's ({w.get('equal')} of {w.get('program')})")
+rc, s, log = get("fc3")
+w = (s or {}).get("eager", {}).get("weights") or {}
+diff = [d for d in w.get("differ") or [] if d["verdict"] == "differs"]
+check([(d["fqn"], d.get("ranges"), d.get("lead_differ")) for d in diff] == [("blocks.3.fc.weight", "17", 1)],
+      f"fc3: blocks.3.fc.weight differs in row 17 alone ({[(d['fqn'], d.get('ranges')) for d in diff]})")
+m = re.search(r"blocks.3.fc.weight differs from the package's: [^\n]*", log)
+print("INFO fc3:", m.group(0) if m else "no weight line")
+print("INFO weights:", [e["text"] for e in events(s, "log") if "aotidbg-runner: weights:" in e["text"]][:1] if s else [])
 print("INFO fails", fails)
 sys.exit(1 if fails else 0)
 EOF

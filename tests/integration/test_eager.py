@@ -228,6 +228,16 @@ def test_a_program_the_runner_cannot_do_falls_back_to_python(aotidbg, blocks, tm
     assert "symbolic" in r.stderr, r.stderr
     sess = load_session(tmp_path / "dyn.yaml")
     assert not events(sess, "divergence") and sess["eager"]["computed_by"] == "python"
+    # its weights are still compared (read without its graph), each with the package's constant of its
+    # name under the wrapper's module ("m.fc1.weight" for "fc1.weight"), and that is said
+    w = sess["eager"]["weights"]
+    nopkg = [d for d in w["differ"] if d["verdict"] == "no-package"]   # a constant its kernels inline
+    assert w["compared"] == w["equal"] == w["program"] - len(nopkg) > 0, w
+    assert all(d["verdict"] == "equal" and d["note"] == "matched to the package's " + d["fqn"][2:]
+               for d in w["differ"] if d not in nopkg) and len(w["differ"]) == w["program"], w
+    assert "the program's weights equal the package's (%d compared byte for byte)" % w["compared"] in r.stderr
+    assert "%d matched by name under other modules (m.blocks.0.fc.weight: blocks.0.fc.weight)" % w["compared"] \
+        in r.stderr, r.stderr
     # asked for the runner only (and a folder without that reference), the same program is an error that says why
     (tmp_path / "only").mkdir()
     r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager", prog,

@@ -11,20 +11,26 @@ bfloat16), conv-bn net and kv-cache block, against real exported programs.
 - the conv-bn net and the kv-cache block are compared in full (a kernel that lays out graph
   inputs, buffers a kernel updates in place);
 - a pass that compared only part of the kernels exits 3 and lists them;
-- --eager-float64 on the bfloat16 nanoGPT (attention, transposed views).
+- --eager-float64 on the bfloat16 nanoGPT (attention, transposed views);
+- the program's weights against the package's constants (the runner compares
+  them before the model runs): the changed row is named (blocks.3.fc.weight,
+  row 17; blocks.1.bn.weight, element 3), checked against torch's own
+  comparison of the two programs' state dicts; the own program's weights
+  equal the package's; what the package holds no constant for is said.
 """
 import os
 import re
 
 import pytest
 
-from aotidbg_testlib import events, load_session
+from aotidbg_testlib import events, load_session, wrapper_cpp
 from conftest import MODELS_DIR, run
 
 SPECS = {
     "eager_gpt": "  - {shape: [2, 16], dtype: int64, device: cpu, fill: arange}\n",
     "eager_gpt_bf16": "  - {shape: [2, 16], dtype: int64, device: cpu, fill: arange}\n",
     "eager_convbn": "  - {shape: [2, 3, 16, 16], dtype: float32, device: cpu, fill: randn, seed: 3}\n",
+    "eager_folded": "  - {shape: [4, 8], dtype: float32, device: cpu, fill: randn, seed: 3}\n",
     "eager_kv": "  - {shape: [1, 4, 32], dtype: float32, device: cpu, fill: randn, seed: 3}\n"
                 "  - {shape: [4], dtype: int64, device: cpu, fill: arange}\n",
 }
@@ -45,6 +51,24 @@ def eager(aotidbg, package, work, model, program, tag, *extra):
     r = run([aotidbg, "run", pkg, "--inputs", str(work / f"{model}.yaml"), "--eager",
              os.path.join(MODELS_DIR, f"{model}.{program}.ep.pt2"), "--record", str(out), *extra])
     return r, load_session(out) if out.exists() else None
+
+
+def weight_changes(model, program):
+    """torch's own comparison of a changed program's weights with the package's program (the one it
+    was compiled from): {fqn: (rows or elements of dim 0 that differ, elements that differ, numel,
+    max |diff|)} for each that differs."""
+    import torch
+    same = torch.export.load(os.path.join(MODELS_DIR, f"{model}.same.ep.pt2")).state_dict
+    other = torch.export.load(os.path.join(MODELS_DIR, f"{model}.{program}.ep.pt2")).state_dict
+    out = {}
+    for k, a in same.items():
+        a, b = a.detach(), other[k].detach()
+        if torch.equal(a, b):
+            continue
+        ne = a != b
+        rows = ne.reshape(ne.shape[0], -1).any(1).nonzero().flatten().tolist()
+        out[k] = (rows, int(ne.sum()), a.numel(), float((a.double() - b.double()).abs().max()))
+    return out
 
 
 def coverage(sess):
@@ -73,6 +97,10 @@ def test_own_program_no_departure_and_most_kernels_compared(aotidbg, package, wo
     # (eager_ref_call_nodes, the CUDA Triton kernels' of issue 24) must not lose one here
     assert k == n and all(ev.get("eager") for ev in events(sess, "kernel")), r.stderr
     assert "no departure from" in r.stderr and "in any of them" in r.stderr, r.stderr
+    # its weights are the package's: every one compared, byte for byte
+    w = sess["eager"]["weights"]
+    assert w["program"] == w["compared"] == w["equal"] == 77 and not w.get("differ"), w
+    assert "weights: the program's weights equal the package's (77 compared byte for byte)" in r.stderr, r.stderr
     seen = {}
     for ev in events(sess, "kernel"):
         assert all(c["verdict"] != "differs" for c in ev.get("eager") or []), ev
@@ -103,6 +131,27 @@ def test_changed_weight_departs_at_the_first_kernel_that_reads_it(aotidbg, packa
     assert readers and div[0]["kernel"] == readers[0], (readers, div)
     assert div[0]["at"].endswith(", 17]"), div   # the changed row is output column 17
     assert "it reads blocks.3.fc.bias, blocks.3.fc.weight" in r.stderr, r.stderr
+    # what changed: the parameter that differs and where, as torch sees the two programs
+    want = weight_changes("eager_gpt", "fc3")
+    assert list(want) == ["blocks.3.fc.weight"], want
+    rows, n, numel, max_abs = want["blocks.3.fc.weight"]
+    assert rows == [17] and numel == 256 * 64, want
+    w = sess["eager"]["weights"]
+    assert w["program"] == w["compared"] == 77 and w["equal"] == 76, w
+    [d] = w["differ"]
+    assert (d["fqn"], d["verdict"], d["ranges"], d["lead"], d["lead_differ"]) == \
+        ("blocks.3.fc.weight", "differs", "17", 256, 1), d
+    assert d["differing"] == n and d["numel"] == numel and abs(d["max_abs"] - max_abs) <= 1e-6 * max_abs, (d, want)
+    assert d["first"]["index"] // 64 == 17, d
+    assert ("blocks.3.fc.weight differs from the package's: 1 row of 256 (row 17), %d of 16384 elements" % n
+            in r.stderr), r.stderr
+    assert "blocks.3.fc.bias equals the package's (byte for byte)" in r.stderr, r.stderr
+    assert "weights: 1 of the 77 weights compared differ from the package's (blocks.3.fc.weight); 76 equal" \
+        in r.stderr, r.stderr
+    dump = run([aotidbg, "replay", str(work / "eager_gpt-fc3.yaml"), "--dump"])
+    assert dump.returncode == 0, dump.stderr
+    assert "eager weights: 1 of the 77 weights compared differ" in dump.stdout, dump.stdout
+    assert "  blocks.3.fc.weight differs from the package's: 1 row of 256 (row 17)" in dump.stdout, dump.stdout
     # the user's line, from the program's stack traces (the package has none)
     assert "model_eager_gpt.py:" in div[0]["where"] and "self.fc(self.ln2(x))" in div[0]["code"], div
     before = kernels[:div[0]["kernel"]]
@@ -122,6 +171,19 @@ def test_conv_bn_changed_batch_norm_departs_at_its_kernel(aotidbg, package, work
     k = events(sess, "kernel")[div[0]["kernel"]]
     assert "batch_norm" in k["name"], k
     assert "blocks.1.bn.weight" in sess["provenance"]["calls"][k["call"]]["weights"], k
+    # the changed batch-norm weight is named, and where (torch's comparison of the programs)
+    want = weight_changes("eager_convbn", "bn1")
+    assert list(want) == ["blocks.1.bn.weight"] and want["blocks.1.bn.weight"][0] == [3], want
+    assert "blocks.1.bn.weight differs from the package's: 1 of 16 elements (element 3)" in r.stderr, r.stderr
+    w = sess["eager"]["weights"]
+    differ = [d for d in w["differ"] if d["verdict"] == "differs"]
+    assert [(d["fqn"], d["ranges"], d["differing"]) for d in differ] == [("blocks.1.bn.weight", "3", 1)], w
+    # what the package holds no constant for (wrapper.cpp's constants_info_) is said, not compared
+    held = set(re.findall(r'constants_info_\[\d+\]\.original_fqn = "([^"]+)"', wrapper_cpp(package("eager_convbn"))))
+    nopkg = {d["fqn"] for d in w["differ"] if d["verdict"] == "no-package"}
+    assert held and nopkg and not held & nopkg and w["compared"] == len(held), (held, w)
+    assert w["compared"] + len(nopkg) == w["program"], w
+    assert "the package holds no constant for" in r.stderr, r.stderr
     # the kernels before it are only said to match if each was compared
     before = events(sess, "kernel")[:div[0]["kernel"]]
     if all(any(c["verdict"] == "close" for c in b.get("eager") or []) for b in before):
@@ -142,6 +204,9 @@ def test_conv_bn_and_kv_cache_are_compared_in_full(aotidbg, package, work, model
     assert said(r.stderr) == (k, n) and k == n and n >= 5, r.stderr
     held = {c["node"]: c.get("tensor") for ev in events(sess, "kernel") for c in ev.get("eager") or []
             if c["verdict"] == "close"}
+    w = sess["eager"]["weights"]
+    assert w["compared"] == w["equal"] > 0 and not [d for d in w.get("differ") or [] if d["verdict"] == "differs"], w
+    assert "the program's weights equal the package's (%d compared byte for byte)" % w["compared"] in r.stderr
     if model == "eager_convbn":
         assert held.get("x") and held.get("p_blocks_0_conv_weight"), held
     else:
@@ -179,3 +244,43 @@ def test_a_changed_graph_is_a_structural_difference(aotidbg, package, tmp_path):
              str(tmp_path / "gelu.yaml")])
     assert "a structural difference: the package's kernels name" in r.stderr, r.stderr
     assert "relu" in r.stderr.split("a structural difference")[1].split("\n")[0], r.stderr
+
+
+def test_weights_of_another_dtype_are_said_as_such(aotidbg, package, work):
+    """The float32 nanoGPT against its bfloat16 program: every weight differs in dtype, said as
+    such (its values are not compared), and the departing kernel's weights are named."""
+    package("eager_gpt_bf16")   # makes its program
+    out = work / "eager_gpt-bf16prog.yaml"
+    r = run([aotidbg, "run", package("eager_gpt"), "--inputs", str(work / "eager_gpt.yaml"), "--eager",
+             os.path.join(MODELS_DIR, "eager_gpt_bf16.same.ep.pt2"), "--record", str(out)])
+    w = load_session(out)["eager"]["weights"]
+    assert w["program"] == w["compared"] == 77 and not w.get("equal"), w
+    assert {(d["verdict"], d["dtype"], d["package_dtype"]) for d in w["differ"]} == \
+        {("dtype", "bfloat16", "float32")}, w
+    assert "weights: 77 of the 77 weights compared differ from the package's (in dtype: tok.weight" in r.stderr, \
+        r.stderr
+    assert "dtype bfloat16 in the program, float32 in the package (values not compared)" in r.stderr, r.stderr
+
+
+def test_constant_folded_constants_are_not_compared_and_their_source_is_named(aotidbg, package, work):
+    """tests/models/model_eager_folded.py: the package folds relu(w_pre.t()) + b into constants at run
+    time (wrapper.cpp: from_folded). They have no program weight: said not compared; the program's
+    weights are compared, and against the program with a changed w_pre row, w_pre is named with it."""
+    info = {}
+    for i, key, val in re.findall(r'constants_info_\[(\d+)\]\.(from_folded|original_fqn) = ([^;]+);',
+                                  wrapper_cpp(package("eager_folded"))):
+        info.setdefault(i, {})[key] = val.strip('"')
+    folded = [c["original_fqn"] for c in info.values() if c.get("from_folded") == "true"]
+    assert folded, "the package has no constant-folded constant"
+    r, sess = eager(aotidbg, package, work, "eager_folded", "same", "own")
+    assert r.returncode in (0, 3), r.stderr
+    w = sess["eager"]["weights"]
+    assert w["program"] == w["compared"] == w["equal"] == 4 and w["folded"] == len(folded), w
+    assert sorted(d["fqn"] for d in w["differ"] if d["verdict"] == "folded") == sorted(folded), w
+    assert ("the program's weights equal the package's (4 compared byte for byte); %d constant-folded constants of "
+            "the package (no program weight), not compared" % len(folded)) in r.stderr, r.stderr
+    want = weight_changes("eager_folded", "wpre")
+    assert list(want) == ["w_pre"] and want["w_pre"][0] == [2], want
+    r, sess = eager(aotidbg, package, work, "eager_folded", "wpre", "wpre")
+    assert "w_pre differs from the package's: 1 row of 8 (row 2), %d of 64 elements" % want["w_pre"][1] in r.stderr, \
+        r.stderr

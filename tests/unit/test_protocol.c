@@ -71,6 +71,16 @@ static int sample_msgs(proto_msg *out)
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_ALIAS; m.u.alias.output = 2; m.u.alias.of = "input 0";
     out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_WEIGHT_DIFF;   /* a changed row */
+    m.u.wdiff = (weight_diff){.fqn = "blocks.3.fc.weight", .verdict = WDIFF_DIFFERS, .dtype = "float32",
+                              .pkg_dtype = "float32", .ndim = 2, .shape = {256, 64}, .pkg_ndim = 2,
+                              .pkg_shape = {256, 64}, .lead = 256, .lead_differ = 1, .ranges = "17",
+                              .differing = 64, .numel = 16384, .first = {1088, 0.125, -0.25}, .has_first = 1,
+                              .max_abs = 0.375, .nonfinite = 0, .note = ""};
+    out[n++] = m;
+    m.u.wdiff = (weight_diff){.fqn = "blocks.0.bn.weight", .verdict = WDIFF_FOLDED, .dtype = "", .pkg_dtype = "",
+                              .lead = -1, .lead_differ = -1, .ranges = "", .max_abs = -1, .note = "folded"};
+    out[n++] = m;   /* no shapes, no first element */
     memset(&m, 0, sizeof m); m.type = PROTO_LOAD;
     m.u.load.so_path = "/tmp/x/model.wrapper.so"; m.u.load.cubin_dir = "/tmp/x";
     m.u.load.device = "cuda:1"; m.u.load.flags = PROTO_LOAD_BLOCKING; m.u.load.max_values = 1ULL << 40;
@@ -108,6 +118,11 @@ static int sample_msgs(proto_msg *out)
     memset(&m, 0, sizeof m); m.type = PROTO_CAPTURE;
     m.u.capture.dir = "/tmp/repro"; m.u.capture.index = -1; m.u.capture.kernel = "cpp_fused_sin_0";
     m.u.capture.occurrence = 2; m.u.capture.constants = "fc1_weight\tfc1.weight\n";
+    out[n++] = m;
+    memset(&m, 0, sizeof m); m.type = PROTO_WEIGHT_CHECK;
+    m.u.wcheck.archive = "/tmp/p.ep.pt2"; m.u.wcheck.fqn = "lin.weight"; m.u.wcheck.record = "data/weights/weight_0";
+    m.u.wcheck.dtype = "bfloat16"; m.u.wcheck.ndim = 2; m.u.wcheck.shape = cshape; m.u.wcheck.strides = cstrides;
+    m.u.wcheck.storage_offset = 5;
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_RUN; out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_QUIT; out[n++] = m;
@@ -279,6 +294,32 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
     }
     case PROTO_ALIAS:
         return a->u.alias.output == b->u.alias.output && !strcmp(a->u.alias.of, b->u.alias.of);
+    case PROTO_WEIGHT_DIFF: {
+        const weight_diff *x = &a->u.wdiff, *y = &b->u.wdiff;
+        if (strcmp(x->fqn, y->fqn) || x->verdict != y->verdict || strcmp(x->dtype, y->dtype) ||
+            strcmp(x->pkg_dtype, y->pkg_dtype) || x->ndim != y->ndim || x->pkg_ndim != y->pkg_ndim ||
+            x->lead != y->lead || x->lead_differ != y->lead_differ || strcmp(x->ranges, y->ranges) ||
+            x->differing != y->differing || x->numel != y->numel || x->has_first != y->has_first ||
+            !same_f64(x->max_abs, y->max_abs) || x->nonfinite != y->nonfinite || strcmp(x->note, y->note))
+            return 0;
+        if (x->has_first && (x->first.index != y->first.index || !same_f64(x->first.value, y->first.value) ||
+                             !same_f64(x->first.pkg_value, y->first.pkg_value)))
+            return 0;
+        for (int i = 0; i < x->ndim; i++)
+            if (x->shape[i] != y->shape[i]) return 0;
+        for (int i = 0; i < x->pkg_ndim; i++)
+            if (x->pkg_shape[i] != y->pkg_shape[i]) return 0;
+        return 1;
+    }
+    case PROTO_WEIGHT_CHECK: {
+        const __typeof__(a->u.wcheck) *x = &a->u.wcheck, *y = &b->u.wcheck;
+        if (strcmp(x->archive, y->archive) || strcmp(x->fqn, y->fqn) || strcmp(x->record, y->record) ||
+            strcmp(x->dtype, y->dtype) || x->ndim != y->ndim || x->storage_offset != y->storage_offset)
+            return 0;
+        for (int i = 0; i < x->ndim; i++)
+            if (x->shape[i] != y->shape[i] || x->strides[i] != y->strides[i]) return 0;
+        return 1;
+    }
     case PROTO_LOAD:
         return !strcmp(a->u.load.so_path, b->u.load.so_path) && !strcmp(a->u.load.cubin_dir, b->u.load.cubin_dir) &&
                !strcmp(a->u.load.device, b->u.load.device) && a->u.load.flags == b->u.load.flags &&
@@ -354,9 +395,9 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
 
 static void test_round_trip_every_message(void)
 {
-    proto_msg msgs[48];
+    proto_msg msgs[64];
     int n = sample_msgs(msgs);
-    CHECK(n == 36);
+    CHECK(n == 39);
     strbuf all = STRBUF_INIT, err = STRBUF_INIT;
     for (int i = 0; i < n; i++) CHECK(proto_encode(&all, &msgs[i], &err) == 0);
     CHECK(err.len == 0);
@@ -402,7 +443,7 @@ static void test_null_strings_and_input_file(void)
 
 static void test_every_truncation_wants_more(void)
 {
-    proto_msg msgs[48];
+    proto_msg msgs[64];
     int n = sample_msgs(msgs);
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     arena a = ARENA_INIT;
@@ -427,7 +468,7 @@ static void test_every_truncation_wants_more(void)
  * exactly. */
 static void test_corrupted_lengths_refused(void)
 {
-    proto_msg msgs[48];
+    proto_msg msgs[64];
     int n = sample_msgs(msgs);
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     arena a = ARENA_INIT;
@@ -611,7 +652,7 @@ static void test_max_values_round_trip(void)
  * bytes than given, and always either decode or explain. */
 static void test_random_garbage(void)
 {
-    proto_msg msgs[48];
+    proto_msg msgs[64];
     int n = sample_msgs(msgs);
     strbuf b = STRBUF_INIT, err = STRBUF_INIT;
     arena a = ARENA_INIT;
@@ -764,7 +805,7 @@ static void check_rows(const proto_rows *t, const char *msg)
 
 static void test_table_is_every_message(void)
 {
-    proto_msg msgs[48];
+    proto_msg msgs[64];
     int n = sample_msgs(msgs), in_table = 0;
     for (int t = 0; t < PROTO_TYPES; t++) {
         const proto_message *d = proto_message_of(t);
@@ -781,7 +822,7 @@ static void test_table_is_every_message(void)
         CHECK(sampled);
     }
     for (int i = 0; i < n; i++) CHECK(proto_message_of(msgs[i].type) != NULL);
-    CHECK(in_table == 31);
+    CHECK(in_table == 33);
     CHECK(proto_message_of(-1) == NULL && proto_message_of(PROTO_TYPES) == NULL);
 }
 
