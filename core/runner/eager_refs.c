@@ -419,11 +419,70 @@ static int blamed_on(int64_t k, const char *tensor)
     return n;
 }
 
+/* Refs [lo, hi) compared here that no output holds and that would be blamed on an output:
+ * when two or more would be blamed on one and the kernel wrote as many distinct such outputs
+ * as there are of them (two 0-d results of one kernel, both departing), each gets its own,
+ * best pairs first, instead of all being taken for another value (blamed_on). assigned[i - lo]:
+ * the candidate, or NULL (the usual rule). Returns 1 when it assigned them. */
+static int assign_distinct(int64_t k, const candidate **assigned)
+{
+    size_t nref = 0, ntensor = 0, n = E.hi - E.lo;
+    const char **tensors = calloc(E.ncand + 1, sizeof *tensors);
+    const candidate **bads = calloc(n, sizeof *bads);
+    char *taken = calloc(E.ncand + 1, 1);
+    int collide = 0, done = 0;
+    if (!tensors || !bads || !taken) abort();
+    for (size_t i = E.lo; i < E.hi; i++) {
+        assigned[i - E.lo] = NULL;
+        int64_t held = E.held_at[E.refs[i].node_id];
+        if (held >= 0 && held != k) continue;
+        const candidate *ok, *bad, *failed;
+        pick(i, &ok, &bad, &failed);
+        if (ok || !bad) continue;
+        bads[i - E.lo] = bad;
+        nref++;
+        for (size_t j = E.lo; j < i; j++)
+            collide |= bads[j - E.lo] && !strcmp(bads[j - E.lo]->tensor, bad->tensor);
+        for (size_t j = 0; j < E.ncand; j++) {   /* the distinct outputs any of them may be blamed on */
+            const candidate *c = &E.cand[j];
+            if (c->ref != i || c->failed || close_enough(c) || !c->written || claimed(c->tensor)) continue;
+            size_t t = 0;
+            while (t < ntensor && strcmp(tensors[t], c->tensor)) t++;
+            if (t == ntensor) tensors[ntensor++] = c->tensor;
+        }
+    }
+    if (collide && nref >= 2 && ntensor >= nref) {
+        for (size_t round = 0; round < nref; round++) {   /* the best (reference, output) pair left, each once */
+            const candidate *best = NULL;
+            size_t bt = 0;
+            for (size_t j = 0; j < E.ncand; j++) {
+                const candidate *c = &E.cand[j];
+                if (c->ref < E.lo || c->ref >= E.hi || !bads[c->ref - E.lo] || assigned[c->ref - E.lo]) continue;
+                if (c->failed || close_enough(c) || !c->written || claimed(c->tensor)) continue;
+                size_t t = 0;
+                while (t < ntensor && strcmp(tensors[t], c->tensor)) t++;
+                if (t < ntensor && !taken[t] && better(c, best)) best = c, bt = t;
+            }
+            if (!best) break;
+            assigned[best->ref - E.lo] = best;
+            taken[bt] = 1;
+        }
+        done = 1;
+    }
+    free(tensors);
+    free(bads);
+    free(taken);
+    return done;
+}
+
 int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
 {
     if (!E.active) return 0;
     E.active = 0;
     int differs = 0;
+    const candidate **assigned = calloc(E.hi - E.lo + 1, sizeof *assigned);
+    if (!assigned) abort();
+    int distinct = assign_distinct(k, assigned);
     for (size_t i = E.lo; i < E.hi; i++) {
         const eref *e = &E.refs[i];
         int64_t held = E.held_at[e->node_id];
@@ -432,7 +491,9 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
         const candidate *ok, *bad, *failed;
         pick(i, &ok, &bad, &failed);
         int shared = !ok && bad ? blamed_on(k, bad->tensor) : 0;
-        if (shared > 1)
+        if (distinct && !ok && bad)
+            bad = assigned[i - E.lo], shared = 0;
+        else if (shared > 1)
             bad = NULL;
         proto_msg m = {.type = PROTO_COMPARE};
         m.u.compare.kernel_index = k;
@@ -466,6 +527,7 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
         differs |= x->verdict == EAGER_DIFFERS;
         send(&m);
     }
+    free(assigned);
     E.ncand = E.nbefore = 0;
     return differs;
 }
