@@ -5,7 +5,8 @@ tests/data/sweep_eager_opinfo.tsv) for the ops it found failing and a few repres
 passing ones (tests/models/model_eager_opinfo.py says which and why), one package per dtype
 (float32, bfloat16) through the real runner:
 - against its own program: no op departs, every op's every kernel is compared (a node close
-  or differing there);
+  or differing there), but for cholesky's proxy-executor call, which the run names as not
+  compared and why (exit 3);
 - against the perturbed program (each op's buffer scaled by 1.5 and shifted by 0.5): every op
   departs, first at the first kernel that reads its buffer (the call table's weights; a 0-d
   buffer Inductor inlines into the code: the op's first kernel).
@@ -44,7 +45,9 @@ def runs(request, package, aotidbg, tmp_path_factory):
         prog = os.path.join(MODELS_DIR, f"{name}.{which}.ep.pt2")
         r = run([aotidbg, "run", pkg, "--inputs", str(d / "in.yaml"), "--eager", prog, "--record",
                  str(d / f"{which}.yaml")])
-        assert r.returncode == 0, r.stderr
+        # 3: part compared (the proxy-executor call, LIMITS); the perturbed run departs and exits 0
+        limited = which == "same" and any(n in LIMITS for n in model_eager_opinfo.ops_for(request.param))
+        assert r.returncode == (3 if limited else 0), r.stderr
         assert "computed by the runner with libtorch" in r.stderr, r.stderr
         out[which] = (r.stderr, load_session(d / f"{which}.yaml"))
     owner, _ = sweep.node_owner(os.path.join(MODELS_DIR, f"{name}.same.ep.pt2"), torch)
@@ -54,18 +57,26 @@ def runs(request, package, aotidbg, tmp_path_factory):
     return request.param, out, owner, changed
 
 
-OPS = list(model_eager_opinfo.OPS)
+# ops whose own kernel is not compared, and what the run says instead
+LIMITS = {"cholesky": "not compared: proxy-executor call"}
 
 
 def test_own_program_no_op_departs_and_every_kernel_is_compared(runs):
     dtype, out, owner, _ = runs
+    OPS = model_eager_opinfo.ops_for(dtype)
     err, sess = out["same"]
     assert not events(sess, "divergence"), events(sess, "divergence")
     assert "no departure from" in err and "compared" in err, err
     per, stray = sweep.analyse(sess, owner, len(OPS))
-    assert not stray, stray
+    # the proxy-executor launch names no node: it is no op's, and the run says why
+    limited = [n for n in LIMITS if n in OPS]
+    assert len(stray) == len(limited) and all(any("aten::" + n in x for x in stray) for n in limited), stray
+    for name in limited:
+        assert LIMITS[name] in err and "aten::" + name in err, err
     for i, name in enumerate(OPS):
         p = per[i]
+        if name in LIMITS:
+            continue
         assert p["kernels"], f"{name} {dtype}: no kernel of its own"
         assert not p["departs"], f"{name} {dtype}: departs at {p['departs']}"
         assert p["compared"] == p["kernels"], f"{name} {dtype}: not compared: {p['why']}"
@@ -73,6 +84,7 @@ def test_own_program_no_op_departs_and_every_kernel_is_compared(runs):
 
 def test_perturbed_program_every_op_departs_at_its_first_reader(runs):
     dtype, out, owner, changed = runs
+    OPS = model_eager_opinfo.ops_for(dtype)
     err, sess = out["perturbed"]
     assert "departs from eager at kernel" in err, err
     assert sorted(changed) == list(range(len(OPS))), changed   # every op's buffer was perturbed

@@ -13,9 +13,10 @@ sample, no tensor output, a random or uninitialised output (two eager calls unde
 differ), an export that fails.
 
 Ops are compiled in batches (one package of --batch ops of one dtype, the ops side by side in one
-module, no data between them; a CPU kernel may still pack the loops of several), printer on, with provenance (trace.provenance_tracking_level=1: each kernel names its own nodes; without it,
-a CPU kernel that packs the loops of several ops out of graph order is given the wrong span of
-nodes); a batch that does not compile is halved until the op that does not is found (skipped:
+module, no data between them; a CPU kernel may still pack the loops of several), printer on, with
+provenance (trace.provenance_tracking_level=1: each kernel names its own nodes; without it, a CPU
+kernel that packs the loops of several ops out of graph order is given the wrong span of nodes,
+and their departures are missed); a batch that does not compile is halved until the op that does not is found (skipped:
 "AOTI: ..."). Each batch's package is then run
   own        `aotidbg run --eager` against its own program: no departure expected (exit 0, every
              kernel compared, or 3, part compared); each op's kernels, compared K of N (a kernel is
@@ -25,7 +26,9 @@ nodes); a batch that does not compile is halved until the op that does not is fo
              table's weights); an op whose eager outputs the change leaves equal is not judged.
 One line per (op, dtype) in OUT_DIR/summary.tsv (appended as it goes; --start resumes):
   op dtype compiled kernels compared own perturbed departs_at first_reader batch verdict note
-verdict: ok / FAIL (why) / skip (why). OUT_DIR/log holds what each run said.
+verdict: ok / limit: (a limit the run states) / FAIL (why) / skip (why). OUT_DIR/log holds what
+each run said; --rerun runs the compiled batches again (new binaries), --reanalyse only re-reads.
+The table of one sweep: tests/data/sweep_eager_opinfo.tsv.
 """
 import argparse
 import contextlib
@@ -117,19 +120,21 @@ class OpModule:
         return (M().eval(), args[first].detach().clone().contiguous()), ""
 
 
-def pick(op, dtype, torch):
-    """(module, input, note) for the op's first usable sample, or (None, None, why)."""
+def pick(op, dtype, torch, min_numel=1):
+    """(module, input, note) for the op's first usable sample (of the first 8; the first whose input
+    has min_numel elements or more, else the first), or (None, None, why)."""
     why = "no CPU sample"
     torch.manual_seed(0)
     try:
-        samples = op.sample_inputs("cpu", dtype, requires_grad=False)
-        for n, sample in enumerate(samples):
+        made_all = []
+        for n, sample in enumerate(op.sample_inputs("cpu", dtype, requires_grad=False)):
             if n >= 8:
                 break
             made, why = OpModule.make(op, sample, torch)
-            if not made:
-                continue
-            m, x = made
+            if made:
+                made_all.append(made)
+        made_all.sort(key=lambda mx: mx[1].numel() < min_numel)   # stable: the first big enough first
+        for m, x in made_all:
             with torch.no_grad():
                 torch.manual_seed(0)
                 r0 = m(x.clone())
@@ -301,7 +306,8 @@ def weight_owners(sess, k):
 def analyse(sess, owner, nops):
     """Per op: its kernels (those whose eager checks name its nodes, or whose call reads its
     buffers), the compared ones (one of its nodes close or differs there), the departing ones
-    (one of its nodes differs), and why the others were not compared. A CPU package packs the
+    (one of its nodes differs), and why the others were not compared (a node that a later kernel
+    computes too is judged there: compared). A CPU package packs the
     loops of several ops into one kernel function: one kernel may be several ops'."""
     from aotidbg_testlib import events
     per = [{"kernels": [], "compared": [], "departs": [], "why": []} for _ in range(nops)]
@@ -319,7 +325,8 @@ def analyse(sess, owner, nops):
         for i, cs in by.items():
             p = per[i]
             p["kernels"].append(k["index"])
-            if any(c["verdict"] in ("close", "differs") for c in cs):
+            # a node a later kernel computes too is judged there ("judged there": a partial result here)
+            if any(c["verdict"] in ("close", "differs") or "judged there" in (c.get("note") or "") for c in cs):
                 p["compared"].append(k["index"])
             else:
                 p["why"].append(f"#{k['index']} {k['name']}: " + ("; ".join(
@@ -370,7 +377,7 @@ def analyse_dir(d, torch):
     rows = []
     for i, name in enumerate(names):
         row = dict(op=name, dtype=ops[i]["dtype"], compiled="yes", batch=os.path.basename(d), note="")
-        notes, fails = [], []
+        notes, fails, limits = [], [], []
         if rc not in ("0", "3") or not own:
             fails.append(f"own exit {rc}: {last_line(err)}")
             row.update(kernels="?", compared="?", own=rc)
@@ -384,10 +391,17 @@ def analyse_dir(d, torch):
                 notes.append("no kernel of its own (the package computes it in no launch)")
             elif p["why"]:
                 notes.append("not compared: " + " | ".join(p["why"])[:400])
-                fails.append("coverage < 100%")
+                if all("none of its nodes checked" in w for w in p["why"]):
+                    limits.append("coverage < 100%: a kernel that reads its buffer names none of its nodes "
+                                  "(they belong to the library call after it)")
+                else:
+                    fails.append("coverage < 100%")
         if pert is None or prc not in ("0", "3"):
             fails.append(f"perturbed exit {prc}: {last_line(perr)}")
             row.update(perturbed=prc, departs_at="-", first_reader="-")
+        elif per and not per[i]["kernels"]:
+            row.update(perturbed="not judged", departs_at="-", first_reader="-")
+            limits.append("no kernel computes it (its outputs are views of its input and buffers): nothing to compare")
         elif not ops[i]["changes"]:
             row.update(perturbed="not judged", departs_at="-", first_reader="-")
             notes.append("the perturbation changes no output")
@@ -399,11 +413,25 @@ def analyse_dir(d, torch):
             row.update(perturbed="departs" if at is not None else "no departure", departs_at=kname(at),
                        first_reader=kname(first))
             if first is None and per and per[i]["kernels"]:
-                # a 0-d buffer: Inductor writes its value into the kernel's code (no weight to read)
+                # a small buffer: Inductor writes its values into the kernel's code (no weight to read)
                 first = per[i]["kernels"][0]
-                notes.append("its buffer is inlined in the kernel's code (a 0-d constant): judged at its first kernel")
+                notes.append("its buffer is inlined in the kernel's code (a small constant): judged at its first kernel")
                 row["first_reader"] = kname(first)
-            if at is None:
+            if first is not None and first not in pper[i]["compared"]:
+                # the reader names none of the op's nodes: they belong to the library call after it
+                # (eager_ref.c call_nodes: later_library_call_names)
+                after = [k for k in pper[i]["compared"] if k > first]
+                if after:
+                    limits.append(f"its first reader #{first} compares none of its nodes (they belong to the "
+                                  f"library call after it): judged at #{after[0]}")
+                    first = after[0]
+                    row["first_reader"] = kname(first)
+            loose = [c for k in pper[i]["kernels"] for c in ks[k].get("eager") or []
+                     if owner.get(c["node"]) == i and c["verdict"] == "close" and (c.get("atol") or 0) > 0.05]
+            if at is None and loose:
+                limits.append(f"perturbed: no departure within atol {max(c['atol'] for c in loose):.3g} (rtol times the "
+                              "largest value its kernel combines: a kernel packing other ops' loops)")
+            elif at is None:
                 fails.append("perturbed: no departure")
             elif first is None:
                 fails.append("perturbed: no kernel's call reads the buffer")
@@ -411,7 +439,7 @@ def analyse_dir(d, torch):
                 fails.append(f"perturbed departs at #{at}, first reader #{first}")
         if by and "runner" not in by.group(1):
             notes.append("reference computed by " + by.group(1).strip()[:60])
-        row["verdict"] = "FAIL " + "; ".join(fails) if fails else "ok"
+        row["verdict"] = "FAIL " + "; ".join(fails) if fails else "limit: " + "; ".join(limits) if limits else "ok"
         row["note"] = "; ".join(notes)
         rows.append(row)
     return rows, stray
@@ -446,6 +474,7 @@ def main(argv):
     a = ap.parse_args(argv)
     import torch
     aotidbg = os.path.join(os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build")), "aotidbg")
+    os.makedirs(a.out, exist_ok=True)
     log = open(os.path.join(a.out, "log"), "a")
     if a.reanalyse or a.rerun:
         for sub in sorted(x for x in os.listdir(a.out) if x.startswith("batch")):
@@ -459,7 +488,6 @@ def main(argv):
                     print(f"# {sub}: kernels of no op: {stray}")
         return 0
     from torch.testing._internal.common_methods_invocations import op_db
-    aotidbg = os.path.join(os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build")), "aotidbg")
     want = [o for o in a.ops.split(",") if o]
     skip = set(o for o in a.skip_ops.split(",") if o)
     ops = [o for o in op_db if (not want or op_id(o) in want or o.name in want) and op_id(o) not in skip]
@@ -470,7 +498,6 @@ def main(argv):
     if not os.path.exists(os.path.join(a.out, "summary.tsv")):
         with open(os.path.join(a.out, "summary.tsv"), "w") as f:
             f.write("\t".join(COLUMNS) + "\n")
-    log = open(os.path.join(a.out, "log"), "a")
     nb = len([x for x in os.listdir(a.out) if x.startswith("batch")])
     for dn in a.dtypes.split(","):
         dtype = getattr(torch, dn)
