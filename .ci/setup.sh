@@ -10,5 +10,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libncurses-dev libyaml-dev libzip-dev libcjson-dev libelf-dev libssl-dev libexpat1-dev libgloo-dev \
   tmux groff-base man-db clang libclang-rt-14-dev valgrind \
   openssh-client openssh-server zlib1g-dev >/dev/null
-python3 -m pip install -q torch==2.13.0 numpy pytest pytest-xdist pyyaml
+python3 -m pip install -q torch==2.13.0 numpy pytest pytest-xdist pyyaml expecttest
 python3 -c "import torch; print('torch', torch.__version__)"

@@ -283,14 +283,35 @@ static void eager_coverage(const session *s, const divergence_event *d, eager_co
 }
 
 /* "kernels 3, 7 and 12 more" : why they were not compared, and how to compare more. */
+/* An uncompared launch of a proxy-executor ATen call (aten::cholesky): the package's call
+ * table has no row for it (wrapper.cpp calls the proxy executor, naming no kernel), so no
+ * graph node is compared with it, provenance or not. */
+static int proxy_launch(const session *s, int64_t i)
+{
+    const event *e = session_kernel_event(s, i);
+    return e && e->u.kernel.call < 0 && e->u.kernel.name && !strncmp(e->u.kernel.name, "aten::", 6);
+}
+
 static void report_uncompared(const session *s, const eager_cover *c)
 {
     uint64_t n = c->kernels - c->compared;
     if (!n)
         return;
-    fprintf(stderr, "    not compared: kernel");
+    size_t nproxy = 0;
     for (size_t i = 0; i < c->nuncompared; i++)
-        fprintf(stderr, "%s %" PRId64 " (%s)", i ? "," : "", c->uncompared[i], kernel_name_at(s, c->uncompared[i]));
+        if (proxy_launch(s, c->uncompared[i])) {
+            fprintf(stderr, "%s %" PRId64 " (%s)", nproxy++ ? "," : "    not compared: proxy-executor call",
+                    c->uncompared[i], kernel_name_at(s, c->uncompared[i]));
+        }
+    if (nproxy)
+        fprintf(stderr, ": an ATen op with no C shim, which the package's call table does not list (wrapper.cpp "
+                "calls the proxy executor, naming no kernel): no graph node to compare it with\n");
+    if (n == nproxy)
+        return;
+    fprintf(stderr, "    not compared: kernel");
+    for (size_t i = 0, k = 0; i < c->nuncompared; i++)
+        if (!proxy_launch(s, c->uncompared[i]))
+            fprintf(stderr, "%s %" PRId64 " (%s)", k++ ? "," : "", c->uncompared[i], kernel_name_at(s, c->uncompared[i]));
     if (n > c->nuncompared)
         fprintf(stderr, " and %" PRIu64 " more", n - (uint64_t)c->nuncompared);
     fprintf(stderr, ": no graph node of theirs is held by an output they write (a node computed inside the "

@@ -56,6 +56,14 @@ static struct {
     int sorted;
     uint32_t *seen;           /* per ref: launches of its kernel so far (kept on its name's first ref) */
     int64_t *held_at;         /* per node_id: the kernel whose output held it when it finished, -1 none yet */
+    size_t *next_same;        /* per ref: the next ref of the same node, E.n none (node_ids) */
+    struct deferred {         /* a node that departed where a later launch computes it too (later_ref) */
+        size_t node_id;
+        int64_t k;            /* the kernel it departed in */
+        candidate c;          /* the output it departed in */
+    } *deferred;
+    size_t ndeferred, capdeferred;
+    char *deferred_here;      /* per ref of the current launch: it had a deferred departure when it finished */
     /* the current launch */
     size_t lo, hi;            /* its references: refs[lo..hi) */
     int active;
@@ -150,6 +158,11 @@ static void node_ids(void)
     for (size_t i = 0; i < E.n; i++)
         E.refs[ix[i]].node_id = i && !strcmp(E.refs[ix[i]].node, E.refs[ix[i - 1]].node) ? E.refs[ix[i - 1]].node_id
                                                                                           : ix[i];
+    free(E.next_same);
+    E.next_same = malloc(E.n * sizeof *E.next_same);
+    if (!E.next_same) abort();
+    for (size_t i = 0; i < E.n; i++)
+        E.next_same[ix[i]] = i + 1 < E.n && E.refs[ix[i + 1]].node_id == E.refs[ix[i]].node_id ? ix[i + 1] : E.n;
     free(ix);
 }
 
@@ -170,6 +183,7 @@ void eref_begin_run(void)
         node_ids();
     }
     if (E.seen) memset(E.seen, 0, E.n * sizeof *E.seen);
+    E.ndeferred = 0;
     for (size_t i = 0; E.held_at && i < E.n; i++) E.held_at[i] = -1;
     E.active = 0;
 }
@@ -257,6 +271,34 @@ static int same_layout(const eref *e, const tensor_rec *t)
     return 1;
 }
 
+/* The whole buffer of t, a CPU view of part of one, when it holds exactly e's elements (a cat
+ * Inductor writes slice by slice into one buffer: block_diag, cartesian_prod, torch.cat):
+ * its first element, with *view laid out as e (contiguous, strides in cstr); NULL otherwise. */
+static void *whole_buffer(const eref *e, AtenTensorHandle h, const tensor_rec *t, const dtype_entry *dt,
+                          tensor_rec *view, int64_t *cstr)
+{
+    int64_t nbytes = 0, off = 0;
+    void *p = NULL;
+    if (!dt || strcmp(t->device, "cpu") || aoti_torch_get_storage_size(h, &nbytes) ||
+        aoti_torch_get_storage_offset(h, &off) || aoti_torch_get_data_ptr(h, &p) || !p)
+        return NULL;
+    uint64_t ne = 1, nt = 1;
+    for (int d = 0; d < e->ndim; d++) ne *= (uint64_t)e->shape[d];
+    for (int d = 0; d < t->ndim; d++) nt *= (uint64_t)t->shape[d];
+    size_t isz = stats_kind_size(dt->kind);
+    if (!ne || nt >= ne || off < 0 || (uint64_t)nbytes != ne * isz) return NULL;
+    *view = *t;
+    view->ndim = e->ndim;
+    view->shape = (int64_t *)e->shape;
+    int64_t want = 1;
+    for (int d = e->ndim; d-- > 0;) {
+        cstr[d] = want;
+        want *= e->shape[d];
+    }
+    view->strides = cstr;
+    return (char *)p - (size_t)off * isz;
+}
+
 /* Compares host data (strided) with the reference file, chunk by chunk. */
 static int compare_file(const eref *e, const void *data, dtype_kind k, const tensor_rec *t, close_result *r,
                         char *note, size_t nnote)
@@ -326,7 +368,11 @@ void eref_after(AtenTensorHandle h, const tensor_rec *t)
     char data_note[160] = "";
     for (size_t i = E.lo; i < E.hi && E.ncand < MAX_CANDIDATES; i++) {
         const eref *e = &E.refs[i];
-        if (E.held_at[e->node_id] >= 0 || !same_layout(e, t)) continue;
+        if (E.held_at[e->node_id] >= 0) continue;
+        tensor_rec wview;
+        int64_t wstr[TENSOR_MAX_DIMS];
+        void *whole = same_layout(e, t) ? NULL : whole_buffer(e, h, t, dt, &wview, wstr);
+        if (!whole && !same_layout(e, t)) continue;
         if (!E.cand) {
             E.cand = calloc(MAX_CANDIDATES, sizeof *E.cand);
             if (!E.cand) abort();
@@ -363,6 +409,10 @@ void eref_after(AtenTensorHandle h, const tensor_rec *t)
                 }
             }
             strbuf_release(&err);
+        }
+        if (whole) {   /* the buffer t is part of, as the node's shape */
+            if (compare_file(e, whole, dt->kind, &wview, &c->r, c->note, sizeof c->note)) c->failed = 1;
+            continue;
         }
         if (!data) {
             c->failed = 1;
@@ -447,9 +497,124 @@ static int blamed_on(const ref_pick *p, int64_t k, const char *tensor)
     int n = 0;
     for (size_t i = E.lo; i < E.hi; i++) {
         const ref_pick *r = &p[i - E.lo];
+        if (E.deferred_here[i - E.lo]) continue;   /* an earlier kernel's output was its (later_ref) */
         n += live_here(i, k) && !r->ok && r->bad && !strcmp(r->bad->tensor, tensor);
     }
     return n;
+}
+
+/* Refs [lo, hi) compared here that no output holds and that would be blamed on an output:
+ * when two or more would be blamed on one and the kernel wrote as many distinct such outputs
+ * as there are of them (two 0-d results of one kernel, both departing), each gets its own,
+ * best pairs first, instead of all being taken for another value (blamed_on). assigned[i - lo]:
+ * the candidate, or NULL (the usual rule). Returns 1 when it assigned them. */
+static int assign_distinct(const ref_pick *p, int64_t k, const candidate **assigned)
+{
+    size_t nref = 0, ntensor = 0, n = E.hi - E.lo;
+    const char **tensors = calloc(E.ncand + 1, sizeof *tensors);
+    const candidate **bads = calloc(n, sizeof *bads);
+    char *taken = calloc(E.ncand + 1, 1);
+    int collide = 0, done = 0;
+    if (!tensors || !bads || !taken) abort();
+    for (size_t i = E.lo; i < E.hi; i++) {
+        assigned[i - E.lo] = NULL;
+        int64_t held = E.held_at[E.refs[i].node_id];
+        if (held >= 0 && held != k) continue;
+        const candidate *ok = p[i - E.lo].ok, *bad = p[i - E.lo].bad;
+        if (ok || !bad || E.deferred_here[i - E.lo]) continue;
+        bads[i - E.lo] = bad;
+        nref++;
+        for (size_t j = E.lo; j < i; j++)
+            collide |= bads[j - E.lo] && !strcmp(bads[j - E.lo]->tensor, bad->tensor);
+        for (size_t j = 0; j < E.ncand; j++) {   /* the distinct outputs any of them may be blamed on */
+            const candidate *c = &E.cand[j];
+            if (c->ref != i || c->failed || close_enough(c) || !c->written || claimed(c->tensor)) continue;
+            size_t t = 0;
+            while (t < ntensor && strcmp(tensors[t], c->tensor)) t++;
+            if (t == ntensor) tensors[ntensor++] = c->tensor;
+        }
+    }
+    if (collide && nref >= 2 && ntensor >= nref) {
+        for (size_t round = 0; round < nref; round++) {   /* the best (reference, output) pair left, each once */
+            const candidate *best = NULL;
+            size_t bt = 0;
+            for (size_t j = 0; j < E.ncand; j++) {
+                const candidate *c = &E.cand[j];
+                if (c->ref < E.lo || c->ref >= E.hi || !bads[c->ref - E.lo] || assigned[c->ref - E.lo]) continue;
+                if (c->failed || close_enough(c) || !c->written || claimed(c->tensor)) continue;
+                size_t t = 0;
+                while (t < ntensor && strcmp(tensors[t], c->tensor)) t++;
+                if (t < ntensor && !taken[t] && better(c, best)) best = c, bt = t;
+            }
+            if (!best) break;
+            assigned[best->ref - E.lo] = best;
+            taken[bt] = 1;
+        }
+        done = 1;
+    }
+    free(tensors);
+    free(bads);
+    free(taken);
+    return done;
+}
+
+
+/* A reference of node i's node for a launch still to come (another kernel, or a later launch of
+ * this one), or NULL: a kernel that writes a partial result of a node a later kernel finishes
+ * (a Welford reduction's sum of squares in the shape of the var that the next kernel divides). */
+static const eref *later_ref(size_t i)
+{
+    for (size_t r = E.refs[i].node_id; r < E.n; r = E.next_same[r]) {
+        if (r >= E.lo && r < E.hi) continue;
+        size_t f = first_of(E.refs[r].kernel);
+        if (f < E.n && E.seen[f] <= E.refs[r].occurrence) return &E.refs[r];
+    }
+    return NULL;
+}
+
+static void check_from(eager_check *x, const candidate *c)
+{
+    x->tensor = c->tensor;
+    x->compared = c->r.compared;
+    x->differing = c->r.differing;
+    x->first = c->r.first;
+    x->got = c->r.got;
+    x->want = c->r.want;
+    x->max_abs = c->r.max_abs;
+    x->max_rel = c->r.max_rel;
+    x->max_at = c->r.max_at;
+    x->atol = c->r.tol.atol;
+    x->rtol = c->r.tol.rtol;
+}
+
+static struct deferred *deferred_of(size_t node_id)
+{
+    for (size_t d = 0; d < E.ndeferred; d++)
+        if (E.deferred[d].node_id == node_id) return &E.deferred[d];
+    return NULL;
+}
+
+/* Node e's departure in an earlier kernel, kept for the later one (later_ref): the later one
+ * holds it (a partial result was finished: dropped) or does not (sent now, as the earlier
+ * kernel's: returns 1). */
+static int settle_deferred(const eref *e, int held, void (*send)(const proto_msg *m))
+{
+    struct deferred *d = deferred_of(e->node_id);
+    if (!d) return 0;
+    int sent = 0;
+    if (!held) {
+        proto_msg m = {.type = PROTO_COMPARE};
+        m.u.compare.kernel_index = d->k;
+        eager_check *x = &m.u.compare.c;
+        x->node = e->node;
+        x->verdict = EAGER_DIFFERS;
+        check_from(x, &d->c);
+        x->note = "the later kernel that computes it too does not hold it either";
+        send(&m);
+        sent = 1;
+    }
+    *d = E.deferred[--E.ndeferred];
+    return sent;
 }
 
 int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
@@ -465,14 +630,45 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
     }
     const ref_pick *picks = E.picks;
     pick_all(E.picks);
+    const candidate **assigned = calloc(E.hi - E.lo + 1, sizeof *assigned);
+    free(E.deferred_here);
+    E.deferred_here = calloc(E.hi - E.lo + 1, 1);
+    if (!assigned || !E.deferred_here) abort();
+    for (size_t i = E.lo; i < E.hi; i++)
+        E.deferred_here[i - E.lo] = deferred_of(E.refs[i].node_id) != NULL;
+    int distinct = assign_distinct(picks, k, assigned);
     for (size_t i = E.lo; i < E.hi; i++) {
         const eref *e = &E.refs[i];
         if (!live_here(i, k))   /* compared where it was made: its buffer may hold a later value now */
             continue;
         const candidate *ok = picks[i - E.lo].ok, *bad = picks[i - E.lo].bad, *failed = picks[i - E.lo].failed;
         int shared = !ok && bad ? blamed_on(picks, k, bad->tensor) : 0;
-        if (shared > 1)
+        if (distinct && !ok && bad)
+            bad = assigned[i - E.lo], shared = 0;
+        else if (shared > 1)
             bad = NULL;
+        int was_deferred = !ok && bad && E.deferred_here[i - E.lo];
+        if (was_deferred)   /* its difference is the earlier kernel's (settle_deferred) */
+            bad = NULL, shared = 0;
+        const eref *later = !ok && bad ? later_ref(i) : NULL;
+        static char later_note[256];
+        if (later) {   /* judged where it is finished */
+            if (!deferred_of(e->node_id)) {
+                if (E.ndeferred == E.capdeferred) {
+                    E.capdeferred = E.capdeferred ? 2 * E.capdeferred : 16;
+                    E.deferred = realloc(E.deferred, E.capdeferred * sizeof *E.deferred);
+                    if (!E.deferred) abort();
+                }
+                E.deferred[E.ndeferred++] = (struct deferred){e->node_id, k, *bad};
+            }
+            bad = NULL;
+            shared = 0;
+            snprintf(later_note, sizeof later_note,
+                     "no output holds it, and a later kernel (%s) computes it too: judged there (this one may "
+                     "write a partial result)", later->kernel);
+        }
+        if (!later)
+            differs |= settle_deferred(e, ok != NULL, send);
         proto_msg m = {.type = PROTO_COMPARE};
         m.u.compare.kernel_index = k;
         eager_check *x = &m.u.compare.c;
@@ -482,29 +678,21 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
         const candidate *c = ok ? ok : bad ? bad : failed;
         x->verdict = ok ? EAGER_CLOSE : bad ? EAGER_DIFFERS : failed ? EAGER_UNREADABLE : EAGER_UNMATCHED;
         if (c) {
-            x->tensor = c->tensor;
-            x->compared = c->r.compared;
-            x->differing = c->r.differing;
-            x->first = c->r.first;
-            x->got = c->r.got;
-            x->want = c->r.want;
-            x->max_abs = c->r.max_abs;
-            x->max_rel = c->r.max_rel;
-            x->max_at = c->r.max_at;
-            x->atol = c->r.tol.atol;
-            x->rtol = c->r.tol.rtol;
+            check_from(x, c);
             x->note = failed && !ok && !bad ? c->note : "";
         } else {
             x->tensor = "";
             x->atol = e->atol;
             x->rtol = e->rtol;
-            x->note = shared > 1 ? "several nodes of this kernel have the shape of an output that equals none of them: "
+            x->note = later ? later_note : was_deferred ? "not held here: the earlier kernel's difference is reported"
+                                   : shared > 1 ? "several nodes of this kernel have the shape of an output that equals none of them: "
                                    "it holds another value (computed inside the kernel only?)"
                                  : "no output of the kernel written with this node's shape (computed inside the kernel only?)";
         }
         differs |= x->verdict == EAGER_DIFFERS;
         send(&m);
     }
+    free(assigned);
     E.ncand = E.nbefore = 0;
     return differs;
 }

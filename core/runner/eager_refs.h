@@ -16,7 +16,15 @@
  *              that no other node of the kernel matched has its shape: the
  *              one with the fewest differing elements is reported;
  *   unmatched  no such output (a node the kernel only computes inside it,
- *              or one whose buffer holds another node's value);
+ *              or one whose buffer holds another node's value; two or more
+ *              nodes that would be blamed on one output, unless the kernel
+ *              wrote as many distinct such outputs; one that a later launch
+ *              computes too, judged there: when that one does not hold it
+ *              either, this launch's difference is sent then, a second
+ *              COMPARE of the node for this kernel index);
+ * On the CPU a node is also compared with the whole buffer of an output that
+ * is a view of part of one holding as many elements (a cat written slice by
+ * slice).
  *   unreadable the reference file (or the tensor) could not be read.
  * Memory: one chunk of reference at a time, plus a host copy of a CUDA
  * tensor being compared. Single-threaded (the model thread). */
