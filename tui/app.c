@@ -78,6 +78,14 @@ const kernel_event *app_selected_kernel(app *a)
     return &a->s->kernels[c]->u.kernel;
 }
 
+const fold_event *app_selected_fold(const app *a, int64_t *row)
+{
+    if (!a->fold_sel || a->panes[PANE_KERNELS].cursor != a->fold_cursor)
+        return NULL;
+    *row = a->fold_row;
+    return a->fold_sel;
+}
+
 void app_clamp(app *a)
 {
     for (int i = 0; i < PANE__COUNT; i++) {

@@ -57,6 +57,12 @@ struct app {
        _INF / _NONFINITE flags, protocol.h; 0 off) */
     struct { int64_t kernel; char name[128]; int nan; } brk;
     struct live_run *live;         /* the live run (live.h owns it); NULL in replay and walkthroughs */
+    struct session_reader *loader; /* a replay still reading its file (load.h); NULL when read */
+    char *load_error;              /* why the rest of the file did not load (load.h); NULL none */
+    /* the folded loop's line selected in the kernel list (pane_kernels.c sets it; kernel_folds.h):
+       its kernel fold_row (-1 its header), while the list's cursor stays at fold_cursor; NULL none */
+    const fold_event *fold_sel;
+    int64_t fold_row, fold_cursor;
     /* read-only text view over the panes (kernel source, hunt reports) */
     strbuf view;
     char view_title[160];
@@ -93,6 +99,9 @@ void app_clamp(app *a);
 void app_message(app *a, int is_error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The kernel selected in the kernel list, or NULL. */
 const kernel_event *app_selected_kernel(app *a);
+/* The fold event whose line is selected there instead (*row: its kernel, -1
+ * its header), or NULL. */
+const fold_event *app_selected_fold(const app *a, int64_t *row);
 /* The pane named name ("kernels"), or -1. */
 int app_pane_index(const app *a, const char *name);
 /* Sends req to every pane's request hook (PREQ_KERNEL_SELECTED). */

@@ -33,6 +33,7 @@ typedef struct {
     int (*item)(void *ctx, const char *item, int is_line, const char **message);
     int (*fd)(void *ctx);          /* another fd to poll; NULL or -1: none */
     int (*tick)(void *ctx);        /* after each poll, without blocking: LOOP_* flags; NULL none */
+    int (*busy)(void *ctx);        /* 1: tick has work (a session loading): poll without waiting; NULL none */
     void (*settle)(void *ctx);     /* headless, before and after each item: wait for the screen's news */
     int (*interrupt)(void *ctx);   /* ^C: LOOP_* flags (LOOP_QUIT ends the loop); NULL: ignored */
     int min_w, min_h;              /* smaller: "too small" (the quit key still works); 0: any */

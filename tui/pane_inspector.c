@@ -428,8 +428,58 @@ static const memcheck_event *memcheck_of(const session *s, int64_t ki)
     return NULL;
 }
 
+/* A folded kernel's ranges: launches, times, each tensor's min/max and the range of its means. */
+static int fold_kernel_lines(grid *g, rect in, int y, const fold_kernel *fk)
+{
+    int y0 = y;
+    if (y >= in.y + in.h)
+        return 0;
+    grid_printf(g, in.x, y++, in.w, EL_HEADER, "%s%s%s  x%llu", fk->name, fk->branch ? " @" : "",
+                fk->branch ? fk->branch : "", (unsigned long long)fk->launches);
+    if (y < in.y + in.h && fk->duration_us >= 0)
+        grid_printf(g, in.x, y++, in.w, EL_NORMAL, "  time %.1f us in all, %.1f..%.1f us a launch", fk->duration_us,
+                    fk->duration_min_us, fk->duration_max_us);
+    if (y < in.y + in.h && fk->device_us >= 0)
+        grid_printf(g, in.x, y++, in.w, EL_NORMAL, "  device time %.1f us in all", fk->device_us);
+    for (size_t i = 0; i < fk->ntensors && y < in.y + in.h; i++) {
+        const fold_tensor *t = &fk->tensors[i];
+        char nf[96] = "";
+        if (t->nan || t->posinf || t->neginf)
+            snprintf(nf, sizeof nf, "  nan %llu inf %llu -inf %llu", (unsigned long long)t->nan,
+                     (unsigned long long)t->posinf, (unsigned long long)t->neginf);
+        grid_printf(g, in.x, y++, in.w, EL_NORMAL, "  %-6s %s  min %.6g max %.6g mean %.6g..%.6g%s", phase_name(t->phase),
+                    t->name, t->min, t->max, t->mean_lo, t->mean_hi, nf);
+    }
+    return y - y0;
+}
+
+/* A folded loop's line is selected in the kernel list: its ranges (values are never kept for folded launches). */
+static void fold_render(app *a, pane *p, grid *g, int focused, const fold_event *f, int64_t row)
+{
+    char title[200];
+    snprintf(title, sizeof title, "inspector: %s iterations %lld..%lld, folded", f->loop, (long long)f->from,
+             (long long)f->to);
+    rect in = pane_frame(g, p, focused, title);
+    int y = in.y;
+    grid_printf(g, in.x, y++, in.w, EL_NORMAL, "%llu launches (#%lld-%lld) of %zu kernels, counted, not kept: ranges over "
+                "the launches, no values", (unsigned long long)f->launches, (long long)f->first_kernel,
+                (long long)f->last_kernel, f->nkernels);
+    if (f->duration_us >= 0 && y < in.y + in.h)
+        grid_printf(g, in.x, y++, in.w, EL_NORMAL, "time %.1f us in all", f->duration_us);
+    for (size_t i = 0; i < f->nkernels && y < in.y + in.h; i++)
+        if (row < 0 || (size_t)row == i)
+            y += fold_kernel_lines(g, in, y, &f->kernels[i]);
+    (void)a;
+}
+
 static void i_render(app *a, pane *p, grid *g, int focused)
 {
+    int64_t frow;
+    const fold_event *fe = app_selected_fold(a, &frow);
+    if (fe) {
+        fold_render(a, p, g, focused, fe, frow);
+        return;
+    }
     const kernel_event *k = app_selected_kernel(a);
     char title[160];
     if (k)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "actions.h"
 #include "keymap.h"
+#include "load.h"
 #include "live.h"
 #include "pane_util.h"
 #include "textview.h"
@@ -63,7 +64,10 @@ static void render_status(app *a, grid *g, int y)
     const char *lim = app_mode_limits(s->mode);
     if (s->mode)   /* the run's mode, and what it cannot see */
         snprintf(mbuf, sizeof mbuf, " %s%s%s |", s->mode, *lim ? ": " : "", lim);
-    snprintf(line, sizeof line, " %s | %s |%s %s%s", base_name(pkg), dev, mbuf, runner_state_text(a), kbuf);
+    char lbuf[96];
+    const char *state = load_status(a, lbuf, sizeof lbuf);   /* a big replay still loading */
+    snprintf(line, sizeof line, " %s | %s |%s %s%s", base_name(pkg), dev, mbuf, state ? state : runner_state_text(a),
+             kbuf);
     x += grid_put(g, x, y, g->w - x, EL_STATUS, line);
     strbuf hints = STRBUF_INIT;
     render_hints(a, &hints);

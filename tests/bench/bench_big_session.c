@@ -1,0 +1,162 @@
+/* bench_big_session.c — the first screen of a big session, and its dump.
+ *
+ * For each size (MB, default 100 and 1000) generates an unfolded session of
+ * about that size (kernel events with a before and an after tensor carrying
+ * stats, as a 200k-iteration while_loop recorded with folding off writes;
+ * session_save in a child process), then on the same file measures:
+ *   first screen  load_open (tui/load.h: the header, the first events) +
+ *                 app_init + one app_render into a 120x40 grid: what
+ *                 `aotidbg replay BIG.yaml` shows before the rest loads;
+ *   whole load    session_load: what the first screen waited for before;
+ *   rest          the slices after the first screen (load_slice to the end);
+ *   dump          session_load + session_dump to /dev/null (`replay --dump`).
+ * Prints one line per size, side by side. Usage: bench_big_session [MB...]
+ * (TMPDIR for the files). Exit 0 unless something failed to run. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "actions.h"
+#include "app.h"
+#include "load.h"
+#include "panes.h"
+#include "render.h"
+#include "session_io.h"
+#include "bench_util.h"
+
+#define BYTES_PER_KERNEL 760.0   /* about what one event below takes in the file */
+
+static int generate(const char *path, long n)
+{
+    session *s = session_new();
+    s->tool_version = AOTIDBG_VERSION;
+    s->torch_version = "2.13.0";
+    s->host = "bench";
+    s->device = "cpu";
+    s->printer_level = 1;
+    s->mode = "printer";
+    s->package = (package_info){"/tmp/bench_loop.pt2", "0123456789abcdef", "model", "cpu", NULL, "avx2"};
+    static int64_t shape[2] = {2, 8}, strides[2] = {8, 1};
+    srand(1);
+    for (long i = 0; i < n; i++) {
+        event *e = session_add_event(s, EV_KERNEL);
+        e->t_ms = (double)i * 0.0137;
+        kernel_event *k = &e->u.kernel;
+        k->index = i;
+        int body = i % 2;
+        k->name = body ? "cpp_fused_add_mul_1" : "cpp_fused_lt_0";
+        k->branch = body ? "while_loop_body_graph_0" : "while_loop_cond_graph_0";
+        k->iteration = i / 2;
+        k->type = KTYPE_CPP;
+        k->status = KSTAT_OK;
+        k->duration_us = 3.5 + (double)(i % 97) * 0.25;
+        k->device_us = -1;
+        k->source = "printer";
+        k->ntensors = 2;
+        k->tensors = arena_alloc(&s->arena, 2 * sizeof(tensor_rec));
+        for (int j = 0; j < 2; j++) {
+            tensor_rec *t = &k->tensors[j];
+            t->name = j ? "buf1" : "arg1_1";
+            t->phase = j ? PHASE_AFTER : PHASE_BEFORE;
+            t->ndim = 2;
+            t->shape = shape;
+            t->strides = strides;
+            t->dtype = "float32";
+            t->device = "cpu";
+            t->has_stats = 1;
+            double r = (double)rand() / RAND_MAX;
+            t->stats = (tensor_stats){16, 16, 0, 0, 0, 0, 0, -r * 3, r * 4, r - 0.5, 1 + r};
+        }
+    }
+    s->end_state = "complete";
+    strbuf err = STRBUF_INIT;
+    int rc = session_save(s, path, &err);
+    if (rc)
+        fprintf(stderr, "bench_big_session: %s\n", err.buf);
+    strbuf_release(&err);
+    session_free(s);
+    return rc;
+}
+
+static int one(double mb, const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bench_big_session_%ld_%.0f.yaml", dir, (long)getpid(), mb);
+    long n = (long)(mb * 1e6 / BYTES_PER_KERNEL);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(generate(path, n) ? 1 : 0);
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+        return -1;
+    struct stat sb;
+    stat(path, &sb);
+    double file_mb = (double)sb.st_size / 1e6;
+
+    /* the first screen: header + first slice, the app, one frame */
+    double t0 = bench_now_s();
+    session *s;
+    session_reader *r;
+    if (load_open(path, &s, &r) < 0)
+        return -1;
+    app a;
+    app_init(&a, s, MODE_REPLAY);
+    a.owns_session = 1;
+    a.loader = r;
+    grid g;
+    grid_init(&g, 120, 40, 0);
+    app_render(&a, &g);
+    double t_first = bench_now_s() - t0;
+    size_t first_events = s->nevents;
+    t0 = bench_now_s();
+    size_t slices = 0;
+    while (load_busy(&a)) {   /* the loop's ticks, a frame after each */
+        load_slice(&a, 0.04);
+        app_render(&a, &g);
+        slices++;
+    }
+    double t_rest = bench_now_s() - t0;
+    size_t nev = s->nevents;
+    int failed = load_close(&a);
+    grid_free(&g);
+    app_release(&a);
+
+    /* before: the whole file, then the screen; and the dump */
+    strbuf err = STRBUF_INIT;
+    t0 = bench_now_s();
+    if (session_load(path, &s, &err)) {
+        fprintf(stderr, "bench_big_session: %s\n", err.buf);
+        return -1;
+    }
+    double t_load = bench_now_s() - t0;
+    FILE *null = fopen("/dev/null", "w");
+    session_dump(s, null);
+    fclose(null);
+    double t_dump = bench_now_s() - t0;
+    session_free(s);
+    strbuf_release(&err);
+    unlink(path);
+    printf("%7.1f MB %9zu events | first screen %6.3f s (%zu events, then %zu slices, %.1f s to the end) | "
+           "whole load %6.2f s | dump %6.2f s\n",
+           file_mb, nev, t_first, first_events, slices, t_rest, t_load, t_dump);
+    fflush(stdout);
+    return failed ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    actions_bind_defaults();
+    static const char *dflt[] = {"100", "1000"};
+    int n = argc > 1 ? argc - 1 : 2;
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        if (one(atof(argc > 1 ? argv[i + 1] : dflt[i]), dir) < 0) {
+            fprintf(stderr, "bench_big_session: the %s MB session failed\n", argc > 1 ? argv[i + 1] : dflt[i]);
+            rc = 1;
+        }
+    return rc;
+}
