@@ -8,6 +8,7 @@ struct kfolds {
     size_t n, cap;
     size_t scanned;            /* events looked at */
     int64_t kernels;           /* kernel events among them */
+    uint64_t launches;         /* folded in the placed folds */
     const event *first;        /* s->events[0] when scanned, to notice a restart */
 };
 
@@ -28,6 +29,7 @@ void kfolds_sync(kfolds *k, const session *s)
         k->n = 0;
         k->scanned = 0;
         k->kernels = 0;
+        k->launches = 0;
     }
     for (size_t i = k->scanned; i < settled; i++) {
         const event *e = s->events[i];
@@ -36,6 +38,7 @@ void kfolds_sync(kfolds *k, const session *s)
         } else if (e->kind == EV_FOLD) {
             ALLOC_GROW(k->f, k->n + 1, k->cap);
             k->f[k->n++] = (kfold){k->kernels, &e->u.fold, 0};
+            k->launches += e->u.fold.launches;
         }
     }
     k->scanned = settled;
@@ -43,6 +46,15 @@ void kfolds_sync(kfolds *k, const session *s)
 }
 
 size_t kfolds_count(const kfolds *k) { return k->n; }
+
+uint64_t kfolds_launches(const kfolds *k, const session *s)
+{
+    uint64_t n = k->launches;
+    for (size_t i = k->scanned; i < s->nevents; i++)   /* the held tail: a few iterations at most */
+        if (s->events[i]->kind == EV_FOLD)
+            n += s->events[i]->u.fold.launches;
+    return n;
+}
 kfold *kfolds_at(kfolds *k, size_t i) { return i < k->n ? &k->f[i] : NULL; }
 
 int64_t kfolds_find_index(const kfolds *k, int64_t index)

@@ -27,6 +27,9 @@ kfolds *kfolds_new(void);
 void kfolds_free(kfolds *k);   /* NULL is fine */
 void kfolds_sync(kfolds *k, const session *s);
 size_t kfolds_count(const kfolds *k);
+/* Launches folded in the session: the placed folds' and the held tail's (the
+ * title's "+N folded"), without a pass over every event each frame. */
+uint64_t kfolds_launches(const kfolds *k, const session *s);
 kfold *kfolds_at(kfolds *k, size_t i);   /* NULL past the end */
 /* The fold whose launches (first_kernel..last_kernel) hold kernel index
  * `index`, or -1. */

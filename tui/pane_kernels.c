@@ -519,7 +519,8 @@ static void k_render(app *a, pane *p, grid *g, int focused)
     char hidden[80] = "";   /* launches this run's mode could not see (subgraphs, proxy calls) */
     if (a->s->hidden_kernels > 0)
         snprintf(hidden, sizeof hidden, " +%lld hidden", (long long)a->s->hidden_kernels);
-    uint64_t folded = session_folded_launches(a->s, NULL);   /* repeated loop iterations: counted, not kept */
+    kdisp d = disp(a);
+    uint64_t folded = kfolds_launches(d.k->f, a->s);   /* repeated loop iterations: counted, not kept */
     if (folded)
         snprintf(hidden + strlen(hidden), sizeof hidden - strlen(hidden), " +%llu folded", (unsigned long long)folded);
     char ended[192];
@@ -565,7 +566,6 @@ static void k_render(app *a, pane *p, grid *g, int focused)
                  "marks");
     grid_put(g, in.x, in.y, in.w, EL_HEADER, hdr);
     int rows = in.h - 1;
-    kdisp d = disp(a);
     if (d.nf) {
         render_with_folds(a, p, g, in, rows, &d, &c);
         return;

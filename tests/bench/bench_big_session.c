@@ -81,6 +81,88 @@ static int generate(const char *path, long n)
     return rc;
 }
 
+static double rest_s;   /* the sliced load's time after its first screen (in_child's 5th figure) */
+
+/* The first screen, then the rest a slice at a time with a frame after each:
+ * out = {first screen s, events on it, slices, events in all}; rest_s. */
+static int sliced(const char *path, double *out)
+{
+    double t0 = bench_now_s();
+    session *s;
+    session_reader *r;
+    if (load_open(path, &s, &r) < 0)
+        return -1;
+    app a;
+    app_init(&a, s, MODE_REPLAY);
+    a.owns_session = 1;
+    a.loader = r;
+    grid g;
+    grid_init(&g, 120, 40, 0);
+    app_render(&a, &g);
+    out[0] = bench_now_s() - t0;
+    out[1] = (double)s->nevents;
+    t0 = bench_now_s();
+    size_t slices = 0;
+    while (load_busy(&a)) {   /* the loop's ticks, a frame after each */
+        load_slice(&a, 0.04);
+        app_render(&a, &g);
+        slices++;
+    }
+    out[4] = bench_now_s() - t0;
+    out[2] = (double)slices;
+    out[3] = (double)s->nevents;
+    int failed = load_close(&a);
+    grid_free(&g);
+    app_release(&a);
+    return failed ? -1 : 0;
+}
+
+/* Before: the whole file, then the screen; and the dump: out = {load s, load + dump s}. */
+static int whole(const char *path, double *out)
+{
+    session *s;
+    strbuf err = STRBUF_INIT;
+    double t0 = bench_now_s();
+    if (session_load(path, &s, &err)) {
+        fprintf(stderr, "bench_big_session: %s\n", err.buf);
+        return -1;
+    }
+    out[0] = bench_now_s() - t0;
+    FILE *null = fopen("/dev/null", "w");
+    session_dump(s, null);
+    fclose(null);
+    out[1] = bench_now_s() - t0;
+    session_free(s);
+    strbuf_release(&err);
+    return 0;
+}
+
+/* fn(path, figures) in a child; its figures (up to 5) through a pipe. */
+static int in_child(const char *path, int (*fn)(const char *, double *), double *out)
+{
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        double v[5] = {0};
+        int rc = fn(path, v);
+        ssize_t wr = write(fd[1], v, sizeof v);
+        _exit(rc || wr != (ssize_t)sizeof v ? 1 : 0);
+    }
+    close(fd[1]);
+    double v[5];
+    ssize_t n = read(fd[0], v, sizeof v);
+    close(fd[0]);
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) || n != (ssize_t)sizeof v)
+        return -1;
+    memcpy(out, v, 4 * sizeof *v);
+    if (fn == sliced)
+        rest_s = v[4];
+    return 0;
+}
+
 static int one(double mb, const char *dir)
 {
     char path[4096];
@@ -96,54 +178,16 @@ static int one(double mb, const char *dir)
     stat(path, &sb);
     double file_mb = (double)sb.st_size / 1e6;
 
-    /* the first screen: header + first slice, the app, one frame */
-    double t0 = bench_now_s();
-    session *s;
-    session_reader *r;
-    if (load_open(path, &s, &r) < 0)
+    /* each in a fresh process: none inherits the other's warm heap */
+    double f[4], w[4];
+    if (in_child(path, sliced, f) || in_child(path, whole, w))
         return -1;
-    app a;
-    app_init(&a, s, MODE_REPLAY);
-    a.owns_session = 1;
-    a.loader = r;
-    grid g;
-    grid_init(&g, 120, 40, 0);
-    app_render(&a, &g);
-    double t_first = bench_now_s() - t0;
-    size_t first_events = s->nevents;
-    t0 = bench_now_s();
-    size_t slices = 0;
-    while (load_busy(&a)) {   /* the loop's ticks, a frame after each */
-        load_slice(&a, 0.04);
-        app_render(&a, &g);
-        slices++;
-    }
-    double t_rest = bench_now_s() - t0;
-    size_t nev = s->nevents;
-    int failed = load_close(&a);
-    grid_free(&g);
-    app_release(&a);
-
-    /* before: the whole file, then the screen; and the dump */
-    strbuf err = STRBUF_INIT;
-    t0 = bench_now_s();
-    if (session_load(path, &s, &err)) {
-        fprintf(stderr, "bench_big_session: %s\n", err.buf);
-        return -1;
-    }
-    double t_load = bench_now_s() - t0;
-    FILE *null = fopen("/dev/null", "w");
-    session_dump(s, null);
-    fclose(null);
-    double t_dump = bench_now_s() - t0;
-    session_free(s);
-    strbuf_release(&err);
     unlink(path);
     printf("%7.1f MB %9zu events | first screen %6.3f s (%zu events, then %zu slices, %.1f s to the end) | "
            "whole load %6.2f s | dump %6.2f s\n",
-           file_mb, nev, t_first, first_events, slices, t_rest, t_load, t_dump);
+           file_mb, (size_t)f[3], f[0], (size_t)f[1], (size_t)f[2], rest_s, w[0], w[1]);
     fflush(stdout);
-    return failed ? -1 : 0;
+    return 0;
 }
 
 int main(int argc, char **argv)

@@ -480,3 +480,25 @@ def test_live_hunt_nan_pressed_while_loading_tmux(tmux, aotidbg, package, tmp_pa
     tmux.send("q")
     tmux.send("q")
     tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
+
+
+def test_big_session_shows_at_once_and_loads_on_screen_tmux(tmux, aotidbg, tmp_path):
+    """A replay of a ~100 MB session draws its first screen while the rest is
+    still being read: the status bar says how far the load is, keys work
+    meanwhile, and the whole session is there once it is done (tui/load.h)."""
+    big = write_session(str(tmp_path / "big.yaml"), extra_kernels=1000000)
+    assert os.path.getsize(big) > 8 << 20   # over AOTIDBG_STREAM_BYTES' default
+    t0 = time.time()
+    tmux.send(f"TERM=xterm-256color LANG=C.UTF-8 {aotidbg} replay {big}; echo AOTIDBG-EXIT-$?", "Enter")
+    screen = tmux.wait_for(["REPLAY", "loading", "% of"], timeout=30)
+    first = time.time() - t0
+    assert "error router (1)" in screen, screen
+    tmux.send("3")               # the kernel list, while the rest loads
+    tmux.send("j")
+    tmux.wait_for("inspector: #1 aoti_torch_cpu_addmm_out", timeout=30)
+    tmux.wait_for(["kernels (1000003)", "complete"], timeout=120)
+    tmux.send("G")
+    tmux.wait_for("inspector: #1000002 triton_poi_fused_add_999999", timeout=30)
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
+    print(f"first screen of {os.path.getsize(big) / 1e6:.0f} MB after {first:.2f} s (tmux polls every 0.1 s)")
