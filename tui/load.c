@@ -75,6 +75,12 @@ int load_busy(const app *a) { return a->loader && !session_reader_done(a->loader
 static void after_slice(app *a, int rc, strbuf *err)
 {
     app_clamp(a);
+    /* as app_init does for a session read whole: errors open the router, unless the user has moved on */
+    if (!a->load_saw_error && app_errors(a)) {
+        a->load_saw_error = 1;
+        if (a->focus == PANE_KERNELS && a->follow && a->panes[PANE_KERNELS].cursor == 0 && !a->over && !a->prompt)
+            a->focus = PANE_ROUTER;
+    }
     if (rc < 0) {
         free(a->load_error);
         a->load_error = xstrdup(err->buf);

@@ -7,6 +7,9 @@
  * as they always did; so does a headless run before its first frame ends
  * (load_finish from the loop's settle), so golden screens stay whole.
  *
+ * An error event that comes with a later slice gives the router the focus,
+ * as a session read whole opens on it, while the user has not moved yet.
+ *
  * Errors: a file that cannot be read, or whose header or first events are
  * wrong, fails load_open as session_load does (file:line:col on stderr).
  * An error later in the file keeps the events before it on the screen, says

@@ -5,8 +5,9 @@
  *
  * loop_run drives a screen on the terminal: one poll() over stdin and the
  * screen's fd (the run service's, through live.h), with a 250 ms timeout so
- * signals and a runner without an fd are seen promptly; one render and one
- * doupdate() per batch of input. loop_headless drives it from a script and
+ * signals and a runner without an fd are seen promptly (no wait while the
+ * screen is busy: a big replay loading, its tick reading a slice each
+ * turn); one render and one doupdate() per batch of input. loop_headless drives it from a script and
  * prints each frame (loop_print_frame, the only frame printer).
  * Ownership: the loop borrows the screen and its grid. Threads: one. */
 #ifndef AOTIDBG_LOOP_H

@@ -251,6 +251,8 @@ static int run_interactive(app *a, const options *o, script *scripts)
     snprintf(as.theme_seen, sizeof as.theme_seen, "%s", a->th.name);
     loop_screen sc = app_loop_screen(&as);
     const char *why;
+    if (scripts[0].n || scripts[1].n)
+        load_finish(a);   /* scripted keys act on the whole session, as headless ones do */
     for (int k = 0; k < 2 && !a->quit; k++)   /* --keys/--script first, then the terminal */
         for (size_t i = 0; i < scripts[k].n && !a->quit; i++)
             app_screen_item(&as, scripts[k].items[i], scripts[k].is_line, &why);
