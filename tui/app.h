@@ -60,6 +60,7 @@ struct app {
     struct session_reader *loader; /* a replay still reading its file (load.h); NULL when read */
     char *load_error;              /* why the rest of the file did not load (load.h); NULL none */
     int load_saw_error;            /* an error event came with a slice (load.h: the router gets the focus) */
+    double load_drawn;             /* when load_slice last asked for a frame (mono_now_s) */
     /* the folded loop's line selected in the kernel list (pane_kernels.c sets it; kernel_folds.h):
        its kernel fold_row (-1 its header), while the list's cursor stays at fold_cursor; NULL none */
     const fold_event *fold_sel;

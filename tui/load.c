@@ -11,6 +11,7 @@
 #define FIRST_SLICE_S 0.08   /* the first screen's events: this long at most, */
 #define FIRST_EVENTS 2048    /* and no more than this many (a screen shows far fewer) */
 #define EVENTS_PER_CHECK 256 /* events between looks at the clock */
+#define REDRAW_S 0.2         /* a frame while loading at most this often (keys redraw at once) */
 
 static uint64_t stream_bytes(void)
 {
@@ -98,6 +99,10 @@ int load_slice(app *a, double budget_s)
     int rc = read_for(a->loader, budget_s, &err);
     after_slice(a, rc, &err);
     strbuf_release(&err);
+    double now = mono_now_s();
+    if (rc == 1 && now - a->load_drawn < REDRAW_S)
+        return 0;   /* a frame costs what the panes look up over the session: not every slice */
+    a->load_drawn = now;
     return 1;
 }
 

@@ -28,7 +28,8 @@
 int load_open(const char *path, session **s, session_reader **r);
 /* 1 while a->loader has events to read. */
 int load_busy(const app *a);
-/* Reads for about budget_s seconds; 1 when the session grew or ended. */
+/* Reads for about budget_s seconds; 1 when the screen should show it: the
+ * load ended, or 0.2 s passed since the last time it said so. */
 int load_slice(app *a, double budget_s);
 /* Reads the rest (headless runs, before a frame is printed). */
 void load_finish(app *a);
