@@ -502,3 +502,34 @@ def test_big_session_shows_at_once_and_loads_on_screen_tmux(tmux, aotidbg, tmp_p
     tmux.send("q")
     tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
     print(f"first screen of {os.path.getsize(big) / 1e6:.0f} MB after {first:.2f} s (tmux polls every 0.1 s)")
+
+
+def test_replay_fold_opens_with_enter_tmux(aotidbg, package, tmp_path):
+    """A real while_loop session (ctl_while, 6 rounds: rounds 1..4 folded) on
+    a terminal: the fold is a line of the kernel list, Enter opens it, the
+    inspector shows a folded kernel's ranges, Enter closes it again."""
+    import torch
+    from aotidbg_testlib import write_spec
+    spec = write_spec(tmp_path, (torch.tensor(6), torch.randn(2, 8)))
+    s = str(tmp_path / "s.yaml")
+    p = run([aotidbg, "run", package("ctl_while"), "--inputs", spec, "--record", s])
+    assert p.returncode == 0, p.stderr
+    t = Tmux(w=160, h=40)
+    try:
+        t.send(f"TERM=xterm-256color LANG=C.UTF-8 {aotidbg} replay {s}; echo AOTIDBG-EXIT-$?", "Enter")
+        t.wait_for(["[+] iterations 1..4 of while_loop_0 folded", "@0", "@5", "REPLAY"])
+        t.send("3")
+        t.send("j")
+        t.send("j")                  # the fold's line: the inspector sums it up
+        t.wait_for("inspector: while_loop_0 iterations 1..4, folded")
+        t.send("Enter")
+        screen = t.wait_for(["[-] iterations 1..4 of while_loop_0 folded", "(sum "])
+        t.send("j")                  # its first kernel: that kernel's ranges alone
+        screen = t.wait_for(["x4  ", "counted, not kept"])
+        t.send("k")
+        t.send("Enter")
+        t.wait_for("[+] iterations 1..4 of while_loop_0 folded")
+        t.send("q")
+        t.wait_for("AOTIDBG-EXIT-0", timeout=30)
+    finally:
+        t.close()
