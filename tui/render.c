@@ -58,7 +58,11 @@ static void render_status(app *a, grid *g, int y)
     const char *dev = s->device ? s->device : s->package.device_key ? s->package.device_key : "-";
     const kernel_event *k = app_selected_kernel(a);
     char kbuf[64] = "";
-    if (k)
+    int64_t frow;
+    const fold_event *fe = app_selected_fold(a, &frow);
+    if (fe)   /* a folded loop's line: no kernel of its own */
+        snprintf(kbuf, sizeof kbuf, " | folded %lld..%lld of %s", (long long)fe->from, (long long)fe->to, fe->loop);
+    else if (k)
         snprintf(kbuf, sizeof kbuf, " | k %lld/%zu", (long long)k->index, s->nkernels);
     char line[512], mbuf[80] = "";
     const char *lim = app_mode_limits(s->mode);
