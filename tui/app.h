@@ -76,6 +76,9 @@ struct app {
     const char *ref_path;
     /* index of the error events (router rows), extended as the session grows */
     size_t *err_idx, nerr, cap_err, err_scanned;
+    /* with it, the first nan event and the memcheck events: panes look them up each frame */
+    size_t nan_at;                 /* its position + 1, 0 none */
+    size_t *mc_idx, nmc, cap_mc;
     /* index of kernels with NaN/Inf or an error, over the kernels whose status
      * is final (scanning stops at the first pending one) */
     int64_t *anom_idx;
@@ -92,6 +95,10 @@ struct app {
 
 /* Brings the error-event index up to date; returns the number of errors. */
 size_t app_errors(app *a);
+/* The session's first nan event (session_nan_event), from the same index; NULL none. */
+const nan_event *app_nan_event(app *a);
+/* The memcheck events' positions in s->events, from the same index: *n of them. */
+const size_t *app_memchecks(app *a, size_t *n);
 /* First anomalous kernel after index `after`, or -1; uses the anomaly index. */
 int64_t app_next_anomaly(app *a, int64_t after);
 /* 1 when a breakpoint (a->brk: its index or its name) is before kernel k. */

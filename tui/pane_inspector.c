@@ -419,12 +419,17 @@ static int error_element(const session *s, int64_t kernel, strbuf *sb)
 }
 
 /* The first compute-sanitizer report of kernel ki that names a tensor; NULL none. */
-static const memcheck_event *memcheck_of(const session *s, int64_t ki)
+static const memcheck_event *memcheck_of(app *a, int64_t ki)
 {
-    for (size_t i = 0; i < s->nevents; i++)
-        if (s->events[i]->kind == EV_MEMCHECK && s->events[i]->u.memcheck.kernel_index == ki &&
-            s->events[i]->u.memcheck.hit)
-            return &s->events[i]->u.memcheck;
+    size_t n;
+    const size_t *mc = app_memchecks(a, &n);   /* indexed: not a pass over every event each frame */
+    for (size_t i = 0; i < n; i++) {
+        if (mc[i] >= a->s->nevents || a->s->events[mc[i]]->kind != EV_MEMCHECK)
+            continue;   /* a restart under the index: it is rebuilt when the events shrink */
+        const memcheck_event *m = &a->s->events[mc[i]]->u.memcheck;
+        if (m->kernel_index == ki && m->hit)
+            return m;
+    }
     return NULL;
 }
 
@@ -499,7 +504,7 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         in.y++;
         in.h--;
     }
-    const memcheck_event *mc = memcheck_of(a->s, k->index);
+    const memcheck_event *mc = memcheck_of(a, k->index);
     if (mc && in.h >= 3) {   /* --memcheck: where this kernel's bad access landed */
         grid_printf(g, in.x, in.y, in.w, EL_ERROR, "%s: %s", mc->tool, mc->hit);
         in.y++;

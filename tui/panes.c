@@ -52,6 +52,8 @@ void app_release(app *a)
     a->anom_idx = NULL;
     free(a->err_idx);
     a->err_idx = NULL;
+    free(a->mc_idx);
+    a->mc_idx = NULL;
     strbuf_release(&a->input);
     strbuf_release(&a->message);
     strbuf_release(&a->view);
