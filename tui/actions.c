@@ -307,8 +307,19 @@ static int64_t recorded_target(app *a, const char *arg)
 {
     char *end;
     long long v = strtoll(arg, &end, 10);
-    if (!*end)
-        return v >= 0 && v < kcount(a) ? v : -1;
+    if (!*end) {   /* kernel index N (a folded loop leaves gaps: not the list position) */
+        int64_t lo = 0, hi = kcount(a);
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (a->s->kernels[mid]->u.kernel.index < v)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < kcount(a) && a->s->kernels[lo]->u.kernel.index == v)
+            return lo;
+        return v >= 0 && v < kcount(a) && !session_folded_launches(a->s, NULL) ? v : -1;
+    }
     for (int64_t k = a->panes[PANE_KERNELS].cursor + 1; k < kcount(a); k++)
         if (!strcmp(a->s->kernels[k]->u.kernel.name, arg))
             return k;
@@ -324,6 +335,10 @@ static int a_run_to(app *a, const char *arg)
     int64_t k = recorded_target(a, arg);
     if (k >= 0)   /* live too: what ran is selected, as in replay */
         return replay_goto(a, k);
+    char *e;
+    long long idx = strtoll(arg, &e, 10);
+    if (!*e && kernels_goto_folded(a, idx))   /* a launch counted in a folded loop: its fold's line */
+        return AF_HANDLED;
     if (a->mode == MODE_LIVE)
         return live_run_to(a, arg) == 0 ? AF_HANDLED : AF_FAILED;
     char *end;
@@ -550,7 +565,7 @@ static const action table[] = {
     {"open-source", "S", "[KERNEL]", "show the kernel's generated source: its body (kernel.cpp or wrapper.cpp), the failing line for an error", ra_open_source},
     {"list-source", "u", "[N]", "show the user's source file at the selected kernel's line N (default 1)", sa_list_source},
     {"edit-source", "E", "[N]", "open $VISUAL/$EDITOR at the selected kernel's source line (or the line list-source shows)", sa_edit_source},
-    {"fold", "o", "", "kernel list: fold or unfold the selected kernel's group (a layer or source line)", kernels_action_fold},
+    {"fold", "o", "", "kernel list: fold or unfold the selected kernel's group (a layer or source line), or open a folded loop's line", kernels_action_fold},
     {"fold-all", "O", "", "kernel list: fold every group, or unfold them all when all are folded", kernels_action_fold_all},
     {"group-by", "", "layer|line|none", "kernel list: group kernels by model layer (their weights), source line, or not", kernels_action_group_by},
     {"break-nan", "!", "", "toggle breaking at the first kernel whose output holds NaN (not a mask's -Inf)", ra_break_nan},

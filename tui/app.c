@@ -10,10 +10,18 @@
 
 size_t app_errors(app *a)
 {
-    if (a->err_scanned > a->s->nevents)   /* a restart dropped the old events */
-        a->err_scanned = a->nerr = 0;
+    if (a->err_scanned > a->s->nevents) {   /* a restart dropped the old events */
+        a->err_scanned = a->nerr = a->nmc = a->nan_at = 0;
+    }
     for (; a->err_scanned < a->s->nevents; a->err_scanned++) {
-        if (a->s->events[a->err_scanned]->kind != EV_ERROR)
+        const event *e = a->s->events[a->err_scanned];
+        if (e->kind == EV_NAN && !a->nan_at)
+            a->nan_at = a->err_scanned + 1;
+        if (e->kind == EV_MEMCHECK) {
+            ALLOC_GROW(a->mc_idx, a->nmc + 1, a->cap_mc);
+            a->mc_idx[a->nmc++] = a->err_scanned;
+        }
+        if (e->kind != EV_ERROR)
             continue;
         ALLOC_GROW(a->err_idx, a->nerr + 1, a->cap_err);
         a->err_idx[a->nerr++] = a->err_scanned;
@@ -76,6 +84,33 @@ const kernel_event *app_selected_kernel(app *a)
     if (c < 0 || (size_t)c >= a->s->nkernels)
         return NULL;
     return &a->s->kernels[c]->u.kernel;
+}
+
+const fold_event *app_selected_fold(const app *a, int64_t *row)
+{
+    if (!a->fold_sel || a->panes[PANE_KERNELS].cursor != a->fold_cursor)
+        return NULL;
+    *row = a->fold_row;
+    return a->fold_sel;
+}
+
+const nan_event *app_nan_event(app *a)
+{
+    app_errors(a);
+    size_t i = a->nan_at;
+    if (i && (i > a->s->nevents || a->s->events[i - 1]->kind != EV_NAN)) {   /* the events changed under it */
+        a->err_scanned = a->s->nevents + 1;
+        app_errors(a);
+        i = a->nan_at;
+    }
+    return i ? &a->s->events[i - 1]->u.nan : NULL;
+}
+
+const size_t *app_memchecks(app *a, size_t *n)
+{
+    app_errors(a);
+    *n = a->nmc;
+    return a->mc_idx;
 }
 
 void app_clamp(app *a)

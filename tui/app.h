@@ -57,6 +57,14 @@ struct app {
        _INF / _NONFINITE flags, protocol.h; 0 off) */
     struct { int64_t kernel; char name[128]; int nan; } brk;
     struct live_run *live;         /* the live run (live.h owns it); NULL in replay and walkthroughs */
+    struct session_reader *loader; /* a replay still reading its file (load.h); NULL when read */
+    char *load_error;              /* why the rest of the file did not load (load.h); NULL none */
+    int load_saw_error;            /* an error event came with a slice (load.h: the router gets the focus) */
+    double load_drawn;             /* when load_slice last asked for a frame (mono_now_s) */
+    /* the folded loop's line selected in the kernel list (pane_kernels.c sets it; kernel_folds.h):
+       its kernel fold_row (-1 its header), while the list's cursor stays at fold_cursor; NULL none */
+    const fold_event *fold_sel;
+    int64_t fold_row, fold_cursor;
     /* read-only text view over the panes (kernel source, hunt reports) */
     strbuf view;
     char view_title[160];
@@ -68,6 +76,9 @@ struct app {
     const char *ref_path;
     /* index of the error events (router rows), extended as the session grows */
     size_t *err_idx, nerr, cap_err, err_scanned;
+    /* with it, the first nan event and the memcheck events: panes look them up each frame */
+    size_t nan_at;                 /* its position + 1, 0 none */
+    size_t *mc_idx, nmc, cap_mc;
     /* index of kernels with NaN/Inf or an error, over the kernels whose status
      * is final (scanning stops at the first pending one) */
     int64_t *anom_idx;
@@ -84,6 +95,10 @@ struct app {
 
 /* Brings the error-event index up to date; returns the number of errors. */
 size_t app_errors(app *a);
+/* The session's first nan event (session_nan_event), from the same index; NULL none. */
+const nan_event *app_nan_event(app *a);
+/* The memcheck events' positions in s->events, from the same index: *n of them. */
+const size_t *app_memchecks(app *a, size_t *n);
 /* First anomalous kernel after index `after`, or -1; uses the anomaly index. */
 int64_t app_next_anomaly(app *a, int64_t after);
 /* 1 when a breakpoint (a->brk: its index or its name) is before kernel k. */
@@ -93,6 +108,9 @@ void app_clamp(app *a);
 void app_message(app *a, int is_error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The kernel selected in the kernel list, or NULL. */
 const kernel_event *app_selected_kernel(app *a);
+/* The fold event whose line is selected there instead (*row: its kernel, -1
+ * its header), or NULL. */
+const fold_event *app_selected_fold(const app *a, int64_t *row);
 /* The pane named name ("kernels"), or -1. */
 int app_pane_index(const app *a, const char *name);
 /* Sends req to every pane's request hook (PREQ_KERNEL_SELECTED). */

@@ -104,7 +104,8 @@ int loop_run(const loop_screen *sc, grid *g)
         }
         int other = sc->fd ? sc->fd(sc->ctx) : -1;
         struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {other, POLLIN, 0}};
-        if (poll(fds, other >= 0 ? 2 : 1, 250) < 0 && errno != EINTR)
+        int wait_ms = sc->busy && sc->busy(sc->ctx) ? 0 : 250;
+        if (poll(fds, other >= 0 ? 2 : 1, wait_ms) < 0 && errno != EINTR)
             return SIGHUP;
         int r = sc->tick ? sc->tick(sc->ctx) : 0;   /* a dead runner's fd can go away: tick anyway */
         if (fds[0].revents & (POLLHUP | POLLERR))

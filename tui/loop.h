@@ -5,8 +5,9 @@
  *
  * loop_run drives a screen on the terminal: one poll() over stdin and the
  * screen's fd (the run service's, through live.h), with a 250 ms timeout so
- * signals and a runner without an fd are seen promptly; one render and one
- * doupdate() per batch of input. loop_headless drives it from a script and
+ * signals and a runner without an fd are seen promptly (no wait while the
+ * screen is busy: a big replay loading, its tick reading a slice each
+ * turn); one render and one doupdate() per batch of input. loop_headless drives it from a script and
  * prints each frame (loop_print_frame, the only frame printer).
  * Ownership: the loop borrows the screen and its grid. Threads: one. */
 #ifndef AOTIDBG_LOOP_H
@@ -33,6 +34,7 @@ typedef struct {
     int (*item)(void *ctx, const char *item, int is_line, const char **message);
     int (*fd)(void *ctx);          /* another fd to poll; NULL or -1: none */
     int (*tick)(void *ctx);        /* after each poll, without blocking: LOOP_* flags; NULL none */
+    int (*busy)(void *ctx);        /* 1: tick has work (a session loading): poll without waiting; NULL none */
     void (*settle)(void *ctx);     /* headless, before and after each item: wait for the screen's news */
     int (*interrupt)(void *ctx);   /* ^C: LOOP_* flags (LOOP_QUIT ends the loop); NULL: ignored */
     int min_w, min_h;              /* smaller: "too small" (the quit key still works); 0: any */

@@ -419,17 +419,72 @@ static int error_element(const session *s, int64_t kernel, strbuf *sb)
 }
 
 /* The first compute-sanitizer report of kernel ki that names a tensor; NULL none. */
-static const memcheck_event *memcheck_of(const session *s, int64_t ki)
+static const memcheck_event *memcheck_of(app *a, int64_t ki)
 {
-    for (size_t i = 0; i < s->nevents; i++)
-        if (s->events[i]->kind == EV_MEMCHECK && s->events[i]->u.memcheck.kernel_index == ki &&
-            s->events[i]->u.memcheck.hit)
-            return &s->events[i]->u.memcheck;
+    size_t n;
+    const size_t *mc = app_memchecks(a, &n);   /* indexed: not a pass over every event each frame */
+    for (size_t i = 0; i < n; i++) {
+        if (mc[i] >= a->s->nevents || a->s->events[mc[i]]->kind != EV_MEMCHECK)
+            continue;   /* a restart under the index: it is rebuilt when the events shrink */
+        const memcheck_event *m = &a->s->events[mc[i]]->u.memcheck;
+        if (m->kernel_index == ki && m->hit)
+            return m;
+    }
     return NULL;
+}
+
+/* A folded kernel's ranges: launches, times, each tensor's min/max and the range of its means. */
+static int fold_kernel_lines(grid *g, rect in, int y, const fold_kernel *fk)
+{
+    int y0 = y;
+    if (y >= in.y + in.h)
+        return 0;
+    grid_printf(g, in.x, y++, in.w, EL_HEADER, "%s%s%s  x%llu", fk->name, fk->branch ? " @" : "",
+                fk->branch ? fk->branch : "", (unsigned long long)fk->launches);
+    if (y < in.y + in.h && fk->duration_us >= 0)
+        grid_printf(g, in.x, y++, in.w, EL_NORMAL, "  time %.1f us in all, %.1f..%.1f us a launch", fk->duration_us,
+                    fk->duration_min_us, fk->duration_max_us);
+    if (y < in.y + in.h && fk->device_us >= 0)
+        grid_printf(g, in.x, y++, in.w, EL_NORMAL, "  device time %.1f us in all", fk->device_us);
+    for (size_t i = 0; i < fk->ntensors && y < in.y + in.h; i++) {
+        const fold_tensor *t = &fk->tensors[i];
+        char nf[96] = "";
+        if (t->nan || t->posinf || t->neginf)
+            snprintf(nf, sizeof nf, "  nan %llu inf %llu -inf %llu", (unsigned long long)t->nan,
+                     (unsigned long long)t->posinf, (unsigned long long)t->neginf);
+        grid_printf(g, in.x, y++, in.w, EL_NORMAL, "  %-6s %s  min %.6g max %.6g mean %.6g..%.6g%s", phase_name(t->phase),
+                    t->name, t->min, t->max, t->mean_lo, t->mean_hi, nf);
+    }
+    return y - y0;
+}
+
+/* A folded loop's line is selected in the kernel list: its ranges (values are never kept for folded launches). */
+static void fold_render(app *a, pane *p, grid *g, int focused, const fold_event *f, int64_t row)
+{
+    char title[200];
+    snprintf(title, sizeof title, "inspector: %s iterations %lld..%lld, folded", f->loop, (long long)f->from,
+             (long long)f->to);
+    rect in = pane_frame(g, p, focused, title);
+    int y = in.y;
+    grid_printf(g, in.x, y++, in.w, EL_NORMAL, "%llu launches (#%lld-%lld) of %zu kernels, counted, not kept: ranges over "
+                "the launches, no values", (unsigned long long)f->launches, (long long)f->first_kernel,
+                (long long)f->last_kernel, f->nkernels);
+    if (f->duration_us >= 0 && y < in.y + in.h)
+        grid_printf(g, in.x, y++, in.w, EL_NORMAL, "time %.1f us in all", f->duration_us);
+    for (size_t i = 0; i < f->nkernels && y < in.y + in.h; i++)
+        if (row < 0 || (size_t)row == i)
+            y += fold_kernel_lines(g, in, y, &f->kernels[i]);
+    (void)a;
 }
 
 static void i_render(app *a, pane *p, grid *g, int focused)
 {
+    int64_t frow;
+    const fold_event *fe = app_selected_fold(a, &frow);
+    if (fe) {
+        fold_render(a, p, g, focused, fe, frow);
+        return;
+    }
     const kernel_event *k = app_selected_kernel(a);
     char title[160];
     if (k)
@@ -449,7 +504,7 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         in.y++;
         in.h--;
     }
-    const memcheck_event *mc = memcheck_of(a->s, k->index);
+    const memcheck_event *mc = memcheck_of(a, k->index);
     if (mc && in.h >= 3) {   /* --memcheck: where this kernel's bad access landed */
         grid_printf(g, in.x, in.y, in.w, EL_ERROR, "%s: %s", mc->tool, mc->hit);
         in.y++;

@@ -16,4 +16,8 @@ int kernels_action_fold(app *a, const char *arg);
 int kernels_action_fold_all(app *a, const char *arg);
 int kernels_action_group_by(app *a, const char *arg);
 
+/* Kernel index `index` was folded: selects its kernel in its fold's opened
+ * group, says so, and returns 1; 0 when no fold holds it. */
+int kernels_goto_folded(app *a, int64_t index);
+
 #endif

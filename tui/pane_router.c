@@ -83,7 +83,7 @@ static void kv_add(void *ctx, const char *k, const char *v)
 static const error_event *nan_row(app *a)
 {
     router_pane *rc = st(a);
-    const nan_event *ev = session_nan_event(a->s);
+    const nan_event *ev = app_nan_event(a);   /* indexed: not a pass over every event each frame */
     if (ev == rc->nan)
         return ev ? &rc->nan_row : NULL;
     arena_release(&rc->nan_arena);

@@ -6,6 +6,7 @@
 #include "pane_inspector.h"
 #include "pane_kernels.h"
 #include "pane_router.h"
+#include "session_read.h"
 #include "timeview.h"
 
 #define MIN_W 40
@@ -51,10 +52,16 @@ void app_release(app *a)
     a->anom_idx = NULL;
     free(a->err_idx);
     a->err_idx = NULL;
+    free(a->mc_idx);
+    a->mc_idx = NULL;
     strbuf_release(&a->input);
     strbuf_release(&a->message);
     strbuf_release(&a->view);
     timeview_release(a);
+    session_reader_close(a->loader);
+    a->loader = NULL;
+    free(a->load_error);
+    a->load_error = NULL;
     session_free(a->ref);
     a->ref = NULL;
     if (a->owns_session)

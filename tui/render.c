@@ -7,6 +7,7 @@
 #include <string.h>
 #include "actions.h"
 #include "keymap.h"
+#include "load.h"
 #include "live.h"
 #include "pane_util.h"
 #include "textview.h"
@@ -57,13 +58,20 @@ static void render_status(app *a, grid *g, int y)
     const char *dev = s->device ? s->device : s->package.device_key ? s->package.device_key : "-";
     const kernel_event *k = app_selected_kernel(a);
     char kbuf[64] = "";
-    if (k)
+    int64_t frow;
+    const fold_event *fe = app_selected_fold(a, &frow);
+    if (fe)   /* a folded loop's line: no kernel of its own */
+        snprintf(kbuf, sizeof kbuf, " | folded %lld..%lld of %s", (long long)fe->from, (long long)fe->to, fe->loop);
+    else if (k)
         snprintf(kbuf, sizeof kbuf, " | k %lld/%zu", (long long)k->index, s->nkernels);
     char line[512], mbuf[80] = "";
     const char *lim = app_mode_limits(s->mode);
     if (s->mode)   /* the run's mode, and what it cannot see */
         snprintf(mbuf, sizeof mbuf, " %s%s%s |", s->mode, *lim ? ": " : "", lim);
-    snprintf(line, sizeof line, " %s | %s |%s %s%s", base_name(pkg), dev, mbuf, runner_state_text(a), kbuf);
+    char lbuf[96];
+    const char *state = load_status(a, lbuf, sizeof lbuf);   /* a big replay still loading */
+    snprintf(line, sizeof line, " %s | %s |%s %s%s", base_name(pkg), dev, mbuf, state ? state : runner_state_text(a),
+             kbuf);
     x += grid_put(g, x, y, g->w - x, EL_STATUS, line);
     strbuf hints = STRBUF_INIT;
     render_hints(a, &hints);

@@ -23,6 +23,7 @@
 #include "demo.h"
 #include "hunt.h"
 #include "live.h"
+#include "load.h"
 #include "loop.h"
 #include "menu.h"
 #include "pane_inspector.h"
@@ -173,18 +174,22 @@ static int app_screen_fd(void *ctx)
     int fd = ra_repro_fd(a);
     return fd >= 0 ? fd : live_fd(a);
 }
+static int app_screen_busy(void *ctx) { return load_busy(((app_screen *)ctx)->a); }
 
 static int app_screen_tick(void *ctx)
 {
     app *a = ((app_screen *)ctx)->a;
     int r = a->live && live_react(a, live_pump(a, 0)) ? LOOP_REDRAW : 0;
     r |= ra_repro_tick(a, 0) ? LOOP_REDRAW : 0;
+    if (load_slice(a, 0.04))   /* a big replay: the next slice of its file */
+        r |= LOOP_REDRAW;
     return r | (a->quit ? LOOP_QUIT : 0);
 }
 
 static void app_screen_settle(void *ctx)
 {
     app *a = ((app_screen *)ctx)->a;
+    load_finish(a);   /* headless frames show the whole session */
     if (a->live && live_settle(a, 120000) < 0)
         fprintf(stderr, "aotidbg: the runner did not stop within 120 s\n");
     if (ra_repro_settle(a, 600000) < 0)
@@ -204,7 +209,7 @@ static int app_screen_interrupt(void *ctx)
 static loop_screen app_loop_screen(app_screen *as)
 {
     loop_screen sc = {.ctx = as, .render = app_screen_render, .key = app_screen_key, .item = app_screen_item,
-                      .fd = app_screen_fd, .tick = app_screen_tick, .settle = app_screen_settle,
+                      .fd = app_screen_fd, .tick = app_screen_tick, .settle = app_screen_settle, .busy = app_screen_busy,
                       .interrupt = app_screen_interrupt, .min_w = as->a->min_w, .min_h = as->a->min_h,
                       .quit_key_action = actions_find("quit")};
     return sc;
@@ -217,6 +222,7 @@ static int run_headless(app *a, const options *o, script *scripts)
     grid g;
     grid_init(&g, o->ui.headless.w, o->ui.headless.h, a->ascii);
     int failed = 0, quit = a->quit;
+    load_finish(a);   /* every frame shows the whole session */
     if (!o->ui.dump_screen)
         loop_print_frame(&sc, &g, "start");
     for (int k = 0; k < 2 && !quit; k++)
@@ -260,6 +266,8 @@ static int run_interactive(app *a, const options *o, script *scripts)
     snprintf(as.theme_seen, sizeof as.theme_seen, "%s", a->th.name);
     loop_screen sc = app_loop_screen(&as);
     const char *why;
+    if (scripts[0].n || scripts[1].n)
+        load_finish(a);   /* scripted keys act on the whole session, as headless ones do */
     for (int k = 0; k < 2 && !a->quit; k++)   /* --keys/--script first, then the terminal */
         for (size_t i = 0; i < scripts[k].n && !a->quit; i++)
             app_screen_item(&as, scripts[k].items[i], scripts[k].is_line, &why);
@@ -445,6 +453,7 @@ typedef struct {
     char *live_pkg, *live_inputs;   /* the tutorial's live demo */
     int screen_opened;           /* the menu (or the demo's progress) opened the terminal */
     session *s;
+    struct session_reader *loader;   /* a replay still reading (load.h); run_app hands it to the app */
     app_mode m;
 } launch;
 
@@ -583,7 +592,7 @@ static int setup_replay(launch *l, const cli_args *args, int *rc)
 {
     if (!l->o.target)
         return setup_done(rc, cli_usage_error(args->cmd, "missing SESSION.yaml"));
-    if (load_session(l->o.target, &l->s) < 0)
+    if (load_open(l->o.target, &l->s, &l->loader) < 0)   /* a big file: the rest loads on screen */
         return setup_done(rc, EXIT_USAGE);
     l->m = MODE_REPLAY;
     return 0;
@@ -619,6 +628,8 @@ static int run_app(launch *l)
     app a;
     app_init(&a, l->s, l->m);
     a.owns_session = 1;
+    a.loader = l->loader;
+    l->loader = NULL;
     a.source = l->o.target;
     a.ascii = l->o.ui.ascii;
     int rc = EXIT_USAGE;
@@ -646,6 +657,9 @@ out:;
     int run_rc = live_finish(&a, 0);
     if (run_rc && rc != EXIT_USAGE)
         rc = run_rc;
+    int load_rc = load_close(&a);   /* the rest of a big replay did not load: say why */
+    if (load_rc)
+        rc = load_rc;
     app_release(&a);
     return rc;
 }

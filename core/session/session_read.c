@@ -48,7 +48,15 @@ static void *vec_push(vec *v)
     return e;
 }
 
+/* Hash set of keys for maps with arbitrary keys (flags, fields, unknown
+ * maps), so a hostile map with many keys stays linear. Keys are copied. */
 typedef struct {
+    struct hs_slot { uint64_t h; char *k; } *t;
+    size_t cap, n;
+} hashset;
+
+/* The reader's state (session_reader, session_read.h): one parse, resumable in the events list. */
+typedef struct session_reader {
     yev y;                   /* core/yaml: the events, with our limits */
     const char *name;
     strbuf *err;
@@ -82,7 +90,20 @@ typedef struct {
     int nstrides;            /* strides of the tensor or input being read */
     yaml_mark_t strides_at;
     struct ev_ctx *evc;      /* the event being read */
+
+    /* the top level, resumable at each event (session_reader_step) */
+    int phase;               /* RP_* */
+    hashset top_unknown;     /* unknown top-level keys seen */
+    uint64_t top_seen;       /* top-level keys seen (bits of session_top_table) */
+    struct key_names *names; /* event keys, while the events list is open */
+    strbuf msg;              /* the error, until the reader ends */
+    int rc;                  /* how it ended: 0 complete (maybe cut off), -1 failed */
+    uint64_t file_size;      /* of a regular file, 0 unknown */
+    int taken;               /* the session is the caller's (session_reader_take) */
+    size_t top_line;         /* where the top mapping began */
 } rd;
+
+enum { RP_START = 0, RP_TOP, RP_EVENTS, RP_DONE };
 
 /* ---------- messages ---------- */
 
@@ -506,12 +527,6 @@ static int dup_key(rd *r, const char *key)
     return -1;
 }
 
-/* Hash set of keys for maps with arbitrary keys (flags, fields, unknown
- * maps), so a hostile map with many keys stays linear. Keys are copied. */
-typedef struct {
-    struct hs_slot { uint64_t h; char *k; } *t;
-    size_t cap, n;
-} hashset;
 
 static void hashset_free(hashset *hs)
 {
@@ -602,37 +617,35 @@ static int enter_map(rd *r, const char *where)
  * event", "at the top level") and skipped. Stopping AT the end lets the
  * caller commit what it built before pulling more input (which may hit the
  * cut of a cut-off file). */
+static int map_entry(rd *r, find_fn find, const void *fctx, val_fn val, void *ctx, const char *place,
+                     uint64_t *seen, hashset *unknown)
+{
+    if (r->y.ev.type != YAML_SCALAR_EVENT)
+        return unexpected(r, "a plain key");
+    const char *key = sval(r);
+    int id = find(fctx, key);
+    if (id >= 0) {
+        if (*seen & (1ull << id))
+            return dup_key(r, key);
+        *seen |= 1ull << id;
+        return next(r) || val(r, id, ctx) ? -1 : 0;
+    }
+    if (hashset_add(unknown, key))
+        return dup_key(r, key);
+    strbuf d = STRBUF_INIT;
+    yev_add_shown(&d, key);
+    warn_at(r, r->y.ev.start_mark, "unknown key '%s' %s; skipped (written by a newer aotidbg?)", d.buf, place);
+    strbuf_release(&d);
+    return next(r) || skip_node(r) ? -1 : 0;
+}
+
 static int map_entries(rd *r, find_fn find, const void *fctx, val_fn val, void *ctx, const char *place,
                        uint64_t *seen)
 {
     hashset unknown = {0};
     int rc = 0;
-    while (!rc && r->y.ev.type != YAML_MAPPING_END_EVENT) {
-        if (r->y.ev.type != YAML_SCALAR_EVENT) {
-            rc = unexpected(r, "a plain key");
-            break;
-        }
-        const char *key = sval(r);
-        int id = find(fctx, key);
-        if (id >= 0) {
-            if (*seen & (1ull << id)) {
-                rc = dup_key(r, key);
-                break;
-            }
-            *seen |= 1ull << id;
-            rc = next(r) || val(r, id, ctx) ? -1 : 0;
-        } else {
-            if (hashset_add(&unknown, key)) {
-                rc = dup_key(r, key);
-                break;
-            }
-            strbuf d = STRBUF_INIT;
-            yev_add_shown(&d, key);
-            warn_at(r, r->y.ev.start_mark, "unknown key '%s' %s; skipped (written by a newer aotidbg?)", d.buf, place);
-            strbuf_release(&d);
-            rc = next(r) || skip_node(r) ? -1 : 0;
-        }
-    }
+    while (!rc && r->y.ev.type != YAML_MAPPING_END_EVENT)
+        rc = map_entry(r, find, fctx, val, ctx, place, seen, &unknown);
     hashset_free(&unknown);
     return rc;
 }
@@ -938,7 +951,7 @@ static int read_record(rd *r, const stable *t, void *rec, const char *where)
 
 /* The event keys: kind and t_ms, then every kind's keys, each name once,
  * in table order (the order of "does not belong" warnings). */
-typedef struct {
+typedef struct key_names {
     const char *name[64];
     int n;
     const skey *row[64][EV__COUNT];   /* each name's row in each kind, or NULL */
@@ -1118,17 +1131,7 @@ static int event_item(rd *r, void *ctx)
 
 static int top_val(rd *r, int id, void *ctx)
 {
-    const skey *k = &session_top_table.keys[id];
-    if (k->custom != SC_EVENTS)
-        return read_value(r, k, ctx);
-    key_names *names = xmalloc(sizeof *names);
-    event_key_names(names);
-    r->in_events = 1;
-    int rc = parse_list(r, event_item, names, k->what);
-    free(names);
-    if (!rc)   /* on failure, load() needs to know where it failed */
-        r->in_events = 0;
-    return rc;
+    return read_value(r, &session_top_table.keys[id], ctx);   /* events: top_entries */
 }
 
 static int parse_format(rd *r)
@@ -1157,7 +1160,8 @@ static int parse_format(rd *r)
     return next(r);
 }
 
-static int parse_session(rd *r)
+/* The stream up to the first top-level key after format_version. */
+static int top_begin(rd *r)
 {
     if (next(r) || r->y.ev.type != YAML_STREAM_START_EVENT)
         return -1;
@@ -1169,18 +1173,69 @@ static int parse_session(rd *r)
         return -1;
     if (r->y.ev.type != YAML_MAPPING_START_EVENT)
         return unexpected(r, "a mapping of session keys (format_version: \"1.0\" ...)");
-    yaml_mark_t top = r->y.ev.start_mark;
+    r->top_line = (size_t)r->y.ev.start_mark.line + 1;
     if (next(r) || parse_format(r))
         return -1;
-    /* The rest of the top mapping, format_version already read. */
+    r->top_seen = 1ull << find_row(&session_top_table, "format_version");
+    return 0;
+}
+
+/* The top mapping's entries from where the parse stands: 1 at the first
+ * event of an events list (its start consumed), 0 at the mapping's end, -1
+ * failed. */
+static int top_entries(rd *r)
+{
     const stable *t = &session_top_table;
-    uint64_t seen = 1ull << find_row(t, "format_version");
-    int rc = map_entries(r, find_row, t, top_val, r->s, "at the top level", &seen);
-    if (rc)
-        return -1;
-    if (!(seen & (1ull << find_row(t, "events"))))
+    int ev = find_row(t, "events");
+    while (r->y.ev.type != YAML_MAPPING_END_EVENT) {
+        if (r->y.ev.type != YAML_SCALAR_EVENT || strcmp(sval(r), "events") || (r->top_seen & (1ull << ev))) {
+            if (map_entry(r, find_row, t, top_val, r->s, "at the top level", &r->top_seen, &r->top_unknown))
+                return -1;
+            continue;
+        }
+        r->top_seen |= 1ull << ev;
+        if (next(r))
+            return -1;
+        if (r->y.ev.type == YAML_SCALAR_EVENT && r->y.ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+            (!slen(r) || !strcmp(sval(r), "~") || !strcmp(sval(r), "null"))) {   /* `events:` empty */
+            if (next(r))
+                return -1;
+            continue;
+        }
+        if (r->y.ev.type != YAML_SEQUENCE_START_EVENT)
+            return unexpected(r, t->keys[ev].what);
+        if (!r->names) {
+            r->names = xmalloc(sizeof *r->names);
+            event_key_names(r->names);
+        }
+        r->in_events = 1;
+        return next(r) ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Up to max events of the open list: 1 when the budget ran out first, 0 at
+ * the list's end (consumed), -1 failed. */
+static int events_step(rd *r, size_t max)
+{
+    for (size_t i = 0; r->y.ev.type != YAML_SEQUENCE_END_EVENT; i++) {
+        if (i == max)
+            return 1;
+        if (event_item(r, r->names))
+            return -1;
+    }
+    if (next(r))
+        return -1;   /* in_events stays: load() needs to know where it failed */
+    r->in_events = 0;
+    return 0;
+}
+
+/* After the top mapping's end: the end of the session and of the file. */
+static int top_end(rd *r)
+{
+    if (!(r->top_seen & (1ull << find_row(&session_top_table, "events"))))
         return fail_at(r, r->y.ev.start_mark, "found the end of the session without 'events' (it began at line %zu), "
-                       "expected an events: list (is the file cut off before the events?)", (size_t)top.line + 1);
+                       "expected an events: list (is the file cut off before the events?)", r->top_line);
     if (next(r))
         return -1;
     if (r->y.ev.type != YAML_DOCUMENT_END_EVENT)
@@ -1190,6 +1245,42 @@ static int parse_session(rd *r)
     if (r->y.ev.type != YAML_STREAM_END_EVENT)
         return unexpected(r, "the end of the file (one session per file)");
     return 0;
+}
+
+/* The parse from where it stands, at most max more events: 1 when events
+ * remain, 0 done, -1 failed. */
+static int drive(rd *r, size_t max)
+{
+    for (;;) {
+        int k;
+        switch (r->phase) {
+        case RP_START:
+            if (top_begin(r))
+                return -1;
+            r->phase = RP_TOP;
+            break;
+        case RP_TOP:
+            if ((k = top_entries(r)) < 0)
+                return -1;
+            if (k) {
+                r->phase = RP_EVENTS;
+                if (!max)
+                    return 1;
+            } else {
+                if (top_end(r))
+                    return -1;
+                r->phase = RP_DONE;
+            }
+            break;
+        case RP_EVENTS:
+            if ((k = events_step(r, max)) != 0)
+                return k;
+            r->phase = RP_TOP;
+            break;
+        default:
+            return 0;
+        }
+    }
 }
 
 /* After a successful parse: references that point nowhere get a warning. */
@@ -1206,32 +1297,34 @@ static void check_refs(rd *r)
                                 i, (long long)s->narration[i].event_index, s->nevents);
 }
 
-static int load(rd *r, session **out, strbuf *err)
+/* The parser set up over r's input (name, file or mem already set). */
+static int rd_init(rd *r, strbuf *err)
 {
-    *out = NULL;
     r->s = session_new();
-    r->err = err;
+    r->err = &r->msg;   /* messages wait in msg until the reader ends */
     r->line = r->col = 1;
     r->values.elem = sizeof(double);
-    r->evc = xcalloc(1, sizeof *r->evc);
-    if (!r->evc) {
-        strbuf_addf(err, "%s: out of memory", r->name);
-        session_free(r->s);
-        return -1;
-    }
     r->kv.elem = sizeof(kv_pair);
+    r->evc = xcalloc(1, sizeof *r->evc);
     static const ylimits lim = {SESSION_MAX_DEPTH, SESSION_MAX_SCALAR_BYTES, 0, "a session file", "session files"};
     if (yev_init_reader(&r->y, read_handler, r, &lim)) {
         strbuf_addf(err, "%s: out of memory", r->name);
         free(r->evc);
+        r->evc = NULL;
         session_free(r->s);
+        r->s = NULL;
         return -1;
     }
     /* No yaml_parser_set_encoding: detection skips a UTF-8 BOM; UTF-16 never
      * gets that far (our UTF-8 check refuses it first). */
-    strbuf msg = STRBUF_INIT;
-    r->err = &msg;
-    int rc = parse_session(r);
+    return 0;
+}
+
+/* The parse ended (rc of drive: 0 or -1): a cut-off file keeps what came
+ * before the cut, references are checked, the parser's memory goes. r->rc
+ * says how it ended; on -1 the error is added to err. */
+static void conclude(rd *r, int rc, strbuf *err)
+{
     if (rc && !r->failed)
         fail_at(r, r->y.p.mark, "found a YAML error, expected a session file");
     /* A value error in the last event may be the cut itself (`t_ms:` then
@@ -1276,33 +1369,88 @@ static int load(rd *r, session **out, strbuf *err)
     }
     yev_release(&r->y);
     free(r->itab);
+    r->itab = NULL;
     free(r->evc);
-    for (int i = 0; i < SESSION_MAX_DEPTH + 2; i++)
+    r->evc = NULL;
+    for (int i = 0; i < SESSION_MAX_DEPTH + 2; i++) {
         free(r->lists[i].p);
+        r->lists[i].p = NULL;
+    }
     free(r->values.p);
     free(r->kv.p);
-    if (rc) {
-        strbuf_add(err, msg.buf, msg.len);
-        strbuf_release(&msg);
-        session_free(r->s);
-        return -1;
+    r->values.p = r->kv.p = NULL;
+    hashset_free(&r->top_unknown);
+    memset(&r->top_unknown, 0, sizeof r->top_unknown);
+    free(r->names);
+    r->names = NULL;
+    if (rc)
+        strbuf_add(err, r->msg.buf, r->msg.len);
+    strbuf_release(&r->msg);
+    if (r->file)
+        fclose(r->file);
+    r->file = NULL;
+    r->phase = RP_DONE;
+    r->rc = rc ? -1 : 0;
+}
+
+/* Opens path for reading into a new rd; -1 with err. */
+static rd *rd_open(const char *path, strbuf *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
     }
-    strbuf_release(&msg);
-    *out = r->s;
-    return 0;
+    struct stat st;
+    uint64_t size = 0;
+    if (fstat(fileno(f), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            strbuf_addf(err, "%s: is a directory, expected a session file", path);
+            fclose(f);
+            return NULL;
+        }
+        if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > SESSION_MAX_FILE_BYTES) {
+            strbuf_addf(err, "%s:1:1: found a file of %lld bytes, expected at most %llu bytes", path,
+                        (long long)st.st_size, (unsigned long long)SESSION_MAX_FILE_BYTES);
+            fclose(f);
+            return NULL;
+        }
+        if (S_ISREG(st.st_mode))
+            size = (uint64_t)st.st_size;
+    }
+    rd *r = xcalloc(1, sizeof *r);
+    r->name = xstrdup(path);
+    r->file = f;
+    r->file_size = size;
+    if (rd_init(r, err)) {
+        fclose(f);
+        free((char *)r->name);
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* The whole parse of r, then r freed: the session, or NULL with err. */
+static int load_all(rd *r, session **out, strbuf *err)
+{
+    conclude(r, drive(r, SIZE_MAX) < 0 ? -1 : 0, err);
+    *out = NULL;
+    if (r->rc)
+        session_free(r->s);
+    else
+        *out = r->s;
+    return r->rc;
 }
 
 int session_load_mem(const char *name, const char *buf, size_t len, session **out, strbuf *err)
 {
+    *out = NULL;
     rd *r = xcalloc(1, sizeof *r);
-    if (!r) {
-        strbuf_addf(err, "%s: out of memory", name);
-        return -1;
-    }
     r->name = name;
     r->mem = (const unsigned char *)buf;
     r->mem_len = len;
-    int rc = load(r, out, err);
+    int rc = rd_init(r, err) ? -1 : load_all(r, out, err);
     free(r);
     return rc;
 }
@@ -1310,35 +1458,76 @@ int session_load_mem(const char *name, const char *buf, size_t len, session **ou
 int session_load(const char *path, session **out, strbuf *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        strbuf_addf(err, "%s: cannot open: %s", path, strerror(errno));
+    rd *r = rd_open(path, err);
+    if (!r)
         return -1;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            strbuf_addf(err, "%s: is a directory, expected a session file", path);
-            fclose(f);
-            return -1;
-        }
-        if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > SESSION_MAX_FILE_BYTES) {
-            strbuf_addf(err, "%s:1:1: found a file of %lld bytes, expected at most %llu bytes", path,
-                        (long long)st.st_size, (unsigned long long)SESSION_MAX_FILE_BYTES);
-            fclose(f);
-            return -1;
-        }
-    }
-    rd *r = xcalloc(1, sizeof *r);
-    if (!r) {
-        fclose(f);
-        strbuf_addf(err, "%s: out of memory", path);
-        return -1;
-    }
-    r->name = path;
-    r->file = f;
-    int rc = load(r, out, err);
+    int rc = load_all(r, out, err);
+    free((char *)r->name);
     free(r);
-    fclose(f);
     return rc;
+}
+
+/* ---------- the reader, a slice at a time ---------- */
+
+int session_reader_open(const char *path, session_reader **out, strbuf *err)
+{
+    *out = NULL;
+    rd *r = rd_open(path, err);
+    if (!r)
+        return -1;
+    int rc = drive(r, 0);
+    if (rc <= 0) {   /* the whole file was the header (no events, or an error before them) */
+        conclude(r, rc, err);
+        if (r->rc) {
+            session_free(r->s);
+            free((char *)r->name);
+            free(r);
+            return -1;
+        }
+    }
+    *out = r;
+    return 0;
+}
+
+int session_reader_step(session_reader *r, size_t max_events, strbuf *err)
+{
+    if (r->phase == RP_DONE)
+        return r->rc;
+    int rc = drive(r, max_events);
+    if (rc > 0)
+        return 1;
+    conclude(r, rc, err);
+    return r->rc;
+}
+
+int session_reader_done(const session_reader *r) { return r->phase == RP_DONE; }
+
+session *session_reader_take(session_reader *r)
+{
+    session *s = r->taken ? NULL : r->s;
+    r->taken = 1;
+    return s;
+}
+
+void session_reader_progress(const session_reader *r, uint64_t *done, uint64_t *total)
+{
+    *done = r->total;
+    *total = r->file_size > r->total ? r->file_size : r->total;
+}
+
+void session_reader_close(session_reader *r)
+{
+    if (!r)
+        return;
+    if (r->phase != RP_DONE) {
+        strbuf e = STRBUF_INIT;
+        r->failed = 1;   /* no message: the caller stopped reading */
+        r->in_events = 0;
+        conclude(r, -1, &e);
+        strbuf_release(&e);
+    }
+    if (!r->taken)
+        session_free(r->s);
+    free((char *)r->name);
+    free(r);
 }

@@ -9,6 +9,7 @@
 #ifndef AOTIDBG_SESSION_READ_H
 #define AOTIDBG_SESSION_READ_H
 #include <stddef.h>
+#include <stdint.h>
 #include "model.h"
 #include "strbuf.h"
 
@@ -19,5 +20,33 @@
 /* Loads path into a new session (*out, caller frees with session_free). */
 int session_load(const char *path, session **out, strbuf *err);
 int session_load_mem(const char *name, const char *buf, size_t len, session **out, strbuf *err);
+
+/* The same parse a slice at a time, so that a screen shows a big session at
+ * once and a dump prints as it reads: session_reader_open reads the header
+ * (every top-level key before `events:`; the writer puts events last) and
+ * stops at the first event; each session_reader_step reads at most
+ * max_events more into the reader's session, which grows as a live run's
+ * does (events appended; nothing already read moves or changes, except the
+ * events, kernels and warnings arrays, which may be reallocated).
+ *   open: 0 and *out, or -1 with err (nothing to close) when the file cannot
+ *         be read or its header is wrong. A file whose header is all there is
+ *         (cut off before the events) opens done.
+ *   step: 1 more to read; 0 the file is read (a file cut off inside the
+ *         events list ends here too, as session_load: s->truncated, what came
+ *         before kept); -1 failed, with err ("file:line:col: found X,
+ *         expected Y"), the events before the failure kept. Once done, step
+ *         returns the same answer again without reading.
+ * Keys after `events:` (hand-written files) arrive with the last step.
+ * Ownership: the reader owns its session until session_reader_take (then
+ * the caller frees it with session_free, after or before closing the
+ * reader); close frees the reader and a session not taken. Threads: one. */
+typedef struct session_reader session_reader;
+int session_reader_open(const char *path, session_reader **out, strbuf *err);
+int session_reader_step(session_reader *r, size_t max_events, strbuf *err);
+int session_reader_done(const session_reader *r);
+session *session_reader_take(session_reader *r);
+/* Bytes read so far and the file's size (done when it is not a regular file). */
+void session_reader_progress(const session_reader *r, uint64_t *done, uint64_t *total);
+void session_reader_close(session_reader *r);   /* NULL is fine */
 
 #endif

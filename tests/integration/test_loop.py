@@ -7,7 +7,7 @@ import os
 import pytest
 import torch
 
-from aotidbg_testlib import events, load_session, run, write_spec
+from aotidbg_testlib import events, frames, load_session, run, write_spec
 
 
 def run_loop(aotidbg, pkg, tmp_path, inputs, *extra):
@@ -86,3 +86,98 @@ def test_nan_found_at_its_iteration(aotidbg, package, tmp_path, rounds, bad):
     assert {bad - 1, bad} <= {k.get("iteration") for k in kernels(sess)}
     assert f"in iteration {bad} of while_loop_body_graph_0" in p.stderr
     assert f"(iteration {bad} of while_loop_body_graph_0)" in p.stderr
+
+
+def replay_screens(aotidbg, session, script, tmp_path, size="200x30", env=None):
+    sc = os.path.join(tmp_path, "keys.txt")
+    with open(sc, "w") as f:
+        f.write("\n".join(script) + "\n")
+    p = run([aotidbg, "replay", session, "--headless", size, "--ascii", "--script", sc],
+            env={**os.environ, **(env or {})})
+    return p, dict(frames(p.stdout))
+
+
+def test_replay_shows_a_fold_as_a_group_that_opens(aotidbg, package, tmp_path):
+    """The fold event of ctl_while's 6 rounds is one line among the kept kernels
+    (which keep their own rounds), opens to its kernels, and goto / search /
+    the inspector reach what it folded."""
+    pkg = package("ctl_while")
+    p, sess = run_loop(aotidbg, pkg, tmp_path, (torch.tensor(6), torch.randn(2, 8)))
+    assert p.returncode == 0, p.stderr
+    (fold,) = events(sess, "fold")
+    body = next(k["name"] for k in kernels(sess) if k.get("branch") == "while_loop_body_graph_0")
+    head = (f"iterations {fold['from_iteration']}..{fold['to_iteration']} of while_loop_0 folded: "
+            f"{fold['launches']} launches of 2 kernels")
+    mid = (fold["first_kernel"] + fold["last_kernel"]) // 2
+    mid_name = fold["kernels"][(mid - fold["first_kernel"]) % 2]["name"]
+    s = os.path.join(tmp_path, "s.yaml")
+    p, fr = replay_screens(aotidbg, s, ["pane-kernels", "down", "down", "fold", "fold",
+                                        "fold", "down", f"goto {mid}", "goto 0", f"search {body}",
+                                        "search-next"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    start = fr["start"]
+    assert "[+] " + head in start, start
+    # the kept rounds around it keep their iteration numbers, the fold sits between them
+    lines = start.splitlines()
+    at = next(i for i, l in enumerate(lines) if head in l)
+    assert f"@{fold['from_iteration'] - 1}" in lines[at - 1] and f"@{fold['to_iteration'] + 1}" in lines[at + 1]
+    assert f"#{fold['first_kernel']}-{fold['last_kernel']}" in lines[at]
+    # on its line, `fold` opens it: its kernels, each with its count and ranges
+    opened = fr["fold"]
+    assert "[-] " + head in opened
+    fk = [l for l in opened.splitlines() if f"x{fold['launches'] // 2}  " in l and "(sum " in l]
+    assert len(fk) == 2 and [k["name"] for k in fold["kernels"]][0] in fk[0], opened
+    assert "inspector: while_loop_0 iterations" in opened and "counted, not kept" in opened
+    # goto a folded launch's index selects its kernel in the fold; the inspector shows its ranges
+    g = fr[f"goto {mid}"]
+    assert f"kernel {mid}: in iterations" in g and mid_name in g
+    ranges = [t for t in fold["kernels"][(mid - fold["first_kernel"]) % 2]["tensors"] if t["phase"] == "after"]
+    assert ranges and f"after  {ranges[-1]['name']}" in g, g
+    # search goes through the fold: the kept body, then the folded one, then the next kept one
+    assert "/" + body + ": row" in fr[f"search {body}"]
+    nxt = fr["search-next"]
+    assert "inspector: while_loop_0 iterations" in nxt, nxt
+
+
+def test_streamed_replay_reads_whole_cut_and_bad_files(aotidbg, package, tmp_path):
+    """AOTIDBG_STREAM_BYTES=0 makes every replay load on screen, a slice at a
+    time (load.h): the screens are the same as a whole load's, a file cut off
+    mid-event keeps what came before, and an error past the first screen still
+    names file:line:col and exits 2."""
+    pkg = package("ctl_while")
+    p, sess = run_loop(aotidbg, pkg, tmp_path, (torch.tensor(40), torch.randn(2, 8)))
+    assert p.returncode == 0, p.stderr
+    s = os.path.join(tmp_path, "s.yaml")
+    keys = ["pane-kernels", "bottom", "up"]
+    whole = replay_screens(aotidbg, s, keys, tmp_path, env={"AOTIDBG_STREAM_BYTES": "100000000"})
+    streamed = replay_screens(aotidbg, s, keys, tmp_path, env={"AOTIDBG_STREAM_BYTES": "0"})
+    assert whole[0].returncode == streamed[0].returncode == 0, streamed[0].stderr
+    assert whole[1] == streamed[1]
+    text = open(s).read()
+    # more events than the first screen reads (load.c: 2048 at most): the last kept kernel, again
+    last = text.rindex("- {kind: kernel")
+    end = text.index("\n- ", last + 1) + 1 if "\n- " in text[last + 1:] else len(text)
+    text = text[:last] + text[last:end] * 3000 + text[last:]
+    s = os.path.join(tmp_path, "big.yaml")
+    with open(s, "w") as f:
+        f.write(text)
+    whole = replay_screens(aotidbg, s, keys, tmp_path, env={"AOTIDBG_STREAM_BYTES": "100000000"})
+    streamed = replay_screens(aotidbg, s, keys, tmp_path, env={"AOTIDBG_STREAM_BYTES": "0"})
+    assert whole[0].returncode == streamed[0].returncode == 0, streamed[0].stderr
+    assert whole[1] == streamed[1] and "kernels (30" in whole[1]["start"], whole[1]["start"]
+    # cut in the middle of the last kernel event
+    cut = os.path.join(tmp_path, "cut.yaml")
+    last = text.rindex("- {kind: kernel")
+    with open(cut, "w") as f:
+        f.write(text[: last + 40])
+    p, fr = replay_screens(aotidbg, cut, keys, tmp_path, env={"AOTIDBG_STREAM_BYTES": "0"})
+    assert p.returncode == 0, p.stderr
+    assert "cut off after event" in p.stderr + fr["start"] or "cut-off" in fr["start"], (p.stderr, fr["start"])
+    # a bad value in the last event: the events before it load, the error names where
+    bad = os.path.join(tmp_path, "bad.yaml")
+    i = text.index("duration_us:", last)
+    with open(bad, "w") as f:
+        f.write(text[:i] + "duration_us: [oops]" + text[text.index("\n", i):])
+    line = text[:i].count("\n") + 1
+    p, fr = replay_screens(aotidbg, bad, keys, tmp_path, env={"AOTIDBG_STREAM_BYTES": "0"})
+    assert p.returncode == 2 and f"bad.yaml:{line}:" in p.stderr, p.stderr

@@ -532,3 +532,56 @@ def test_live_repro_keeps_the_ui_and_esc_cancels_tmux(tmux, aotidbg, package, tm
     tmux.send("q")
     tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
     _check_tty(tmux)
+
+
+def test_big_session_shows_at_once_and_loads_on_screen_tmux(tmux, aotidbg, tmp_path):
+    """A replay of a ~100 MB session draws its first screen while the rest is
+    still being read: the status bar says how far the load is, keys work
+    meanwhile, and the whole session is there once it is done (tui/load.h)."""
+    big = write_session(str(tmp_path / "big.yaml"), extra_kernels=1000000)
+    assert os.path.getsize(big) > 8 << 20   # over AOTIDBG_STREAM_BYTES' default
+    t0 = time.time()
+    tmux.send(f"TERM=xterm-256color LANG=C.UTF-8 {aotidbg} replay {big}; echo AOTIDBG-EXIT-$?", "Enter")
+    screen = tmux.wait_for(["REPLAY", "loading", "% of"], timeout=30)
+    first = time.time() - t0
+    assert "error router (1)" in screen, screen
+    tmux.send("3")               # the kernel list, while the rest loads
+    tmux.send("j")
+    tmux.wait_for("inspector: #1 aoti_torch_cpu_addmm_out", timeout=30)
+    tmux.wait_for(["kernels (1000003)", "complete"], timeout=120)
+    tmux.send("G")
+    tmux.wait_for("inspector: #1000002 triton_poi_fused_add_999999", timeout=30)
+    tmux.send("q")
+    tmux.wait_for("AOTIDBG-EXIT-0", timeout=30)
+    print(f"first screen of {os.path.getsize(big) / 1e6:.0f} MB after {first:.2f} s (tmux polls every 0.1 s)")
+
+
+def test_replay_fold_opens_with_enter_tmux(aotidbg, package, tmp_path):
+    """A real while_loop session (ctl_while, 6 rounds: rounds 1..4 folded) on
+    a terminal: the fold is a line of the kernel list, Enter opens it, the
+    inspector shows a folded kernel's ranges, Enter closes it again."""
+    import torch
+    from aotidbg_testlib import write_spec
+    spec = write_spec(tmp_path, (torch.tensor(6), torch.randn(2, 8)))
+    s = str(tmp_path / "s.yaml")
+    p = run([aotidbg, "run", package("ctl_while"), "--inputs", spec, "--record", s])
+    assert p.returncode == 0, p.stderr
+    t = Tmux(w=160, h=40)
+    try:
+        t.send(f"TERM=xterm-256color LANG=C.UTF-8 {aotidbg} replay {s}; echo AOTIDBG-EXIT-$?", "Enter")
+        t.wait_for(["[+] iterations 1..4 of while_loop_0 folded", "@0", "@5", "REPLAY"])
+        t.send("3")
+        t.send("j")
+        t.send("j")                  # the fold's line: the inspector sums it up
+        t.wait_for("inspector: while_loop_0 iterations 1..4, folded")
+        t.send("Enter")
+        screen = t.wait_for(["[-] iterations 1..4 of while_loop_0 folded", "(sum "])
+        t.send("j")                  # its first kernel: that kernel's ranges alone
+        screen = t.wait_for(["x4  ", "counted, not kept"])
+        t.send("k")
+        t.send("Enter")
+        t.wait_for("[+] iterations 1..4 of while_loop_0 folded")
+        t.send("q")
+        t.wait_for("AOTIDBG-EXIT-0", timeout=30)
+    finally:
+        t.close()

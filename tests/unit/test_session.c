@@ -537,6 +537,82 @@ static void test_save_errors(void)
     strbuf_release(&err);
 }
 
+/* path read a slice of n events at a time (session_reader) and whole
+ * (session_load): the same answer, message, warnings and dump. */
+static int reader_matches_load(const char *path, size_t n)
+{
+    session *w = NULL;
+    strbuf ew = STRBUF_INIT, er = STRBUF_INIT;
+    int rw = session_load(path, &w, &ew);
+    session_reader *r = NULL;
+    int rr = session_reader_open(path, &r, &er), steps = 0;
+    session *s = NULL;
+    if (!rr) {
+        s = session_reader_take(r);
+        while ((rr = session_reader_step(r, n, &er)) == 1)
+            steps++;
+        CHECK(session_reader_step(r, n, &er) == rr);   /* done: the same answer again */
+    }
+    int ok = (rw < 0) == (rr < 0) && !strcmp(ew.buf, er.buf);
+    if (ok && !rw) {
+        char *dw = dump_mem(w), *ds = dump_mem(s);
+        ok = !strcmp(dw, ds) && w->nwarnings == s->nwarnings;
+        for (size_t i = 0; ok && i < w->nwarnings; i++)
+            ok = !strcmp(w->warnings[i], s->warnings[i]);
+        free(dw);
+        free(ds);
+    }
+    if (!ok)
+        fprintf(stderr, "%s (%zu an event): load rc=%d '%s', reader rc=%d '%s'\n", path, n, rw, ew.buf, rr, er.buf);
+    session_reader_close(r);
+    session_free(s);   /* an error after the header leaves the reader's events (taken): freed here */
+    session_free(w);
+    strbuf_release(&ew);
+    strbuf_release(&er);
+    (void)steps;
+    return ok;
+}
+
+static const char *tmp_path(const char *name);
+
+/* The reader a slice at a time gives what session_load gives: the malformed
+ * corpus, the round-trip session, and that session cut at many places. */
+static void test_reader_slices(void)
+{
+    const char *dir = AOTIDBG_SOURCE_DIR "/tests/malformed";
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    struct dirent *de;
+    int n = 0;
+    while (d && (de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || strcmp(de->d_name + l - 5, ".yaml"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        n++;
+        CHECK(reader_matches_load(path, 1));
+    }
+    if (d)
+        closedir(d);
+    session *s = build_session();
+    size_t len;
+    char *yaml = write_mem(s, &len);
+    const char *p = tmp_path("slices.yaml");
+    int cuts = 0;
+    for (size_t cut = len; cut > 0; cut -= cut > 97 ? 97 : cut) {
+        FILE *f = fopen(p, "wb");
+        fwrite(yaml, 1, cut, f);
+        fclose(f);
+        CHECK(reader_matches_load(p, cut == len ? 2 : 1));
+        cuts++;
+    }
+    unlink(p);
+    free(yaml);
+    session_free(s);
+    printf("reader slices: %d malformed files and %d cuts read as session_load reads them\n", n, cuts);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/aotidbg-test-session-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -548,6 +624,7 @@ int main(void)
     RUN(test_invalid_utf8_written_safely);
     RUN(test_truncate_every_byte);
     RUN(test_malformed_corpus);
+    RUN(test_reader_slices);
     RUN(test_big_hostile);
     RUN(test_versions_and_warnings);
     RUN(test_cut_off_notice);

@@ -1,0 +1,217 @@
+/* bench_big_session.c — the first screen of a big session, and its dump.
+ *
+ * For each size (MB, default 100 and 1000) generates an unfolded session of
+ * about that size (kernel events with a before and an after tensor carrying
+ * stats, as a 200k-iteration while_loop recorded with folding off writes;
+ * session_save in a child process), then on the same file measures:
+ *   first screen  load_open (tui/load.h: the header, the first events) +
+ *                 app_init + one app_render into a 120x40 grid: what
+ *                 `aotidbg replay BIG.yaml` shows before the rest loads;
+ *   whole load    session_load: what the first screen waited for before;
+ *   rest          the slices after the first screen (load_slice to the end);
+ *   dump          session_load + session_dump to /dev/null (`replay --dump`).
+ * Prints one line per size, side by side (wall and CPU seconds).
+ *
+ * Measured 2026-12-02 on the shared 2-core box (load average ~9, so wall
+ * times are 2-3x the CPU times):
+ *   100 MB, 131578 events: first screen 0.083 s; whole load 6.59 s, + dump 7.35 s
+ *   1 GB, 1315789 events:  first screen 0.091 s; whole load 84.4 s, + dump 94.9 s
+ *     (the sliced rest 42.3 s CPU vs 27.5 s for load + dump: two panes scanned
+ *     every event each frame; indexed since, 300 MB: 7.0 s CPU sliced vs 8.7 s) Usage: bench_big_session [MB...]
+ * (TMPDIR for the files). Exit 0 unless something failed to run. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "actions.h"
+#include "app.h"
+#include "load.h"
+#include "panes.h"
+#include "render.h"
+#include "session_io.h"
+#include "bench_util.h"
+
+#define BYTES_PER_KERNEL 760.0   /* about what one event below takes in the file */
+
+static int generate(const char *path, long n)
+{
+    session *s = session_new();
+    s->tool_version = AOTIDBG_VERSION;
+    s->torch_version = "2.13.0";
+    s->host = "bench";
+    s->device = "cpu";
+    s->printer_level = 1;
+    s->mode = "printer";
+    s->package = (package_info){"/tmp/bench_loop.pt2", "0123456789abcdef", "model", "cpu", NULL, "avx2"};
+    static int64_t shape[2] = {2, 8}, strides[2] = {8, 1};
+    srand(1);
+    for (long i = 0; i < n; i++) {
+        event *e = session_add_event(s, EV_KERNEL);
+        e->t_ms = (double)i * 0.0137;
+        kernel_event *k = &e->u.kernel;
+        k->index = i;
+        int body = i % 2;
+        k->name = body ? "cpp_fused_add_mul_1" : "cpp_fused_lt_0";
+        k->branch = body ? "while_loop_body_graph_0" : "while_loop_cond_graph_0";
+        k->iteration = i / 2;
+        k->type = KTYPE_CPP;
+        k->status = KSTAT_OK;
+        k->duration_us = 3.5 + (double)(i % 97) * 0.25;
+        k->device_us = -1;
+        k->source = "printer";
+        k->ntensors = 2;
+        k->tensors = arena_alloc(&s->arena, 2 * sizeof(tensor_rec));
+        for (int j = 0; j < 2; j++) {
+            tensor_rec *t = &k->tensors[j];
+            t->name = j ? "buf1" : "arg1_1";
+            t->phase = j ? PHASE_AFTER : PHASE_BEFORE;
+            t->ndim = 2;
+            t->shape = shape;
+            t->strides = strides;
+            t->dtype = "float32";
+            t->device = "cpu";
+            t->has_stats = 1;
+            double r = (double)rand() / RAND_MAX;
+            t->stats = (tensor_stats){16, 16, 0, 0, 0, 0, 0, -r * 3, r * 4, r - 0.5, 1 + r};
+        }
+    }
+    s->end_state = "complete";
+    strbuf err = STRBUF_INIT;
+    int rc = session_save(s, path, &err);
+    if (rc)
+        fprintf(stderr, "bench_big_session: %s\n", err.buf);
+    strbuf_release(&err);
+    session_free(s);
+    return rc;
+}
+
+static double rest_s;   /* the sliced load's time after its first screen (in_child's 5th figure) */
+
+/* The first screen, then the rest a slice at a time with a frame after each:
+ * out = {first screen s, events on it, slices, events in all}; rest_s. */
+static int sliced(const char *path, double *out)
+{
+    double t0 = bench_now_s();
+    session *s;
+    session_reader *r;
+    if (load_open(path, &s, &r) < 0)
+        return -1;
+    app a;
+    app_init(&a, s, MODE_REPLAY);
+    a.owns_session = 1;
+    a.loader = r;
+    grid g;
+    grid_init(&g, 120, 40, 0);
+    app_render(&a, &g);
+    out[0] = bench_now_s() - t0;
+    out[1] = (double)s->nevents;
+    t0 = bench_now_s();
+    size_t slices = 0;
+    while (load_busy(&a)) {   /* the loop's ticks, a frame when the load asks for one */
+        if (load_slice(&a, 0.04))
+            app_render(&a, &g);
+        slices++;
+    }
+    out[4] = bench_now_s() - t0;
+    out[2] = (double)slices;
+    out[3] = (double)s->nevents;
+    int failed = load_close(&a);
+    grid_free(&g);
+    app_release(&a);
+    return failed ? -1 : 0;
+}
+
+/* Before: the whole file, then the screen; and the dump: out = {load s, load + dump s}. */
+static int whole(const char *path, double *out)
+{
+    session *s;
+    strbuf err = STRBUF_INIT;
+    double t0 = bench_now_s();
+    if (session_load(path, &s, &err)) {
+        fprintf(stderr, "bench_big_session: %s\n", err.buf);
+        return -1;
+    }
+    out[0] = bench_now_s() - t0;
+    FILE *null = fopen("/dev/null", "w");
+    session_dump(s, null);
+    fclose(null);
+    out[1] = bench_now_s() - t0;
+    session_free(s);
+    strbuf_release(&err);
+    return 0;
+}
+
+/* fn(path, figures) in a child; its figures (up to 5) through a pipe. */
+static int in_child(const char *path, int (*fn)(const char *, double *), double *out, double *cpu)
+{
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        double v[5] = {0};
+        int rc = fn(path, v);
+        ssize_t wr = write(fd[1], v, sizeof v);
+        _exit(rc || wr != (ssize_t)sizeof v ? 1 : 0);
+    }
+    close(fd[1]);
+    double v[5];
+    ssize_t n = read(fd[0], v, sizeof v);
+    close(fd[0]);
+    int st;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) || n != (ssize_t)sizeof v)
+        return -1;
+    *cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    memcpy(out, v, 4 * sizeof *v);
+    if (fn == sliced)
+        rest_s = v[4];
+    return 0;
+}
+
+static int one(double mb, const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bench_big_session_%ld_%.0f.yaml", dir, (long)getpid(), mb);
+    long n = (long)(mb * 1e6 / BYTES_PER_KERNEL);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(generate(path, n) ? 1 : 0);
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+        return -1;
+    struct stat sb;
+    stat(path, &sb);
+    double file_mb = (double)sb.st_size / 1e6;
+
+    /* each in a fresh process: none inherits the other's warm heap */
+    double f[4], w[4], fcpu, wcpu;
+    if (in_child(path, sliced, f, &fcpu) || in_child(path, whole, w, &wcpu))
+        return -1;
+    unlink(path);
+    printf("%7.1f MB %9zu events | first screen %6.3f s (%zu events; the rest in %zu slices, %.1f s, "
+           "%.1f s CPU in all) | whole load %6.2f s (then the first screen) | whole load + dump %6.2f s, "
+           "%.1f s CPU\n",
+           file_mb, (size_t)f[3], f[0], (size_t)f[1], (size_t)f[2], rest_s, fcpu, w[0], w[1], wcpu);
+    fflush(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    actions_bind_defaults();
+    static const char *dflt[] = {"100", "1000"};
+    int n = argc > 1 ? argc - 1 : 2;
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        if (one(atof(argc > 1 ? argv[i + 1] : dflt[i]), dir) < 0) {
+            fprintf(stderr, "bench_big_session: the %s MB session failed\n", argc > 1 ? argv[i + 1] : dflt[i]);
+            rc = 1;
+        }
+    return rc;
+}
