@@ -57,6 +57,8 @@ struct app {
        _INF / _NONFINITE flags, protocol.h; 0 off) */
     struct { int64_t kernel; char name[128]; int nan; } brk;
     struct live_run *live;         /* the live run (live.h owns it); NULL in replay and walkthroughs */
+    struct rank_set *ranks;        /* the ranks of a --ranks run, live or replayed (ranks.h owns it; a->s is
+                                      the shown rank's session); NULL for one rank */
     /* read-only text view over the panes (kernel source, hunt reports) */
     strbuf view;
     char view_title[160];

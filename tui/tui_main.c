@@ -27,6 +27,7 @@
 #include "menu.h"
 #include "pane_inspector.h"
 #include "panes.h"
+#include "ranks.h"
 #include "paths.h"
 #include "render.h"
 #include "tensor_diff.h"
@@ -163,6 +164,7 @@ static int app_screen_item(void *ctx, const char *item, int is_line, const char 
 }
 
 static int app_screen_fd(void *ctx) { return live_fd(((app_screen *)ctx)->a); }
+static int app_screen_fds(void *ctx, int *out, int max) { return live_fds(((app_screen *)ctx)->a, out, max); }
 
 static int app_screen_tick(void *ctx)
 {
@@ -189,7 +191,7 @@ static int app_screen_interrupt(void *ctx)
 static loop_screen app_loop_screen(app_screen *as)
 {
     loop_screen sc = {.ctx = as, .render = app_screen_render, .key = app_screen_key, .item = app_screen_item,
-                      .fd = app_screen_fd, .tick = app_screen_tick, .settle = app_screen_settle,
+                      .fd = app_screen_fd, .fds = app_screen_fds, .tick = app_screen_tick, .settle = app_screen_settle,
                       .interrupt = app_screen_interrupt, .min_w = as->a->min_w, .min_h = as->a->min_h,
                       .quit_key_action = actions_find("quit")};
     return sc;
@@ -430,6 +432,7 @@ typedef struct {
     char *live_pkg, *live_inputs;   /* the tutorial's live demo */
     int screen_opened;           /* the menu (or the demo's progress) opened the terminal */
     session *s;
+    rank_set *ranks;             /* replay of several rank files (ranks.h); the app takes it over */
     app_mode m;
 } launch;
 
@@ -568,9 +571,20 @@ static int setup_replay(launch *l, const cli_args *args, int *rc)
 {
     if (!l->o.target)
         return setup_done(rc, cli_usage_error(args->cmd, "missing SESSION.yaml"));
+    l->m = MODE_REPLAY;
+    if (args->npos > 1) {   /* the ranks of one --ranks run, together */
+        strbuf err = STRBUF_INIT;
+        if (ranks_load(args->pos, (int)args->npos, &l->ranks, &err) < 0) {
+            fprintf(stderr, "aotidbg: %s\n", err.buf);
+            strbuf_release(&err);
+            return setup_done(rc, EXIT_USAGE);
+        }
+        strbuf_release(&err);
+        l->s = l->ranks->s[0];
+        return 0;
+    }
     if (load_session(l->o.target, &l->s) < 0)
         return setup_done(rc, EXIT_USAGE);
-    l->m = MODE_REPLAY;
     return 0;
 }
 
@@ -578,6 +592,11 @@ static int setup_live(launch *l, const cli_args *args, int *rc)
 {
     if (!l->o.target)
         return setup_done(rc, cli_usage_error(args->cmd, "missing package"));
+    const run_options *o = &l->o.live;
+    if (o->ranks && (o->remote || o->eager || o->memcheck))
+        return setup_done(rc, cli_usage_error(args->cmd, "--ranks runs every rank here, without an eager "
+                                              "reference or compute-sanitizer: it does not take %s yet",
+                                              o->remote ? "--remote" : o->eager ? "--eager" : "--memcheck"));
     l->s = session_new();
     l->m = MODE_LIVE;
     return 0;
@@ -604,6 +623,8 @@ static int run_app(launch *l)
     app a;
     app_init(&a, l->s, l->m);
     a.owns_session = 1;
+    if (l->ranks)
+        ranks_attach(&a, l->ranks);
     a.source = l->o.target;
     a.ascii = l->o.ui.ascii;
     int rc = EXIT_USAGE;
@@ -631,6 +652,7 @@ out:;
     int run_rc = live_finish(&a, 0);
     if (run_rc && rc != EXIT_USAGE)
         rc = run_rc;
+    ranks_free(&a);
     app_release(&a);
     return rc;
 }

@@ -1,24 +1,22 @@
 /* cmd_ranks.c — `aotidbg run --ranks N` (cmd_ranks.h). */
 #define _GNU_SOURCE
 #include "cmd_ranks.h"
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "commands.h"
 #include "compat.h"
 #include "model.h"
+#include "run_ranks.h"
 #include "session_read.h"
 #include "strbuf.h"
 
@@ -30,61 +28,6 @@ typedef struct {
     char *record, *inputs;
 } rank_child;
 
-/* A port nothing listens on now, for rank 0's store (another process may take it first: then the
- * store says so). */
-static int free_port(strbuf *err)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof sa;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || getsockname(fd, (struct sockaddr *)&sa, &len)) {
-        strbuf_addf(err, "no free port for the ranks' store: %s", strerror(errno));
-        if (fd >= 0) close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
-/* OUT.yaml -> OUT.rankK.yaml (OUT -> OUT.rankK.yaml). */
-static char *rank_record(const char *out, int k)
-{
-    strbuf b = STRBUF_INIT;
-    size_t n = strlen(out);
-    if (n > 5 && !strcmp(out + n - 5, ".yaml"))
-        n -= 5;
-    strbuf_addf(&b, "%.*s.rank%d.yaml", (int)n, out, k);
-    return strbuf_detach(&b, NULL);
-}
-
-/* The k-th of n comma-separated specs, or the one spec for all; NULL (err) when the count is neither. */
-static char *rank_inputs(const char *spec, int k, int n, strbuf *err)
-{
-    if (!spec)
-        return NULL;
-    int count = 1;
-    for (const char *p = spec; *p; p++)
-        count += *p == ',';
-    if (count == 1)
-        return xstrdup(spec);
-    if (count != n) {
-        strbuf_addf(err, "--inputs gives %d specs for %d ranks: give one spec for all, or one per rank "
-                    "separated by commas", count, n);
-        return NULL;
-    }
-    const char *p = spec;
-    for (int i = 0; i < k; i++)
-        p = strchr(p, ',') + 1;
-    return xstrndup(p, strcspn(p, ","));
-}
-
-static void setenv_int(const char *name, int v)
-{
-    char b[24];
-    snprintf(b, sizeof b, "%d", v);
-    setenv(name, b, 1);
-}
-
 /* The child: rank k's one-rank run, its stderr into the pipe. Never returns. */
 static void rank_main(const run_options *o, rank_child *c, int k, int port, int pipe_w,
                       int (*run_one)(run_options o))
@@ -92,25 +35,10 @@ static void rank_main(const run_options *o, rank_child *c, int k, int port, int 
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     dup2(pipe_w, 2);
     close(pipe_w);
-    setenv_int("RANK", k);
-    setenv_int("LOCAL_RANK", k);
-    setenv_int("WORLD_SIZE", o->ranks);
-    setenv_int("MASTER_PORT", port);
-    setenv("MASTER_ADDR", "127.0.0.1", 1);
-    setenv("AOTIDBG_PG", RUN_RANKS_GROUP, 1);
-    /* a rank waiting in a collective for one that hangs gives up within --timeout too */
-    char t[32];
-    snprintf(t, sizeof t, "%.0f", o->timeout_s > 0 ? o->timeout_s * 1000 : 24.0 * 3600 * 1000);
-    setenv("AOTIDBG_PG_TIMEOUT_MS", t, 1);
-    run_options one = *o;
-    one.rank = k;
-    one.record = c->record;
-    one.inputs = c->inputs;
-    if (one.device && !strncmp(one.device, "cuda", 4)) {   /* one GPU per rank */
-        char *d = NULL;
-        if (asprintf(&d, "cuda:%d", k) > 0)
-            one.device = d;
-    }
+    run_rank r;
+    run_options one;
+    run_ranks_one(o, k, port, o->timeout_s, c->record, c->inputs, &r, &one);
+    run_ranks_setenv(&r);   /* what the rank's run starts inherits them too */
     fflush(stdout);
     _exit(run_one(one));
 }
@@ -359,12 +287,12 @@ int ranks_run(const run_options *o, int (*run_one)(run_options o))
     strbuf err = STRBUF_INIT;
     rank_child c[RUN_MAX_RANKS];
     memset(c, 0, sizeof c);
-    int port = free_port(&err);
+    int port = run_ranks_port(&err);
     for (int k = 0; k < n && port > 0; k++) {
         c[k].code = -1;
         c[k].err_fd = -1;
-        c[k].record = rank_record(o->record, k);
-        c[k].inputs = rank_inputs(o->inputs, k, n, &err);
+        c[k].record = run_ranks_record(o->record, k);
+        c[k].inputs = run_ranks_inputs(o->inputs, k, n, &err);
         if (err.len)
             break;
     }

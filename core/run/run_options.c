@@ -276,7 +276,8 @@ const opt_spec run_option_specs[] = {
     {"--ranks", "N", "run N ranks of a model with collectives (torch.distributed): N runners here, one "
      "process group (gloo on cpu, NCCL on cuda:K for rank K) registered under the name the package uses "
      "(\"0\", the default group); --inputs takes one SPEC for all or N specs separated by commas; each rank "
-     "writes OUT.rankK.yaml, every event with its rank", F(ranks), store_ranks, 0, RUN_OPT_RUN},
+     "writes OUT.rankK.yaml, every event with its rank; live: the ranks in lockstep, side by side", F(ranks),
+     store_ranks, 0, RUN_OPT_RUN | RUN_OPT_LIVE},
     {NULL},
 };
 

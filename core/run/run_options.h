@@ -82,6 +82,8 @@ typedef struct run_options {
     const proto_msg *capture; /* no option: the CAPTURE `aotidbg repro` sends (protocol.h); NULL none */
     int ranks;            /* --ranks N (run): N runners in one process group (cmd_ranks.h); 0 none */
     int rank;             /* no option: the rank this run is of a --ranks run (its session's rank key); -1 none */
+    const char *const *env; /* no option: "NAME=VALUE" in the runner's environment (a rank's torch.distributed
+                               variables, run_ranks.h); NULL none; borrowed for the run's life */
 } run_options;
 
 /* The rows; pass them to opt_parse as a group with scope RUN_OPT_*. */
