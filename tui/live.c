@@ -12,7 +12,7 @@
 #include "compat.h"
 #include "hunt.h"
 #include "protocol.h"
-#include "ranks.h"
+#include "ranks.h"   /* rank_set's fields only: ranks.c calls here, not back */
 #include "run_ranks.h"
 
 /* One rank of a --ranks run (live.h). */
@@ -225,7 +225,13 @@ static int start_ranks(app *a, const run_options *o, strbuf *err)
             return -1;
         }
     }
-    rank_set *R = ranks_new(a, n);
+    rank_set *R = a->ranks;   /* tui_main made it (ranks.h) */
+    if (!R || R->n != n) {
+        strbuf_addf(err, "--ranks %d: no rank sessions to record into", n);
+        free_ranks(L);
+        free(L);
+        return -1;
+    }
     /* a rank waits in a collective as long as a peer is held at a stop, unless --timeout says */
     double timeout = o->timeout_s == 60 ? 0 : o->timeout_s;
     for (int k = 0; k < n; k++) {

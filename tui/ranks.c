@@ -68,7 +68,7 @@ void ranks_free(app *a)
     a->s = NULL;
 }
 
-int ranks_show(app *a, int k)
+static int ranks_show(app *a, int k)
 {
     rank_set *r = a->ranks;
     if (!r) {
@@ -89,7 +89,8 @@ int ranks_show(app *a, int k)
     return 0;
 }
 
-void ranks_positions(app *a, rank_pos *pos)
+/* Where every rank is: live, from its runner (live.h); replayed, where its recording ends. */
+static void ranks_positions(app *a, rank_pos *pos)
 {
     rank_set *r = a->ranks;
     for (int k = 0; r && k < r->n; k++)
@@ -111,7 +112,8 @@ static void add_collective(const kernel_event *k, strbuf *out)
         strbuf_addf(out, " (%s, group %s)", k->collective, k->group ? k->group : "?");
 }
 
-void ranks_line(app *a, const rank_pos *pos, int k, strbuf *out)
+/* One rank's line as the strip shows it. */
+static void ranks_line(app *a, const rank_pos *pos, int k, strbuf *out)
 {
     rank_set *r = a->ranks;
     const session *s = r->s[k];

@@ -22,8 +22,9 @@ typedef struct rank_set {
     const char *path[RUN_MAX_RANKS];   /* its file (replay; borrowed from argv), NULL live */
 } rank_set;
 
-/* A set of n empty sessions (rank k, world_size n) on the app; s[0] is
- * a->s, which the set takes over. */
+/* A set of n empty sessions (rank k, world_size n) on the app, for a live
+ * --ranks run (made before live_start, which reads it); s[0] is a->s, which
+ * the set takes over. */
 rank_set *ranks_new(app *a, int n);
 /* replay: the files, loaded and put in rank order (their `rank` keys: one
  * world, each rank once); -1 with err naming the file. */
@@ -33,19 +34,14 @@ void ranks_attach(app *a, rank_set *r);
 /* Frees every session (a->s becomes NULL). NULL set: nothing. */
 void ranks_free(app *a);
 
-/* Shows rank k in the kernel list and inspector (the kernel selected stays
- * by row). -1 (message) when there is no rank k. */
-int ranks_show(app *a, int k);
-/* Where every rank is: live, from its runner (live.h); replayed, where
- * its recording ends. */
-void ranks_positions(app *a, rank_pos *pos);
 /* The strip: rows it wants at width w (0: no ranks), and drawing it. */
 int ranks_rows(const app *a);
 void ranks_render(app *a, grid *g, rect r);
-/* One rank's line as the strip shows it. */
-void ranks_line(app *a, const rank_pos *pos, int k, strbuf *out);
 
-/* Actions (actions.c's table): rank K, rank-next, rank-prev. */
+/* Actions (actions.c's table): rank K, rank-next, rank-prev: rank K shown
+ * in the kernel list and the inspector (the selected row stays, each
+ * pane's own state starts afresh); AF_FAILED with the message when there is
+ * no rank K. */
 int ranks_action_show(app *a, const char *arg);
 int ranks_action_next(app *a, const char *arg);
 int ranks_action_prev(app *a, const char *arg);

@@ -635,6 +635,8 @@ static int run_app(launch *l)
         narration_start(&a);
     }
     strbuf err = STRBUF_INIT;
+    if (l->m == MODE_LIVE && l->o.live.ranks)
+        ranks_new(&a, l->o.live.ranks);   /* one session per rank, for live_start */
     if (l->m == MODE_LIVE && live_start(&a, &l->o.live, &err) < 0) {
         screen_close();
         fprintf(stderr, "aotidbg: %s\n", err.buf);
