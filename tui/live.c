@@ -22,7 +22,7 @@ typedef struct live_rank {
     char *record, *inputs;
     int pending;               /* LIVE_PEND_*: sent at its next stop */
     int went;                  /* LIVE_PEND_* last sent (a step: it stops at the next kernel by itself) */
-    int paused;                /* paused for another rank's stop */
+    int64_t from;              /* the kernel it was stopped at when it was sent on */
 } live_rank;
 
 /* The runner's state (RUNNER_*), RUNNER_DEAD when there is none. */
@@ -113,6 +113,14 @@ int live_fds(app *a, int *out, int max)
     return n;
 }
 
+/* A rank's own stop that the others will not make: a NaN, an error, a departure. */
+static int own_stop(run_service *rs)
+{
+    int why = run_service_stop_reason(rs);
+    return run_service_state(rs) == RUNNER_STOPPED &&
+           (why == PROTO_STOP_NAN || why == PROTO_STOP_ERROR || why == PROTO_STOP_DIVERGE);
+}
+
 int live_rank_position(app *a, int k, rank_pos *p, const char **state)
 {
     live_run *L = a->live;
@@ -128,6 +136,8 @@ int live_rank_position(app *a, int k, rank_pos *p, const char **state)
     p->reach = cur - 1;
     if (st == RUNNER_STARTING) {
         p->at = p->reach = -1;
+    } else if (st == RUNNER_RUNNING && L->rank[k].went == LIVE_PEND_STEP && cur > L->rank[k].from) {
+        /* a step's next kernel announced, its stop on the way: not launched */
     } else if (st == RUNNER_RUNNING) {
         p->in_kernel = cur >= 0;
         p->reach = cur;
@@ -136,6 +146,9 @@ int live_rank_position(app *a, int k, rank_pos *p, const char **state)
         p->reach = RANK_REACH_END;
     } else if (st != RUNNER_STOPPED) {   /* it ended (failed, died) where its recording ends */
         rank_pos_recorded(a->ranks->s[k], p);
+    } else if (own_stop(rs)) {   /* a NaN, error or departure stop: kernel cur ran */
+        p->in_kernel = 1;
+        p->reach = cur;
     }
     return 0;
 }
@@ -411,14 +424,6 @@ static void follow_run(app *a)
 
 static int send_rank(app *a, int k, int what, const char *to);
 
-/* A rank's own stop that the others will not make: a NaN, an error, a departure. */
-static int own_stop(run_service *rs)
-{
-    int why = run_service_stop_reason(rs);
-    return run_service_state(rs) == RUNNER_STOPPED &&
-           (why == PROTO_STOP_NAN || why == PROTO_STOP_ERROR || why == PROTO_STOP_DIVERGE);
-}
-
 /* --ranks: each rank's kept key goes at its stop; a rank's own stop during a continue pauses the
  * others at their next kernel start (kernel=/index= breaks stop each rank by itself). */
 static int react_ranks(app *a)
@@ -440,17 +445,30 @@ static int react_ranks(app *a)
         if (!own_stop(L->rank[k].rs))
             continue;
         L->hold = 0;
-        int paused = 0;
+        rank_pos pos[RUN_MAX_RANKS];
         for (int j = 0; j < L->nranks; j++)
-            if (j != k && run_service_state(L->rank[j].rs) == RUNNER_RUNNING) {
-                L->rank[j].pending = LIVE_PEND_NONE;
-                paused += run_service_pause(L->rank[j].rs) == 0;
+            live_rank_position(a, j, &pos[j], NULL);
+        int paused = 0, held = 0;
+        for (int j = 0; j < L->nranks; j++) {
+            if (j == k || run_service_state(L->rank[j].rs) != RUNNER_RUNNING)
+                continue;
+            const kernel_event *op;
+            strbuf who = STRBUF_INIT;
+            int waits = rank_waits_for(a->ranks->s, pos, L->nranks, j, &op, &who);
+            strbuf_release(&who);
+            if (waits) {   /* its peer holds it already; a pause would stop it later, unasked */
+                held++;
+                continue;
             }
+            L->rank[j].pending = LIVE_PEND_NONE;
+            paused += run_service_pause(L->rank[j].rs) == 0;
+        }
         int why = run_service_stop_reason(L->rank[k].rs);
-        app_message(a, why == PROTO_STOP_ERROR, "rank %d stopped at kernel #%lld (%s)%s", k,
+        app_message(a, why == PROTO_STOP_ERROR, "rank %d stopped at kernel #%lld (%s)%s%s", k,
                     (long long)run_service_current_kernel(L->rank[k].rs),
                     why == PROTO_STOP_NAN ? "NaN/Inf" : why == PROTO_STOP_ERROR ? "its error" : "it departs",
-                    paused ? ": the other ranks pause at their next kernel start" : "");
+                    paused ? ": the other ranks pause at their next kernel start" : "",
+                    held && !paused ? ": the others wait for it in a collective" : "");
         shown = 1;
     }
     return shown;
@@ -587,6 +605,7 @@ static int run_to_one(app *a, run_service *rs, const char *to)
 static int send_rank(app *a, int k, int what, const char *to)
 {
     live_rank *r = &a->live->rank[k];
+    r->from = run_service_current_kernel(r->rs);
     int rc = what == LIVE_PEND_STEP       ? run_service_step(r->rs)
              : what == LIVE_PEND_CONTINUE ? continue_one(a, r->rs)
                                           : run_to_one(a, r->rs, to);

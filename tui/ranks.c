@@ -131,7 +131,9 @@ static void ranks_line(app *a, const rank_pos *pos, int k, strbuf *out)
     if (live) {   /* where its runner is */
         const kernel_event *at = rank_kernel_at(s, p.at);
         if (at) {
-            strbuf_addf(out, " %s #%" PRId64 " %s", p.in_kernel ? "in" : "at", at->index, at->name);
+            /* at: stopped before it; in: running it (or failed in it); after: stopped at its NaN */
+            const char *where = !p.in_kernel ? "at" : !strcmp(state, "stopped") ? "after" : "in";
+            strbuf_addf(out, " %s #%" PRId64 " %s", where, at->index, at->name);
             add_collective(at, out);
         } else if (p.reach == RANK_REACH_END) {
             strbuf_addf(out, " ran %zu kernels", s->nkernels);

@@ -62,25 +62,49 @@ def test_live_step_moves_every_rank(aotidbg, package, tmp_path):
     assert "rank 0: session saved to" in r.stderr and "rank 1: session saved to" in r.stderr
 
 
+STEPS_INTO_THE_COLLECTIVE = "s s s s s"   # to kernel 0, 1 (rank 1 fails there), 2, 3, and into the wait
+
+
 @pytest.mark.usefixtures("nothing_outlives_the_test")
 def test_live_collective_shows_the_rank_waiting_and_for_whom(aotidbg, package, tmp_path):
     pkg = package("ranks_allreduce")
-    r, recs = _live(aotidbg, pkg, tmp_path, "c rank:1 }", bad_rank=1)
+    r, recs = _live(aotidbg, pkg, tmp_path, STEPS_INTO_THE_COLLECTIVE + " rank:1 }", bad_rank=1)
     assert r.returncode == 1, r.stderr   # rank 1's model failed
-    f = dict(frames(r.stdout))
-    lines = _rank_lines(f["c"])
-    # rank 1 fails in its fused index kernel; rank 0 went on into the collective and waits there for it
-    assert re.search(r"rank 1  failed \(stopped at the error\) at #1 cpp_fused", lines[1]), lines[1]
+    f = frames(r.stdout)
+    assert [x[0] for x in f][:6] == ["start", "s", "s", "s", "s", "s"]
+    # rank 1 fails in its fused index kernel; rank 0 steps on to the collective
+    lines = _rank_lines(f[3][1])
+    assert re.search(r"rank 1  failed \(stopped at the error\) in #1 cpp_fused", lines[1]), lines[1]
+    assert re.search(rf"rank 0  stopped\s+at #2 {REDUCE} \(all_reduce, group 0\)", lines[0]), lines[0]
+    # the last step: rank 0 is inside the wait_tensor, waiting for rank 1 (the UI did not wait on it)
+    lines = _rank_lines(f[5][1])
     assert re.search(r"rank 0  running\s+waiting for rank 1 in all_reduce #2 \(group 0, ranks 0,1\); in #3 " + WAIT,
                      lines[0]), lines[0]
-    assert "rank 1 stopped at kernel #1 (its error): the other ranks pause" in f["c"], f["c"]
+    assert "| rank 0: running | k 3/4" in f[5][1]
     # :rank 1 shows rank 1 in the kernel list and the inspector; } goes round to rank 0
-    assert "| rank 1: failed (stopped at the error) | k 1/2" in f["rank:1"], f["rank:1"]
-    assert "inspector: #1 cpp_fused" in f["rank:1"] and "> rank 1 " in f["rank:1"]
-    assert "| rank 0: running |" in f["}"] and "> rank 0 " in f["}"], f["}"]
+    g = dict(f)
+    assert "| rank 1: failed |" in g["rank:1"] and "k 1/2" in g["rank:1"], g["rank:1"]
+    assert "inspector: #1 cpp_fused" in g["rank:1"] and "> rank 1 " in g["rank:1"]
+    assert "| rank 0: running |" in g["}"] and "> rank 0 " in g["}"], g["}"]
     s0, s1 = (load_session(str(p)) for p in recs)
     assert s1["end_state"] == "failed" and s0["end_state"] == "killed"   # quitting ended the waiting rank
     assert events(s0, "kernel")[-1]["name"] == WAIT and events(s0, "kernel")[-1]["status"] == "pending"
+
+
+@pytest.mark.usefixtures("nothing_outlives_the_test")
+def test_live_continue_holds_the_others_at_one_ranks_error(aotidbg, package, tmp_path):
+    pkg = package("ranks_allreduce")
+    r, recs = _live(aotidbg, pkg, tmp_path, "c", bad_rank=1)
+    assert r.returncode == 1, r.stderr
+    f = dict(frames(r.stdout))
+    lines = _rank_lines(f["c"])
+    assert re.search(r"rank 1  failed \(stopped at the error\) in #1 cpp_fused", lines[1]), lines[1]
+    # rank 0 got into the collective and waits there (not paused: a pause would stop it later, unasked),
+    # or was paused at a kernel start before it
+    assert re.search(r"rank 0  running\s+waiting for rank 1 in all_reduce #2 ", lines[0]) or \
+        re.search(r"rank 0  stopped\s+at #[0-3] ", lines[0]), lines[0]
+    assert re.search(r"rank 1 stopped at kernel #1 \(its error\): the (others wait for it in a collective|"
+                     r"other ranks pause at their next kernel start)", f["c"]), f["c"]
 
 
 @pytest.mark.usefixtures("nothing_outlives_the_test")
@@ -106,9 +130,32 @@ def test_live_kernel_break_holds_both_ranks(aotidbg, package, tmp_path):
 
 
 @pytest.mark.usefixtures("nothing_outlives_the_test")
+def test_live_nan_stop_of_one_rank_holds_the_other(aotidbg, package, tmp_path):
+    import numpy as np
+    pkg = package("ranks_allreduce")
+    specs, xs = write_inputs(tmp_path, 2)
+    x = np.load(xs[1])
+    x[1, 2] = np.nan   # rank 1's mm output holds NaN; rank 0's values are finite until the all_reduce
+    np.save(xs[1], x)
+    rec = tmp_path / "n.yaml"
+    r = run([aotidbg, pkg, "--ranks", "2", "--inputs", specs, "--record", str(rec), "--break-on", "nan",
+             "--headless", "160x40", "--keys", "c"], cwd=str(tmp_path), timeout=240)
+    f = dict(frames(r.stdout))
+    lines = _rank_lines(f["c"])
+    assert re.search(r"rank 1  stopped\s+after #0 aoti_torch_cpu_mm_out", lines[1]), lines[1]
+    assert "rank 1 stopped at kernel #0 (NaN/Inf)" in f["c"], f["c"]
+    # rank 0 is held: paused at its next kernel start before the collective, or waiting in it for rank 1
+    assert re.search(r"rank 0  stopped\s+at #[0-3] ", lines[0]) or \
+        re.search(r"rank 0  running\s+waiting for rank 1 in all_reduce #2 ", lines[0]), lines[0]
+    s0 = load_session(str(tmp_path / "n.rank0.yaml"))
+    # its wait_tensor cannot end before rank 1 launched the all_reduce (the all_reduce itself is asynchronous)
+    assert not any(e["status"] == "ok" and e["index"] >= 3 for e in events(s0, "kernel")), "rank 0 went on"
+
+
+@pytest.mark.usefixtures("nothing_outlives_the_test")
 def test_joint_replay_shows_both_ranks(aotidbg, package, tmp_path):
     pkg = package("ranks_allreduce")
-    r, recs = _live(aotidbg, pkg, tmp_path, "c", bad_rank=1, name="b")
+    r, recs = _live(aotidbg, pkg, tmp_path, STEPS_INTO_THE_COLLECTIVE, bad_rank=1, name="b")
     assert r.returncode == 1, r.stderr
     # given in any order, the files open in rank order, side by side
     rp = run([aotidbg, "replay", str(recs[1]), str(recs[0]), "--headless", "160x40", "--keys", "G }"])
