@@ -8,6 +8,7 @@ of range so that rank 1 fails before the collective and rank 0 waits in it.
 """
 import os
 import re
+import shlex
 import shutil
 import sys
 
@@ -198,8 +199,12 @@ def test_live_ranks_in_a_terminal(aotidbg, package, tmp_path):
     specs, _ = write_inputs(tmp_path, 2, bad_rank=1)
     t = Tmux(w=160, h=40)
     try:
-        t.send(f"cd {tmp_path} && TERM=xterm-256color LANG=C.UTF-8 {aotidbg} {pkg} --ranks 2 --inputs {specs} "
-               f"--record t.yaml; echo AOTIDBG-EXIT-$?", "Enter")
+        # the pane's shell starts with an empty environment: hand on the runner, caches and libraries
+        keep = " ".join(f"{k}={shlex.quote(v)}" for k, v in os.environ.items()
+                        if k.startswith(("AOTIDBG_", "TORCH", "CCACHE", "XDG_", "ASAN_", "UBSAN_"))
+                        or k in ("HOME", "PATH", "LD_LIBRARY_PATH", "CC", "CXX"))
+        t.send(f"cd {tmp_path} && env {keep} TERM=xterm-256color LANG=C.UTF-8 {aotidbg} {pkg} --ranks 2 "
+               f"--inputs {specs} --record t.yaml; echo AOTIDBG-EXIT-$?", "Enter")
         t.wait_for(["rank 0  starting", "rank 1  starting"], timeout=120)
         t.send("s")   # the first step: to the first kernel
         t.wait_for(["rank 0  stopped  at #0 ", "rank 1  stopped  at #0 "], timeout=120)
