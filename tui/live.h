@@ -55,8 +55,9 @@ int live_start(app *a, const run_options *o, strbuf *err);
  * collective stops at its next kernel by itself); kernel=/index= breaks
  * stop every rank there; a NaN or error stop of one rank pauses the others
  * at their next kernel start (a rank waiting in a collective for it stays
- * there). Without --timeout no rank times out (one waits in a collective
- * as long as its peer is held). */
+ * there). Live's default --timeout (60 s) does not apply: no rank times
+ * out (one waits in a collective as long as its peer is held); another
+ * value does, to each rank and its group. */
 /* Reads what the runner sent (waiting at most timeout_ms), appends to the
  * session and syncs the recording: the RUN_CHANGED_* flags of run_service.h
  * (0: nothing), RUN_PUMP_ERROR with the message set. Pumps only: what follows
