@@ -11,6 +11,7 @@
 #include "pane_inspector.h"
 #include "pane_kernels.h"
 #include "pane_router.h"
+#include "ranks.h"
 #include "router.h"
 #include "pane_util.h"
 #include "route_actions.h"
@@ -552,6 +553,9 @@ static const action table[] = {
     {"grid-axes", "", "[ROW COL]", "inspector: show the values over dims ROW x COL (no args: the last two dims)", inspector_action_axes},
     {"grid-fix", "", "DIM IDX", "inspector: hold dim DIM (not a grid axis) at index IDX", inspector_action_fix},
     {"grid-goto", "", "I,J,K", "inspector: put the value grid's cursor on the element [I, J, K]", inspector_action_goto},
+    {"rank", "", "K", "--ranks: show rank K in the kernel list and the inspector (the ranks strip shows them all)", ranks_action_show},
+    {"rank-next", "}", "", "--ranks: show the next rank", ranks_action_next},
+    {"rank-prev", "{", "", "--ranks: show the previous rank", ranks_action_prev},
     {"zoom", "z", "", "zoom the focused pane full screen and back", a_zoom},
     {"route-action", "x", "[N]", "router: run the selected error's next step N (default the first; also Enter)", a_route_action},
     {"run-checklist", "C", "", "focus the checklist on its first FAIL row (replay: run it when the package is here)", ra_run_checklist},

@@ -65,6 +65,8 @@ struct app {
        its kernel fold_row (-1 its header), while the list's cursor stays at fold_cursor; NULL none */
     const fold_event *fold_sel;
     int64_t fold_row, fold_cursor;
+    struct rank_set *ranks;        /* the ranks of a --ranks run, live or replayed (ranks.h owns it; a->s is
+                                      the shown rank's session); NULL for one rank */
     /* read-only text view over the panes (kernel source, hunt reports) */
     strbuf view;
     char view_title[160];

@@ -102,6 +102,11 @@ static int live_hunt(app *a, int kind, double tol)
     hunt_hit seen;
     if ((kind == HUNT_NAN && app_next_anomaly(a, -1) >= 0) || (kind == HUNT_EAGER && hunt_eager(a->s, &seen)))
         return finish_hunt(a, kind, tol);   /* already recorded */
+    if (L->nranks) {   /* one rank run on alone would wait in its next collective for the others */
+        app_message(a, 1, "%s: with --ranks it reports over what is recorded: c runs every rank (! or --break-on "
+                    "nan stops them at the first NaN), then hunt again", kind == HUNT_NAN ? "hunt-nan" : "hunt-diverge");
+        return AF_FAILED;
+    }
     L->hunt_pending = kind;
     L->hunt_launched = 0;
     L->hunt_tol = tol;

@@ -4,13 +4,27 @@
  * glue and what the screen says about the run. */
 #include "live.h"
 #include "route_actions.h"
+#include <stdint.h>
 #include <stdio.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "compat.h"
 #include "hunt.h"
 #include "protocol.h"
+#include "ranks.h"   /* rank_set's fields only: ranks.c calls here, not back */
+#include "run_ranks.h"
+
+/* One rank of a --ranks run (live.h). */
+typedef struct live_rank {
+    run_service *rs;
+    run_rank env;              /* its torch.distributed variables (the service's options point here) */
+    char *record, *inputs;
+    int pending;               /* LIVE_PEND_*: sent at its next stop */
+    int went;                  /* LIVE_PEND_* last sent (a step: it stops at the next kernel by itself) */
+    int64_t from;              /* the kernel it was stopped at when it was sent on */
+} live_rank;
 
 /* The runner's state (RUNNER_*), RUNNER_DEAD when there is none. */
 static runner_state live_state(app *a)
@@ -42,15 +56,10 @@ static const char *ended_text(const char *end, runner_state st, char *buf, size_
     return buf;
 }
 
-const char *runner_state_text(app *a)
+/* A run service's state in the status bar's words. */
+static const char *service_text(run_service *rs)
 {
     static char buf[96];   /* the status bar's words; one UI per process */
-    if (!a->live)   /* session_load said how a run ended (cut-off too) */
-        return a->mode != MODE_LIVE && a->s->end_state ? a->s->end_state : a->mode == MODE_LIVE ? "no runner"
-                                                                                                : "recorded";
-    run_service *rs = a->live->rs;
-    if (a->live->gated)
-        return "blocked by a checklist FAIL (--force overrides)";
     uint64_t done, total;
     runner_state st = run_service_state(rs);
     switch (st) {
@@ -70,9 +79,89 @@ const char *runner_state_text(app *a)
     return "?";
 }
 
+const char *runner_state_text(app *a)
+{
+    static char buf[160];
+    if (!a->live && a->ranks && a->s->end_state) {   /* the ranks replayed together */
+        snprintf(buf, sizeof buf, "rank %d: %s", a->ranks->shown, a->s->end_state);
+        return buf;
+    }
+    if (!a->live)   /* session_load said how a run ended (cut-off too) */
+        return a->mode != MODE_LIVE && a->s->end_state ? a->s->end_state : a->mode == MODE_LIVE ? "no runner"
+                                                                                                : "recorded";
+    if (a->live->gated)
+        return "blocked by a checklist FAIL (--force overrides)";
+    if (!a->live->nranks || !a->ranks)
+        return service_text(a->live->rs);
+    snprintf(buf, sizeof buf, "rank %d: %s", a->ranks->shown, service_text(a->live->rs));
+    return buf;
+}
+
 int live_fd(app *a)
 {
+    if (a->live && a->live->nranks)
+        return -1;   /* live_fds: every rank's */
     return a->live && run_service_has_runner(a->live->rs) ? run_service_fd(a->live->rs) : -1;
+}
+
+int live_fds(app *a, int *out, int max)
+{
+    live_run *L = a->live;
+    int n = 0;
+    for (int k = 0; L && k < L->nranks && n < max; k++)
+        if (run_service_has_runner(L->rank[k].rs) && run_service_fd(L->rank[k].rs) >= 0)
+            out[n++] = run_service_fd(L->rank[k].rs);
+    return n;
+}
+
+/* A rank's own stop that the others will not make: a NaN, an error, a departure. */
+static int own_stop(run_service *rs)
+{
+    int why = run_service_stop_reason(rs);
+    return run_service_state(rs) == RUNNER_STOPPED &&
+           (why == PROTO_STOP_NAN || why == PROTO_STOP_ERROR || why == PROTO_STOP_DIVERGE);
+}
+
+int live_rank_position(app *a, int k, rank_pos *p, const char **state)
+{
+    live_run *L = a->live;
+    if (!L || k < 0 || k >= L->nranks || !a->ranks)
+        return -1;
+    run_service *rs = L->rank[k].rs;
+    if (state)
+        *state = service_text(rs);
+    runner_state st = run_service_state(rs);
+    int64_t cur = run_service_current_kernel(rs);
+    p->at = cur;
+    p->in_kernel = 0;
+    p->reach = cur - 1;
+    if (st == RUNNER_STARTING) {
+        p->at = p->reach = -1;
+    } else if (st == RUNNER_RUNNING && L->rank[k].went == LIVE_PEND_STEP && cur > L->rank[k].from) {
+        /* a step's next kernel announced, its stop on the way: not launched */
+    } else if (st == RUNNER_RUNNING) {
+        p->in_kernel = cur >= 0;
+        p->reach = cur;
+    } else if (st == RUNNER_FINISHED && run_service_exit_code(rs) == 0) {
+        p->at = -1;
+        p->reach = RANK_REACH_END;
+    } else if (st != RUNNER_STOPPED) {   /* it ended (failed, died) where its recording ends */
+        rank_pos_recorded(a->ranks->s[k], p);
+    } else if (own_stop(rs)) {   /* a NaN, error or departure stop: kernel cur ran */
+        p->in_kernel = 1;
+        p->reach = cur;
+    }
+    return 0;
+}
+
+void live_show_rank(app *a, int k)
+{
+    live_run *L = a->live;
+    if (!L || k < 0 || k >= L->nranks)
+        return;
+    L->rs = L->rank[k].rs;
+    L->end_noted = 0;
+    a->sources_at = run_service_sources_at(L->rs);
 }
 
 /* The service's notes go to stderr: the screen is not open yet. */
@@ -93,8 +182,113 @@ static void point_at_fail(app *a)
         }
 }
 
+/* --break-on index=N and kernel=NAME as the app's breakpoint, nan as the NaN break. */
+static void take_breaks(app *a, const run_options *o)
+{
+    if (o->breaks.index >= 0)
+        a->brk.kernel = o->breaks.index;
+    if (o->breaks.kernel)
+        snprintf(a->brk.name, sizeof a->brk.name, "%s", o->breaks.kernel);
+    a->brk.nan = (int)(o->breaks.flags & (BREAK_ON_NAN | BREAK_ON_INF | BREAK_ON_NONFINITE));
+}
+
+/* The service's notes of rank k go to stderr. */
+static void say_rank(void *ctx, const char *text)
+{
+    fprintf(stderr, "aotidbg: rank %d: %s\n", (int)(intptr_t)ctx, text);
+}
+
+static void free_ranks(live_run *L)
+{
+    for (int k = 0; k < L->nranks; k++) {
+        run_service_free(L->rank[k].rs);
+        free(L->rank[k].record);
+        free(L->rank[k].inputs);
+    }
+    free(L->rank);
+    L->rank = NULL;
+    L->nranks = 0;
+}
+
+/* --ranks N: one run service per rank, in lockstep (live.h). */
+static int start_ranks(app *a, const run_options *o, strbuf *err)
+{
+    int n = o->ranks, port = run_ranks_port(err);
+    if (port < 0)
+        return -1;
+    char def[64];
+    const char *base = o->record;
+    if (!base) {   /* the default record's name, one file per rank */
+        time_t t = time(NULL);
+        struct tm tm;
+        localtime_r(&t, &tm);
+        strftime(def, sizeof def, "./aotidbg-session-%Y%m%d-%H%M%S.yaml", &tm);
+        base = def;
+    }
+    live_run *L = xcalloc(1, sizeof *L);
+    L->given = *o;
+    L->rank = xcalloc((size_t)n, sizeof *L->rank);
+    L->nranks = n;
+    for (int k = 0; k < n; k++) {
+        live_rank *r = &L->rank[k];
+        r->record = run_ranks_record(base, k);
+        r->inputs = run_ranks_inputs(o->inputs, k, n, err);
+        if (err->len) {
+            free_ranks(L);
+            free(L);
+            return -1;
+        }
+    }
+    rank_set *R = a->ranks;   /* tui_main made it (ranks.h) */
+    if (!R || R->n != n) {
+        strbuf_addf(err, "--ranks %d: no rank sessions to record into", n);
+        free_ranks(L);
+        free(L);
+        return -1;
+    }
+    /* a rank waits in a collective as long as a peer is held at a stop, unless --timeout says */
+    double timeout = o->timeout_s == 60 ? 0 : o->timeout_s;
+    for (int k = 0; k < n; k++) {
+        live_rank *r = &L->rank[k];
+        run_options one;
+        run_ranks_one(o, k, port, timeout, r->record, r->inputs, &r->env, &one);
+        one.timeout_s = timeout;
+        run_say sayer = {say_rank, (void *)(intptr_t)k};
+        int rc = run_service_open(&r->rs, &one, RUN_OPT_LIVE, R->s[k], &sayer, err);
+        if (rc < 0) {
+            for (int j = 0; j < k; j++)
+                run_service_kill(L->rank[j].rs, "killed");
+            free_ranks(L);
+            free(L);
+            return -1;
+        }
+        if (rc == RUN_OPEN_GATED && !L->gated) {
+            L->gated = 1;
+            L->rs = r->rs;
+        }
+    }
+    a->live = L;
+    if (!L->gated)
+        L->rs = L->rank[0].rs;
+    a->sources_at = run_service_sources_at(L->rs);
+    point_at_fail(a);
+    if (L->gated) {   /* the others would wait for it in the rendezvous forever */
+        for (int k = 0; k < n; k++)
+            run_service_kill(L->rank[k].rs, "killed");
+        a->focus = PANE_CHECKLIST;
+        const char *why = run_service_gate_reason(L->rs);
+        app_message(a, 1, "not started: checklist FAIL: %.*s (fix it, or start with --force)",
+                    (int)strcspn(why, "\n"), why);
+        return 0;
+    }
+    take_breaks(a, o);
+    return 0;
+}
+
 int live_start(app *a, const run_options *o, strbuf *err)
 {
+    if (o->ranks)
+        return start_ranks(a, o, err);
     run_say sayer = {say_live, NULL};
     run_service *rs;
     int r = run_service_open(&rs, o, RUN_OPT_LIVE, a->s, &sayer, err);
@@ -115,16 +309,39 @@ int live_start(app *a, const run_options *o, strbuf *err)
                     (int)strcspn(why, "\n"), why);
         return 0;
     }
-    if (o->breaks.index >= 0)
-        a->brk.kernel = o->breaks.index;
-    if (o->breaks.kernel)
-        snprintf(a->brk.name, sizeof a->brk.name, "%s", o->breaks.kernel);
-    a->brk.nan = (int)(o->breaks.flags & (BREAK_ON_NAN | BREAK_ON_INF | BREAK_ON_NONFINITE));
+    take_breaks(a, o);
     return 0;
+}
+
+/* --ranks: waits on every rank's fd at once, then reads each (none is waited on alone: a rank
+ * inside a collective says nothing until its peers arrive). */
+static int pump_ranks(app *a, int timeout_ms)
+{
+    live_run *L = a->live;
+    int fds[RUN_MAX_RANKS], n = live_fds(a, fds, RUN_MAX_RANKS), ch = 0;
+    if (n && timeout_ms) {
+        struct pollfd p[RUN_MAX_RANKS];
+        for (int i = 0; i < n; i++)
+            p[i] = (struct pollfd){fds[i], POLLIN, 0};
+        poll(p, (nfds_t)n, timeout_ms);
+    }
+    for (int k = 0; k < L->nranks; k++) {
+        if (!run_service_has_runner(L->rank[k].rs))
+            continue;
+        strbuf err = STRBUF_INIT;
+        int c = run_service_pump(L->rank[k].rs, 0, &err);
+        if (c & (RUN_PUMP_ERROR | RUN_WRITE_ERROR))
+            app_message(a, 1, "rank %d: %s", k, err.buf);
+        strbuf_release(&err);
+        ch |= c;
+    }
+    return ch;
 }
 
 int live_pump(app *a, int timeout_ms)
 {
+    if (a->live && a->live->nranks)
+        return pump_ranks(a, timeout_ms);
     if (!a->live || !run_service_has_runner(a->live->rs))
         return 0;
     strbuf err = STRBUF_INIT;
@@ -206,12 +423,92 @@ static void follow_run(app *a)
     pane_goto(&a->panes[PANE_KERNELS], target, (int64_t)a->s->nkernels);
 }
 
+static int send_rank(app *a, int k, int what, const char *to);
+
+/* --ranks: each rank's kept key goes at its stop; a rank's own stop during a continue pauses the
+ * others at their next kernel start (kernel=/index= breaks stop each rank by itself). */
+static int react_ranks(app *a)
+{
+    live_run *L = a->live;
+    int shown = 0;
+    for (int k = 0; k < L->nranks; k++) {
+        live_rank *r = &L->rank[k];
+        runner_state st = run_service_state(r->rs);
+        if (!r->pending || st == RUNNER_STARTING || st == RUNNER_RUNNING)
+            continue;
+        int p = r->pending;
+        r->pending = LIVE_PEND_NONE;
+        if (st == RUNNER_STOPPED)
+            send_rank(a, k, p, L->pending_to);
+        shown = 1;
+    }
+    for (int k = 0; L->hold && k < L->nranks; k++) {
+        if (!own_stop(L->rank[k].rs))
+            continue;
+        L->hold = 0;
+        rank_pos pos[RUN_MAX_RANKS];
+        for (int j = 0; j < L->nranks; j++)
+            live_rank_position(a, j, &pos[j], NULL);
+        int paused = 0, held = 0;
+        for (int j = 0; j < L->nranks; j++) {
+            if (j == k || run_service_state(L->rank[j].rs) != RUNNER_RUNNING)
+                continue;
+            const kernel_event *op;
+            strbuf who = STRBUF_INIT;
+            int waits = rank_waits_for(a->ranks->s, pos, L->nranks, j, &op, &who);
+            strbuf_release(&who);
+            if (waits) {   /* its peer holds it already; a pause would stop it later, unasked */
+                held++;
+                continue;
+            }
+            L->rank[j].pending = LIVE_PEND_NONE;
+            paused += run_service_pause(L->rank[j].rs) == 0;
+        }
+        int why = run_service_stop_reason(L->rank[k].rs);
+        app_message(a, why == PROTO_STOP_ERROR, "rank %d stopped at kernel #%lld (%s)%s%s", k,
+                    (long long)run_service_current_kernel(L->rank[k].rs),
+                    why == PROTO_STOP_NAN ? "NaN/Inf" : why == PROTO_STOP_ERROR ? "its error" : "it departs",
+                    paused ? ": the other ranks pause at their next kernel start" : "",
+                    held && !paused ? ": the others wait for it in a collective" : "");
+        shown = 1;
+    }
+    return shown;
+}
+
+/* Nothing moves by itself: every rank stopped or ended, or waiting in a collective for one
+ * that is (its peers stopped short of it), and no key kept. */
+static int quiet(app *a)
+{
+    live_run *L = a->live;
+    if (!L->nranks)
+        return settled(live_state(a)) && !L->pending;
+    rank_pos pos[RUN_MAX_RANKS];
+    for (int k = 0; k < L->nranks; k++) {
+        if (L->rank[k].pending)
+            return 0;
+        live_rank_position(a, k, &pos[k], NULL);
+    }
+    for (int k = 0; k < L->nranks; k++) {
+        if (settled(run_service_state(L->rank[k].rs)))
+            continue;
+        const kernel_event *op;
+        strbuf who = STRBUF_INIT;
+        int waits = rank_waits_for(a->ranks->s, pos, L->nranks, k, &op, &who);
+        strbuf_release(&who);
+        if (!waits)
+            return 0;
+    }
+    return 1;
+}
+
 int live_react(app *a, int changed)
 {
     if (!a->live || !run_service_has_runner(a->live->rs))
         return 0;
-    runner_state st = run_service_state(a->live->rs);
     int shown = (changed & (RUN_CHANGED_EVENTS | RUN_CHANGED_STATE)) != 0;
+    if (a->live->nranks)
+        shown |= react_ranks(a);
+    runner_state st = run_service_state(a->live->rs);
     shown |= note_pause(a, st);
     shown |= replay_pending_key(a, st);
     st = run_service_state(a->live->rs);
@@ -231,7 +528,7 @@ int live_settle(app *a, int timeout_ms)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         live_react(a, 0);   /* a key kept for this stop goes now */
-        if (settled(live_state(a)) && !a->live->pending)
+        if (quiet(a))
             return 0;
         live_react(a, live_pump(a, 50));
         clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -283,10 +580,75 @@ static int resumed(app *a, int rc, const char *what)
     return 0;
 }
 
+/* The breaks a run-to keeps on its way, and those of a fresh runner. */
+static int leg_breaks(app *a) { return BREAK_ON_ERROR | a->brk.nan; }   /* brk.nan: BREAK_ON_NAN... flags */
+static int each_kernel(app *a) { return BREAK_EACH_KERNEL | leg_breaks(a); }
+
+/* A continue of one run: to the breakpoint's kernel or name, else to the end (stops at an error
+ * or a NaN on the way). */
+static int continue_one(app *a, run_service *rs)
+{
+    int flags = BREAK_ON_ERROR | BREAK_ON_NAN;
+    int64_t cur = run_service_current_kernel(rs);
+    return a->brk.kernel > cur ? run_service_run_to_index(rs, a->brk.kernel, flags)
+           : a->brk.name[0]    ? run_service_run_to_name(rs, a->brk.name, flags)
+                               : run_service_continue(rs, flags);
+}
+
+static int run_to_one(app *a, run_service *rs, const char *to)
+{
+    char *end;
+    long long v = strtoll(to, &end, 10);
+    return *to && !*end ? run_service_run_to_index(rs, v, leg_breaks(a)) : run_service_run_to_name(rs, to, leg_breaks(a));
+}
+
+/* --ranks: rank k's verb, now (it is stopped). */
+static int send_rank(app *a, int k, int what, const char *to)
+{
+    live_rank *r = &a->live->rank[k];
+    r->from = run_service_current_kernel(r->rs);
+    int rc = what == LIVE_PEND_STEP       ? run_service_step(r->rs)
+             : what == LIVE_PEND_CONTINUE ? continue_one(a, r->rs)
+                                          : run_to_one(a, r->rs, to);
+    if (rc == 0)
+        r->went = what;
+    return rc;
+}
+
+/* --ranks: the verb on every rank: a stopped one goes now, one loading (or running to a far stop)
+ * keeps it for its next stop, one running a step stops at its next kernel by itself. */
+static int ranks_verb(app *a, int what, const char *to, const char *name)
+{
+    live_run *L = a->live;
+    int moved = 0, kept = 0;
+    snprintf(L->pending_to, sizeof L->pending_to, "%s", to ? to : "");
+    for (int k = 0; k < L->nranks; k++) {
+        live_rank *r = &L->rank[k];
+        runner_state st = run_service_state(r->rs);
+        if (st == RUNNER_STOPPED)
+            moved += send_rank(a, k, what, L->pending_to) == 0;
+        else if (st == RUNNER_STARTING || (st == RUNNER_RUNNING && !(what == LIVE_PEND_STEP && r->went == what))) {
+            r->pending = what;
+            kept++;
+        }
+    }
+    if (!moved && !kept) {
+        app_message(a, 1, "%s: no rank is stopped at a kernel (r restarts)", name);
+        return -1;
+    }
+    L->hold = what != LIVE_PEND_STEP;
+    a->follow = 1;
+    if (kept)
+        app_message(a, 0, "%s: %d rank(s) now, %d at their next stop", name, moved, kept);
+    return 0;
+}
+
 int live_step(app *a)
 {
     if (need_runner(a))
         return -1;
+    if (a->live->nranks)
+        return ranks_verb(a, LIVE_PEND_STEP, NULL, "step");
     if (busy(a, LIVE_PEND_STEP, NULL))
         return 0;
     return resumed(a, run_service_step(a->live->rs), "step");
@@ -296,20 +658,12 @@ int live_continue(app *a)
 {
     if (need_runner(a))
         return -1;
+    if (a->live->nranks)
+        return ranks_verb(a, LIVE_PEND_CONTINUE, NULL, "continue");
     if (busy(a, LIVE_PEND_CONTINUE, NULL))
         return 0;
-    run_service *rs = a->live->rs;
-    int flags = BREAK_ON_ERROR | BREAK_ON_NAN;
-    int64_t cur = run_service_current_kernel(rs);
-    int rc = a->brk.kernel > cur ? run_service_run_to_index(rs, a->brk.kernel, flags)
-             : a->brk.name[0]    ? run_service_run_to_name(rs, a->brk.name, flags)
-                                 : run_service_continue(rs, flags);
-    return resumed(a, rc, "continue");
+    return resumed(a, continue_one(a, a->live->rs), "continue");
 }
-
-/* The breaks a run-to keeps on its way, and those of a fresh runner. */
-static int leg_breaks(app *a) { return BREAK_ON_ERROR | a->brk.nan; }   /* brk.nan: BREAK_ON_NAN... flags */
-static int each_kernel(app *a) { return BREAK_EACH_KERNEL | leg_breaks(a); }
 
 static void forget_run(live_run *L)
 {
@@ -318,10 +672,37 @@ static void forget_run(live_run *L)
     L->end_noted = 0;
 }
 
+/* --ranks: every rank from its first kernel, in a fresh runner each (they meet again in the
+ * rendezvous). */
+static int restart_ranks(app *a)
+{
+    live_run *L = a->live;
+    strbuf err = STRBUF_INIT;
+    forget_run(L);
+    L->hold = 0;
+    int rc = 0;
+    for (int k = 0; k < L->nranks && rc == 0; k++) {
+        L->rank[k].pending = L->rank[k].went = LIVE_PEND_NONE;
+        rc = run_service_restart(L->rank[k].rs, &err);
+        if (rc == 0)
+            run_service_set_breaks(L->rank[k].rs, each_kernel(a));
+        else
+            app_message(a, 1, "restart: rank %d: %s", k, err.buf);
+    }
+    if (rc == 0) {
+        app_message(a, 0, "restarted: %d fresh runners from the first kernel", L->nranks);
+        a->follow = 1;
+    }
+    strbuf_release(&err);
+    return rc;
+}
+
 int live_restart(app *a)
 {
     if (need_runner(a))
         return -1;
+    if (a->live->nranks)
+        return restart_ranks(a);
     strbuf err = STRBUF_INIT;
     forget_run(a->live);
     int rc = run_service_restart(a->live->rs, &err);
@@ -340,6 +721,10 @@ int live_rerun_blocking(app *a)
 {
     if (need_runner(a))
         return -1;
+    if (a->live->nranks) {
+        app_message(a, 1, "rerun-blocking: not with --ranks (start again with --deterministic)");
+        return -1;
+    }
     strbuf err = STRBUF_INIT;
     forget_run(a->live);
     int rc = run_service_rerun(a->live->rs, 1, 1, each_kernel(a), &err);
@@ -357,9 +742,13 @@ void live_break_nan(app *a, int on)
 {
     if (!a->live || !run_service_has_runner(a->live->rs))
         return;
-    runner_state st = live_state(a);
-    if (st == RUNNER_STOPPED || st == RUNNER_STARTING)
-        run_service_set_breaks(a->live->rs, BREAK_EACH_KERNEL | BREAK_ON_ERROR | on);
+    live_run *L = a->live;
+    for (int k = 0; k < (L->nranks ? L->nranks : 1); k++) {
+        run_service *rs = L->nranks ? L->rank[k].rs : L->rs;
+        runner_state st = run_service_state(rs);
+        if (st == RUNNER_STOPPED || st == RUNNER_STARTING)
+            run_service_set_breaks(rs, BREAK_EACH_KERNEL | BREAK_ON_ERROR | on);
+    }
     session_set_flag(a->s, "break-on-nan", on ? "1" : "0");
 }
 
@@ -374,6 +763,8 @@ int live_run_to(app *a, const char *arg)
         app_message(a, 1, "run-to: no kernel %lld (kernels count from 0)", v);
         return -1;
     }
+    if (a->live->nranks)
+        return ranks_verb(a, LIVE_PEND_RUN_TO, arg, "run-to");
     if (busy(a, LIVE_PEND_RUN_TO, arg))
         return 0;
     run_service *rs = a->live->rs;
@@ -386,14 +777,47 @@ int live_run_to(app *a, const char *arg)
                         "(r restarts from the first)", arg, a->s->nkernels);
         return -1;
     }
-    int rc = by_index ? run_service_run_to_index(rs, v, leg_breaks(a)) : run_service_run_to_name(rs, arg, leg_breaks(a));
+    int rc = run_to_one(a, rs, arg);
     if (rc == 0)
         app_message(a, 0, "running to kernel %s%s", by_index ? "#" : "", arg);
     return resumed(a, rc, "run-to");
 }
 
+/* --ranks: ^C pauses every running rank; a second one (before they all stopped) ends them. */
+static int interrupt_ranks(app *a)
+{
+    live_run *L = a->live;
+    int running = 0;
+    for (int k = 0; k < L->nranks; k++)
+        running += run_service_state(L->rank[k].rs) == RUNNER_RUNNING;
+    if (!running)
+        return -1;
+    L->hold = 0;
+    for (int k = 0; k < L->nranks; k++) {
+        live_rank *r = &L->rank[k];
+        r->pending = LIVE_PEND_NONE;
+        if (run_service_state(r->rs) != RUNNER_RUNNING)
+            continue;
+        if (!L->pause_asked)
+            run_service_pause(r->rs);
+        else
+            run_service_quit(r->rs, 500);
+    }
+    if (!L->pause_asked) {
+        L->pause_asked = 1;
+        app_message(a, 0, "^C: %d rank(s) stop at their next kernel start (^C again ends them)", running);
+    } else {
+        L->pause_asked = 0;
+        live_react(a, live_pump(a, 0));
+        app_message(a, 0, "interrupted: the running ranks' runners were stopped; r restarts from the first kernel");
+    }
+    return 0;
+}
+
 int live_interrupt(app *a)
 {
+    if (a->live && a->live->nranks)
+        return interrupt_ranks(a);
     if (!a->live || live_state(a) != RUNNER_RUNNING)
         return -1;
     live_run *L = a->live;
@@ -415,14 +839,48 @@ int live_interrupt(app *a)
 
 void live_interrupted(app *a, int sig)
 {
-    if (a->live)
-        run_service_interrupt(a->live->rs, signal_name(sig));
+    live_run *L = a->live;
+    for (int k = 0; L && k < (L->nranks ? L->nranks : 1); k++)
+        run_service_interrupt(L->nranks ? L->rank[k].rs : L->rs, signal_name(sig));
+}
+
+/* --ranks: every rank's run ended and saved; the worst exit code. */
+static int finish_ranks(app *a, int from_signal)
+{
+    live_run *L = a->live;
+    int code = 0;
+    for (int k = 0; k < L->nranks; k++) {
+        run_service *rs = L->rank[k].rs;
+        if (from_signal) {
+            run_service_abandon(rs);
+            code = 1;
+            continue;
+        }
+        strbuf err = STRBUF_INIT;
+        if (run_service_finish(rs, &err) < 0)
+            fprintf(stderr, "aotidbg: rank %d: saving the session: %s\n", k, err.buf);
+        else
+            fprintf(stderr, "aotidbg: rank %d: session saved to %s (end_state: %s)\n", k, run_service_record_path(rs),
+                    a->ranks ? a->ranks->s[k]->end_state : "?");
+        strbuf_release(&err);
+        int c = run_service_exit_code(rs);
+        if (!c && run_service_write_failed(rs))
+            c = 1;
+        if (c > code)
+            code = c;
+    }
+    free_ranks(L);
+    free(a->live);
+    a->live = NULL;
+    return code;
 }
 
 int live_finish(app *a, int from_signal)
 {
     if (!a->live)
         return 0;
+    if (a->live->nranks)
+        return finish_ranks(a, from_signal);
     run_service *rs = a->live->rs;
     ra_repro_cancel(a);   /* a repro still running ends with the UI */
     if (from_signal) {

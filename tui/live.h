@@ -13,6 +13,7 @@
 #define AOTIDBG_LIVE_H
 #include "app.h"
 #include "run_options.h"
+#include "rank_waits.h"
 #include "run_service.h"
 
 /* A step/continue/run-to pressed while the runner is still loading or
@@ -35,6 +36,11 @@ struct live_run {
     struct repro_run *repro;   /* route_actions.c: the `repro` run going on in the UI loop (cmd_repro.h), or NULL */
     int64_t repro_kernel;      /* route_actions.c: the launch it runs to */
     size_t repro_seen;         /* route_actions.c: the launches its progress line last said */
+    /* --ranks N: N runs in lockstep, one run service each; rs is the shown rank's
+       (ranks.h: a->ranks holds their sessions). 0: one run. */
+    int nranks;
+    struct live_rank *rank;  /* live.c's, nranks of them */
+    int hold;               /* a continue or run-to is under way: one rank's NaN/error stop pauses the others */
 };
 
 /* live_start opens the run service (run_service.h) with the options `run`
@@ -44,6 +50,17 @@ struct live_run {
  * --break-on index=N and kernel=NAME become the app's breakpoint (a->brk),
  * nan the NaN break. -1 with err: bad input (exit 2). */
 int live_start(app *a, const run_options *o, strbuf *err);
+/* With o->ranks (--ranks N): N run services in lockstep, one per rank
+ * (run_ranks.h: the same variables, records OUT.rankK.yaml and inputs as
+ * `aotidbg run --ranks`), every one stopping at each kernel; a->ranks holds
+ * their sessions. step/continue/run-to/restart/^C act on every rank: a
+ * step moves each stopped rank to its next kernel (one still inside a
+ * collective stops at its next kernel by itself); kernel=/index= breaks
+ * stop every rank there; a NaN or error stop of one rank pauses the others
+ * at their next kernel start (a rank waiting in a collective for it stays
+ * there). Live's default --timeout (60 s) does not apply: no rank times
+ * out (one waits in a collective as long as its peer is held); another
+ * value does, to each rank and its group. */
 /* Reads what the runner sent (waiting at most timeout_ms), appends to the
  * session and syncs the recording: the RUN_CHANGED_* flags of run_service.h
  * (0: nothing), RUN_PUMP_ERROR with the message set. Pumps only: what follows
@@ -55,6 +72,14 @@ int live_pump(app *a, int timeout_ms);
  * changed. */
 int live_react(app *a, int changed);
 int live_fd(app *a);                                       /* -1 when none */
+/* Every rank's fd to poll (--ranks: the UI waits on none alone) into out:
+ * how many (at most max; 0 when none). */
+int live_fds(app *a, int *out, int max);
+/* --ranks: where rank k is (rank_waits.h) and its state's word ("stopped",
+ * "running", "finished", ...); -1 when the run has no rank k. */
+int live_rank_position(app *a, int k, rank_pos *p, const char **state);
+/* --ranks: the verbs' messages and the status bar follow rank k. */
+void live_show_rank(app *a, int k);
 /* Scripts and tests: pumps (and reacts) until the runner stops, finishes or
  * dies (or timeout_ms passes). 0 when it settled, -1 on timeout. */
 int live_settle(app *a, int timeout_ms);

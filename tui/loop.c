@@ -102,10 +102,17 @@ int loop_run(const loop_screen *sc, grid *g)
             screen_blit(g);
             redraw = 0;
         }
+        struct pollfd fds[1 + LOOP_MAX_FDS] = {{STDIN_FILENO, POLLIN, 0}};
+        int nfds = 1, more[LOOP_MAX_FDS];
         int other = sc->fd ? sc->fd(sc->ctx) : -1;
-        struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {other, POLLIN, 0}};
+        if (other >= 0)
+            fds[nfds++] = (struct pollfd){other, POLLIN, 0};
+        int nmore = sc->fds ? sc->fds(sc->ctx, more, LOOP_MAX_FDS - 1) : 0;
+        for (int i = 0; i < nmore; i++)   /* every rank's runner: none is waited on alone */
+            if (more[i] >= 0)
+                fds[nfds++] = (struct pollfd){more[i], POLLIN, 0};
         int wait_ms = sc->busy && sc->busy(sc->ctx) ? 0 : 250;
-        if (poll(fds, other >= 0 ? 2 : 1, wait_ms) < 0 && errno != EINTR)
+        if (poll(fds, (nfds_t)nfds, wait_ms) < 0 && errno != EINTR)
             return SIGHUP;
         int r = sc->tick ? sc->tick(sc->ctx) : 0;   /* a dead runner's fd can go away: tick anyway */
         if (fds[0].revents & (POLLHUP | POLLERR))

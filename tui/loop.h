@@ -24,6 +24,8 @@ enum {
     LOOP_SILENT = 16,   /* headless: no frame for this item */
 };
 
+#define LOOP_MAX_FDS 72   /* the fds a screen may ask to poll, besides stdin */
+
 typedef struct {
     void *ctx;
     void (*render)(void *ctx, grid *g);
@@ -33,6 +35,8 @@ typedef struct {
      * LOOP_* flags; *message says why it failed. */
     int (*item)(void *ctx, const char *item, int is_line, const char **message);
     int (*fd)(void *ctx);          /* another fd to poll; NULL or -1: none */
+    /* More fds to poll (a --ranks run: one per rank) into out (at most max): how many; NULL none */
+    int (*fds)(void *ctx, int *out, int max);
     int (*tick)(void *ctx);        /* after each poll, without blocking: LOOP_* flags; NULL none */
     int (*busy)(void *ctx);        /* 1: tick has work (a session loading): poll without waiting; NULL none */
     void (*settle)(void *ctx);     /* headless, before and after each item: wait for the screen's news */

@@ -8,6 +8,7 @@
 #include "pane_router.h"
 #include "session_read.h"
 #include "timeview.h"
+#include "view.h"
 
 #define MIN_W 40
 #define MIN_H 10
@@ -39,6 +40,20 @@ void app_init(app *a, session *s, app_mode mode)
     /* Open on what matters: a session with errors starts in the router. */
     if (app_errors(a))
         a->focus = PANE_ROUTER;
+}
+
+void app_reset_panes(app *a)
+{
+    for (int i = 0; i < PANE__COUNT; i++) {
+        pane *p = &a->panes[i];
+        if (p->ops->release)
+            p->ops->release(p->priv);
+        p->priv = p->ops->init ? p->ops->init(a) : NULL;
+    }
+    a->nerr = a->err_scanned = 0;
+    a->nanom = a->anom_scanned = 0;
+    view_close_all(a);   /* a view over the panes (kernel times) was of the other session */
+    timeview_release(a);
 }
 
 void app_release(app *a)

@@ -10,6 +10,7 @@
 #include "load.h"
 #include "live.h"
 #include "pane_util.h"
+#include "ranks.h"
 #include "textview.h"
 #include "view.h"
 
@@ -188,6 +189,7 @@ typedef struct {
     int tabs;          /* compact layout: the tab row on top */
     rect narration;    /* h == 0: none */
     rect full;         /* the area of the panes: help, text view and zoom cover it */
+    rect ranks;        /* the ranks strip above the panes (ranks.h); h == 0: none */
 } layout;
 
 static void compute_layout(app *a, int w, int h, layout *L)
@@ -207,12 +209,19 @@ static void compute_layout(app *a, int w, int h, layout *L)
             L->narration = (rect){0, area_h, w, nh};
         }
     }
-    L->full = (rect){0, 0, w, area_h};
-    if (a->over)
+    int top = ranks_rows(a);   /* the ranks strip, when the panes keep 10 rows under it */
+    if (top && area_h - top < 10)
+        top = area_h - 10 > 2 ? area_h - 10 : 0;
+    L->ranks = (rect){0, 0, w, top};
+    area_h -= top;
+    L->full = (rect){0, top, w, area_h};
+    if (a->over) {
+        L->full = (rect){0, 0, w, area_h + top};
         return;
+    }
     pane *p = a->panes;
     if (a->zoom) {
-        p[a->focus].at = L->full;
+        p[a->focus].at = (rect){0, 0, w, area_h};
     } else if (w < 80 || area_h < 16) {   /* compact: one pane under tabs */
         L->tabs = 1;
         p[a->focus].at = (rect){0, 1, w, area_h - 1};
@@ -229,6 +238,9 @@ static void compute_layout(app *a, int w, int h, layout *L)
         p[PANE_ROUTER].at = (rect){0, kh + ih, w / 2, area_h - kh - ih};
         p[PANE_CHECKLIST].at = (rect){w / 2, kh + ih, w - w / 2, area_h - kh - ih};
     }
+    for (int i = 0; i < PANE__COUNT; i++)   /* below the ranks strip */
+        if (p[i].at.w)
+            p[i].at.y += top;
 }
 
 void app_render(app *a, grid *g)
@@ -252,8 +264,10 @@ void app_render(app *a, grid *g)
         a->over->render(a, g, L.full);
         return;
     }
+    if (L.ranks.h)
+        ranks_render(a, g, L.ranks);
     if (L.tabs)
-        render_tabs(a, g, 0);
+        render_tabs(a, g, L.ranks.h);
     for (int i = 0; i < PANE__COUNT; i++) {
         pane *p = &a->panes[i];
         if (p->at.w >= 4 && p->at.h >= 3)

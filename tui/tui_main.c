@@ -28,6 +28,7 @@
 #include "menu.h"
 #include "pane_inspector.h"
 #include "panes.h"
+#include "ranks.h"
 #include "paths.h"
 #include "render.h"
 #include "route_actions.h"
@@ -175,6 +176,7 @@ static int app_screen_fd(void *ctx)
     return fd >= 0 ? fd : live_fd(a);
 }
 static int app_screen_busy(void *ctx) { return load_busy(((app_screen *)ctx)->a); }
+static int app_screen_fds(void *ctx, int *out, int max) { return live_fds(((app_screen *)ctx)->a, out, max); }
 
 static int app_screen_tick(void *ctx)
 {
@@ -209,7 +211,7 @@ static int app_screen_interrupt(void *ctx)
 static loop_screen app_loop_screen(app_screen *as)
 {
     loop_screen sc = {.ctx = as, .render = app_screen_render, .key = app_screen_key, .item = app_screen_item,
-                      .fd = app_screen_fd, .tick = app_screen_tick, .settle = app_screen_settle, .busy = app_screen_busy,
+                      .fd = app_screen_fd, .fds = app_screen_fds, .tick = app_screen_tick, .settle = app_screen_settle, .busy = app_screen_busy,
                       .interrupt = app_screen_interrupt, .min_w = as->a->min_w, .min_h = as->a->min_h,
                       .quit_key_action = actions_find("quit")};
     return sc;
@@ -454,6 +456,7 @@ typedef struct {
     int screen_opened;           /* the menu (or the demo's progress) opened the terminal */
     session *s;
     struct session_reader *loader;   /* a replay still reading (load.h); run_app hands it to the app */
+    rank_set *ranks;             /* replay of several rank files (ranks.h); the app takes it over */
     app_mode m;
 } launch;
 
@@ -592,9 +595,20 @@ static int setup_replay(launch *l, const cli_args *args, int *rc)
 {
     if (!l->o.target)
         return setup_done(rc, cli_usage_error(args->cmd, "missing SESSION.yaml"));
+    l->m = MODE_REPLAY;
+    if (args->npos > 1) {   /* the ranks of one --ranks run, together */
+        strbuf err = STRBUF_INIT;
+        if (ranks_load(args->pos, (int)args->npos, &l->ranks, &err) < 0) {
+            fprintf(stderr, "aotidbg: %s\n", err.buf);
+            strbuf_release(&err);
+            return setup_done(rc, EXIT_USAGE);
+        }
+        strbuf_release(&err);
+        l->s = l->ranks->s[0];
+        return 0;
+    }
     if (load_open(l->o.target, &l->s, &l->loader) < 0)   /* a big file: the rest loads on screen */
         return setup_done(rc, EXIT_USAGE);
-    l->m = MODE_REPLAY;
     return 0;
 }
 
@@ -602,6 +616,11 @@ static int setup_live(launch *l, const cli_args *args, int *rc)
 {
     if (!l->o.target)
         return setup_done(rc, cli_usage_error(args->cmd, "missing package"));
+    const run_options *o = &l->o.live;
+    if (o->ranks && (o->remote || o->eager || o->memcheck))
+        return setup_done(rc, cli_usage_error(args->cmd, "--ranks runs every rank here, without an eager "
+                                              "reference or compute-sanitizer: it does not take %s yet",
+                                              o->remote ? "--remote" : o->eager ? "--eager" : "--memcheck"));
     l->s = session_new();
     l->m = MODE_LIVE;
     return 0;
@@ -630,6 +649,8 @@ static int run_app(launch *l)
     a.owns_session = 1;
     a.loader = l->loader;
     l->loader = NULL;
+    if (l->ranks)
+        ranks_attach(&a, l->ranks);
     a.source = l->o.target;
     a.ascii = l->o.ui.ascii;
     int rc = EXIT_USAGE;
@@ -640,6 +661,8 @@ static int run_app(launch *l)
         narration_start(&a);
     }
     strbuf err = STRBUF_INIT;
+    if (l->m == MODE_LIVE && l->o.live.ranks)
+        ranks_new(&a, l->o.live.ranks);   /* one session per rank, for live_start */
     if (l->m == MODE_LIVE && live_start(&a, &l->o.live, &err) < 0) {
         screen_close();
         fprintf(stderr, "aotidbg: %s\n", err.buf);
@@ -660,6 +683,7 @@ out:;
     int load_rc = load_close(&a);   /* the rest of a big replay did not load: say why */
     if (load_rc)
         rc = load_rc;
+    ranks_free(&a);
     app_release(&a);
     return rc;
 }

@@ -1,18 +1,15 @@
 /* cmd_ranks.c — `aotidbg run --ranks N` (cmd_ranks.h). */
 #define _GNU_SOURCE
 #include "cmd_ranks.h"
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +17,7 @@
 #include "compat.h"
 #include "model.h"
 #include "remote.h"
+#include "run_ranks.h"
 #include "session_read.h"
 #include "tensor_diff.h"
 #include "strbuf.h"
@@ -36,54 +34,6 @@ typedef struct {
 
 #define RANKS_VALUES 1024   /* values kept a tensor when --values is not given */
 #define RANK_ENV 7   /* the torch.distributed variables and ours that a rank's runner gets */
-
-/* A port nothing listens on now, for rank 0's store (another process may take it first: then the
- * store says so). */
-static int free_port(strbuf *err)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof sa;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || getsockname(fd, (struct sockaddr *)&sa, &len)) {
-        strbuf_addf(err, "no free port for the ranks' store: %s", strerror(errno));
-        if (fd >= 0) close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
-/* OUT.yaml -> OUT.rankK.yaml (OUT -> OUT.rankK.yaml). */
-static char *rank_record(const char *out, int k)
-{
-    strbuf b = STRBUF_INIT;
-    size_t n = strlen(out);
-    if (n > 5 && !strcmp(out + n - 5, ".yaml"))
-        n -= 5;
-    strbuf_addf(&b, "%.*s.rank%d.yaml", (int)n, out, k);
-    return strbuf_detach(&b, NULL);
-}
-
-/* The k-th of n comma-separated specs, or the one spec for all; NULL (err) when the count is neither. */
-static char *rank_inputs(const char *spec, int k, int n, strbuf *err)
-{
-    if (!spec)
-        return NULL;
-    int count = 1;
-    for (const char *p = spec; *p; p++)
-        count += *p == ',';
-    if (count == 1)
-        return xstrdup(spec);
-    if (count != n) {
-        strbuf_addf(err, "--inputs gives %d specs for %d ranks: give one spec for all, or one per rank "
-                    "separated by commas", count, n);
-        return NULL;
-    }
-    const char *p = spec;
-    for (int i = 0; i < k; i++)
-        p = strchr(p, ',') + 1;
-    return xstrndup(p, strcspn(p, ","));
-}
 
 static void setenv_int(const char *name, int v)
 {
@@ -554,7 +504,7 @@ static int store_port(const run_options *o, strbuf *err)
         }
         return (int)v;
     }
-    return free_port(err);
+    return run_ranks_port(err);
 }
 
 int ranks_run(const run_options *o, int (*run_one)(run_options o))
@@ -568,8 +518,8 @@ int ranks_run(const run_options *o, int (*run_one)(run_options o))
     for (int k = 0; k < n && port > 0; k++) {
         c[k].code = -1;
         c[k].err_fd = -1;
-        c[k].record = rank_record(o->record, k);
-        c[k].inputs = rank_inputs(o->inputs, k, n, &err);
+        c[k].record = run_ranks_record(o->record, k);
+        c[k].inputs = run_ranks_inputs(o->inputs, k, n, &err);
         if (err.len)
             break;
     }

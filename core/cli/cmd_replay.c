@@ -7,12 +7,14 @@
  * usage, a file that does not load (file:line:col on stderr), or a --ref-npy
  * whose tensor is not in the session or whose file does not load.
  */
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "arena.h"
 #include "commands.h"
 #include "kernel_times.h"
+#include "rank_waits.h"
 #include "session_io.h"
 #include "tensor_diff.h"
 #include "tensor_file.h"
@@ -57,12 +59,89 @@ static int ref_npy_lines(const session *s, const ui_ref_npys *refs, const char *
     return 0;
 }
 
+/* `replay --dump` of the ranks of one --ranks run: each rank's dump in rank order, then the
+ * kernels side by side (one line per kernel index, each rank's status) and where each rank
+ * ended, with the collective it was left in and the ranks it waited for (rank_waits.h). */
+static int dump_ranks(const cli_args *a)
+{
+    int n = (int)a->npos, rc = EXIT_OK;
+    session *s[RUN_MAX_RANKS] = {0};
+    const char *paths[RUN_MAX_RANKS];
+    strbuf err = STRBUF_INIT;
+    for (int k = 0; k < n && rc == EXIT_OK; k++) {
+        paths[k] = a->pos[k];
+        if (session_load(paths[k], &s[k], &err) < 0)
+            rc = EXIT_USAGE;
+    }
+    if (rc == EXIT_OK && rank_sessions_order(s, paths, n, &err) < 0)
+        rc = EXIT_USAGE;
+    if (rc != EXIT_OK) {
+        fprintf(stderr, "aotidbg: %s\n", err.buf);
+        goto out;
+    }
+    if (a->ui.ref_npy.n) {
+        fprintf(stderr, "aotidbg: --ref-npy takes one session: give --dump one rank's file\n");
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    size_t most = 0;
+    for (int k = 0; k < n; k++) {
+        for (size_t i = 0; i < s[k]->nwarnings; i++)
+            fprintf(stderr, "aotidbg: warning: %s: %s\n", paths[k], s[k]->warnings[i]);
+        printf("=== rank %d of %d: %s ===\n", s[k]->rank, s[k]->world_size, paths[k]);
+        session_dump(s[k], stdout);
+        if (s[k]->nkernels > most)
+            most = s[k]->nkernels;
+    }
+    printf("=== ranks side by side ===\n");
+    for (size_t i = 0; i < most; i++) {
+        const kernel_event *k0 = NULL;
+        for (int k = 0; k < n && !k0; k++)
+            k0 = rank_kernel_at(s[k], (int64_t)i);
+        printf("kernel #%zu %s%s%s:", i, k0 ? k0->name : "?", k0 && k0->collective ? " collective " : "",
+               k0 && k0->collective ? k0->collective : "");
+        for (int k = 0; k < n; k++) {
+            const kernel_event *e = rank_kernel_at(s[k], (int64_t)i);
+            printf("  rank %d %s", s[k]->rank, e ? kernel_status_name(e->status) : "-");
+            if (e && k0 && strcmp(e->name, k0->name))
+                printf(" (%s)", e->name);
+        }
+        putchar('\n');
+    }
+    rank_pos pos[RUN_MAX_RANKS];
+    for (int k = 0; k < n; k++)
+        rank_pos_recorded(s[k], &pos[k]);
+    for (int k = 0; k < n; k++) {
+        char st[64];
+        const kernel_event *l = rank_kernel_at(s[k], pos[k].at), *op;
+        printf("rank %d: %s, %zu kernel%s", s[k]->rank, session_end_state(s[k], st, sizeof st), s[k]->nkernels,
+               s[k]->nkernels == 1 ? "" : "s");
+        if (l && pos[k].reach != RANK_REACH_END)
+            printf(", %s kernel #%" PRId64 " %s", pos[k].in_kernel ? "in" : "stopped before", l->index, l->name);
+        strbuf who = STRBUF_INIT;
+        if (rank_waits_for(s, pos, n, k, &op, &who))
+            printf(", waiting in %s (group %s, ranks %s) for %s", op->collective, op->group ? op->group : "?",
+                   op->participants ? op->participants : "?", who.buf);
+        strbuf_release(&who);
+        putchar('\n');
+    }
+    fflush(stdout);
+    rc = ferror(stdout) ? EXIT_FAILED : EXIT_OK;
+out:
+    for (int k = 0; k < n; k++)
+        session_free(s[k]);
+    strbuf_release(&err);
+    return rc;
+}
+
 int cmd_replay(const cli_args *a)
 {
     const char *path = a->pos[0];
     if (!a->replay.dump)   /* the screen: the front end's */
         return a->front && a->front->ui ? a->front->ui(a) : EXIT_USAGE;
     term_guard_stdio();   /* session fields are untrusted: no control byte reaches the terminal */
+    if (a->npos > 1)
+        return dump_ranks(a);
     session *s = NULL;
     strbuf err = STRBUF_INIT;
     const char *src = !strcmp(path, "-") ? "/dev/stdin" : path;

@@ -83,7 +83,12 @@ static const char replay_about[] =
     "ended).\n"
     "\n"
     "A file cut off while it was being recorded still opens: every complete event is\n"
-    "shown and a notice on stderr says where it was cut.\n";
+    "shown and a notice on stderr says where it was cut.\n"
+    "\n"
+    "Several files (OUT.rank0.yaml OUT.rank1.yaml ..., the ranks of one run --ranks N)\n"
+    "open together: the ranks strip shows every rank side by side, { } or :rank K\n"
+    "switch the rank shown; --dump prints each rank in rank order, then the kernels\n"
+    "side by side and where each rank ended (and whom it waited for).\n";
 static const char replay_after[] =
     "Exit codes: 0 shown, 2 bad usage or a file that does not load (the message names\n"
     "file:line:col). The format is described in aotidbg-session(5).\n";
@@ -163,9 +168,9 @@ static const command commands[] = {
      "              [--model NAME] [--timeout S] [--force]",
      "one kernel launch as a standalone folder that rebuilds and checks it", repro_about, repro_after, "PKG", 1, 1,
      {G_RUN(RUN_OPT_REPRO), {repro_option_specs, offsetof(cli_args, repro), 0, NULL}}, cmd_repro, NULL},
-    {"replay", "replay", "replay SESSION.yaml [--dump] [UI options]",
+    {"replay", "replay", "replay SESSION.yaml [RANK.yaml ...] [--dump] [UI options]",
      "open a saved session (no torch, no GPU); --dump prints it as text", replay_about, replay_after,
-     "SESSION.yaml", 1, 1,
+     "SESSION.yaml", 1, RUN_MAX_RANKS,
      {{replay_option_specs, offsetof(cli_args, replay), 0, NULL}, G_UI(UI_OPT_REPLAY)}, cmd_replay, "replay"},
     {"check", "check", "check PKG [--inputs SPEC] [--device DEV] [--format text|yaml]\n"
      "              [--remote [USER@]HOST[:PORT] [--push]\n"

@@ -41,7 +41,7 @@ typedef struct {
 } cli_front;
 
 #define CLI_MAX_GROUPS 3
-#define CLI_MAX_POS 2
+#define CLI_MAX_POS RUN_MAX_RANKS   /* replay: one session per rank */
 
 typedef struct command {
     const char *name;          /* what is typed: "run"; NULL for the live UI (aotidbg PKG) */

@@ -68,6 +68,8 @@ int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_chi
         signal(SIGINT, SIG_IGN);
         for (const char *const *n = o ? o->set_one : NULL; n && *n; n++)
             setenv(*n, "1", 1);
+        for (const char *const *v = o ? o->set_env : NULL; v && *v; v++)
+            putenv((char *)*v);   /* the child's copy of the strings lives until exec */
         proto_runner_env();
         if (o && o->wrap && o->wrap[0]) {
             const char *argv[32];

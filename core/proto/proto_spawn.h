@@ -20,6 +20,8 @@ typedef struct {
 
 typedef struct {
     const char *const *set_one;   /* NULL-terminated names set to "1" in its environment; may be NULL */
+    const char *const *set_env;   /* NULL-terminated "NAME=VALUE" set in its environment (a --ranks
+                                     rank's torch.distributed variables, run_ranks.h); may be NULL */
     int die_with_parent;          /* PR_SET_PDEATHSIG: it dies when we do, even by SIGKILL */
     const char *const *wrap;      /* NULL-terminated command the runner runs under (wrap[0] is
                                      exec'd with wrap..., path; compute-sanitizer); NULL: none.

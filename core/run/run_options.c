@@ -278,8 +278,8 @@ const opt_spec run_option_specs[] = {
      "--remote's hosts, round-robin), one process group (gloo on cpu, NCCL on cuda:LOCAL_RANK) registered "
      "under the name the package uses (\"0\", the default group); --inputs takes one SPEC for all or N specs "
      "separated by commas; each rank writes OUT.rankK.yaml, every event with its rank; values are kept (--values "
-     "1024 unless given) so the ranks' after-tensors are compared by value", F(ranks), store_ranks, 0,
-     RUN_OPT_RUN},
+     "1024 unless given) so the ranks' after-tensors are compared by value; live: the ranks in lockstep, side by "
+     "side", F(ranks), store_ranks, 0, RUN_OPT_RUN | RUN_OPT_LIVE},
     {NULL},
 };
 

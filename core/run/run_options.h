@@ -84,6 +84,8 @@ typedef struct run_options {
     int rank;             /* no option: the rank this run is of a --ranks run (its session's rank key); -1 none */
     const char *const *remote_env; /* no option: NAME=VALUE for the runner there (a --ranks rank over --remote:
                                       remote_options.env); NULL none */
+    const char *const *env; /* no option: "NAME=VALUE" in the runner's environment (a rank's torch.distributed
+                               variables, run_ranks.h); NULL none; borrowed for the run's life */
 } run_options;
 
 /* The rows; pass them to opt_parse as a group with scope RUN_OPT_*. */

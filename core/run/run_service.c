@@ -923,7 +923,7 @@ static int start_runner(run_service *rs, const run_options *o, unsigned front, c
         .nconstants = wp->form == WEIGHTS_PICKLE ? wp->nrefs : 0,
         .branches = rs->branches, .nbranches = rs->nbranches, .capture = o->capture,
         .user_names = rs->unames, .nuser_names = rs->nunames,
-        .wrap = o->memcheck ? rs->san_argv : NULL, .alloc = o->memcheck != NULL,
+        .wrap = o->memcheck ? rs->san_argv : NULL, .alloc = o->memcheck != NULL, .env = o->env,
     };
     rs->sources_at = rs->remote ? m->wrapper_cpp_path : NULL;
     if (rs->eager) {   /* the runner loads while the reference is computed */

@@ -291,7 +291,8 @@ static void send_load(runner_client *rc)
 static int spawn(runner_client *rc, strbuf *err)
 {
     runner_link_options lo = {.runner_path = rc->o.runner_path, .deterministic = rc->o.deterministic,
-                              .transport = rc->o.transport, .remote = rc->o.remote, .wrap = rc->o.wrap};
+                              .transport = rc->o.transport, .remote = rc->o.remote, .wrap = rc->o.wrap,
+                              .env = rc->o.env};
     if (runner_link_open(&rc->link, &lo, err) < 0)
         return -1;
     rc->state = RUNNER_STARTING;

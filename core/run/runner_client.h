@@ -75,6 +75,8 @@ typedef struct {
     size_t nuser_names;
     const char *const *wrap;   /* the command the runner runs under (compute-sanitizer, sanitizer.h); NULL none */
     int alloc;                 /* the runner says where every tensor's elements sit (PROTO_LOAD_ALLOC) */
+    const char *const *env;    /* "NAME=VALUE" for every runner this client starts (a --ranks rank's,
+                                  run_ranks.h); NULL none; borrowed: it must outlive the client */
 } runner_options;
 
 typedef struct runner_client runner_client;

@@ -33,6 +33,8 @@ typedef struct runner_link_options {
                                                    when remote is set */
     struct remote *remote;     /* --remote: the connection to the agent there (remote.h) */
     const char *const *wrap;   /* local: the command the runner runs under (proto_spawn.h; --memcheck) */
+    const char *const *env;    /* local: NULL-terminated "NAME=VALUE" set in the runner's environment
+                                  (a --ranks rank's, run_ranks.h); NULL none; the ssh transport ignores it */
 } runner_link_options;
 
 /* What a transport hands the pump: protocol bytes to decode, the runner's

@@ -1,0 +1,94 @@
+/* run_ranks.c — one rank's setup of a --ranks run (see run_ranks.h). */
+#define _GNU_SOURCE
+#include "run_ranks.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "compat.h"
+
+int run_ranks_port(strbuf *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || getsockname(fd, (struct sockaddr *)&sa, &len)) {
+        strbuf_addf(err, "no free port for the ranks' store: %s", strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    close(fd);
+    return ntohs(sa.sin_port);
+}
+
+char *run_ranks_record(const char *out, int k)
+{
+    strbuf b = STRBUF_INIT;
+    size_t n = strlen(out);
+    if (n > 5 && !strcmp(out + n - 5, ".yaml"))
+        n -= 5;
+    strbuf_addf(&b, "%.*s.rank%d.yaml", (int)n, out, k);
+    return strbuf_detach(&b, NULL);
+}
+
+char *run_ranks_inputs(const char *spec, int k, int n, strbuf *err)
+{
+    if (!spec)
+        return NULL;
+    int count = 1;
+    for (const char *p = spec; *p; p++)
+        count += *p == ',';
+    if (count == 1)
+        return xstrdup(spec);
+    if (count != n) {
+        strbuf_addf(err, "--inputs gives %d specs for %d ranks: give one spec for all, or one per rank "
+                    "separated by commas", count, n);
+        return NULL;
+    }
+    const char *p = spec;
+    for (int i = 0; i < k; i++)
+        p = strchr(p, ',') + 1;
+    return xstrndup(p, strcspn(p, ","));
+}
+
+void run_ranks_one(const run_options *o, int k, int port, double pg_timeout_s, const char *record,
+                   const char *inputs, run_rank *r, run_options *one)
+{
+    memset(r, 0, sizeof *r);
+    int i = 0;
+    snprintf(r->text[i++], sizeof r->text[0], "RANK=%d", k);
+    snprintf(r->text[i++], sizeof r->text[0], "LOCAL_RANK=%d", k);
+    snprintf(r->text[i++], sizeof r->text[0], "WORLD_SIZE=%d", o->ranks);
+    snprintf(r->text[i++], sizeof r->text[0], "MASTER_PORT=%d", port);
+    snprintf(r->text[i++], sizeof r->text[0], "MASTER_ADDR=127.0.0.1");
+    snprintf(r->text[i++], sizeof r->text[0], "AOTIDBG_PG=%s", RUN_RANKS_GROUP);
+    /* a rank waiting in a collective for one that hangs gives up within the timeout too */
+    snprintf(r->text[i++], sizeof r->text[0], "AOTIDBG_PG_TIMEOUT_MS=%.0f",
+             pg_timeout_s > 0 ? pg_timeout_s * 1000 : 24.0 * 3600 * 1000);
+    for (int j = 0; j < i; j++)
+        r->env[j] = r->text[j];
+    r->env[i] = NULL;
+    *one = *o;
+    one->rank = k;
+    one->record = record;
+    one->inputs = inputs;
+    one->env = r->env;
+    if (one->device && !strncmp(one->device, "cuda", 4)) {   /* one GPU per rank */
+        snprintf(r->device, sizeof r->device, "cuda:%d", k);
+        one->device = r->device;
+    }
+}
+
+void run_ranks_setenv(const run_rank *r)
+{
+    for (const char *const *v = r->env; *v; v++) {
+        const char *eq = strchr(*v, '=');
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - *v), *v);
+        setenv(name, eq + 1, 1);
+    }
+}

@@ -1,0 +1,44 @@
+/* run_ranks.h — the ranks of a --ranks run on this host, set up the same way
+ * for `aotidbg run --ranks N` (core/cli/cmd_ranks.c: one child process per
+ * rank) and the live UI (tui/live.c: one run service per rank): the
+ * rendezvous port, each rank's session file, inputs spec and device, and
+ * torch.distributed's variables for its runner (RANK, LOCAL_RANK, WORLD_SIZE,
+ * MASTER_ADDR=127.0.0.1, MASTER_PORT, AOTIDBG_PG=RUN_RANKS_GROUP and
+ * AOTIDBG_PG_TIMEOUT_MS; core/runner/dist_group.h reads them).
+ *
+ * Ownership: run_ranks_record and run_ranks_inputs return malloc'd strings
+ * (the caller frees them); a run_rank holds its variables' and device's
+ * text, so it must outlive the options run_ranks_one fills (they point into
+ * it). Errors: -1 / NULL with the reason in err. Threads: any. */
+#ifndef AOTIDBG_RUN_RANKS_H
+#define AOTIDBG_RUN_RANKS_H
+#include "run_options.h"
+#include "strbuf.h"
+
+/* A port nothing listens on now, for rank 0's store (another process may
+ * take it first: the store says so then); -1 with err. */
+int run_ranks_port(strbuf *err);
+/* OUT.yaml -> OUT.rankK.yaml (OUT -> OUT.rankK.yaml). */
+char *run_ranks_record(const char *out, int k);
+/* The k-th of n comma-separated specs, or the one spec for all; NULL and
+ * err when the count is neither, NULL without err when spec is NULL. */
+char *run_ranks_inputs(const char *spec, int k, int n, strbuf *err);
+
+#define RUN_RANK_NVARS 7
+typedef struct {
+    char text[RUN_RANK_NVARS][80];
+    const char *env[RUN_RANK_NVARS + 1];   /* "NAME=VALUE" ..., NULL */
+    char device[24];                       /* cuda:K for --device cuda*; "" otherwise */
+} run_rank;
+
+/* Rank k's options: o's with rank k, record and inputs (borrowed), one GPU
+ * per rank (cuda:K when o's device is cuda), and env the rank's variables
+ * for a world of o->ranks whose store is on port; a rank waiting in a
+ * collective gives up after pg_timeout_s (0: after a day). */
+void run_ranks_one(const run_options *o, int k, int port, double pg_timeout_s, const char *record,
+                   const char *inputs, run_rank *r, run_options *one);
+/* Puts r's variables in this process's environment (a forked rank: what it
+ * starts inherits them). */
+void run_ranks_setenv(const run_rank *r);
+
+#endif
