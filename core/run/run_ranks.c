@@ -83,12 +83,3 @@ void run_ranks_one(const run_options *o, int k, int port, double pg_timeout_s, c
     }
 }
 
-void run_ranks_setenv(const run_rank *r)
-{
-    for (const char *const *v = r->env; *v; v++) {
-        const char *eq = strchr(*v, '=');
-        char name[32];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - *v), *v);
-        setenv(name, eq + 1, 1);
-    }
-}

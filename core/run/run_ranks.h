@@ -37,8 +37,5 @@ typedef struct {
  * collective gives up after pg_timeout_s (0: after a day). */
 void run_ranks_one(const run_options *o, int k, int port, double pg_timeout_s, const char *record,
                    const char *inputs, run_rank *r, run_options *one);
-/* Puts r's variables in this process's environment (a forked rank: what it
- * starts inherits them). */
-void run_ranks_setenv(const run_rank *r);
 
 #endif
