@@ -8,21 +8,52 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include "compat.h"
 
+/* The kernel's range of ephemeral ports (the source ports of connect()), or the usual one. */
+static void ephemeral_range(int *lo, int *hi)
+{
+    *lo = 32768, *hi = 60999;
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+    if (f) {
+        int a, b;
+        if (fscanf(f, "%d %d", &a, &b) == 2 && a > 0 && a <= b && b < 65536)
+            *lo = a, *hi = b;
+        fclose(f);
+    }
+}
+
+/* Not one of the ephemeral ports: while rank 0 still loads, the others' connect() retries to a port
+ * nobody listens on can be given that very port as their source and connect to themselves (TCP's
+ * self-connect), and then wait on their own bytes forever: a hang seen with 3 ranks. */
 int run_ranks_port(strbuf *err)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof sa;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || getsockname(fd, (struct sockaddr *)&sa, &len)) {
-        strbuf_addf(err, "no free port for the ranks' store: %s", strerror(errno));
-        if (fd >= 0) close(fd);
+    int lo, hi, tries = 0;
+    ephemeral_range(&lo, &hi);
+    int base = lo > 11024 ? lo - 10000 : hi + 1, span = lo > 11024 ? 10000 : 65535 - hi;
+    if (span <= 0) {
+        strbuf_addf(err, "no port outside the ephemeral range %d-%d for the ranks' store: set MASTER_PORT", lo, hi);
         return -1;
     }
-    close(fd);
-    return ntohs(sa.sin_port);
+    unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL);
+    while (tries++ < 200) {
+        int port = base + (int)(rand_r(&seed) % (unsigned)span);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                 .sin_addr.s_addr = htonl(INADDR_ANY)};
+        if (fd < 0) {
+            strbuf_addf(err, "no socket for the ranks' store: %s", strerror(errno));
+            return -1;
+        }
+        int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+        close(fd);
+        if (ok)
+            return port;
+    }
+    strbuf_addf(err, "no free port in %d-%d for the ranks' store: set MASTER_PORT", base, base + span - 1);
+    return -1;
 }
 
 char *run_ranks_record(const char *out, int k)

@@ -15,8 +15,9 @@
 #include "run_options.h"
 #include "strbuf.h"
 
-/* A port nothing listens on now, for rank 0's store (another process may
- * take it first: the store says so then); -1 with err. */
+/* A port nothing listens on now, outside the kernel's ephemeral range (no
+ * rank's connect() can be given it as its source), for rank 0's store
+ * (another process may take it first: the store says so then); -1 with err. */
 int run_ranks_port(strbuf *err);
 /* OUT.yaml -> OUT.rankK.yaml (OUT -> OUT.rankK.yaml). */
 char *run_ranks_record(const char *out, int k);
