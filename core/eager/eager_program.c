@@ -26,6 +26,7 @@ typedef struct {
     size_t nins;
     int tensor;                /* holds one tensor (a node of several results does not) */
     const char *stack;         /* its metadata's stack_trace; NULL none */
+    int derived;               /* not the graph's: eager_program_without_bias made it */
 } fx_value;
 
 typedef struct {
@@ -666,7 +667,8 @@ static int in_list(const char *const *l, size_t n, const char *s);
 
 const char *eager_program_value(const eager_program *p, size_t i)
 {
-    return i < p->nvals && strcmp(p->vals[i].op, "getitem") && strcmp(p->vals[i].op, "placeholder")
+    return i < p->nvals && strcmp(p->vals[i].op, "getitem") && strcmp(p->vals[i].op, "placeholder") &&
+                   !p->vals[i].derived
                ? p->vals[i].name
                : NULL;
 }
@@ -681,6 +683,24 @@ size_t eager_program_graph_inputs(const eager_program *p, const char *name, cons
             out[n++] = p->vals[in].name;
     }
     return n;
+}
+
+/* ops whose result is their first argument's copy, updated (Inductor copies it, then writes into it) */
+static const char *const update_ops[] = {
+    "index_put", "index_put_", "index_copy", "index_add", "scatter", "scatter_", "scatter_add", "scatter_add_",
+    "scatter_reduce", "slice_scatter", "select_scatter", "diagonal_scatter", "masked_scatter", "copy", "copy_", NULL,
+};
+
+const char *eager_program_updated_input(const eager_program *p, const char *name)
+{
+    long at = eager_program_index(p, name);
+    if (at < 0 || !p->vals[at].first)
+        return NULL;
+    int update = 0;
+    for (const char *const *u = update_ops; *u && !update; u++)
+        update = !strcmp(*u, p->vals[at].op);
+    long in = update ? eager_program_index(p, p->vals[at].first) : -1;
+    return in >= 0 && !strcmp(p->vals[in].op, "placeholder") ? p->vals[in].name : NULL;
 }
 
 const char *eager_program_stack(const eager_program *p, const char *name)
@@ -782,6 +802,60 @@ void eager_program_refs(eager_program *p, const char *const *want, size_t n, eag
                 add_name(p, &combined, v->ins[k]);
     }
     *out = (eager_call_refs){refs.v, refs.n, missing.v, missing.n, combined.v, combined.n};
+}
+
+const char *eager_program_without_bias(eager_program *p, const char *node)
+{
+    const fx_value *v = find(p, node);
+    if (!v || !v->tensor || v->derived || !strcmp(v->op, "getitem") || !strcmp(v->op, "placeholder"))
+        return NULL;
+    const proto_msg *src = NULL;
+    for (size_t i = 0; i < p->nnodes && !src; i++)
+        if (!strcmp(p->nodes[i].u.eager_node.name, node))
+            src = &p->nodes[i];
+    if (!src)
+        return NULL;
+    const __typeof__(src->u.eager_node) *n = &src->u.eager_node;
+    uint32_t b = 0;
+    while (b < n->nargs && strcmp(n->args[b].name, "bias"))
+        b++;
+    if (b == n->nargs || n->nouts != 1 || n->outs[0].elem >= 0 ||
+        (n->args[b].kind != EAGER_ARG_TENSOR && n->args[b].kind != EAGER_ARG_OPT_TENSOR) || !n->args[b].nnames ||
+        !*n->args[b].names[0])
+        return NULL;
+    const char *bias = n->args[b].names[0];
+    strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s__no_bias", node);
+    const fx_value *had = find(p, sb.buf);
+    const char *name = had && had->derived ? had->name : had ? NULL : arena_strdup(&p->a, sb.buf);
+    strbuf_release(&sb);
+    if (had || !name)
+        return name;
+    /* the same node, its bias None, after the graph's nodes (all its inputs are computed then) */
+    p->nodes = arena_grow(&p->a, p->nodes, p->nnodes, &p->capnodes, sizeof *p->nodes, 256);
+    src = NULL;   /* p->nodes may have moved */
+    for (size_t i = 0; i < p->nnodes && !src; i++)
+        if (!strcmp(p->nodes[i].u.eager_node.name, node))
+            src = &p->nodes[i];
+    proto_msg *m = &p->nodes[p->nnodes++];
+    *m = *src;
+    m->u.eager_node.name = name;
+    m->u.eager_node.args = arena_memdup(&p->a, src->u.eager_node.args, src->u.eager_node.nargs * sizeof *m->u.eager_node.args);
+    m->u.eager_node.args[b] = (proto_eager_arg){.name = src->u.eager_node.args[b].name, .kind = EAGER_ARG_NONE, .text = ""};
+    m->u.eager_node.outs = arena_alloc(&p->a, sizeof *m->u.eager_node.outs);
+    m->u.eager_node.outs[0] = (proto_eager_out){name, 0, -1};
+    v = find(p, node);
+    fx_value copy = *v;
+    fx_value *d = add_value(p);
+    *d = copy;
+    d->name = name;
+    d->derived = 1;
+    d->ins = arena_alloc(&p->a, (copy.nins + 1) * sizeof *d->ins);
+    d->nins = 0;
+    for (size_t k = 0; k < copy.nins; k++)
+        if (strcmp(copy.ins[k], bias))
+            d->ins[d->nins++] = copy.ins[k];
+    return name;
 }
 
 /* ---- the plan ---------------------------------------------------------------------------- */

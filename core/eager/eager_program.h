@@ -68,10 +68,21 @@ const char *eager_program_value(const eager_program *p, size_t i);
 /* The graph inputs (user inputs, weights, buffers: their placeholder names)
  * that node `name` reads, at most max, into out; returns how many. */
 size_t eager_program_graph_inputs(const eager_program *p, const char *name, const char **out, size_t max);
+/* The graph input that node `name` returns an updated copy of (index_put,
+ * scatter, slice_scatter, copy: their first argument), NULL when it is not
+ * such an op or that argument is not a graph input. */
+const char *eager_program_updated_input(const eager_program *p, const char *name);
 /* Its stack trace as the program keeps it (Python's traceback text); NULL none. */
 const char *eager_program_stack(const eager_program *p, const char *name);
 /* Its place in graph order; -1 when the program has no such value. */
 long eager_program_index(const eager_program *p, const char *name);
+/* The value "<node>__no_bias": node's op with its `bias` argument None, as
+ * Inductor computes it on a GPU when it moves a linear's or a convolution's
+ * bias into the next kernel (an extern mm or convolution, then a generated
+ * kernel that adds it). Added once, after the graph's nodes (the plan computes
+ * it last; eager_program_value leaves it out), with node's stack trace; valid
+ * while p lives. NULL when node is not one tensor value with a tensor bias. */
+const char *eager_program_without_bias(eager_program *p, const char *node);
 /* Writes the plan file: EAGER_RUN (keep = the values to write), one INPUT per
  * session input (raw[i]: the materialised file of a fill: file input, else
  * NULL), CONSTANT per weight, EAGER_NODE per node. -1 when the session's

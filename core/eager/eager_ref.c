@@ -224,6 +224,31 @@ static int later_library_call_makes(const call_table *ct, size_t i, const char *
     return 0;
 }
 
+/* Extern call i computes node without its bias, which a later generated kernel adds: on a GPU
+ * Inductor peels a convolution's bias off and unfuses an addmm whose users are pointwise into
+ * mm + add, and the kernel that adds it names the node with the op's ATen. */
+static int bias_added_later(const call_table *ct, size_t i, const char *node)
+{
+    const char *k = ct->calls[i].kernel, *aten = strstr(k, "convolution") ? "aten.convolution"
+                                                : strstr(k, "mm_out") && !strstr(k, "addmm") ? "aten.addmm" : NULL;
+    if (!aten || kernel_type_guess(k) != KTYPE_EXTERN)
+        return 0;
+    for (size_t j = i + 1; j < ct->ncalls; j++) {
+        const kernel_call *c = &ct->calls[j];
+        if (kernel_type_guess(c->kernel) == KTYPE_EXTERN)
+            continue;
+        int names = 0, has_op = 0;
+        const char *const *nodes;
+        for (size_t n = own_nodes(c, &nodes), m = 0; m < n; m++)
+            names |= !strcmp(nodes[m], node);
+        for (size_t m = 0; m < c->naten; m++)
+            has_op |= !strcmp(c->aten[m], aten);
+        if (names && has_op)
+            return 1;
+    }
+    return 0;
+}
+
 /* Graph-order bounds of the nodes call j names: -1 when it names none the program has. */
 static int named_span(const call_table *ct, size_t j, const eager_program *prog, long *lo, long *hi)
 {
@@ -288,6 +313,32 @@ static size_t between_nodes(const call_table *ct, size_t i, const eager_program 
     return m;
 }
 
+/* A later generated call names node too. */
+static int named_later(const call_table *ct, size_t i, const char *node)
+{
+    for (size_t j = i + 1; j < ct->ncalls; j++) {
+        const char *const *nodes;
+        if (kernel_type_guess(ct->calls[j].kernel) == KTYPE_EXTERN)
+            continue;
+        for (size_t n = own_nodes(&ct->calls[j], &nodes), k = 0; k < n; k++)
+            if (!strcmp(nodes[k], node))
+                return 1;
+    }
+    return 0;
+}
+
+/* An earlier call names node too. */
+static int named_before(const call_table *ct, size_t i, const char *node)
+{
+    for (size_t j = 0; j < i; j++) {
+        const char *const *nodes;
+        for (size_t n = own_nodes(&ct->calls[j], &nodes), k = 0; k < n; k++)
+            if (!strcmp(nodes[k], node))
+                return 1;
+    }
+    return 0;
+}
+
 size_t eager_ref_call_nodes(const call_table *ct, size_t i, const eager_program *prog, arena *a,
                             const char ***nodes, size_t *occ)
 {
@@ -299,12 +350,63 @@ size_t eager_ref_call_nodes(const call_table *ct, size_t i, const eager_program 
     size_t n = own_nodes(c, &own), m = 0;
     if (!n && prog && kernel_type_guess(c->kernel) != KTYPE_EXTERN)
         return between_nodes(ct, i, prog, a, nodes);
-    const char **keep = n ? arena_alloc(a, n * sizeof *keep) : NULL;
+    enum { LAYOUT_INPUTS_MAX = 64 };
+    const char **keep = n ? arena_alloc(a, (n + LAYOUT_INPUTS_MAX) * sizeof *keep) : NULL;
     for (size_t k = 0; k < n; k++)
         if (!later_library_call_makes(ct, i, own[k], prog))
             keep[m++] = own[k];
+    size_t kept = m;
+    /* every node it names is the later library call's, or an earlier call's (its input): it lays
+     * out the library call's graph inputs (the Triton kernels that copy a CUDA convolution's input
+     * and weight to channels-last) */
+    size_t fresh = 0;
+    for (size_t k = 0; k < kept; k++)
+        fresh += !named_before(ct, i, keep[k]);
+    for (size_t k = 0; !fresh && kept < n && prog && k < n; k++) {
+        if (!later_library_call_makes(ct, i, own[k], prog))
+            continue;
+        const char *in[LAYOUT_INPUTS_MAX];
+        size_t got = eager_program_graph_inputs(prog, own[k], in, LAYOUT_INPUTS_MAX);
+        for (size_t g = 0; g < got && m < n + LAYOUT_INPUTS_MAX; g++) {
+            size_t d = 0;
+            while (d < m && strcmp(keep[d], in[g]))
+                d++;
+            if (d == m)
+                keep[m++] = in[g];
+        }
+    }
     *nodes = keep;
     return m;
+}
+
+size_t eager_ref_call_refs(const call_table *ct, size_t i, eager_program *prog, arena *a, eager_call_refs *out,
+                           size_t *occ)
+{
+    const char **nodes;
+    size_t n = eager_ref_call_nodes(ct, i, prog, a, &nodes, occ);
+    memset(out, 0, sizeof *out);
+    if (!n)
+        return 0;
+    eager_program_refs(prog, nodes, n, out);
+    for (size_t k = 0; k < out->nrefs; k++) {   /* its output holds the node less its bias */
+        const char *nb = bias_added_later(ct, i, out->refs[k]) ? eager_program_without_bias(prog, out->refs[k]) : NULL;
+        if (nb)
+            out->refs[k] = nb;
+    }
+    /* an update of a graph input (a kv-cache's index_put) that a later generated kernel finishes:
+     * this one copies the input first, and its output holds that input */
+    const char **refs = arena_alloc(a, (out->nrefs + n) * sizeof *refs);
+    memcpy(refs, out->refs, out->nrefs * sizeof *refs);
+    for (size_t k = 0; kernel_type_guess(ct->calls[i].kernel) != KTYPE_EXTERN && k < n; k++) {
+        const char *u = named_later(ct, i, nodes[k]) ? eager_program_updated_input(prog, nodes[k]) : NULL;
+        size_t d = 0;
+        while (u && d < out->nrefs && strcmp(refs[d], u))
+            d++;
+        if (u && d == out->nrefs)
+            refs[out->nrefs++] = u;
+    }
+    out->refs = refs;
+    return n;
 }
 
 /* A call with no stack traces of its own (a package built without provenance)
@@ -355,6 +457,10 @@ static char *calls_json(const session *s, const eager_program *prog, size_t *nca
         cJSON_AddStringToObject(o, "kernel", c->kernel);
         cJSON_AddNumberToObject(o, "occurrence", (double)occ);
         cJSON_AddItemToObject(o, "nodes", cJSON_CreateStringArray(nodes, (int)n));
+        cJSON *nb = cJSON_AddArrayToObject(o, "no_bias");   /* its output holds these less their bias */
+        for (size_t k = 0; k < n; k++)
+            if (bias_added_later(ct, i, nodes[k]))
+                cJSON_AddItemToArray(nb, cJSON_CreateString(nodes[k]));
         (*ncalls)++;
     }
     char *out = cJSON_PrintUnformatted(root);
@@ -660,14 +766,14 @@ static int start_runner(eager_ref *r, const session *s, const char *program, cha
     const char **keep = NULL;
     size_t nkeep = 0, capkeep = 0;
     for (size_t i = 0; i < ct->ncalls; i++) {
-        const char **nodes;
-        size_t occ, n = eager_ref_call_nodes(ct, i, r->prog, &r->ar, &nodes, &occ);
-        if (!n)
+        eager_call_refs refs;
+        size_t occ;
+        if (!eager_ref_call_refs(ct, i, r->prog, &r->ar, &refs, &occ))
             continue;
         runner_call *c = &r->rcalls[r->nrcalls++];
         c->kernel = arena_strdup(&r->ar, ct->calls[i].kernel);
         c->occurrence = occ;
-        eager_program_refs(r->prog, nodes, n, &c->refs);
+        c->refs = refs;
         for (size_t k = 0; k < c->refs.nrefs; k++) {
             size_t j = 0;
             while (j < nkeep && strcmp(keep[j], c->refs.refs[k]))

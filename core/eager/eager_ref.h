@@ -91,6 +91,15 @@ void eager_ref_free(eager_ref *r);
  * be read. The list is allocated in a; returns its length (0: the call is not compared). */
 size_t eager_ref_call_nodes(const call_table *ct, size_t i, const eager_program *prog, arena *a,
                             const char ***nodes, size_t *occ);
+/* Call i's references as the runner computes them (eager_program_refs of its nodes): where an
+ * extern mm or convolution computes a node without the bias that a later generated kernel
+ * adds (Inductor on a GPU), the reference is that node less its bias
+ * (eager_program_without_bias), which prog then computes too; a generated call that copies a
+ * graph input which a later one updates (a kv-cache's index_put in two kernels) also gets that
+ * input (eager_program_updated_input). Returns how many nodes the
+ * call names (eager_ref_call_nodes; 0: it is not compared, *out empty). */
+size_t eager_ref_call_refs(const call_table *ct, size_t i, eager_program *prog, arena *a, eager_call_refs *out,
+                           size_t *occ);
 
 
 #endif

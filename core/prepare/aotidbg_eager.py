@@ -206,6 +206,23 @@ def load_spec(path):
 
 # ---- which nodes a kernel writes out -------------------------------------------------------
 
+NO_BIAS = "__no_bias"   # core/eager/eager_program.h eager_program_without_bias names it so
+
+
+def bias_index(n):
+    """The position of node n's tensor `bias` argument in its op's schema, None when it has none
+    or passes None."""
+    import torch
+    schema = getattr(n.target, "_schema", None)
+    if n.op != "call_function" or schema is None:
+        return None
+    for i, a in enumerate(schema.arguments):
+        if a.name == "bias":
+            given = n.args[i] if i < len(n.args) else n.kwargs.get("bias")
+            return i if isinstance(given, torch.fx.Node) else None
+    return None
+
+
 def op_name(node):
     t = node.target
     name = getattr(t, "__name__", None) or str(t)
@@ -375,10 +392,14 @@ def main(argv):
 
     # what to write: each call's references
     lifted = {s.arg.name for s in ep.graph_signature.input_specs if hasattr(s.arg, "name")}
-    manifest_calls, wanted, combines = [], set(), []
+    manifest_calls, wanted, combines, no_bias = [], set(), [], set()
     for c in calls or []:
         names = [n for n in c.get("nodes", []) if isinstance(n, str) and NODE_NAME.match(n)]
         refs, missing, combined = call_refs(graph_nodes, names, lifted)
+        for n in c.get("no_bias", []):   # the call's output holds n less its bias (a GPU's split)
+            if n in refs and bias_index(graph_nodes[n]) is not None:
+                refs[refs.index(n)] = n + NO_BIAS
+                no_bias.add(n)
         manifest_calls.append({"kernel": c.get("kernel", ""), "occurrence": int(c.get("occurrence", 0)),
                                "refs": refs, "missing": missing})
         combines.append(combined)
@@ -426,6 +447,17 @@ def main(argv):
                     absmax[n.name] = largest(r)
                     if n.name in todo:
                         written[n.name] = save_npy(r, os.path.join(nodes_dir, n.name + ".npy"))
+                    if n.name + NO_BIAS in todo:   # the same op, its bias None
+                        a, kw = self.fetch_args_kwargs_from_env(n)
+                        i, a, kw = bias_index(n), list(a), dict(kw)
+                        if i < len(a):
+                            a[i] = None
+                        else:
+                            kw["bias"] = None
+                        v = n.target(*a, **kw)
+                        if args.float64 and v.is_floating_point():
+                            v = v.double()
+                        written[n.name + NO_BIAS] = save_npy(v, os.path.join(nodes_dir, n.name + NO_BIAS + ".npy"))
                 return r
         try:
             with torch.no_grad():

@@ -639,9 +639,13 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
     int distinct = assign_distinct(picks, k, assigned);
     for (size_t i = E.lo; i < E.hi; i++) {
         const eref *e = &E.refs[i];
-        if (!live_here(i, k))   /* compared where it was made: its buffer may hold a later value now */
-            continue;
         const candidate *ok = picks[i - E.lo].ok, *bad = picks[i - E.lo].bad, *failed = picks[i - E.lo].failed;
+        /* compared where it was made: its buffer may hold a later value now; but an output this
+         * kernel wrote that holds it (a copy in another layout for the next library call) is its */
+        if (!live_here(i, k) && !(ok && ok->written))
+            continue;
+        if (!live_here(i, k))
+            bad = failed = NULL;
         int shared = !ok && bad ? blamed_on(picks, k, bad->tensor) : 0;
         if (distinct && !ok && bad)
             bad = assigned[i - E.lo], shared = 0;
@@ -674,7 +678,7 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
         eager_check *x = &m.u.compare.c;
         x->node = e->node;
         x->first = x->max_at = -1;
-        if (ok) E.held_at[e->node_id] = k;
+        if (ok && live_here(i, k)) E.held_at[e->node_id] = k;
         const candidate *c = ok ? ok : bad ? bad : failed;
         x->verdict = ok ? EAGER_CLOSE : bad ? EAGER_DIFFERS : failed ? EAGER_UNREADABLE : EAGER_UNMATCHED;
         if (c) {

@@ -172,9 +172,200 @@ static void test_a_node_the_later_library_call_makes_is_its(void)
     session_free(s);
 }
 
+/* Float32 on the H200 (tests/gpu/results/run26_eager_heldout_summary.txt): inductor unfuses an
+ * addmm whose users are pointwise into an extern mm and an add in the next Triton kernel, and
+ * peels a convolution's bias off the same way, so the mm's output is the linear less its bias
+ * (it was taken for a departure of linear_1). The comments are those the H200's wrapper.cpp
+ * has for this GPT in float32 (run26's session provenance). */
+static const char fp32_split[] =
+    "void AOTInductorModel::run_impl(\n"
+    "    // Topologically Sorted Source Nodes: [transpose_3, reshape, linear_1], Original ATen: [aten.transpose, "
+    "aten.view, aten.t, aten.addmm]\n"
+    "    aoti_torch_save_tensor_handle(buf10, \"buf10\", \"before_launch\", \"aoti_torch_cuda_mm_out\");\n"
+    "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cuda_mm_out(buf10, buf9, buf8));\n"
+    "    aoti_torch_save_tensor_handle(buf10, \"buf10\", \"after_launch\", \"aoti_torch_cuda_mm_out\");\n"
+    "    // Topologically Sorted Source Nodes: [embedding, arange, embedding_1, add, linear_1, add_1, layer_norm_1], "
+    "Original ATen: [aten.embedding, aten.arange, aten.add, aten.addmm, aten.view, aten.native_layer_norm]\n"
+    "    aoti_torch_save_tensor_handle(buf11, \"buf11\", \"before_launch\", \"triton_per_fused_add_addmm_1\");\n"
+    "    call_triton_per_fused_add_addmm_1(buf11, buf10, 256L, this->device_idx_, stream, kernels, this->cubin_dir_);\n"
+    "    aoti_torch_save_tensor_handle(buf11, \"buf11\", \"after_launch\", \"triton_per_fused_add_addmm_1\");\n"
+    "    // Topologically Sorted Source Nodes: [layer_norm_1, linear_2], Original ATen: [aten.native_layer_norm, "
+    "aten.view, aten.t, aten.addmm]\n"
+    "    aoti_torch_save_tensor_handle(buf12, \"buf12\", \"before_launch\", \"aoti_torch_cuda_addmm_out\");\n"
+    "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cuda_addmm_out(buf12, buf11, buf8, buf8, 1L, 1L));\n"
+    "    aoti_torch_save_tensor_handle(buf12, \"buf12\", \"after_launch\", \"aoti_torch_cuda_addmm_out\");\n"
+    "    // Topologically Sorted Source Nodes: [linear_2, gelu], Original ATen: [aten.addmm, aten.view, aten.gelu]\n"
+    "    aoti_torch_save_tensor_handle(buf13, \"buf13\", \"before_launch\", \"triton_poi_fused_addmm_gelu_2\");\n"
+    "    call_triton_poi_fused_addmm_gelu_2(buf13, buf12, 256L, this->device_idx_, stream, kernels, this->cubin_dir_);\n"
+    "    aoti_torch_save_tensor_handle(buf13, \"buf13\", \"after_launch\", \"triton_poi_fused_addmm_gelu_2\");\n"
+    "} // AOTInductorModel::run_impl\n";
+
+static void test_an_mm_whose_bias_a_later_kernel_adds_is_compared_without_it(void)
+{
+    session *s = session_new();
+    strbuf err = STRBUF_INIT;
+    CHECK(provenance_scan(s, fp32_split, strlen(fp32_split), NULL, 0, NULL, &err) == 0);
+    CHECK(s->prov.ncalls == 4);
+    eager_program *p = program();
+    arena a = {0};
+    eager_call_refs r;
+    size_t occ;
+    if (p && s->prov.ncalls == 4) {
+        CHECK(eager_ref_call_refs(&s->prov, 0, p, &a, &r, &occ) > 0);
+        CHECK(has(r.refs, r.nrefs, "linear_1__no_bias") && !has(r.refs, r.nrefs, "linear_1"));
+        /* the kernel that adds it is compared on what it writes, never on the mm's value */
+        CHECK(eager_ref_call_refs(&s->prov, 1, p, &a, &r, &occ) > 0);
+        CHECK(!has(r.refs, r.nrefs, "linear_1__no_bias") && has(r.refs, r.nrefs, "layer_norm_1"));
+        /* an addmm has its bias, even where a later kernel names its node with aten.addmm */
+        CHECK(eager_ref_call_refs(&s->prov, 2, p, &a, &r, &occ) > 0);
+        CHECK(has(r.refs, r.nrefs, "linear_2") && !has(r.refs, r.nrefs, "linear_2__no_bias"));
+        /* the plan computes the derived value once, after the graph, not as a graph value */
+        CHECK_STR(eager_program_without_bias(p, "linear_1"), "linear_1__no_bias");
+        CHECK(eager_program_index(p, "linear_1__no_bias") >= (long)eager_program_index(p, "linear_24"));
+        for (size_t i = 0; i < eager_program_nvalues(p); i++) {
+            const char *v = eager_program_value(p, i);
+            CHECK(!v || !strstr(v, "__no_bias"));
+        }
+        eager_program_refs(p, (const char *const[]){"linear_1__no_bias"}, 1, &r);
+        CHECK(r.nrefs == 1 && r.nmissing == 0);
+        /* none for what has no bias: the head (bias=False), gelu, a derived value */
+        CHECK(eager_program_without_bias(p, "linear_24") == NULL);
+        CHECK(eager_program_without_bias(p, "gelu") == NULL);
+        CHECK(eager_program_without_bias(p, "linear_1__no_bias") == NULL);
+        CHECK(eager_program_without_bias(p, "no_such_node") == NULL);
+    }
+    arena_release(&a);
+    eager_program_free(p);
+    strbuf_release(&err);
+    session_free(s);
+}
+
+/* The conv-bn net of tests/gpu/run_eager_heldout_gpu.sh on the H200 (run27): two Triton kernels
+ * lay out the input and c1's weight for cuDNN (they name only conv2d), the convolution runs
+ * without its bias, which the next kernel adds with the batch norm; kernel 4 lays out c2's
+ * weight (it names relu, the earlier kernel's, and conv2d_1). Kernels, nodes and ATen as the
+ * session's provenance has them; the program: ConvBn exported on CPU (tests/data/eager_cuda_heldout). */
+typedef struct {
+    const char *kernel, *nodes, *aten;
+} call_row;
+
+static const call_row convbn_calls[] = {
+    {"triton_poi_fused_convolution_0", "conv2d", "aten.convolution"},
+    {"triton_poi_fused_convolution_1", "conv2d", "aten.convolution"},
+    {"aoti_torch_cuda_convolution", "conv2d", "aten.convolution"},
+    {"triton_poi_fused__native_batch_norm_legit_no_training_convolution_relu_2", "conv2d, batch_norm, relu",
+     "aten.convolution, aten._native_batch_norm_legit_no_training, aten.relu"},
+    {"triton_poi_fused_convolution_relu_3", "relu, conv2d_1", "aten.relu, aten.convolution"},
+    {"aoti_torch_cuda_convolution", "relu, conv2d_1", "aten.relu, aten.convolution"},
+    {"triton_poi_fused__native_batch_norm_legit_no_training_convolution_relu_4",
+     "relu, conv2d_1, batch_norm_1, relu_1", "aten.relu, aten.convolution, aten._native_batch_norm_legit_no_training"},
+};
+
+/* A session whose call table is rows[0..n), through a wrapper.cpp's run_impl written for them. */
+static session *session_of(const call_row *rows, size_t n)
+{
+    strbuf w = STRBUF_INIT, err = STRBUF_INIT;
+    strbuf_addstr(&w, "void AOTInductorModel::run_impl(\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *k = rows[i].kernel;
+        strbuf_addf(&w, "    // Topologically Sorted Source Nodes: [%s], Original ATen: [%s]\n", rows[i].nodes,
+                    rows[i].aten);
+        strbuf_addf(&w, "    aoti_torch_save_tensor_handle(buf%zu, \"buf%zu\", \"before_launch\", \"%s\");\n", i, i, k);
+        if (!strncmp(k, "triton_", 7))
+            strbuf_addf(&w, "    call_%s(buf%zu, 64L, this->device_idx_, stream, kernels, this->cubin_dir_);\n", k, i);
+        else
+            strbuf_addf(&w, "    AOTI_TORCH_ERROR_CODE_CHECK(%s(buf%zu, buf0, buf1));\n", k, i);
+        strbuf_addf(&w, "    aoti_torch_save_tensor_handle(buf%zu, \"buf%zu\", \"after_launch\", \"%s\");\n", i, i, k);
+    }
+    strbuf_addstr(&w, "} // AOTInductorModel::run_impl\n");
+    session *s = session_new();
+    CHECK(provenance_scan(s, w.buf, w.len, NULL, 0, NULL, &err) == 0);
+    CHECK(s->prov.ncalls == n);
+    strbuf_release(&w);
+    strbuf_release(&err);
+    return s;
+}
+
+static void test_cuda_convbn_layout_kernels_and_the_peeled_bias(void)
+{
+    strbuf err = STRBUF_INIT;
+    session *s = session_of(convbn_calls, sizeof convbn_calls / sizeof *convbn_calls);
+    eager_program *p = NULL;
+    CHECK(eager_program_read(&p, AOTIDBG_SOURCE_DIR "/tests/data/eager_cuda_heldout/convbn.ep.pt2", &err) == 0);
+    arena a = {0};
+    eager_call_refs r;
+    size_t occ;
+    if (p && s->prov.ncalls == 7) {
+        CHECK(eager_ref_call_refs(&s->prov, 0, p, &a, &r, &occ) > 0);   /* the input, laid out */
+        CHECK(has(r.refs, r.nrefs, "x") && has(r.refs, r.nrefs, "p_c1_weight") && !has(r.refs, r.nrefs, "conv2d"));
+        CHECK(eager_ref_call_refs(&s->prov, 1, p, &a, &r, &occ) > 0 && occ == 0);
+        CHECK(has(r.refs, r.nrefs, "p_c1_weight"));
+        CHECK(eager_ref_call_refs(&s->prov, 2, p, &a, &r, &occ) > 0);
+        CHECK(r.nrefs == 1 && has(r.refs, r.nrefs, "conv2d__no_bias"));
+        CHECK(eager_ref_call_refs(&s->prov, 3, p, &a, &r, &occ) > 0);
+        CHECK(has(r.refs, r.nrefs, "relu") && !has(r.refs, r.nrefs, "conv2d__no_bias"));
+        CHECK(eager_ref_call_refs(&s->prov, 4, p, &a, &r, &occ) > 0);   /* relu is kernel 3's: c2's weight */
+        CHECK(has(r.refs, r.nrefs, "p_c2_weight") && !has(r.refs, r.nrefs, "conv2d_1"));
+        CHECK(eager_ref_call_refs(&s->prov, 5, p, &a, &r, &occ) > 0 && occ == 1);
+        CHECK(r.nrefs == 1 && has(r.refs, r.nrefs, "conv2d_1__no_bias"));
+        CHECK(eager_ref_call_refs(&s->prov, 6, p, &a, &r, &occ) > 0);
+        CHECK(has(r.refs, r.nrefs, "relu_1") && !has(r.refs, r.nrefs, "p_c2_weight"));
+    }
+    arena_release(&a);
+    eager_program_free(p);
+    strbuf_release(&err);
+    session_free(s);
+}
+
+/* The kv-cache block of the same script (run26): each index_put of a cache buffer is two Triton
+ * kernels, the first copies the buffer (k_cache into buf1), the second writes the new rows; the
+ * first is compared with the buffer it copies, the second with the index_put. */
+static const call_row kvcache_calls[] = {
+    {"aoti_torch_cuda_addmm_out", "linear", "aten.t, aten.addmm"},
+    {"triton_poi_fused_index_put_split_0", "chunk, index_put", "aten.split, aten.index_put"},
+    {"triton_poi_fused_index_put_split_1", "chunk, index_put", "aten.split, aten.index_put"},
+    {"aoti_torch_cuda_mm_out", "t, matmul", "aten.t, aten.mm"},
+    {"triton_per_fused__softmax_exp_prepare_softmax_online_sub_2", "softmax",
+     "prims.prepare_softmax_online, aten.sub, aten.exp, aten._softmax"},
+    {"triton_poi_fused_index_put_split_0", "chunk, index_put_1", "aten.split, aten.index_put"},
+    {"triton_poi_fused_index_put_split_3", "chunk, index_put_1", "aten.split, aten.index_put"},
+    {"aoti_torch_cuda_mm_out", "softmax, matmul_1", "aten.sub, aten.exp, aten._softmax, aten.mm"},
+};
+
+static void test_cuda_kvcache_copy_before_index_put(void)
+{
+    strbuf err = STRBUF_INIT;
+    session *s = session_of(kvcache_calls, sizeof kvcache_calls / sizeof *kvcache_calls);
+    eager_program *p = NULL;
+    CHECK(eager_program_read(&p, AOTIDBG_SOURCE_DIR "/tests/data/eager_cuda_heldout/kvcache.ep.pt2", &err) == 0);
+    arena a = {0};
+    eager_call_refs r;
+    size_t occ;
+    if (p && s->prov.ncalls == 8) {
+        CHECK_STR(eager_program_updated_input(p, "index_put"), "b_k_cache");
+        CHECK(eager_program_updated_input(p, "matmul") == NULL && eager_program_updated_input(p, "x") == NULL);
+        CHECK(eager_ref_call_refs(&s->prov, 1, p, &a, &r, &occ) > 0);
+        CHECK(has(r.refs, r.nrefs, "b_k_cache") && has(r.refs, r.nrefs, "index_put"));
+        CHECK(eager_ref_call_refs(&s->prov, 2, p, &a, &r, &occ) > 0);   /* the last: the index_put only */
+        CHECK(has(r.refs, r.nrefs, "index_put") && !has(r.refs, r.nrefs, "b_k_cache"));
+        CHECK(eager_ref_call_refs(&s->prov, 5, p, &a, &r, &occ) > 0 && occ == 1);
+        CHECK(has(r.refs, r.nrefs, "b_v_cache") && !has(r.refs, r.nrefs, "b_k_cache"));
+        /* matmul is an mm with no bias (no later kernel adds one): the node itself */
+        CHECK(eager_ref_call_refs(&s->prov, 3, p, &a, &r, &occ) > 0);
+        CHECK(has(r.refs, r.nrefs, "matmul") && !has(r.refs, r.nrefs, "matmul__no_bias"));
+    }
+    arena_release(&a);
+    eager_program_free(p);
+    strbuf_release(&err);
+    session_free(s);
+}
+
 int main(void)
 {
     RUN(test_cuda_gpt_every_call_has_references);
     RUN(test_a_node_the_later_library_call_makes_is_its);
+    RUN(test_an_mm_whose_bias_a_later_kernel_adds_is_compared_without_it);
+    RUN(test_cuda_convbn_layout_kernels_and_the_peeled_bias);
+    RUN(test_cuda_kvcache_copy_before_index_put);
     return CHECK_DONE();
 }
