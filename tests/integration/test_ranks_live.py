@@ -77,11 +77,13 @@ def test_live_collective_shows_the_rank_waiting_and_for_whom(aotidbg, package, t
     lines = _rank_lines(f[3][1])
     assert re.search(r"rank 1  failed \(stopped at the error\) in #1 cpp_fused", lines[1]), lines[1]
     assert re.search(rf"rank 0  stopped\s+at #2 {REDUCE} \(all_reduce, group 0\)", lines[0]), lines[0]
-    # the last step: rank 0 is inside the wait_tensor, waiting for rank 1 (the UI did not wait on it)
+    # the last step: rank 0 waits for rank 1 (the UI did not wait on it): inside the wait_tensor, or,
+    # on a slow box (ASan), still in the all_reduce when the frame is drawn, before #3 is announced
     lines = _rank_lines(f[5][1])
-    assert re.search(r"rank 0  running\s+waiting for rank 1 in all_reduce #2 \(group 0, ranks 0,1\); in #3 " + WAIT,
-                     lines[0]), lines[0]
-    assert "| rank 0: running | k 3/4" in f[5][1]
+    m = re.search(r"rank 0  running\s+waiting for rank 1 in all_reduce #2 \(group 0, ranks 0,1\); in #([23]) (\S+)",
+                  lines[0])
+    assert m and m.group(2) == {"3": WAIT, "2": REDUCE}[m.group(1)], lines[0]
+    assert ("| rank 0: running | k 3/4" if m.group(1) == "3" else "| rank 0: running | k ") in f[5][1], f[5][1]
     # :rank 1 shows rank 1 in the kernel list and the inspector; } goes round to rank 0
     g = dict(f)
     assert "| rank 1: failed |" in g["rank:1"] and "k 1/2" in g["rank:1"], g["rank:1"]
