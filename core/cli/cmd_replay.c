@@ -140,7 +140,7 @@ out:
 }
 
 #define DUMP_STEP  512            /* events read, rendered and freed at a time (AOTIDBG_DUMP_STEP for tests) */
-#define DUMP_MEM   (16u << 20)    /* rendered events held in memory before they go to a temporary file */
+#define DUMP_MEM   (4u << 20)     /* rendered events held in memory before they go to a temporary file */
 #define DUMP_TIMES 30             /* rows of the kernel time table */
 
 /* The events' rendering until the "events: N (K kernels)" line above them
@@ -221,7 +221,9 @@ static void spool_close(spool *sp)
  * and need the whole file (keys after the events, the count, a cut-off), so
  * they print at the end of the read, then the spool. Returns the exit code,
  * or -1 when the whole load must do it: a provenance: key after the events (a
- * hand-written file), read after the events that needed it were rendered. */
+ * hand-written file), read after the events that needed it were rendered, or
+ * a temporary file that failed to take the text (nothing printed yet; one
+ * that cannot be made leaves the text in memory). */
 static int dump_streamed(const char *path)
 {
     session_reader *r;
@@ -264,6 +266,8 @@ static int dump_streamed(const char *path)
         rc = EXIT_USAGE;
     } else if (s->prov.calls != calls || s->prov.ncalls != ncalls) {
         rc = -1;
+    } else if (sp.file && (fflush(sp.file) || ferror(sp.file))) {
+        rc = -1;   /* the temporary file failed (a full disk): the whole load prints it */
     } else {
         for (size_t i = 0; i < s->nwarnings; i++)
             fprintf(stderr, "aotidbg: warning: %s\n", s->warnings[i]);
