@@ -2,7 +2,10 @@
  * and prints its plain-text rendering (session_dump, then the kernel time
  * table of kernel_times.h, longest first) on stdout, then one line per
  * --ref-npy (the tensor against the file, as the inspector says it);
- * without --dump, the front end's UI shows it (cli_front.ui).
+ * without --dump, the front end's UI shows it (cli_front.ui). A regular file
+ * without --ref-npy is read a slice at a time and each slice freed once
+ * rendered (dump_streamed: the same bytes, memory for one slice); stdin,
+ * --ref-npy and several ranks load the whole file.
  * Exit: 0 loaded (also a cut-off file: the notice goes to stderr), 2 bad
  * usage, a file that does not load (file:line:col on stderr), or a --ref-npy
  * whose tensor is not in the session or whose file does not load.
