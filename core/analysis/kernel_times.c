@@ -85,9 +85,8 @@ static int by_device_desc(const void *a, const void *b)
     return x->k->index < y->k->index ? -1 : x->k->index > y->k->index;
 }
 
-void kernel_times_build(const session *s, kernel_times *t)
+static void set_peak(kernel_times *t, const session *s)
 {
-    memset(t, 0, sizeof *t);
     t->gpu = s->gpu;
     if (s->gpu_peak_gbps > 0) {   /* what the runtime reported beats the table */
         t->peak_gbps = s->gpu_peak_gbps;
@@ -95,37 +94,135 @@ void kernel_times_build(const session *s, kernel_times *t)
     } else {
         t->peak_gbps = kernel_times_peak_gbps(s->gpu, t->peak_from, sizeof t->peak_from);
     }
+}
+
+/* Row r of kernel e, and the totals it adds to. */
+static void row_of(kernel_times *t, const session *s, const event *e, kernel_time_row *r)
+{
+    r->k = &e->u.kernel;
+    r->t_ms = e->t_ms;
+    r->wall_us = r->k->duration_us;
+    r->device_us = r->k->device_us;
+    row_bytes(s, r->k, r);
+    int any = r->bytes_known || r->bytes_read || r->bytes_written;
+    r->gbps = r->device_us > 0 && any ? (double)(r->bytes_read + r->bytes_written) / (r->device_us * 1e3) : -1;
+    if (r->device_us >= 0) {
+        t->total_device_us += r->device_us;
+        t->ndevice_known++;
+    }
+    if (r->wall_us >= 0)
+        t->total_wall_us += r->wall_us;
+}
+
+void kernel_times_build(const session *s, kernel_times *t)
+{
+    memset(t, 0, sizeof *t);
+    set_peak(t, s);
     t->folded = session_folded_launches(s, NULL);
     if (!s->nkernels)
         return;
     t->rows = xcalloc(s->nkernels, sizeof *t->rows);
     t->by_device = xcalloc(s->nkernels, sizeof *t->by_device);
     for (size_t i = 0; i < s->nkernels; i++) {
-        const event *e = s->kernels[i];
-        kernel_time_row *r = &t->rows[t->n];
-        r->k = &e->u.kernel;
-        r->t_ms = e->t_ms;
-        r->wall_us = r->k->duration_us;
-        r->device_us = r->k->device_us;
-        row_bytes(s, r->k, r);
-        int any = r->bytes_known || r->bytes_read || r->bytes_written;
-        r->gbps = r->device_us > 0 && any ? (double)(r->bytes_read + r->bytes_written) / (r->device_us * 1e3) : -1;
-        if (r->device_us >= 0) {
-            t->total_device_us += r->device_us;
-            t->ndevice_known++;
-        }
-        if (r->wall_us >= 0)
-            t->total_wall_us += r->wall_us;
+        row_of(t, s, s->kernels[i], &t->rows[t->n]);
         t->by_device[t->n] = t->n;
         t->n++;
     }
+    t->nall = t->n;
     sort_rows = t->rows;
     qsort(t->by_device, t->n, sizeof *t->by_device, by_device_desc);
     sort_rows = NULL;
 }
 
+/* by_device_desc's order of two rows: < 0 when x comes first. */
+static int row_cmp(const kernel_time_row *x, const kernel_time_row *y)
+{
+    if ((x->device_us >= 0) != (y->device_us >= 0))
+        return x->device_us >= 0 ? -1 : 1;
+    if (x->device_us != y->device_us)
+        return x->device_us > y->device_us ? -1 : 1;
+    return x->k->index < y->k->index ? -1 : x->k->index > y->k->index;
+}
+
+/* The kept rows sorted (by_device) and cut to t->keep, rows in that order. */
+static void keep_longest(kernel_times *t)
+{
+    sort_rows = t->rows;
+    for (size_t i = 0; i < t->n; i++)
+        t->by_device[i] = i;
+    qsort(t->by_device, t->n, sizeof *t->by_device, by_device_desc);
+    sort_rows = NULL;
+    size_t cap = 2 * t->keep, n = t->n < t->keep ? t->n : t->keep;
+    kernel_time_row *rows = xcalloc(cap, sizeof *rows);
+    kernel_event *own = xcalloc(cap, sizeof *own);
+    for (size_t i = 0; i < t->n; i++) {
+        size_t from = t->by_device[i];
+        if (i < n) {
+            rows[i] = t->rows[from];
+            own[i] = t->own[from];
+            rows[i].k = &own[i];
+        } else {
+            free((char *)t->own[from].name);
+        }
+    }
+    free(t->rows);
+    free(t->own);
+    t->rows = rows;
+    t->own = own;
+    t->n = n;
+    for (size_t i = 0; i < n; i++)
+        t->by_device[i] = i;
+}
+
+void kernel_times_begin(kernel_times *t, size_t keep)
+{
+    memset(t, 0, sizeof *t);
+    t->keep = keep ? keep : 1;
+    t->rows = xcalloc(2 * t->keep, sizeof *t->rows);
+    t->by_device = xcalloc(2 * t->keep, sizeof *t->by_device);
+    t->own = xcalloc(2 * t->keep, sizeof *t->own);
+}
+
+void kernel_times_add(kernel_times *t, const session *s, const event *e)
+{
+    if (e->kind == EV_FOLD) {
+        t->folded += e->u.fold.launches;
+        return;
+    }
+    if (e->kind != EV_KERNEL)
+        return;
+    kernel_time_row r = {0};
+    row_of(t, s, e, &r);
+    t->nall++;
+    if (t->nall > 2 * t->keep && row_cmp(&r, &t->rows[t->keep - 1]) > 0)
+        return;   /* after the keep longest (rows[0, keep) are sorted since the first cut): never printed */
+    const kernel_event *k = &e->u.kernel;
+    kernel_event *o = &t->own[t->n];
+    memset(o, 0, sizeof *o);
+    o->index = k->index;
+    o->name = k->name ? xstrdup(k->name) : NULL;
+    o->type = k->type;
+    o->status = k->status;
+    o->duration_us = k->duration_us;
+    o->device_us = k->device_us;
+    r.k = o;
+    t->rows[t->n++] = r;
+    if (t->n == 2 * t->keep)
+        keep_longest(t);
+}
+
+void kernel_times_end(kernel_times *t, const session *s)
+{
+    set_peak(t, s);
+    if (t->n)
+        keep_longest(t);
+}
+
 void kernel_times_release(kernel_times *t)
 {
+    for (size_t i = 0; t->own && i < t->n; i++)
+        free((char *)t->own[i].name);
+    free(t->own);
     free(t->rows);
     free(t->by_device);
     memset(t, 0, sizeof *t);
@@ -185,7 +282,7 @@ void kernel_times_print(const kernel_times *t, FILE *f, size_t max_rows, int wid
     if (width < 90)
         width = 90;
     fprintf(f, "kernel times: %zu kernels, device time known for %zu, total %.1f us device, %.1f us wall "
-               "(before to after hook)\n", t->n, t->ndevice_known, t->total_device_us, t->total_wall_us);
+               "(before to after hook)\n", t->nall, t->ndevice_known, t->total_device_us, t->total_wall_us);
     char peak[160];
     fprintf(f, "  %s\n", kernel_times_peak_text(t, peak, sizeof peak));
     if (t->folded)
@@ -215,6 +312,6 @@ void kernel_times_print(const kernel_times *t, FILE *f, size_t max_rows, int wid
             fputc('#', f);
         fputc('\n', f);
     }
-    if (n < t->n)
-        fprintf(f, "  ... %zu more kernels\n", t->n - n);
+    if (n < t->nall)
+        fprintf(f, "  ... %zu more kernels\n", t->nall - n);
 }

@@ -45,9 +45,24 @@ typedef struct {
     char peak_from[64];        /* where peak_gbps comes from ("datasheet: H200", "runtime: memory clock x
                                   bus width"); "" unknown */
     const char *gpu;           /* the session's GPU (s->gpu), NULL for a CPU run or when not said */
+    size_t nall;               /* kernels counted: n, or more when only the longest are kept (kernel_times_add) */
+    size_t keep;               /* kernel_times_begin: rows kept (the longest); 0 all (kernel_times_build) */
+    kernel_event *own;         /* the kept rows' kernels (index, name copied, type, status, times) */
 } kernel_times;
 
 void kernel_times_build(const session *s, kernel_times *t);
+/* The table built while the kernels are read, for a dump that frees them as
+ * it goes (session_reader_forget): begin; add each event as it is read
+ * (kernels make rows, fold events count their launches; s: the session it is
+ * read into, for its provenance); end with the session read (its GPU, for
+ * the peak). Only the keep rows longest on the device (the order of
+ * by_device) are kept, in that order, with their own copies of the kernels'
+ * names and numbers; totals count every kernel (nall). kernel_times_print of
+ * at most keep rows prints what it prints for kernel_times_build. Rows do not
+ * point into the session. */
+void kernel_times_begin(kernel_times *t, size_t keep);
+void kernel_times_add(kernel_times *t, const session *s, const event *e);
+void kernel_times_end(kernel_times *t, const session *s);
 void kernel_times_release(kernel_times *t);
 
 /* "peak 4800 GB/s (datasheet: H200)", or why it is unknown: "peak unknown

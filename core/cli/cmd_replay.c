@@ -2,15 +2,23 @@
  * and prints its plain-text rendering (session_dump, then the kernel time
  * table of kernel_times.h, longest first) on stdout, then one line per
  * --ref-npy (the tensor against the file, as the inspector says it);
- * without --dump, the front end's UI shows it (cli_front.ui).
+ * without --dump, the front end's UI shows it (cli_front.ui). A regular file
+ * without --ref-npy is read a slice at a time and each slice freed once
+ * rendered (dump_streamed: the same bytes, memory for one slice); stdin,
+ * --ref-npy and several ranks load the whole file.
  * Exit: 0 loaded (also a cut-off file: the notice goes to stderr), 2 bad
  * usage, a file that does not load (file:line:col on stderr), or a --ref-npy
  * whose tensor is not in the session or whose file does not load.
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "arena.h"
 #include "commands.h"
 #include "kernel_times.h"
@@ -134,6 +142,161 @@ out:
     return rc;
 }
 
+#define DUMP_STEP  512            /* events read, rendered and freed at a time (AOTIDBG_DUMP_STEP for tests) */
+#define DUMP_MEM   (4u << 20)     /* rendered events held in memory before they go to a temporary file */
+#define DUMP_TIMES 30             /* rows of the kernel time table */
+
+/* The events' rendering until the "events: N (K kernels)" line above them
+ * can be printed (it needs the whole file): memory, then an unlinked file in
+ * $TMPDIR (or /tmp) when there is more than DUMP_MEM. */
+typedef struct {
+    char *buf;
+    size_t len;
+    FILE *mem, *file;
+} spool;
+
+static int spool_open(spool *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->mem = open_memstream(&sp->buf, &sp->len);
+    return sp->mem ? 0 : -1;
+}
+
+/* Memory past DUMP_MEM into the file (made on first use; without one, memory keeps it). */
+static void spool_spill(spool *sp)
+{
+    if (fflush(sp->mem) || sp->len < DUMP_MEM)
+        return;
+    if (!sp->file) {
+        const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        char tmpl[4096];
+        snprintf(tmpl, sizeof tmpl, "%s/aotidbg-dump-XXXXXX", dir);
+        int fd = mkstemp(tmpl);
+        if (fd < 0)
+            return;
+        unlink(tmpl);
+        if (!(sp->file = fdopen(fd, "w+b"))) {
+            close(fd);
+            return;
+        }
+    }
+    fclose(sp->mem);   /* buf and len final */
+    fwrite(sp->buf, 1, sp->len, sp->file);
+    free(sp->buf);
+    sp->buf = NULL;
+    sp->len = 0;
+    if (!(sp->mem = open_memstream(&sp->buf, &sp->len)))
+        sp->mem = sp->file;   /* the rest straight into the file */
+}
+
+/* What the spool holds onto out: 0, or -1 when the temporary file failed. */
+static int spool_copy(spool *sp, FILE *out)
+{
+    int rc = 0;
+    fflush(sp->mem);
+    if (sp->file) {   /* (when mem is the file, buf is empty) */
+        char b[1 << 16];
+        size_t n;
+        rc = fflush(sp->file) || fseeko(sp->file, 0, SEEK_SET) ? -1 : 0;
+        while (!rc && (n = fread(b, 1, sizeof b, sp->file)) > 0)
+            fwrite(b, 1, n, out);
+        if (ferror(sp->file))
+            rc = -1;
+    }
+    fwrite(sp->buf, 1, sp->len, out);
+    return rc;
+}
+
+static void spool_close(spool *sp)
+{
+    if (sp->mem && sp->mem != sp->file)
+        fclose(sp->mem);
+    free(sp->buf);
+    if (sp->file)
+        fclose(sp->file);
+    memset(sp, 0, sizeof *sp);
+}
+
+/* `replay --dump` of a regular file read a slice at a time (session_reader):
+ * each slice's events rendered into the spool and into the kernel time table,
+ * then freed, so that memory holds one slice, not the file. The output is
+ * session_dump's, byte for byte: the header and the "events:" line come first
+ * and need the whole file (keys after the events, the count, a cut-off), so
+ * they print at the end of the read, then the spool. Returns the exit code,
+ * or -1 when the whole load must do it: a provenance: key after the events (a
+ * hand-written file), read after the events that needed it were rendered, or
+ * a temporary file that failed to take the text (nothing printed yet; one
+ * that cannot be made leaves the text in memory). */
+static int dump_streamed(const char *path)
+{
+    session_reader *r;
+    strbuf err = STRBUF_INIT;
+    if (session_reader_open(path, &r, &err) < 0) {
+        fprintf(stderr, "aotidbg: %s\n", err.buf);
+        strbuf_release(&err);
+        return EXIT_USAGE;
+    }
+    const session *s = session_reader_session(r);
+    const kernel_call *calls = s->prov.calls;
+    size_t ncalls = s->prov.ncalls;
+    spool sp;
+    if (spool_open(&sp) < 0) {
+        session_reader_close(r);
+        return -1;
+    }
+    kernel_times kt;
+    kernel_times_begin(&kt, DUMP_TIMES);
+    const char *env = getenv("AOTIDBG_DUMP_STEP");
+    size_t step = env && atol(env) > 0 ? (size_t)atol(env) : DUMP_STEP;
+    int st, rc = EXIT_OK;
+    size_t fe = 0, fk = 0;
+    do {
+        st = session_reader_step(r, step, &err);
+        if (st < 0)
+            break;
+        session_reader_forgotten(r, &fe, &fk);
+        for (size_t i = 0; i < s->nevents; i++) {
+            session_dump_event(s, fe + i, s->events[i], sp.mem);
+            kernel_times_add(&kt, s, s->events[i]);
+        }
+        if (st > 0) {
+            session_reader_forget(r);
+            spool_spill(&sp);
+        }
+    } while (st > 0);
+    if (st < 0) {   /* as session_load: the message, nothing on stdout */
+        fprintf(stderr, "aotidbg: %s\n", err.buf);
+        rc = EXIT_USAGE;
+    } else if (s->prov.calls != calls || s->prov.ncalls != ncalls) {
+        rc = -1;
+    } else if (sp.file && (fflush(sp.file) || ferror(sp.file))) {
+        rc = -1;   /* the temporary file failed (a full disk): the whole load prints it */
+    } else {
+        for (size_t i = 0; i < s->nwarnings; i++)
+            fprintf(stderr, "aotidbg: warning: %s\n", s->warnings[i]);
+        session_dump_head(s, fe + s->nevents, fk + s->nkernels, stdout);
+        if (spool_copy(&sp, stdout) < 0) {
+            fflush(stdout);
+            fprintf(stderr, "aotidbg: %s: the dump's temporary file failed: %s\n", path, strerror(errno));
+            rc = EXIT_FAILED;
+        } else {
+            session_dump_tail(s, stdout);
+            if (kt.nall) {   /* where the time went, longest first */
+                kernel_times_end(&kt, s);
+                fputc('\n', stdout);
+                kernel_times_print(&kt, stdout, DUMP_TIMES, 120);
+            }
+            fflush(stdout);
+            rc = ferror(stdout) ? EXIT_FAILED : EXIT_OK;
+        }
+    }
+    kernel_times_release(&kt);
+    spool_close(&sp);
+    session_reader_close(r);
+    strbuf_release(&err);
+    return rc;
+}
+
 int cmd_replay(const cli_args *a)
 {
     const char *path = a->pos[0];
@@ -142,6 +305,12 @@ int cmd_replay(const cli_args *a)
     term_guard_stdio();   /* session fields are untrusted: no control byte reaches the terminal */
     if (a->npos > 1)
         return dump_ranks(a);
+    struct stat st;
+    if (!a->ui.ref_npy.n && strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode)) {
+        int rc = dump_streamed(path);   /* --ref-npy and stdin: the whole load below */
+        if (rc >= 0)
+            return rc;
+    }
     session *s = NULL;
     strbuf err = STRBUF_INIT;
     const char *src = !strcmp(path, "-") ? "/dev/stdin" : path;

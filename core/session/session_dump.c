@@ -460,12 +460,7 @@ static void put_top(FILE *f, const session *s, const skey *k)
     case SC_FORMAT:
         fprintf(f, "session format %d.%d\n", s->format_major, s->format_minor);
         return;
-    case SC_EVENTS:
-        if (s->truncated)
-            fputs("truncated: yes (the file was cut off; the last event may be missing)\n", f);
-        fprintf(f, "events: %zu (%zu kernels)\n", s->nevents, s->nkernels);
-        for (size_t i = 0; i < s->nevents; i++)
-            put_event(f, s, i, s->events[i]);
+    case SC_EVENTS:   /* session_dump_head's line; the events: session_dump_event */
         return;
     default:
         break;
@@ -528,8 +523,37 @@ static void put_top(FILE *f, const session *s, const skey *k)
     }
 }
 
-void session_dump(const session *s, FILE *out)
+/* The row of the events in the top table. */
+static int events_row(void)
 {
     for (int i = 0; i < session_top_table.n; i++)
+        if (session_top_table.keys[i].custom == SC_EVENTS)
+            return i;
+    return session_top_table.n;
+}
+
+void session_dump_head(const session *s, size_t nevents, size_t nkernels, FILE *out)
+{
+    int ev = events_row();
+    for (int i = 0; i < ev; i++)
         put_top(out, s, &session_top_table.keys[i]);
+    if (s->truncated)
+        fputs("truncated: yes (the file was cut off; the last event may be missing)\n", out);
+    fprintf(out, "events: %zu (%zu kernels)\n", nevents, nkernels);
+}
+
+void session_dump_event(const session *s, size_t i, const event *e, FILE *out) { put_event(out, s, i, e); }
+
+void session_dump_tail(const session *s, FILE *out)
+{
+    for (int i = events_row() + 1; i < session_top_table.n; i++)
+        put_top(out, s, &session_top_table.keys[i]);
+}
+
+void session_dump(const session *s, FILE *out)
+{
+    session_dump_head(s, s->nevents, s->nkernels, out);
+    for (size_t i = 0; i < s->nevents; i++)
+        put_event(out, s, i, s->events[i]);
+    session_dump_tail(s, out);
 }

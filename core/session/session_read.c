@@ -101,6 +101,14 @@ typedef struct session_reader {
     uint64_t file_size;      /* of a regular file, 0 unknown */
     int taken;               /* the session is the caller's (session_reader_take) */
     size_t top_line;         /* where the top mapping began */
+
+    /* session_reader_forget: the header's memory apart from the events' */
+    arena keep;              /* the header's blocks (and kept warnings) until take */
+    int split;               /* keep holds the header: s->arena only events since */
+    size_t forgot_events, forgot_kernels;   /* events freed by forget, before s->events[0] */
+    size_t warn_kept;        /* warnings [0, warn_kept) already copied into keep */
+    int exit_kept;           /* a runner-exit after the last kernel was forgotten: exit_copy */
+    runner_exit_event exit_copy;
 } rd;
 
 enum { RP_START = 0, RP_TOP, RP_EVENTS, RP_DONE };
@@ -1118,6 +1126,8 @@ static int event_item(rd *r, void *ctx)
         if (extra & (1ull << i))
             warn_at(r, at, "key '%s' does not belong in %s; ignored", names->name[i], where);
     event *e = session_add_event(r->s, k);
+    if (k == EV_KERNEL)
+        e->u.kernel.index += (int64_t)r->forgot_kernels;   /* the default; the file's index overrides it */
     e->t_ms = c->t_ms;
     e->rank = c->common.rank;
     for (int i = 0; i < t->n; i++)   /* fields no key sets keep session_add_event's values */
@@ -1287,14 +1297,15 @@ static int drive(rd *r, size_t max)
 static void check_refs(rd *r)
 {
     session *s = r->s;
+    size_t nev = s->nevents + r->forgot_events;
     for (size_t i = 0; i < s->nbookmarks && i < MAX_WARNINGS; i++)
-        if (s->bookmarks[i].event_index >= (int64_t)s->nevents)
+        if (s->bookmarks[i].event_index >= (int64_t)nev)
             session_add_warning(s, "%s: bookmark %zu points at event #%lld; the file has %zu events", r->name, i,
-                                (long long)s->bookmarks[i].event_index, s->nevents);
+                                (long long)s->bookmarks[i].event_index, nev);
     for (size_t i = 0; i < s->nnarration && i < MAX_WARNINGS; i++)
-        if (s->narration[i].event_index >= (int64_t)s->nevents)
+        if (s->narration[i].event_index >= (int64_t)nev)
             session_add_warning(s, "%s: narration step %zu points at event #%lld; the file has %zu events", r->name,
-                                i, (long long)s->narration[i].event_index, s->nevents);
+                                i, (long long)s->narration[i].event_index, nev);
 }
 
 /* The parser set up over r's input (name, file or mem already set). */
@@ -1350,10 +1361,11 @@ static void conclude(rd *r, int rc, strbuf *err)
         s->nwarnings = r->ev_warnings;   /* drop what the cut event warned about */
         r->nwarn = r->ev_nwarn;
         s->end_state = "cut-off";
-        if (s->nevents)
+        size_t nev = s->nevents + r->forgot_events;
+        if (nev)
             session_add_warning(s, "%s: cut off after event #%zu: the file ends inside the events list "
                                 "(the recording was interrupted); %zu complete event%s loaded",
-                                r->name, s->nevents - 1, s->nevents, s->nevents == 1 ? "" : "s");
+                                r->name, nev - 1, nev, nev == 1 ? "" : "s");
         else
             session_add_warning(s, "%s: cut off before the first event: the file ends inside the events list "
                                 "(the recording was interrupted)", r->name);
@@ -1364,6 +1376,14 @@ static void conclude(rd *r, int rc, strbuf *err)
     if (!rc && !r->s->truncated) {   /* a file from before end_state said how a runner died */
         char buf[64];
         const char *end = session_end_state(r->s, buf, sizeof buf);
+        int kernel_after = 0;   /* session_runner_exit stops at a kernel: one read since forget hides a kept exit */
+        for (size_t i = 0; i < r->s->nevents && !kernel_after; i++)
+            kernel_after = r->s->events[i]->kind == EV_KERNEL;
+        if (end != buf && r->exit_kept && !kernel_after && !session_runner_exit(r->s)) {
+            const runner_exit_event *x = &r->exit_copy;   /* as session_end_state, with the forgotten exit */
+            if ((!x->how || strcmp(x->how, "killed")) && (!r->s->end_state || !strcmp(r->s->end_state, "complete")))
+                end = runner_exit_text(x, buf, sizeof buf);
+        }
         if (end == buf)
             r->s->end_state = arena_strdup(&r->s->arena, end);
     }
@@ -1485,8 +1505,53 @@ int session_reader_open(const char *path, session_reader **out, strbuf *err)
             return -1;
         }
     }
+    if (!session_reader_done(r)) {   /* the header apart, so that forget frees only events */
+        arena_adopt(&r->keep, &r->s->arena);
+        r->split = 1;
+    }
     *out = r;
     return 0;
+}
+
+int session_reader_forget(session_reader *r)
+{
+    if (r->taken || r->phase == RP_DONE || !r->split)
+        return -1;
+    session *s = r->s;
+    for (size_t i = r->warn_kept; i < s->nwarnings; i++)   /* warnings stay: into the header's memory */
+        s->warnings[i] = arena_strdup(&r->keep, s->warnings[i]);
+    r->warn_kept = s->nwarnings;
+    for (size_t i = s->nevents; i-- > 0;) {   /* what session_runner_exit would find after the last kernel */
+        const event *e = s->events[i];
+        if (e->kind == EV_KERNEL) {
+            r->exit_kept = 0;
+            break;
+        }
+        if (e->kind == EV_RUNNER_EXIT) {
+            r->exit_copy = e->u.exit;
+            r->exit_copy.how = arena_strdup(&r->keep, e->u.exit.how);
+            r->exit_copy.stderr_tail = NULL;
+            r->exit_kept = 1;
+            break;
+        }
+    }
+    r->forgot_events += s->nevents;
+    r->forgot_kernels += s->nkernels;
+    s->nevents = s->nkernels = 0;
+    /* interned strings of the events go with them */
+    if (r->itab)
+        memset(r->itab, 0, r->icap * sizeof *r->itab);
+    r->in = 0;
+    arena_release(&s->arena);
+    return 0;
+}
+
+const session *session_reader_session(const session_reader *r) { return r->taken ? NULL : r->s; }
+
+void session_reader_forgotten(const session_reader *r, size_t *nevents, size_t *nkernels)
+{
+    *nevents = r->forgot_events;
+    *nkernels = r->forgot_kernels;
 }
 
 int session_reader_step(session_reader *r, size_t max_events, strbuf *err)
@@ -1505,6 +1570,8 @@ int session_reader_done(const session_reader *r) { return r->phase == RP_DONE; }
 session *session_reader_take(session_reader *r)
 {
     session *s = r->taken ? NULL : r->s;
+    if (s)
+        arena_adopt(&s->arena, &r->keep);   /* the header's memory is the session's again */
     r->taken = 1;
     return s;
 }
@@ -1528,6 +1595,7 @@ void session_reader_close(session_reader *r)
     }
     if (!r->taken)
         session_free(r->s);
+    arena_release(&r->keep);
     free((char *)r->name);
     free(r);
 }

@@ -45,6 +45,20 @@ int session_reader_open(const char *path, session_reader **out, strbuf *err);
 int session_reader_step(session_reader *r, size_t max_events, strbuf *err);
 int session_reader_done(const session_reader *r);
 session *session_reader_take(session_reader *r);
+/* Frees the events read so far, when the caller is done with them (a dump
+ * printed them): s->events and s->kernels are emptied and their memory
+ * released, so that a reader stepped to the end holds one step's events at a
+ * time. Reading goes on as before: later kernels' default indexes, the
+ * checks of bookmarks against the event count, the cut-off warning and the
+ * end_state a runner-exit gives count the freed events too; warnings stay.
+ * session_reader_forgotten says how many events and kernels were freed (add
+ * them to s->nevents, s->nkernels for the file's counts). 0 done; -1 and
+ * nothing freed after session_reader_take, or once the file is read (the
+ * last step's events stay for the caller, with the session). */
+int session_reader_forget(session_reader *r);
+/* The session being read, still the reader's (NULL once taken). */
+const session *session_reader_session(const session_reader *r);
+void session_reader_forgotten(const session_reader *r, size_t *nevents, size_t *nkernels);
 /* Bytes read so far and the file's size (done when it is not a regular file). */
 void session_reader_progress(const session_reader *r, uint64_t *done, uint64_t *total);
 void session_reader_close(session_reader *r);   /* NULL is fine */

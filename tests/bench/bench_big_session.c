@@ -9,17 +9,31 @@
  *                 `aotidbg replay BIG.yaml` shows before the rest loads;
  *   whole load    session_load: what the first screen waited for before;
  *   rest          the slices after the first screen (load_slice to the end);
- *   dump          session_load + session_dump to /dev/null (`replay --dump`).
- * Prints one line per size, side by side (wall and CPU seconds).
+ *   dump          session_load + session_dump to /dev/null (`replay --dump` before);
+ * and the command line, as a user runs it (build/aotidbg, stdout into a pipe;
+ * wall, CPU, peak RSS and when the first byte came):
+ *   replay - --dump < BIG.yaml   the whole load (stdin loads whole, as every --dump did);
+ *   replay BIG.yaml --dump       read a slice at a time, each slice freed once rendered;
+ *   route BIG.yaml               (loads whole: see cmd_route.c).
+ * Prints one line per size, side by side (wall and CPU seconds), then the
+ * command lines'. Peak RSS is each child's ru_maxrss.
  *
  * Measured 2026-12-02 on the shared 2-core box (load average ~9, so wall
  * times are 2-3x the CPU times):
  *   100 MB, 131578 events: first screen 0.083 s; whole load 6.59 s, + dump 7.35 s
  *   1 GB, 1315789 events:  first screen 0.091 s; whole load 84.4 s, + dump 94.9 s
  *     (the sliced rest 42.3 s CPU vs 27.5 s for load + dump: two panes scanned
- *     every event each frame; indexed since, 300 MB: 7.0 s CPU sliced vs 8.7 s) Usage: bench_big_session [MB...]
+ *     every event each frame; indexed since, 300 MB: 7.0 s CPU sliced vs 8.7 s)
+ * The dump read in slices, 2026-12-02 (load average ~3.5; wall / CPU / peak RSS;
+ * the text waits for the "events: N" line, so the first byte comes at the end):
+ *   100 MB: whole load 8.66 s / 4.0 s / 112 MB; in slices 3.88 s / 3.3 s / 22 MB;
+ *           route 4.75 s / 3.0 s / 107 MB
+ *   300 MB: whole load 16.7 s / 15.6 s / 324 MB; in slices 14.4 s / 12.6 s / 22 MB;
+ *           first byte 12.9 s vs 14.0 s; route 10.3 s / 10.0 s / 300 MB
+ * Usage: bench_big_session [MB...]
  * (TMPDIR for the files). Exit 0 unless something failed to run. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +159,56 @@ static int whole(const char *path, double *out)
     return 0;
 }
 
+#ifndef AOTIDBG_BINARY_DIR
+#define AOTIDBG_BINARY_DIR "build"
+#endif
+
+/* `aotidbg ARGS... > pipe` (stdin from in when set), as a user runs it:
+ * out = {wall s, s to the first byte on stdout, CPU s, peak RSS MB, MB printed}. */
+static int cli(const char *const *args, const char *in, double *out)
+{
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    double t0 = bench_now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        if (in) {
+            int i = open(in, O_RDONLY);
+            if (i < 0 || dup2(i, 0) < 0)
+                _exit(127);
+        }
+        execv(args[0], (char *const *)args);
+        _exit(127);
+    }
+    close(fd[1]);
+    char buf[1 << 16];
+    ssize_t n;
+    double first = -1, bytes = 0;
+    while ((n = read(fd[0], buf, sizeof buf)) > 0) {
+        if (first < 0)
+            first = bench_now_s() - t0;
+        bytes += (double)n;
+    }
+    close(fd[0]);
+    int st;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+        return -1;
+    out[0] = bench_now_s() - t0;
+    out[1] = first;
+    out[2] = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    out[3] = (double)ru.ru_maxrss / 1024;   /* KiB on Linux */
+    out[4] = bytes / 1e6;
+    return 0;
+}
+
 /* fn(path, figures) in a child; its figures (up to 5) through a pipe. */
+static double child_rss_mb;   /* the last in_child's peak RSS */
+
 static int in_child(const char *path, int (*fn)(const char *, double *), double *out, double *cpu)
 {
     int fd[2];
@@ -167,6 +230,7 @@ static int in_child(const char *path, int (*fn)(const char *, double *), double 
     if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) || n != (ssize_t)sizeof v)
         return -1;
     *cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    child_rss_mb = (double)ru.ru_maxrss / 1024;
     memcpy(out, v, 4 * sizeof *v);
     if (fn == sliced)
         rest_s = v[4];
@@ -189,14 +253,34 @@ static int one(double mb, const char *dir)
     double file_mb = (double)sb.st_size / 1e6;
 
     /* each in a fresh process: none inherits the other's warm heap */
-    double f[4], w[4], fcpu, wcpu;
-    if (in_child(path, sliced, f, &fcpu) || in_child(path, whole, w, &wcpu))
+    double f[4], w[4], fcpu, wcpu, frss, wrss;
+    if (in_child(path, sliced, f, &fcpu))
         return -1;
+    frss = child_rss_mb;
+    if (in_child(path, whole, w, &wcpu))
+        return -1;
+    wrss = child_rss_mb;
+    /* the command line: --dump of stdin loads whole (as every --dump did before), of a file it streams */
+    static const char *bin = AOTIDBG_BINARY_DIR "/aotidbg";
+    const char *dump_whole[] = {bin, "replay", "-", "--dump", NULL}, *dump_file[] = {bin, "replay", path, "--dump", NULL};
+    const char *route[] = {bin, "route", path, NULL};
+    double dw[5], ds[5], rt[5];
+    int dump_ok = !cli(dump_whole, path, dw) && !cli(dump_file, NULL, ds), route_ok = !cli(route, NULL, rt);
     unlink(path);
     printf("%7.1f MB %9zu events | first screen %6.3f s (%zu events; the rest in %zu slices, %.1f s, "
-           "%.1f s CPU in all) | whole load %6.2f s (then the first screen) | whole load + dump %6.2f s, "
-           "%.1f s CPU\n",
-           file_mb, (size_t)f[3], f[0], (size_t)f[1], (size_t)f[2], rest_s, fcpu, w[0], w[1], wcpu);
+           "%.1f s CPU in all, peak RSS %.0f MB) | whole load %6.2f s (then the first screen) | whole load + dump %6.2f s, "
+           "%.1f s CPU, peak RSS %.0f MB\n",
+           file_mb, (size_t)f[3], f[0], (size_t)f[1], (size_t)f[2], rest_s, fcpu, frss, w[0], w[1], wcpu, wrss);
+    if (dump_ok)
+        printf("          replay --dump (%.0f MB out): whole load (stdin) %6.2f s, %.1f s CPU, peak RSS %.0f MB, "
+               "first byte %.2f s | read in slices (file) %6.2f s, %.1f s CPU, peak RSS %.0f MB, first byte %.2f s\n",
+               ds[4], dw[0], dw[2], dw[3], dw[1], ds[0], ds[2], ds[3], ds[1]);
+    else
+        printf("          replay --dump: %s failed to run\n", bin);
+    if (route_ok)
+        printf("          route (loads whole): %6.2f s, %.1f s CPU, peak RSS %.0f MB\n", rt[0], rt[2], rt[3]);
+    else
+        printf("          route: %s failed to run\n", bin);
     fflush(stdout);
     return 0;
 }

@@ -1,6 +1,8 @@
 """The recorded sessions under sessions/ (real CPU and H200 runs) load, replay, and
 still say what they said when they were recorded: the route of every error, and
-the facts the GPU check script demands of them."""
+the facts the GPU check script demands of them. `replay FILE --dump` (read a
+slice at a time, each slice freed once printed) prints what the whole load
+prints (`replay - --dump`, stdin, loads whole), for every session and cuts of them."""
 import glob
 import os
 import sys
@@ -31,6 +33,60 @@ def test_replays(aotidbg, path):
     for i, e in enumerate(doc["events"]):   # the dump numbers every event, kernels or not
         if e["kind"] == "kernel":
             assert f"#{i} kernel {e['name']} " in p.stdout and f" index={e['index']} " in p.stdout
+
+
+def whole_and_streamed(aotidbg, path, steps=("1", "7", "")):
+    """`replay - --dump < path` (the whole load) against `replay path --dump`
+    read AOTIDBG_DUMP_STEP events at a time ("" the default): the same exit
+    code, stdout byte for byte, and stderr (the whole load's says /dev/stdin
+    where the other says path)."""
+    with open(path, "rb") as f:
+        whole = run([aotidbg, "replay", "-", "--dump"], stdin=f, text=False)
+    for step in steps:
+        env = dict(os.environ, AOTIDBG_DUMP_STEP=step)
+        streamed = run([aotidbg, "replay", path, "--dump"], env=env, text=False)
+        assert streamed.returncode == whole.returncode, (path, step, streamed.stderr)
+        assert streamed.stdout == whole.stdout, (path, step)
+        assert streamed.stderr == whole.stderr.replace(b"/dev/stdin", path.encode()), (path, step)
+    return whole
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: os.path.relpath(p, ROOT))
+def test_streamed_dump_is_the_whole_loads(aotidbg, path):
+    w = whole_and_streamed(aotidbg, path)
+    assert w.returncode == 0 and b"\nevents: " in w.stdout
+
+
+def test_streamed_dump_of_cut_and_hand_edited_files(aotidbg, tmp_path):
+    """Cuts (a cut-off notice, or file:line:col and exit 2 with nothing on
+    stdout), a file without end_state whose runner-exit is followed by log
+    events (the end state comes from the exit the slices freed), and a
+    provenance: key moved after the events (its kernels' source lines)."""
+    rcs = set()
+    for name in ("cpu/encoder.yaml", "cpu/ranks_hang.rank1.yaml", "tutorials/07-stale-vs-eager.yaml"):
+        data = open(os.path.join(ROOT, "sessions", name), "rb").read()
+        for k in range(1, 12):
+            cut = str(tmp_path / f"cut{k}.yaml")
+            with open(cut, "wb") as f:
+                f.write(data[:len(data) * k // 12 + k * 13])
+            w = whole_and_streamed(aotidbg, cut, steps=("1", ""))
+            rcs.add(w.returncode)
+            if w.returncode == 2:
+                assert w.stdout == b"" and b": found " in w.stderr
+    assert rcs == {0, 2}
+    lines = open(os.path.join(ROOT, "sessions", "cpu", "ranks_hang.rank1.yaml"), encoding="utf-8").read().splitlines()
+    noend = [ln.replace("how: timeout", "how: signal").replace("signal: 0, stderr", "signal: 11, stderr")
+             for ln in lines if not ln.startswith("end_state:")]
+    noend += ['- {kind: log, t_ms: 10020, rank: 1, stream: stderr, text: "after the exit"}'] * 3
+    p = str(tmp_path / "noend.yaml")
+    open(p, "w", encoding="utf-8").write("\n".join(noend) + "\n")
+    assert b"end_state: signal 11 (SIGSEGV)\n" in whole_and_streamed(aotidbg, p).stdout
+    lines = open(os.path.join(ROOT, "sessions", "tutorials", "07-stale-vs-eager.yaml"), encoding="utf-8").read().splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("provenance:"))
+    j = next(k for k in range(i + 1, len(lines)) if lines[k] and not lines[k].startswith(" "))
+    p = str(tmp_path / "prov_after.yaml")
+    open(p, "w", encoding="utf-8").write("\n".join(lines[:i] + lines[j:] + lines[i:j]) + "\n")
+    assert b"\n    at " in whole_and_streamed(aotidbg, p).stdout
 
 
 @pytest.mark.parametrize("path", [p for p in SESSIONS if "/cuda/" in p], ids=os.path.basename)

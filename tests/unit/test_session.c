@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "check.h"
+#include "kernel_times.h"
 #include "session_io.h"
 #include "session_mem.h"
 
@@ -613,6 +614,179 @@ static void test_reader_slices(void)
     printf("reader slices: %d malformed files and %d cuts read as session_load reads them\n", n, cuts);
 }
 
+/* The kernel time table of s as `replay --dump` prints it (rows rows). */
+static char *times_mem(kernel_times *t, size_t rows)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    kernel_times_print(t, f, rows, 120);
+    fclose(f);
+    return buf;
+}
+
+/* path read n events at a time with each slice dumped, added to a kernel
+ * time table and freed (session_reader_forget, as `replay --dump` reads):
+ * the same answer, message, warnings, dump and time table as session_load. */
+static int forget_matches_load(const char *path, size_t n)
+{
+    session *w = NULL;
+    strbuf ew = STRBUF_INIT, er = STRBUF_INIT;
+    int rw = session_load(path, &w, &ew);
+    session_reader *r = NULL;
+    int rr = session_reader_open(path, &r, &er);
+    char *evs = NULL, *head = NULL, *tail = NULL;
+    size_t evlen = 0, hlen = 0, tlen = 0, fe = 0, fk = 0;
+    kernel_times st;
+    kernel_times_begin(&st, 30);
+    int forgot = 0;
+    if (!rr) {
+        const session *s = session_reader_session(r);
+        FILE *f = open_memstream(&evs, &evlen);
+        do {
+            rr = session_reader_step(r, n, &er);
+            session_reader_forgotten(r, &fe, &fk);
+            for (size_t i = 0; rr >= 0 && i < s->nevents; i++) {
+                session_dump_event(s, fe + i, s->events[i], f);
+                kernel_times_add(&st, s, s->events[i]);
+            }
+            if (rr > 0)
+                forgot += session_reader_forget(r) == 0;
+        } while (rr > 0);
+        fclose(f);
+        CHECK(session_reader_forget(r) == -1);   /* done: the last slice stays */
+        if (!rr) {
+            f = open_memstream(&head, &hlen);
+            session_dump_head(s, fe + s->nevents, fk + s->nkernels, f);
+            fclose(f);
+            f = open_memstream(&tail, &tlen);
+            session_dump_tail(s, f);
+            fclose(f);
+            kernel_times_end(&st, s);
+        }
+    }
+    int ok = (rw < 0) == (rr < 0) && !strcmp(ew.buf, er.buf);
+    if (ok && !rw) {
+        const session *s = session_reader_session(r);
+        char *dw = dump_mem(w);
+        strbuf ds = STRBUF_INIT;
+        strbuf_addf(&ds, "%s%s%s", head, evs, tail);
+        ok = !strcmp(dw, ds.buf) && w->nwarnings == s->nwarnings;
+        for (size_t i = 0; ok && i < w->nwarnings; i++)
+            ok = !strcmp(w->warnings[i], s->warnings[i]);
+        kernel_times wt;
+        kernel_times_build(w, &wt);
+        char *tw = times_mem(&wt, 30), *ts = times_mem(&st, 30);
+        ok = ok && !strcmp(tw, ts);
+        if (!ok)
+            fprintf(stderr, "%s: whole dump %zu bytes, sliced %zu; times\n%s---\n%s", path, strlen(dw), ds.len, tw, ts);
+        free(tw);
+        free(ts);
+        kernel_times_release(&wt);
+        free(dw);
+        strbuf_release(&ds);
+    }
+    if (!ok)
+        fprintf(stderr, "%s (%zu an event, forgotten %d times): load rc=%d '%s', reader rc=%d '%s'\n", path, n, forgot,
+                rw, ew.buf, rr, er.buf);
+    kernel_times_release(&st);
+    free(evs);
+    free(head);
+    free(tail);
+    session_reader_close(r);
+    session_free(w);
+    strbuf_release(&ew);
+    strbuf_release(&er);
+    return ok;
+}
+
+/* A session of n kernels (device times with ties, some unknown), a fold, a
+ * runner-exit and logs after it, no end_state: what the forgetting reader
+ * must count, rank and derive as session_load does. */
+static void write_many_kernels(const char *p, int n)
+{
+    session *s = session_new();
+    s->device = "cuda";
+    s->gpu = "NVIDIA H200";
+    for (int i = 0; i < n; i++) {
+        event *e = session_add_event(s, EV_KERNEL);
+        e->t_ms = i;
+        kernel_event *k = &e->u.kernel;
+        k->name = i % 3 ? "triton_poi_fused_add_0" : "triton_red_fused_sum_1";
+        k->type = KTYPE_TRITON;
+        k->status = KSTAT_OK;
+        k->duration_us = 5 + i % 7;
+        /* the longest: #29, then #30-59 (a table kept while it fills must keep them), then ties and unknowns */
+        k->device_us = i < 29 ? 0 : i == 29 ? 2000 : i < 60 ? 1000 + i : i % 11 == 0 ? -1 : (double)((i * 7919) % 997 / 3);
+        if (i % 50 == 0) {
+            fold_event *fo = &session_add_event(s, EV_FOLD)->u.fold;
+            *fo = (fold_event){.loop = "while_loop_0", .from = 1, .to = 3, .first_kernel = i, .last_kernel = i,
+                               .launches = 3, .end_ms = -1, .duration_us = -1};
+        }
+    }
+    event *x = session_add_event(s, EV_RUNNER_EXIT);
+    x->u.exit.how = "signal";
+    x->u.exit.signal = 6;
+    for (int i = 0; i < 5; i++) {
+        event *l = session_add_event(s, EV_LOG);
+        l->u.log.stream = "stderr";
+        l->u.log.text = "after the exit";
+    }
+    s->end_state = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(session_save(s, p, &err) == 0);
+    strbuf_release(&err);
+    session_free(s);
+}
+
+/* A dump read a slice at a time, each slice freed once printed, prints what
+ * session_load and session_dump print: the malformed corpus, the round-trip
+ * session cut at many places, and a session of many kernels. */
+static void test_reader_forget(void)
+{
+    const char *dir = AOTIDBG_SOURCE_DIR "/tests/malformed";
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    struct dirent *de;
+    int n = 0, cuts = 0;
+    while (d && (de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || strcmp(de->d_name + l - 5, ".yaml"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        n++;
+        CHECK(forget_matches_load(path, 1));
+    }
+    if (d)
+        closedir(d);
+    session *s = build_session();
+    size_t len;
+    char *yaml = write_mem(s, &len);
+    const char *p = tmp_path("forget.yaml");
+    for (size_t cut = len; cut > 0; cut -= cut > 97 ? 97 : cut) {
+        FILE *f = fopen(p, "wb");
+        fwrite(yaml, 1, cut, f);
+        fclose(f);
+        CHECK(forget_matches_load(p, cut == len ? 2 : 1));
+        cuts++;
+    }
+    free(yaml);
+    session_free(s);
+    write_many_kernels(p, 2000);
+    for (size_t step = 1; step <= 4096; step *= 8)
+        CHECK(forget_matches_load(p, step));
+    session *w = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(session_load(p, &w, &err) == 0 && w && w->nkernels == 2000);
+    char buf[64];
+    CHECK(w && !strcmp(session_end_state(w, buf, sizeof buf), "signal 6 (SIGABRT)"));
+    session_free(w);
+    strbuf_release(&err);
+    unlink(p);
+    printf("reader forget: %d malformed files, %d cuts and 2000 kernels dumped slice by slice as whole\n", n, cuts);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/aotidbg-test-session-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -625,6 +799,7 @@ int main(void)
     RUN(test_truncate_every_byte);
     RUN(test_malformed_corpus);
     RUN(test_reader_slices);
+    RUN(test_reader_forget);
     RUN(test_big_hostile);
     RUN(test_versions_and_warnings);
     RUN(test_cut_off_notice);
