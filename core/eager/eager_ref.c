@@ -759,7 +759,7 @@ static int runner_manifest(eager_ref *r, strbuf *err)
 }
 
 static int spawn_ref(eager_ref *r, strbuf *err);
-static int fork_pipe(eager_ref *r);
+static int fork_pipe(eager_ref *r, const char *device);
 
 /* Reads the program and starts `aotidbg-runner --eager-ref PLAN` (or has the model's runner fork it); -1 with why
  * when the runner cannot do this program (the caller starts Python then). */
@@ -802,7 +802,7 @@ static int start_runner(eager_ref *r, const session *s, const char *program, cha
     if (rc == 0) {
         r->by_runner = 1;
         r->computed_by = "runner";
-        rc = fork_pipe(r) == 0 ? 0 : spawn_ref(r, why);
+        rc = fork_pipe(r, device) == 0 ? 0 : spawn_ref(r, why);
     }
     return rc;
 }
@@ -814,18 +814,22 @@ static int spawn_ref(eager_ref *r, strbuf *err)
     return spawn(r, argv, r->runner_log, err);
 }
 
-/* AOTIDBG_EAGER_FORK=0: always spawn_ref (the model's runner never forks it). */
-static int fork_wanted(void)
+/* AOTIDBG_EAGER_FORK=0: always spawn_ref (the model's runner never forks it); =1: fork for any
+ * device. Unset: fork for a reference on the CPU only; one on a GPU keeps its own process until
+ * the fork is checked there (tests/gpu/run_eager_gpu.sh with AOTIDBG_EAGER_FORK=1). */
+static int fork_wanted(const char *device)
 {
     const char *f = getenv("AOTIDBG_EAGER_FORK");
-    return !f || strcmp(f, "0");
+    if (f && *f)
+        return strcmp(f, "0") != 0;
+    return device && !strcmp(device, "cpu");
 }
 
 /* The status pipe and the environment that make the model's runner fork the reference. */
-static int fork_pipe(eager_ref *r)
+static int fork_pipe(eager_ref *r, const char *device)
 {
     int p[2];
-    if (!fork_wanted() || pipe2(p, O_CLOEXEC) < 0)
+    if (!fork_wanted(device) || pipe2(p, O_CLOEXEC) < 0)
         return -1;
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     r->fork_rd = p[0];
