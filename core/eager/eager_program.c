@@ -43,6 +43,9 @@ struct eager_program {
     size_t nnodes, capnodes;
     fx_value *vals;
     size_t nvals, capvals;
+    /* vals by name, built as eager_program_index asks (the first of a name, as a scan finds it):
+     * slots hold index + 1 (0 empty), hcap a power of two; vals[0..nhashed) are in it */
+    size_t *slots, hcap, nhashed;
     weight_row *weights;
     size_t nweights, capweights;
     const char **inputs;       /* user-input placeholders, in order */
@@ -655,10 +658,8 @@ void eager_program_free(eager_program *p)
 
 static fx_value *find(eager_program *p, const char *name)
 {
-    for (size_t i = 0; i < p->nvals; i++)
-        if (!strcmp(p->vals[i].name, name))
-            return &p->vals[i];
-    return NULL;
+    long i = eager_program_index(p, name);
+    return i < 0 ? NULL : &p->vals[i];
 }
 
 size_t eager_program_nvalues(const eager_program *p) { return p->nvals; }
@@ -709,12 +710,47 @@ const char *eager_program_stack(const eager_program *p, const char *name)
     return i < 0 ? NULL : p->vals[i].stack;
 }
 
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603u;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The slot of name: where it is, or the empty one it would go in. */
+static size_t *slot_of(const eager_program *p, const char *name)
+{
+    for (size_t h = name_hash(name) & (p->hcap - 1);; h = (h + 1) & (p->hcap - 1))
+        if (!p->slots[h] || !strcmp(p->vals[p->slots[h] - 1].name, name))
+            return &p->slots[h];
+}
+
+/* Brings the index up to the values there are now (a lookup cache: const to the caller). */
+static void index_values(eager_program *p)
+{
+    if (p->nhashed == p->nvals)
+        return;
+    if (2 * p->nvals >= p->hcap) {   /* at most half full */
+        size_t cap = 64;
+        while (cap <= 2 * p->nvals)
+            cap *= 2;
+        p->slots = arena_alloc(&p->a, cap * sizeof *p->slots);   /* zeroed: empty */
+        p->hcap = cap;
+        p->nhashed = 0;
+    }
+    for (; p->nhashed < p->nvals; p->nhashed++) {
+        size_t *sl = slot_of(p, p->vals[p->nhashed].name);
+        if (!*sl)
+            *sl = p->nhashed + 1;
+    }
+}
+
 long eager_program_index(const eager_program *p, const char *name)
 {
-    for (size_t i = 0; i < p->nvals; i++)
-        if (!strcmp(p->vals[i].name, name))
-            return (long)i;
-    return -1;
+    index_values((eager_program *)p);
+    size_t at = *slot_of(p, name);
+    return at ? (long)(at - 1) : -1;
 }
 
 static int in_list(const char *const *l, size_t n, const char *s)

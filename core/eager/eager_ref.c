@@ -7,6 +7,7 @@
 #include <math.h>
 #include <openssl/evp.h>
 #include <poll.h>
+#include <sys/types.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,13 @@ struct eager_ref {
     int ready;
     /* the reference computed by the runner with libtorch (eager_program.h), Python the fallback */
     int by_runner;             /* pid is `aotidbg-runner --eager-ref` */
+    /* ... or a fork of the model's runner (eager_main.h eager_ref_fork): its status pipe, read end
+     * and (until that runner started) write end; the pid it said, its "rc" (-1 not yet) */
+    int fork_rd, fork_wr;
+    pid_t fork_pid;
+    strbuf fork_said;
+    char *fork_env[4];
+    char *plan;                /* the plan, for `--eager-ref PLAN` when no fork took it */
     eager_program *prog;
     runner_call *rcalls;
     size_t nrcalls;
@@ -750,7 +758,10 @@ static int runner_manifest(eager_ref *r, strbuf *err)
     return rc;
 }
 
-/* Reads the program and starts `aotidbg-runner --eager-ref PLAN`; -1 with why
+static int spawn_ref(eager_ref *r, strbuf *err);
+static int fork_pipe(eager_ref *r, const char *device);
+
+/* Reads the program and starts `aotidbg-runner --eager-ref PLAN` (or has the model's runner fork it); -1 with why
  * when the runner cannot do this program (the caller starts Python then). */
 static int start_runner(eager_ref *r, const session *s, const char *program, char *const *raw, const char *device,
                         int float64, const char *calls_hex, strbuf *why)
@@ -787,14 +798,111 @@ static int start_runner(eager_ref *r, const session *s, const char *program, cha
     char *plan = dir_file(r->dir, "plan-%s.bin", calls_hex);
     r->runner_log = dir_file(r->dir, "%s", "runner.log");
     int rc = eager_program_write_plan(r->prog, plan, program, device, float64, r->dir, keep, nkeep, s, raw, why);
+    r->plan = plan;
     if (rc == 0) {
-        char *argv[] = {(char *)aotidbg_runner_path(), "--eager-ref", plan, NULL};
         r->by_runner = 1;
         r->computed_by = "runner";
-        rc = spawn(r, argv, r->runner_log, why);
+        rc = fork_pipe(r, device) == 0 ? 0 : spawn_ref(r, why);
     }
-    free(plan);
     return rc;
+}
+
+/* `aotidbg-runner --eager-ref PLAN`, a process of its own (libtorch starts in it too). */
+static int spawn_ref(eager_ref *r, strbuf *err)
+{
+    char *argv[] = {(char *)aotidbg_runner_path(), "--eager-ref", r->plan, NULL};
+    return spawn(r, argv, r->runner_log, err);
+}
+
+/* AOTIDBG_EAGER_FORK=0: always spawn_ref (the model's runner never forks it); =1: fork for any
+ * device. Unset: fork for a reference on the CPU only; one on a GPU keeps its own process until
+ * the fork is checked there (tests/gpu/run_eager_gpu.sh with AOTIDBG_EAGER_FORK=1). */
+static int fork_wanted(const char *device)
+{
+    const char *f = getenv("AOTIDBG_EAGER_FORK");
+    if (f && *f)
+        return strcmp(f, "0") != 0;
+    return device && !strcmp(device, "cpu");
+}
+
+/* The status pipe and the environment that make the model's runner fork the reference. */
+static int fork_pipe(eager_ref *r, const char *device)
+{
+    int p[2];
+    if (!fork_wanted(device) || pipe2(p, O_CLOEXEC) < 0)
+        return -1;
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    r->fork_rd = p[0];
+    r->fork_wr = p[1];
+    strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "AOTIDBG_EAGER_REF_FD=%d", p[1]);
+    r->fork_env[0] = strbuf_detach(&sb, NULL);
+    strbuf_addf(&sb, "AOTIDBG_EAGER_REF_PLAN=%s", r->plan);
+    r->fork_env[1] = strbuf_detach(&sb, NULL);
+    strbuf_addf(&sb, "AOTIDBG_EAGER_REF_LOG=%s", r->runner_log);
+    r->fork_env[2] = strbuf_detach(&sb, NULL);
+    r->fork_env[3] = NULL;
+    return 0;
+}
+
+int eager_ref_runner_env(eager_ref *r, const char *const **env)
+{
+    *env = NULL;
+    if (!r || r->fork_wr < 0)
+        return 0;
+    *env = (const char *const *)r->fork_env;
+    return r->fork_wr;
+}
+
+void eager_ref_runner_started(eager_ref *r, int ok)
+{
+    if (!r || r->fork_wr < 0)
+        return;
+    close(r->fork_wr);   /* the fork holds its copy: EOF is its end */
+    r->fork_wr = -1;
+    if (ok)
+        return;
+    close(r->fork_rd);
+    r->fork_rd = -1;
+    strbuf e = STRBUF_INIT;
+    spawn_ref(r, &e);   /* failed: eager_ref_poll says it was not computed */
+    strbuf_release(&e);
+}
+
+/* What the fork said so far, waiting at most timeout_ms: 0 still computing; 1 it ended,
+ * *status its wait status (an exit with its "rc", else killed); 2 it never started (the
+ * model's runner did not fork it). */
+static int fork_wait(eager_ref *r, int timeout_ms, int *status)
+{
+    for (;;) {
+        char buf[256];
+        ssize_t n = read(r->fork_rd, buf, sizeof buf);
+        if (n > 0) {
+            strbuf_add(&r->fork_said, buf, (size_t)n);
+            const char *pid = strstr(r->fork_said.buf, "pid ");
+            if (pid && strchr(pid, '\n') && !r->fork_pid)
+                r->fork_pid = (pid_t)atoi(pid + 4);   /* eager_ref_free's to end */
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN) {
+            struct pollfd pf = {r->fork_rd, POLLIN, 0};
+            if (timeout_ms <= 0 || poll(&pf, 1, timeout_ms) <= 0)
+                return 0;
+            timeout_ms = 0;
+            continue;
+        }
+        break;   /* EOF (or a broken pipe): it ended */
+    }
+    close(r->fork_rd);
+    r->fork_rd = -1;
+    const char *pid = strstr(r->fork_said.buf, "pid "), *rc = strstr(r->fork_said.buf, "rc ");
+    if (!pid)
+        return 2;
+    *status = rc ? (atoi(rc + 3) & 0xff) << 8 : SIGKILL;
+    r->fork_pid = -1;
+    return 1;
 }
 
 int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err)
@@ -802,13 +910,23 @@ int eager_ref_poll(eager_ref *r, int timeout_ms, int *code, strbuf *err)
     *code = 0;
     if (r->ready)
         return 1;
-    if (r->pid <= 0) {
+    int status = 0, forked = 0;
+    if (r->fork_rd >= 0) {
+        int f = fork_wait(r, timeout_ms, &status);
+        if (f == 0)
+            return 0;
+        if (f == 2 && spawn_ref(r, err) < 0) {   /* no fork took it: its own process does */
+            *code = 1;
+            return -1;
+        }
+        forked = f == 1;
+    }
+    if (!forked && r->pid <= 0) {
         *code = 1;
         strbuf_addstr(err, "the eager reference was not computed");
         return -1;
     }
-    int status = 0;
-    for (int waited = 0;; waited += 20) {
+    for (int waited = 0; !forked; waited += 20) {
         pid_t w = waitpid(r->pid, &status, WNOHANG);
         if (w == r->pid)
             break;
@@ -926,6 +1044,8 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
     }
     eager_ref *r = xcalloc(1, sizeof *r);
     r->pid = -1;
+    r->fork_rd = r->fork_wr = -1;
+    strbuf_init(&r->fork_said, 0);
     r->atol = o->atol;
     r->rtol = o->rtol;
     strbuf_init(&r->summary, 0);
@@ -1086,6 +1206,16 @@ void eager_ref_free(eager_ref *r)
         kill(r->pid, SIGTERM);
         waitpid(r->pid, NULL, 0);
     }
+    if (r->fork_rd >= 0 && r->fork_pid > 0)   /* not ours to wait for: it still held the pipe */
+        kill(r->fork_pid, SIGTERM);
+    if (r->fork_rd >= 0)
+        close(r->fork_rd);
+    if (r->fork_wr >= 0)
+        close(r->fork_wr);
+    strbuf_release(&r->fork_said);
+    for (int i = 0; i < 3; i++)
+        free(r->fork_env[i]);
+    free(r->plan);
     eager_program_free(r->prog);
     arena_release(&r->ar);
     free(r->runner_log);

@@ -74,6 +74,14 @@ void eager_ref_computer(const eager_ref *r, strbuf *out);
  * sent; why none, when the program's weights could not be listed). */
 void eager_ref_to_session(const eager_ref *r, session *s);
 void eager_ref_free(eager_ref *r);
+/* The reference computed by a fork of the model's runner (one libtorch start; core/runner/
+ * eager_main.h eager_ref_fork) rather than `aotidbg-runner --eager-ref` of its own: for the
+ * first runner the run starts, the environment (borrowed, valid while r lives) and the fd it
+ * inherits, or 0 and NULL when the reference is not to be computed so (cached, Python's, or
+ * AOTIDBG_EAGER_FORK=0). Then eager_ref_runner_started(r, ok), ok 0 when that runner did not
+ * start: the reference's own process is started then, as it is when the runner does not fork. */
+int eager_ref_runner_env(eager_ref *r, const char *const **env);
+void eager_ref_runner_started(eager_ref *r, int ok);
 
 /* The graph nodes kernel call i of ct is compared on (what the REFERENCE messages and the
  * Python helper's calls list are made from; tests/unit/test_eager_plan.c runs it on a real

@@ -71,6 +71,8 @@ int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_chi
         for (const char *const *v = o ? o->set_env : NULL; v && *v; v++)
             putenv((char *)*v);   /* the child's copy of the strings lives until exec */
         proto_runner_env();
+        if (o && o->keep_fd > PROTO_FD && o->keep_fd != o1 && o->keep_fd != e2)
+            fcntl(o->keep_fd, F_SETFD, 0);
         if (o && o->wrap && o->wrap[0]) {
             const char *argv[32];
             size_t n = 0;

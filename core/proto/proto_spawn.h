@@ -26,6 +26,8 @@ typedef struct {
     const char *const *wrap;      /* NULL-terminated command the runner runs under (wrap[0] is
                                      exec'd with wrap..., path; compute-sanitizer); NULL: none.
                                      The protocol fd and the pipes pass through it unchanged */
+    int keep_fd;                  /* > 2: an fd the runner inherits as it is (close-on-exec cleared in
+                                     the child; --eager's status pipe, eager_ref.h); 0: none */
 } proto_spawn_options;
 
 int proto_spawn_runner(const char *path, const proto_spawn_options *o, proto_child *c, strbuf *err);

@@ -930,11 +930,18 @@ static int start_runner(run_service *rs, const run_options *o, unsigned front, c
         ro.hold_run = !rs->eager_done;
         if (rs->eager_done)
             ro.pre_run = eager_ref_messages(rs->eager, &ro.npre_run);
+        else if (!ro.wrap && !rs->remote)   /* in a fork of it: libtorch starts once */
+            ro.first_fd = eager_ref_runner_env(rs->eager, &ro.first_env);
     }
     if (front & RUN_OPT_LIVE)   /* live stops at every kernel; c runs to the breaks */
         ro.break_flags |= BREAK_EACH_KERNEL | BREAK_ON_ERROR;
     rs->ro = ro;
-    return runner_client_start(&rs->rc, &ro, rs->s, err);
+    rs->ro.first_env = NULL;
+    rs->ro.first_fd = 0;
+    int rc = runner_client_start(&rs->rc, &ro, rs->s, err);
+    if (rs->eager)
+        eager_ref_runner_started(rs->eager, rc == 0 && ro.first_fd > 0);
+    return rc;
 }
 
 /* The steps up to the checklist (run_service.h lists them). */

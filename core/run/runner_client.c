@@ -293,6 +293,20 @@ static int spawn(runner_client *rc, strbuf *err)
     runner_link_options lo = {.runner_path = rc->o.runner_path, .deterministic = rc->o.deterministic,
                               .transport = rc->o.transport, .remote = rc->o.remote, .wrap = rc->o.wrap,
                               .env = rc->o.env};
+    enum { ENV_MAX = 64 };
+    const char *env[ENV_MAX + 1];
+    size_t n = 0;
+    if (rc->o.first_env) {   /* the first runner only: a restart's is a fresh one without them */
+        for (const char *const *v = rc->o.env; v && *v && n < ENV_MAX; v++)
+            env[n++] = *v;
+        for (const char *const *v = rc->o.first_env; *v && n < ENV_MAX; v++)
+            env[n++] = *v;
+        env[n] = NULL;
+        lo.env = env;
+        lo.keep_fd = rc->o.first_fd;
+    }
+    rc->o.first_env = NULL;
+    rc->o.first_fd = 0;
     if (runner_link_open(&rc->link, &lo, err) < 0)
         return -1;
     rc->state = RUNNER_STARTING;

@@ -77,6 +77,11 @@ typedef struct {
     int alloc;                 /* the runner says where every tensor's elements sit (PROTO_LOAD_ALLOC) */
     const char *const *env;    /* "NAME=VALUE" for every runner this client starts (a --ranks rank's,
                                   run_ranks.h); NULL none; borrowed: it must outlive the client */
+    const char *const *first_env;   /* more "NAME=VALUE" for the first runner only, with first_fd (> 2)
+                                       inherited by it (--eager: the reference computed in a fork of
+                                       it, eager_ref_runner_env); NULL/0 none; borrowed until
+                                       runner_client_start returns */
+    int first_fd;
 } runner_options;
 
 typedef struct runner_client runner_client;

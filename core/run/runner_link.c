@@ -38,7 +38,8 @@ static int local_open(runner_link *l, const runner_link_options *o, strbuf *err)
         return -1;
     }
     const char *det[4] = {runner_det_vars[0], runner_det_vars[1], runner_det_vars[2], NULL};
-    proto_spawn_options so = {.set_one = o->deterministic ? det : NULL, .set_env = o->env, .wrap = o->wrap};
+    proto_spawn_options so = {.set_one = o->deterministic ? det : NULL, .set_env = o->env, .wrap = o->wrap,
+                              .keep_fd = o->keep_fd};
     proto_child c;
     if (proto_spawn_runner(path, &so, &c, err) < 0)
         return -1;

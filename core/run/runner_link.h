@@ -35,6 +35,7 @@ typedef struct runner_link_options {
     const char *const *wrap;   /* local: the command the runner runs under (proto_spawn.h; --memcheck) */
     const char *const *env;    /* local: NULL-terminated "NAME=VALUE" set in the runner's environment
                                   (a --ranks rank's, run_ranks.h); NULL none; the ssh transport ignores it */
+    int keep_fd;               /* local: > 2, an fd the runner inherits (proto_spawn.h); 0 none */
 } runner_link_options;
 
 /* What a transport hands the pump: protocol bytes to decode, the runner's

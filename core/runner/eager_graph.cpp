@@ -21,6 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include <cerrno>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -126,10 +127,13 @@ static void write_all(int fd, const void *p, size_t n, const std::string &path)
     }
 }
 
-// Writes path through a temporary name (never half a file).
-static void write_file(const std::string &path, const std::string &head, const void *data, size_t n)
+// Writes path through a temporary name (never half a file); direct: path itself, in a folder no
+// one reads until it is renamed into place (eg_interp's staging folder).
+static void write_file(const std::string &path, const std::string &head, const void *data, size_t n,
+                       bool direct = false)
 {
-    std::string tmp = path + "." + std::to_string(getpid()) + ".tmp";
+    static const std::string suffix = "." + std::to_string(getpid()) + ".tmp";
+    std::string tmp = direct ? path : path + suffix;
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw eg_error(EG_FAILED, "cannot write " + tmp);
     try {
@@ -140,14 +144,14 @@ static void write_file(const std::string &path, const std::string &head, const v
         ::unlink(tmp.c_str());
         throw;
     }
-    if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (::close(fd) != 0 || (!direct && ::rename(tmp.c_str(), path.c_str()) != 0)) {
         ::unlink(tmp.c_str());
         throw eg_error(EG_FAILED, "cannot write " + path);
     }
 }
 
 // A .npy, version 1.0, as numpy.save writes it (header padded to 64 bytes).
-static void save_npy(const at::Tensor &value, const std::string &path)
+static void save_npy(const at::Tensor &value, const std::string &path, bool direct)
 {
     at::Tensor t = value.detach();
     if (widened(t.scalar_type())) t = t.to(at::kFloat);
@@ -165,7 +169,7 @@ static void save_npy(const at::Tensor &value, const std::string &path)
     head += static_cast<char>(dict.size() & 0xff);
     head += static_cast<char>(dict.size() >> 8);
     head += dict;
-    write_file(path, head, t.data_ptr(), static_cast<size_t>(t.numel()) * t.element_size());
+    write_file(path, head, t.data_ptr(), static_cast<size_t>(t.numel()) * t.element_size(), direct);
 }
 
 // aotidbg_eager.py's largest(): the largest finite |value| (0 when none).
@@ -189,6 +193,10 @@ struct eg_interp {
     c10::Device device{c10::kCPU};
     bool float64 = false;
     std::string out_dir;
+    // where the files go: out_dir/nodes, or, when that is not there yet, a staging folder beside it
+    // renamed to it once every file is written (one rename, not one per file; never half a set)
+    std::string write_dir;
+    bool staged = false;
     std::unordered_set<std::string> keep;
     std::unordered_map<std::string, at::Tensor> values;
     std::map<std::string, double> absmax;   // ordered: a stable absmax.json
@@ -207,6 +215,8 @@ struct eg_interp {
     static c10::IValue as_schema(c10::IValue v, const c10::TypePtr &type);
     void run_node(const eg_node &n);
     void write_absmax();
+    void publish();
+    void discard();
 };
 
 double eg_interp::now()
@@ -221,8 +231,8 @@ void eg_interp::record(const std::string &name, at::Tensor t)
     absmax[name] = largest(t);
     t_absmax += now() - t0;
     if (keep.count(name)) {
-        std::string path = out_dir + "/nodes/" + name + ".npy";
-        if (!reuse || ::access(path.c_str(), R_OK) != 0) save_npy(t, path);
+        std::string path = write_dir + "/" + name + ".npy";
+        if (!reuse || ::access(path.c_str(), R_OK) != 0) save_npy(t, path, staged);
         written++;
     }
     values[name] = std::move(t);
@@ -429,22 +439,56 @@ void eg_interp::write_absmax()
         j += (j.size() > 1 ? ", \"" : "\"") + kv.first + "\": " + num;
     }
     j += "}\n";
-    write_file(out_dir + "/nodes/absmax.json", "", j.data(), j.size());
+    write_file(write_dir + "/absmax.json", "", j.data(), j.size(), staged);
+}
+
+// The staging folder becomes nodes; when another run made nodes meanwhile (the same key: the same
+// values), each file moves into it, absmax.json (which says the set is whole) last.
+void eg_interp::publish()
+{
+    if (!staged) return;
+    std::string nodes = out_dir + "/nodes";
+    if (::rename(write_dir.c_str(), nodes.c_str()) == 0) return;
+    std::vector<std::string> names;
+    for (const auto &kv : absmax)
+        if (keep.count(kv.first)) names.push_back(kv.first + ".npy");
+    names.push_back("absmax.json");
+    for (const auto &n : names)
+        if (::rename((write_dir + "/" + n).c_str(), (nodes + "/" + n).c_str()) != 0 && errno != ENOENT) {
+            discard();
+            throw eg_error(EG_FAILED, "cannot move " + write_dir + "/" + n + " into " + nodes);
+        }
+    ::rmdir(write_dir.c_str());
+}
+
+// A failed run's staging folder goes.
+void eg_interp::discard()
+{
+    if (!staged) return;
+    for (const auto &kv : absmax) ::unlink((write_dir + "/" + kv.first + ".npy").c_str());
+    ::unlink((write_dir + "/absmax.json").c_str());
+    ::rmdir(write_dir.c_str());
 }
 
 extern "C" int eg_run(const eg_plan *p, size_t *computed, char *err, size_t errlen)
 {
     *computed = 0;
+    eg_interp in;
     try {
-        eg_interp in;
         const eg_plan &r = *p;
         in.p = p;
         in.device = c10::Device(std::string(*r.device ? r.device : "cpu"));
         in.float64 = r.float64 != 0;
         in.out_dir = r.out_dir;
         for (uint32_t i = 0; i < r.nkeep; i++) in.keep.insert(r.keep[i]);
-        ::mkdir((in.out_dir + "/nodes").c_str(), 0755);
-        in.reuse = ::access((in.out_dir + "/nodes/absmax.json").c_str(), R_OK) == 0;
+        in.write_dir = in.out_dir + "/nodes";
+        if (::access(in.write_dir.c_str(), F_OK) != 0) {
+            std::string stage = in.out_dir + "/nodes." + std::to_string(getpid()) + ".tmp";
+            in.staged = ::mkdir(stage.c_str(), 0755) == 0;
+            if (in.staged) in.write_dir = stage;
+        }
+        if (!in.staged) ::mkdir(in.write_dir.c_str(), 0755);
+        in.reuse = !in.staged && ::access((in.out_dir + "/nodes/absmax.json").c_str(), R_OK) == 0;
         at::NoGradGuard no_grad;
         if (in.device.is_cpu()) {   // the model's runner loads meanwhile: half the cores each
             unsigned n = std::thread::hardware_concurrency();
@@ -456,6 +500,7 @@ extern "C" int eg_run(const eg_plan *p, size_t *computed, char *err, size_t errl
         for (size_t i = 0; i < p->nnodes; i++) in.run_node(p->nodes[i]);
         if (in.device.is_cuda()) at::zeros({1}, at::TensorOptions().device(in.device)).cpu();   // surfaces async errors
         in.write_absmax();
+        in.publish();
         *computed = in.written;
         if (getenv("AOTIDBG_RUNNER_PROFILE"))
             std::fprintf(stderr, "aotidbg-runner --eager-ref: %zu nodes: ops %.3f s, absmax %.3f s, .npy files %.3f s\n",
@@ -463,11 +508,13 @@ extern "C" int eg_run(const eg_plan *p, size_t *computed, char *err, size_t errl
         return EG_OK;
     } catch (const eg_error &e) {
         std::snprintf(err, errlen, "%s", e.what());
+        in.discard();
         return e.code;
     } catch (const std::exception &e) {
         std::snprintf(err, errlen, "%s", e.what());
     } catch (...) {
         std::snprintf(err, errlen, "unknown C++ exception");
     }
+    in.discard();
     return EG_FAILED;
 }

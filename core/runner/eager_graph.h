@@ -6,7 +6,9 @@
  * arguments mapped by the op's schema; the values the plan keeps are written
  * as <out_dir>/nodes/<name>.npy (bfloat16 and float8 widened to float32, as
  * core/prepare/aotidbg_eager.py writes them) and the largest finite |value|
- * of every tensor as <out_dir>/nodes/absmax.json. Weights are read from the
+ * of every tensor as <out_dir>/nodes/absmax.json (when nodes/ is not there yet, every file is
+ * written in a staging folder, nodes.<pid>.tmp, renamed to nodes/ at the end: one rename, and
+ * never half a set; else each file through a temporary name). Weights are read from the
  * archive with torch's own reader (caffe2::serialize::PyTorchStreamReader).
  *
  * Handles: plain C structs from the plan (protocol.h); no torch type crosses

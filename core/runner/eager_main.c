@@ -1,9 +1,16 @@
 /* eager_main.c — `aotidbg-runner --eager-ref PLAN` (eager_main.h). */
+#define _GNU_SOURCE
 #include "eager_main.h"
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include "arena.h"
 #include "eager_graph.h"
 #include "input_build.h"
@@ -133,4 +140,71 @@ done:
     strbuf_release(&text);
     strbuf_release(&err);
     return rc;
+}
+
+/* Threads of this process (fork copies only the caller's). */
+static int nthreads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static pid_t forked;   /* eager_ref_fork's child, until eager_ref_reap */
+
+void eager_ref_reap(void)
+{
+    if (forked > 0)
+        while (waitpid(forked, NULL, 0) < 0 && errno == EINTR) {}
+    forked = 0;
+}
+
+void eager_ref_fork(void)
+{
+    const char *fds = getenv("AOTIDBG_EAGER_REF_FD"), *plan = getenv("AOTIDBG_EAGER_REF_PLAN"),
+               *log = getenv("AOTIDBG_EAGER_REF_LOG");
+    char *end = NULL;
+    long fd = fds ? strtol(fds, &end, 10) : -1;
+    if (!fds)
+        return;
+    char *p = plan ? strdup(plan) : NULL, *l = log ? strdup(log) : NULL;
+    unsetenv("AOTIDBG_EAGER_REF_FD");
+    unsetenv("AOTIDBG_EAGER_REF_PLAN");
+    unsetenv("AOTIDBG_EAGER_REF_LOG");
+    if (!end || *end || fd <= PROTO_FD || fcntl((int)fd, F_GETFD) < 0) {
+        free(p);
+        free(l);
+        return;
+    }
+    pid_t pid = p && l && nthreads() == 1 ? fork() : -1;
+    if (pid == 0) {
+        int lfd = open(l, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (lfd < 0)
+            _exit(2);   /* EOF without "pid": the front end starts --eager-ref itself */
+        close(PROTO_FD);   /* the protocol socket is the model runner's */
+        fflush(stdout);
+        dup2(lfd, 1);
+        dup2(lfd, 2);
+        close(lfd);
+        fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+        signal(SIGUSR1, SIG_DFL);   /* the front end's pause is for the model's runner */
+        dprintf((int)fd, "pid %d\n", (int)getpid());
+        printf("aotidbg-runner --eager-ref: in a fork of the model's runner (pid %d; libtorch started once)\n",
+               (int)getppid());
+        int rc = eager_ref_main(1, &p);
+        fflush(stdout);
+        fflush(stderr);
+        dprintf((int)fd, "rc %d\n", rc);
+        _exit(rc);
+    }
+    if (pid > 0)
+        forked = pid;
+    close((int)fd);
+    free(p);
+    free(l);
 }

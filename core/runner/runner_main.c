@@ -544,7 +544,7 @@ static int protocol_main(void)
             hooks_set_control(m.u.control.cmd, m.u.control.arg, m.u.control.name, m.u.control.break_flags);
             break;
         case PROTO_QUIT: return 0;
-        case PROTO_RUN: return on_run(&cv);
+        case PROTO_RUN: eager_ref_reap(); return on_run(&cv);
         default:
             return fail(arena_printf(&cv.a, "runner: unexpected %s from the front end", proto_type_name(m.type)), 2);
         }
@@ -589,6 +589,7 @@ int main(int argc, char **argv)
                 PROTO_FD);
         return 2;
     }
+    eager_ref_fork();   /* --eager: the reference in a fork, libtorch started once (eager_main.h) */
     /* the model must not inherit or scribble on our socket through a child */
     fcntl(PROTO_FD, F_SETFD, FD_CLOEXEC);
     if (stap_start())

@@ -192,6 +192,40 @@ def test_runner_and_python_give_the_same_reference(aotidbg, package, tmp_path, m
     assert n >= len(a["calls"]) > 3
 
 
+def test_the_fork_of_the_model_runner_computes_what_its_own_process_does(aotidbg, blocks, tmp_path):
+    """The reference computed in a fork of the model's runner (libtorch started once, the
+    default) and by `aotidbg-runner --eager-ref` started on its own (AOTIDBG_EAGER_FORK=0):
+    the runner.log says which did, the files are the same bit for bit, no staging folder is
+    left, and the verdicts are the same."""
+    pkg, progs = blocks
+    (tmp_path / "in.yaml").write_text(SPEC % ("4, 16", "float32"))
+    got = {}
+    for way in ("fork", "own"):
+        (tmp_path / way).mkdir()
+        out = tmp_path / way / "s.yaml"
+        env = dict(os.environ, AOTIDBG_EAGER_WITH="runner", **({"AOTIDBG_EAGER_FORK": "0"} if way == "own" else {}))
+        r = run([aotidbg, "run", pkg, "--inputs", str(tmp_path / "in.yaml"), "--eager", progs["ln1"],
+                 "--record", str(out)], env=env)
+        assert r.returncode == 0, r.stderr
+        sess = load_session(out)
+        m, d = manifest(sess)
+        with open(os.path.join(d, "runner.log")) as f:
+            log = f.read()
+        assert ("in a fork of the model's runner" in log) == (way == "fork"), log
+        assert sorted(os.listdir(d)) == sorted(["nodes", "runner.log", "inputs.json"] +
+                                               [f for f in os.listdir(d) if f.split("-")[0] in
+                                                ("plan", "calls", "manifest")]), os.listdir(d)
+        files = {}
+        for f in sorted(os.listdir(os.path.join(d, "nodes"))):
+            assert f.endswith(".npy") or f == "absmax.json", f
+            with open(os.path.join(d, "nodes", f), "rb") as fh:
+                files[f] = fh.read()
+        verdicts = [(i, n, [c["verdict"] for c in cs]) for i, n, cs in kernel_checks(sess)]
+        got[way] = (m, files, verdicts, len(events(sess, "divergence")))
+    assert got["fork"] == got["own"]
+    assert len(got["fork"][1]) > 4 and got["fork"][3] >= 1   # ln1 departs: the compare ran on them
+
+
 def test_a_program_the_runner_cannot_do_falls_back_to_python(aotidbg, blocks, tmp_path):
     """The same weights behind a reshape to the batch size, exported with a
     dynamic batch: the program computes with a symbolic int (sym_size), which
