@@ -476,7 +476,10 @@ static int react_ranks(app *a)
 }
 
 /* Nothing moves by itself: every rank stopped or ended, or waiting in a collective for one
- * that is (its peers stopped short of it), and no key kept. */
+ * that is (its peers stopped short of it), and no key kept. A rank in a functional collective's
+ * launch (all_reduce_, ...) is not waiting yet: the launch only enqueues it and returns, and the
+ * rank goes on to its next stop (the wait_tensor, where it does wait); a frame taken there showed
+ * it still "in" the launch, and the next step was not kept for it (it was running a step). */
 static int quiet(app *a)
 {
     live_run *L = a->live;
@@ -495,7 +498,8 @@ static int quiet(app *a)
         strbuf who = STRBUF_INIT;
         int waits = rank_waits_for(a->ranks->s, pos, L->nranks, k, &op, &who);
         strbuf_release(&who);
-        if (!waits)
+        const kernel_event *in = waits ? rank_kernel_at(a->ranks->s[k], pos[k].at) : NULL;
+        if (!waits || (in && in->collective && strcmp(in->collective, "wait_tensor")))
             return 0;
     }
     return 1;

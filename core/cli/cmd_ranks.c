@@ -120,12 +120,55 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+#define JOINED "joined process group"   /* the runner's line when it joined (runner_main.c join_group) */
+#define STOP_GRACE_S 3                   /* the others' time to end on their own when a rank ended unjoined */
+#define STOP_KILL_S 30                   /* a rank asked to stop is killed when it has not ended by then */
+
+/* 1 when the session of a rank that ended says its runner joined the process group. */
+static int joined_group(const rank_child *c)
+{
+    session *s = NULL;
+    strbuf e = STRBUF_INIT;
+    int joined = 0;
+    if (session_load(c->record, &s, &e) == 0)
+        for (size_t i = 0; i < s->nevents && !joined; i++)
+            joined = s->events[i]->kind == EV_LOG && s->events[i]->u.log.text &&
+                     strstr(s->events[i]->u.log.text, JOINED);
+    session_free(s);
+    strbuf_release(&e);
+    return joined;
+}
+
+/* Rank k ended before it joined the group: the others' rendezvous (c10d's store waits for every
+ * rank, gloo's mesh connects every pair) can never complete, and they would wait the group's
+ * timeout (--timeout less 2 s: almost 10 min by default, 24 h with --timeout 0). Those still running STOP_GRACE_S after it are asked to stop (each saves
+ * its session). 1 when any was. */
+static int stop_the_waiting(rank_child *c, int n, int k)
+{
+    strbuf who = STRBUF_INIT;
+    for (int j = 0; j < n; j++)
+        if (c[j].code < 0)
+            strbuf_addf(&who, "%s%d", who.len ? ", " : "", j);
+    if (who.len)
+        fprintf(stderr, "aotidbg run: rank %d ended (exit code %d) before it joined the process group: rank%s %s "
+                "would wait for it in the rendezvous (c10d's store) until the group's timeout; stopping %s\n", k,
+                c[k].code, strchr(who.buf, ',') ? "s" : "", who.buf, strchr(who.buf, ',') ? "them" : "it");
+    for (int j = 0; j < n; j++)
+        if (c[j].code < 0)
+            kill(c[j].pid, SIGTERM);
+    int any = who.len > 0;
+    strbuf_release(&who);
+    return any;
+}
+
 /* Waits for every child, relaying its stderr; past the deadline (nothing heard for --timeout plus a
- * grace, when the ranks' own timeouts did not end them) each is asked to stop (it saves its session). */
+ * grace, when the ranks' own timeouts did not end them) each is asked to stop (it saves its session).
+ * A rank that ends before it joined the process group stops the others (stop_the_waiting);
+ * a rank asked to stop that has not ended STOP_KILL_S later is killed. */
 static void wait_children(rank_child *c, int n, double timeout_s)
 {
-    double last = now_s(), grace = timeout_s > 0 ? timeout_s + 30 : 0;
-    int alive = n, termed = 0;
+    double last = now_s(), grace = timeout_s > 0 ? timeout_s + 30 : 0, stop_at = 0, kill_at = 0;
+    int alive = n, termed = 0, stopped = 0, stop_rank = -1;
     while (alive) {
         struct pollfd p[RUN_MAX_RANKS];
         for (int k = 0; k < n; k++)
@@ -142,6 +185,22 @@ static void wait_children(rank_child *c, int n, double timeout_s)
             c[k].code = WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_FAILED;
             alive--;
             last = now_s();
+            if (alive && stop_rank < 0 && !termed && n > 1 && !joined_group(&c[k]))
+                stop_rank = k, stop_at = now_s() + STOP_GRACE_S;
+        }
+        if (alive && stop_rank >= 0 && !stopped && !termed && now_s() > stop_at) {
+            for (int i = 0; i < 16 && c[stop_rank].err_fd >= 0; i++)   /* its own words first */
+                relay(&c[stop_rank], stop_rank, 0);
+            if (stop_the_waiting(c, n, stop_rank))
+                stopped = 1, kill_at = now_s() + STOP_KILL_S;
+        }
+        if (alive && stopped == 1 && now_s() > kill_at) {
+            fprintf(stderr, "aotidbg run: %d rank(s) asked to stop did not end in %d s; killing them\n", alive,
+                    STOP_KILL_S);
+            for (int k = 0; k < n; k++)
+                if (c[k].code < 0)
+                    kill(c[k].pid, SIGKILL);
+            stopped = 2;
         }
         if (alive && grace > 0 && now_s() - last > grace && termed < 2) {
             fprintf(stderr, "aotidbg run: nothing from %d rank(s) for %.0f s; stopping them\n", alive, grace);

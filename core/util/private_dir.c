@@ -14,6 +14,7 @@
 #include "private_dir.h"
 
 #define OWNER ".owner"
+#define OWNER_NEW ".owner.new"   /* while it is made: locked before it is named OWNER */
 #define LEGACY_AGE_S (24 * 3600)
 #define MAX_HELD 64
 
@@ -89,23 +90,29 @@ char *private_dir_make(const char *prefix, strbuf *err)
         free(dir);
         return NULL;
     }
+    /* .owner appears already locked: made and flock'd as OWNER_NEW, then renamed. Another run's
+     * sweep that opened a bare .owner between its creation and our flock would take the lock
+     * itself, find the folder "stale" and remove it under us (seen: a rank's extraction gone,
+     * "No such file or directory", while the others waited for it in the rendezvous). A folder
+     * without .owner is only removed when it is over a day old. */
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int fd = dfd < 0 ? -1 : openat(dfd, OWNER, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (dfd >= 0)
-        close(dfd);
+    int fd = dfd < 0 ? -1 : openat(dfd, OWNER_NEW, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     int slot = -1;
     for (int i = 0; i < MAX_HELD && slot < 0; i++)
         if (!held[i].dir)
             slot = i;
-    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) || slot < 0) {
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) || slot < 0 || dprintf(fd, "%ld\n", (long)getpid()) < 0 ||
+        renameat(dfd, OWNER_NEW, dfd, OWNER)) {
         strbuf_addf(err, "cannot lock the private folder %s: %s", dir, slot < 0 ? "too many open" : strerror(errno));
         if (fd >= 0)
             close(fd);
+        if (dfd >= 0)
+            close(dfd);
         nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
         free(dir);
         return NULL;
     }
-    dprintf(fd, "%ld\n", (long)getpid());
+    close(dfd);
     held[slot].dir = strdup(dir);
     held[slot].fd = fd;
     if (!held[slot].dir)

@@ -4,7 +4,8 @@
  *
  * private_dir_make(PREFIX) creates $TMPDIR/PREFIX-XXXXXX (mode 0700) with a
  * file .owner inside holding "PID\n", flock'd for as long as this process
- * holds the folder. Before it does, it removes the stale folders of the same
+ * holds the folder (locked before it gets its name: a sweep never finds a live
+ * folder's .owner unlocked). Before it does, it removes the stale folders of the same
  * prefix there: ours (owner uid), not links, whose .owner nobody holds (its
  * process died: killed, crashed, its box rebooted), or, with no .owner (a
  * folder of an older version, or one being made), older than a day. So a

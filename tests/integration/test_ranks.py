@@ -78,10 +78,17 @@ def eager_ranks(tmp_path, xs):
     return [torch.load(out % r) for r in range(len(xs))]
 
 
+# A run these tests give no --timeout of their own gets this one: a rank that hangs (in a kernel,
+# or in the rendezvous: the group's timeout is 2 s less) then fails the test with the ranks' own
+# summary well before run()'s 300 s, instead of a bare TimeoutExpired.
+RUN_TIMEOUT = "120"
+
+
 def run_ranks(aotidbg, pkg, tmp_path, n, specs, *extra):
     rec = tmp_path / "s.yaml"
+    limit = [] if "--timeout" in extra else ["--timeout", RUN_TIMEOUT]
     p = run([aotidbg, "run", "--ranks", str(n), pkg, "--inputs", specs, "--values", "64", "--record", str(rec)]
-            + list(extra))
+            + limit + list(extra))
     sessions = [load_session(str(tmp_path / f"s.rank{r}.yaml")) for r in range(n)]
     return p, sessions
 
@@ -157,6 +164,27 @@ def test_a_rank_that_fails_is_named_with_the_collective_the_others_wait_in(aotid
     assert k0["collective"] in ("all_reduce", "wait_tensor") and k0["status"] != "ok", k0
     assert not any(e.get("collective") for e in events(sessions[1], "kernel"))
     assert "rank 0 was in the collective all_reduce" in p.stderr and "waiting for rank 1" in p.stderr, p.stderr
+
+
+@pytest.mark.usefixtures("nothing_outlives_the_test")
+def test_a_rank_that_ends_before_joining_stops_the_others(aotidbg, package, tmp_path):
+    """Rank 0 cannot read its inputs: it never starts the store, so rank 1 would wait for it in the
+    rendezvous until the group's timeout (118 s here); the front end stops it 3 s after rank 0 ended."""
+    pkg = package("ranks_allreduce")
+    specs, _ = write_inputs(tmp_path, 2)
+    specs = ",".join([str(tmp_path / "missing.yaml"), specs.split(",")[1]])
+    t0 = time.monotonic()
+    p = run([aotidbg, "run", "--ranks", "2", pkg, "--inputs", specs, "--timeout", RUN_TIMEOUT,
+             "--record", str(tmp_path / "s.yaml")])
+    took = time.monotonic() - t0
+    assert p.returncode != 0, p.stderr
+    assert "rank 0: aotidbg run: " in p.stderr and "missing.yaml" in p.stderr, p.stderr
+    assert "aotidbg run: rank 0 ended (exit code 2) before it joined the process group: rank 1 would wait" \
+        in p.stderr, p.stderr
+    assert "rank 0: no session" in p.stderr and "rank 1: interrupted (SIGTERM)" in p.stderr, p.stderr
+    assert took < 60, (took, p.stderr)   # not the group's 118 s
+    s1 = load_session(str(tmp_path / "s.rank1.yaml"))
+    assert s1["end_state"].startswith("interrupted") and not events(s1, "kernel")
 
 
 HANG_LIB = r"""
