@@ -578,39 +578,47 @@ static const char *tmp_path(const char *name);
 
 /* The reader a slice at a time gives what session_load gives: the malformed
  * corpus, the round-trip session, and that session cut at many places. */
-static void test_reader_slices(void)
+/* check(path, n) on every file of the malformed corpus (n 1) and on the round-trip session cut
+ * every 97 bytes, written to tmp_path(name) (n 2 for the whole file, 1 for a cut); the counts in
+ * *files and *cuts. The file is left for the caller (unlinked by it). */
+static void each_malformed_and_cut(int (*check)(const char *, size_t), const char *name, int *files, int *cuts)
 {
     const char *dir = AOTIDBG_SOURCE_DIR "/tests/malformed";
     DIR *d = opendir(dir);
     CHECK(d != NULL);
     struct dirent *de;
-    int n = 0;
+    *files = *cuts = 0;
     while (d && (de = readdir(d))) {
         size_t l = strlen(de->d_name);
         if (l < 6 || strcmp(de->d_name + l - 5, ".yaml"))
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        n++;
-        CHECK(reader_matches_load(path, 1));
+        (*files)++;
+        CHECK(check(path, 1));
     }
     if (d)
         closedir(d);
     session *s = build_session();
     size_t len;
     char *yaml = write_mem(s, &len);
-    const char *p = tmp_path("slices.yaml");
-    int cuts = 0;
+    const char *p = tmp_path(name);
     for (size_t cut = len; cut > 0; cut -= cut > 97 ? 97 : cut) {
         FILE *f = fopen(p, "wb");
         fwrite(yaml, 1, cut, f);
         fclose(f);
-        CHECK(reader_matches_load(p, cut == len ? 2 : 1));
-        cuts++;
+        CHECK(check(p, cut == len ? 2 : 1));
+        (*cuts)++;
     }
-    unlink(p);
     free(yaml);
     session_free(s);
+}
+
+static void test_reader_slices(void)
+{
+    int n, cuts;
+    each_malformed_and_cut(reader_matches_load, "slices.yaml", &n, &cuts);
+    unlink(tmp_path("slices.yaml"));
     printf("reader slices: %d malformed files and %d cuts read as session_load reads them\n", n, cuts);
 }
 
@@ -744,35 +752,9 @@ static void write_many_kernels(const char *p, int n)
  * session cut at many places, and a session of many kernels. */
 static void test_reader_forget(void)
 {
-    const char *dir = AOTIDBG_SOURCE_DIR "/tests/malformed";
-    DIR *d = opendir(dir);
-    CHECK(d != NULL);
-    struct dirent *de;
-    int n = 0, cuts = 0;
-    while (d && (de = readdir(d))) {
-        size_t l = strlen(de->d_name);
-        if (l < 6 || strcmp(de->d_name + l - 5, ".yaml"))
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        n++;
-        CHECK(forget_matches_load(path, 1));
-    }
-    if (d)
-        closedir(d);
-    session *s = build_session();
-    size_t len;
-    char *yaml = write_mem(s, &len);
+    int n, cuts;
+    each_malformed_and_cut(forget_matches_load, "forget.yaml", &n, &cuts);
     const char *p = tmp_path("forget.yaml");
-    for (size_t cut = len; cut > 0; cut -= cut > 97 ? 97 : cut) {
-        FILE *f = fopen(p, "wb");
-        fwrite(yaml, 1, cut, f);
-        fclose(f);
-        CHECK(forget_matches_load(p, cut == len ? 2 : 1));
-        cuts++;
-    }
-    free(yaml);
-    session_free(s);
     write_many_kernels(p, 2000);
     for (size_t step = 1; step <= 4096; step *= 8)
         CHECK(forget_matches_load(p, step));
