@@ -2,7 +2,7 @@
  * (eager_ref.h eager_ref_call_nodes, then eager_program.h eager_program_refs), on the
  * wrapper.cpp torch 2.11 wrote on the H200 for the bf16 nanoGPT built the usual way (printer
  * on, no provenance: tests/data/eager_cuda_gpt, trimmed) and that model's exported program
- * (the same graph at tiny sizes: the plan reads names only). On CUDA every launch carries a
+ * (the same graph at tiny sizes, exported by tests/models/export_plan_programs.py: the plan reads names only). On CUDA every launch carries a
  * source-node comment, and an extern call's names its input's chain too ([..., add,
  * layer_norm, linear] for the addmm after the Triton kernel that writes the layer norm): the
  * Triton kernels keep their nodes (on the H200 16 of the 19 had none, and 16 of 50 kernels were not
@@ -18,6 +18,8 @@
 #include "session_io.h"
 
 #define DATA AOTIDBG_SOURCE_DIR "/tests/data/eager_cuda_gpt/"
+/* made by the eager_plan_programs test (tests/models/export_plan_programs.py) */
+#define PROGRAMS AOTIDBG_BINARY_DIR "/eager-plan-programs/"
 
 static char *slurp(const char *path, size_t *n)
 {
@@ -46,7 +48,7 @@ static eager_program *program(void)
 {
     eager_program *p = NULL;
     strbuf err = STRBUF_INIT;
-    CHECK(eager_program_read(&p, DATA "gpt_tiny.ep.pt2", &err) == 0);
+    CHECK(eager_program_read(&p, PROGRAMS "gpt_tiny.ep.pt2", &err) == 0);
     if (err.len) fprintf(stderr, "%s\n", err.buf);
     strbuf_release(&err);
     return p;
@@ -244,7 +246,7 @@ static void test_an_mm_whose_bias_a_later_kernel_adds_is_compared_without_it(voi
  * lay out the input and c1's weight for cuDNN (they name only conv2d), the convolution runs
  * without its bias, which the next kernel adds with the batch norm; kernel 4 lays out c2's
  * weight (it names relu, the earlier kernel's, and conv2d_1). Kernels, nodes and ATen as the
- * session's provenance has them; the program: ConvBn exported on CPU (tests/data/eager_cuda_heldout). */
+ * session's provenance has them; the program: ConvBn exported on CPU (tests/models/export_plan_programs.py). */
 typedef struct {
     const char *kernel, *nodes, *aten;
 } call_row;
@@ -291,7 +293,7 @@ static void test_cuda_convbn_layout_kernels_and_the_peeled_bias(void)
     strbuf err = STRBUF_INIT;
     session *s = session_of(convbn_calls, sizeof convbn_calls / sizeof *convbn_calls);
     eager_program *p = NULL;
-    CHECK(eager_program_read(&p, AOTIDBG_SOURCE_DIR "/tests/data/eager_cuda_heldout/convbn.ep.pt2", &err) == 0);
+    CHECK(eager_program_read(&p, PROGRAMS "convbn.ep.pt2", &err) == 0);
     arena a = {0};
     eager_call_refs r;
     size_t occ;
@@ -337,7 +339,7 @@ static void test_cuda_kvcache_copy_before_index_put(void)
     strbuf err = STRBUF_INIT;
     session *s = session_of(kvcache_calls, sizeof kvcache_calls / sizeof *kvcache_calls);
     eager_program *p = NULL;
-    CHECK(eager_program_read(&p, AOTIDBG_SOURCE_DIR "/tests/data/eager_cuda_heldout/kvcache.ep.pt2", &err) == 0);
+    CHECK(eager_program_read(&p, PROGRAMS "kvcache.ep.pt2", &err) == 0);
     arena a = {0};
     eager_call_refs r;
     size_t occ;
