@@ -845,13 +845,12 @@ const char *eager_program_without_bias(eager_program *p, const char *node)
     const fx_value *v = find(p, node);
     if (!v || !v->tensor || v->derived || !strcmp(v->op, "getitem") || !strcmp(v->op, "placeholder"))
         return NULL;
-    const proto_msg *src = NULL;
-    for (size_t i = 0; i < p->nnodes && !src; i++)
-        if (!strcmp(p->nodes[i].u.eager_node.name, node))
-            src = &p->nodes[i];
-    if (!src)
+    size_t si = 0;
+    while (si < p->nnodes && strcmp(p->nodes[si].u.eager_node.name, node))
+        si++;
+    if (si == p->nnodes)
         return NULL;
-    const __typeof__(src->u.eager_node) *n = &src->u.eager_node;
+    const __typeof__(p->nodes[0].u.eager_node) *n = &p->nodes[si].u.eager_node;
     uint32_t b = 0;
     while (b < n->nargs && strcmp(n->args[b].name, "bias"))
         b++;
@@ -869,10 +868,7 @@ const char *eager_program_without_bias(eager_program *p, const char *node)
         return name;
     /* the same node, its bias None, after the graph's nodes (all its inputs are computed then) */
     p->nodes = arena_grow(&p->a, p->nodes, p->nnodes, &p->capnodes, sizeof *p->nodes, 256);
-    src = NULL;   /* p->nodes may have moved */
-    for (size_t i = 0; i < p->nnodes && !src; i++)
-        if (!strcmp(p->nodes[i].u.eager_node.name, node))
-            src = &p->nodes[i];
+    const proto_msg *src = &p->nodes[si];   /* after the grow: p->nodes may have moved */
     proto_msg *m = &p->nodes[p->nnodes++];
     *m = *src;
     m->u.eager_node.name = name;
