@@ -36,24 +36,30 @@ static int mask_only(const tensor_rec *t)
  * the first it accepts (returns 1, having filled what it found into h) is
  * the hit. Only written tensors count: a bad value a kernel merely read
  * came from earlier. */
-typedef int (*hunt_test)(const tensor_rec *t, size_t kernel, const void *ctx, hunt_hit *h);
+typedef int (*hunt_test)(const tensor_rec *t, const kernel_event *ke, size_t kernel, const void *ctx, hunt_hit *h);
+
+/* The first tensor of ke that test accepts, into h; 0 when none. */
+static int hunt_kernel(const kernel_event *ke, size_t k, hunt_test test, const void *ctx, hunt_hit *h)
+{
+    for (size_t i = 0; i < ke->ntensors; i++) {
+        const tensor_rec *t = &ke->tensors[i];
+        if (t->phase != PHASE_AFTER || !hunt_written(ke, t))
+            continue;
+        if (!test(t, ke, k, ctx, h))
+            continue;
+        h->kernel = (int64_t)k;
+        h->kernel_name = ke->name;
+        h->tensor = t;
+        return 1;
+    }
+    return 0;
+}
 
 static int hunt_scan(const session *s, hunt_test test, const void *ctx, hunt_hit *h)
 {
-    for (size_t k = 0; k < s->nkernels; k++) {
-        const kernel_event *ke = &s->kernels[k]->u.kernel;
-        for (size_t i = 0; i < ke->ntensors; i++) {
-            const tensor_rec *t = &ke->tensors[i];
-            if (t->phase != PHASE_AFTER || !hunt_written(ke, t))
-                continue;
-            if (!test(t, k, ctx, h))
-                continue;
-            h->kernel = (int64_t)k;
-            h->kernel_name = ke->name;
-            h->tensor = t;
+    for (size_t k = 0; k < s->nkernels; k++)
+        if (hunt_kernel(&s->kernels[k]->u.kernel, k, test, ctx, h))
             return 1;
-        }
-    }
     return 0;
 }
 
@@ -64,10 +70,10 @@ static void hunt_reset(hunt_hit *h)
     h->first_bad = -1;
 }
 
-static int nan_test(const tensor_rec *t, size_t kernel, const void *ctx, hunt_hit *h)
+static int nan_test(const tensor_rec *t, const kernel_event *ke, size_t kernel, const void *ctx, hunt_hit *h)
 {
-    const session *s = ctx;
-    if (mask_only(t) || tensor_inf_is_eagers(&s->kernels[kernel]->u.kernel, t))   /* a mask's, or eager's too */
+    (void)kernel, (void)ctx;
+    if (mask_only(t) || tensor_inf_is_eagers(ke, t))   /* a mask's, or eager's too */
         return 0;
     int64_t fb = tensor_first_nonfinite(t);
     if (fb < 0 && !bad_stats(t))
@@ -81,11 +87,18 @@ static int nan_test(const tensor_rec *t, size_t kernel, const void *ctx, hunt_hi
 int hunt_nan(const session *s, hunt_hit *h)
 {
     hunt_reset(h);
-    return hunt_scan(s, nan_test, s, h);
+    return hunt_scan(s, nan_test, NULL, h);
 }
 
-static int diverge_test(const tensor_rec *t, size_t kernel, const void *ctx, hunt_hit *h)
+int hunt_nan_kernel(const kernel_event *ke, size_t k, hunt_hit *h)
 {
+    hunt_reset(h);
+    return hunt_kernel(ke, k, nan_test, NULL, h);
+}
+
+static int diverge_test(const tensor_rec *t, const kernel_event *ke, size_t kernel, const void *ctx, hunt_hit *h)
+{
+    (void)ke;
     const tensor_rec *r = session_find_tensor(ctx, (int64_t)kernel, t->name, PHASE_AFTER);
     if (!r)
         return 0;
@@ -148,7 +161,7 @@ int64_t hunt_producer(const session *s, int64_t kernel, const char *name)
     return -1;
 }
 
-static int same_data(const tensor_rec *x, const tensor_rec *y)
+int hunt_same_data(const tensor_rec *x, const tensor_rec *y)
 {
     if (!x->has_stats || !y->has_stats || x->ndim != y->ndim || !x->dtype || !y->dtype || strcmp(x->dtype, y->dtype))
         return 0;
@@ -177,7 +190,7 @@ int64_t hunt_producer_of(const session *s, int64_t kernel, const tensor_rec *t, 
         const kernel_event *ke = &s->kernels[k]->u.kernel;
         for (size_t i = 0; i < ke->ntensors; i++) {
             const tensor_rec *o = &ke->tensors[i];
-            if (o->phase == PHASE_AFTER && hunt_written(ke, o) && same_data(o, t)) {
+            if (o->phase == PHASE_AFTER && hunt_written(ke, o) && hunt_same_data(o, t)) {
                 *as_name = o->name;
                 return k;
             }
@@ -200,6 +213,10 @@ static void tensor_summary(strbuf *out, const tensor_rec *t)
     }
 }
 
+/* The index a kernel is shown by (#N): its place in the run, not in s->kernels
+ * (a folded session's kernels skip the folded launches). */
+static long long shown(const session *s, int64_t k) { return (long long)s->kernels[k]->u.kernel.index; }
+
 void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
 {
     const tensor_rec *t = h->tensor;
@@ -213,7 +230,7 @@ void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
         fmt_double(g, sizeof g, c->got);
         fmt_double(w, sizeof w, c->want);
         strbuf_addf(out, "hunt-diverge: kernel #%lld %s is the first whose output departs from the eager program\n"
-                         "  (%s)\n", (long long)h->kernel, h->kernel_name, s->eager.program ? s->eager.program : "?");
+                         "  (%s)\n", shown(s, h->kernel), h->kernel_name, s->eager.program ? s->eager.program : "?");
         strbuf_addf(out, "  node %s, held in %s (after) ", c->node, t->name);
         tensor_summary(out, t);
         strbuf_addf(out, "\n  %llu of %llu elements beyond |got - want| <= %s + %s * |want|; max abs error %s, max "
@@ -242,7 +259,7 @@ void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
         fmt_double(mr, sizeof mr, h->diff.max_rel);
         fmt_double(tl, sizeof tl, h->tol);
         strbuf_addf(out, "hunt-diverge: kernel #%lld %s is the first whose output differs from the reference "
-                         "beyond %s\n", (long long)h->kernel, h->kernel_name, tl);
+                         "beyond %s\n", shown(s, h->kernel), h->kernel_name, tl);
         strbuf_addf(out, "  tensor: %s (after) ", t->name);
         tensor_summary(out, t);
         strbuf_addf(out, "\n  %s: max abs error %s, max rel error %s, %zu of %zu %s beyond the tolerance%s%s\n",
@@ -251,7 +268,7 @@ void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
                     h->diff.sampled ? " (sampled values)" : "", h->diff.shape_differs ? "; the shapes differ"
                     : h->diff.complex_differs ? "; one run has it complex, the other not" : "");
     } else {
-        strbuf_addf(out, "hunt-nan: kernel #%lld %s is the first whose output holds NaN/Inf\n", (long long)h->kernel,
+        strbuf_addf(out, "hunt-nan: kernel #%lld %s is the first whose output holds NaN/Inf\n", shown(s, h->kernel),
                     h->kernel_name);
         strbuf_addf(out, "  tensor: %s (after) ", t->name);
         tensor_summary(out, t);
@@ -289,10 +306,10 @@ void hunt_report(const session *s, const hunt_hit *h, strbuf *out)
         const char *as = NULL;
         int64_t p = hunt_producer_of(s, h->kernel, in, &as);
         if (p >= 0 && strcmp(as, in->name))
-            strbuf_addf(out, "%s; produced by #%lld %s as %s (buffer reused)\n", bad ? " BAD" : "", (long long)p,
+            strbuf_addf(out, "%s; produced by #%lld %s as %s (buffer reused)\n", bad ? " BAD" : "", shown(s, p),
                         s->kernels[p]->u.kernel.name, as);
         else if (p >= 0)
-            strbuf_addf(out, "%s; produced by #%lld %s\n", bad ? " BAD" : "", (long long)p,
+            strbuf_addf(out, "%s; produced by #%lld %s\n", bad ? " BAD" : "", shown(s, p),
                         s->kernels[p]->u.kernel.name);
         else
             strbuf_addf(out, "%s; no earlier kernel wrote it (a model input or weight)\n", bad ? " BAD" : "");

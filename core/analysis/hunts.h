@@ -27,6 +27,10 @@ typedef struct {
  * kernel wrote count (no before-tensor of that name, or its values changed):
  * an input it merely read is some earlier kernel's output. */
 int hunt_nan(const session *s, hunt_hit *h);
+/* hunt_nan's test on one kernel, ke at position k of its session: 1 and
+ * *h when one of its written after-tensors holds NaN/Inf (what hunt_nan
+ * finds first in a whole session), for a reader that sees kernels one at a time. */
+int hunt_nan_kernel(const kernel_event *ke, size_t k, hunt_hit *h);
 int hunt_diverge(const session *s, const session *ref, double tol, hunt_hit *h);
 /* The first kernel whose output departs from the eager program: its first
  * eager check that differs (the runner judged it, model.h eager_check). */
@@ -40,6 +44,9 @@ int64_t hunt_producer(const session *s, int64_t kernel, const char *name);
  * earlier kernel that wrote a tensor with the same shape, dtype and
  * statistics; *as_name is the name it had there. */
 int64_t hunt_producer_of(const session *s, int64_t kernel, const tensor_rec *t, const char **as_name);
+/* 1 when x and y look like the same data: shape, dtype and statistics equal
+ * (some finite elements): what hunt_producer_of follows a reused buffer by. */
+int hunt_same_data(const tensor_rec *x, const tensor_rec *y);
 /* The report: kernel, tensor, first bad index, and each input tensor of the
  * kernel with its producer kernel. */
 void hunt_report(const session *s, const hunt_hit *h, strbuf *out);

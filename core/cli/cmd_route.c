@@ -6,7 +6,8 @@
  * the input and dimension behind the failing bound, and the package's device
  * picks the advice's wording; with --session, the session's facts are evidence
  * too (router_session.h) and that dimension's runtime size is added from the
- * recorded inputs.
+ * recorded inputs. A session is read a slice at a time, keeping only the
+ * events the router reads (route_load.h), so memory follows them, not the file.
  * Exit: 0 when routed (even to `unknown`), 2 for bad usage, an unreadable
  * input, bad rules or an unreadable package. */
 #include <errno.h>
@@ -17,8 +18,8 @@
 #include "cli_opts.h"
 #include "commands.h"
 #include "route_event.h"
+#include "route_load.h"
 #include "router.h"
-#include "session_io.h"
 #include "compat.h"
 
 #define F(field) offsetof(route_options, field)
@@ -80,7 +81,8 @@ int cmd_route(const cli_args *a)
         return EXIT_USAGE;
     }
     session *sess = NULL;
-    if (sess_path && session_load(sess_path, &sess, &err)) {
+    route_loaded *loaded = NULL;
+    if (sess_path && route_session_load(sess_path, 0, &sess, &loaded, &err)) {
         fprintf(stderr, "aotidbg route: %s\n", err.buf);
         router_rules_free(rules);
         strbuf_release(&err);
@@ -104,6 +106,7 @@ int cmd_route(const cli_args *a)
                 fprintf(stderr, "aotidbg route: cannot open '%s': %s\n", file, strerror(errno));
                 router_rules_free(rules);
                 session_free(sess);
+                route_loaded_free(loaded);
                 return EXIT_USAGE;
             }
         }
@@ -118,8 +121,9 @@ int cmd_route(const cli_args *a)
     }
     router_rules_free(rules);
     if (rc) {
-        fprintf(stderr, "aotidbg route: %s: %s\n", file ? file : "stdin", err.buf);
+        fprintf(stderr, "aotidbg route: %s: %s\n", file ? file : sess_path ? sess_path : "stdin", err.buf);
         session_free(sess);
+        route_loaded_free(loaded);
         route_result_release(&res);
         strbuf_release(&err);
         return EXIT_USAGE;
@@ -139,6 +143,7 @@ int cmd_route(const cli_args *a)
     strbuf_release(&out);
     route_result_release(&res);
     session_free(sess);
+    route_loaded_free(loaded);
     strbuf_release(&err);
     return exit_code;
 }

@@ -69,6 +69,19 @@ event *session_add_event(session *s, event_kind kind)
     return e;
 }
 
+void session_set_events(session *s, event *const *ev, size_t n)
+{
+    s->nevents = s->nkernels = 0;
+    for (size_t i = 0; i < n; i++) {
+        s->events = grow(s->events, &s->cap_events, s->nevents, sizeof *s->events);
+        s->events[s->nevents++] = ev[i];
+        if (ev[i]->kind == EV_KERNEL) {
+            s->kernels = grow(s->kernels, &s->cap_kernels, s->nkernels, sizeof *s->kernels);
+            s->kernels[s->nkernels++] = ev[i];
+        }
+    }
+}
+
 void session_add_warning(session *s, const char *fmt, ...)
 {
     va_list ap;

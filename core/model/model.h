@@ -464,6 +464,10 @@ typedef struct session {
 session *session_new(void);
 void session_free(session *s);           /* NULL is fine */
 
+/* Replaces s's event list with ev[0..n) in that order (s->kernels: its kernel
+ * events). The events stay where they are: the caller keeps them alive as
+ * long as s (route_load.h keeps them in a session of its own). */
+void session_set_events(session *s, event *const *ev, size_t n);
 /* Appends a zeroed event of the given kind, owned by s; never NULL. */
 event *session_add_event(session *s, event_kind kind);
 void session_add_warning(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -4,7 +4,7 @@
 #define AOTIDBG_TEST_SESSION_MEM_H
 #include <stdio.h>
 
-static char *write_mem(const session *s, size_t *len)
+static inline char *write_mem(const session *s, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
@@ -15,7 +15,7 @@ static char *write_mem(const session *s, size_t *len)
     return buf;
 }
 
-static char *dump_mem(const session *s)
+static inline char *dump_mem(const session *s)
 {
     char *buf = NULL;
     size_t len = 0;

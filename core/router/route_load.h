@@ -1,0 +1,37 @@
+/* route_load.h — a session read for routing a slice at a time: memory
+ * follows what the router reads, not the size of the file.
+ *
+ * route_session_load keeps the header (device, package, inputs, checklist,
+ * provenance), every event that is not a kernel (errors, log lines, the
+ * runner's exit, nan, divergence and memcheck reports) and, of the kernels,
+ * only those the router reads:
+ *   - the first that failed and the first with status nan (router_session.c);
+ *   - the kernel the first error names and the one the nan event names
+ *     (a second read when that kernel's slice was freed before the event came);
+ *   - the first whose written after-tensor holds NaN/Inf by hunt_nan's test
+ *     and, when no nan event already says where it came from, the producers
+ *     of its tensors (hunt_producer_of: a read up to that kernel);
+ *   - when the first error names no kernel the file has, the last kernel of
+ *     each name (oob_element.c then picks the failing kernel by the name an
+ *     assert gives: memory follows the model's kernels, not its launches).
+ * Routing what this keeps gives what routing session_load's whole session
+ * gives: tests/unit/test_route_load.c checks it on every session in the tree.
+ *   step: events a slice (0: the default).
+ * Returns 0 and *out (the caller's: session_free) and *rl (route_loaded_free,
+ * after the session is done with), or -1 and err as session_load's
+ * ("file:line:col: ...").
+ * Threads: one. */
+#ifndef AOTIDBG_ROUTE_LOAD_H
+#define AOTIDBG_ROUTE_LOAD_H
+#include <stddef.h>
+#include "model.h"
+#include "strbuf.h"
+
+typedef struct route_loaded route_loaded;
+
+int route_session_load(const char *path, size_t step, session **out, route_loaded **rl, strbuf *err);
+/* The kernels s holds of the file's (for a progress or a test): kept, all. */
+void route_loaded_counts(const route_loaded *rl, size_t *kept, size_t *kernels);
+void route_loaded_free(route_loaded *rl);   /* NULL is fine */
+
+#endif
