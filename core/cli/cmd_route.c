@@ -82,19 +82,14 @@ int cmd_route(const cli_args *a)
     }
     session *sess = NULL;
     route_loaded *loaded = NULL;
-    if (sess_path && route_session_load(sess_path, 0, &sess, &loaded, &err)) {
+    if (sess_path && route_session_load(sess_path, 0, pkg, &sess, &loaded, &err)) {
         fprintf(stderr, "aotidbg route: %s\n", err.buf);
         router_rules_free(rules);
         strbuf_release(&err);
         return EXIT_USAGE;
     }
-    if (!pkg && sess && sess->package.path) {
-        FILE *probe = fopen(sess->package.path, "rb");   /* the recorded package, when it is still there */
-        if (probe) {
-            fclose(probe);
-            pkg = sess->package.path;
-        }
-    }
+    if (!pkg && sess)
+        pkg = router_session_package(sess);   /* the recorded package, when it is still there */
     route_result res = {0};
     if (sess && !file) {
         router_route_event(rules, sess, NULL, pkg, &res);

@@ -119,8 +119,7 @@ static void add_provenance(route_result *r, const session *s, const char *source
     session_free(tmp);
 }
 
-/* The session's package when it is still there. */
-static const char *session_source(const session *s)
+const char *router_session_package(const session *s)
 {
     FILE *probe = s->package.path ? fopen(s->package.path, "rb") : NULL;
     if (!probe)
@@ -147,7 +146,7 @@ void router_route_enrich(const router_rules *rules, const session *s, const erro
         if (s->events[i]->kind == EV_ERROR)
             ki = s->events[i]->u.error.kernel_index;
     if (!source)
-        source = session_source(s);
+        source = router_session_package(s);
     strbuf err = STRBUF_INIT;
     if (source && triton_trace_apply_package(out, source, &err) < 0)
         route_result_set_field(out, "package_error", err.buf);

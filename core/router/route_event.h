@@ -28,6 +28,9 @@
 void router_route_event(const router_rules *rules, const session *s, const error_event *e, const char *source,
                         route_result *out);
 
+/* The session's package (s->package.path) when it can still be opened, else NULL. */
+const char *router_session_package(const session *s);
+
 /* The steps after the text, for a result routed from elsewhere (a plain log
  * file: s may then be an empty session). */
 void router_route_enrich(const router_rules *rules, const session *s, const error_event *e, const char *source,

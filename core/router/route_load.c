@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hunts.h"
+#include "route_event.h"
 #include "session_copy.h"
 #include "session_read.h"
 #include "compat.h"
@@ -145,8 +146,8 @@ static int read_slices(route_loaded *rl, slice_fn fn, void *ctx, session **heade
 /* The kernel index an event names, for the events the router follows to a
  * kernel (the first error and the nan event); -1 none. */
 typedef struct {
-    int seen_error, seen_nan_event, seen_failed, seen_nan_status;
-    int64_t error_kernel;   /* the kernel the first error names, -1 none */
+    int seen_nan_event, seen_failed, seen_nan_status;
+    int64_t error_kernel;   /* the kernel the first error naming one names (route_event.c), -1 none */
     int64_t hit;            /* hunt_nan's kernel, -1 none yet */
     const event *hit_copy;  /* its copy */
 } first_pass;
@@ -156,8 +157,7 @@ static int first_slice(route_loaded *rl, void *ctx, event *const *ev, size_t n, 
     first_pass *p = ctx;
     for (size_t i = 0; i < n; i++) {   /* an event may name a kernel before it in this slice */
         const event *e = ev[i];
-        if (e->kind == EV_ERROR && !p->seen_error) {
-            p->seen_error = 1;
+        if (e->kind == EV_ERROR && p->error_kernel < 0 && e->u.error.kernel_index >= 0) {
             p->error_kernel = e->u.error.kernel_index;
             want(rl, p->error_kernel);
         } else if (e->kind == EV_NAN && !p->seen_nan_event) {
@@ -281,7 +281,8 @@ static int fetch(route_loaded *rl, strbuf *err)
     return rc;
 }
 
-int route_session_load(const char *path, size_t step, session **out, route_loaded **rlp, strbuf *err)
+int route_session_load(const char *path, size_t step, const char *package, session **out, route_loaded **rlp,
+                       strbuf *err)
 {
     *out = NULL;
     *rlp = NULL;
@@ -309,7 +310,8 @@ int route_session_load(const char *path, size_t step, session **out, route_loade
     }
     if (fetch(rl, err))
         goto fail;
-    if (!session_kernel_event(rl->keep, p.error_kernel)) {   /* oob_element.c goes by the assert's kernel name */
+    /* with a package to read, oob_element.c goes by an assert's kernel name when no error names a launch */
+    if ((package || router_session_package(s)) && !session_kernel_event(rl->keep, p.error_kernel)) {
         twalk_r(rl->names, want_last, rl);
         if (fetch(rl, err))
             goto fail;

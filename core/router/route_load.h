@@ -6,17 +6,19 @@
  * runner's exit, nan, divergence and memcheck reports) and, of the kernels,
  * only those the router reads:
  *   - the first that failed and the first with status nan (router_session.c);
- *   - the kernel the first error names and the one the nan event names
+ *   - the kernel the first error naming one names, and the one the nan event names
  *     (a second read when that kernel's slice was freed before the event came);
  *   - the first whose written after-tensor holds NaN/Inf by hunt_nan's test
  *     and, when no nan event already says where it came from, the producers
  *     of its tensors (hunt_producer_of: a read up to that kernel);
- *   - when the first error names no kernel the file has, the last kernel of
- *     each name (oob_element.c then picks the failing kernel by the name an
- *     assert gives: memory follows the model's kernels, not its launches).
+ *   - when no error names a kernel the file has and there is a package to
+ *     read (package, else the session's own: router_session_package), the
+ *     last launch of each kernel name (oob_element.c then picks the failing
+ *     kernel by the name an assert gives: memory follows the model's
+ *     kernels, not its launches; a second read).
  * Routing what this keeps gives what routing session_load's whole session
  * gives: tests/unit/test_route_load.c checks it on every session in the tree.
- *   step: events a slice (0: the default).
+ *   step: events a slice (0: the default); package: --package, or NULL.
  * Returns 0 and *out (the caller's: session_free) and *rl (route_loaded_free,
  * after the session is done with), or -1 and err as session_load's
  * ("file:line:col: ...").
@@ -29,7 +31,8 @@
 
 typedef struct route_loaded route_loaded;
 
-int route_session_load(const char *path, size_t step, session **out, route_loaded **rl, strbuf *err);
+int route_session_load(const char *path, size_t step, const char *package, session **out, route_loaded **rl,
+                       strbuf *err);
 /* The kernels s holds of the file's (for a progress or a test): kept, all. */
 void route_loaded_counts(const route_loaded *rl, size_t *kept, size_t *kernels);
 void route_loaded_free(route_loaded *rl);   /* NULL is fine */

@@ -14,7 +14,7 @@
  * wall, CPU, peak RSS and when the first byte came):
  *   replay - --dump < BIG.yaml   the whole load (stdin loads whole, as every --dump did);
  *   replay BIG.yaml --dump       read a slice at a time, each slice freed once rendered;
- *   route BIG.yaml               (loads whole: see cmd_route.c).
+ *   route BIG.yaml               read a slice at a time, keeping the events routing reads (route_load.h).
  * Prints one line per size, side by side (wall and CPU seconds), then the
  * command lines'. Peak RSS is each child's ru_maxrss.
  *
@@ -278,7 +278,7 @@ static int one(double mb, const char *dir)
     else
         printf("          replay --dump: %s failed to run\n", bin);
     if (route_ok)
-        printf("          route (loads whole): %6.2f s, %.1f s CPU, peak RSS %.0f MB\n", rt[0], rt[2], rt[3]);
+        printf("          route (in slices): %6.2f s, %.1f s CPU, peak RSS %.0f MB\n", rt[0], rt[2], rt[3]);
     else
         printf("          route: %s failed to run\n", bin);
     fflush(stdout);
