@@ -143,8 +143,7 @@ static int read_slices(route_loaded *rl, slice_fn fn, void *ctx, session **heade
     return rc < 0 ? -1 : 0;
 }
 
-/* The kernel index an event names, for the events the router follows to a
- * kernel (the first error and the nan event); -1 none. */
+/* What the first read has seen. */
 typedef struct {
     int seen_nan_event, seen_failed, seen_nan_status;
     int64_t error_kernel;   /* the kernel the first error naming one names (route_event.c), -1 none */
