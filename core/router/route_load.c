@@ -253,7 +253,8 @@ static int by_pos(const void *a, const void *b)
 /* s's events: the copies, in file order (s is the reader's header, or rl->keep). */
 static void place(route_loaded *rl, session *s)
 {
-    qsort(rl->kept, rl->nkept, sizeof *rl->kept, by_pos);
+    if (rl->nkept)   /* an empty session's list is NULL, which qsort must not see */
+        qsort(rl->kept, rl->nkept, sizeof *rl->kept, by_pos);
     event **ev = xmalloc((rl->nkept ? rl->nkept : 1) * sizeof *ev);
     for (size_t i = 0; i < rl->nkept; i++)
         ev[i] = rl->kept[i].e;

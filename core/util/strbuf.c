@@ -69,7 +69,8 @@ void strbuf_setlen(strbuf *sb, size_t len)
 void strbuf_add(strbuf *sb, const void *data, size_t n)
 {
     strbuf_grow(sb, n);
-    memcpy(sb->buf + sb->len, data, n);
+    if (n)   /* an empty strbuf's NULL data adds nothing (memcpy must not see NULL) */
+        memcpy(sb->buf + sb->len, data, n);
     sb->len += n;
     sb->buf[sb->len] = 0;
 }
