@@ -4,11 +4,14 @@
  * --ref-npy (the tensor against the file, as the inspector says it);
  * without --dump, the front end's UI shows it (cli_front.ui). A regular file
  * without --ref-npy is read a slice at a time and each slice freed once
- * rendered (dump_streamed: the same bytes, memory for one slice); stdin,
- * --ref-npy and several ranks load the whole file.
- * Exit: 0 loaded (also a cut-off file: the notice goes to stderr), 2 bad
- * usage, a file that does not load (file:line:col on stderr), or a --ref-npy
- * whose tensor is not in the session or whose file does not load.
+ * rendered (dump_streamed: the same bytes, memory for one slice; with the
+ * file's counts: key, the first line prints at once); stdin, --ref-npy and
+ * several ranks load the whole file.
+ * Exit: 0 loaded (also a cut-off file without counts: the notice goes to
+ * stderr), 2 bad usage, a file that does not load (file:line:col on stderr),
+ * a file whose counts: or header the text printed first did not bear out,
+ * or a --ref-npy whose tensor is not in the session or whose file does not
+ * load.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -217,16 +220,143 @@ static void spool_close(spool *sp)
     memset(sp, 0, sizeof *sp);
 }
 
+/* The events left in the file, a slice at a time: each slice's events
+ * rendered into out and into kt, then freed (and the spool spilled, when
+ * there is one). Returns session_reader_step's last: 0 done, -1 failed. */
+static int dump_slices(session_reader *r, FILE *out, spool *sp, kernel_times *kt, strbuf *err)
+{
+    const session *s = session_reader_session(r);
+    const char *env = getenv("AOTIDBG_DUMP_STEP");
+    size_t step = env && atol(env) > 0 ? (size_t)atol(env) : DUMP_STEP;
+    size_t fe, fk;
+    int st;
+    do {
+        st = session_reader_step(r, step, err);
+        if (st < 0)
+            break;
+        session_reader_forgotten(r, &fe, &fk);
+        for (size_t i = 0; i < s->nevents; i++) {
+            session_dump_event(s, fe + i, s->events[i], out);
+            kernel_times_add(kt, s, s->events[i]);
+        }
+        if (st > 0) {
+            session_reader_forget(r);
+            if (sp)
+                spool_spill(sp);
+        }
+    } while (st > 0);
+    return st;
+}
+
+/* The keys after the events and the kernel time table; the exit code. */
+static int dump_end(const session *s, kernel_times *kt)
+{
+    session_dump_tail(s, stdout);
+    if (kt->nall) {   /* where the time went, longest first */
+        kernel_times_end(kt, s);
+        fputc('\n', stdout);
+        kernel_times_print(kt, stdout, DUMP_TIMES, 120);
+    }
+    fflush(stdout);
+    return ferror(stdout) ? EXIT_FAILED : EXIT_OK;
+}
+
+static void dump_warnings(const session *s, size_t *done)
+{
+    for (; *done < s->nwarnings; (*done)++)
+        fprintf(stderr, "aotidbg: warning: %s\n", s->warnings[*done]);
+}
+
+/* session_dump_head as text (malloc'd; NULL out of memory). */
+static char *dump_head_text(const session *s, size_t nevents, size_t nkernels)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m)
+        return NULL;
+    session_dump_head(s, nevents, nkernels, m);
+    if (fclose(m)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* A file whose header has counts: (its final save wrote them): the header
+ * and the "events:" line print at once, from the file's claim, and each
+ * event as it is read. At the end the header is rendered again from what
+ * was read; a difference (counts that lie, a header key after the events)
+ * is an error on stderr, exit 2, as the text above is not the file's. A
+ * cut-off file is a loss, not a lie: a "truncated: yes" line after its
+ * events says how many were read, and it exits 0 as the whole load does.
+ * -1: nothing printed, the caller's other path does it. */
+static int dump_counted(session_reader *r, const char *path)
+{
+    const session *s = session_reader_session(r);
+    const char *claimed_end = s->end_state;   /* a cut sets it to "cut-off" */
+    char *claim = dump_head_text(s, (size_t)s->counts.events, (size_t)s->counts.kernels);
+    if (!claim)
+        return -1;
+    size_t warned = 0;
+    dump_warnings(s, &warned);
+    fputs(claim, stdout);
+    kernel_times kt;
+    kernel_times_begin(&kt, DUMP_TIMES);
+    strbuf err = STRBUF_INIT;
+    int rc, st = dump_slices(r, stdout, NULL, &kt, &err);
+    dump_warnings(s, &warned);
+    if (st < 0) {
+        fflush(stdout);
+        fprintf(stderr, "aotidbg: %s (the dump above stops there)\n", err.buf);
+        rc = EXIT_USAGE;
+    } else {
+        size_t fe, fk;
+        session_reader_forgotten(r, &fe, &fk);
+        fe += s->nevents;
+        fk += s->nkernels;
+        if (s->truncated)   /* a loss, not a lie: said where it shows, and exit 0 as the whole load */
+            printf("truncated: yes (the file was cut off; the last event may be missing; the end_state: and "
+                   "events: lines above are the file's, the run's end is cut-off, %zu events (%zu kernels) "
+                   "were read)\n", fe, fk);
+        /* the header again from what was read: of a cut file only its keys (its counts cannot be checked) */
+        session now = *s;   /* shallow: only what the cut changed differs */
+        if (s->truncated) {
+            now.truncated = 0;
+            now.end_state = claimed_end;
+        }
+        char *held = s->truncated ? dump_head_text(&now, (size_t)s->counts.events, (size_t)s->counts.kernels)
+                                  : dump_head_text(&now, fe, fk);
+        rc = dump_end(s, &kt);
+        if (!held) {
+            fprintf(stderr, "aotidbg: %s: out of memory\n", path);
+            rc = EXIT_FAILED;
+        } else if (strcmp(held, claim)) {
+            fprintf(stderr, "aotidbg: %s: the header and events: line printed first are not what the file holds "
+                    "(%s); delete the file's counts: key and the dump reads the whole file before printing them\n",
+                    path, !s->truncated && ((size_t)s->counts.events != fe || (size_t)s->counts.kernels != fk)
+                    ? "its counts: key is wrong" : "a top-level key comes after the events");
+            rc = EXIT_USAGE;
+        }
+        free(held);
+    }
+    kernel_times_release(&kt);
+    free(claim);
+    strbuf_release(&err);
+    return rc;
+}
+
 /* `replay --dump` of a regular file read a slice at a time (session_reader):
  * each slice's events rendered into the spool and into the kernel time table,
  * then freed, so that memory holds one slice, not the file. The output is
- * session_dump's, byte for byte: the header and the "events:" line come first
- * and need the whole file (keys after the events, the count, a cut-off), so
- * they print at the end of the read, then the spool. Returns the exit code,
- * or -1 when the whole load must do it: a provenance: key after the events (a
- * hand-written file), read after the events that needed it were rendered, or
- * a temporary file that failed to take the text (nothing printed yet; one
- * that cannot be made leaves the text in memory). */
+ * session_dump's, byte for byte. A file with counts: prints as it reads
+ * (dump_counted); otherwise the header and the "events:" line need the whole
+ * file (keys after the events, the count, a cut-off), so they print at the
+ * end of the read, then the spool. Returns the exit code, or -1 when the
+ * whole load must do it: a provenance: key after the events (a hand-written
+ * file), read after the events that needed it were rendered, or a temporary
+ * file that failed to take the text (nothing printed yet; one that cannot be
+ * made leaves the text in memory). */
 static int dump_streamed(const char *path)
 {
     session_reader *r;
@@ -237,6 +367,13 @@ static int dump_streamed(const char *path)
         return EXIT_USAGE;
     }
     const session *s = session_reader_session(r);
+    if (s->counts.events >= 0 && !session_reader_done(r)) {
+        int rc = dump_counted(r, path);
+        if (rc >= 0) {
+            session_reader_close(r);
+            return rc;
+        }
+    }
     const kernel_call *calls = s->prov.calls;
     size_t ncalls = s->prov.ncalls;
     spool sp;
@@ -246,24 +383,7 @@ static int dump_streamed(const char *path)
     }
     kernel_times kt;
     kernel_times_begin(&kt, DUMP_TIMES);
-    const char *env = getenv("AOTIDBG_DUMP_STEP");
-    size_t step = env && atol(env) > 0 ? (size_t)atol(env) : DUMP_STEP;
-    int st, rc = EXIT_OK;
-    size_t fe = 0, fk = 0;
-    do {
-        st = session_reader_step(r, step, &err);
-        if (st < 0)
-            break;
-        session_reader_forgotten(r, &fe, &fk);
-        for (size_t i = 0; i < s->nevents; i++) {
-            session_dump_event(s, fe + i, s->events[i], sp.mem);
-            kernel_times_add(&kt, s, s->events[i]);
-        }
-        if (st > 0) {
-            session_reader_forget(r);
-            spool_spill(&sp);
-        }
-    } while (st > 0);
+    int rc = EXIT_OK, st = dump_slices(r, sp.mem, &sp, &kt, &err);
     if (st < 0) {   /* as session_load: the message, nothing on stdout */
         fprintf(stderr, "aotidbg: %s\n", err.buf);
         rc = EXIT_USAGE;
@@ -272,22 +392,16 @@ static int dump_streamed(const char *path)
     } else if (sp.file && (fflush(sp.file) || ferror(sp.file))) {
         rc = -1;   /* the temporary file failed (a full disk): the whole load prints it */
     } else {
-        for (size_t i = 0; i < s->nwarnings; i++)
-            fprintf(stderr, "aotidbg: warning: %s\n", s->warnings[i]);
+        size_t warned = 0, fe, fk;
+        dump_warnings(s, &warned);
+        session_reader_forgotten(r, &fe, &fk);
         session_dump_head(s, fe + s->nevents, fk + s->nkernels, stdout);
         if (spool_copy(&sp, stdout) < 0) {
             fflush(stdout);
             fprintf(stderr, "aotidbg: %s: the dump's temporary file failed: %s\n", path, strerror(errno));
             rc = EXIT_FAILED;
         } else {
-            session_dump_tail(s, stdout);
-            if (kt.nall) {   /* where the time went, longest first */
-                kernel_times_end(&kt, s);
-                fputc('\n', stdout);
-                kernel_times_print(&kt, stdout, DUMP_TIMES, 120);
-            }
-            fflush(stdout);
-            rc = ferror(stdout) ? EXIT_FAILED : EXIT_OK;
+            rc = dump_end(s, &kt);
         }
     }
     kernel_times_release(&kt);

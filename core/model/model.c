@@ -15,6 +15,7 @@ session *session_new(void)
     s->hidden_kernels = -1;
     s->gpu_peak_gbps = -1;
     s->rank = s->world_size = -1;
+    s->counts.events = s->counts.kernels = -1;
     return s;
 }
 

@@ -428,6 +428,13 @@ typedef struct {
     const char **input_names, **output_names;
 } package_info;
 
+/* The counts: key a whole save writes before the events (session_write.h),
+ * so that a dump can print its "events:" line before reading them; as the
+ * file says, -1 when absent (streamed files, files of older versions). */
+typedef struct event_counts {
+    int64_t events, kernels;
+} event_counts;
+
 /* Growable arrays are plain (ptr, len, cap) triples grown by model.c; events,
  * kernels and warnings are malloc'd, the rest live in the arena. */
 typedef struct session {
@@ -455,6 +462,7 @@ typedef struct session {
     size_t nnarration; narration_step *narration;
     size_t nwarnings, cap_warnings; const char **warnings;  /* reader warnings (unknown keys, ...) */
     call_table prov;           /* the package's kernel calls: where its kernels come from */
+    event_counts counts;       /* the file's counts: key; the writer writes the real ones */
     int truncated;             /* the file ended mid-event: the tail was cut off */
     const char *end_state;     /* "complete", "running", "cut-off"; may be NULL */
     const char *repro;         /* the folder `aotidbg repro` made from this run; NULL none */

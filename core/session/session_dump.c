@@ -461,6 +461,7 @@ static void put_top(FILE *f, const session *s, const skey *k)
         fprintf(f, "session format %d.%d\n", s->format_major, s->format_minor);
         return;
     case SC_EVENTS:   /* session_dump_head's line; the events: session_dump_event */
+    case SC_COUNTS:   /* the file's claim: the "events:" line says what it holds */
         return;
     default:
         break;

@@ -416,6 +416,12 @@ static const skey eager_info_rows[] = {
 };
 static TABLE(session_eager_table, eager_info, "the eager reference", eager_info_rows);
 
+static const skey counts_rows[] = {
+    L(event_counts, events, events, NEED | NEG1, "a count of events (integer >= 0)", 0, INT64_LIMIT),
+    L(event_counts, kernels, kernels, NEED | NEG1, "a count of kernel events (integer >= 0)", 0, INT64_LIMIT),
+};
+static TABLE(session_counts_table, event_counts, "the event counts", counts_rows);
+
 static const skey top_rows[] = {
     {.name = "format_version", .type = SK_CUSTOM, .flags = H, .what = "a version like \"1.0\"", .custom = SC_FORMAT},
     S(session, tool_version, tool_version, NUL, "a version string", NULL),
@@ -449,6 +455,8 @@ static const skey top_rows[] = {
     S(session, repro, repro, NUL | OPT, "the repro folder made from this run (aotidbg repro)", NULL),
     I(session, rank, rank, OPT | NEG1, "this session's rank (aotidbg run --ranks)", -1, 65535),
     I(session, world_size, world_size, OPT | NEG1, "the number of ranks of the run", -1, 65536),
+    {.name = "counts", .type = SK_SUB, .flags = OPT, .off = offsetof(session, counts), .what = "the event counts",
+     .sub = &session_counts_table, .custom = SC_COUNTS},
     {.name = "events", .type = SK_CUSTOM, .flags = H, .what = "a list of events", .custom = SC_EVENTS},
 };
 TABLE(session_top_table, session, "the session", top_rows);

@@ -1293,11 +1293,16 @@ static int drive(rd *r, size_t max)
     }
 }
 
-/* After a successful parse: references that point nowhere get a warning. */
+/* After a successful parse: references that point nowhere get a warning; a
+ * counts: key that belies the events, unless the file was cut (its warning
+ * says so already). */
 static void check_refs(rd *r)
 {
     session *s = r->s;
-    size_t nev = s->nevents + r->forgot_events;
+    size_t nev = s->nevents + r->forgot_events, nk = s->nkernels + r->forgot_kernels;
+    if (s->counts.events >= 0 && !s->truncated && ((size_t)s->counts.events != nev || (size_t)s->counts.kernels != nk))
+        session_add_warning(s, "%s: counts: says %lld events (%lld kernels); the file holds %zu (%zu kernels)",
+                            r->name, (long long)s->counts.events, (long long)s->counts.kernels, nev, nk);
     for (size_t i = 0; i < s->nbookmarks && i < MAX_WARNINGS; i++)
         if (s->bookmarks[i].event_index >= (int64_t)nev)
             session_add_warning(s, "%s: bookmark %zu points at event #%lld; the file has %zu events", r->name, i,

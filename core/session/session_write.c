@@ -356,11 +356,14 @@ static void put_record_block(FILE *f, const stable *t, const void *rec, const ch
 }
 
 /* Everything but the events, in schema order; end_state given separately so
- * the streaming header can say "running". */
-static void put_header(FILE *f, const session *s, const char *end_state)
+ * the streaming header can say "running". counts: the events' and kernels'
+ * counts of a whole save; NULL (the stream's header) leaves the key out. */
+static void put_header(FILE *f, const session *s, const char *end_state, const session *counted)
 {
-    session as = *s;   /* shallow copy: only end_state differs */
+    session as = *s;   /* shallow copy: only end_state and counts differ */
     as.end_state = end_state;
+    as.counts.events = counted ? (int64_t)counted->nevents : -1;
+    as.counts.kernels = counted ? (int64_t)counted->nkernels : -1;
     put_record_block(f, &session_top_table, &as, "");
 }
 
@@ -376,7 +379,7 @@ static int check_stream(FILE *f, const char *what, strbuf *err)
 int session_write(const session *s, FILE *f, strbuf *err)
 {
     char buf[64];
-    put_header(f, s, session_end_state(s, buf, sizeof buf));
+    put_header(f, s, session_end_state(s, buf, sizeof buf), s);
     for (size_t i = 0; i < s->nevents; i++)
         put_event(f, s->events[i]);
     return check_stream(f, "session", err);
@@ -609,7 +612,7 @@ int session_writer_open(session_writer **out, const char *path, const session *s
         return -1;
     }
     w->s = s;
-    put_header(w->f, s, "running");
+    put_header(w->f, s, "running", NULL);
     if (check_stream(w->f, path, err)) {
         session_writer_close(w);
         return -1;

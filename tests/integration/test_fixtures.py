@@ -5,6 +5,7 @@ slice at a time, each slice freed once printed) prints what the whole load
 prints (`replay - --dump`, stdin, loads whole), for every session and cuts of them."""
 import glob
 import os
+import re
 import sys
 
 import pytest
@@ -87,6 +88,60 @@ def test_streamed_dump_of_cut_and_hand_edited_files(aotidbg, tmp_path):
     p = str(tmp_path / "prov_after.yaml")
     open(p, "w", encoding="utf-8").write("\n".join(lines[:i] + lines[j:] + lines[i:j]) + "\n")
     assert b"\n    at " in whole_and_streamed(aotidbg, p).stdout
+
+
+def with_counts(path, out, events=None, kernels=None):
+    """path's text with a counts: key before its events: line (the list's
+    own counts unless given); returns those and the lines."""
+    doc = yaml.safe_load(open(path, encoding="utf-8"))
+    ne = len(doc["events"] or [])
+    nk = sum(1 for e in doc["events"] or [] if e["kind"] == "kernel")
+    lines = open(path, encoding="utf-8").read().splitlines()
+    i = lines.index(next(ln for ln in lines if ln.startswith("events:")))
+    ne, nk = ne if events is None else events, nk if kernels is None else kernels
+    lines[i:i] = ["counts:", f"  events: {ne}", f"  kernels: {nk}"]
+    open(out, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+    return ne, nk, lines
+
+
+def test_counted_dump_prints_as_it_reads(aotidbg, tmp_path):
+    """A file whose final save wrote counts: prints its header and events:
+    line before reading the events (dump_counted): the same bytes as the
+    whole load, and as the file without the key, for every session; a file
+    whose counts or late key belie the text printed first: exit 2 and what
+    was wrong on stderr, while the whole load only warns; a cut one: exit 0
+    and its truncated line after the events."""
+    for path in SESSIONS:
+        p = str(tmp_path / "counted.yaml")
+        with_counts(path, p)
+        w = whole_and_streamed(aotidbg, p, steps=("1", ""))
+        assert w.returncode == 0 and w.stdout == run([aotidbg, "replay", path, "--dump"], text=False).stdout, path
+    src = os.path.join(ROOT, "sessions", "cpu", "encoder.yaml")
+    p = str(tmp_path / "lie.yaml")
+    ne, nk, lines = with_counts(src, p, events=None, kernels=None)
+    with_counts(src, p, events=ne + 1)
+    s = run([aotidbg, "replay", p, "--dump"], env=dict(os.environ, AOTIDBG_DUMP_STEP="1"))
+    assert s.returncode == 2 and f"\nevents: {ne + 1} ({nk} kernels)\n" in s.stdout, s.stderr
+    assert f"counts: says {ne + 1} events ({nk} kernels); the file holds {ne} ({nk} kernels)" in s.stderr
+    assert "its counts: key is wrong" in s.stderr
+    with open(p, "rb") as f:
+        w = run([aotidbg, "replay", "-", "--dump"], stdin=f)
+    assert w.returncode == 0 and f"\nevents: {ne} ({nk} kernels)\n" in w.stdout and "counts: says" in w.stderr
+    data = "\n".join(lines).encode()
+    cut = str(tmp_path / "cut.yaml")
+    open(cut, "wb").write(data[:len(data) * 3 // 4])
+    s = run([aotidbg, "replay", cut, "--dump"])
+    read = len(re.findall(r"^#\d+ ", s.stdout, re.M))
+    assert s.returncode == 0 and "cut off after event" in s.stderr and f"\nevents: {ne} ({nk} kernels)\n" in s.stdout
+    assert 0 < read < ne and f"\ntruncated: yes (the file was cut off; the last event may be missing; " \
+        f"the end_state: and events: lines above are the file's, the run's end is cut-off, {read} events (" \
+        in s.stdout, s.stdout[-600:]
+    assert "counts: says" not in s.stderr   # a cut file's counts cannot be checked: the cut warning says it
+    j = next(k for k, ln in enumerate(lines) if ln.startswith("end_state:"))
+    late = str(tmp_path / "late.yaml")
+    open(late, "w", encoding="utf-8").write("\n".join(lines[:j] + lines[j + 1:] + [lines[j]]) + "\n")
+    s = run([aotidbg, "replay", late, "--dump"])
+    assert s.returncode == 2 and "a top-level key comes after the events" in s.stderr
 
 
 @pytest.mark.parametrize("path", [p for p in SESSIONS if "/cuda/" in p], ids=os.path.basename)

@@ -83,6 +83,8 @@ def test_file_is_plain_yaml(recorded):
     assert keys[0] == "format_version" and keys[-1] == "events"
     kernels = [e for e in sess["events"] if e["kind"] == "kernel"]
     assert kernels and all(set(e) >= {"index", "name", "type", "status", "duration_us", "tensors"} for e in kernels)
+    # the final save counts the list just before it, so a dump can print its "events:" line first
+    assert keys[-2] == "counts" and sess["counts"] == {"events": len(sess["events"]), "kernels": len(kernels)}
     # the kernel's own time sits inside the hook-to-hook span (CPU: the launch alone)
     assert all(0 <= k["device_us"] <= k["duration_us"] for k in kernels), kernels
     for k in kernels:

@@ -413,6 +413,25 @@ static void test_versions_and_warnings(void)
         CHECK(r->nwarnings == 1);
         session_free(r);
     }
+    /* counts: that the list bears out, that it does not (a warning), and half a key (refused) */
+    const char *cnt[] = {"1", "2"};
+    for (int i = 0; i < 2; i++) {
+        char y[256];
+        snprintf(y, sizeof y, "format_version: \"1.0\"\ncounts: {events: %s, kernels: 1}\nevents:\n"
+                 "- {kind: kernel, index: 0, name: k, status: ok}\n", cnt[i]);
+        CHECK(session_load_mem("n.yaml", y, strlen(y), &r, &err) == 0);
+        if (r) {
+            CHECK(r->counts.events == i + 1 && r->counts.kernels == 1);
+            CHECK(r->nwarnings == (size_t)i);
+            if (i)
+                CHECK_CONTAINS(r->warnings[0], "counts: says 2 events (1 kernels); the file holds 1 (1 kernels)");
+            session_free(r);
+        }
+    }
+    const char *half = "format_version: \"1.0\"\ncounts: {events: 1}\nevents: []\n";
+    strbuf_reset(&err);
+    CHECK(session_load_mem("h.yaml", half, strlen(half), &r, &err) != 0);
+    CHECK_CONTAINS(err.buf, "'kernels'");
     strbuf_release(&err);
 }
 
@@ -502,12 +521,15 @@ static void test_streaming_writer(void)
     if (r) {
         CHECK_STR(r->end_state, "running");
         CHECK(r->nevents == 2);
+        CHECK(r->counts.events == -1);   /* the stream's header cannot know its counts */
         session_free(r);
     }
+    s->counts.events = 99;   /* a claim read from another file: the save writes what it holds */
     CHECK(session_writer_finish(w, &err) == 0);
     CHECK(session_load(path, &r, &err) == 0);
     if (r) {
         CHECK_STR(r->end_state, "exited 0");   /* no end_state given: the runner-exit says how it ended */
+        CHECK(r->counts.events == 2 && r->counts.kernels == 0 && r->nwarnings == 0);
         char *d1 = dump_mem(r);
         session_free(r);
         s->end_state = "exited 0";
