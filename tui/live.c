@@ -251,7 +251,9 @@ static int start_ranks(app *a, const run_options *o, strbuf *err)
     for (int k = 0; k < n; k++) {
         live_rank *r = &L->rank[k];
         run_options one;
-        run_ranks_one(o, k, port, timeout, r->record, r->inputs, &r->env, &one);
+        run_rank_place at = {.rank = k, .local_rank = k, .port = port, .pg_timeout_s = timeout,
+                              .record = r->record, .inputs = r->inputs};
+        run_ranks_one(o, &at, &r->env, &one);
         one.timeout_s = timeout;
         run_say sayer = {say_rank, (void *)(intptr_t)k};
         int rc = run_service_open(&r->rs, &one, RUN_OPT_LIVE, R->s[k], &sayer, err);

@@ -33,55 +33,33 @@ typedef struct {
 } rank_child;
 
 #define RANKS_VALUES 1024   /* values kept a tensor when --values is not given */
-#define RANK_ENV 7   /* the torch.distributed variables and ours that a rank's runner gets */
-
-static void setenv_int(const char *name, int v)
-{
-    char b[24];
-    snprintf(b, sizeof b, "%d", v);
-    setenv(name, b, 1);
-}
 
 /* The child: rank k's one-rank run, its stderr into the pipe. Never returns. Its runner gets the
- * group's variables from this process's environment (here) or through the ssh command (remote_env). */
+ * group's variables (run_ranks_one) in its runner's environment (here) or through the ssh command (remote_env). */
 static void rank_main(const run_options *o, rank_child *c, int k, const char *addr, int port, int pipe_w,
                       int (*run_one)(run_options o))
 {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     dup2(pipe_w, 2);
     close(pipe_w);
-    setenv_int("RANK", k);
-    setenv_int("LOCAL_RANK", c->local_rank);
-    setenv_int("WORLD_SIZE", o->ranks);
-    setenv_int("MASTER_PORT", port);
-    setenv("MASTER_ADDR", addr, 1);
-    setenv("AOTIDBG_PG", RUN_RANKS_GROUP, 1);
     /* a rank waiting in a collective for one that hangs gives up within --timeout too, early enough
      * (2 s before it, at least half of it) that c10d's own error is recorded before the hung rank's
      * runner is killed at --timeout */
-    char t[32];
     double pg_s = o->timeout_s - 2 > o->timeout_s / 2 ? o->timeout_s - 2 : o->timeout_s / 2;
-    snprintf(t, sizeof t, "%.0f", o->timeout_s > 0 ? pg_s * 1000 : 24.0 * 3600 * 1000);
-    setenv("AOTIDBG_PG_TIMEOUT_MS", t, 1);
-    static const char *const names[RANK_ENV] = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-                                                "AOTIDBG_PG", "AOTIDBG_PG_TIMEOUT_MS"};
-    static char *env[RANK_ENV + 1];
-    for (int i = 0; i < RANK_ENV; i++)
-        if (asprintf(&env[i], "%s=%s", names[i], getenv(names[i])) < 0)
-            _exit(EXIT_FAILED);
-    run_options one = *o;
-    one.rank = k;
-    one.record = c->record;
-    one.inputs = c->inputs;
+    run_rank_place at = {.rank = k, .local_rank = c->local_rank, .addr = addr, .port = port,
+                         .pg_timeout_s = o->timeout_s > 0 ? pg_s : 0, .record = c->record, .inputs = c->inputs};
+    static run_rank vars;
+    run_options one;
+    run_ranks_one(o, &at, &vars, &one);
+    for (int i = 0; vars.env[i]; i++)   /* here, what the runner's children inherit too */
+        putenv(vars.text[i]);
     one.remote = c->host;
-    one.remote_env = c->host ? (const char *const *)env : NULL;
+    if (c->host) {   /* there: through the ssh command */
+        one.remote_env = vars.env;
+        one.env = NULL;
+    }
     if (!one.max_values)   /* the agreement check compares values (say_agreement) */
         one.max_values = RANKS_VALUES;
-    if (one.device && !strncmp(one.device, "cuda", 4)) {   /* one GPU per rank of a host */
-        char *d = NULL;
-        if (asprintf(&d, "cuda:%d", c->local_rank) > 0)
-            one.device = d;
-    }
     fflush(stdout);
     _exit(run_one(one));
 }

@@ -86,30 +86,28 @@ char *run_ranks_inputs(const char *spec, int k, int n, strbuf *err)
     return xstrndup(p, strcspn(p, ","));
 }
 
-void run_ranks_one(const run_options *o, int k, int port, double pg_timeout_s, const char *record,
-                   const char *inputs, run_rank *r, run_options *one)
+void run_ranks_one(const run_options *o, const run_rank_place *p, run_rank *r, run_options *one)
 {
     memset(r, 0, sizeof *r);
     int i = 0;
-    snprintf(r->text[i++], sizeof r->text[0], "RANK=%d", k);
-    snprintf(r->text[i++], sizeof r->text[0], "LOCAL_RANK=%d", k);
+    snprintf(r->text[i++], sizeof r->text[0], "RANK=%d", p->rank);
+    snprintf(r->text[i++], sizeof r->text[0], "LOCAL_RANK=%d", p->local_rank);
     snprintf(r->text[i++], sizeof r->text[0], "WORLD_SIZE=%d", o->ranks);
-    snprintf(r->text[i++], sizeof r->text[0], "MASTER_PORT=%d", port);
-    snprintf(r->text[i++], sizeof r->text[0], "MASTER_ADDR=127.0.0.1");
+    snprintf(r->text[i++], sizeof r->text[0], "MASTER_PORT=%d", p->port);
+    snprintf(r->text[i++], sizeof r->text[0], "MASTER_ADDR=%s", p->addr ? p->addr : "127.0.0.1");
     snprintf(r->text[i++], sizeof r->text[0], "AOTIDBG_PG=%s", RUN_RANKS_GROUP);
-    /* a rank waiting in a collective for one that hangs gives up within the timeout too */
     snprintf(r->text[i++], sizeof r->text[0], "AOTIDBG_PG_TIMEOUT_MS=%.0f",
-             pg_timeout_s > 0 ? pg_timeout_s * 1000 : 24.0 * 3600 * 1000);
+             p->pg_timeout_s > 0 ? p->pg_timeout_s * 1000 : 24.0 * 3600 * 1000);
     for (int j = 0; j < i; j++)
         r->env[j] = r->text[j];
     r->env[i] = NULL;
     *one = *o;
-    one->rank = k;
-    one->record = record;
-    one->inputs = inputs;
+    one->rank = p->rank;
+    one->record = p->record;
+    one->inputs = p->inputs;
     one->env = r->env;
-    if (one->device && !strncmp(one->device, "cuda", 4)) {   /* one GPU per rank */
-        snprintf(r->device, sizeof r->device, "cuda:%d", k);
+    if (one->device && !strncmp(one->device, "cuda", 4)) {   /* one GPU per rank of a host */
+        snprintf(r->device, sizeof r->device, "cuda:%d", p->local_rank);
         one->device = r->device;
     }
 }

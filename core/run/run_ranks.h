@@ -3,7 +3,7 @@
  * rank) and the live UI (tui/live.c: one run service per rank): the
  * rendezvous port, each rank's session file, inputs spec and device, and
  * torch.distributed's variables for its runner (RANK, LOCAL_RANK, WORLD_SIZE,
- * MASTER_ADDR=127.0.0.1, MASTER_PORT, AOTIDBG_PG=RUN_RANKS_GROUP and
+ * MASTER_ADDR, MASTER_PORT, AOTIDBG_PG=RUN_RANKS_GROUP and
  * AOTIDBG_PG_TIMEOUT_MS; core/runner/dist_group.h reads them).
  *
  * Ownership: run_ranks_record and run_ranks_inputs return malloc'd strings
@@ -27,16 +27,25 @@ char *run_ranks_inputs(const char *spec, int k, int n, strbuf *err);
 
 #define RUN_RANK_NVARS 7
 typedef struct {
-    char text[RUN_RANK_NVARS][80];
+    char text[RUN_RANK_NVARS][1040];       /* MASTER_ADDR's holds a host name */
     const char *env[RUN_RANK_NVARS + 1];   /* "NAME=VALUE" ..., NULL */
     char device[24];                       /* cuda:K for --device cuda*; "" otherwise */
 } run_rank;
 
-/* Rank k's options: o's with rank k, record and inputs (borrowed), one GPU
- * per rank (cuda:K when o's device is cuda), and env the rank's variables
- * for a world of o->ranks whose store is on port; a rank waiting in a
- * collective gives up after pg_timeout_s (0: after a day). */
-void run_ranks_one(const run_options *o, int k, int port, double pg_timeout_s, const char *record,
-                   const char *inputs, run_rank *r, run_options *one);
+/* Where rank k runs: its rank among those on its host (its GPU there), rank
+ * 0's host and store port, and its session file and inputs spec (borrowed). */
+typedef struct {
+    int rank, local_rank;
+    const char *addr;      /* MASTER_ADDR; NULL: 127.0.0.1 */
+    int port;
+    double pg_timeout_s;   /* a rank waiting in a collective gives up after it; 0: after a day */
+    const char *record, *inputs;
+} run_rank_place;
+
+/* Rank p->rank's options: o's with that rank, record and inputs, one GPU per
+ * rank of a host (cuda:LOCAL_RANK when o's device is cuda), and env the
+ * rank's variables for a world of o->ranks. The one place those variables
+ * are made: `run --ranks` (its children, here or over --remote) and live. */
+void run_ranks_one(const run_options *o, const run_rank_place *p, run_rank *r, run_options *one);
 
 #endif
