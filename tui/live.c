@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "compat.h"
+#include "fdio.h"
 #include "hunt.h"
 #include "protocol.h"
 #include "ranks.h"   /* rank_set's fields only: ranks.c calls here, not back */
@@ -24,6 +25,9 @@ typedef struct live_rank {
     int pending;               /* LIVE_PEND_*: sent at its next stop */
     int went;                  /* LIVE_PEND_* last sent (a step: it stops at the next kernel by itself) */
     int64_t from;              /* the kernel it was stopped at when it was sent on */
+    int unjoined;              /* 1: its run ended before it joined the process group (stop_the_waiting);
+                                  -1: it joined, or that was dealt with; 0: still going */
+    double ended_at;           /* when its end was seen (mono_now_s) */
 } live_rank;
 
 /* The runner's state (RUNNER_*), RUNNER_DEAD when there is none. */
@@ -507,13 +511,50 @@ static int quiet(app *a)
     return 1;
 }
 
+/* A rank whose run ended before its runner joined the process group: the others' rendezvous
+ * can never complete (c10d's store waits for every rank) and they would wait in it for the
+ * group's timeout (a day without --timeout). Those still going RUN_RANKS_UNJOINED_GRACE_S after
+ * it are ended, and the message line says why (as `run --ranks` does). 1 when it did. */
+static int stop_the_waiting(app *a)
+{
+    live_run *L = a->live;
+    double now = mono_now_s();
+    for (int k = 0; k < L->nranks; k++) {
+        live_rank *r = &L->rank[k];
+        runner_state st = run_service_state(r->rs);
+        if (!r->unjoined && (st == RUNNER_FINISHED || st == RUNNER_DEAD)) {
+            r->unjoined = run_ranks_joined(a->ranks->s[k]) ? -1 : 1;
+            r->ended_at = now;
+        }
+        if (r->unjoined != 1 || now < r->ended_at + RUN_RANKS_UNJOINED_GRACE_S)
+            continue;
+        r->unjoined = -1;
+        strbuf who = STRBUF_INIT;
+        for (int j = 0; j < L->nranks; j++)
+            if (!settled(run_service_state(L->rank[j].rs))) {
+                strbuf_addf(&who, "%s%d", who.len ? ", " : "", j);
+                run_service_kill(L->rank[j].rs, "killed");
+            }
+        int many = strchr(who.buf, ',') != NULL;
+        if (who.len)
+            app_message(a, 1, "rank %d ended before it joined the process group: rank%s %s would wait for it in "
+                        "the rendezvous (c10d's store) until the group's timeout; ended %s", k, many ? "s" : "",
+                        who.buf, many ? "them" : "it");
+        int any = who.len > 0;
+        strbuf_release(&who);
+        if (any)
+            return 1;
+    }
+    return 0;
+}
+
 int live_react(app *a, int changed)
 {
     if (!a->live || !run_service_has_runner(a->live->rs))
         return 0;
     int shown = (changed & (RUN_CHANGED_EVENTS | RUN_CHANGED_STATE)) != 0;
     if (a->live->nranks)
-        shown |= react_ranks(a);
+        shown |= react_ranks(a) | stop_the_waiting(a);
     runner_state st = run_service_state(a->live->rs);
     shown |= note_pause(a, st);
     shown |= replay_pending_key(a, st);

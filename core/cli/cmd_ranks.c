@@ -98,8 +98,6 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-#define JOINED "joined process group"   /* the runner's line when it joined (runner_main.c join_group) */
-#define STOP_GRACE_S 3                   /* the others' time to end on their own when a rank ended unjoined */
 #define STOP_KILL_S 30                   /* a rank asked to stop is killed when it has not ended by then */
 
 /* 1 when the session of a rank that ended says its runner joined the process group. */
@@ -107,11 +105,7 @@ static int joined_group(const rank_child *c)
 {
     session *s = NULL;
     strbuf e = STRBUF_INIT;
-    int joined = 0;
-    if (session_load(c->record, &s, &e) == 0)
-        for (size_t i = 0; i < s->nevents && !joined; i++)
-            joined = s->events[i]->kind == EV_LOG && s->events[i]->u.log.text &&
-                     strstr(s->events[i]->u.log.text, JOINED);
+    int joined = session_load(c->record, &s, &e) == 0 && run_ranks_joined(s);
     session_free(s);
     strbuf_release(&e);
     return joined;
@@ -119,7 +113,7 @@ static int joined_group(const rank_child *c)
 
 /* Rank k ended before it joined the group: the others' rendezvous (c10d's store waits for every
  * rank, gloo's mesh connects every pair) can never complete, and they would wait the group's
- * timeout (--timeout less 2 s: almost 10 min by default, 24 h with --timeout 0). Those still running STOP_GRACE_S after it are asked to stop (each saves
+ * timeout (--timeout less 2 s: almost 10 min by default, 24 h with --timeout 0). Those still running RUN_RANKS_UNJOINED_GRACE_S after it are asked to stop (each saves
  * its session). 1 when any was. */
 static int stop_the_waiting(rank_child *c, int n, int k)
 {
@@ -164,7 +158,7 @@ static void wait_children(rank_child *c, int n, double timeout_s)
             alive--;
             last = now_s();
             if (alive && stop_rank < 0 && !termed && n > 1 && !joined_group(&c[k]))
-                stop_rank = k, stop_at = now_s() + STOP_GRACE_S;
+                stop_rank = k, stop_at = now_s() + RUN_RANKS_UNJOINED_GRACE_S;
         }
         if (alive && stop_rank >= 0 && !stopped && !termed && now_s() > stop_at) {
             for (int i = 0; i < 16 && c[stop_rank].err_fd >= 0; i++)   /* its own words first */
@@ -273,8 +267,7 @@ static void say_stuck(session **s, int n, strbuf *out)
     int none = 0, joined = 0;
     for (int k = 0; k < n; k++) {
         none += !s[k]->nkernels;
-        for (size_t e = 0; e < s[k]->nevents && !s[k]->nkernels; e++)
-            joined += s[k]->events[e]->kind == EV_LOG && strstr(s[k]->events[e]->u.log.text, "joined process group");
+        joined += !s[k]->nkernels && run_ranks_joined(s[k]);
     }
     if (none == n)
         strbuf_addf(out, "  no rank got to its first kernel: %d of %d joined the process group (the runner's "

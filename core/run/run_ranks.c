@@ -112,3 +112,12 @@ void run_ranks_one(const run_options *o, const run_rank_place *p, run_rank *r, r
     }
 }
 
+
+int run_ranks_joined(const session *s)
+{
+    for (size_t i = 0; s && i < s->nevents; i++)
+        if (s->events[i]->kind == EV_LOG && s->events[i]->u.log.text &&
+            strstr(s->events[i]->u.log.text, "joined process group"))
+            return 1;
+    return 0;
+}

@@ -12,6 +12,7 @@
  * it). Errors: -1 / NULL with the reason in err. Threads: any. */
 #ifndef AOTIDBG_RUN_RANKS_H
 #define AOTIDBG_RUN_RANKS_H
+#include "model.h"
 #include "run_options.h"
 #include "strbuf.h"
 
@@ -47,5 +48,13 @@ typedef struct {
  * rank's variables for a world of o->ranks. The one place those variables
  * are made: `run --ranks` (its children, here or over --remote) and live. */
 void run_ranks_one(const run_options *o, const run_rank_place *p, run_rank *r, run_options *one);
+
+/* 1 when s (a rank's session, read or being recorded) holds its runner's
+ * line saying it joined the process group (runner_main.c join_group): a
+ * rank that ended without it left the others waiting in the rendezvous. */
+int run_ranks_joined(const session *s);
+/* How long the others may end on their own after a rank ended unjoined,
+ * before the front end ends them. */
+#define RUN_RANKS_UNJOINED_GRACE_S 3
 
 #endif

@@ -156,6 +156,30 @@ def test_live_nan_stop_of_one_rank_holds_the_other(aotidbg, package, tmp_path):
 
 
 @pytest.mark.usefixtures("nothing_outlives_the_test")
+def test_live_a_rank_that_ends_before_joining_ends_the_others(aotidbg, package, tmp_path):
+    """Rank 1's runner ends at its start (a wrapper around the real runner exits when RANK is 1,
+    as a runner that crashes before LOAD): rank 0 would wait for it in c10d's rendezvous for the
+    group's timeout, a day in live; the UI ends it 3 s later (RUN_RANKS_UNJOINED_GRACE_S) and
+    says why, as `run --ranks` does."""
+    pkg = package("ranks_allreduce")
+    real = os.path.join(os.path.dirname(aotidbg), "aotidbg-runner")
+    wrapper = tmp_path / "runner.sh"
+    wrapper.write_text(f'#!/bin/sh\n[ "$RANK" = 1 ] && exit 3\nexec {shlex.quote(real)} "$@"\n')
+    wrapper.chmod(0o755)
+    specs, _ = write_inputs(tmp_path, 2)
+    r = run([aotidbg, pkg, "--ranks", "2", "--inputs", specs, "--record", str(tmp_path / "s.yaml"),
+             "--headless", "160x40", "--dump-screen"], cwd=str(tmp_path), timeout=240,
+            env=dict(os.environ, AOTIDBG_RUNNER=str(wrapper)))
+    assert r.returncode == 1, r.stderr
+    assert "rank 1 ended before it joined the process group: rank 0 would wait for it in the rendezvous " \
+        "(c10d's store) until the group's timeout; ended it" in r.stdout, r.stdout[-1500:]
+    lines = _rank_lines(r.stdout)
+    assert "runner killed" in lines[0] and "exited 3" in lines[1], lines
+    assert load_session(tmp_path / "s.rank0.yaml")["end_state"] == "killed"
+    assert load_session(tmp_path / "s.rank1.yaml")["end_state"] == "exited 3"
+
+
+@pytest.mark.usefixtures("nothing_outlives_the_test")
 def test_joint_replay_shows_both_ranks(aotidbg, package, tmp_path):
     pkg = package("ranks_allreduce")
     r, recs = _live(aotidbg, pkg, tmp_path, STEPS_INTO_THE_COLLECTIVE, bad_rank=1, name="b")
