@@ -1294,15 +1294,30 @@ static int drive(rd *r, size_t max)
 }
 
 /* After a successful parse: references that point nowhere get a warning; a
- * counts: key that belies the events, unless the file was cut (its warning
- * says so already). */
+ * counts: key that belies the events too, unless the file was cut (its
+ * warning says so already). Fewer events than counts: says, and no more
+ * kernels, is a cut at an event's end: cut-off as any cut. */
 static void check_refs(rd *r)
 {
     session *s = r->s;
     size_t nev = s->nevents + r->forgot_events, nk = s->nkernels + r->forgot_kernels;
-    if (s->counts.events >= 0 && !s->truncated && ((size_t)s->counts.events != nev || (size_t)s->counts.kernels != nk))
+    if (s->counts.events >= 0 && !s->truncated && nev < (size_t)s->counts.events &&
+        nk <= (size_t)s->counts.kernels) {   /* whole YAML, cut at an event's end: a loss, as any cut */
+        s->truncated = 1;
+        s->end_state = "cut-off";
+        if (nev)
+            session_add_warning(s, "%s: cut off after event #%zu: the file holds %zu of the %lld events its counts: "
+                                "key says (the recording was interrupted)", r->name, nev - 1, nev,
+                                (long long)s->counts.events);
+        else
+            session_add_warning(s, "%s: cut off before the first event: the file holds none of the %lld events its "
+                                "counts: key says (the recording was interrupted)", r->name,
+                                (long long)s->counts.events);
+    } else if (s->counts.events >= 0 && !s->truncated &&
+               ((size_t)s->counts.events != nev || (size_t)s->counts.kernels != nk)) {
         session_add_warning(s, "%s: counts: says %lld events (%lld kernels); the file holds %zu (%zu kernels)",
                             r->name, (long long)s->counts.events, (long long)s->counts.kernels, nev, nk);
+    }
     for (size_t i = 0; i < s->nbookmarks && i < MAX_WARNINGS; i++)
         if (s->bookmarks[i].event_index >= (int64_t)nev)
             session_add_warning(s, "%s: bookmark %zu points at event #%lld; the file has %zu events", r->name, i,

@@ -109,7 +109,8 @@ def test_counted_dump_prints_as_it_reads(aotidbg, tmp_path):
     line before reading the events (dump_counted): the same bytes as the
     whole load, and as the file without the key, for every session; a file
     whose counts or late key belie the text printed first: exit 2 and what
-    was wrong on stderr, while the whole load only warns; a cut one: exit 0
+    was wrong on stderr, while the whole load only warns; a cut one (inside
+    an event, or at one's end with fewer events than counts: says): exit 0
     and its truncated line after the events."""
     for path in SESSIONS:
         p = str(tmp_path / "counted.yaml")
@@ -119,10 +120,10 @@ def test_counted_dump_prints_as_it_reads(aotidbg, tmp_path):
     src = os.path.join(ROOT, "sessions", "cpu", "encoder.yaml")
     p = str(tmp_path / "lie.yaml")
     ne, nk, lines = with_counts(src, p, events=None, kernels=None)
-    with_counts(src, p, events=ne + 1)
+    with_counts(src, p, events=ne - 1)   # more events than it says: not a cut
     s = run([aotidbg, "replay", p, "--dump"], env=dict(os.environ, AOTIDBG_DUMP_STEP="1"))
-    assert s.returncode == 2 and f"\nevents: {ne + 1} ({nk} kernels)\n" in s.stdout, s.stderr
-    assert f"counts: says {ne + 1} events ({nk} kernels); the file holds {ne} ({nk} kernels)" in s.stderr
+    assert s.returncode == 2 and f"\nevents: {ne - 1} ({nk} kernels)\n" in s.stdout, s.stderr
+    assert f"counts: says {ne - 1} events ({nk} kernels); the file holds {ne} ({nk} kernels)" in s.stderr
     assert "its counts: key is wrong" in s.stderr
     with open(p, "rb") as f:
         w = run([aotidbg, "replay", "-", "--dump"], stdin=f)
@@ -137,6 +138,15 @@ def test_counted_dump_prints_as_it_reads(aotidbg, tmp_path):
         f"the end_state: and events: lines above are the file's, the run's end is cut-off, {read} events (" \
         in s.stdout, s.stdout[-600:]
     assert "counts: says" not in s.stderr   # a cut file's counts cannot be checked: the cut warning says it
+    # cut at an event's end, the YAML whole: fewer events than counts: says is a cut too
+    k = max(i for i, ln in enumerate(lines) if ln.startswith("- {kind: "))
+    edge = str(tmp_path / "edge.yaml")
+    open(edge, "w", encoding="utf-8").write("\n".join(lines[:k]) + "\n")
+    for cmd in ([aotidbg, "replay", edge, "--dump"], [aotidbg, "replay", "-", "--dump"]):
+        with open(edge, "rb") as f:
+            s = run(cmd, stdin=f)
+        assert s.returncode == 0 and f"the file holds {ne - 1} of the {ne} events its counts: key says" in s.stderr
+        assert "\nend_state: cut-off\n" in s.stdout or "the run's end is cut-off" in s.stdout, s.stdout[-600:]
     j = next(k for k, ln in enumerate(lines) if ln.startswith("end_state:"))
     late = str(tmp_path / "late.yaml")
     open(late, "w", encoding="utf-8").write("\n".join(lines[:j] + lines[j + 1:] + [lines[j]]) + "\n")

@@ -14,6 +14,7 @@ returns), so a signal lands while a kernel is in flight.
 """
 import glob
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -120,7 +121,7 @@ def test_signals_during_the_save_do_not_cut_it(aotidbg, mlp, fault_runner, tmp_p
             sent += 1
         except ProcessLookupError:
             break
-        time.sleep(0.003)
+        time.sleep(0.0005)   # the save of a quiet box takes a few ms: signals must land inside it
     _, err = p.communicate(timeout=60)
     assert p.returncode == 1, (p.returncode, err)
     assert sent > 3
@@ -312,6 +313,7 @@ def test_hostile_session_fields_in_dump_and_panes(aotidbg, mlp, tmp_path):
     s = open(out).read()
     s = "\n".join('host: "box\\e]0;title\\a\\e[2J\\r"' if ln.startswith("host: ") else ln for ln in s.split("\n"))
     s = s.replace("events:\n", 'events:\n- {kind: error, text: "boom \\e[31mred\\e[0m \\x9b", route: unknown}\n', 1)
+    s = re.sub(r"(?m)^counts:\n(  .*\n)+", "", s)   # a hand-made event: the final save's counts no longer hold
     bad = str(tmp_path / "bad.yaml")
     open(bad, "w").write(s)
     d = run([aotidbg, "replay", bad, "--dump"])

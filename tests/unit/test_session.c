@@ -413,18 +413,28 @@ static void test_versions_and_warnings(void)
         CHECK(r->nwarnings == 1);
         session_free(r);
     }
-    /* counts: that the list bears out, that it does not (a warning), and half a key (refused) */
-    const char *cnt[] = {"1", "2"};
-    for (int i = 0; i < 2; i++) {
+    /* counts: that the list bears out; fewer events (a cut at an event's end: cut-off); more events
+     * or kernels than it says (a warning); and half a key (refused) */
+    const struct {
+        const char *counts, *warning;
+        int cut;
+    } cnt[] = {
+        {"{events: 1, kernels: 1}", NULL, 0},
+        {"{events: 2, kernels: 1}", "cut off after event #0: the file holds 1 of the 2 events its counts: key says", 1},
+        {"{events: 2, kernels: 0}", "counts: says 2 events (0 kernels); the file holds 1 (1 kernels)", 0},
+        {"{events: 0, kernels: 0}", "counts: says 0 events (0 kernels); the file holds 1 (1 kernels)", 0},
+    };
+    for (size_t i = 0; i < sizeof cnt / sizeof cnt[0]; i++) {
         char y[256];
-        snprintf(y, sizeof y, "format_version: \"1.0\"\ncounts: {events: %s, kernels: 1}\nevents:\n"
-                 "- {kind: kernel, index: 0, name: k, status: ok}\n", cnt[i]);
+        snprintf(y, sizeof y, "format_version: \"1.0\"\nend_state: complete\ncounts: %s\nevents:\n"
+                 "- {kind: kernel, index: 0, name: k, status: ok}\n", cnt[i].counts);
         CHECK(session_load_mem("n.yaml", y, strlen(y), &r, &err) == 0);
         if (r) {
-            CHECK(r->counts.events == i + 1 && r->counts.kernels == 1);
-            CHECK(r->nwarnings == (size_t)i);
-            if (i)
-                CHECK_CONTAINS(r->warnings[0], "counts: says 2 events (1 kernels); the file holds 1 (1 kernels)");
+            CHECK(r->nevents == 1 && r->truncated == cnt[i].cut);
+            CHECK(r->nwarnings == (cnt[i].warning != NULL));
+            if (cnt[i].warning && r->nwarnings)
+                CHECK_CONTAINS(r->warnings[0], cnt[i].warning);
+            CHECK(!strcmp(r->end_state, cnt[i].cut ? "cut-off" : "complete"));
             session_free(r);
         }
     }
