@@ -15,11 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli_opts.h"
 #include "commands.h"
 #include "route_event.h"
 #include "route_load.h"
 #include "router.h"
+#include "term_escape.h"
 #include "compat.h"
 
 #define F(field) offsetof(route_options, field)
@@ -63,6 +65,37 @@ static int looks_like_session(const char *path)
     return starts_with(p, "format_version:");
 }
 
+/* Progress of reading a big session, on a terminal only (as git's): one line rewritten in place
+ * at each tenth of each read of a file of PROGRESS_MIN_BYTES or more, erased at the end. It goes
+ * to fd 2 itself, as stderr escapes the carriage return (term_guard_stdio); the name is escaped. */
+#define PROGRESS_MIN_BYTES (64ULL << 20)
+typedef struct {
+    strbuf name;
+    const char *what;
+    int tenth, shown;
+} route_bar;
+
+static void bar_show(void *ctx, const char *what, uint64_t done, uint64_t total)
+{
+    route_bar *b = ctx;
+    if (total < PROGRESS_MIN_BYTES)
+        return;
+    int tenth = (int)(done * 10 / total);
+    if (b->what == what && b->tenth == tenth)
+        return;
+    b->what = what;
+    b->tenth = tenth;
+    b->shown = 1;
+    dprintf(2, "\raotidbg route: %s: %s, %d%% of %.0f MB\033[K", b->name.buf, what, tenth * 10, total / 1e6);
+}
+
+static void bar_end(route_bar *b)
+{
+    if (b->shown)
+        dprintf(2, "\r\033[K");
+    strbuf_release(&b->name);
+}
+
 int cmd_route(const cli_args *a)
 {
     const char *file = a->pos[0], *pkg = a->route.package, *format = a->route.format;
@@ -82,7 +115,13 @@ int cmd_route(const cli_args *a)
     }
     session *sess = NULL;
     route_loaded *loaded = NULL;
-    if (sess_path && route_session_load(sess_path, 0, pkg, &sess, &loaded, &err)) {
+    route_bar bar = {.name = STRBUF_INIT, .tenth = -1};
+    route_progress progress = {bar_show, &bar};
+    if (sess_path)
+        term_escape(&bar.name, sess_path, strlen(sess_path), 1);
+    rc = sess_path ? route_session_load(sess_path, 0, pkg, isatty(2) ? &progress : NULL, &sess, &loaded, &err) : 0;
+    bar_end(&bar);
+    if (rc) {
         fprintf(stderr, "aotidbg route: %s\n", err.buf);
         router_rules_free(rules);
         strbuf_release(&err);

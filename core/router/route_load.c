@@ -33,6 +33,7 @@ struct route_loaded {
     size_t nkernels;        /* kernels in the file */
     int64_t *want;          /* kernel indices to copy when they come */
     size_t nwant, cap_want;
+    route_progress progress;   /* fn NULL: none */
 };
 
 /* ---- small sets ----------------------------------------------------------- */
@@ -119,7 +120,7 @@ typedef int (*slice_fn)(route_loaded *rl, void *ctx, event *const *ev, size_t n,
 
 /* Reads rl->path a slice at a time; *header (when not NULL) takes the
  * reader's session at the end: the header and the last slice's events. */
-static int read_slices(route_loaded *rl, slice_fn fn, void *ctx, session **header, strbuf *err)
+static int read_slices(route_loaded *rl, const char *what, slice_fn fn, void *ctx, session **header, strbuf *err)
 {
     session_reader *r = NULL;
     if (session_reader_open(rl->path, &r, err))
@@ -132,6 +133,11 @@ static int read_slices(route_loaded *rl, slice_fn fn, void *ctx, session **heade
             break;
         const session *s = session_reader_session(r);
         int stop = fn(rl, ctx, s->events, s->nevents, pos);
+        if (rl->progress.fn) {
+            uint64_t done, total;
+            session_reader_progress(r, &done, &total);
+            rl->progress.fn(rl->progress.ctx, what, stop || rc == 0 ? total : done, total);
+        }
         pos += s->nevents;
         if (stop || rc == 0)
             break;
@@ -274,15 +280,15 @@ static int fetch(route_loaded *rl, strbuf *err)
             rl->want[u++] = rl->want[i];
     rl->nwant = u;
     fetching f = {0};
-    int rc = read_slices(rl, fetch_slice, &f, NULL, err);
+    int rc = read_slices(rl, "fetching kernels", fetch_slice, &f, NULL, err);
     rl->nwant = 0;   /* found, or indices the file does not have */
     if (f.found)
         place(rl, rl->keep);   /* its kernels in index order again, for session_kernel_event */
     return rc;
 }
 
-int route_session_load(const char *path, size_t step, const char *package, session **out, route_loaded **rlp,
-                       strbuf *err)
+int route_session_load(const char *path, size_t step, const char *package, const route_progress *progress,
+                       session **out, route_loaded **rlp, strbuf *err)
 {
     *out = NULL;
     *rlp = NULL;
@@ -290,9 +296,11 @@ int route_session_load(const char *path, size_t step, const char *package, sessi
     rl->path = xstrdup(path);
     rl->step = step ? step : DEFAULT_STEP;
     rl->keep = session_new();
+    if (progress)
+        rl->progress = *progress;
     first_pass p = {.hit = -1, .error_kernel = -1};
     session *s = NULL;
-    if (read_slices(rl, first_slice, &p, &s, err))
+    if (read_slices(rl, "reading", first_slice, &p, &s, err))
         goto fail;
     if (p.hit >= 0 && !p.seen_nan_event) {   /* the nan route walks back from the hunt's kernel */
         const kernel_event *hit = &p.hit_copy->u.kernel;
@@ -300,7 +308,7 @@ int route_session_load(const char *path, size_t step, const char *package, sessi
         producers pr = {hit, xmalloc(nt * sizeof(int64_t)), xmalloc(nt * sizeof(int64_t))};
         for (size_t t = 0; t < hit->ntensors; t++)
             pr.by_name[t] = pr.by_data[t] = -1;
-        int rc = read_slices(rl, producer_slice, &pr, NULL, err);
+        int rc = read_slices(rl, "finding the producers", producer_slice, &pr, NULL, err);
         for (size_t t = 0; !rc && t < hit->ntensors; t++)
             want(rl, pr.by_name[t] >= 0 ? pr.by_name[t] : pr.by_data[t]);
         free(pr.by_name);

@@ -18,7 +18,8 @@
  *     kernels, not its launches; a second read).
  * Routing what this keeps gives what routing session_load's whole session
  * gives: tests/unit/test_route_load.c checks it on every session in the tree.
- *   step: events a slice (0: the default); package: --package, or NULL.
+ *   step: events a slice (0: the default); package: --package, or NULL;
+ *   progress: NULL, or told how each read goes.
  * Returns 0 and *out (the caller's: session_free) and *rl (route_loaded_free,
  * after the session is done with), or -1 and err as session_load's
  * ("file:line:col: ...").
@@ -26,13 +27,22 @@
 #ifndef AOTIDBG_ROUTE_LOAD_H
 #define AOTIDBG_ROUTE_LOAD_H
 #include <stddef.h>
+#include <stdint.h>
 #include "model.h"
 #include "strbuf.h"
 
 typedef struct route_loaded route_loaded;
 
-int route_session_load(const char *path, size_t step, const char *package, session **out, route_loaded **rl,
-                       strbuf *err);
+/* Told after each slice of each read of the file: what the read is for
+ * ("reading", "finding the producers", "fetching kernels"), the bytes read
+ * and the file's size (the last call of a read has done == total). */
+typedef struct {
+    void (*fn)(void *ctx, const char *what, uint64_t done, uint64_t total);
+    void *ctx;
+} route_progress;
+
+int route_session_load(const char *path, size_t step, const char *package, const route_progress *progress,
+                       session **out, route_loaded **rl, strbuf *err);
 /* The kernels s holds of the file's (for a progress or a test): kept, all. */
 void route_loaded_counts(const route_loaded *rl, size_t *kept, size_t *kernels);
 void route_loaded_free(route_loaded *rl);   /* NULL is fine */

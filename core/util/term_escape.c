@@ -38,7 +38,7 @@ int utf8_next(const unsigned char *p, size_t n, uint32_t *cp)
     return len;
 }
 
-static size_t term_escape(strbuf *out, const char *s, size_t n, int final)
+size_t term_escape(strbuf *out, const char *s, size_t n, int final)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, plain = 0;   /* s[plain..i) is kept as it is, added in one go */

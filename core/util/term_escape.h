@@ -29,6 +29,7 @@ int utf8_next(const unsigned char *p, size_t n, uint32_t *cp);
 /* Appends s[0..n) escaped to out; returns the bytes used. Unless final, a
  * UTF-8 sequence cut at the end of s is left unused (it may complete with
  * the next piece); final escapes it as invalid. */
+size_t term_escape(strbuf *out, const char *s, size_t n, int final);
 /* Replaces stdout and stderr by streams that escape what is written through
  * them to fds 1 and 2 (stdout keeps its buffering: lines on a terminal;
  * stderr by line). 0, or -1. */

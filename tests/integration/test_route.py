@@ -453,3 +453,55 @@ def test_tui_router_pane_words_for_the_cpu(aotidbg, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Index out of bounds inside a generated C++ kernel" in r.stdout, r.stdout
     assert "CUDA" not in r.stdout and "rerun-blocking" not in r.stdout, r.stdout
+
+
+def _routed_on_a_terminal(aotidbg, path):
+    """`route PATH` with stderr on a pseudo-terminal, stdout in a pipe: (rc, stdout, what the terminal got)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([aotidbg, "route", path], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    tty = b""
+    while True:
+        try:
+            got = os.read(master, 65536)
+        except OSError:   # EIO: the other end closed
+            break
+        if not got:
+            break
+        tty += got
+    os.close(master)
+    out = p.communicate(timeout=300)[0]
+    return p.returncode, out, tty
+
+
+def test_route_of_a_big_session_shows_its_progress_on_a_terminal(aotidbg, tmp_path):
+    """A session of 64 MB or more: on a terminal, one line rewritten at each tenth of the read (its
+    name escaped), erased at the end; in a pipe nothing; stdout the same either way. A small one:
+    nothing on the terminal either."""
+    src = open(os.path.join(ROOT, "sessions", "cpu", "encoder.yaml"), encoding="utf-8").read()
+    head, body = src.split("\nevents:\n", 1)
+    head = re.sub(r"(?ms)^counts:.*?(?=^\S)", "", head + "\n").rstrip("\n")
+    evs = [e for e in re.split(r"(?m)^(?=- \{kind: )", body) if e.strip()]
+    kernels = [e for e in evs if e.startswith("- {kind: kernel")]
+    assert kernels and len(kernels) < len(evs)
+    name = "big\x1b[2Jsession.yaml"   # a control byte in the name reaches the terminal escaped
+    big = str(tmp_path / name)
+    with open(big, "w", encoding="utf-8") as f:
+        f.write(head + "\nevents:\n")
+        n = 0
+        while f.tell() < 70 << 20:
+            for k in kernels:
+                f.write(re.sub(r"index: \d+,", f"index: {n},", k, count=1))
+                n += 1
+        f.write("".join(e for e in evs if not e.startswith("- {kind: kernel")))
+    rc, out, tty = _routed_on_a_terminal(aotidbg, big)
+    piped = run([aotidbg, "route", big], text=False)
+    assert rc == 0 and piped.returncode == 0 and out == piped.stdout and out.startswith(b"route: ")
+    assert piped.stderr == b""
+    shown = re.escape(str(tmp_path / "big\\x1b[2Jsession.yaml").encode())
+    steps = re.findall(b"\raotidbg route: " + shown + rb": reading, (\d+)% of (\d+) MB\x1b\[K", tty)
+    assert [int(p) for p, _ in steps] == list(range(0, 101, 10)), tty[:400]
+    assert int(steps[0][1]) >= 70 and b"\x1b[2J" not in tty and tty.endswith(b"\r\x1b[K"), tty[-200:]
+    rc, out, tty = _routed_on_a_terminal(aotidbg, os.path.join(ROOT, "sessions", "cpu", "encoder.yaml"))
+    assert rc == 0 and out.startswith(b"route: ") and tty == b"", tty

@@ -73,7 +73,7 @@ static size_t sliced(const char *path, size_t step, strbuf *out)
     route_loaded *rl = NULL;
     strbuf err = STRBUF_INIT;
     size_t kept = 0, all = 0;
-    if (route_session_load(path, step, NULL, &s, &rl, &err)) {
+    if (route_session_load(path, step, NULL, NULL, &s, &rl, &err)) {
         strbuf_addf(out, "error: %s", err.buf);
     } else {
         route_into(s, out);
