@@ -231,7 +231,8 @@ def test_live_ranks_in_a_terminal(aotidbg, package, tmp_path):
                         or k in ("HOME", "PATH", "LD_LIBRARY_PATH", "CC", "CXX"))
         t.send(f"cd {tmp_path} && env {keep} TERM=xterm-256color LANG=C.UTF-8 {aotidbg} {pkg} --ranks 2 "
                f"--inputs {specs} --record t.yaml; echo AOTIDBG-EXIT-$?", "Enter")
-        t.wait_for(["rank 0  starting", "rank 1  starting"], timeout=120)
+        # the strip is up (the ranks may be past starting already, stopped before their first kernel)
+        t.wait_for(["ranks (2, rank 0 shown", "  rank 1  "], timeout=120)
         t.send("s")   # the first step: to the first kernel
         t.wait_for(["rank 0  stopped  at #0 ", "rank 1  stopped  at #0 "], timeout=120)
         t.send("s")
