@@ -730,6 +730,7 @@ static int restart_ranks(app *a)
     int rc = 0;
     for (int k = 0; k < L->nranks && rc == 0; k++) {
         L->rank[k].pending = L->rank[k].went = LIVE_PEND_NONE;
+        L->rank[k].unjoined = 0;   /* the fresh runner joins again, or stop_the_waiting says it did not */
         rc = run_service_restart(L->rank[k].rs, &err);
         if (rc == 0)
             run_service_set_breaks(L->rank[k].rs, each_kernel(a));

@@ -51,7 +51,7 @@ static void rank_main(const run_options *o, rank_child *c, int k, const char *ad
     static run_rank vars;
     run_options one;
     run_ranks_one(o, &at, &vars, &one);
-    for (int i = 0; vars.env[i]; i++)   /* here, what the runner's children inherit too */
+    for (int i = 0; vars.env[i]; i++)   /* this process's too: what else it starts (ssh, the eager reference) */
         putenv(vars.text[i]);
     one.remote = c->host;
     if (c->host) {   /* there: through the ssh command */

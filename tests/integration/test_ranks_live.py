@@ -177,6 +177,13 @@ def test_live_a_rank_that_ends_before_joining_ends_the_others(aotidbg, package, 
     assert "runner killed" in lines[0] and "exited 3" in lines[1], lines
     assert load_session(tmp_path / "s.rank0.yaml")["end_state"] == "killed"
     assert load_session(tmp_path / "s.rank1.yaml")["end_state"] == "exited 3"
+    # r restarts both: rank 1's fresh runner ends unjoined again, and rank 0 is ended again
+    r = run([aotidbg, pkg, "--ranks", "2", "--inputs", specs, "--record", str(tmp_path / "r.yaml"),
+             "--headless", "160x40", "--keys", "r", "--dump-screen"], cwd=str(tmp_path), timeout=240,
+            env=dict(os.environ, AOTIDBG_RUNNER=str(wrapper)))
+    assert r.returncode == 1, r.stderr
+    assert "rank 1 ended before it joined the process group: rank 0 would wait" in r.stdout, r.stdout[-1500:]
+    assert "runner killed" in _rank_lines(r.stdout)[0]
 
 
 @pytest.mark.usefixtures("nothing_outlives_the_test")
