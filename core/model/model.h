@@ -435,6 +435,17 @@ typedef struct event_counts {
     int64_t events, kernels;
 } event_counts;
 
+/* The index: key a run's final save writes after counts: (session_write.h):
+ * where the events a route reads (route_load.h) are in the file (each
+ * event's lines: byte offset, ascending, and length), and the file's size
+ * when written, so that `route` reads those and not the rest. nat 0:
+ * absent. Saves never copy it: the writer writes where what it writes is. */
+typedef struct event_index {
+    uint64_t bytes;
+    double *at, *len;
+    size_t nat, nlen;
+} event_index;
+
 /* Growable arrays are plain (ptr, len, cap) triples grown by model.c; events,
  * kernels and warnings are malloc'd, the rest live in the arena. */
 typedef struct session {
@@ -463,6 +474,7 @@ typedef struct session {
     size_t nwarnings, cap_warnings; const char **warnings;  /* reader warnings (unknown keys, ...) */
     call_table prov;           /* the package's kernel calls: where its kernels come from */
     event_counts counts;       /* the file's counts: key; the writer writes the real ones */
+    event_index index;         /* the file's index: key, as read; never written from here */
     int truncated;             /* the file ended mid-event: the tail was cut off */
     const char *end_state;     /* "complete", "running", "cut-off"; may be NULL */
     const char *repro;         /* the folder `aotidbg repro` made from this run; NULL none */

@@ -1,10 +1,13 @@
 /* route_load.c — see route_load.h. */
 #define _GNU_SOURCE   /* tdestroy, twalk_r */
 #include "route_load.h"
+#include <fcntl.h>
 #include <search.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "hunts.h"
 #include "route_event.h"
 #include "session_copy.h"
@@ -25,6 +28,8 @@ typedef struct {
 
 struct route_loaded {
     char *path;
+    const session *mem;     /* route_session_picks: the session read instead of path */
+    int indexed;            /* read by the file's index: key */
     size_t step;
     session *keep;          /* the copies */
     kept_event *kept;
@@ -67,6 +72,12 @@ static int take_want(route_loaded *rl, int64_t index)
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
     return (x > y) - (x < y);
 }
 
@@ -122,6 +133,10 @@ typedef int (*slice_fn)(route_loaded *rl, void *ctx, event *const *ev, size_t n,
  * reader's session at the end: the header and the last slice's events. */
 static int read_slices(route_loaded *rl, const char *what, slice_fn fn, void *ctx, session **header, strbuf *err)
 {
+    if (rl->mem) {   /* one slice: the whole session in memory */
+        fn(rl, ctx, rl->mem->events, rl->mem->nevents, 0);
+        return 0;
+    }
     session_reader *r = NULL;
     if (session_reader_open(rl->path, &r, err))
         return -1;
@@ -287,21 +302,16 @@ static int fetch(route_loaded *rl, strbuf *err)
     return rc;
 }
 
-int route_session_load(const char *path, size_t step, const char *package, const route_progress *progress,
-                       session **out, route_loaded **rlp, strbuf *err)
+/* Keeps in rl what the router reads (route_load.h). all_names: the last
+ * launch of each name whether a route will need them or not (an index
+ * serves every --package). *hdr (file reads): the first read's header. */
+static int pick(route_loaded *rl, const char *package, int all_names, session **hdr, strbuf *err)
 {
-    *out = NULL;
-    *rlp = NULL;
-    route_loaded *rl = xcalloc(1, sizeof *rl);
-    rl->path = xstrdup(path);
-    rl->step = step ? step : DEFAULT_STEP;
-    rl->keep = session_new();
-    if (progress)
-        rl->progress = *progress;
     first_pass p = {.hit = -1, .error_kernel = -1};
     session *s = NULL;
-    if (read_slices(rl, "reading", first_slice, &p, &s, err))
-        goto fail;
+    if (read_slices(rl, "reading", first_slice, &p, rl->mem ? NULL : &s, err))
+        return -1;
+    *hdr = s;
     if (p.hit >= 0 && !p.seen_nan_event) {   /* the nan route walks back from the hunt's kernel */
         const kernel_event *hit = &p.hit_copy->u.kernel;
         size_t nt = hit->ntensors ? hit->ntensors : 1;
@@ -314,25 +324,136 @@ int route_session_load(const char *path, size_t step, const char *package, const
         free(pr.by_name);
         free(pr.by_data);
         if (rc)
-            goto fail;
+            return -1;
     }
     if (fetch(rl, err))
-        goto fail;
+        return -1;
     /* with a package to read, oob_element.c goes by an assert's kernel name when no error names a launch */
-    if ((package || router_session_package(s)) && !session_kernel_event(rl->keep, p.error_kernel)) {
+    if (all_names ||
+        ((package || router_session_package(s)) && !session_kernel_event(rl->keep, p.error_kernel))) {
         twalk_r(rl->names, want_last, rl);
         if (fetch(rl, err))
-            goto fail;
+            return -1;
+    }
+    return 0;
+}
+
+/* The event at off of fd, len bytes, appended to doc; -1 when it is not
+ * where an event's lines are (a list item from a line's start to one's end). */
+static int index_event(int fd, uint64_t off, uint64_t len, strbuf *doc)
+{
+    char c;
+    if (len < 5 || pread(fd, &c, 1, (off_t)off - 1) != 1 || c != '\n')
+        return -1;
+    size_t start = doc->len;
+    strbuf_grow(doc, (size_t)len);
+    for (uint64_t got = 0; got < len;) {
+        ssize_t n = pread(fd, doc->buf + start + got, (size_t)(len - got), (off_t)(off + got));
+        if (n <= 0)
+            return -1;
+        got += (uint64_t)n;
+    }
+    doc->len = start + (size_t)len;
+    doc->buf[doc->len] = 0;
+    return !memcmp(doc->buf + start, "- {", 3) && doc->buf[doc->len - 1] == '\n' ? 0 : -1;
+}
+
+/* The route read by the file's index: key (model.h event_index): 1 and
+ * *out with rl keeping the listed events alone; 0 and nothing kept when the
+ * file has no index or one that does not fit it (another size, a place
+ * that is not an event of the events list, events that do not parse alone),
+ * so the caller reads the whole file. */
+static int read_indexed(route_loaded *rl, session **out)
+{
+    strbuf e = STRBUF_INIT, doc = STRBUF_INIT;
+    session_reader *r = NULL;
+    session *s = NULL, *ev = NULL;
+    int fd = -1, ok = 0;
+    if (session_reader_open(rl->path, &r, &e))
+        goto done;
+    const session *h = session_reader_session(r);
+    if (session_reader_done(r) || !h->index.nat || h->counts.events < 0 || h->counts.kernels < 0 ||
+        h->nwarnings || h->index.nat > (size_t)h->counts.events)
+        goto done;
+    s = session_reader_take(r);
+    struct stat st;
+    fd = open(rl->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != s->index.bytes)
+        goto done;
+    strbuf_addf(&doc, "format_version: \"%d.%d\"\nevents:\n", s->format_major, s->format_minor);
+    if (s->index.nlen != s->index.nat)
+        goto done;
+    for (size_t j = 0; j < s->index.nat; j++) {   /* in order, apart, inside the file */
+        double a = s->index.at[j], n = s->index.len[j], end = j ? s->index.at[j - 1] + s->index.len[j - 1] : 1;
+        if (!(a >= end && n >= 1 && a + n <= (double)s->index.bytes && a == (double)(uint64_t)a &&
+              n == (double)(uint64_t)n) ||
+            index_event(fd, (uint64_t)a, (uint64_t)n, &doc))
+            goto done;
+    }
+    if (session_load_mem(rl->path, doc.buf, doc.len, &ev, &e) || ev->nevents != s->index.nat || ev->truncated ||
+        ev->nwarnings)
+        goto done;
+    for (size_t j = 0; j < ev->nevents; j++)
+        keep_event(rl, ev->events[j], (uint64_t)s->index.at[j]);
+    rl->nkernels = (size_t)s->counts.kernels;
+    rl->indexed = ok = 1;
+    *out = s;
+    s = NULL;
+done:
+    if (fd >= 0)
+        close(fd);
+    session_reader_close(r);
+    session_free(s);
+    session_free(ev);
+    strbuf_release(&doc);
+    strbuf_release(&e);
+    return ok;
+}
+
+int route_session_load(const char *path, size_t step, const char *package, const route_progress *progress,
+                       session **out, route_loaded **rlp, strbuf *err)
+{
+    *out = NULL;
+    *rlp = NULL;
+    route_loaded *rl = xcalloc(1, sizeof *rl);
+    rl->path = xstrdup(path);
+    rl->step = step ? step : DEFAULT_STEP;
+    rl->keep = session_new();
+    if (progress)
+        rl->progress = *progress;
+    session *s = NULL;
+    if (!read_indexed(rl, &s) && pick(rl, package, 0, &s, err)) {
+        session_free(s);
+        route_loaded_free(rl);
+        return -1;
     }
     place(rl, s);
     *out = s;
     *rlp = rl;
     return 0;
-fail:
-    session_free(s);
-    route_loaded_free(rl);
-    return -1;
 }
+
+void route_session_picks(const session *s, size_t **at, size_t *n)
+{
+    route_loaded *rl = xcalloc(1, sizeof *rl);
+    rl->mem = s;
+    rl->keep = session_new();
+    session *none = NULL;
+    (void)pick(rl, NULL, 1, &none, NULL);   /* from memory: nothing to fail */
+    *n = rl->nkept;
+    *at = xmalloc((*n ? *n : 1) * sizeof **at);
+    for (size_t i = 0; i < *n; i++)
+        (*at)[i] = (size_t)rl->kept[i].pos;
+    qsort(*at, *n, sizeof **at, cmp_size);
+    size_t u = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!u || (*at)[u - 1] != (*at)[i])
+            (*at)[u++] = (*at)[i];
+    *n = u;
+    route_loaded_free(rl);
+}
+
+int route_loaded_indexed(const route_loaded *rl) { return rl->indexed; }
 
 void route_loaded_counts(const route_loaded *rl, size_t *kept, size_t *kernels)
 {
@@ -344,7 +465,7 @@ void route_loaded_free(route_loaded *rl)
 {
     if (!rl)
         return;
-    free(rl->path);
+    free(rl->path);   /* NULL for route_session_picks */
     free(rl->kept);
     free(rl->want);
     tdestroy(rl->names, free_name);

@@ -18,6 +18,10 @@
  *     kernels, not its launches; a second read).
  * Routing what this keeps gives what routing session_load's whole session
  * gives: tests/unit/test_route_load.c checks it on every session in the tree.
+ * A file whose index: key (model.h event_index, written by a run's final
+ * save from route_session_picks) fits it (its size, each offset the start
+ * of a line of the events list that parses alone) is read by that index
+ * alone: the header, then those lines; any misfit reads the whole file.
  *   step: events a slice (0: the default); package: --package, or NULL;
  *   progress: NULL, or told how each read goes.
  * Returns 0 and *out (the caller's: session_free) and *rl (route_loaded_free,
@@ -43,6 +47,13 @@ typedef struct {
 
 int route_session_load(const char *path, size_t step, const char *package, const route_progress *progress,
                        session **out, route_loaded **rl, strbuf *err);
+/* The events a route of s reads, as route_session_load keeps them from its
+ * file, with the last launch of every kernel name (so that the list serves
+ * any --package): event numbers, ascending, in *at (the caller's: free),
+ * *n of them. For session_write_indexed. */
+void route_session_picks(const session *s, size_t **at, size_t *n);
+/* 1 when route_session_load read its file by the index. */
+int route_loaded_indexed(const route_loaded *rl);
 /* The kernels s holds of the file's (for a progress or a test): kept, all. */
 void route_loaded_counts(const route_loaded *rl, size_t *kept, size_t *kernels);
 void route_loaded_free(route_loaded *rl);   /* NULL is fine */

@@ -18,6 +18,7 @@
 #include "package.h"
 #include "provenance.h"
 #include "reinstrument.h"
+#include "route_load.h"
 #include "sanitizer.h"
 #include "remote_package.h"
 #include "session_io.h"
@@ -1352,7 +1353,10 @@ int run_service_finish(run_service *rs, strbuf *err)
     if (!rs->w)
         return 0;
     strbuf werr = STRBUF_INIT;
-    int rc = session_writer_finish(rs->w, &werr);
+    size_t *index, nindex;
+    route_session_picks(rs->s, &index, &nindex);   /* so that `route` reads these lines, not the file */
+    int rc = session_writer_finish(rs->w, index, nindex, &werr);
+    free(index);
     rs->w = NULL;
     if (rc < 0) {
         strbuf_addf(err, "writing %s failed: %s", rs->record, werr.buf);

@@ -462,6 +462,7 @@ static void put_top(FILE *f, const session *s, const skey *k)
         return;
     case SC_EVENTS:   /* session_dump_head's line; the events: session_dump_event */
     case SC_COUNTS:   /* the file's claim: the "events:" line says what it holds */
+    case SC_INDEX:    /* where lines are: nothing a reader of the dump needs */
         return;
     default:
         break;

@@ -422,6 +422,15 @@ static const skey counts_rows[] = {
 };
 static TABLE(session_counts_table, event_counts, "the event counts", counts_rows);
 
+static const skey index_rows[] = {
+    U(event_index, bytes, bytes, NEED, "the file's size in bytes (integer >= 0)"),
+    {.name = "at", .type = SK_NUMS, .flags = NEED, .off = offsetof(event_index, at), .cnt = offsetof(event_index, nat),
+     .what = "a list of byte offsets"},
+    {.name = "len", .type = SK_NUMS, .flags = NEED, .off = offsetof(event_index, len), .cnt = offsetof(event_index, nlen),
+     .what = "a list of lengths in bytes"},
+};
+static TABLE(session_index_table, event_index, "the route's index", index_rows);
+
 static const skey top_rows[] = {
     {.name = "format_version", .type = SK_CUSTOM, .flags = H, .what = "a version like \"1.0\"", .custom = SC_FORMAT},
     S(session, tool_version, tool_version, NUL, "a version string", NULL),
@@ -457,6 +466,8 @@ static const skey top_rows[] = {
     I(session, world_size, world_size, OPT | NEG1, "the number of ranks of the run", -1, 65536),
     {.name = "counts", .type = SK_SUB, .flags = OPT, .off = offsetof(session, counts), .what = "the event counts",
      .sub = &session_counts_table, .custom = SC_COUNTS},
+    {.name = "index", .type = SK_SUB, .flags = OPT, .off = offsetof(session, index), .what = "the route's index",
+     .sub = &session_index_table, .custom = SC_INDEX},
     {.name = "events", .type = SK_CUSTOM, .flags = H, .what = "a list of events", .custom = SC_EVENTS},
 };
 TABLE(session_top_table, session, "the session", top_rows);

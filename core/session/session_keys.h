@@ -52,6 +52,7 @@ typedef enum {
     SC_FORMAT,          /* format_version: first key, "MAJOR.MINOR" */
     SC_EVENTS,          /* events: last key, the event list */
     SC_COUNTS,          /* counts: before the events, by whole saves; the dump's "events:" line */
+    SC_INDEX,           /* index: after counts:, by a run's final save; offsets patched in; not dumped */
     SC_KIND,            /* an event's kind */
     SC_TENSOR_SHAPE,    /* tensor shape/strides: arena dims sharing ndim; strides */
     SC_TENSOR_STRIDES,  /*   default to contiguous */

@@ -301,12 +301,79 @@ static void put_event(FILE *f, const event *e)
     fputs("}\n", f);
 }
 
+/* The index: key of a whole save to a seekable file (session_write_indexed):
+ * written first with zeros, at a width fixed by the count, and rewritten in
+ * place once the events' lines are written and their offsets known. */
+#define INDEX_BYTES_W 20
+#define INDEX_AT_W 12   /* offsets below 10^12: the reader takes 4 GiB at most */
+
+typedef struct {
+    const size_t *events;   /* event numbers, ascending, no repeats */
+    size_t n;
+    off_t block;            /* where the key's lines begin; -1: not written */
+    uint64_t *at, *len;     /* each listed event's offset and length, as written */
+} index_plan;
+
+/* The key's lines: offsets at and lengths len (NULL: zeros), the file's size bytes. The
+ * length depends on n alone, so the rewrite fits over the placeholder;
+ * -1 when a number does not fit its width (the zeros stay: no reader
+ * trusts an index of a zero-byte file). */
+static int index_block(strbuf *sb, const index_plan *ix, uint64_t bytes)
+{
+    char num[32];
+    int w = snprintf(num, sizeof num, "%llu", (unsigned long long)bytes);
+    if (w > INDEX_BYTES_W)
+        return -1;
+    strbuf_addf(sb, "index:\n  bytes: %*s\n", INDEX_BYTES_W, num);
+    for (int list = 0; list < 2; list++) {
+        strbuf_addstr(sb, list ? "  len: [" : "  at: [");
+        for (size_t j = 0; j < ix->n; j++) {
+            uint64_t v = !ix->at ? 0 : list ? ix->len[j] : ix->at[j];
+            w = snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+            if (w > INDEX_AT_W)
+                return -1;
+            strbuf_addf(sb, "%s%*s", j ? ", " : "", INDEX_AT_W, num);
+        }
+        strbuf_addstr(sb, "]\n");
+    }
+    return 0;
+}
+
+static void put_index(FILE *f, index_plan *ix)
+{
+    strbuf sb = STRBUF_INIT;
+    ix->block = ftello(f);
+    if (ix->block >= 0 && !index_block(&sb, ix, 0))
+        fwrite(sb.buf, 1, sb.len, f);
+    else
+        ix->block = -1;
+    strbuf_release(&sb);
+}
+
+/* After the events: the real offsets over the placeholder; 0, or -1 when
+ * the file cannot be rewritten (the zeros stay, which no reader trusts). */
+static int patch_index(FILE *f, const index_plan *ix)
+{
+    off_t end = ftello(f);
+    strbuf sb = STRBUF_INIT;
+    int rc = end < 0 || index_block(&sb, ix, (uint64_t)end) || fseeko(f, ix->block, SEEK_SET) ||
+                     fwrite(sb.buf, 1, sb.len, f) != sb.len || fseeko(f, end, SEEK_SET) ? -1 : 0;
+    strbuf_release(&sb);
+    return rc;
+}
+
 /* Block style: "key: value" lines under indent; a sub-record as "key:" and
- * its keys one level in; lists as "key:" and "  - item" lines. */
-static void put_record_block(FILE *f, const stable *t, const void *rec, const char *indent)
+ * its keys one level in; lists as "key:" and "  - item" lines. ix: the
+ * top level's index plan, or NULL (no index: key). */
+static void put_record_block(FILE *f, const stable *t, const void *rec, const char *indent, index_plan *ix)
 {
     for (int i = 0; i < t->n; i++) {
         const skey *k = &t->keys[i];
+        if (k->custom == SC_INDEX) {   /* never the session's own: its offsets are another file's */
+            if (ix && ix->n)
+                put_index(f, ix);
+            continue;
+        }
         if (k->custom == SC_FORMAT) {
             fprintf(f, "%sformat_version: \"%d.%d\"\n", indent, SESSION_FORMAT_MAJOR, SESSION_FORMAT_MINOR);
             continue;
@@ -324,7 +391,7 @@ static void put_record_block(FILE *f, const stable *t, const void *rec, const ch
         switch (k->type) {
         case SK_SUB:
             fprintf(f, "%s%s:\n", indent, k->name);
-            put_record_block(f, k->sub, v, in2);
+            put_record_block(f, k->sub, v, in2, NULL);
             break;
         case SK_KV:
             fprintf(f, "%s%s:\n", indent, k->name);
@@ -358,13 +425,13 @@ static void put_record_block(FILE *f, const stable *t, const void *rec, const ch
 /* Everything but the events, in schema order; end_state given separately so
  * the streaming header can say "running". counts: the events' and kernels'
  * counts of a whole save; NULL (the stream's header) leaves the key out. */
-static void put_header(FILE *f, const session *s, const char *end_state, const session *counted)
+static void put_header(FILE *f, const session *s, const char *end_state, const session *counted, index_plan *ix)
 {
     session as = *s;   /* shallow copy: only end_state and counts differ */
     as.end_state = end_state;
     as.counts.events = counted ? (int64_t)counted->nevents : -1;
     as.counts.kernels = counted ? (int64_t)counted->nkernels : -1;
-    put_record_block(f, &session_top_table, &as, "");
+    put_record_block(f, &session_top_table, &as, "", ix);
 }
 
 static int check_stream(FILE *f, const char *what, strbuf *err)
@@ -376,14 +443,33 @@ static int check_stream(FILE *f, const char *what, strbuf *err)
     return 0;
 }
 
-int session_write(const session *s, FILE *f, strbuf *err)
+int session_write_indexed(const session *s, FILE *f, const size_t *index, size_t nindex, strbuf *err)
 {
     char buf[64];
-    put_header(f, s, session_end_state(s, buf, sizeof buf), s);
-    for (size_t i = 0; i < s->nevents; i++)
+    index_plan ix = {index, 0, -1, NULL, NULL};
+    for (size_t j = 0; index && j < nindex && index[j] < s->nevents && (!j || index[j] > index[j - 1]); j++)
+        ix.n = j + 1;   /* what is in order and in range: a plan that is not is cut there */
+    ix.at = ix.n ? xcalloc(ix.n, sizeof *ix.at) : NULL;
+    ix.len = ix.n ? xcalloc(ix.n, sizeof *ix.len) : NULL;
+    put_header(f, s, session_end_state(s, buf, sizeof buf), s, &ix);
+    size_t j = 0;
+    for (size_t i = 0; i < s->nevents; i++) {
+        off_t at = ix.block >= 0 && j < ix.n && ix.events[j] == i ? ftello(f) : -1;
         put_event(f, s->events[i]);
+        if (at >= 0) {   /* an event is its lines: a kernel's tensors one each */
+            off_t end = ftello(f);
+            ix.at[j] = (uint64_t)at;
+            ix.len[j++] = end > at ? (uint64_t)(end - at) : 0;
+        }
+    }
+    if (ix.block >= 0)
+        (void)patch_index(f, &ix);   /* failing, the zeros stay: the file stands, its index untrusted */
+    free(ix.at);
+    free(ix.len);
     return check_stream(f, "session", err);
 }
+
+int session_write(const session *s, FILE *f, strbuf *err) { return session_write_indexed(s, f, NULL, 0, err); }
 
 /* Test hook (documented in aotidbg-session(5)): AOTIDBG_SESSION_DUMP=FILE makes
  * every final save also write the plain-text dump of the in-memory session, as
@@ -466,13 +552,13 @@ static FILE *create_temp(const char *path, char **tmp, strbuf *err)
     return NULL;
 }
 
-int session_save(const session *s, const char *path, strbuf *err)
+int session_save_indexed(const session *s, const char *path, const size_t *index, size_t nindex, strbuf *err)
 {
     char *tmp = NULL;
     FILE *f = create_temp(path, &tmp, err);
     if (!f)
         return -1;
-    int rc = session_write(s, f, err);
+    int rc = session_write_indexed(s, f, index, nindex, err);
     if (!rc && fsync(fileno(f))) {
         strbuf_addf(err, "%s: fsync failed: %s", tmp, strerror(errno));
         rc = -1;
@@ -494,6 +580,8 @@ int session_save(const session *s, const char *path, strbuf *err)
         dump_hook(s);
     return rc;
 }
+
+int session_save(const session *s, const char *path, strbuf *err) { return session_save_indexed(s, path, NULL, 0, err); }
 
 /* ---- the lock: PATH.lock, flock'd while a writer records to PATH ---------------------- */
 
@@ -612,7 +700,7 @@ int session_writer_open(session_writer **out, const char *path, const session *s
         return -1;
     }
     w->s = s;
-    put_header(w->f, s, "running", NULL);
+    put_header(w->f, s, "running", NULL, NULL);
     if (check_stream(w->f, path, err)) {
         session_writer_close(w);
         return -1;
@@ -663,7 +751,7 @@ int session_writer_sync(session_writer *w, strbuf *err)
     return 0;
 }
 
-int session_writer_finish(session_writer *w, strbuf *err)
+int session_writer_finish(session_writer *w, const size_t *index, size_t nindex, strbuf *err)
 {
     if (!w)
         return 0;
@@ -671,7 +759,7 @@ int session_writer_finish(session_writer *w, strbuf *err)
         fclose(w->f);   /* the stream is complete as far as it goes: the save rewrites it whole */
         w->f = NULL;
     }
-    int rc = session_save(w->s, w->path, err);
+    int rc = session_save_indexed(w->s, w->path, index, nindex, err);
     if (!rc && w->part)
         unlink(w->part);
     else if (rc && w->part)

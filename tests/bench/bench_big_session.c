@@ -51,12 +51,14 @@
 #include "load.h"
 #include "panes.h"
 #include "render.h"
+#include "route_load.h"
 #include "session_io.h"
 #include "bench_util.h"
 
 #define BYTES_PER_KERNEL 760.0   /* about what one event below takes in the file */
 
-static int generate(const char *path, long n)
+/* The file at path and, with the index a run's final save writes (route_load.h), at ipath. */
+static int generate(const char *path, const char *ipath, long n)
 {
     session *s = session_new();
     s->tool_version = AOTIDBG_VERSION;
@@ -96,11 +98,19 @@ static int generate(const char *path, long n)
             t->has_stats = 1;
             double r = (double)rand() / RAND_MAX;
             t->stats = (tensor_stats){16, 16, 0, 0, 0, 0, 0, -r * 3, r * 4, r - 0.5, 1 + r};
+            if (j && i == n * 3 / 4 + 1) {   /* a NaN for route to find three quarters in */
+                t->stats.nan = 2;
+                t->stats.finite = 14;
+                k->status = KSTAT_NAN;
+            }
         }
     }
     s->end_state = "complete";
     strbuf err = STRBUF_INIT;
-    int rc = session_save(s, path, &err);
+    size_t *at, nat;
+    route_session_picks(s, &at, &nat);
+    int rc = session_save(s, path, &err) || session_save_indexed(s, ipath, at, nat, &err);
+    free(at);
     if (rc)
         fprintf(stderr, "bench_big_session: %s\n", err.buf);
     strbuf_release(&err);
@@ -169,8 +179,9 @@ static int whole(const char *path, double *out)
 #endif
 
 /* `aotidbg ARGS... > pipe` (stdin from in when set), as a user runs it:
- * out = {wall s, s to the first byte on stdout, CPU s, peak RSS MB, MB printed}. */
-static int cli(const char *const *args, const char *in, double *out)
+ * out = {wall s, s to the first byte on stdout, CPU s, peak RSS MB, MB printed};
+ * text (when not NULL) takes the first MB printed. */
+static int cli(const char *const *args, const char *in, double *out, strbuf *text)
 {
     int fd[2];
     if (pipe(fd))
@@ -196,6 +207,8 @@ static int cli(const char *const *args, const char *in, double *out)
     while ((n = read(fd[0], buf, sizeof buf)) > 0) {
         if (first < 0)
             first = bench_now_s() - t0;
+        if (text && text->len < (1u << 20))
+            strbuf_add(text, buf, (size_t)n);
         bytes += (double)n;
     }
     close(fd[0]);
@@ -246,10 +259,12 @@ static int one(double mb, const char *dir)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/bench_big_session_%ld_%.0f.yaml", dir, (long)getpid(), mb);
+    char ipath[4200];
+    snprintf(ipath, sizeof ipath, "%s.indexed.yaml", path);
     long n = (long)(mb * 1e6 / BYTES_PER_KERNEL);
     pid_t pid = fork();
     if (pid == 0)
-        _exit(generate(path, n) ? 1 : 0);
+        _exit(generate(path, ipath, n) ? 1 : 0);
     int st;
     if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
         return -1;
@@ -268,10 +283,15 @@ static int one(double mb, const char *dir)
     /* the command line: --dump of stdin loads whole (as every --dump did before), of a file it streams */
     static const char *bin = AOTIDBG_BINARY_DIR "/aotidbg";
     const char *dump_whole[] = {bin, "replay", "-", "--dump", NULL}, *dump_file[] = {bin, "replay", path, "--dump", NULL};
-    const char *route[] = {bin, "route", path, NULL};
-    double dw[5], ds[5], rt[5];
-    int dump_ok = !cli(dump_whole, path, dw) && !cli(dump_file, NULL, ds), route_ok = !cli(route, NULL, rt);
+    const char *route[] = {bin, "route", path, NULL}, *route_ix[] = {bin, "route", ipath, NULL};
+    double dw[5], ds[5], rt[5], ri[5];
+    strbuf rtext = STRBUF_INIT, itext = STRBUF_INIT;
+    int dump_ok = !cli(dump_whole, path, dw, NULL) && !cli(dump_file, NULL, ds, NULL);
+    int route_ok = !cli(route, NULL, rt, &rtext) && !cli(route_ix, NULL, ri, &itext);
+    struct stat ib;
+    double index_kb = stat(ipath, &ib) ? -1 : ((double)ib.st_size - (double)sb.st_size) / 1e3;
     unlink(path);
+    unlink(ipath);
     printf("%7.1f MB %9zu events | first screen %6.3f s (%zu events; the rest in %zu slices, %.1f s, "
            "%.1f s CPU in all, peak RSS %.0f MB) | whole load %6.2f s (then the first screen) | whole load + dump %6.2f s, "
            "%.1f s CPU, peak RSS %.0f MB\n",
@@ -283,9 +303,19 @@ static int one(double mb, const char *dir)
     else
         printf("          replay --dump: %s failed to run\n", bin);
     if (route_ok)
-        printf("          route (in slices): %6.2f s, %.1f s CPU, peak RSS %.0f MB\n", rt[0], rt[2], rt[3]);
+        printf("          route, read in slices: %6.2f s, %.1f s CPU, peak RSS %.0f MB | by the index (%.1f kB more "
+               "file): %6.3f s, %.2f s CPU, peak RSS %.0f MB | the same route: %s\n",
+               rt[0], rt[2], rt[3], index_kb, ri[0], ri[2], ri[3],
+               !strcmp(rtext.buf, itext.buf) && strstr(rtext.buf, "nan-inf") ? "yes (nan-inf)" : "NO");
     else
         printf("          route: %s failed to run\n", bin);
+    int same = !route_ok || !strcmp(rtext.buf, itext.buf);
+    if (!same || getenv("BENCH_SHOW_ROUTE"))
+        fprintf(stderr, "--- in slices:\n%s\n--- by the index:\n%s\n", rtext.buf, itext.buf);
+    strbuf_release(&rtext);
+    strbuf_release(&itext);
+    if (!same)
+        return -1;
     fflush(stdout);
     return 0;
 }

@@ -86,6 +86,34 @@ def test_nan_found_at_its_iteration(aotidbg, package, tmp_path, rounds, bad):
     assert {bad - 1, bad} <= {k.get("iteration") for k in kernels(sess)}
     assert f"in iteration {bad} of while_loop_body_graph_0" in p.stderr
     assert f"(iteration {bad} of while_loop_body_graph_0)" in p.stderr
+    if rounds == 200:
+        _route_reads_the_index(aotidbg, os.path.join(tmp_path, "s.yaml"), sess, nan["kernel"])
+
+
+def _route_reads_the_index(aotidbg, path, sess, nan_kernel):
+    """The final save's index: key lists where the events `route` reads are. `route` of the file says
+    what `route` of the same file without the key says (read whole), and it reads those places
+    alone: an event it does not list, made unreadable at the same length, changes nothing, while
+    a read of the whole file now fails at it."""
+    raw = open(path, "rb").read()
+    ix = sess["index"]
+    listed = set(ix["at"])
+    by_index = run([aotidbg, "route", path])
+    assert by_index.returncode == 0 and by_index.stdout.startswith("route: nan-inf"), by_index.stdout
+    assert f"kernel #{nan_kernel}" in by_index.stdout
+    head, rest = raw.split(b"\nindex:\n", 1)
+    plain = os.path.join(os.path.dirname(path), "plain.yaml")
+    with open(plain, "wb") as f:
+        f.write(head + b"\n" + rest.split(b"\n", 3)[3])   # the key's three lines gone
+    whole = run([aotidbg, "route", plain])
+    assert whole.returncode == 0 and whole.stdout == by_index.stdout
+    starts = [i + 1 for i in range(len(raw) - 1) if raw[i:i + 2] == b"\n-"]
+    other = next(a for a in starts if a not in listed and raw[a:a + 15] == b"- {kind: kernel")
+    bad = raw[:other] + b"- [[[[[[[[[[[[[" + raw[other + 15:]
+    with open(path, "wb") as f:
+        f.write(bad)
+    assert run([aotidbg, "route", path]).stdout == by_index.stdout
+    assert run([aotidbg, "replay", path, "--dump"]).returncode == 2
 
 
 def replay_screens(aotidbg, session, script, tmp_path, size="200x30", env=None):

@@ -84,7 +84,21 @@ def test_file_is_plain_yaml(recorded):
     kernels = [e for e in sess["events"] if e["kind"] == "kernel"]
     assert kernels and all(set(e) >= {"index", "name", "type", "status", "duration_us", "tensors"} for e in kernels)
     # the final save counts the list just before it, so a dump can print its "events:" line first
-    assert keys[-2] == "counts" and sess["counts"] == {"events": len(sess["events"]), "kernels": len(kernels)}
+    assert keys[-3:] == ["counts", "index", "events"]
+    assert sess["counts"] == {"events": len(sess["events"]), "kernels": len(kernels)}
+    # and says where the events `route` reads are: each place is one whole event of the list
+    ix, raw = sess["index"], open(recorded["path"], "rb").read()
+    assert ix["bytes"] == len(raw) and len(ix["at"]) == len(ix["len"]) >= 1 and ix["at"] == sorted(ix["at"])
+    items = []
+    for at, n in zip(ix["at"], ix["len"]):
+        chunk = raw[at:at + n]
+        assert raw[at - 1:at] == b"\n" and chunk.startswith(b"- {kind: ") and chunk.endswith(b"\n"), chunk[:80]
+        items += yaml.safe_load(chunk.decode())
+    assert all(e in sess["events"] for e in items)
+    # every event that is not a kernel, and the last launch of each kernel name
+    assert [e for e in items if e["kind"] != "kernel"] == [e for e in sess["events"] if e["kind"] != "kernel"]
+    last = {k["name"]: k["index"] for k in kernels}
+    assert {k["index"] for k in items if k["kind"] == "kernel"} >= set(last.values())
     # the kernel's own time sits inside the hook-to-hook span (CPU: the launch alone)
     assert all(0 <= k["device_us"] <= k["duration_us"] for k in kernels), kernels
     for k in kernels:

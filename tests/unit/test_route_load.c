@@ -5,8 +5,11 @@
  * same YAML, the same error. Then sessions written here for the paths few
  * recorded files take (a NaN with no nan event, its producer far back; an
  * error naming a kernel long gone; an assert's kernel by name only), with
- * what is kept counted. Also session_copy_event: a copy dumps as its source,
- * after the source is freed. */
+ * what is kept counted. Then the index: key (route_session_picks, written
+ * by session_save_indexed): every session re-saved with one routes as its
+ * whole self by the index alone and dumps as a save without one; an index
+ * that does not fit its file is not trusted. Also session_copy_event: a
+ * copy dumps as its source, after the source is freed. */
 #define _GNU_SOURCE
 #include <ftw.h>
 #include <stdlib.h>
@@ -67,17 +70,21 @@ static void whole(const char *path, strbuf *out)
     strbuf_release(&err);
 }
 
+static int last_indexed;   /* the last sliced() read went by the index */
+
 static size_t sliced(const char *path, size_t step, strbuf *out)
 {
     session *s = NULL;
     route_loaded *rl = NULL;
     strbuf err = STRBUF_INIT;
     size_t kept = 0, all = 0;
+    last_indexed = 0;
     if (route_session_load(path, step, NULL, NULL, &s, &rl, &err)) {
         strbuf_addf(out, "error: %s", err.buf);
     } else {
         route_into(s, out);
         route_loaded_counts(rl, &kept, &all);
+        last_indexed = route_loaded_indexed(rl);
     }
     session_free(s);
     route_loaded_free(rl);
@@ -199,18 +206,208 @@ static void save_tmp(session *s, char *path)
     strbuf_release(&err);
 }
 
-/* Whole and sliced route p the same, and the sliced read kept at most max kernels. */
+/* s saved to path (a new temporary name) with the index a run's final save writes. */
+static void save_indexed_tmp(const session *s, char *path)
+{
+    strcpy(path, "/tmp/test_route_load_ix_XXXXXX");
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    size_t *at, n;
+    route_session_picks(s, &at, &n);
+    strbuf err = STRBUF_INIT;
+    CHECK(session_save_indexed(s, path, at, n, &err) == 0);
+    free(at);
+    strbuf_release(&err);
+}
+
+/* Whole and sliced route p the same, and the sliced read kept at most max
+ * kernels; p re-saved with an index routes the same by the index. */
 static void same_and_small(const char *path, size_t max_kept, const char *must)
 {
-    strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
     whole(path, &a);
     size_t kept = sliced(path, 3, &b);
     CHECK_STR(b.buf, a.buf);
     CHECK(kept <= max_kept);
+    CHECK(!last_indexed);
     if (must)
         CHECK_CONTAINS(b.buf, must);
+    session *s = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(session_load(path, &s, &err) == 0);
+    char ipath[64];
+    save_indexed_tmp(s, ipath);
+    session_free(s);
+    sliced(ipath, 3, &c);
+    CHECK(last_indexed);
+    CHECK_STR(c.buf, a.buf);
+    unlink(ipath);
+    strbuf_release(&err);
     strbuf_release(&a);
     strbuf_release(&b);
+    strbuf_release(&c);
+}
+
+static void test_every_session_by_its_index(void)
+{
+    size_t compared = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        session *s = NULL;
+        strbuf err = STRBUF_INIT;
+        if (session_load(files[i], &s, &err) || s->truncated || !s->nevents) {   /* an index is of a whole save */
+            session_free(s);
+            strbuf_release(&err);
+            continue;
+        }
+        char ipath[64], ppath[64];
+        save_indexed_tmp(s, ipath);
+        save_tmp(s, ppath);
+        session_free(s);
+        strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+        whole(ppath, &a);
+        sliced(ipath, 512, &b);
+        if (!last_indexed || strcmp(a.buf, b.buf)) {
+            fprintf(stderr, "%s: %s\n--- whole:\n%s\n--- by the index:\n%s\n", files[i],
+                    last_indexed ? "routes differently by its index" : "not read by its index", a.buf, b.buf);
+            CHECK(0);
+        }
+        session *x = NULL, *y = NULL;   /* the key is not part of what a replay shows */
+        CHECK(session_load(ipath, &x, &err) == 0 && session_load(ppath, &y, &err) == 0);
+        if (x && y) {
+            CHECK(x->index.nat > 0 && y->index.nat == 0);
+            char *dx = dump_mem(x), *dy = dump_mem(y);
+            CHECK_STR(dx, dy);
+            free(dx);
+            free(dy);
+        }
+        session_free(x);
+        session_free(y);
+        compared++;
+        unlink(ipath);
+        unlink(ppath);
+        strbuf_release(&a);
+        strbuf_release(&b);
+        strbuf_release(&err);
+    }
+    printf("route_load: %zu sessions routed by their index\n", compared);
+    CHECK(compared >= 50);
+}
+
+/* Rewrites len bytes at off of path. */
+static void poke(const char *path, long off, const char *bytes, size_t len)
+{
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && fseek(f, off, SEEK_SET) == 0 && fwrite(bytes, 1, len, f) == len);
+    if (f)
+        fclose(f);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    rewind(f);
+    char *b = malloc(*len + 1);
+    CHECK(fread(b, 1, *len, f) == *len);
+    b[*len] = 0;
+    fclose(f);
+    return b;
+}
+
+/* An index that does not fit its file (hand-edited, appended to, an offset
+ * moved, never patched) is not trusted: the whole file is read, and the
+ * route is the whole file's. */
+static void test_index_that_misfits_is_not_trusted(void)
+{
+    session *s = made(300, 7, 290, KSTAT_NAN);
+    char path[64];
+    save_indexed_tmp(s, path);
+    session_free(s);
+    strbuf want = STRBUF_INIT, got = STRBUF_INIT;
+    whole(path, &want);
+    sliced(path, 64, &got);
+    CHECK(last_indexed);
+    CHECK_STR(got.buf, want.buf);
+    size_t len;
+    char *orig = slurp(path, &len);
+    const char *at = strstr(orig, "\n  at: [");
+    CHECK(at != NULL);
+    long first = (long)(at - orig) + 9;   /* the first offset's field */
+    static const struct {
+        const char *what;
+        long off;           /* -1: append */
+        const char *bytes;
+    } cases[] = {
+        {"appended to", -1, "# a line more\n"},
+        {"an offset one byte on", 0, NULL},
+        {"an offset into the header", 0, "           1"},
+        {"an offset past the end", 0, "999999999999"},
+        {"zeros (never patched)", 0, "           0"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(orig, 1, len, f) == len);
+        fclose(f);
+        if (cases[c].off < 0) {
+            f = fopen(path, "ab");
+            fputs(cases[c].bytes, f);
+            fclose(f);
+        } else if (cases[c].bytes) {
+            poke(path, first, cases[c].bytes, 12);
+        } else {
+            char field[13];
+            memcpy(field, orig + first, 12);
+            field[12] = 0;
+            char moved[32];
+            snprintf(moved, sizeof moved, "%12lld", atoll(field) + 1);
+            poke(path, first, moved, 12);
+        }
+        strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+        whole(path, &a);
+        sliced(path, 64, &b);
+        if (last_indexed || strcmp(a.buf, b.buf)) {
+            fprintf(stderr, "an index %s: %s\n", cases[c].what, last_indexed ? "trusted" : "routes differently");
+            CHECK(0);
+        }
+        strbuf_release(&a);
+        strbuf_release(&b);
+    }
+    free(orig);
+    unlink(path);
+    strbuf_release(&want);
+    strbuf_release(&got);
+}
+
+/* A stream that cannot seek back gets no index: the file stands. */
+static void test_no_index_into_a_pipe(void)
+{
+    session *s = made(20, 3, 10, KSTAT_NAN);
+    size_t *at, n;
+    route_session_picks(s, &at, &n);
+    CHECK(n >= 2 && n < 20);   /* the nan kernel, its producer, the last of each name: not every launch */
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    FILE *w = fdopen(fds[1], "w");
+    strbuf err = STRBUF_INIT;
+    CHECK(session_write_indexed(s, w, at, n, &err) == 0);
+    fclose(w);
+    strbuf text = STRBUF_INIT;
+    char buf[4096];
+    ssize_t k;
+    while ((k = read(fds[0], buf, sizeof buf)) > 0)
+        strbuf_add(&text, buf, (size_t)k);
+    close(fds[0]);
+    CHECK(!strstr(text.buf, "\nindex:"));
+    session *back = NULL;
+    CHECK(session_load_mem("pipe", text.buf, text.len, &back, &err) == 0 && back->nevents == 20);
+    session_free(back);
+    free(at);
+    session_free(s);
+    strbuf_release(&text);
+    strbuf_release(&err);
 }
 
 static void test_nan_without_event_walks_back(void)
@@ -332,6 +529,9 @@ int main(void)
     nftw(AOTIDBG_SOURCE_DIR "/sessions", collect, 16, FTW_PHYS);
     nftw(AOTIDBG_SOURCE_DIR "/tests", collect, 16, FTW_PHYS);
     RUN(test_every_session_routes_the_same);
+    RUN(test_every_session_by_its_index);
+    RUN(test_index_that_misfits_is_not_trusted);
+    RUN(test_no_index_into_a_pipe);
     RUN(test_copy_dumps_as_source);
     RUN(test_nan_without_event_walks_back);
     RUN(test_status_nan_alone);

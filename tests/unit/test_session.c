@@ -535,7 +535,7 @@ static void test_streaming_writer(void)
         session_free(r);
     }
     s->counts.events = 99;   /* a claim read from another file: the save writes what it holds */
-    CHECK(session_writer_finish(w, &err) == 0);
+    CHECK(session_writer_finish(w, NULL, 0, &err) == 0);
     CHECK(session_load(path, &r, &err) == 0);
     if (r) {
         CHECK_STR(r->end_state, "exited 0");   /* no end_state given: the runner-exit says how it ended */
