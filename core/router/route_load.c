@@ -338,6 +338,10 @@ static int pick(route_loaded *rl, const char *package, int all_names, session **
     return 0;
 }
 
+/* At most this much is read by an index (a bigger claim is read as the
+ * whole file is, a slice at a time: memory stays bounded either way). */
+#define INDEX_READ_MAX (256u << 20)
+
 /* The event at off of fd, len bytes, appended to doc; -1 when it is not
  * where an event's lines are (a list item from a line's start to one's end). */
 static int index_event(int fd, uint64_t off, uint64_t len, strbuf *doc)
@@ -386,7 +390,7 @@ static int read_indexed(route_loaded *rl, session **out)
     for (size_t j = 0; j < s->index.nat; j++) {   /* in order, apart, inside the file */
         double a = s->index.at[j], n = s->index.len[j], end = j ? s->index.at[j - 1] + s->index.len[j - 1] : 1;
         if (!(a >= end && n >= 1 && a + n <= (double)s->index.bytes && a == (double)(uint64_t)a &&
-              n == (double)(uint64_t)n) ||
+              n == (double)(uint64_t)n && doc.len + n <= INDEX_READ_MAX) ||
             index_event(fd, (uint64_t)a, (uint64_t)n, &doc))
             goto done;
     }

@@ -20,8 +20,9 @@
  * gives: tests/unit/test_route_load.c checks it on every session in the tree.
  * A file whose index: key (model.h event_index, written by a run's final
  * save from route_session_picks) fits it (its size, each offset the start
- * of a line of the events list that parses alone) is read by that index
- * alone: the header, then those lines; any misfit reads the whole file.
+ * of an event of the events list, the events parsing alone, 256 MiB of
+ * them at most) is read by that index alone: the header, then those
+ * events; any misfit reads the whole file.
  *   step: events a slice (0: the default); package: --package, or NULL;
  *   progress: NULL, or told how each read goes.
  * Returns 0 and *out (the caller's: session_free) and *rl (route_loaded_free,

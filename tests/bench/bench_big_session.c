@@ -14,7 +14,10 @@
  * wall, CPU, peak RSS and when the first byte came):
  *   replay - --dump < BIG.yaml   the whole load (stdin loads whole, as every --dump did);
  *   replay BIG.yaml --dump       read a slice at a time, each slice freed once rendered;
- *   route BIG.yaml               read a slice at a time, keeping the events routing reads (route_load.h).
+ *   route BIG.yaml               read a slice at a time, keeping the events routing reads (route_load.h);
+ *   route BIG.indexed.yaml       the same session saved with the index a run's final save writes
+ *                                (route_session_picks), read by it; the two routes must be the same
+ *                                (a NaN planted three quarters in: nan-inf), else the bench fails.
  * Prints one line per size, side by side (wall and CPU seconds), then the
  * command lines'. Peak RSS is each child's ru_maxrss.
  *
@@ -35,6 +38,10 @@
  *   100 MB: whole load 4.34 s / 3.9 s / 111 MB, first byte 3.56 s;
  *           in slices 4.01 s / 3.7 s / 6 MB, first byte 0.02 s;
  *           route 2.95 s / 2.9 s / 11 MB
+ * With index: and the planted NaN (route reads to the NaN, then back to its
+ * producers, then fetches), 2026-12-03, the box quiet (load average 0.4):
+ *   100 MB: route in slices 11.91 s / 11.8 s / 11 MB; by the index 0.018 s /
+ *           0.02 s / 10 MB (0.2 kB more file), the same route
  * Usage: bench_big_session [MB...]
  * (TMPDIR for the files). Exit 0 unless something failed to run. */
 #define _GNU_SOURCE
