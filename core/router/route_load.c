@@ -376,8 +376,8 @@ static int read_indexed(route_loaded *rl, session **out)
     if (session_reader_open(rl->path, &r, &e))
         goto done;
     const session *h = session_reader_session(r);
-    if (session_reader_done(r) || !h->index.nat || h->counts.events < 0 || h->counts.kernels < 0 ||
-        h->nwarnings || h->index.nat > (size_t)h->counts.events)
+    if (session_reader_done(r) || !h->index.nat || h->index.nlen != h->index.nat || h->counts.events < 0 ||
+        h->counts.kernels < 0 || h->nwarnings || h->index.nat > (size_t)h->counts.events)
         goto done;
     s = session_reader_take(r);
     struct stat st;
@@ -385,8 +385,6 @@ static int read_indexed(route_loaded *rl, session **out)
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != s->index.bytes)
         goto done;
     strbuf_addf(&doc, "format_version: \"%d.%d\"\nevents:\n", s->format_major, s->format_minor);
-    if (s->index.nlen != s->index.nat)
-        goto done;
     for (size_t j = 0; j < s->index.nat; j++) {   /* in order, apart, inside the file */
         double a = s->index.at[j], n = s->index.len[j], end = j ? s->index.at[j - 1] + s->index.len[j - 1] : 1;
         if (!(a >= end && n >= 1 && a + n <= (double)s->index.bytes && a == (double)(uint64_t)a &&
