@@ -570,6 +570,13 @@ static void i_render(app *a, pane *p, grid *g, int focused)
         in.y++;
         in.h--;
     }
+    if (sel->values_skipped && in.h >= 3) {   /* why this round has no grid */
+        grid_put(g, in.x, in.y, in.w, EL_WARN,
+                 "values not read in this loop round (a later one, not stopped at, no NaN/Inf): "
+                 "the statistics are the round's; --loop-values all reads them");
+        in.y++;
+        in.h--;
+    }
     /* Split: tensor list on top; values and histogram below when there is room. */
     int detail = sel->nvalues && in.h >= 12 ? in.h / 2 : 0;
     int list_h = in.h - detail;
@@ -815,7 +822,10 @@ int inspector_goto_element(app *a, const char *name, tensor_phase ph, const char
     if (value_grid_goto(&st(a)->vg, t, at, msg) < 0)
         return -1;
     if (!t->nvalues)
-        strbuf_addstr(msg, "its values were not kept (--values N keeps them): the statistics name the element");
+        strbuf_addstr(msg, t->values_skipped ? "its values were not read in this loop round (--loop-values all "
+                                               "reads them): the statistics name the element"
+                                             : "its values were not kept (--values N keeps them): the statistics "
+                                               "name the element");
     return 0;
 }
 

@@ -71,6 +71,9 @@ typedef struct {
     int values_complete;       /* 1 when values holds every element */
     int values_budget_cut;     /* 1 when the value budget (--values-budget) dropped values the
                                   runner sent: values is then a prefix sample or empty */
+    int values_skipped;        /* 1 when the runner read no values, though asked (--values): a while_loop
+                               round after the first that the run did not stop at, with no NaN/Inf
+                               in the tensor (PROTO_LOAD_ROUND_STATS; --loop-values all reads them) */
     int has_alloc;             /* 1 when the runner said where the elements sit (alloc) */
     tensor_alloc alloc;
 } tensor_rec;

@@ -124,6 +124,14 @@ enum { PROTO_SIGNAL_PAUSE = 0, PROTO_SIGNAL_KILL = 1 };
 enum {
     PROTO_LOAD_BLOCKING = 1,
     PROTO_LOAD_ALLOC = 2,  /* TENSORs carry where their elements sit (the tensor table of a memcheck run) */
+    PROTO_LOAD_ROUND_STATS = 4, /* in a while_loop's second and later rounds a kernel the run does not stop
+                                   at sends statistics without values (values still for a tensor holding
+                                   NaN/Inf), and its KERNEL(before) says STATS_ONLY: the rounds a session
+                                   folds keep no values, and reading them was most of a wide loop's cost */
+};
+
+enum {                     /* KERNEL flags */
+    PROTO_KERNEL_STATS_ONLY = 1, /* before: its tensors carry no values unless non-finite (ROUND_STATS) */
 };
 
 enum {                     /* break flags (the SET_BREAKS argument) */
@@ -175,7 +183,8 @@ typedef struct {
         struct { uint32_t n_inputs, n_outputs, n_names; const char **input_names; } loaded;
         struct { int64_t index; const char *name; uint8_t phase, status; double t_us, duration_us;
                  const char *source, *branch; /* NULL encodes as "" */
-                 double device_us; const char *device_note; /* NULL encodes as "" */ } kernel;
+                 double device_us; const char *device_note; /* NULL encodes as "" */
+                 uint32_t flags; /* PROTO_KERNEL_*; unknown bits are ignored */ } kernel;
         struct { int64_t kernel_index; tensor_rec t; } tensor;  /* t.phase carries the phase */
         struct { int64_t kernel_index; uint8_t phase, reason; } stopped;
         struct { int64_t kernel_index; const char *text; } error;

@@ -160,8 +160,9 @@ static const proto_field loaded[] = {
  * after (-1 else). Added later, each decoded as its default from a frame that ends before it:
  * source (how the kernel was seen: "printer" hooks or "interpose"d cuLaunchKernel), branch (the
  * subgraph the launch sits in: "true_graph_0", nested ones "outer/inner"; "" the main graph),
- * device_us (after: the kernel's own time, device_timer.h in the runner; -1 unknown) and
- * device_note (after: why device_us is -1, or what it includes). */
+ * device_us (after: the kernel's own time, device_timer.h in the runner; -1 unknown),
+ * device_note (after: why device_us is -1, or what it includes) and flags (PROTO_KERNEL_*: before,
+ * STATS_ONLY under LOAD flag ROUND_STATS: its tensors carry values only where they hold NaN/Inf). */
 static const proto_field kernel[] = {
     M(I64, kernel.index, "kernel index"),
     M(STR, kernel.name, "kernel name"),
@@ -173,6 +174,7 @@ static const proto_field kernel[] = {
     M(STR, kernel.branch, "kernel branch", LATER),
     M(F64, kernel.device_us, "device_us", LATER, .dflt = -1),
     M(STR, kernel.device_note, "device note", LATER),
+    M(U32, kernel.flags, "kernel flags", LATER),
 };
 
 /* One tensor of kernel kernel_index (-1 for outputs); the phase goes in t.phase. */

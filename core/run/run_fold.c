@@ -22,6 +22,7 @@ struct run_fold {
     event *fold;               /* the fold event growing over held's predecessors; NULL none */
     arena saved;               /* the session's arena while open's is swapped in */
     int swapped;
+    uint64_t dropped;          /* values of folded iterations, not yet taken (run_fold_take_dropped) */
 };
 
 run_fold *run_fold_new(session *s)
@@ -235,6 +236,9 @@ static void close_open(run_fold *f)
         fold_start(f, &f->held);
     }
     fold_add(f, &f->held);
+    for (size_t i = f->held.from; i < f->held.from + f->held.n; i++)   /* foldable: kernels only */
+        for (size_t t = 0; t < s->events[i]->u.kernel.ntensors; t++)
+            f->dropped += s->events[i]->u.kernel.tensors[t].nvalues;
     remove_events(f, f->held.from, f->held.n, it->n);
     it->from -= f->held.n;
     drop(&f->held);
@@ -295,6 +299,14 @@ void run_fold_mark(run_fold *f)
 {
     if (f && f->open.on)
         f->open.marked = 1;
+}
+
+uint64_t run_fold_take_dropped(run_fold *f)
+{
+    uint64_t n = f ? f->dropped : 0;
+    if (f)
+        f->dropped = 0;
+    return n;
 }
 
 void run_fold_flush(run_fold *f)

@@ -39,5 +39,8 @@ void run_fold_leave(run_fold *f);
 void run_fold_mark(run_fold *f);
 /* Closes the open iteration and keeps the last folded one whole (the loop ended, or the run). */
 void run_fold_flush(run_fold *f);
+/* Values (tensor_rec.nvalues) that left the session in folded iterations since the last call:
+ * the recorder gives them back to its value budget. */
+uint64_t run_fold_take_dropped(run_fold *f);
 
 #endif

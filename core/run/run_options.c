@@ -116,6 +116,16 @@ static int store_values(const opt_spec *o, const char *v, void *field, strbuf *e
     return 0;
 }
 
+static int store_loop_values(const opt_spec *o, const char *v, void *field, strbuf *err)
+{
+    if (strcmp(v, "kept") && strcmp(v, "all")) {
+        strbuf_addf(err, "--loop-values needs kept or all, got '%s'", v);
+        return -1;
+    }
+    *(int *)field = !strcmp(v, "all");
+    return 0;
+}
+
 static int store_ranks(const opt_spec *o, const char *v, void *field, strbuf *err)
 {
     char *end;
@@ -234,6 +244,11 @@ const opt_spec run_option_specs[] = {
      ALL | RUN_OPT_REPRO},
     {"--values", "N", "keep up to N values per tensor for the value grid\n"
      "(default: run 0, live 4096), within the value budget", F(max_values), store_values, 0, RL},
+    {"--loop-values", "WHICH", "with --values: which while_loop rounds read values.\n"
+     "kept (the default): the first round of each entry into a\n"
+     "loop, the kernels the run stops at, and tensors holding\n"
+     "NaN/Inf; later rounds keep statistics alone (most fold).\n"
+     "all: every round (slower on a long loop of wide tensors)", F(loop_values_all), store_loop_values, 0, RL},
     {"--values-budget", "SIZE", "bytes of values kept in all (8 per value; K, M, G\n"
      "suffixes; default 256M; 0 = no limit); past it a tensor\n"
      "keeps its statistics and its first 1024 values while such\n"

@@ -65,6 +65,8 @@ typedef struct run_options {
     double timeout_s;     /* --timeout; 0 = never */
     size_t max_values;    /* --values */
     uint64_t values_budget; /* --values-budget, bytes; 0 = no limit */
+    int loop_values_all;  /* --loop-values all: values in every while_loop round (default kept: the first
+                             round, stops, NaN/Inf; PROTO_LOAD_ROUND_STATS) */
     run_breaks breaks;    /* --break-on, repeatable */
     const char *model;    /* --model NAME: the package's model; NULL: the only one, or "model" */
     int sha256;           /* --sha256 (check, info): also hash the whole file */

@@ -44,6 +44,7 @@ struct run_record {
     loop_iter loops;           /* which while_loop round each launch is in */
     int nan_recorded;          /* this run's nan event is in the session */
     run_fold *fold;            /* repeated loop iterations, folded as they come */
+    int64_t stats_only_ki;     /* the kernel whose KERNEL(before) said STATS_ONLY; -1 none */
 };
 
 run_record *run_record_new(session *s, const char *trace_source, uint64_t values_budget)
@@ -52,6 +53,7 @@ run_record *run_record_new(session *s, const char *trace_source, uint64_t values
     r->trace_source = trace_source ? xstrdup(trace_source) : NULL;
     r->s = s;
     r->hidden0 = -2;
+    r->stats_only_ki = -1;
     r->vb.budget = values_budget;
     r->fold = run_fold_new(s);
     strbuf_init(&r->line[0], 0);
@@ -92,6 +94,7 @@ void run_record_restart(run_record *r)
     r->output_ev = NULL;
     r->diverged = 0;
     r->nan_recorded = 0;
+    r->stats_only_ki = -1;
     loop_iter_reset(&r->loops);
     r->nlogs = r->dropped_logs = 0;
     strbuf_reset(&r->line[0]);
@@ -316,6 +319,14 @@ size_t values_budget_keep(values_budget_state *b, size_t n)
     return 0;
 }
 
+void values_budget_return(values_budget_state *b, uint64_t n)
+{
+    uint64_t bytes = n * sizeof(double), u = bytes < b->used ? bytes : b->used;
+    b->used -= u;
+    bytes -= u;
+    b->reserve_used -= bytes < b->reserve_used ? bytes : b->reserve_used;
+}
+
 /* Copies a tensor decoded into scratch memory into the session arena,
  * keeping the values the budget allows (a prefix; statistics untouched). */
 static tensor_rec keep_tensor(run_record *r, const tensor_rec *src)
@@ -329,6 +340,7 @@ static tensor_rec keep_tensor(run_record *r, const tensor_rec *src)
     t.shape = nd && src->shape ? arena_memdup(a, src->shape, (size_t)nd * sizeof *t.shape) : NULL;
     t.strides = nd && src->strides ? arena_memdup(a, src->strides, (size_t)nd * sizeof *t.strides) : NULL;
     size_t n = src->values ? src->nvalues : 0;
+    values_budget_return(&r->vb, run_fold_take_dropped(r->fold));   /* rounds folded meanwhile */
     size_t k = values_budget_keep(&r->vb, n);
     k -= k % (size_t)dtype_lanes(src->dtype);   /* never half a complex pair */
     if (k < n) {
@@ -489,6 +501,8 @@ static int kernel_tensor(run_record *r, proto_msg *m, strbuf *err)
     }
     tensor_rec t = keep_tensor(r, &m->u.tensor.t);
     t.user_name = user_name_of(r, t.name);
+    if (ki == r->stats_only_ki && !m->u.tensor.t.nvalues && t.has_stats && t.stats.numel)
+        t.values_skipped = 1;   /* the runner read no values: a later loop round, nothing anomalous in it */
     push_tensor(&s->arena, &k->ntensors, &k->tensors, &t);
     return 0;
 }
@@ -530,6 +544,7 @@ int run_record_message(run_record *r, proto_msg *m, double t_ms, strbuf *err)
                                             : s->mode ? s->mode : "printer";
             k->branch = branch == m->u.kernel.branch ? arena_strdup(&s->arena, branch) : branch;
             k->iteration = iteration;
+            r->stats_only_ki = m->u.kernel.flags & PROTO_KERNEL_STATS_ONLY ? k->index : -1;
             if (!strcmp(k->source, "interpose"))
                 hidden_seen(r, k->name);
             /* a rebuilt copy's hooks are the printer's own calls, inserted by us */

@@ -34,6 +34,9 @@ typedef struct {
 /* How many of a tensor's n values to keep (n when the budget allows all of
  * them); counts them against b. A result below n means the tensor was cut. */
 size_t values_budget_keep(values_budget_state *b, size_t n);
+/* n values the session no longer keeps (a folded round's) go back to b:
+ * to the whole-tensor part first, then the reserve. */
+void values_budget_return(values_budget_state *b, uint64_t n);
 
 typedef struct run_record run_record;
 

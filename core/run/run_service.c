@@ -918,6 +918,8 @@ static int start_runner(run_service *rs, const run_options *o, unsigned front, c
         .blocking = o->blocking, .deterministic = o->deterministic, .timeout_s = o->timeout_s,
         .break_flags = o->breaks.flags, .break_kernel = o->breaks.kernel, .break_index = o->breaks.index,
         .max_values = o->max_values, .values_budget = o->values_budget,
+        /* ranks compare their after-tensors by value in every round */
+        .round_stats = o->max_values && !o->loop_values_all && !o->ranks && o->rank < 0,
         .output_values = o->expect.n ? PROTO_MAX_VALUES : 0,   /* --expect compares every element */
         .trace_source = package_trace_source(rs->pkg, m), .remote = rs->remote,
         .constants = wp->form == WEIGHTS_PICKLE ? wp->refs : NULL,

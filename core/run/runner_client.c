@@ -280,7 +280,8 @@ static void send_load(runner_client *rc)
     m.u.load.so_path = rc->o.so_path;
     m.u.load.cubin_dir = rc->o.cubin_dir ? rc->o.cubin_dir : "";
     m.u.load.device = rc->o.device ? rc->o.device : "cpu";
-    m.u.load.flags = (rc->o.blocking ? PROTO_LOAD_BLOCKING : 0) | (rc->o.alloc ? PROTO_LOAD_ALLOC : 0);
+    m.u.load.flags = (rc->o.blocking ? PROTO_LOAD_BLOCKING : 0) | (rc->o.alloc ? PROTO_LOAD_ALLOC : 0) |
+                        (rc->o.round_stats ? PROTO_LOAD_ROUND_STATS : 0);
     m.u.load.max_values = rc->o.max_values;
     m.u.load.output_values = rc->o.output_values;
     rc->t_last = now_s();

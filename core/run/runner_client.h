@@ -47,6 +47,7 @@ typedef struct {
     int64_t break_index;       /* stop before kernel N; -1 none */
     size_t max_values;         /* values kept per tensor for the grid (0 = none) */
     size_t output_values;      /* values kept of each output (0: max_values): run --expect */
+    int round_stats;           /* PROTO_LOAD_ROUND_STATS: a loop's later rounds read values only where kept */
     uint64_t values_budget;    /* bytes of values kept in the session, all tensors together,
                                   8 per value (values_budget_keep); 0 = no limit */
     const char *trace_source;  /* the package's generated code for routing errors (a .pt2, an

@@ -52,6 +52,7 @@ static struct {
     int64_t iteration;     /* the current kernel's round, -1 outside loops */
     int64_t before_left;   /* before-tensors of the current launch still to come (LAUNCHES), 0 unknown */
     int stop_pending;      /* 1 + the reason of a stop waiting for those tensors; 0 none */
+    int stats_only;        /* its tensors are read without values, but for non-finite ones (round_stats) */
 } K;
 
 /* The package's launches (LAUNCHES): kernel name and before-tensor count, in
@@ -214,6 +215,7 @@ static void send_kernel(int phase, int status)
     m.u.kernel.device_note = phase ? K.device_note : NULL;
     m.u.kernel.source = K.source;
     m.u.kernel.branch = K.branch;
+    m.u.kernel.flags = phase == 0 && K.stats_only ? PROTO_KERNEL_STATS_ONLY : 0;
     double pt = prof_now();
     send_later_or_die(&m);
     prof_add(PROF_SEND, pt);
@@ -277,9 +279,6 @@ static void start_kernel(const char *name, const char *source, const char *branc
     K.stop_pending = 0;
     K.before_left = !strcmp(source, "printer") ? launch_before(name) : 0;
     capture_kernel_start(K.kidx, name, branch, source);
-    send_kernel(0, KSTAT_PENDING);
-    if (K.before_left <= 0)   /* no before-tensors known to wait for: it may launch next */
-        flush_launch();
     int reason = -1;
     if (ctl.cmd == PROTO_CMD_STEP) reason = PROTO_STOP_STEP;
     else if (ctl.cmd == PROTO_CMD_RUN_TO_INDEX && K.kidx == ctl.arg) reason = PROTO_STOP_BREAK_INDEX;
@@ -287,6 +286,11 @@ static void start_kernel(const char *name, const char *source, const char *branc
              (ctl.iteration < 0 ? *ctl.name : K.iteration == ctl.iteration)) reason = PROTO_STOP_BREAK_NAME;
     else if (ctl.flags & BREAK_EACH_KERNEL) reason = PROTO_STOP_STEP;
     else if (pause_requested) reason = PROTO_STOP_PAUSE;
+    /* a later round the run does not stop at is, unless anomalous, folded: its values would be dropped */
+    K.stats_only = cfg.round_stats && cfg.max_values && K.iteration >= 1 && reason < 0;
+    send_kernel(0, KSTAT_PENDING);
+    if (K.before_left <= 0)   /* no before-tensors known to wait for: it may launch next */
+        flush_launch();
     if (reason >= 0) {
         pause_requested = 0;   /* any stop answers a pending ^C */
         if (K.before_left > 0)
@@ -354,9 +358,18 @@ static void on_event_inner(AtenTensorHandle h, const char *tname, int before, co
     proto_msg m = {.type = PROTO_TENSOR};
     m.u.tensor.kernel_index = K.kidx;
     strbuf err = STRBUF_INIT;
-    if (tread_tensor(h, tname ? tname : "?", before ? PHASE_BEFORE : PHASE_AFTER, cfg.max_values, 1, &scratch,
-                     &m.u.tensor.t, &err))
+    tensor_phase ph = before ? PHASE_BEFORE : PHASE_AFTER;
+    tensor_rec *t = &m.u.tensor.t;
+    if (tread_tensor(h, tname ? tname : "?", ph, K.stats_only ? 0 : cfg.max_values, 1, &scratch, t, &err))
         fprintf(stderr, "aotidbg-runner: kernel %lld %s: %s\n", (long long)K.kidx, K.kname, err.buf);
+    else if (K.stats_only && t->has_stats && (t->stats.nan || t->stats.posinf || t->stats.neginf)) {
+        tensor_rec v;   /* an anomaly keeps its round: its values after all (the metadata is the same) */
+        if (!tread_tensor(h, t->name, ph, cfg.max_values, 0, &scratch, &v, &err)) {
+            t->values = v.values;
+            t->nvalues = v.nvalues;
+            t->values_complete = v.values_complete;
+        }
+    }
     strbuf_release(&err);
     if (cfg.alloc) tread_alloc(h, &m.u.tensor.t);
     const tensor_stats *s = &m.u.tensor.t.stats;

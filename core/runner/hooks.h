@@ -22,6 +22,11 @@
  * hook blocks reading the socket; QUIT (or the front end going away) ends
  * the process on the spot.
  *
+ * Values (round_stats, LOAD flag ROUND_STATS): a kernel in a while_loop's
+ * round 1 or later that no stop is due at is read without values, and its
+ * KERNEL(before) says STATS_ONLY; a tensor of it holding NaN/Inf is read a
+ * second time for its values (the front end keeps that round whole).
+ *
  * Single-threaded by design: one model thread, one run at a time. */
 #ifndef AOTIDBG_HOOKS_H
 #define AOTIDBG_HOOKS_H
@@ -39,6 +44,7 @@ typedef struct {
     int alloc;           /* TENSORs say where their elements sit (PROTO_LOAD_ALLOC) */
     int (*send_later)(const proto_msg *m);   /* queues (NULL: send does), written within 10 ms (channel.h) */
     int (*flush)(void);
+    int round_stats;     /* PROTO_LOAD_ROUND_STATS: no values in a loop's later rounds but at stops and NaN/Inf */
 } hooks_config;
 
 typedef struct {

@@ -396,7 +396,8 @@ static int run_model(conversation *cv, run_tensors *rt)
 {
     model_so *model = &cv->model;
     hooks_config hc = {cv->record, (cv->load_flags & PROTO_LOAD_BLOCKING) != 0, model->is_cuda, cv->max_values,
-                       send_msg, wait_control, (cv->load_flags & PROTO_LOAD_ALLOC) != 0, chan_send_later, chan_flush};
+                       send_msg, wait_control, (cv->load_flags & PROTO_LOAD_ALLOC) != 0, chan_send_later, chan_flush,
+                       (cv->load_flags & PROTO_LOAD_ROUND_STATS) != 0};
     hooks_configure(&hc);
     capture_set_model(model->dl, model->h);
     hooks_reset_counters();

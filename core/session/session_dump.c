@@ -217,6 +217,9 @@ static void put_tensor(FILE *f, const tensor_rec *t, int uninit)
     if (t->values_budget_cut)
         fprintf(f, "      values_budget_cut: %zu value%s kept (the value budget was used up)\n", t->nvalues,
                 t->nvalues == 1 ? "" : "s");
+    if (t->values_skipped)
+        fputs("      values_skipped: not read (a while_loop round after the first, not stopped at, no NaN/Inf: "
+              "--loop-values all reads them)\n", f);
 }
 
 /* "[a, b]" of a list. */

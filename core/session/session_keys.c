@@ -149,6 +149,7 @@ static const skey tensor_rows[] = {
     {.name = "values_complete", .type = SK_BOOL, .flags = H, .off = offsetof(tensor_rec, values_complete),
      .what = "true or false", .custom = SC_VALUES_COMPLETE},
     B(tensor_rec, values_budget_cut, values_budget_cut, H | OPT),
+    B(tensor_rec, values_skipped, values_skipped, H | OPT),
     {.name = "alloc", .type = SK_SUB, .flags = OPT, .off = offsetof(tensor_rec, alloc),
      .has = offsetof(tensor_rec, has_alloc), .what = "where its elements sat (data, base, bytes)",
      .sub = &session_alloc_table},

@@ -2,6 +2,7 @@
 
 usage: python3 tests/bench/bench_loop.py [--build BUILD] [--iters N[,N...]] [--models DIR]
                                         [--out DIR] [--no-tui] [--nan] [--repeat R]
+                                        [--live [--live-iters N]]
 
 The package is tests/models' ctl_while (torch while_loop counting `it` down to 0, y = sin(y) + 1
 each round: two kernel launches per iteration, its cond graph's and its body graph's); N is its
@@ -16,6 +17,11 @@ one after the other on the same inputs:
 
 (--nan: also tests/models' loop_nan, n rounds with a NaN planted at round 3n/4, under
 --break-on nan: its time, session size and where it says it stopped)
+(--live: tests/models' loop_wide, loop_nan's loop over 8192-element tensors, --live-iters rounds
+(default 20000), R times each alternately: Python's load+call, `aotidbg run` (no values), live
+mode headless to the end with its 4096 values a tensor (--loop-values kept, the default: values
+in the first round, at stops and in NaN/Inf tensors) and with --loop-values all: wall and CPU
+seconds, session size, medians and the ratios to Python)
 and prints the wall times, run/python, the run's own count of kernels (and how many were
 folded), and the target check (run <= 2x python, session <= 50 MB, dump <= 5 s; with --nan, the
 NaN's iteration named), one line per N saying met or NOT MET and what it covered. --repeat R
@@ -52,10 +58,10 @@ print(f"load {t1 - t0:.2f} call {t2 - t1:.2f}")
 CPU = {}   # the latest timed() command's CPU seconds (user + sys, its whole process tree)
 
 
-def timed(cmd, out=subprocess.PIPE, timeout=3600):
+def timed(cmd, out=subprocess.PIPE, timeout=3600, cwd=None):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    p = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
+    p = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout, cwd=cwd)
     t = time.monotonic() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     CPU["last"] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -86,6 +92,61 @@ def nan_run(aotidbg, models, out, n):
             f"{where.replace('aotidbg run: ', '')}"), found, bad
 
 
+PY_WIDE = """
+import sys, time, torch, numpy as np
+m = torch._inductor.aoti_load_package(sys.argv[1])
+m(torch.tensor(int(sys.argv[2])), torch.tensor(10**9), torch.full((64, 128), 0.5))
+"""
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
+def live_runs(aotidbg, models, out, n, repeat):
+    """loop_wide, n rounds: python, run, live (values kept where the session keeps them), live
+    --loop-values all; each repeat times, alternately. Returns the lines to print."""
+    pkg = os.path.join(models, "loop_wide.pt2")
+    if not os.path.exists(pkg):
+        return [f"--live: {pkg} not found (tests/models/make_models.py DIR loop_wide builds it)"]
+    for name, value in (("wr.npy", np.array(n, dtype=np.int64)), ("wb.npy", np.array(10**9, dtype=np.int64)),
+                        ("wx.npy", np.full((64, 128), 0.5, dtype=np.float32))):
+        np.save(os.path.join(out, name), value)
+    spec = os.path.join(out, "wide_spec.yaml")
+    with open(spec, "w") as f:
+        f.write("inputs:\n"
+                "  - {shape: [], dtype: int64, device: cpu, fill: file, file: wr.npy}\n"
+                "  - {shape: [], dtype: int64, device: cpu, fill: file, file: wb.npy}\n"
+                "  - {shape: [64, 128], dtype: float32, device: cpu, fill: file, file: wx.npy}\n")
+    live = [aotidbg, pkg, "--inputs", spec, "--headless", "120x40", "--dump-screen", "--keys", "c q"]
+    ways = [("python", [sys.executable, "-c", PY_WIDE, pkg, str(n)], None),
+            ("run", [aotidbg, "run", pkg, "--inputs", spec], "run.yaml"),
+            ("live kept", live, "kept.yaml"),
+            ("live all", live + ["--loop-values", "all"], "all.yaml")]
+    got = {w: ([], [], 0, 0) for w, _, _ in ways}
+    for _ in range(max(1, repeat)):
+        for w, cmd, sess in ways:
+            path = os.path.join(out, f"wide_{sess}") if sess else None
+            t, rc, txt = timed(cmd + (["--record", path] if path else []), cwd=out)
+            walls, cpus, _, bad = got[w]
+            walls.append(t)
+            cpus.append(CPU["last"])
+            got[w] = (walls, cpus, os.path.getsize(path) if path and os.path.exists(path) else 0, bad or rc)
+    py = median(got["python"][0])
+    lines = [f"--live: {pkg}, {n} rounds, 64x128 float32 tensors; median of {max(1, repeat)}, alternately",
+             f"{'':>10} {'wall s':>8} {'cpu s':>8} {'wall/py':>8} {'session MB':>11}  all walls"]
+    for w, _, _ in ways:
+        walls, cpus, size, bad = got[w]
+        lines.append(f"{w:>10} {median(walls):>8.2f} {median(cpus):>8.2f} {median(walls) / py:>8.2f} "
+                     f"{size / 1e6:>11.3f}  " + " ".join(f"{x:.2f}" for x in walls) +
+                     (f"  [exit {bad}]" if bad else ""))
+    k, a = median(got["live kept"][0]), median(got["live all"][0])
+    lines.append(f"--live: values in every round (all) / only where kept (kept): {a / k:.2f}x wall, "
+                 f"{median(got['live all'][1]) / median(got['live kept'][1]):.2f}x cpu")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.environ.get("AOTIDBG_BUILD_DIR", os.path.join(ROOT, "build")))
@@ -96,18 +157,22 @@ def main():
     ap.add_argument("--nan", action="store_true",
                     help="also run tests/models' loop_nan (a NaN planted at 3/4 of the rounds) with --break-on nan "
                          "and print where it stopped")
+    ap.add_argument("--live", action="store_true",
+                    help="also time live mode on tests/models' loop_wide, values kept where kept against every round")
+    ap.add_argument("--live-iters", type=int, default=20000, help="loop_wide's rounds for --live")
     ap.add_argument("--repeat", type=int, default=1,
                     help="run python and aotidbg run this many times each, alternately; all figures printed, "
                          "the check on the median ratio")
     a = ap.parse_args()
-    aotidbg = os.path.join(a.build, "aotidbg")
+    aotidbg = os.path.abspath(os.path.join(a.build, "aotidbg"))   # commands may run in out
+    a.models = os.path.abspath(a.models)
     pkg = os.path.join(a.models, "ctl_while.pt2")
     for path in (aotidbg, pkg):
         if not os.path.exists(path):
             print(f"bench_loop: {path}: not found (build first; tests/models/make_models.py builds ctl_while)",
                   file=sys.stderr)
             return 2
-    out = a.out or tempfile.mkdtemp(prefix="bench_loop.")
+    out = os.path.abspath(a.out or tempfile.mkdtemp(prefix="bench_loop."))
     os.makedirs(out, exist_ok=True)
     np.save(os.path.join(out, "x.npy"), np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 8))
     rows, notes, checks = [], [], []
@@ -121,7 +186,8 @@ def main():
         sess = os.path.join(out, f"loop{n}.yaml")
         pys, runs, pycpu, runcpu = [], [], [], []
         for _ in range(max(1, a.repeat)):
-            py, rc, txt = timed([sys.executable, "-c", PY_CALL, pkg, str(n), os.path.join(out, "x.npy")])
+            # in out: the printer's hooks in Python's own loader write ./tmp/aoti_torch*
+            py, rc, txt = timed([sys.executable, "-c", PY_CALL, pkg, str(n), os.path.join(out, "x.npy")], cwd=out)
             pycpu.append(CPU["last"])
             py_note = txt.strip().splitlines()[-1] if rc == 0 and txt.strip() else f"exit {rc}"
             run, rc_run, txt = timed([aotidbg, "run", pkg, "--inputs", spec, "--record", sess])
@@ -175,6 +241,9 @@ def main():
           + (", --nan: the planted NaN's iteration named" if a.nan else "") + "; first screen not checked):")
     for line in checks:
         print(line)
+    if a.live:
+        for line in live_runs(aotidbg, a.models, out, a.live_iters, a.repeat):
+            print(line)
     return 0
 
 

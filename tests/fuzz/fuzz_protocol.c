@@ -35,13 +35,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (proto_encode(&re, &m, &err) != 0)
             abort();
         /* a KERNEL frame from before its appended fields (source, branch,
-         * device_us, then device_note): it re-encodes 4, 12, 16 or 20 bytes
-         * longer with the defaults */
+         * device_us, device_note, then flags): it re-encodes 4, 8, 16, 20 or
+         * 24 bytes longer with the defaults */
         size_t grown = re.len > (size_t)r ? re.len - (size_t)r : 0;
-        int old_kernel = m.type == PROTO_KERNEL && !*m.u.kernel.device_note &&
-                         (grown == 4 || (m.u.kernel.device_us == -1 &&
-                                         (grown == 12 || (grown == 16 && !*m.u.kernel.branch) ||
-                                          (grown == 20 && !*m.u.kernel.branch && !*m.u.kernel.source))));
+        int old_kernel = m.type == PROTO_KERNEL && !m.u.kernel.flags &&
+                         (grown == 4 || (!*m.u.kernel.device_note &&
+                                         (grown == 8 || (m.u.kernel.device_us == -1 &&
+                                                         (grown == 16 || (grown == 20 && !*m.u.kernel.branch) ||
+                                                          (grown == 24 && !*m.u.kernel.branch &&
+                                                           !*m.u.kernel.source))))));
         /* a LOAD frame from before output_values: 8 bytes longer, the u64 0 */
         int old_load = m.type == PROTO_LOAD && grown == 8 && m.u.load.output_values == 0;
         /* a HELLO frame from before gpu_peak_gbps: 8 bytes longer, the f64 -1 */
@@ -60,12 +62,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 memcmp(re.buf + r, old_hello ? (const void *)&minus1 : zero8, 8))
                 abort();
         } else if (old_kernel) {
-            /* same bytes but the length field, then empty strings and -1 */
+            /* same bytes but the length field, then the last `grown` bytes of the defaults:
+             * source "", branch "", device_us -1, device_note "", flags 0 */
             double minus1 = -1;
-            unsigned char tail[20] = {0};
-            if (grown >= 12)
-                memcpy(tail + grown - 12, &minus1, 8);   /* put_f64: the double's bytes, little-endian host */
-            if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) || memcmp(re.buf + r, tail, grown))
+            unsigned char tail[24] = {0};
+            memcpy(tail + 8, &minus1, 8);   /* put_f64: the double's bytes, little-endian host */
+            if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) || memcmp(re.buf + r, tail + 24 - grown, grown))
                 abort();
         } else if (re.len != (size_t)r || memcmp(re.buf, data + off, re.len)) {
             abort();

@@ -90,6 +90,52 @@ def test_nan_found_at_its_iteration(aotidbg, package, tmp_path, rounds, bad):
         _route_reads_the_index(aotidbg, os.path.join(tmp_path, "s.yaml"), sess, nan["kernel"])
 
 
+def test_values_only_where_kept(aotidbg, package, tmp_path):
+    """With --values, a loop's later rounds read statistics alone (most of them fold, and their
+    values would be dropped): values in the first round, at the kernel a run stops at, and in a
+    tensor holding NaN/Inf; each tensor left without says so (values_skipped), and the dump says
+    why. --loop-values all reads every round's."""
+    pkg = package("loop_nan")
+    ins = (torch.tensor(30), torch.tensor(20), torch.rand(2, 8))
+    p, sess = run_loop(aotidbg, pkg, tmp_path, ins, "--values", "64")
+    assert p.returncode == 0, p.stderr
+    assert events(sess, "fold")
+    seen = set()
+    for k in kernels(sess):
+        for t in k["tensors"]:
+            later = k.get("iteration", -1) >= 1
+            odd = t["stats"]["nan"] + t["stats"]["posinf"] + t["stats"]["neginf"] > 0
+            kept = bool(t.get("values"))
+            assert kept == (not later or odd), (k["index"], k.get("iteration"), t["name"])
+            assert t.get("values_skipped", False) == (not kept), (k["index"], t["name"])
+            seen.add((later, odd))
+    # (a before-tensor is the buffer a kernel is about to write: it may hold anything, NaN too)
+    assert seen >= {(False, False), (True, False), (True, True)}, seen
+    dump = run([aotidbg, "replay", os.path.join(tmp_path, "s.yaml"), "--dump"])
+    assert "values_skipped: not read (a while_loop round after the first" in dump.stdout
+    p, sess = run_loop(aotidbg, pkg, tmp_path, ins, "--values", "64", "--loop-values", "all")
+    assert p.returncode == 0, p.stderr
+    ts = [t for k in kernels(sess) for t in k["tensors"]] + events(sess, "output")[0]["tensors"]
+    assert all(t.get("values") and "values_skipped" not in t for t in ts)
+    # the value budget counts what the session keeps: folded rounds give theirs back (30 rounds of
+    # values, about 18 kB, would use up 4 kB; the rounds kept and the outputs fit in it). No NaN
+    # here: from the NaN's round on, no round folds.
+    clean = (torch.tensor(30), torch.tensor(10**9), torch.rand(2, 8))
+    p, sess = run_loop(aotidbg, pkg, tmp_path, clean, "--values", "64", "--loop-values", "all",
+                       "--values-budget", "4K")
+    ts = [t for k in kernels(sess) for t in k["tensors"]] + events(sess, "output")[0]["tensors"]
+    assert p.returncode == 0 and all(t.get("values") and "values_budget_cut" not in t for t in ts), p.stderr
+    body = next(k["name"] for k in kernels(sess) if k.get("branch") == "while_loop_body_graph_0")
+    live = os.path.join(tmp_path, "live.yaml")   # live: stopped before it, then one step over it
+    p = run([aotidbg, pkg, "--inputs", os.path.join(tmp_path, "spec.yaml"), "--record", live, "--break-on",
+             f"kernel={body}@12", "--headless", "120x40", "--dump-screen", "--keys", "c s q"])
+    stopped = next(k for k in kernels(load_session(live)) if (k["name"], k.get("iteration")) == (body, 12))
+    assert stopped["status"] == "ok" and stopped["tensors"], p.stderr
+    assert all(t.get("values") for t in stopped["tensors"])   # what the stop shows, it read
+    p, _ = run_loop(aotidbg, pkg, tmp_path, ins, "--loop-values", "some")
+    assert p.returncode == 2 and "--loop-values needs kept or all, got 'some'" in p.stderr
+
+
 def _route_reads_the_index(aotidbg, path, sess, nan_kernel):
     """The final save's index: key lists where the events `route` reads are. `route` of the file says
     what `route` of the same file without the key says (read whole), and it reads those places

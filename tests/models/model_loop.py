@@ -3,6 +3,8 @@ that plants a NaN are inputs, so one package serves 200 rounds or 200000.
 
 loop_nan: (n, k, x) -> (i, y): i counts 0..n; each round y = sin(y) + 1, plus NaN in the round
           where i == k (k >= n: never). Cond graph and body graph each launch kernels every round.
+loop_wide: loop_nan's loop over a [64, 128] float32 y (8192 elements a tensor): what reading values
+           costs a long loop (tests/bench/bench_loop.py --live).
 """
 import torch
 from torch import nn
@@ -25,4 +27,10 @@ def loop_nan():
             "dynamic": None}
 
 
-MODELS = {f.__name__: f for f in (loop_nan,)}
+def loop_wide():
+    torch.manual_seed(6)
+    return {"module": LoopNan().eval(), "inputs": (torch.tensor(200), torch.tensor(150), torch.randn(64, 128)),
+            "dynamic": None}
+
+
+MODELS = {f.__name__: f for f in (loop_nan, loop_wide)}

@@ -33,6 +33,7 @@ static int sample_msgs(proto_msg *out)
     m.u.kernel.source = "interpose"; m.u.kernel.branch = "while_loop_body_graph_0/true_graph_1";
     m.u.kernel.device_us = 3.75;
     m.u.kernel.device_note = "CUDA_LAUNCH_BLOCKING=1: no stream hold, includes the launch latency";
+    m.u.kernel.flags = PROTO_KERNEL_STATS_ONLY;
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_TENSOR;
     m.u.tensor.kernel_index = 3;
@@ -230,7 +231,8 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
                !strcmp(a->u.kernel.branch ? a->u.kernel.branch : "", b->u.kernel.branch ? b->u.kernel.branch : "") &&
                same_f64(a->u.kernel.device_us, b->u.kernel.device_us) &&
                !strcmp(a->u.kernel.device_note ? a->u.kernel.device_note : "",
-                       b->u.kernel.device_note ? b->u.kernel.device_note : "");
+                       b->u.kernel.device_note ? b->u.kernel.device_note : "") &&
+               a->u.kernel.flags == b->u.kernel.flags;
     case PROTO_TENSOR:
         return a->u.tensor.kernel_index == b->u.tensor.kernel_index && same_tensor(&a->u.tensor.t, &b->u.tensor.t);
     case PROTO_STOPPED:
@@ -677,9 +679,10 @@ static void test_random_garbage(void)
     strbuf_release(&err);
 }
 
-/* KERNEL's source, branch, device_us and device_note were appended later: a
- * frame from an older runner ends before them and they decode as "", "", -1
- * and ""; NULL encodes as "". */
+/* KERNEL's source, branch, device_us, device_note and flags were appended
+ * later: a frame from an older runner ends before them and they decode as "",
+ * "", -1, "" and 0; NULL encodes as "". (Each cut below also drops the flags'
+ * 4 bytes.) */
 static void test_kernel_source_optional(void)
 {
     proto_msg m, d;
@@ -695,7 +698,7 @@ static void test_kernel_source_optional(void)
     CHECK(d.u.kernel.device_us == 0);
     /* drop the empty source and branch (4-byte lengths), device_us and the empty device_note,
      * and shorten the frame */
-    size_t len = b.len - 20;
+    size_t len = b.len - 20 - 4;
     unsigned char *p = (unsigned char *)b.buf;
     uint32_t fl = (uint32_t)(len - 4);
     p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
@@ -715,7 +718,7 @@ static void test_kernel_source_optional(void)
     CHECK(proto_encode(&b, &m, &err) == 0);
     CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
     CHECK_STR(d.u.kernel.branch, "true_graph_0");
-    len = b.len - 4 - 8 - 4 - strlen("true_graph_0");
+    len = b.len - 4 - 8 - 4 - strlen("true_graph_0") - 4;
     fl = (uint32_t)(len - 4);
     p = (unsigned char *)b.buf;
     p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
@@ -726,7 +729,7 @@ static void test_kernel_source_optional(void)
     /* a frame with a branch but from before device_us */
     strbuf_reset(&b);
     CHECK(proto_encode(&b, &m, &err) == 0);
-    len = b.len - 4 - 8;
+    len = b.len - 4 - 8 - 4;
     fl = (uint32_t)(len - 4);
     p = (unsigned char *)b.buf;
     p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
@@ -738,13 +741,25 @@ static void test_kernel_source_optional(void)
     m.u.kernel.device_us = 7.5;
     strbuf_reset(&b);
     CHECK(proto_encode(&b, &m, &err) == 0);
-    len = b.len - 4;
+    len = b.len - 4 - 4;
     fl = (uint32_t)(len - 4);
     p = (unsigned char *)b.buf;
     p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
     CHECK(proto_decode(p, len, &d, &a, &err) == (long)len);
     CHECK(d.u.kernel.device_us == 7.5);
     CHECK_STR(d.u.kernel.device_note, "");
+    /* a frame with device_note but from before the flags; then one with them */
+    m.u.kernel.flags = PROTO_KERNEL_STATS_ONLY;
+    strbuf_reset(&b);
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
+    CHECK(d.u.kernel.flags == PROTO_KERNEL_STATS_ONLY);
+    len = b.len - 4;
+    fl = (uint32_t)(len - 4);
+    p = (unsigned char *)b.buf;
+    p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
+    CHECK(proto_decode(p, len, &d, &a, &err) == (long)len);
+    CHECK(d.u.kernel.flags == 0 && d.u.kernel.device_us == 7.5);
     CHECK(err.len == 0);
     arena_release(&a);
     strbuf_release(&b);

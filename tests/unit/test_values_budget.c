@@ -62,6 +62,21 @@ static void test_keep_fit_then_sample(void)
     CHECK(b.used + b.reserve_used <= 8192 + 8192 / 16);
 }
 
+/* Values a folded round drops go back: the whole-tensor part first, then the reserve, never below 0. */
+static void test_return(void)
+{
+    values_budget_state b = {.budget = 8192};
+    CHECK(values_budget_keep(&b, 1024) == 1024);
+    CHECK(values_budget_keep(&b, 40) == 40);      /* in the reserve */
+    values_budget_return(&b, 1000);
+    CHECK(b.used == 192 && b.reserve_used == 320);
+    CHECK(values_budget_keep(&b, 1000) == 1000);  /* fits again */
+    values_budget_return(&b, 1024 + 30);
+    CHECK(b.used == 0 && b.reserve_used == 80);
+    values_budget_return(&b, 1000);
+    CHECK(b.used == 0 && b.reserve_used == 0);
+}
+
 static void test_keep_prefix_sample(void)
 {
     values_budget_state b = {.budget = (uint64_t)1 << 20};   /* 131072 values; reserve 64 KiB = 8192 values */
@@ -193,6 +208,7 @@ int main(void)
     RUN(test_size_parser);
     RUN(test_keep_no_limit);
     RUN(test_keep_fit_then_sample);
+    RUN(test_return);
     RUN(test_keep_prefix_sample);
     RUN(test_keep_tiny_budget);
     RUN(test_session_flag_round_trip);
