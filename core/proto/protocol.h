@@ -200,7 +200,8 @@ typedef struct {
         struct { uint8_t cmd; int64_t arg; const char *name; uint32_t break_flags; } control;
         struct { const char *fqn, *path, *dtype; uint64_t offset; int ndim; int64_t *shape, *strides;
                  int64_t storage_offset; } constant;
-        struct { uint32_t n; const char **kernels; const uint32_t *before; } launches;
+        struct { uint32_t n; const char **kernels; const uint32_t *before;
+                 uint32_t nbranches; const char **branch_kernels, **branch_names; } launches;
         struct { const char *dir, *kernel; int64_t index; uint32_t occurrence; const char *constants; } capture;
         struct { const char *archive, *fqn, *record, *dtype; int ndim; int64_t *shape, *strides;
                  int64_t storage_offset; } wcheck;

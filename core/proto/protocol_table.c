@@ -299,15 +299,26 @@ static const proto_field reference[] = {
 /* The package's launches in wrapper.cpp order, each (str kernel, u32 before: the tensors the
  * printer saves before it); sent after LOADED and before RUN (several append). A stop due before a
  * launch with before > 0 waits until those tensors are sent, so the front end has what the kernel
- * is about to consume (added later: a runner that never gets it stops at the first before-hook). */
+ * is about to consume (added later: a runner that never gets it stops at the first before-hook).
+ * Added later still, decoded as none from a frame that ends before it: (str kernel, str branch),
+ * the subgraph wrapper.cpp launches each kernel in that is launched in one place only, for
+ * launches whose hooks say no branch (torch 2.11's printer on CUDA): the runner counts their
+ * while_loop rounds as the front end does (run_record.c branch_of). */
 static const proto_field launch_col[] = {
     COL(STR, proto_msg, u.launches.kernels, "launch kernel name"),
     COL(U32, proto_msg, u.launches.before, "launch before count"),
 };
 static const proto_rows launch_cols = ROWS(launch_col);
+static const proto_field launch_branch_col[] = {
+    COL(STR, proto_msg, u.launches.branch_kernels, "branch kernel name"),
+    COL(STR, proto_msg, u.launches.branch_names, "branch name"),
+};
+static const proto_rows launch_branch_cols = ROWS(launch_branch_col);
 static const proto_field launches[] = {
     {.kind = PF_LIST, .flags = PFF_COLUMNS, .what = "launch count", MCNT(launches.n), .max = PROTO_MAX_NAMES,
      .min_item = 8, .sub = &launch_cols},
+    {.kind = PF_LIST, .flags = PFF_COLUMNS | PFF_LATER, .what = "branch count", MCNT(launches.nbranches),
+     .max = PROTO_MAX_NAMES, .min_item = 8, .sub = &launch_branch_cols},
 };
 
 /* One launch written in full to the folder dir (aotidbg repro): the launch numbered index

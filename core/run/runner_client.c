@@ -132,15 +132,28 @@ static int send_first_control(runner_client *rc)
 }
 
 /* The package's launches and their before-tensor counts (provenance rows),
- * so a stop before a kernel comes once its tensors are here. */
+ * so a stop before a kernel comes once its tensors are here; the first frame
+ * also carries each subgraph kernel's branch (o.branches, those launched in
+ * one place), so the runner counts loop rounds as run_record does. */
 static int send_launches(runner_client *rc)
 {
     const call_table *p = &rc->s->prov;
     int any = 0;
     for (size_t i = 0; i < p->ncalls && !any; i++)
         any = p->calls[i].nbefore > 0;
-    for (size_t i = 0; any && i < p->ncalls;) {
-        size_t n = p->ncalls - i < PROTO_MAX_NAMES ? p->ncalls - i : PROTO_MAX_NAMES;
+    size_t nb = 0;
+    const char **bk = xcalloc(rc->o.nbranches + 1, sizeof *bk), **bn = xcalloc(rc->o.nbranches + 1, sizeof *bn);
+    for (size_t i = 0; i < rc->o.nbranches && nb < PROTO_MAX_NAMES; i++)
+        if (rc->o.branches[i].branch && *rc->o.branches[i].branch) {
+            bk[nb] = rc->o.branches[i].kernel;
+            bn[nb++] = rc->o.branches[i].branch;
+        }
+    int rc_sent = 0;
+    size_t i = 0;
+    do {
+        if (!any && !nb)
+            break;
+        size_t n = !any ? 0 : p->ncalls - i < PROTO_MAX_NAMES ? p->ncalls - i : PROTO_MAX_NAMES;
         const char **k = xcalloc(n, sizeof *k);
         uint32_t *b = xcalloc(n, sizeof *b);
         for (size_t j = 0; j < n; j++) {
@@ -151,14 +164,23 @@ static int send_launches(runner_client *rc)
         m.u.launches.n = (uint32_t)n;
         m.u.launches.kernels = k;
         m.u.launches.before = b;
+        if (!i) {
+            m.u.launches.nbranches = (uint32_t)nb;
+            m.u.launches.branch_kernels = bk;
+            m.u.launches.branch_names = bn;
+        }
         int sent = send_msg(rc, &m);
         free(k);
         free(b);
-        if (sent < 0)
-            return -1;
+        if (sent < 0) {
+            rc_sent = -1;
+            break;
+        }
         i += n;
-    }
-    return 0;
+    } while (any && i < p->ncalls);
+    free(bk);
+    free(bn);
+    return rc_sent;
 }
 
 static int send_inputs_and_run(runner_client *rc)

@@ -63,6 +63,13 @@ static struct {
     size_t n, cap, next;   /* next: the row after the last matched */
 } L;
 
+/* Where wrapper.cpp launches each subgraph kernel (LAUNCHES' branch rows): the
+ * branch of a launch whose hook says none, as run_record.c's branch_of. */
+static struct {
+    char **kernel, **branch;
+    size_t n;
+} B;
+
 static hooks_counters counters;
 static tread_scratch scratch;
 
@@ -149,6 +156,31 @@ void hooks_add_launches(const char *const *kernels, const uint32_t *before, size
         L.kernel[L.n] = strdup(kernels[i] ? kernels[i] : "");
         L.before[L.n++] = before[i];
     }
+}
+
+void hooks_add_branches(const char *const *kernels, const char *const *branches, size_t n)
+{
+    if (!n) return;
+    char **k = realloc(B.kernel, (B.n + n) * sizeof *k);
+    if (k) B.kernel = k;
+    char **b = k ? realloc(B.branch, (B.n + n) * sizeof *b) : NULL;
+    if (b) B.branch = b;
+    if (!k || !b) {
+        fprintf(stderr, "aotidbg-runner: out of memory for the branch table; loop rounds go uncounted\n");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        B.kernel[B.n] = strdup(kernels[i] ? kernels[i] : "");
+        B.branch[B.n] = strdup(branches[i] ? branches[i] : "");
+        if (B.kernel[B.n] && B.branch[B.n]) B.n++;
+    }
+}
+
+static const char *branch_of(const char *name)
+{
+    for (size_t i = 0; i < B.n; i++)
+        if (!strcmp(B.kernel[i], name)) return B.branch[i];
+    return "";
 }
 
 /* The before-tensor count of the next launch of name: the first row of that
@@ -262,7 +294,7 @@ static void start_kernel(const char *name, const char *source, const char *branc
     K.kidx++;
     K.source = source;
     snprintf(K.branch, sizeof K.branch, "%s", branch);
-    K.iteration = loop_iter_next(&K.loops, branch, name);
+    K.iteration = loop_iter_next(&K.loops, *branch ? branch : branch_of(name), name);
     counters.kernels = K.kidx + 1;
     size_t n = strlen(name) + 1;
     if (n > K.kname_cap) {

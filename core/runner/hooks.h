@@ -56,6 +56,9 @@ void hooks_configure(const hooks_config *c);
 /* Appends the package's launches (LAUNCHES): kernel names in wrapper.cpp order
  * and the tensors the printer saves before each. */
 void hooks_add_launches(const char *const *kernels, const uint32_t *before, size_t n);
+/* Appends LAUNCHES' branch rows: the subgraph each kernel is launched in, for launches
+ * whose hook names none (their while_loop round is counted in it). */
+void hooks_add_branches(const char *const *kernels, const char *const *branches, size_t n);
 void hooks_set_control(uint8_t cmd, int64_t arg, const char *name, uint32_t break_flags);
 /* Starts a run: clock, kernel numbering; stops at START when the control says STEP. */
 void hooks_begin_run(void);

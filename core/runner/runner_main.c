@@ -536,7 +536,10 @@ static int protocol_main(void)
             strbuf_release(&werr);
             break;
         }
-        case PROTO_LAUNCHES: hooks_add_launches(m.u.launches.kernels, m.u.launches.before, m.u.launches.n); break;
+        case PROTO_LAUNCHES:
+            hooks_add_launches(m.u.launches.kernels, m.u.launches.before, m.u.launches.n);
+            hooks_add_branches(m.u.launches.branch_kernels, m.u.launches.branch_names, m.u.launches.nbranches);
+            break;
         case PROTO_CAPTURE:
             capture_request(m.u.capture.dir, m.u.capture.index, m.u.capture.kernel, m.u.capture.occurrence,
                             m.u.capture.constants);

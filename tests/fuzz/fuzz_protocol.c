@@ -44,6 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                                          (grown == 16 || (grown == 20 && !*m.u.kernel.branch) ||
                                                           (grown == 24 && !*m.u.kernel.branch &&
                                                            !*m.u.kernel.source))))));
+        /* a LAUNCHES frame from before its branch rows: 4 bytes longer, the count 0 */
+        int old_launches = m.type == PROTO_LAUNCHES && grown == 4 && m.u.launches.nbranches == 0;
         /* a LOAD frame from before output_values: 8 bytes longer, the u64 0 */
         int old_load = m.type == PROTO_LOAD && grown == 8 && m.u.load.output_values == 0;
         /* a HELLO frame from before gpu_peak_gbps: 8 bytes longer, the f64 -1 */
@@ -54,6 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                                   grown == 4);
         if (old_input) {
             if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) || memcmp(re.buf + r, input_tail + 25 - grown, grown))
+                abort();
+        } else if (old_launches) {
+            static const unsigned char zero4[4];
+            if (memcmp(re.buf + 4, data + off + 4, (size_t)r - 4) || memcmp(re.buf + r, zero4, 4))
                 abort();
         } else if (old_load || old_hello) {
             static const unsigned char zero8[8];

@@ -84,6 +84,7 @@ def decode(t, body):
         m["branch"] = r.str() if r.o < len(body) else ""
         m["device_us"] = r.take("d") if r.o < len(body) else -1.0
         m["device_note"] = r.str() if r.o < len(body) else ""
+        m["flags"] = r.take("I") if r.o < len(body) else 0   # appended: 1 STATS_ONLY (LOAD flag ROUND_STATS)
     elif t == TENSOR:
         m.update(kernel=r.take("q"), phase=r.take("B"), name=r.str(), dtype=r.str(), device=r.str(),
                  shape=r.dims(), strides=r.dims())

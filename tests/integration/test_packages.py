@@ -134,17 +134,20 @@ def reinstrumented(package, name, tmp_path):
     return r.stdout.split("so ", 1)[1].strip(), os.path.dirname(so)
 
 
-def wire_run(runner, so, cubin, inputs, tmp_path):
+def wire_run(runner, so, cubin, inputs, tmp_path, flags=0, every=None):
+    """every: a list that gets every message the runner sent."""
     from runner_wire import DONE, ERROR, KERNEL, LOADED, RUN, TENSOR, Runner, control_msg, frame, load_msg
     from test_runner_proto import file_inputs
     r = Runner(runner)
     r.recv()
-    r.send(load_msg(so, cubin))
+    r.send(load_msg(so, cubin, flags=flags))
     assert r.until(LOADED, DONE)[-1]["type"] == LOADED, r.msgs
     r.send(*file_inputs(inputs, tmp_path), control_msg(), frame(RUN))
     msgs = r.until(DONE)
     assert msgs[-1]["status"] == 0, [m for m in msgs if m["type"] == ERROR]
     r.finish()
+    if every is not None:
+        every.extend(msgs)
     kernels = [(m["name"], m["branch"]) for m in msgs if m["type"] == KERNEL and m["phase"] == 1]
     outs = [m for m in msgs if m["type"] == TENSOR and m["kernel"] == -1]
     return kernels, outs
@@ -188,6 +191,31 @@ def test_while_loop_kernels_each_iteration(runner, package, tmp_path):
     check_outs(outs, expected)
     branches = [b for _, b in kernels]
     assert branches == ["while_loop_cond_graph_0", "while_loop_body_graph_0"] * 3 + ["while_loop_cond_graph_0"]
+
+
+def test_round_stats_reads_no_values_after_the_first_round(runner, package, tmp_path):
+    """LOAD flag ROUND_STATS (4): a kernel in round 1 or later says STATS_ONLY (KERNEL flags 1)
+    and its tensors come with statistics and no values; round 0's and the main graph's keep
+    theirs, as do all of them without the flag. The outputs are whole either way."""
+    from runner_wire import KERNEL, TENSOR
+    so, cubin = reinstrumented(package, "ctl_while", tmp_path)
+    inputs, expected = example(package("ctl_while"))
+    for flags in (4, 0):
+        msgs = []
+        kernels, outs = wire_run(runner, so, cubin, inputs, tmp_path, flags=flags, every=msgs)
+        check_outs(outs, expected)
+        seen, rounds, flag_of = {}, {}, {}
+        for m in msgs:
+            if m["type"] == KERNEL and m["phase"] == 0:
+                rounds[m["branch"]] = rounds.get(m["branch"], -1) + 1 if m["branch"] else -1
+                seen[m["index"]] = rounds[m["branch"]]
+                flag_of[m["index"]] = m["flags"]
+        for m in msgs:
+            if m["type"] == TENSOR and m["kernel"] >= 0:
+                later = flags and seen[m["kernel"]] >= 1
+                assert ("stats" in m) and (not m["values"]) == bool(later), (flags, m["kernel"], m["name"])
+        assert {i for i, f in flag_of.items() if f & 1} == {i for i, k in seen.items() if flags and k >= 1}
+        assert any(k >= 1 for k in seen.values())
 
 
 # ---- weights kept apart from the .so, handed over as CONSTANT messages -------------

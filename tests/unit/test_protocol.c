@@ -113,8 +113,11 @@ static int sample_msgs(proto_msg *out)
     out[n++] = m;
     static const char *lk[3] = {"cpp_fused_embedding_0", "aoti_torch_cpu_addmm_out", ""};
     static const uint32_t lb[3] = {2, 1, 0};
+    static const char *bk[2] = {"triton_poi_fused_sin_1", "triton_poi_fused_lt_0"};
+    static const char *bn[2] = {"while_loop_body_graph_0", "while_loop_cond_graph_0"};
     memset(&m, 0, sizeof m); m.type = PROTO_LAUNCHES;
     m.u.launches.n = 3; m.u.launches.kernels = lk; m.u.launches.before = lb;
+    m.u.launches.nbranches = 2; m.u.launches.branch_kernels = bk; m.u.launches.branch_names = bn;
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_CAPTURE;
     m.u.capture.dir = "/tmp/repro"; m.u.capture.index = -1; m.u.capture.kernel = "cpp_fused_sin_0";
@@ -356,6 +359,10 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
         for (uint32_t i = 0; i < a->u.launches.n; i++)
             if (strcmp(a->u.launches.kernels[i], b->u.launches.kernels[i]) ||
                 a->u.launches.before[i] != b->u.launches.before[i]) return 0;
+        if (a->u.launches.nbranches != b->u.launches.nbranches) return 0;
+        for (uint32_t i = 0; i < a->u.launches.nbranches; i++)
+            if (strcmp(a->u.launches.branch_kernels[i], b->u.launches.branch_kernels[i]) ||
+                strcmp(a->u.launches.branch_names[i], b->u.launches.branch_names[i])) return 0;
         return 1;
     case PROTO_CAPTURE:
         return !strcmp(a->u.capture.dir, b->u.capture.dir) && a->u.capture.index == b->u.capture.index &&
@@ -818,6 +825,40 @@ static void check_rows(const proto_rows *t, const char *msg)
     }
 }
 
+/* LAUNCHES' branch rows were appended later: a frame from before them (its 4-byte count
+ * gone) decodes with none, the launches the same. */
+static void test_launches_branches_appended(void)
+{
+    const char *k[1] = {"cpp_fused_sin_0"}, *bk[1] = {"cpp_fused_sin_0"}, *bn[1] = {"while_loop_body_graph_0"};
+    const uint32_t b4[1] = {2};
+    proto_msg m = {.type = PROTO_LAUNCHES}, d;
+    m.u.launches.n = 1; m.u.launches.kernels = k; m.u.launches.before = b4;
+    strbuf b = STRBUF_INIT, err = STRBUF_INIT;
+    arena a = ARENA_INIT;
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    size_t plain = b.len;
+    m.u.launches.nbranches = 1; m.u.launches.branch_kernels = bk; m.u.launches.branch_names = bn;
+    strbuf_reset(&b);
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    CHECK(b.len == plain + 4 + strlen(bk[0]) + 4 + strlen(bn[0]));   /* plain has the count, 0 */
+    CHECK(proto_decode((unsigned char *)b.buf, b.len, &d, &a, &err) == (long)b.len);
+    CHECK(d.u.launches.nbranches == 1);
+    CHECK_STR(d.u.launches.branch_names[0], "while_loop_body_graph_0");
+    size_t len = plain - 4;   /* the frame before the rows existed: no count at all */
+    strbuf_reset(&b);
+    m.u.launches.nbranches = 0;
+    CHECK(proto_encode(&b, &m, &err) == 0);
+    unsigned char *p = (unsigned char *)b.buf;
+    uint32_t fl = (uint32_t)(len - 4);
+    p[0] = (unsigned char)fl; p[1] = (unsigned char)(fl >> 8); p[2] = (unsigned char)(fl >> 16); p[3] = 0;
+    CHECK(proto_decode(p, len, &d, &a, &err) == (long)len);
+    CHECK(d.u.launches.n == 1 && d.u.launches.before[0] == 2 && d.u.launches.nbranches == 0);
+    CHECK(err.len == 0);
+    arena_release(&a);
+    strbuf_release(&b);
+    strbuf_release(&err);
+}
+
 static void test_table_is_every_message(void)
 {
     proto_msg msgs[64];
@@ -877,6 +918,7 @@ int main(void)
     RUN(test_random_garbage);
     RUN(test_kernel_source_optional);
     RUN(test_tensor_alloc_appended);
+    RUN(test_launches_branches_appended);
     RUN(test_type_names);
     RUN(test_table_is_every_message);
     return CHECK_DONE();
