@@ -68,21 +68,30 @@ def timed(cmd, out=subprocess.PIPE, timeout=3600, cwd=None):
     return t, p.returncode, (p.stdout or b"").decode(errors="replace")
 
 
+def loop_nan_spec(out, tag, n, bad, shape):
+    """The inputs of tests/models' loop_nan / loop_wide (n rounds, the NaN in round bad, y of shape
+    filled with 0.5) as .npy files in out and a spec OUT/TAG_spec.yaml naming them; returns its path."""
+    files = []
+    for i, value in enumerate((np.array(n, dtype=np.int64), np.array(bad, dtype=np.int64),
+                               np.full(shape, 0.5, dtype=np.float32))):
+        files.append(f"{tag}_in{i}.npy")
+        np.save(os.path.join(out, files[-1]), value)
+    spec = os.path.join(out, f"{tag}_spec.yaml")
+    with open(spec, "w") as f:
+        f.write("inputs:\n"
+                f"  - {{shape: [], dtype: int64, device: cpu, fill: file, file: {files[0]}}}\n"
+                f"  - {{shape: [], dtype: int64, device: cpu, fill: file, file: {files[1]}}}\n"
+                f"  - {{shape: {list(shape)}, dtype: float32, device: cpu, fill: file, file: {files[2]}}}\n")
+    return spec
+
+
 def nan_run(aotidbg, models, out, n):
     """loop_nan with n rounds and a NaN at round 3n/4 under --break-on nan: the run's own words on where."""
     pkg = os.path.join(models, "loop_nan.pt2")
     if not os.path.exists(pkg):
         return f"{n:>8} nan: {pkg} not found"
     bad = 3 * n // 4
-    for name, value in (("r.npy", np.array(n, dtype=np.int64)), ("b.npy", np.array(bad, dtype=np.int64)),
-                        ("xn.npy", np.full((2, 8), 0.5, dtype=np.float32))):
-        np.save(os.path.join(out, name), value)
-    spec = os.path.join(out, "nan_spec.yaml")
-    with open(spec, "w") as f:
-        f.write("inputs:\n"
-                "  - {shape: [], dtype: int64, device: cpu, fill: file, file: r.npy}\n"
-                "  - {shape: [], dtype: int64, device: cpu, fill: file, file: b.npy}\n"
-                "  - {shape: [2, 8], dtype: float32, device: cpu, fill: file, file: xn.npy}\n")
+    spec = loop_nan_spec(out, "nan", n, bad, (2, 8))
     sess = os.path.join(out, f"nan{n}.yaml")
     t, rc, txt = timed([aotidbg, "run", pkg, "--inputs", spec, "--record", sess, "--break-on", "nan"])
     where = next((ln for ln in txt.splitlines() if "stopped at" in ln), txt.strip().splitlines()[-1] if txt else "")
@@ -110,15 +119,7 @@ def live_runs(aotidbg, models, out, n, repeat):
     pkg = os.path.join(models, "loop_wide.pt2")
     if not os.path.exists(pkg):
         return [f"--live: {pkg} not found (tests/models/make_models.py DIR loop_wide builds it)"]
-    for name, value in (("wr.npy", np.array(n, dtype=np.int64)), ("wb.npy", np.array(10**9, dtype=np.int64)),
-                        ("wx.npy", np.full((64, 128), 0.5, dtype=np.float32))):
-        np.save(os.path.join(out, name), value)
-    spec = os.path.join(out, "wide_spec.yaml")
-    with open(spec, "w") as f:
-        f.write("inputs:\n"
-                "  - {shape: [], dtype: int64, device: cpu, fill: file, file: wr.npy}\n"
-                "  - {shape: [], dtype: int64, device: cpu, fill: file, file: wb.npy}\n"
-                "  - {shape: [64, 128], dtype: float32, device: cpu, fill: file, file: wx.npy}\n")
+    spec = loop_nan_spec(out, "wide", n, 10**9, (64, 128))
     live = [aotidbg, pkg, "--inputs", spec, "--headless", "120x40", "--dump-screen", "--keys", "c q"]
     ways = [("python", [sys.executable, "-c", PY_WIDE, pkg, str(n)], None),
             ("run", [aotidbg, "run", pkg, "--inputs", spec], "run.yaml"),
