@@ -32,7 +32,7 @@ def known_routes():
                     ids.add(m.group(1))
     except OSError:
         pass
-    return ids - PLATFORMS  # routes.yaml also lists platform ids
+    return ids - (PLATFORMS - {"unknown"})  # routes.yaml also lists platform ids
 
 
 def split_of(name):
