@@ -27,6 +27,8 @@
 #define _GNU_SOURCE
 #include "compat.h"
 #include "router_rules.h"
+#include "log_parts.h"
+#include "router_nb.h"
 #include <ctype.h>
 #include <dlfcn.h>
 #include <stdint.h>
@@ -37,6 +39,8 @@
 #define CTX_CAP 512
 #define CAPTURE_CAP 1024
 #define LOOKED_CAP 300
+#define STEP_TEXTS 34          /* distinct wordings of one step */
+#define NAMED_PLATFORM 6.0    /* a platform's score that says the text names it outright */
 #define FAIL_MIN_WEIGHT 4.0   /* a route's weight on a failure line that lets that line pick the route */
 
 typedef struct { const char *name, *value; } capture;
@@ -45,6 +49,7 @@ typedef struct { const char *name, *value; } capture;
 #define FAIL_PATTERNS 16
 typedef struct {
     size_t line;
+    log_part_kind kind;                /* the line's part (log_parts.h) */
     int pat[FAIL_PATTERNS];
     size_t npat;
     char text[LOOKED_CAP + 1];
@@ -54,6 +59,7 @@ typedef struct {
     size_t line, count;
     int pattern;
     uint64_t key;
+    log_part_kind kind;                /* the part its line is (log_parts.h) */
     const char *origin;                /* facts; NULL for input lines */
     const char *text;
     const char *before[ROUTER_CONTEXT_LINES];
@@ -101,6 +107,12 @@ struct router_stream {
     size_t nline_pat;
     size_t nfail;
     fail_candidate fail[FAIL_CANDIDATES];
+    log_part_kind line_kind;           /* the current line's part (log_line_part) */
+    unsigned char *nonwarn;            /* per pattern: matched a line that is not a warning */
+    /* the text the learned fallback reads (router_nb.h): the first NB_HEAD
+     * bytes and a ring over the last NB_TAIL */
+    char *nb_head, *nb_tail;
+    size_t nb_headlen, nb_tailpos, nb_taillen;
 };
 
 router_stream *router_stream_new(const router_rules *rules)
@@ -117,6 +129,11 @@ router_stream *router_stream_new(const router_rules *rules)
     s->ev = arena_alloc(&s->a, (s->evcap + 1) * sizeof *s->ev);
     s->prev_ev = arena_alloc(&s->a, (np + 1) * sizeof *s->prev_ev);
     s->last_line = arena_alloc(&s->a, (np + 1) * sizeof *s->last_line);
+    s->nonwarn = arena_alloc(&s->a, np + 1);
+    if (rules->nb) {
+        s->nb_head = arena_alloc(&s->a, NB_HEAD);
+        s->nb_tail = arena_alloc(&s->a, NB_TAIL);
+    }
     s->platform_hint = -1;
     return s;
 }
@@ -354,6 +371,8 @@ static void record(router_stream *s, int pi, const char *line, uint64_t key)
     }
     if (pt->route >= 0 && !pt->consequence && !s->origin && s->nline_pat < FAIL_PATTERNS)
         s->line_pat[s->nline_pat++] = pi;
+    if (log_part_severity(s->line_kind) != LOG_SEV_WARNING)
+        s->nonwarn[pi] = 1;
     if (!s->origin) {
         if (s->last_line[pi] == s->lineno)
             return;                               /* the same line's previous window matched it */
@@ -379,6 +398,7 @@ static void record(router_stream *s, int pi, const char *line, uint64_t key)
     ev->count = 1;
     ev->pattern = pi;
     ev->key = key;
+    ev->kind = s->line_kind;
     ev->text = utf8_dup(&s->a, line, ROUTER_LINE_CAP);
     for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++) {
         /* ring holds the lines before this one; oldest first */
@@ -451,9 +471,11 @@ static void note_looked(router_stream *s, const char *line)
 static void note_failure(router_stream *s, const char *line)
 {
     if (s->line_failure && !s->origin && !s->code_line && s->nfail < FAIL_CANDIDATES &&
+        log_part_severity(s->line_kind) != LOG_SEV_WARNING &&       /* a warning is not what failed */
         !(s->nfail && s->fail[s->nfail - 1].line == s->lineno)) {
         fail_candidate *f = &s->fail[s->nfail++];
         f->line = s->lineno;
+        f->kind = s->line_kind;
         memcpy(f->pat, s->line_pat, s->nline_pat * sizeof *f->pat);
         f->npat = s->nline_pat;
         size_t n = router_utf8_clip(line, LOOKED_CAP);
@@ -542,8 +564,11 @@ static void scan_segment(router_stream *s, int first, int whole)
     size_t n = s->rawlen;
     memcpy(s->work, s->raw, n);
     n = clean_line(s->work, n);
+    int level = first ? log_line_level(s->work, n) : 0;
     const char *line = first ? strip_prefixes(s->work) : s->work;
     n -= (size_t)(line - s->work);
+    if (first)
+        s->line_kind = log_line_part(line, n, level);
     if (!n)
         return;
     uint64_t key = line_key(line);
@@ -595,6 +620,50 @@ static void end_line(router_stream *s)
     s->segmented = 0;
 }
 
+/* The learned fallback's text: the first NB_HEAD bytes, a ring over the last NB_TAIL. */
+static void nb_keep(router_stream *s, const char *p, size_t len)
+{
+    if (!s->nb_head)
+        return;
+    if (s->nb_headlen < NB_HEAD) {
+        size_t k = NB_HEAD - s->nb_headlen < len ? NB_HEAD - s->nb_headlen : len;
+        memcpy(s->nb_head + s->nb_headlen, p, k);
+        s->nb_headlen += k;
+    }
+    if (len >= NB_TAIL) {
+        memcpy(s->nb_tail, p + len - NB_TAIL, NB_TAIL);
+        s->nb_tailpos = 0;
+        s->nb_taillen = NB_TAIL;
+        return;
+    }
+    size_t first = NB_TAIL - s->nb_tailpos < len ? NB_TAIL - s->nb_tailpos : len;
+    memcpy(s->nb_tail + s->nb_tailpos, p, first);
+    memcpy(s->nb_tail, p + first, len - first);
+    s->nb_tailpos = (s->nb_tailpos + len) % NB_TAIL;
+    s->nb_taillen = s->nb_taillen + len > NB_TAIL ? NB_TAIL : s->nb_taillen + len;
+}
+
+/* The text router_nb.h says the fallback reads, from the kept head and tail (malloc'd). */
+static char *nb_text(const router_stream *s, size_t *len)
+{
+    size_t total = s->bytes, k;
+    char *t = xmalloc(NB_HEAD + NB_TAIL + 2);
+    memcpy(t, s->nb_head, s->nb_headlen);
+    size_t n = s->nb_headlen;
+    if (total <= (size_t)NB_HEAD + NB_TAIL) {
+        k = total - s->nb_headlen;              /* the bytes after the head: the ring's last k */
+    } else {
+        t[n++] = '\n';
+        k = NB_TAIL;
+    }
+    size_t start = (s->nb_tailpos + NB_TAIL - k) % NB_TAIL;
+    for (size_t i = 0; i < k; i++)
+        t[n++] = s->nb_tail[(start + i) % NB_TAIL];
+    t[n] = 0;
+    *len = n;
+    return t;
+}
+
 void router_stream_feed(router_stream *s, const void *data, size_t len)
 {
     if (s->bytes + len > ROUTER_MAX_INPUT_BYTES) {
@@ -605,6 +674,7 @@ void router_stream_feed(router_stream *s, const void *data, size_t len)
     }
     locale_t old = uselocale(s->rules->cloc);
     const char *p = data, *end = p + len;
+    nb_keep(s, p, len);
     s->bytes += len;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -666,6 +736,7 @@ typedef struct {
     double prim, cons, max_prim;
     int demoted_by;          /* route index that explains this one, -1 */
     int cons_only;
+    int warned;              /* its primary patterns matched warning lines only (log_parts.h) */
 } route_score;
 
 static void add_field_raw(route_result *r, const char *key, const char *value)
@@ -865,6 +936,88 @@ done:
     return ret;
 }
 
+/* The names of the platforms of a wording's mask ("CPU", "Intel XPU, Apple MPS/Metal"). */
+static const char *platform_names(route_result *out, const router_rules *rules, uint32_t mask)
+{
+    strbuf b = STRBUF_INIT;
+    int cuda = router_platform_index(rules, "cuda");
+    if (cuda >= 0 && cuda < 32 && (mask & (1u << cuda))) {
+        strbuf_addstr(&b, rules->platforms[cuda].name);     /* the default wording's own platform first */
+        mask &= ~(1u << cuda);
+    }
+    for (size_t k = 0; k < rules->nplatforms && k < 32; k++)
+        if (mask & (1u << k)) {
+            if (b.len)
+                strbuf_addstr(&b, ", ");
+            strbuf_addstr(&b, rules->platforms[k].name);
+        }
+    const char *r = arena_strdup(&out->arena, b.len ? b.buf : "?");
+    strbuf_release(&b);
+    return r;
+}
+
+/* The platform is unknown: each step that differs by platform is given for
+ * each ("On CUDA: ...; on CPU: ..."), the default wording being CUDA's; a
+ * step every platform words alike once. Steps are paired by position. */
+static void render_steps_each_platform(route_result *out, const router_rules *rules, size_t ri)
+{
+    const rr_route *rt = &rules->routes[ri];
+    size_t most = rt->words.nsteps;
+    for (size_t v = 0; v < rt->nvariants; v++)
+        if (rt->variants[v].has_steps && rt->variants[v].nsteps > most)
+            most = rt->variants[v].nsteps;
+    out->steps = arena_alloc(&out->arena, (most + 1) * sizeof *out->steps);
+    int cuda = router_platform_index(rules, "cuda");
+    uint32_t named = 0;                       /* platforms some variant words */
+    for (size_t v = 0; v < rt->nvariants; v++)
+        named |= rt->variants[v].platforms;
+    for (size_t i = 0; i < most; i++) {
+        const char *def = i < rt->words.nsteps ? expand_step(out, rt->words.steps[i]) : NULL;
+        /* the texts: [0] the default (CUDA and every platform no variant words), then each variant's */
+        const char *text[STEP_TEXTS];
+        uint32_t mask[STEP_TEXTS];
+        size_t nt = 0;
+        uint32_t defmask = ~named;
+        if (cuda >= 0)
+            defmask |= 1u << cuda;
+        for (size_t v = 0; v < rt->nvariants && nt + 1 < STEP_TEXTS; v++) {
+            const rr_words *w = &rt->variants[v];
+            const char *t = w->has_steps ? (i < w->nsteps ? expand_step(out, w->steps[i]) : NULL) : def;
+            if (same_str(t, def)) {
+                defmask |= w->platforms;
+                continue;
+            }
+            if (!t)
+                continue;
+            size_t k;
+            for (k = 0; k < nt && strcmp(text[k], t); k++)
+                ;
+            if (k == nt) {
+                text[nt] = t;
+                mask[nt++] = 0;
+            }
+            mask[k] |= w->platforms;
+        }
+        if (!nt) {
+            if (def)
+                out->steps[out->nsteps++] = def;
+            continue;
+        }
+        strbuf b = STRBUF_INIT;
+        if (def) {
+            uint32_t m = 0;
+            for (size_t k = 0; k < rules->nplatforms && k < 32; k++)
+                if (defmask & (1u << k))
+                    m |= 1u << k;
+            strbuf_addf(&b, "On %s: %s", platform_names(out, rules, m), def);
+        }
+        for (size_t k = 0; k < nt; k++)
+            strbuf_addf(&b, "%s%s: %s", b.len ? " | on " : "On ", platform_names(out, rules, mask[k]), text[k]);
+        out->steps[out->nsteps++] = arena_strdup(&out->arena, b.buf);
+        strbuf_release(&b);
+    }
+}
+
 /* Title, explanation, steps and actions of route ri in the platform's words. */
 static void render_words(route_result *out, const router_rules *rules, int ri, int pi)
 {
@@ -878,11 +1031,15 @@ static void render_words(route_result *out, const router_rules *rules, int ri, i
     out->title = arena_strdup(&out->arena, w.title);
     out->explanation = arena_strdup(&out->arena, w.explanation);
     out->nsteps = 0;
-    out->steps = arena_alloc(&out->arena, (w.nsteps + 1) * sizeof *out->steps);
-    for (size_t i = 0; i < w.nsteps; i++) {
-        const char *step = expand_step(out, w.steps[i]);
-        if (step)
-            out->steps[out->nsteps++] = step;
+    if (pi < 0 && rules->routes[ri].nvariants) {
+        render_steps_each_platform(out, rules, (size_t)ri);
+    } else {
+        out->steps = arena_alloc(&out->arena, (w.nsteps + 1) * sizeof *out->steps);
+        for (size_t i = 0; i < w.nsteps; i++) {
+            const char *step = expand_step(out, w.steps[i]);
+            if (step)
+                out->steps[out->nsteps++] = step;
+        }
     }
     out->nactions = w.nactions;
     out->actions = arena_alloc(&out->arena, (w.nactions + 1) * sizeof *out->actions);
@@ -925,6 +1082,23 @@ static int pick_platform(router_stream *s, route_result *out)
     for (size_t k = 0; k < rules->nplatforms; k++)
         if (score[k] >= ROUTE_MIN_SCORE && (best < 0 || score[k] > score[best]))
             best = (int)k;
+    /* A log whose text names another platform outright never gets CUDA's
+     * words: XPU, MPS and ROCm builds of torch print CUDA's names too (its
+     * generic messages, `torch.cuda` calls), a CUDA log rarely theirs; a CPU
+     * marker wins over CUDA's weak ones (a bare `cuda` word). */
+    if (best >= 0 && !strcmp(rules->platforms[best].id, "cuda")) {
+        int other = -1;
+        for (size_t k = 0; k < rules->nplatforms; k++) {
+            if ((int)k == best || score[k] < NAMED_PLATFORM)
+                continue;
+            if (!rules->platforms[k].gpu && score[best] >= NAMED_PLATFORM)
+                continue;
+            if (other < 0 || score[k] > score[other])
+                other = (int)k;
+        }
+        if (other >= 0)
+            best = other;
+    }
     int hint = s->platform_hint;
     if (hint >= 0 && !(best >= 0 && rules->platforms[hint].gpu && rules->platforms[best].gpu &&
                        !strcmp(rules->platforms[hint].id, "cuda"))) {
@@ -1019,6 +1193,7 @@ static void score_routes(router_stream *s, int *counted, route_score *sc)
         if (pt->consequence) {
             x->cons += pt->weight;
         } else {
+            x->warned = x->prim == 0 ? !s->nonwarn[pi] : x->warned && !s->nonwarn[pi];
             x->prim += pt->weight;
             if (pt->weight > x->max_prim)
                 x->max_prim = pt->weight;
@@ -1049,15 +1224,20 @@ static int pick_route(router_stream *s, route_result *out, const int *counted, c
     const router_rules *rules = s->rules;
     size_t nr = rules->nroutes;
     int win = pick_failing_line(s, out, counted, sc);
-    for (int fb = 0; fb < 2 && win < 0; fb++)      /* specific routes first, then fallbacks (crash) */
+    /* specific routes first, then fallbacks (crash); a route seen on warning
+     * lines alone only when no route has an error (or plain) line: a warning
+     * never outranks an error */
+    for (int pass = 0; pass < 4 && win < 0; pass++) {
+        int fb = pass & 1, warned_ok = pass >= 2;
         for (size_t ri = 0; ri < nr; ri++) {
             double t = sc[ri].prim + sc[ri].cons;
             if (t < ROUTE_MIN_SCORE || sc[ri].demoted_by >= 0 || sc[ri].cons_only ||
-                rules->routes[ri].fallback != fb)
+                rules->routes[ri].fallback != fb || (sc[ri].warned && !warned_ok))
                 continue;
             if (win < 0 || t > sc[win].prim + sc[win].cons)
                 win = (int)ri;
         }
+    }
     /* Every candidate was explained by another: take the one no strong route explains first. */
     if (win < 0)
         for (size_t ri = 0; ri < nr; ri++) {
@@ -1161,6 +1341,9 @@ static void add_also(route_result *out, const router_rules *rules, const route_s
         else if (rules->routes[best].fallback && !rules->routes[win].fallback)
             reason = arena_printf(&out->arena, "%s is reported only when nothing more specific matched; "
                                   "%s is the cause here; %s", rules->routes[best].id, rules->routes[win].id, where);
+        else if (sc[best].warned && !sc[win].warned)
+            reason = arena_printf(&out->arena, "named only on warning lines, and a warning never outranks the "
+                                  "error %s is seen in; %s", rules->routes[win].id, where);
         else if (sc[best].cons_only)
             reason = arena_printf(&out->arena, "only after-effect lines matched, which follow %s here; %s",
                                   rules->routes[win].id, where);
@@ -1171,6 +1354,59 @@ static void add_also(route_result *out, const router_rules *rules, const route_s
         al->route = arena_strdup(&out->arena, rules->routes[best].id);
         al->reason = reason;
         al->score = t;
+    }
+}
+
+/* No rule names a cause: the learned fallback's answer, which routes when it is sure enough. */
+static void ask_learned(router_stream *s, route_result *out, int *shown)
+{
+    const router_rules *rules = s->rules;
+    if (!rules->nb || !s->nb_head || !s->bytes)
+        return;
+    size_t len;
+    char *text = nb_text(s, &len);
+    router_nb_answer a;
+    if (router_nb_classify(rules->nb, text, len, &a) == 0) {
+        out->learned_route = arena_strdup(&out->arena, a.route);
+        out->learned_confidence = a.confidence;
+        for (size_t i = 0; i < a.nnearest && i < 3; i++) {
+            out->learned_nearest[i] = arena_strdup(&out->arena, a.nearest[i]);
+            out->learned_nearest_route[i] = arena_strdup(&out->arena, a.nearest_route[i]);
+        }
+        out->nlearned_nearest = a.nnearest < 3 ? a.nnearest : 3;
+        int ri = route_index(rules, a.route);
+        if (ri >= 0 && a.confidence >= ROUTER_NB_MIN_CONFIDENCE && strcmp(a.route, "unknown")) {
+            out->learned_used = 1;
+            *shown = ri;
+        }
+    }
+    free(text);
+}
+
+/* The part the route was taken from: the failing line's, else the winner's strongest primary line's. */
+static void set_part(router_stream *s, route_result *out, evidence *const *order, size_t no, int win)
+{
+    const router_rules *rules = s->rules;
+    for (size_t c = 0; out->failed_routed && c < s->nfail; c++)
+        if (s->fail[c].line == out->failed_line) {
+            out->part = log_part_name(s->fail[c].kind);
+            out->part_line = out->failed_line;
+            return;
+        }
+    const evidence *top = NULL;
+    for (size_t i = 0; i < no && win >= 0; i++) {
+        const rr_pattern *pt = &rules->patterns[order[i]->pattern];
+        if (pt->route != win)
+            break;
+        if (!pt->consequence && !order[i]->origin && (!top || pt->weight > rules->patterns[top->pattern].weight))
+            top = order[i];
+    }
+    if (top) {
+        out->part = log_part_name(top->kind);
+        out->part_line = top->line;
+    } else if (s->nfail) {
+        out->part = log_part_name(s->fail[0].kind);
+        out->part_line = s->fail[0].line;
     }
 }
 
@@ -1194,6 +1430,8 @@ void router_stream_finish(router_stream *s, route_result *out)
     score_routes(s, counted, sc);
     int win = pick_route(s, out, counted, sc);
     int shown = win >= 0 ? win : rules->unknown;
+    if (win < 0)
+        ask_learned(s, out, &shown);
     out->route = arena_strdup(&out->arena, shown >= 0 ? rules->routes[shown].id : "unknown");
     out->score = win >= 0 ? sc[win].prim + sc[win].cons : 0;
     int plat = pick_platform(s, out);
@@ -1231,8 +1469,23 @@ void router_stream_finish(router_stream *s, route_result *out)
     add_looked(s, out);
     add_fields(out, rules, order, no, counted, win);
     postprocess_fields(out);
+    set_part(s, out, order, no, win);
+    /* Inductor's index check (a tmp, no block/thread of a device assert) in a
+     * CPU log is a generated C++ kernel's */
+    int cpp = route_index(rules, "cpp-index-oob");
+    if (shown >= 0 && !strcmp(rules->routes[shown].id, "triton-index-oob") && cpp >= 0 && plat >= 0 &&
+        !strcmp(rules->platforms[plat].id, "cpu") && route_result_field(out, "tmp") &&
+        !route_result_field(out, "block") && !route_result_field(out, "thread")) {
+        shown = cpp;
+        out->route = arena_strdup(&out->arena, rules->routes[cpp].id);
+    }
     render_words(out, rules, shown, plat);
     add_also(out, rules, sc, counted, order, no, win, plat);
+    size_t na = 0;
+    for (size_t i = 0; i < out->nalso; i++)
+        if (strcmp(out->also[i].route, out->route))
+            out->also[na++] = out->also[i];
+    out->nalso = na;
     arena_release(&s->a);
     free(s);
 }

@@ -12,7 +12,12 @@
  *
  * The route is taken from the line that failed first (routes.yaml
  * `failures:`; result's failed_line) when a route states a cause there, else
- * from the whole text.
+ * from the whole text. Every line is first read as a part of the log's
+ * structure (log_parts.h: an exception, an assert, a compiler error, a
+ * warning, ...): a warning line is never the failing line, and a route seen
+ * on warning lines alone wins only when no route is seen on any other line.
+ * When no rule names a cause, the learned fallback (router_nb.h, the rules'
+ * router_nb.txt) may name the route, shown as such (learned_*).
  *
  * Besides the text, a caller can add facts it knows (a session's failing
  * kernel, the runner's exit signal, checklist rows: router_stream_fact) and the
@@ -40,6 +45,7 @@
 #define ROUTER_CONTEXT_LINES 2         /* lines kept before each evidence line */
 #define ROUTER_RULES_MAX_BYTES (1 << 20)
 #define ROUTER_MAX_INPUT_BYTES (1ULL << 30)  /* bytes of one input that are examined (time bound) */
+#define ROUTER_NB_MIN_CONFIDENCE 0.5          /* the learned fallback routes only this sure */
 
 /* The route ids, written once: a contract (output, sessions, scripts and
  * tests use them; add, never rename; man/aotidbg.1 ROUTES says what each
@@ -59,7 +65,8 @@
     X(OUT_OF_MEMORY, "out-of-memory") \
     X(CRASH, "crash") \
     X(UNKNOWN, "unknown") \
-    X(CPP_INDEX_OOB, "cpp-index-oob")
+    X(CPP_INDEX_OOB, "cpp-index-oob") \
+    X(COLLECTIVE_TIMEOUT, "collective-timeout")
 
 /* The actions a route can name (routes.yaml `do:`; the TUI binds each to a
  * key in tui/actions.c); X(NAME, "name"). */
@@ -139,6 +146,18 @@ typedef struct route_result {
     size_t lines, bytes;          /* input seen */
     size_t long_lines;            /* lines longer than ROUTER_LINE_CAP (read in windows) */
     int input_cut;                /* input went past ROUTER_MAX_INPUT_BYTES: the rest was not read */
+    /* the part the route was decided on (log_parts.h: "python-exception",
+     * "assertion", "compiler-error", "log-warning", ...); NULL when none */
+    const char *part;
+    size_t part_line;
+    /* the learned fallback (router_nb.h), asked only when no rule names a
+     * cause: its answer, and whether it became the route (confidence at
+     * least ROUTER_NB_MIN_CONFIDENCE); learned_route NULL when not asked */
+    const char *learned_route;
+    double learned_confidence;
+    int learned_used;
+    size_t nlearned_nearest;
+    const char *learned_nearest[3], *learned_nearest_route[3];
 } route_result;
 
 /* Streaming: feed any chunks, then finish. The stream borrows rules. */

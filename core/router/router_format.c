@@ -1,10 +1,23 @@
 /* router_format.c — prints a route_result as human text or as YAML (router.h:
  * top-level `route:`, then `fields:`, `steps:`, `also:`; added since:
- * `platform:`, `platform_from:`, `failed_line:`, `looked_at:`, an evidence item's `origin:`).
+ * `platform:`, `platform_from:`, `failed_line:`, `looked_at:`, an evidence item's `origin:`,
+ * `part:` (the part of the log's structure the route was taken from) and
+ * `learned:` (the learned fallback's answer, router_nb.h)).
  * Strings in a result are already valid UTF-8; YAML strings are always
  * double-quoted. */
 #include <string.h>
 #include "router_rules.h"
+
+/* "learned fallback, confidence 0.73, nearest known logs: a (route), b (route)" */
+static void add_learned(strbuf *out, const route_result *r)
+{
+    strbuf_addf(out, "learned fallback, confidence %.2f", r->learned_confidence);
+    if (!r->learned_used)
+        strbuf_addf(out, " for %s (under %.2f: not routed)", r->learned_route, ROUTER_NB_MIN_CONFIDENCE);
+    for (size_t i = 0; i < r->nlearned_nearest; i++)
+        strbuf_addf(out, "%s%s (%s)", i ? ", " : ", nearest known logs: ", r->learned_nearest[i],
+                    r->learned_nearest_route[i]);
+}
 
 static void add_action(strbuf *out, const route_action *a)
 {
@@ -45,6 +58,11 @@ static void add_wrapped(strbuf *out, const char *text, const char *indent, size_
 void route_result_format_text(const route_result *r, strbuf *out)
 {
     strbuf_addf(out, "route: %s - %s\n", r->route, r->title);
+    if (r->learned_used) {
+        strbuf_addstr(out, "  no rule names a cause: ");
+        add_learned(out, r);
+        strbuf_addch(out, '\n');
+    }
     size_t shown = 0, last = 0;
     for (size_t i = 0; i < r->nevidence && shown < 3; i++) {
         const route_evidence *e = &r->evidence[i];
@@ -71,7 +89,14 @@ void route_result_format_text(const route_result *r, strbuf *out)
         for (size_t i = 0; i < r->nlooked; i++)
             strbuf_addf(out, "  %s line %zu: %.*s\n", i ? "      " : "looked", r->looked[i].line,
                         (int)router_utf8_clip(r->looked[i].text, 200), r->looked[i].text);
+        if (r->learned_route) {
+            strbuf_addstr(out, "  ");
+            add_learned(out, r);
+            strbuf_addch(out, '\n');
+        }
     }
+    if (r->part && !r->learned_used)
+        strbuf_addf(out, "decided on: %s at line %zu\n", r->part, r->part_line);
     if (r->failed_text)
         strbuf_addf(out, "failed first: line %zu: %.*s%s\n", r->failed_line,
                     (int)router_utf8_clip(r->failed_text, 200), r->failed_text,
@@ -134,6 +159,22 @@ void route_result_format_yaml(const route_result *r, strbuf *out)
         strbuf_addstr(out, "}\n");
     } else {
         strbuf_addstr(out, "failed_line: null\n");
+    }
+    if (r->part)
+        strbuf_addf(out, "part: {kind: %s, line: %zu}\n", r->part, r->part_line);
+    else
+        strbuf_addstr(out, "part: null\n");
+    if (r->learned_route) {
+        strbuf_addf(out, "learned: {route: %s, confidence: %.2f, used: %s, nearest: [", r->learned_route,
+                    r->learned_confidence, r->learned_used ? "true" : "false");
+        for (size_t i = 0; i < r->nlearned_nearest; i++) {
+            strbuf_addstr(out, i ? ", {log: " : "{log: ");
+            strbuf_add_yaml_quoted(out, r->learned_nearest[i]);
+            strbuf_addf(out, ", route: %s}", r->learned_nearest_route[i]);
+        }
+        strbuf_addstr(out, "]}\n");
+    } else {
+        strbuf_addstr(out, "learned: null\n");
     }
     strbuf_addstr(out, "explanation: ");
     strbuf_add_yaml_quoted(out, r->explanation ? r->explanation : "");

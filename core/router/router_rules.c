@@ -8,6 +8,7 @@
  * Errors: 0 / -1 with a message in err. */
 #define _GNU_SOURCE
 #include "router_rules.h"
+#include "router_nb.h"
 #include "compat.h"
 #include <ctype.h>
 #include <pthread.h>
@@ -798,6 +799,24 @@ int router_rules_load_default(router_rules **out, strbuf *err)
     }
     int rc = router_rules_load(out, p, err);
     free(p);
+    if (rc < 0)
+        return rc;
+    /* the learned fallback beside the rules: absent is fine (no fallback), broken is an error */
+    p = path_join(dir, "router_nb.txt");
+    if (!(f = fopen(p, "rb"))) {
+        free(p);
+        p = path_join(dir, "core/router/router_nb.txt");
+        f = fopen(p, "rb");
+    }
+    if (f) {
+        fclose(f);
+        if (router_nb_load(&(*out)->nb, p, err) < 0) {
+            router_rules_free(*out);
+            *out = NULL;
+            rc = -1;
+        }
+    }
+    free(p);
     return rc;
 }
 
@@ -829,6 +848,7 @@ void router_rules_free(router_rules *r)
         if (r->patterns[i].re_ok)
             regfree(&r->patterns[i].re);
     free(r->bigram);
+    router_nb_free(r->nb);
     if (r->cloc)
         freelocale(r->cloc);
     arena_release(&r->arena);

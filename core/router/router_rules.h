@@ -79,6 +79,7 @@ struct router_rules {
     uint64_t bigram_bits[1024]; /* 1 bit per bigram that starts some hint: an L1-sized first check */
     int unknown;                /* index of the "unknown" route, or -1 */
     locale_t cloc;              /* "C" locale: regexes match bytes, not characters */
+    struct router_nb *nb;       /* the learned fallback (router_nb.h); NULL: none; freed with the rules */
 };
 
 /* Index of a platform id, or -1. */

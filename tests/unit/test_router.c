@@ -44,8 +44,8 @@ static const char *also_reason(const route_result *r, const char *id)
 static void test_rules_load(void)
 {
     static const char *ids[] = {ROUTE_IDS(ROUTE_NAME_ELEM)};
-    CHECK(router_rules_count(rules) == 15);
-    for (size_t i = 0; i < 15; i++) {
+    CHECK(router_rules_count(rules) == 16);
+    for (size_t i = 0; i < 16; i++) {
         int found = 0;
         for (size_t k = 0; k < router_rules_count(rules); k++)
             found |= !strcmp(router_rules_id(rules, k), ids[i]);
@@ -438,7 +438,14 @@ static const struct {
     {"op not registered", "backend", "custom-op", NULL,
      "NotImplementedError: Could not run 'mylib::fused_rope' with arguments from the 'XPU' backend.\n"},
     {"no kernel for this device", "mps", "custom-op", "mps",
+     "NotImplementedError: The operator 'mylib::fused_rope' is not currently implemented for the MPS device.\n"},
+    /* torch's own op (aten::) with no kernel for the device: the device lacks it, no custom op is missing */
+    {"torch op has no kernel for this device", "mps", "device-mismatch", "mps",
      "NotImplementedError: The operator 'aten::_linalg_eigh.eigenvalues' is not currently implemented for the MPS device. As a temporary fix, you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`\n"},
+    {"torch op has no kernel for this device", "xpu", "device-mismatch", "xpu",
+     "NotImplementedError: The operator 'aten::cholesky.out' is not currently implemented for the XPU device. Please open a feature on https://github.com/intel/torch-xpu-ops/issues.\n"},
+    {"torch op has no kernel for this device", "quantized xpu", "device-mismatch", NULL,
+     "NotImplementedError: Could not run 'aten::_empty_affine_quantized' with arguments from the 'QuantizedXPU' backend.\n"},
     {"no kernel for this device", "xpu", "custom-op", "xpu",
      "NotImplementedError: Could not run 'mylib::fused_rope' with arguments from the 'XPU' backend. This could be because the operator doesn't exist for this backend\n"},
     {"no kernel for this device", "cuda", "custom-op", NULL,
@@ -601,6 +608,21 @@ static const struct {
      "concurrent.futures.process.BrokenProcessPool: A process in the process pool was terminated abruptly while the future was running or pending.\n"},
     {"worker died", "torchrun", "crash", NULL,
      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n  exitcode  : -11 (pid: 3821)\n  error_file: <N/A>\n  traceback : Signal 11 (SIGSEGV) received by PID 3821\n"},
+    /* --- collective-timeout ----------------------------------------------- */
+    {"a rank never arrives", "nccl watchdog", "collective-timeout", "cuda",
+     "[rank1]:[E1207 10:00:00.123 4242 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=600000) ran for 600034 milliseconds before timing out.\n"
+     "terminate called after throwing an instance of 'c10::DistBackendError'\nAborted (core dumped)\n"},
+    {"a rank never arrives", "gloo", "collective-timeout", NULL,
+     "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete\n"},
+    {"a rank never arrives", "c10d store", "collective-timeout", NULL,
+     "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.\n"},
+    {"a rank never arrives", "tcpstore", "collective-timeout", NULL,
+     "RuntimeError: Socket Timeout\n[W socket.cpp:601] [c10d] The client socket has timed out after 1800s while trying to connect to (10.0.0.1, 29500).\n"},
+    {"a rank never arrives", "aoti wait_tensor", "collective-timeout", "cpu",
+     "Error: aoti_torch_cpu__c10d_functional_wait_tensor(buf1, &buf4_handle) API call failed at /tmp/x/model.wrapper.cpp, line 915\n"
+     "the shim call's exception: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 8000ms for recv operation to complete\n"},
+    {"a rank never arrives", "aotidbg --ranks", "collective-timeout", NULL,
+     "aotidbg run: 2 ranks: rank 0 was in the collective all_reduce (kernel 2, in its wait_tensor at kernel 3, group 0, ranks 0,1) waiting for rank 1 (timeout at kernel 0 aoti_torch_cpu_mm_out)\n"},
     {"worker died", "sglang", "crash", NULL,
      "Subprocess scheduler_0 (pid=1446173) crashed with exit code -3. Triggering SIGQUIT for cleanup...\n"},
 };

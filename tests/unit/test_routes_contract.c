@@ -15,7 +15,7 @@
 static const char *const contract_ids[] = {
     "triton-index-oob", "device-mismatch", "input-mismatch", "illegal-memory-access", "nan-inf",
     "wrong-output", "dynamic-shape", "custom-op", "missing-artifact", "abi-mismatch",
-    "compile-error", "out-of-memory", "crash", "unknown", "cpp-index-oob",
+    "compile-error", "out-of-memory", "crash", "unknown", "cpp-index-oob", "collective-timeout",
 };
 
 static char *slurp(const char *path)
