@@ -240,6 +240,8 @@ int router_nb_parse(router_nb **out, const char *text, size_t len, const char *n
         }
         char *q = line;
         char *key = word(&q);
+        if (!key)
+            continue;                      /* spaces only: a blank line */
         if (state == ST_TOP && !strcmp(key, "trained:")) {
             free(nb->about);
             nb->about = xstrdup(q);

@@ -6,7 +6,11 @@
  *   "RULES\n" + YAML   parse as a rules file: either rules, or a refusal that
  *                      starts "fuzz.yaml:LINE:COL: "
  *   "TRACE\n" + "tmpN BOUND\n" + text   resolve the condition in text as a wrapper.cpp
- *   anything else      a log, routed with the shipped rules (core/router/routes.yaml);
+ *   "NB\n" + text       parse as the learned fallback's weights (router_nb.h): either
+ *                      weights (then text is classified with them: a known class,
+ *                      a confidence in [0, 1]), or a refusal that starts "fuzz_nb.txt:"
+ *   anything else      a log, routed with the shipped rules (core/router/routes.yaml)
+ *                      and the shipped weights (core/router/router_nb.txt);
  *                      then again with its first line as a session fact and a
  *                      platform named by its first byte, and reworded for another
  * Checks besides "no crash, no leak, no UB": the route is one of the fixed ids;
@@ -16,7 +20,7 @@
  *
  * Build (from the repository root):
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Icore/util -Icore/model -Icore/proto -Icore/package -Icore/inputs -Icore/check -Icore/router -Icore/session \
- *     -DAOTIDBG_SOURCE_DIR='"'$PWD'"' tests/fuzz/fuzz_router.c core/router/router.c core/router/router_rules.c \
+ *     -DAOTIDBG_SOURCE_DIR='"'$PWD'"' tests/fuzz/fuzz_router.c core/router/router.c core/router/router_rules.c core/router/router_nb.c core/router/log_parts.c \
  *     core/router/router_format.c core/router/triton_trace.c core/package/package.c core/util/paths.c core/util/arena.c core/util/strbuf.c \
  *     $(pkg-config --cflags --libs yaml-0.1 libzip libcjson) -ldl -o fuzz_router
  * Run:
@@ -30,6 +34,8 @@
 #include <string.h>
 #include "fuzz_target.h"
 #include "router.h"
+#include "router_nb.h"
+#include "router_rules.h"
 #include "triton_trace.h"
 
 #ifndef AOTIDBG_SOURCE_DIR
@@ -126,6 +132,23 @@ static void fuzz_rules(const char *text, size_t len)
     strbuf_release(&err);
 }
 
+static void fuzz_nb(const char *text, size_t len)
+{
+    router_nb *nb = NULL;
+    strbuf err = STRBUF_INIT;
+    if (router_nb_parse(&nb, text, len, "fuzz_nb.txt", &err)) {
+        if (strncmp(err.buf, "fuzz_nb.txt", 11) || nb)
+            abort();
+    } else {
+        router_nb_answer a;
+        if (router_nb_classify(nb, text, len, &a) == 0 &&
+            (!a.route || !(a.confidence >= 0 && a.confidence <= 1.0000001) || a.nnearest > NB_NEAREST))
+            abort();
+        router_nb_free(nb);
+    }
+    strbuf_release(&err);
+}
+
 static void fuzz_trace(const char *text, size_t len)
 {
     const char *nl = memchr(text, '\n', len);
@@ -160,10 +183,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fprintf(stderr, "fuzz_router: %s\n", err.buf);
             abort();
         }
+        if (router_nb_load(&shipped->nb, AOTIDBG_SOURCE_DIR "/core/router/router_nb.txt", &err)) {
+            fprintf(stderr, "fuzz_router: %s\n", err.buf);
+            abort();
+        }
         strbuf_release(&err);
     }
     if (size >= 6 && !memcmp(data, "RULES\n", 6))
         fuzz_rules((const char *)data + 6, size - 6);
+    else if (size >= 3 && !memcmp(data, "NB\n", 3))
+        fuzz_nb((const char *)data + 3, size - 3);
     else if (size >= 6 && !memcmp(data, "TRACE\n", 6))
         fuzz_trace((const char *)data + 6, size - 6);
     else
