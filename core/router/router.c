@@ -282,13 +282,38 @@ static const char *strip_pid(const char *p)
     return close + 1;
 }
 
+/* vLLM/SGLang's logger: `ERROR 03-27 11:38:51 [core.py:343] `, `INFO 06-25 02:18:38 llm.py:12] ` */
+static const char *strip_levelword(const char *p)
+{
+    static const char *const words[] = {"DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL "};
+    for (size_t k = 0; k < sizeof words / sizeof *words; k++) {
+        size_t n = strlen(words[k]);
+        if (strncmp(p, words[k], n))
+            continue;
+        const char *q = p + n;
+        if (!(isdig(q[0]) && isdig(q[1]) && q[2] == '-' && isdig(q[3]) && isdig(q[4]) && q[5] == ' ' && isdig(q[6])))
+            return NULL;
+        q += 6;
+        while (isdig(*q) || *q == ':' || *q == '.' || *q == ',')
+            q++;
+        while (*q == ' ')
+            q++;
+        const char *close = memchr(q, ']', strnlen(q, 120));   /* `[file.py:12]` or `file.py:12]` */
+        if (close && close > q && isdig(close[-1]) && !memchr(q, ' ', (size_t)(close - q)))
+            q = close + 1;
+        return q;
+    }
+    return NULL;
+}
+
 static const char *strip_prefixes(const char *p)
 {
     for (int k = 0; k < 6; k++) {
         while (*p == ' ')
             p++;
         const char *q;
-        if ((q = strip_rank(p)) || (q = strip_glog(p)) || (q = strip_iso(p)) || (q = strip_pid(p))) {
+        if ((q = strip_rank(p)) || (q = strip_glog(p)) || (q = strip_iso(p)) || (q = strip_pid(p)) ||
+            (q = strip_levelword(p))) {
             p = q;
             continue;
         }
@@ -566,6 +591,9 @@ static void scan_segment(router_stream *s, int first, int whole)
     n = clean_line(s->work, n);
     int level = first ? log_line_level(s->work, n) : 0;
     const char *line = first ? strip_prefixes(s->work) : s->work;
+    if (first && !level && line > s->work)        /* a logger's level word the prefixes held */
+        level = memmem(s->work, (size_t)(line - s->work), "WARN", 4) ? 'W'
+              : memmem(s->work, (size_t)(line - s->work), "ERROR ", 6) || memmem(s->work, (size_t)(line - s->work), "CRITICAL ", 9) ? 'E' : 0;
     n -= (size_t)(line - s->work);
     if (first)
         s->line_kind = log_line_part(line, n, level);
@@ -1378,6 +1406,10 @@ static void ask_learned(router_stream *s, route_result *out, int *shown)
         if (ri >= 0 && a.confidence >= ROUTER_NB_MIN_CONFIDENCE && strcmp(a.route, "unknown")) {
             out->learned_used = 1;
             *shown = ri;
+            /* a field too, so that a session's error event and the UI's fields say it was learned */
+            route_result_set_field(out, "learned_fallback", arena_printf(&out->arena, "confidence %.2f%s%s",
+                                   a.confidence, a.nnearest ? ", nearest known log " : "",
+                                   a.nnearest ? a.nearest[0] : ""));
         }
     }
     free(text);

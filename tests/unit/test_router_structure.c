@@ -377,6 +377,7 @@ static void test_nb_classify(void)
         CHECK_STR(r.route, "out-of-memory");
         CHECK(r.learned_used);
         CHECK_STR(r.learned_route, "out-of-memory");
+        CHECK_CONTAINS(route_result_field(&r, "learned_fallback"), "nearest known log dev/a.log");
         strbuf out = STRBUF_INIT;
         route_result_format_text(&r, &out);
         CHECK_CONTAINS(out.buf, "learned fallback, confidence ");
