@@ -724,6 +724,12 @@ static int eager_line(const kernel_event *k, const tensor_rec *t, strbuf *sb)
     } else {
         strbuf_addf(sb, "%s%s%s", eager_verdict_name(c->verdict), c->note ? ": " : "", c->note ? c->note : "");
     }
+    if (c->yardstick && !strcmp(c->yardstick, "float64") && c->err64 >= 0) {   /* judged against float64 */
+        char e[24], ee[24];
+        fmt_double(e, sizeof e, c->err64);
+        fmt_double(ee, sizeof ee, c->eager_err64);
+        strbuf_addf(sb, "; vs float64: rms err %s, eager's %s", e, ee);
+    }
     return c->verdict == EAGER_DIFFERS;
 }
 
@@ -965,7 +971,7 @@ int inspector_action_ref_npy(app *a, const char *arg)
 }
 
 /* The selected tensor's node value from the eager reference (its folder's
- * nodes/<node>.npy) as its .npy reference; one at a time, so no more than one
+ * nodes/<node>.npy, or record/<tensor>.npy under the compiler's record) as its .npy reference; one at a time, so no more than one
  * node's values are in memory. */
 int inspector_action_ref_eager(app *a, const char *arg)
 {
@@ -987,7 +993,10 @@ int inspector_action_ref_eager(app *a, const char *arg)
     if (s->eager_ref.name)   /* the previous one goes */
         inspector_npy_clear(a, s->eager_ref.kernel, s->eager_ref.name, s->eager_ref.phase);
     strbuf path = STRBUF_INIT, err = STRBUF_INIT;
-    strbuf_addf(&path, "%s/nodes/%s.npy", a->s->eager.dir, c->node);
+    if (a->s->eager.map && !strcmp(a->s->eager.map, "compiler") && c->tensor)   /* the record's, per buffer */
+        strbuf_addf(&path, "%s/record/%s.npy", a->s->eager.dir, c->tensor);
+    else
+        strbuf_addf(&path, "%s/nodes/%s.npy", a->s->eager.dir, c->node);
     int rc = inspector_npy_attach(a, k->index, t->name, PHASE_AFTER, path.buf, &err);
     if (rc < 0)
         app_message(a, 1, "ref-eager: %s", err.buf);

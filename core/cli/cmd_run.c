@@ -389,6 +389,11 @@ static int report_eager(const session *s, const char *out, int code)
                 d->index ? d->index : "?", x->got, x->want);
         fprintf(stderr, "    %" PRIu64 " of %" PRIu64 " elements beyond |got - want| <= %g + %g * |want|; max abs "
                 "error %.3g, max rel %.3g\n", x->differing, x->compared, x->atol, x->rtol, x->max_abs, x->max_rel);
+        if (x->yardstick && !strcmp(x->yardstick, "float64") && x->err64 >= 0)
+            fprintf(stderr, "    yardstick float64: its RMS error against the float64 reference is %.3g, eager's own "
+                    "%.3g (more than eager's rounding allows)\n", x->err64, x->eager_err64);
+        else if (x->yardstick)
+            fprintf(stderr, "    yardstick %s\n", x->yardstick);
         if (d->where)
             fprintf(stderr, "    at %s%s%s\n", d->where, d->code ? ": " : "", d->code ? d->code : "");
         const event *ke = session_kernel_event(s, d->kernel_index);
@@ -417,6 +422,14 @@ static int report_eager(const session *s, const char *out, int code)
         report_weights(s, reads);
         return code;
     }
+    if (!c.compared) {   /* no verdict: nothing was looked at */
+        fprintf(stderr, "  eager: compared 0 of %" PRIu64 " kernels: no verdict (no kernel output was compared with "
+                "%s)%s%s\n", c.kernels, s->eager.program, s->eager.map_note ? "; " : "",
+                s->eager.map_note ? s->eager.map_note : "");
+        report_uncompared(s, &c);
+        report_weights(s, NULL);
+        return code == EXIT_OK ? EXIT_PARTIAL : code;
+    }
     fprintf(stderr, "  eager: compared %" PRIu64 " of %" PRIu64 " kernels: no departure from %s in %s; %" PRIu64
             " of %" PRIu64 " checked outputs within tolerance", c.compared, c.kernels, s->eager.program,
             c.compared == c.kernels ? "any of them" : "those compared", c.close, c.checks);
@@ -424,6 +437,10 @@ static int report_eager(const session *s, const char *out, int code)
         fprintf(stderr, " (%" PRIu64 " node%s held by no output, %" PRIu64 " unreadable)", c.unmatched,
                 c.unmatched == 1 ? "" : "s", c.unreadable);
     fputc('\n', stderr);
+    if (s->eager.map)
+        fprintf(stderr, "    buffers named by %s%s%s\n", !strcmp(s->eager.map, "compiler")
+                ? "the compiler's record, rounding judged against float64 where the tolerance against eager was not met"
+                : "node names and shapes", s->eager.map_note ? "; " : "", s->eager.map_note ? s->eager.map_note : "");
     report_uncompared(s, &c);
     report_weights(s, NULL);
     int ran = s->end_state && !strcmp(s->end_state, "complete");
@@ -668,7 +685,7 @@ static int run_one(run_options o)
     strbuf_reset(&err);
     if (run_service_finish(rs, &err) < 0)
         fprintf(stderr, "aotidbg run: %s\n", err.buf);
-    char disk[64];
+    char disk[256];   /* a cut file says why, with its last kernel (session_read.h) */
     const char *on_disk = run_service_write_failed(rs) ? file_end_state(o.record, disk, sizeof disk) : NULL;
     if (stopped_by) {
         fprintf(stderr, "aotidbg run: stopped: %s; session: %s (end_state: %s)\n", interrupt_name(stopped_by),

@@ -27,6 +27,7 @@
 
 #define MANIFEST_MAX (64u << 20)   /* bytes of manifest read */
 #define HELPER "aotidbg_eager.py"
+#define RECORD_HELPER "aotidbg_record.py"   /* the compiler's buffer -> node record (EAGER_MAP_COMPILER) */
 
 /* One kernel call the runner's reference covers (the manifest's calls, in order). */
 typedef struct {
@@ -56,7 +57,7 @@ struct eager_ref {
     size_t nrcalls;
     char *runner_log;
     strbuf why_python;         /* why the runner did not compute it ("" = it did, or was not asked) */
-    char *py_argv[16];         /* the Python helper's command, kept for the fallback */
+    char *py_argv[20];         /* the Python helper's command, kept for the fallback */
     const char *computed_by;   /* "runner" or "python": who computes it, then who did (the manifest) */
     double atol, rtol;
     proto_msg *msgs;
@@ -67,7 +68,24 @@ struct eager_ref {
     char *program;             /* the program's absolute path */
     size_t nchecks;
     strbuf why_no_checks;      /* why there are none ("" = there are, or the program has no weights) */
+    eager_map map;             /* EAGER_MAP_COMPILER: refs name their tensor (the manifest's record) */
+    strbuf map_note;           /* what the record did not cover ("" all) */
 };
+
+int eager_map_from_name(const char *s)
+{
+    if (!s) return EAGER_MAP_DEFAULT;
+    if (!strcmp(s, "compiler")) return EAGER_MAP_COMPILER;
+    if (!strcmp(s, "names")) return EAGER_MAP_NAMES;
+    return -1;
+}
+
+eager_map eager_map_effective(eager_map m)
+{
+    if (m != EAGER_MAP_DEFAULT) return m;
+    int e = eager_map_from_name(getenv("AOTIDBG_EAGER_MAP"));
+    return e > 0 ? (eager_map)e : EAGER_MAP_COMPILER;
+}
 
 /* Appends the WEIGHT_CHECKs after the REFERENCEs (one array: the runner gets both before RUN). */
 static void add_weight_checks(eager_ref *r)
@@ -95,14 +113,21 @@ static int sha256_hex(const void *data, size_t n, char hex[65])
 }
 
 /* The helper: installed under <data>/prepare, or in the source tree. */
-static char *find_helper(void)
+static char *find_helper(const char *name)
 {
     const char *dd = aotidbg_data_dir();
-    char *p = path_join(dd, "prepare/" HELPER);
-    if (access(p, R_OK) == 0)
+    strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "prepare/%s", name);
+    char *p = path_join(dd, sb.buf);
+    if (access(p, R_OK) == 0) {
+        strbuf_release(&sb);
         return p;
+    }
     free(p);
-    p = path_join(dd, "core/prepare/" HELPER);
+    strbuf_reset(&sb);
+    strbuf_addf(&sb, "core/prepare/%s", name);
+    p = path_join(dd, sb.buf);
+    strbuf_release(&sb);
     if (access(p, R_OK) == 0)
         return p;
     free(p);
@@ -477,6 +502,29 @@ static char *calls_json(const session *s, const eager_program *prog, size_t *nca
     return out;
 }
 
+/* Every call with the buffers it makes (kernel_call.defines), for aotidbg_record.py. */
+static char *record_calls_json(const session *s, size_t *ncalls)
+{
+    cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "calls");
+    const call_table *ct = &s->prov;
+    *ncalls = 0;
+    for (size_t i = 0; i < ct->ncalls; i++) {
+        const kernel_call *c = &ct->calls[i];
+        size_t occ = 0;
+        for (size_t j = 0; j < i; j++)
+            occ += !strcmp(ct->calls[j].kernel, c->kernel);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(arr, o);
+        cJSON_AddStringToObject(o, "kernel", c->kernel);
+        cJSON_AddNumberToObject(o, "occurrence", (double)occ);
+        cJSON_AddItemToObject(o, "defines", cJSON_CreateStringArray(c->defines, (int)c->ndefines));
+        *ncalls += c->ndefines > 0;
+    }
+    char *out = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out;
+}
+
 /* ---- the manifest -------------------------------------------------------------- */
 
 static int node_name_ok(const char *n)
@@ -493,6 +541,46 @@ static char *eager_ref_node_path(const char *dir, const char *node)
     return strbuf_detach(&sb, NULL);
 }
 
+/* A file the record names under the key's folder: relative, no "..", a plain name set. */
+static int record_file_ok(const char *f)
+{
+    if (!f || !*f || strlen(f) > 300 || f[0] == '/' || strstr(f, ".."))
+        return 0;
+    return strspn(f, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./") == strlen(f);
+}
+
+static char *dir_file(const char *dir, const char *fmt, const char *arg);
+
+/* The header of the .npy at path (where its data is); -1 with err (the reference is incomplete). */
+static int npy_header_at(const char *path, const char *dir, file_tensor *ft, strbuf *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int rc = -1;
+    if (fd < 0 || fstat(fd, &st) < 0)
+        strbuf_addf(err, "%s: %s (the reference is incomplete: delete %s to compute it again)", path,
+                    strerror(errno), dir);
+    else if (npy_read_header(fd, (uint64_t)st.st_size, path, ft, err) == 0)
+        rc = 0;
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* Where a float64 .npy's data starts; -1 when it is no float64 .npy. */
+static int float64_offset(const char *path, const char *dir, uint64_t *off, strbuf *err)
+{
+    file_tensor ft;
+    if (npy_header_at(path, dir, &ft, err) < 0)
+        return -1;
+    if (strcmp(ft.dtype, "float64")) {
+        strbuf_addf(err, "%s: holds %s, not float64", path, ft.dtype);
+        return -1;
+    }
+    *off = ft.offset;
+    return 0;
+}
+
 /* One reference: the .npy's header says where its data is. */
 static int add_ref(eager_ref *r, const char *kernel, uint32_t occ, const cJSON *ref, strbuf *err)
 {
@@ -501,18 +589,31 @@ static int add_ref(eager_ref *r, const char *kernel, uint32_t occ, const cJSON *
         strbuf_addf(err, "%s: a reference of %s has no usable node name", r->manifest, kernel);
         return -1;
     }
-    char *path = eager_ref_node_path(r->dir, node->valuestring);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
+    const cJSON *file = cJSON_GetObjectItemCaseSensitive(ref, "file"),
+                *file64 = cJSON_GetObjectItemCaseSensitive(ref, "file64"),
+                *tensor = cJSON_GetObjectItemCaseSensitive(ref, "tensor");
+    char *path = NULL, *path64 = NULL;
+    if (r->map == EAGER_MAP_COMPILER) {   /* the record's: per buffer, under the key's folder */
+        if (!cJSON_IsString(file) || !record_file_ok(file->valuestring) || !cJSON_IsString(tensor) ||
+            !node_name_ok(tensor->valuestring) || (file64 && !cJSON_IsNull(file64) &&
+                                                   (!cJSON_IsString(file64) || !record_file_ok(file64->valuestring)))) {
+            strbuf_addf(err, "%s: a reference of %s has no usable file or tensor name", r->manifest, kernel);
+            return -1;
+        }
+        path = dir_file(r->dir, "%s", file->valuestring);
+        if (cJSON_IsString(file64))
+            path64 = dir_file(r->dir, "%s", file64->valuestring);
+    } else {
+        path = eager_ref_node_path(r->dir, node->valuestring);
+    }
+    uint64_t offset64 = 0;
+    if (path64 && float64_offset(path64, r->dir, &offset64, err) < 0) {
+        free(path);
+        free(path64);
+        return -1;
+    }
     file_tensor ft;
-    int rc = -1;
-    if (fd < 0 || fstat(fd, &st) < 0)
-        strbuf_addf(err, "%s: %s (the reference is incomplete: delete %s to compute it again)", path,
-                    strerror(errno), r->dir);
-    else if (npy_read_header(fd, (uint64_t)st.st_size, path, &ft, err) == 0)
-        rc = 0;
-    if (fd >= 0)
-        close(fd);
+    int rc = npy_header_at(path, r->dir, &ft, err);
     if (rc == 0) {
         r->msgs = arena_grow(&r->ar, r->msgs, r->nmsgs, &r->capmsgs, sizeof *r->msgs, 64);
         proto_msg *m = &r->msgs[r->nmsgs++];
@@ -530,8 +631,12 @@ static int add_ref(eager_ref *r, const char *kernel, uint32_t occ, const cJSON *
         m->u.reference.rtol = r->rtol;
         const cJSON *scale = cJSON_GetObjectItemCaseSensitive(ref, "scale");
         m->u.reference.scale = cJSON_IsNumber(scale) && scale->valuedouble >= 0 ? scale->valuedouble : 0;
+        m->u.reference.tensor = r->map == EAGER_MAP_COMPILER ? arena_strdup(&r->ar, tensor->valuestring) : "";
+        m->u.reference.path64 = path64 ? arena_strdup(&r->ar, path64) : "";
+        m->u.reference.offset64 = offset64;
     }
     free(path);
+    free(path64);
     return rc;
 }
 
@@ -594,10 +699,23 @@ static int read_manifest(eager_ref *r, strbuf *err)
     r->ready = 1;
     strbuf_addf(&r->summary, "eager reference: %zu node value%s for %zu kernel call%s (%s)", r->nmsgs,
                 r->nmsgs == 1 ? "" : "s", r->ncalls, r->ncalls == 1 ? "" : "s", r->dir);
+    if (r->map == EAGER_MAP_COMPILER) {
+        const cJSON *rec = cJSON_GetObjectItemCaseSensitive(root, "record"),
+                    *why = rec ? cJSON_GetObjectItemCaseSensitive(rec, "why") : NULL,
+                    *torch = rec ? cJSON_GetObjectItemCaseSensitive(rec, "torch") : NULL;
+        strbuf_addf(&r->summary, "; buffers named by the compiler's record (Inductor's origin nodes, lowered again "
+                    "with torch %s)", cJSON_IsString(torch) ? torch->valuestring : "?");
+        strbuf_reset(&r->map_note);
+        if (cJSON_IsString(why) && *why->valuestring) {
+            strbuf_addstr(&r->map_note, why->valuestring);
+            strbuf_addf(&r->summary, "; %s", why->valuestring);
+        }
+    }
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(root, "computed_by");
     r->computed_by = cJSON_IsString(by) && !strcmp(by->valuestring, "runner") ? "runner" : "python";
     strbuf_addf(&r->summary, ", computed by %s", cJSON_IsString(by) && !strcmp(by->valuestring, "runner")
-                ? "the runner with libtorch" : "Python (aotidbg_eager.py)");
+                ? "the runner with libtorch" : r->map == EAGER_MAP_COMPILER ? "Python (aotidbg_record.py)"
+                : "Python (aotidbg_eager.py)");
     if (r->why_python.len)
         strbuf_addf(&r->summary, " because the runner could not: %s", r->why_python.buf);
     if (nmissing)   /* the package was compiled from another graph: gelu became silu, a layer was added */
@@ -1034,13 +1152,27 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
                     bad == EISDIR ? "not a regular file" : strerror(bad));
         return -1;
     }
-    char *helper = find_helper();
-    if (!helper) {
+    eager_map map = eager_map_effective(o->map);
+    const char *hname = map == EAGER_MAP_COMPILER ? RECORD_HELPER : HELPER;
+    char *helper = find_helper(hname), *eager_helper = map == EAGER_MAP_COMPILER ? find_helper(HELPER) : NULL;
+    if (!helper || (map == EAGER_MAP_COMPILER && !eager_helper)) {
         strbuf_addf(err, "--eager needs %s, which is not installed (looked in %s/prepare and %s/core/prepare); "
-                    "reinstall aotidbg or set AOTIDBG_DATA_DIR", HELPER, aotidbg_data_dir(), aotidbg_data_dir());
+                    "reinstall aotidbg or set AOTIDBG_DATA_DIR", helper ? HELPER : hname, aotidbg_data_dir(),
+                    aotidbg_data_dir());
+        free(helper);
+        free(eager_helper);
+        return -1;
+    }
+    if (map == EAGER_MAP_COMPILER && !o->wrapper) {
+        strbuf_addf(err, "--eager: the compiler's record is checked against the package's wrapper.cpp, and %s has "
+                    "none (a bare .so?); use --eager-map names", s->package.path ? s->package.path : "the package");
+        free(helper);
+        free(eager_helper);
         return -1;
     }
     eager_ref *r = xcalloc(1, sizeof *r);
+    r->map = map;
+    strbuf_init(&r->map_note, 0);
     r->pid = -1;
     r->fork_rd = r->fork_wr = -1;
     strbuf_init(&r->fork_said, 0);
@@ -1063,9 +1195,15 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
     if (eager_program_read(&r->prog, o->program, &unread) < 0)
         r->prog = NULL;
     strbuf_release(&unread);
-    calls = calls_json(s, r->prog, &ncalls);
+    calls = map == EAGER_MAP_COMPILER ? record_calls_json(s, &ncalls) : calls_json(s, r->prog, &ncalls);
     if (r->prog)
         stacks_from_program(s, r->prog);
+    if (!ncalls && map == EAGER_MAP_COMPILER) {
+        strbuf_addf(err, "--eager: no launch of %s passes a buffer of its own (its wrapper.cpp shows no kernel "
+                    "arguments to check the compiler's record against)", s->package.path ? s->package.path
+                    : "the package");
+        goto done;
+    }
     if (!ncalls) {
         strbuf_addf(err, "--eager: no kernel call of %s names a graph node (no kernel_information.json, and no "
                     "source-node comments above its launches); rebuild it from the program with provenance: "
@@ -1088,6 +1226,12 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
     char *key_inputs = inputs_json(s, NULL, sha);
     strbuf_addf(&key, "aotidbg-eager 1\nprogram %s\nhelper %s\ndevice %s\nfloat64 %d\ninputs %s\n", prog_hex,
                 helper_hex, device, o->float64, key_inputs);
+    if (map == EAGER_MAP_COMPILER) {   /* the record depends on the eager helper (inputs) and the package too */
+        char eh[65];
+        if (package_sha256_file(eager_helper, eh, err) < 0)
+            goto done;
+        strbuf_addf(&key, "map compiler\neager-helper %s\n", eh);
+    }
     free(key_inputs);
     if (sha256_hex(key.buf, key.len, key_hex) < 0 || sha256_hex(calls, strlen(calls), calls_hex) < 0) {
         strbuf_addstr(err, "SHA-256 failed (libcrypto)");
@@ -1122,15 +1266,30 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
     }
     inputs = inputs_json(s, raw, sha);
     char *ip = dir_file(r->dir, "%s", "inputs.json"), *cp = dir_file(r->dir, "calls-%s.json", calls_hex),
-         *mn = strrchr(r->manifest, '/') + 1;
+         *mn = strrchr(r->manifest, '/') + 1, *wp = dir_file(r->dir, "wrapper-%s.cpp", calls_hex);
+    if (map == EAGER_MAP_COMPILER) {   /* the package's wrapper.cpp, for the record to be checked against */
+        char *text = xmalloc(o->wrapper_len + 1);
+        memcpy(text, o->wrapper, o->wrapper_len);
+        text[o->wrapper_len] = 0;
+        int w = write_file(wp, text, err);
+        free(text);
+        if (w < 0)
+            goto wrote;
+    }
     if (write_file(ip, inputs, err) == 0 && write_file(cp, calls, err) == 0) {
         const char *argv[] = {python(), helper, abs_prog ? abs_prog : o->program, "--inputs", ip, "--calls", cp,
                               "--out", r->dir, "--manifest", mn, "--device", device,
                               o->float64 ? "--float64" : NULL, NULL};
-        for (size_t i = 0; argv[i]; i++)
-            r->py_argv[i] = arena_strdup(&r->ar, argv[i]);
+        const char *rargv[] = {python(), helper, abs_prog ? abs_prog : o->program, "--inputs", ip, "--calls", cp,
+                               "--out", r->dir, "--manifest", mn, "--device", device, "--wrapper", wp, NULL};
+        const char *const *av = map == EAGER_MAP_COMPILER ? rargv : argv;
+        for (size_t i = 0; av[i]; i++)
+            r->py_argv[i] = arena_strdup(&r->ar, av[i]);
         strbuf why = STRBUF_INIT;
-        if (start_runner(r, s, abs_prog ? abs_prog : o->program, raw, device, o->float64, calls_hex, &why) == 0)
+        if (map == EAGER_MAP_COMPILER) {   /* Python lowers the program: the runner cannot */
+            if (spawn_python(r, err) == 0)
+                rc = 0;
+        } else if (start_runner(r, s, abs_prog ? abs_prog : o->program, raw, device, o->float64, calls_hex, &why) == 0)
             rc = 0;
         else if (only_runner())
             strbuf_addf(err, "--eager: the runner cannot compute the reference (AOTIDBG_EAGER_WITH=runner): %s",
@@ -1139,8 +1298,10 @@ int eager_ref_start(eager_ref **out, const eager_opts *o, session *s, const char
             rc = 0;
         strbuf_release(&why);
     }
+wrote:
     free(ip);
     free(cp);
+    free(wp);
 done:
     for (size_t i = 0; i < ni; i++) {
         if (raw[i] && tmp && starts_with(raw[i], tmp))   /* not moved: a failure on the way */
@@ -1153,6 +1314,7 @@ done:
     free(raw);
     free(sha);
     free(helper);
+    free(eager_helper);
     free(abs_prog);
     free(inputs);
     free(calls);
@@ -1194,6 +1356,8 @@ void eager_ref_to_session(const eager_ref *r, session *s)
     if (r->why_no_checks.len)
         s->eager.weights.not_compared = arena_strdup(&s->arena, r->why_no_checks.buf);
     s->eager.computed_by = r->computed_by;   /* static strings */
+    s->eager.map = r->map == EAGER_MAP_COMPILER ? "compiler" : "names";
+    s->eager.map_note = r->map_note.len ? arena_strdup(&s->arena, r->map_note.buf) : NULL;
 }
 
 void eager_ref_free(eager_ref *r)
@@ -1219,6 +1383,7 @@ void eager_ref_free(eager_ref *r)
     free(r->runner_log);
     strbuf_release(&r->why_python);
     strbuf_release(&r->why_no_checks);
+    strbuf_release(&r->map_note);
     free(r->program);
     free(r->dir);
     free(r->manifest);

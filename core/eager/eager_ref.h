@@ -44,8 +44,28 @@
 #include "protocol.h"
 #include "strbuf.h"
 
+/* Which kernel buffer holds which graph node. EAGER_MAP_COMPILER: Inductor's own record, from
+ * lowering the program again with this machine's torch (core/prepare/aotidbg_record.py: each
+ * buffer's origin_node in the post-grad graph; the launch that makes a buffer is the first call
+ * passing it, launch_roles.h), checked against the package's wrapper.cpp: kernel calls and buffer
+ * names must be the same, else nothing is compared and the summary says why (never a guess). Each
+ * node is also computed in float64, and a kernel beyond the tolerance against eager still holds
+ * the node when its error against float64 is within eager's own (eager_refs.h). The reference is
+ * then the post-grad graph run eagerly (torch.fx.Interpreter), by Python only.
+ * EAGER_MAP_NAMES: the rule below (eager_ref_call_nodes): node names above each launch, outputs
+ * matched by shape. */
+typedef enum { EAGER_MAP_DEFAULT = 0, EAGER_MAP_COMPILER, EAGER_MAP_NAMES } eager_map;
+/* "compiler" / "names" (NULL: the default); -1 for anything else. */
+int eager_map_from_name(const char *s);
+/* The map a run uses: m, or the default ($AOTIDBG_EAGER_MAP, else compiler). */
+eager_map eager_map_effective(eager_map m);
+
 typedef struct {
     const char *program;       /* the torch.export.save file */
+    eager_map map;             /* which buffer holds which node */
+    const char *wrapper;       /* the package's wrapper.cpp text as Inductor wrote it (EAGER_MAP_COMPILER
+                                  checks the record against it; written beside the reference); NULL none */
+    size_t wrapper_len;
     const char *device;        /* where eager runs; NULL: run_device */
     int float64;               /* run eager in float64 */
     double atol, rtol;         /* the tolerance; < 0: the compared tensor's dtype default */

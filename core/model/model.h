@@ -122,6 +122,11 @@ typedef struct {
     int64_t max_at;            /* flat index of max_abs, -1 none */
     double atol, rtol;         /* the tolerance it was judged with */
     const char *note;          /* why unmatched or unreadable; may be NULL */
+    /* the yardstick of the verdict: NULL or "eager" (the tolerance above against eager's value),
+     * "float64" (the package's RMS error against the float64 reference within
+     * EAGER_FP64_FACTOR times eager's own plus the tolerance's floor: err64, eager_err64) */
+    const char *yardstick;
+    double err64, eager_err64; /* RMS errors against float64 of the package and of eager; -1 unknown */
 } eager_check;
 
 typedef struct {
@@ -163,6 +168,9 @@ typedef struct {
     /* tensors the call writes before it reads them and nothing wrote before
      * (launch_roles.h): their values before the launch are uninitialised */
     size_t nfresh;  const char **fresh;
+    /* tensors the call makes: passed whole, first here, no input or weight (launch_roles.h);
+     * not saved in sessions */
+    size_t ndefines; const char **defines;
     uint64_t nbefore;          /* tensors the printer saves before the launch (0 unknown): a stop
                                   before the kernel waits for them (protocol LAUNCHES) */
 } kernel_call;
@@ -415,6 +423,9 @@ typedef struct {
     double atol, rtol;         /* --tolerance; -1: each dtype's default (tensor_close.h) */
     int64_t calls, refs;       /* kernel calls with a reference node; node values sent */
     const char *computed_by;   /* "runner" (libtorch) or "python" (aotidbg_eager.py); NULL unknown */
+    const char *map;           /* which buffer holds which node: "compiler" (Inductor's record) or "names";
+                                  NULL unknown (eager_ref.h) */
+    const char *map_note;      /* what the map did not cover, and why ("the record's kernel 5 is ..."); NULL */
     weights_cmp weights;       /* the program's weights against the package's */
     int present;               /* 1 when the run had a reference (the session key is written) */
 } eager_info;

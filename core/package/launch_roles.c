@@ -135,14 +135,20 @@ static const decl *decl_of(const roles *r, const char *name)
 
 /* The tensor an argument passes whole: X of `(T*)(X.data_ptr())` or a plain
  * identifier; "" for anything else (views, sizes, expressions). */
+/* [*a, *e) without the white space at either end. */
+static void trim(const char **a, const char **e)
+{
+    while (*a < *e && isspace((unsigned char)**a))
+        (*a)++;
+    while (*e > *a && isspace((unsigned char)(*e)[-1]))
+        (*e)--;
+}
+
 static void arg_tensor(const char *a, size_t n, char *out, size_t cap)
 {
     out[0] = 0;
     const char *e = a + n;
-    while (a < e && isspace((unsigned char)*a))
-        a++;
-    while (e > a && isspace((unsigned char)e[-1]))
-        e--;
+    trim(&a, &e);
     if (memmem(a, (size_t)(e - a), "reinterpret_tensor", 18))
         return;
     const char *d = memmem(a, (size_t)(e - a), ".data_ptr(", 10);
@@ -160,6 +166,24 @@ static void arg_tensor(const char *a, size_t n, char *out, size_t cap)
     if (e > b && (size_t)(e - b) < cap && !isdigit((unsigned char)*b)) {
         memcpy(out, b, (size_t)(e - b));
         out[e - b] = 0;
+    }
+}
+
+/* X of an argument `&X_handle` (an output handle an extern op fills), else "". */
+static void handle_arg(const char *a, size_t n, char *out, size_t cap)
+{
+    out[0] = 0;
+    const char *e = a + n;
+    trim(&a, &e);
+    if (a >= e || *a != '&' || (size_t)(e - a) < 9 || memcmp(e - 7, "_handle", 7))
+        return;
+    const char *b = a + 1, *x = e - 7;
+    for (const char *q = b; q < x; q++)
+        if (!is_ident((unsigned char)*q))
+            return;
+    if (x > b && (size_t)(x - b) < cap && !isdigit((unsigned char)*b)) {
+        memcpy(out, b, (size_t)(x - b));
+        out[x - b] = 0;
     }
 }
 
@@ -210,9 +234,26 @@ static void classify(roles *r, ws_kernel *k, const char *callee, const char **a,
 {
     const decl *d = decl_of(r, callee);
     int ext_out = !d && starts_with(callee, "aoti_torch_") && ends_with(callee, "_out");
-    const char *found[64];
-    size_t nf = 0;
+    const char *found[64], *made[64];
+    size_t nf = 0, nm = 0;
     char t[256];
+    for (size_t i = 0; i < n && nm < 64; i++) {   /* the buffers it makes, whatever their role */
+        arg_tensor(a[i], al[i], t, sizeof t);
+        if (!t[0])   /* an extern op's output handle: `&buf19_handle` makes buf19 */
+            handle_arg(a[i], al[i], t, sizeof t);
+        if (!t[0] || !strcmp(t, "nullptr") || seen(r, t) == SEEN_CALL || user_tensor(r->ws, t))
+            continue;
+        int dup = 0;
+        for (size_t j = 0; j < nm && !dup; j++)
+            dup = !strcmp(made[j], t);
+        if (!dup)
+            made[nm++] = arena_strdup(&r->ws->arena, t);
+    }
+    if (nm) {
+        k->defines = arena_alloc(&r->ws->arena, nm * sizeof *k->defines);
+        memcpy(k->defines, made, nm * sizeof *made);
+        k->ndefines = nm;
+    }
     for (size_t i = 0; i < n && nf < 64; i++) {
         int out = d ? i < d->n && starts_with(d->params[i], "out_ptr") : ext_out && i == 0;
         int inout = d && i < d->n && starts_with(d->params[i], "in_out_ptr");
@@ -325,12 +366,15 @@ void launch_roles_scan(wrapper_scan *ws, const char *text, size_t len)
             const char *lim = (size_t)(end - paren) > MAX_STMT ? paren + MAX_STMT : end;
             size_t n = split_args(paren, lim, a, al, MAX_PARAMS);
             ws_kernel *k = &ws->kernels[ki];
-            if (line >= k->line && launches(k, callee)) {
+            int launch = line >= k->line && launches(k, callee);
+            if (launch) {
                 classify(&r, k, callee, a, al, n);
                 ki++;
             }
             for (size_t i = 0; i < n; i++) {
                 arg_tensor(a[i], al[i], t, sizeof t);
+                if (!t[0] && launch)   /* a launch's output handle (an allocation's handle makes no values) */
+                    handle_arg(a[i], al[i], t, sizeof t);
                 if (t[0])
                     see(&r, t, SEEN_CALL);
                 else   /* a view or expression: every name in it counts as touched */

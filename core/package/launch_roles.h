@@ -14,6 +14,12 @@
  *   (`auto buf3 = std::move(buf2);  // reuse`) was passed to an earlier call:
  *   a kernel writes such a buffer before it reads it.
  * Views passed through reinterpret_tensor_wrapper are never fresh.
+ * A launch defines (ws_kernel.defines) every tensor it passes whole, in any
+ * role, under a name no earlier call statement passed that is no input or
+ * weight: the buffers it makes, in place of a storage it took over too
+ * (`auto buf8 = std::move(buf7)`), or read after its own views wrote them (a
+ * cat written through `// alias` views): the compiler's buffer -> node record
+ * (core/prepare/aotidbg_record.py) gives their values after that launch.
  *
  * Fills ws_kernel.fresh/nfresh for every launch wrapper_scan found (printer
  * launches, or the call sites of a package without the printer): its launch

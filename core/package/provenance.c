@@ -222,6 +222,7 @@ static int call_row(arena *a, const wrapper_scan *ws, jindex *ix, const ws_kerne
         parse_nodes_comment(a, k->source_nodes, c);
     c->params = strs_dup(a, k->params, c->nparams = k->nparams);
     c->fresh = strs_dup(a, k->fresh, c->nfresh = k->nfresh);
+    c->defines = strs_dup(a, k->defines, c->ndefines = k->ndefines);
     c->nbefore = k->nbefore;
     jentry *e = k->handle && ix->n ? find_key(ix, k->handle) : NULL;
     if (e && e->used)

@@ -55,6 +55,9 @@ typedef struct {
     const char **params;                /* constants_info_ (their original_fqn when known) */
     size_t nfresh;                      /* tensors the launch only writes, passed by no call */
     const char **fresh;                 /* before it (launch_roles.h); NULL when none */
+    size_t ndefines;                    /* tensors passed whole that no earlier call passes and that are */
+    const char **defines;               /* no input or weight: the buffers this launch makes (their
+                                           values after it are its own; launch_roles.h); NULL none */
     size_t nbefore;                     /* tensors the printer saves before the launch (levels 1, 2) */
     size_t after;                       /* an unprinted call: how many printed launches come before it */
 } ws_kernel;

@@ -191,7 +191,10 @@ typedef struct {
         struct { int64_t status; } done;
         struct { int64_t kernel_index; eager_check c; } compare;
         struct { const char *kernel, *node, *path, *dtype; uint32_t occurrence; uint64_t offset; int ndim;
-                 int64_t *shape; double atol, rtol, scale; } reference;
+                 int64_t *shape; double atol, rtol, scale;
+                 /* added later ("" none): the kernel's tensor that holds the node (the compiler's
+                    record: only it is compared), and the node's float64 value (.npy data, float64) */
+                 const char *tensor, *path64; uint64_t offset64; } reference;
         struct { uint32_t output; const char *of; } alias;
         weight_diff wdiff;
         struct { const char *so_path, *cubin_dir, *device; uint32_t flags; uint64_t max_values;

@@ -77,6 +77,9 @@ static const proto_field check_f[] = {
     F(F64, eager_check, atol, "atol"),
     F(F64, eager_check, rtol, "rtol"),
     F(STR, eager_check, note, "check note"),
+    F(STR, eager_check, yardstick, "yardstick", LATER),
+    F(F64, eager_check, err64, "err64", LATER, .dflt = -1),
+    F(F64, eager_check, eager_err64, "eager_err64", LATER, .dflt = -1),
 };
 static const proto_rows check_rows = ROWS(check_f);
 
@@ -294,6 +297,11 @@ static const proto_field reference[] = {
     M(F64, reference.atol, "atol"),
     M(F64, reference.rtol, "rtol"),
     M(F64, reference.scale, "scale"),
+    /* added later: the tensor the compiler's record says holds the node ("" any of its shape), the
+     * node's float64 value ("" none) and where its data starts */
+    M(STR, reference.tensor, "reference tensor", LATER),
+    M(STR, reference.path64, "reference float64 file", LATER),
+    M(U64, reference.offset64, "reference float64 offset", LATER),
 };
 
 /* The package's launches in wrapper.cpp order, each (str kernel, u32 before: the tensors the

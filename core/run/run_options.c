@@ -283,6 +283,10 @@ const opt_spec run_option_specs[] = {
      store_device, 0, RL},
     {"--eager-float64", NULL, "with --eager: run the program in float64, a reference nearer the exact math",
      F(eager_float64), NULL, 1, RL},
+    {"--eager-map", "compiler|names", "with --eager: which kernel buffer holds which graph node. compiler "
+     "(the default): Inductor's own record (each buffer's origin node), from lowering the program again here "
+     "with this torch, each node judged against float64 too; names: the node names above each launch and the "
+     "outputs' shapes", F(eager_map), NULL, 0, RL},
     {"--expect", "OUT.npy", "check an output: the Nth --expect is the Nth output's expected values (repeat it "
      "for more outputs, in order); the run exits 1 naming the first differing element when one differs, 0 "
      "when every output given matches", F(expect), store_expect, 0, RUN_OPT_RUN},

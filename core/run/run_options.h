@@ -77,6 +77,8 @@ typedef struct run_options {
                              eagerly (core/eager/eager_ref.h); NULL: none */
     const char *eager_device; /* --eager-device; NULL: the run's device */
     int eager_float64;    /* --eager-float64 */
+    const char *eager_map; /* --eager-map compiler|names: which buffer holds which node (eager_ref.h); NULL
+                              the default */
     run_tolerance tol;    /* --tolerance ATOL,RTOL; -1: each dtype's default (tensor_close.h) */
     const char *memcheck; /* --memcheck[=TOOL]: compute-sanitizer's tool (sanitizer.h); NULL: none */
     run_expects expect;   /* --expect OUT.npy (run): outputs checked after the run (run_expect.h) */

@@ -376,6 +376,7 @@ static eager_check keep_check(arena *a, const eager_check *c)
     k.node = arena_strdup(a, c->node);
     k.tensor = c->tensor && *c->tensor ? arena_strdup(a, c->tensor) : NULL;
     k.note = c->note && *c->note ? arena_strdup(a, c->note) : NULL;
+    k.yardstick = c->yardstick && *c->yardstick ? arena_strdup(a, c->yardstick) : NULL;
     return k;
 }
 

@@ -418,7 +418,7 @@ static void choose_mode(run_service *rs, package_model *m, const char *device, i
 
 /* Finds the reference in the cache beside the session, or starts computing
  * it; the runner is held after loading until it is there (pump_eager). */
-static int start_eager(run_service *rs, const char *device, strbuf *err)
+static int start_eager(run_service *rs, const char *device, const strbuf *wtext, strbuf *err)
 {
     session *s = rs->s;
     if (!strcmp(s->mode, "interpose") || !strcmp(s->mode, "none")) {
@@ -434,7 +434,9 @@ static int start_eager(run_service *rs, const char *device, strbuf *err)
     else
         strcpy(root, ".");
     eager_opts eo = {.program = rs->o.eager, .device = rs->o.eager_device, .float64 = rs->o.eager_float64,
-                     .atol = rs->o.tol.atol, .rtol = rs->o.tol.rtol, .cache_root = *root ? root : "/"};
+                     .atol = rs->o.tol.atol, .rtol = rs->o.tol.rtol, .cache_root = *root ? root : "/",
+                     .map = eager_map_from_name(rs->o.eager_map), .wrapper = wtext->len ? wtext->buf : NULL,
+                     .wrapper_len = wtext->len};
     int rc = eager_ref_start(&rs->eager, &eo, s, device, err);
     free(root);
     if (rc < 0)
@@ -638,10 +640,14 @@ static int check_usage(const run_options *o, strbuf *err)
         return -1;
     }
     if (!o->eager && ((o->breaks.flags & BREAK_ON_DIVERGE) || o->eager_device || o->eager_float64 ||
-                      o->tol.atol >= 0)) {
+                      o->eager_map || o->tol.atol >= 0)) {
         strbuf_addf(err, "%s goes with --eager PROGRAM.pt2 (the exported program to compare with)",
                     o->breaks.flags & BREAK_ON_DIVERGE ? "--break-on diverge" : o->eager_device ? "--eager-device"
-                    : o->eager_float64 ? "--eager-float64" : "--tolerance");
+                    : o->eager_float64 ? "--eager-float64" : o->eager_map ? "--eager-map" : "--tolerance");
+        return -1;
+    }
+    if (o->eager_map && eager_map_from_name(o->eager_map) < 0) {
+        strbuf_addf(err, "--eager-map %s: expected compiler or names", o->eager_map);
         return -1;
     }
     if (o->eager && o->remote) {
@@ -984,7 +990,7 @@ int run_service_open(run_service **out, const run_options *o, unsigned front, se
         choose_mode(rs, op.m, op.device, op.have_ws, &op.wtext, &why);
         add_mode_row(s, why.buf);
         strbuf_release(&why);
-        rc = (o->eager && start_eager(rs, op.device, err) < 0) || start_runner(rs, o, front, &op, err) < 0 ? -1 : 0;
+        rc = (o->eager && start_eager(rs, op.device, &op.wtext, err) < 0) || start_runner(rs, o, front, &op, err) < 0 ? -1 : 0;
     }
     strbuf_release(&op.wtext);
     if (rc == 0)

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "eager_refs.h"
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,9 @@
 
 typedef struct {
     char *kernel, *node, *path;
+    char *tensor;             /* the one tensor that holds it (the compiler's record); "" any of its shape */
+    char *path64;             /* its float64 value ("" none) */
+    uint64_t offset64;
     uint32_t occurrence;
     uint64_t offset;
     dtype_kind kind;          /* of the file's data */
@@ -36,6 +40,10 @@ typedef struct {
     int failed;               /* could not be read: note holds why */
     char note[160];
     close_result r;
+    /* beyond the tolerance with a float64 value: the RMS errors against it of the tensor and of eager */
+    int has64;
+    double err64, eager_err64;
+    int low_precision;        /* the tensor is float16 or bfloat16 */
 } candidate;
 
 typedef struct {
@@ -117,6 +125,9 @@ int eref_add(const proto_msg *m, strbuf *err)
     e->kernel = xstrdup(r->kernel);
     e->node = xstrdup(r->node);
     e->path = xstrdup(r->path);
+    e->tensor = xstrdup(r->tensor);
+    e->path64 = xstrdup(r->path64);
+    e->offset64 = r->offset64;
     e->occurrence = r->occurrence;
     e->offset = r->offset;
     e->kind = k;
@@ -299,6 +310,80 @@ static void *whole_buffer(const eref *e, AtenTensorHandle h, const tensor_rec *t
     return (char *)p - (size_t)off * isz;
 }
 
+/* n elements of kind k at byte at of fd into out (as doubles); -1 with note. */
+static int read_ref(int fd, const char *path, dtype_kind k, uint64_t at, size_t n, unsigned char *raw, double *out,
+                    char *note, size_t nnote)
+{
+    size_t bytes = n * stats_kind_size(k), got = 0;
+    while (got < bytes) {
+        ssize_t m = pread(fd, raw + got, bytes - got, (off_t)(at + got));
+        if (m < 0 && errno == EINTR) continue;
+        if (m <= 0) {
+            snprintf(note, nnote, "%s: read failed at byte %llu", path, (unsigned long long)(at + got));
+            return -1;
+        }
+        got += (size_t)m;
+    }
+    int64_t nn = (int64_t)n, one = 1;
+    return stats_read(raw, k, 1, &nn, &one, 0, out, n) ? (snprintf(note, nnote, "%s: unreadable elements", path), -1)
+                                                       : 0;
+}
+
+static int open_ref(const char *path, uint64_t offset, size_t isz, uint64_t numel, char *note, size_t nnote)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        snprintf(note, nnote, "%s: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if ((uint64_t)st.st_size < offset || ((uint64_t)st.st_size - offset) / isz < numel) {
+        snprintf(note, nnote, "%s holds %lld bytes, fewer than %llu elements at byte %llu", path,
+                 (long long)st.st_size, (unsigned long long)numel, (unsigned long long)offset);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The RMS errors against e's float64 value of the tensor (host data, strided) and of eager's
+ * value: the yardstick of a kernel beyond the tolerance (torch._dynamo.utils.same's fp64_ref). */
+static int rms_against_float64(const eref *e, const void *data, dtype_kind k, const tensor_rec *t, double *err,
+                               double *eager_err, char *note, size_t nnote)
+{
+    uint64_t numel = 1;
+    for (int d = 0; d < t->ndim; d++) numel *= (uint64_t)t->shape[d];
+    int fw = open_ref(e->path, e->offset, stats_kind_size(e->kind), numel, note, nnote);
+    int ff = fw < 0 ? -1 : open_ref(e->path64, e->offset64, 8, numel, note, nnote);
+    if (ff < 0) {
+        if (fw >= 0) close(fw);
+        return -1;
+    }
+    static unsigned char raw[CHUNK * 8];
+    double g[CHUNK], w[CHUNK], f[CHUNK], sg = 0, sw = 0;
+    int rc = 0;
+    for (uint64_t done = 0; done < numel && !rc;) {
+        size_t n = numel - done < CHUNK ? (size_t)(numel - done) : CHUNK;
+        rc = stats_read(data, k, t->ndim, t->shape, t->strides, done, g, n) ||
+             read_ref(fw, e->path, e->kind, e->offset + done * stats_kind_size(e->kind), n, raw, w, note, nnote) ||
+             read_ref(ff, e->path64, DK_F64, e->offset64 + done * 8, n, raw, f, note, nnote);
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (isnan(f[i]) && isnan(g[i]) && isnan(w[i])) continue;   /* the same NaN everywhere */
+            double a = g[i] - f[i], b = w[i] - f[i];
+            sg += isfinite(a) ? a * a : INFINITY;
+            sw += isfinite(b) ? b * b : INFINITY;
+        }
+        done += n;
+    }
+    close(fw);
+    close(ff);
+    if (rc) return -1;
+    *err = numel ? sqrt(sg / (double)numel) : 0;
+    *eager_err = numel ? sqrt(sw / (double)numel) : 0;
+    return 0;
+}
+
 /* Compares host data (strided) with the reference file, chunk by chunk. */
 static int compare_file(const eref *e, const void *data, dtype_kind k, const tensor_rec *t, close_result *r,
                         char *note, size_t nnote)
@@ -310,40 +395,17 @@ static int compare_file(const eref *e, const void *data, dtype_kind k, const ten
     uint64_t numel = 1;
     for (int d = 0; d < t->ndim; d++) numel *= (uint64_t)t->shape[d];
     size_t isz = stats_kind_size(e->kind);
-    int fd = open(e->path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        snprintf(note, nnote, "%s: %s", e->path, fd < 0 ? strerror(errno) : "not a regular file");
-        if (fd >= 0) close(fd);
-        return -1;
-    }
-    if ((uint64_t)st.st_size < e->offset || ((uint64_t)st.st_size - e->offset) / isz < numel) {
-        snprintf(note, nnote, "%s holds %lld bytes, fewer than %llu elements at byte %llu", e->path,
-                 (long long)st.st_size, (unsigned long long)numel, (unsigned long long)e->offset);
-        close(fd);
-        return -1;
-    }
+    int fd = open_ref(e->path, e->offset, isz, numel, note, nnote);
+    if (fd < 0) return -1;
     static unsigned char raw[CHUNK * 8];
     double g[CHUNK], w[CHUNK];
-    int64_t one = 1;
     for (uint64_t done = 0; done < numel;) {
         size_t n = numel - done < CHUNK ? (size_t)(numel - done) : CHUNK;
-        size_t bytes = n * isz;
-        off_t at = (off_t)(e->offset + done * isz);
-        size_t got = 0;
-        while (got < bytes) {
-            ssize_t m = pread(fd, raw + got, bytes - got, at + (off_t)got);
-            if (m < 0 && errno == EINTR) continue;
-            if (m <= 0) {
-                snprintf(note, nnote, "%s: read failed at byte %lld", e->path, (long long)(at + (off_t)got));
-                close(fd);
-                return -1;
-            }
-            got += (size_t)m;
+        if (read_ref(fd, e->path, e->kind, e->offset + done * isz, n, raw, w, note, nnote)) {
+            close(fd);
+            return -1;
         }
-        int64_t nn = (int64_t)n;
-        if (stats_read(data, k, t->ndim, t->shape, t->strides, done, g, n) ||
-            stats_read(raw, e->kind, 1, &nn, &one, 0, w, n)) {
+        if (stats_read(data, k, t->ndim, t->shape, t->strides, done, g, n)) {
             snprintf(note, nnote, "could not read the elements of %s", t->name);
             close(fd);
             return -1;
@@ -368,7 +430,8 @@ void eref_after(AtenTensorHandle h, const tensor_rec *t)
     char data_note[160] = "";
     for (size_t i = E.lo; i < E.hi && E.ncand < MAX_CANDIDATES; i++) {
         const eref *e = &E.refs[i];
-        if (E.held_at[e->node_id] >= 0) continue;
+        if (e->tensor[0] && strcmp(e->tensor, t->name)) continue;   /* the record names another tensor */
+        if (!e->tensor[0] && E.held_at[e->node_id] >= 0) continue;
         tensor_rec wview;
         int64_t wstr[TENSOR_MAX_DIMS];
         void *whole = same_layout(e, t) ? NULL : whole_buffer(e, h, t, dt, &wview, wstr);
@@ -382,6 +445,7 @@ void eref_after(AtenTensorHandle h, const tensor_rec *t)
         c->ref = i;
         snprintf(c->tensor, sizeof c->tensor, "%s", t->name);
         c->written = written;
+        c->low_precision = dt && (dt->kind == DK_F16 || dt->kind == DK_BF16);
         close_tol tol = dt ? close_scaled_tol(dt->kind, e->scale) : (close_tol){0, 0};
         if (e->atol >= 0) tol.atol = e->atol;   /* --tolerance: as given */
         if (e->rtol >= 0) tol.rtol = e->rtol;
@@ -421,6 +485,10 @@ void eref_after(AtenTensorHandle h, const tensor_rec *t)
         }
         if (compare_file(e, data, dt->kind, &view, &c->r, c->note, sizeof c->note))
             c->failed = 1;
+        else if (c->r.differing && e->path64[0]) {   /* beyond the tolerance: against float64 */
+            char note[160];
+            c->has64 = !rms_against_float64(e, data, dt->kind, &view, &c->err64, &c->eager_err64, note, sizeof note);
+        }
     }
     if (host) aoti_torch_delete_tensor_object(host);
 }
@@ -608,6 +676,7 @@ static int settle_deferred(const eref *e, int held, void (*send)(const proto_msg
         eager_check *x = &m.u.compare.c;
         x->node = e->node;
         x->verdict = EAGER_DIFFERS;
+        x->err64 = x->eager_err64 = -1;
         check_from(x, &d->c);
         x->note = "the later kernel that computes it too does not hold it either";
         send(&m);
@@ -617,11 +686,80 @@ static int settle_deferred(const eref *e, int held, void (*send)(const proto_msg
     return sent;
 }
 
+/* A COMPARE of node for kernel k, nothing compared yet. */
+static proto_msg compare_msg(int64_t k, const char *node)
+{
+    proto_msg m = {.type = PROTO_COMPARE};
+    m.u.compare.kernel_index = k;
+    eager_check *x = &m.u.compare.c;
+    x->node = node;
+    x->first = x->max_at = -1;
+    x->err64 = x->eager_err64 = -1;
+    return m;
+}
+
+/* The float64 gate (torch._dynamo.utils.same with fp64_ref): beyond the tolerance against eager, a
+ * tensor still holds the node when its RMS error against float64 is within EAGER_FP64_FACTOR (3 for
+ * float16 and bfloat16) times eager's own, plus the tolerance's atol as a floor. */
+static int within_float64(const candidate *c)
+{
+    double k = c->low_precision ? 3.0 : 2.0;
+    return c->has64 && isfinite(c->err64) && c->err64 <= k * c->eager_err64 + c->r.tol.atol;
+}
+
+/* A reference the compiler's record binds to one tensor: its own candidate decides (no shapes,
+ * no sharing, no deferral: the record says which buffer holds which node). */
+static int finish_bound(size_t i, int64_t k, void (*send)(const proto_msg *m))
+{
+    const eref *e = &E.refs[i];
+    const candidate *c = NULL;
+    for (size_t j = 0; j < E.ncand && !c; j++)
+        if (E.cand[j].ref == i) c = &E.cand[j];
+    proto_msg m = compare_msg(k, e->node);
+    eager_check *x = &m.u.compare.c;
+    static char note[256];
+    if (!c) {
+        x->verdict = EAGER_UNMATCHED;
+        x->tensor = e->tensor;
+        x->atol = e->atol;
+        x->rtol = e->rtol;
+        snprintf(note, sizeof note, "the compiler's record puts it in %s, which this launch did not report with "
+                 "the node's shape", e->tensor);
+        x->note = note;
+        send(&m);
+        return 0;
+    }
+    check_from(x, c);
+    x->note = c->failed ? c->note : "";
+    if (c->failed) {
+        x->verdict = EAGER_UNREADABLE;
+    } else if (close_enough(c)) {
+        x->verdict = EAGER_CLOSE;
+        x->yardstick = "eager";
+    } else if (c->has64) {
+        x->yardstick = "float64";
+        x->err64 = c->err64;
+        x->eager_err64 = c->eager_err64;
+        x->verdict = within_float64(c) ? EAGER_CLOSE : EAGER_DIFFERS;
+    } else {
+        x->yardstick = "eager";
+        x->verdict = EAGER_DIFFERS;
+    }
+    send(&m);
+    return x->verdict == EAGER_DIFFERS;
+}
+
 int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
 {
     if (!E.active) return 0;
     E.active = 0;
     int differs = 0;
+    if (E.refs[E.lo].tensor[0]) {   /* the compiler's record: every ref of a launch is bound */
+        for (size_t i = E.lo; i < E.hi; i++)
+            differs |= finish_bound(i, k, send);
+        E.ncand = E.nbefore = 0;
+        return differs;
+    }
     if (E.cap_picks < E.hi - E.lo) {
         ref_pick *n = realloc(E.picks, (E.hi - E.lo) * sizeof *n);
         if (!n) abort();
@@ -673,11 +811,8 @@ int eref_kernel_finish(int64_t k, void (*send)(const proto_msg *m))
         }
         if (!later)
             differs |= settle_deferred(e, ok != NULL, send);
-        proto_msg m = {.type = PROTO_COMPARE};
-        m.u.compare.kernel_index = k;
+        proto_msg m = compare_msg(k, e->node);
         eager_check *x = &m.u.compare.c;
-        x->node = e->node;
-        x->first = x->max_at = -1;
         if (ok && live_here(i, k)) E.held_at[e->node_id] = k;
         const candidate *c = ok ? ok : bad ? bad : failed;
         x->verdict = ok ? EAGER_CLOSE : bad ? EAGER_DIFFERS : failed ? EAGER_UNREADABLE : EAGER_UNMATCHED;

@@ -181,6 +181,9 @@ static const skey eager_check_rows[] = {
     N(eager_check, atol, atol, 0, "a tolerance (number >= 0)"),
     N(eager_check, rtol, rtol, 0, "a tolerance (number >= 0)"),
     S(eager_check, note, note, NUL | OPT, "a string", NULL),
+    S(eager_check, yardstick, yardstick, NUL | OPT, "eager or float64", NULL),
+    N(eager_check, err64, err64, OPT | NEG1, "a number (-1 for unknown)"),
+    N(eager_check, eager_err64, eager_err64, OPT | NEG1, "a number (-1 for unknown)"),
 };
 static TABLE(session_eager_check_table, eager_check, "an eager check", eager_check_rows);
 
@@ -411,6 +414,8 @@ static const skey eager_info_rows[] = {
     L(eager_info, calls, calls, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
     L(eager_info, refs, refs, OPT | NEG1, "a count (integer >= 0)", -1, INT64_LIMIT),
     S(eager_info, computed_by, computed_by, NUL | OPT, "runner or python", NULL),
+    S(eager_info, map, map, NUL | OPT, "compiler or names", NULL),
+    S(eager_info, map_note, map_note, NUL | OPT, "a string", NULL),
     {.name = "weights", .type = SK_SUB, .flags = OPT, .off = offsetof(eager_info, weights),
      .has = offsetof(eager_info, weights) + offsetof(weights_cmp, present),
      .what = "the program's weights against the package's", .sub = &session_weights_cmp_table},

@@ -11,6 +11,21 @@ import pytest
 from aotidbg_testlib import become_subreaper, descendants, leftovers, run  # noqa: F401  (tests import run from here)
 
 
+@pytest.fixture(scope="module")
+def eager_map_names():
+    """The module's --eager runs use the names map (--eager-map names: node names above each launch,
+    outputs matched by shape), the rule these tests were written for; the compiler's record, the
+    default, is tested by test_eager_zoo.py and test_eager_record.py. Use it with pytest.mark.usefixtures
+    in pytestmark: it is set before the module's other fixtures and restored after its last test."""
+    old = os.environ.get("AOTIDBG_EAGER_MAP")
+    os.environ["AOTIDBG_EAGER_MAP"] = "names"
+    yield
+    if old is None:
+        del os.environ["AOTIDBG_EAGER_MAP"]
+    else:
+        os.environ["AOTIDBG_EAGER_MAP"] = old
+
+
 @pytest.fixture
 def nothing_outlives_the_test(request):
     """No runner, agent, ssh or fake remote end started by a test is still

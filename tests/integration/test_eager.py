@@ -26,6 +26,8 @@ import pytest
 from aotidbg_testlib import events, load_session, write_spec
 from conftest import MODELS_DIR, run
 
+pytestmark = pytest.mark.usefixtures("eager_map_names")
+
 SPEC = "inputs:\n  - {shape: [%s], dtype: %s, device: cpu, fill: randn, seed: 3}\n"
 
 

@@ -24,6 +24,8 @@ from conftest import MODELS_DIR, run
 import model_eager_opinfo
 import sweep_eager_opinfo as sweep
 
+pytestmark = pytest.mark.usefixtures("eager_map_names")
+
 DTYPES = ["float32", "bfloat16"]
 
 

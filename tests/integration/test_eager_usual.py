@@ -26,6 +26,8 @@ import pytest
 from aotidbg_testlib import events, load_session, wrapper_cpp
 from conftest import MODELS_DIR, run
 
+pytestmark = pytest.mark.usefixtures("eager_map_names")
+
 SPECS = {
     "eager_gpt": "  - {shape: [2, 16], dtype: int64, device: cpu, fill: arange}\n",
     "eager_gpt_bf16": "  - {shape: [2, 16], dtype: int64, device: cpu, fill: arange}\n",

@@ -4,6 +4,7 @@
  * 2.13 writes for CPU packages and torch 2.11 for CUDA ones (lines as the
  * H200 wrote them for tests/models/model_provenance.py; the integration tests,
  * test_nan_element.py, run the CPU form on real packages). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -159,8 +160,84 @@ static void test_cpu_213(void)
     strbuf_release(&err);
 }
 
+static int defines_are(const ws_kernel *k, const char *want)   /* want: names joined by ' ' */
+{
+    char got[512] = "";
+    for (size_t i = 0; i < k->ndefines; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", k->defines[i]);
+    if (strcmp(got, want))
+        fprintf(stderr, "defines: got '%s', want '%s'\n", got, want);
+    return !strcmp(got, want);
+}
+
+/* The buffers each launch makes (defines), on a torch 2.13 CPU package without the printer (lines
+ * as aoti_compile_and_package wrote them: a cat written through `// alias` views of buf3, which the
+ * same kernel then reads; buf8 the storage of buf7 and buf0, reused twice; weights passed). */
+static void test_defines_cpu_213(void)
+{
+    static const char w[] =
+        "extern \"C\"  void  cpp_fused_add_cat_0(float* in_out_ptr0, float* in_out_ptr1, const float* in_ptr0, "
+        "const float* in_ptr1, const float* in_ptr2, float* out_ptr0, float* out_ptr1, float* out_ptr2, "
+        "float* out_ptr3);\n"
+        "extern \"C\"  void  cpp_fused__softmax_1(const float* in_ptr0, float* out_ptr0, float* out_ptr1, "
+        "float* out_ptr2);\n"
+        "    inputs_info_[0].name = \"arg6_1\";\n"
+        "    constants_info_[0].name = \"fc_weight\";\n"
+        "    constants_info_[1].name = \"fc_bias\";\n"
+        "    constants_info_[2].name = \"ln_weight\";\n"
+        "    constants_info_[3].name = \"ln_bias\";\n"
+        "void AOTInductorModel::run_impl(\n"
+        "    auto arg6_1 = std::move(inputs[0]);\n"
+        "    RAIIAtenTensorHandle buf0(buf0_handle);\n"
+        "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(buf0, fc_bias, arg6_1, "
+        "wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(fc_weight, 2, int_array_2, int_array_3, 0L)), "
+        "1L, 1L));\n"
+        "    RAIIAtenTensorHandle buf3(buf3_handle);\n"
+        "    auto buf1 = wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf3, 2, int_array_4, "
+        "int_array_5, 0L));  // alias\n"
+        "    auto buf2 = wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf3, 2, int_array_4, "
+        "int_array_5, 16L));  // alias\n"
+        "    auto buf5 = std::move(buf4);  // reuse\n"
+        "    auto buf7 = std::move(buf0);  // reuse\n"
+        "    auto buf8 = std::move(buf7);  // reuse\n"
+        "    cpp_fused_add_cat_0((float*)(buf5.data_ptr()), (float*)(buf8.data_ptr()), (const float*)(buf3.data_ptr()), "
+        "(const float*)(ln_weight.data_ptr()), (const float*)(ln_bias.data_ptr()), (float*)(buf1.data_ptr()), "
+        "(float*)(buf2.data_ptr()), (float*)(buf6.data_ptr()), (float*)(buf9.data_ptr()));\n"
+        "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_addmm_out(buf10, buf9, buf8, "
+        "wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(fc2_weight, 2, int_array_12, int_array_13, 0L)), "
+        "1L, 1L));\n"
+        "    auto buf11 = std::move(buf6);  // reuse\n"
+        "    auto buf13 = std::move(buf5);  // reuse\n"
+        "    cpp_fused__softmax_1((const float*)(buf10.data_ptr()), (float*)(buf11.data_ptr()), "
+        "(float*)(buf13.data_ptr()), (float*)(buf14.data_ptr()));\n"
+        "    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu__scaled_dot_product_flash_attention_for_cpu(buf15, buf16, "
+        "buf17, 0.0, 0, nullptr, nullptr, &buf19_handle, &buf20_handle));\n"
+        "    cpp_fused__softmax_1((const float*)(buf19.data_ptr()), (float*)(buf21.data_ptr()));\n"
+        "    output_handles[0] = buf14.release();\n"
+        "}\n";
+    wrapper_scan ws;
+    strbuf err = STRBUF_INIT;
+    CHECK(wrapper_scan_text(&ws, w, strlen(w), &err) == 0);
+    CHECK(ws.nkernels == 6);
+    /* buf19 was made through its handle: a later call that passes it makes only buf21 */
+    CHECK(kernel_at(&ws, 5) && defines_are(kernel_at(&ws, 5), "buf21"));
+    /* an extern op with output handles makes the buffers it fills; nullptr is no tensor */
+    CHECK(kernel_at(&ws, 4) && defines_are(kernel_at(&ws, 4), "buf15 buf16 buf17 buf19 buf20"));
+    const ws_kernel *k = kernel_at(&ws, 0);
+    CHECK(k && defines_are(k, "buf0"));   /* arg6_1 an input, fc_bias a weight, fc_weight a view */
+    k = kernel_at(&ws, 1);
+    CHECK(k && defines_are(k, "buf5 buf8 buf3 buf1 buf2 buf6 buf9"));   /* buf8: a new name for buf0's storage */
+    k = kernel_at(&ws, 2);
+    CHECK(k && defines_are(k, "buf10"));   /* buf9 and buf8 were passed before */
+    k = kernel_at(&ws, 3);
+    CHECK(k && defines_are(k, "buf11 buf13 buf14"));
+    wrapper_scan_free(&ws);
+    strbuf_release(&err);
+}
+
 int main(void)
 {
+    RUN(test_defines_cpu_213);
     RUN(test_cuda_211);
     RUN(test_cpu_213);
     return CHECK_DONE();
