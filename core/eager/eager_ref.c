@@ -80,7 +80,8 @@ int eager_map_from_name(const char *s)
     return -1;
 }
 
-eager_map eager_map_effective(eager_map m)
+/* The map a run uses: m, or the default ($AOTIDBG_EAGER_MAP, else compiler). */
+static eager_map eager_map_effective(eager_map m)
 {
     if (m != EAGER_MAP_DEFAULT) return m;
     int e = eager_map_from_name(getenv("AOTIDBG_EAGER_MAP"));

@@ -55,10 +55,8 @@
  * EAGER_MAP_NAMES: the rule below (eager_ref_call_nodes): node names above each launch, outputs
  * matched by shape. */
 typedef enum { EAGER_MAP_DEFAULT = 0, EAGER_MAP_COMPILER, EAGER_MAP_NAMES } eager_map;
-/* "compiler" / "names" (NULL: the default); -1 for anything else. */
+/* "compiler" / "names" (NULL: the default: $AOTIDBG_EAGER_MAP, else compiler); -1 for anything else. */
 int eager_map_from_name(const char *s);
-/* The map a run uses: m, or the default ($AOTIDBG_EAGER_MAP, else compiler). */
-eager_map eager_map_effective(eager_map m);
 
 typedef struct {
     const char *program;       /* the torch.export.save file */

@@ -286,10 +286,12 @@ def main(argv):
     gm = graph.module
     by_name = {n.name: n for n in gm.graph.nodes}
     origin = {}
+    from torch._inductor.virtualized import V
     for b in graph.buffers:
         n = getattr(b, "origin_node", None)
         if n is None:   # a layout copy Inductor made of a whole input, weight or buffer: that one's value
-            n = copy_of(b, by_name, origin)
+            with V.set_graph_handler(graph):   # a weight's loader asks the graph for its name
+                n = copy_of(b, by_name, origin)
         if n is not None and getattr(n, "graph", None) is gm.graph:
             try:
                 origin[b.get_name()] = (n, [int(s) for s in b.get_size()], b.get_dtype())

@@ -68,7 +68,7 @@ static int sample_msgs(proto_msg *out)
     memset(&m, 0, sizeof m); m.type = PROTO_COMPARE;   /* an eager check */
     m.u.compare.kernel_index = 4;
     m.u.compare.c = (eager_check){"linear_1", "buf5", EAGER_DIFFERS, 64, 3, 17, -0.25, 0.5, INFINITY, NAN, 17,
-                                  1e-5, 1.3e-6, ""};
+                                  1e-5, 1.3e-6, "", "float64", 0.125, 0.03125};
     out[n++] = m;
     memset(&m, 0, sizeof m); m.type = PROTO_ALIAS; m.u.alias.output = 2; m.u.alias.of = "input 0";
     out[n++] = m;
@@ -110,6 +110,8 @@ static int sample_msgs(proto_msg *out)
     m.u.reference.path = "/tmp/ref/nodes/add_1.npy"; m.u.reference.offset = 128; m.u.reference.dtype = "float32";
     m.u.reference.ndim = 2; m.u.reference.shape = cshape; m.u.reference.atol = -1; m.u.reference.rtol = 0.5;
     m.u.reference.scale = 3.25;
+    m.u.reference.tensor = "buf3"; m.u.reference.path64 = "/tmp/ref/record/buf3.f64.npy";
+    m.u.reference.offset64 = 128;
     out[n++] = m;
     static const char *lk[3] = {"cpp_fused_embedding_0", "aoti_torch_cpu_addmm_out", ""};
     static const uint32_t lb[3] = {2, 1, 0};
@@ -252,13 +254,16 @@ static int same_msg(const proto_msg *a, const proto_msg *b)
                x->differing == y->differing && x->first == y->first && same_f64(x->got, y->got) &&
                same_f64(x->want, y->want) && same_f64(x->max_abs, y->max_abs) && same_f64(x->max_rel, y->max_rel) &&
                x->max_at == y->max_at && same_f64(x->atol, y->atol) && same_f64(x->rtol, y->rtol) &&
-               !strcmp(x->note, y->note);
+               !strcmp(x->note, y->note) && !strcmp(x->yardstick ? x->yardstick : "", y->yardstick ? y->yardstick : "") &&
+               same_f64(x->err64, y->err64) && same_f64(x->eager_err64, y->eager_err64);
     }
     case PROTO_REFERENCE: {
         const __typeof__(a->u.reference) *x = &a->u.reference, *y = &b->u.reference;
         if (strcmp(x->kernel, y->kernel) || x->occurrence != y->occurrence || strcmp(x->node, y->node) ||
             strcmp(x->path, y->path) || x->offset != y->offset || strcmp(x->dtype, y->dtype) || x->ndim != y->ndim ||
-            !same_f64(x->atol, y->atol) || !same_f64(x->rtol, y->rtol) || !same_f64(x->scale, y->scale))
+            !same_f64(x->atol, y->atol) || !same_f64(x->rtol, y->rtol) || !same_f64(x->scale, y->scale) ||
+            strcmp(x->tensor ? x->tensor : "", y->tensor ? y->tensor : "") ||
+            strcmp(x->path64 ? x->path64 : "", y->path64 ? y->path64 : "") || x->offset64 != y->offset64)
             return 0;
         for (int i = 0; i < x->ndim; i++)
             if (x->shape[i] != y->shape[i]) return 0;
