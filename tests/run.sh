@@ -7,7 +7,11 @@
 #      (configured with -DAOTIDBG_CTEST_INTEGRATION=ON, `ctest -L integration`
 #      runs the same files, one process each: slower, as every process pays
 #      torch's first compile);
-#   2. the same again under AddressSanitizer + UBSan, integration without the
+#   2. the fuzz smoke: every tests/fuzz target built with clang's libFuzzer
+#      (tests/fuzz/run_all.sh) and run AOTIDBG_FUZZ_SECONDS (default 3) s on its
+#      seeds, so that no target stops building or running unseen (needs clang
+#      and libclang-rt-14-dev, as .ci/setup.sh installs; AOTIDBG_NO_FUZZ=1 skips);
+#   3. the same again under AddressSanitizer + UBSan, integration without the
 #      slow tests (skip with AOTIDBG_NO_SANITIZE=1).
 # Exit status is nonzero when any test fails.
 set -uo pipefail
@@ -37,6 +41,11 @@ echo "== unit, screen, fuzz-seed and structure tests (ctest)"
 (cd build && ctest --output-on-failure -j "$JOBS" -LE integration) || status=1
 echo "== integration tests (real AOTI packages on CPU)"
 AOTIDBG_BUILD_DIR=$ROOT/build python3 -m pytest -q -p no:cacheprovider "${PARALLEL[@]}" tests/integration || status=1
+
+if [ "${AOTIDBG_NO_FUZZ:-0}" != 1 ]; then
+  echo "== fuzz smoke: every fuzz target, libFuzzer + ASan + UBSan, ${AOTIDBG_FUZZ_SECONDS:-3} s each (tests/fuzz/run_all.sh)"
+  FUZZ_BUILD=$ROOT/build-fuzz-smoke JOBS=$JOBS tests/fuzz/run_all.sh "${AOTIDBG_FUZZ_SECONDS:-3}" || status=1
+fi
 
 if [ "${AOTIDBG_NO_SANITIZE:-0}" != 1 ]; then
   echo "== AddressSanitizer + UBSan build"

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "inputs.h"
 #include "paths.h"
+#include "private_dir.h"
 #include "protocol.h"
 #include "remote.h"
 #include "compat.h"
@@ -442,7 +443,7 @@ static void free_inputs(runner_client *rc)
         rc->raw_paths = NULL;
     }
     if (rc->tmpdir) {
-        rmdir(rc->tmpdir);
+        private_dir_remove(rc->tmpdir);
         free(rc->tmpdir);
         rc->tmpdir = NULL;
     }
@@ -454,13 +455,14 @@ static int materialize_inputs(runner_client *rc, strbuf *err)
     int need = 0;
     for (size_t i = 0; i < s->ninputs; i++)
         need |= s->inputs[i].fill == FILL_FILE;
-    if (!need)
+    if (!need) {
+        private_dir_sweep("aotidbg-inputs");   /* a killed run's input files go at the next run's start */
         return 0;
-    const char *td = getenv("TMPDIR");
-    char *tmpl = path_join(td && *td ? td : "/tmp", "aotidbg-inputs-XXXXXX");
-    if (!mkdtemp(tmpl)) {
-        strbuf_addf(err, "cannot make a folder for input files (%s): %s", tmpl, strerror(errno));
-        free(tmpl);
+    }
+    /* $TMPDIR/aotidbg-inputs-XXXXXX, owner-locked: removed by the next run when this one is killed */
+    char *tmpl = private_dir_make("aotidbg-inputs", err);
+    if (!tmpl) {
+        strbuf_addstr(err, " (a folder for input files)");
         return -1;
     }
     rc->tmpdir = tmpl;

@@ -8,16 +8,24 @@
  * past (so memory stays bounded by the model, not the file).
  * A file that ends inside the events list (the writer was killed) keeps every
  * complete event: s->truncated = 1, end_state "cut-off", and a warning.
+ * A file (a path) whose end_state says "running" while no aotidbg holds its
+ * PATH.lock was cut too, at an event's end (its writer was killed: SIGKILL,
+ * the OOM killer, a lost machine): end_state "cut-off: ..." names the last
+ * kernel seen and when the file was last written (see writer_died).
  * Errors: -1 with "FILE:LINE:COL: found X, expected Y" (1-based) in err.
  * Ownership: everything lands in the new session's arena; the caller frees
  * the session with session_free(). Repeated short strings are interned. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <yaml.h>
 #include "session_read.h"
 #include "compat.h"
@@ -109,6 +117,10 @@ typedef struct session_reader {
     size_t warn_kept;        /* warnings [0, warn_kept) already copied into keep */
     int exit_kept;           /* a runner-exit after the last kernel was forgotten: exit_copy */
     runner_exit_event exit_copy;
+    int64_t last_kernel;     /* the last kernel forgotten (its index, -1 none), its name (keep's) and t_ms */
+    const char *last_kernel_name;
+    double last_kernel_ms;
+    time_t mtime;            /* of a regular file, 0 unknown: when its writer last wrote */
 } rd;
 
 enum { RP_START = 0, RP_TOP, RP_EVENTS, RP_DONE };
@@ -1328,10 +1340,75 @@ static void check_refs(rd *r)
                                 i, (long long)s->narration[i].event_index, nev);
 }
 
+/* 1 when an aotidbg writing the first n bytes of path holds its .lock
+ * (session_write.c's lock_session: flock'd for as long as the writer lives).
+ * A lock file that is absent, or that we can lock, has no writer. */
+static int lock_held(const char *path, size_t n)
+{
+    char *lp = xmalloc(n + 6);
+    memcpy(lp, path, n);
+    memcpy(lp + n, ".lock", 6);
+    int fd = open(lp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    free(lp);
+    if (fd < 0)
+        return 0;
+    int alive = flock(fd, LOCK_SH | LOCK_NB) != 0;
+    close(fd);
+    return alive;
+}
+
+/* 1 when a writer records path: PATH.lock held, or for PATH.part (the stream
+ * of a recording over an existing PATH) PATH's lock. */
+static int writer_alive(const char *path)
+{
+    size_t n = strlen(path);
+    return lock_held(path, n) || (n > 5 && !strcmp(path + n - 5, ".part") && lock_held(path, n - 5));
+}
+
+/* A file whose header says "running" (the stream's header: the final save
+ * rewrites it) and whose writer is gone: its front end died without an end.
+ * end_state becomes "cut-off: ..." with the last kernel seen and when the file
+ * was last written (its mtime), so a replay says so where it shows end_state.
+ * (A writer whose final save failed, a full disk, leaves the same file.) */
+static void writer_died(rd *r)
+{
+    session *s = r->s;
+    if (writer_alive(r->name))
+        return;
+    int64_t index = r->last_kernel;
+    const char *name = r->last_kernel_name;
+    double ms = r->last_kernel_ms;
+    if (s->nkernels) {
+        const event *k = s->kernels[s->nkernels - 1];
+        index = k->u.kernel.index, name = k->u.kernel.name, ms = k->t_ms;
+    }
+    strbuf sb = STRBUF_INIT;
+    strbuf_addstr(&sb, "cut-off: the writer ended without its final save");
+    if (index >= 0) {
+        strbuf_addf(&sb, ", after kernel %lld %s", (long long)index, name ? name : "?");
+        if (ms >= 0)
+            strbuf_addf(&sb, " (t=%.0f ms)", ms);
+    } else {
+        strbuf_addstr(&sb, ", before its first kernel");
+    }
+    if (r->mtime) {
+        char when[64];
+        struct tm tm;
+        if (gmtime_r(&r->mtime, &tm) && strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm))
+            strbuf_addf(&sb, "; last written %s", when);
+    }
+    s->end_state = arena_strdup(&s->arena, sb.buf);
+    session_add_warning(s, "%s: the recording was cut: end_state says running and no aotidbg holds %s.lock "
+                        "(its writer was killed, or its final save failed); %zu events loaded", r->name, r->name,
+                        s->nevents + r->forgot_events);
+    strbuf_release(&sb);
+}
+
 /* The parser set up over r's input (name, file or mem already set). */
 static int rd_init(rd *r, strbuf *err)
 {
     r->s = session_new();
+    r->last_kernel = -1;
     r->err = &r->msg;   /* messages wait in msg until the reader ends */
     r->line = r->col = 1;
     r->values.elem = sizeof(double);
@@ -1393,6 +1470,8 @@ static void conclude(rd *r, int rc, strbuf *err)
     }
     if (!rc)
         check_refs(r);
+    if (!rc && r->file && r->s->end_state && !strcmp(r->s->end_state, "running"))
+        writer_died(r);
     if (!rc && !r->s->truncated) {   /* a file from before end_state said how a runner died */
         char buf[64];
         const char *end = session_end_state(r->s, buf, sizeof buf);
@@ -1462,6 +1541,7 @@ static rd *rd_open(const char *path, strbuf *err)
     r->name = xstrdup(path);
     r->file = f;
     r->file_size = size;
+    r->mtime = size ? st.st_mtime : 0;
     if (rd_init(r, err)) {
         fclose(f);
         free((char *)r->name);
@@ -1554,6 +1634,12 @@ int session_reader_forget(session_reader *r)
             r->exit_kept = 1;
             break;
         }
+    }
+    if (s->nkernels) {   /* a cut's end_state names the last kernel seen */
+        const event *k = s->kernels[s->nkernels - 1];
+        r->last_kernel = k->u.kernel.index;
+        r->last_kernel_name = k->u.kernel.name ? arena_strdup(&r->keep, k->u.kernel.name) : NULL;
+        r->last_kernel_ms = k->t_ms;
     }
     r->forgot_events += s->nevents;
     r->forgot_kernels += s->nkernels;

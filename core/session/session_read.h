@@ -4,7 +4,11 @@
  * and file caps, no anchors/aliases, no duplicate keys, valid UTF-8, no NUL).
  * Errors are "file:line:col: found X, expected Y" (1-based). A file cut off
  * inside the events list loads everything before the cut and sets
- * s->truncated. Keys come from session_keys.h.
+ * s->truncated. A file read from a path whose end_state says "running"
+ * while no aotidbg holds PATH.lock (its writer was killed before its final
+ * save) loads whole, with end_state "cut-off: ..." naming the last kernel
+ * seen and when the file was last written, and a warning; from memory it
+ * stays "running". Keys come from session_keys.h.
  * Ownership: the new session is the caller's (session_free). */
 #ifndef AOTIDBG_SESSION_READ_H
 #define AOTIDBG_SESSION_READ_H

@@ -11,6 +11,7 @@
  * reader's scalar limit, so whatever we write, we can read back.
  * Errors: 0/-1 with a message appended to err. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -193,6 +194,17 @@ static int written(const skey *k, const void *rec)
 }
 
 static void put_record_flow(FILE *f, const stable *t, const void *rec);
+
+/* 1 when the writer puts any key of record rec (table t) in the file: a
+ * record read with only keys this version does not know (a newer minor
+ * version's) holds none, and is written as an empty mapping. */
+static int writes_any(const stable *t, const void *rec)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->keys[i].custom == SC_FORMAT || t->keys[i].custom == SC_EVENTS || written(&t->keys[i], rec))
+            return 1;
+    return 0;
+}
 
 /* The value of key k of rec, in flow style (one line, or a list of flow records). */
 static void put_value(FILE *f, const skey *k, const void *rec)
@@ -390,6 +402,10 @@ static void put_record_block(FILE *f, const stable *t, const void *rec, const ch
         snprintf(in2, sizeof in2, "%s  ", indent);
         switch (k->type) {
         case SK_SUB:
+            if (!writes_any(k->sub, v)) {   /* "key:" alone reads as null, not a mapping: write it empty */
+                fprintf(f, "%s%s: {}\n", indent, k->name);
+                break;
+            }
             fprintf(f, "%s%s:\n", indent, k->name);
             put_record_block(f, k->sub, v, in2, NULL);
             break;
@@ -613,6 +629,12 @@ static int lock_session(const char *path, strbuf *err)
             break;
         }
         if (flock(fd, LOCK_EX | LOCK_NB)) {
+            usleep(2000);   /* a sweep (sweep_stale_locks) may hold it for as long as it takes to unlink it */
+            if (stat(lp, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+                close(fd);
+                fd = -1;
+                continue;
+            }
             char pid[32] = "";
             ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
             pid[n > 0 ? n : 0] = 0;
@@ -636,6 +658,56 @@ static int lock_session(const char *path, strbuf *err)
     }
     free(lp);
     return fd;
+}
+
+/* 1 when file name in folder dfd begins as a session file does (its header's first key). */
+static int looks_like_session(int dfd, const char *name)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    char head[16];
+    ssize_t n = read(fd, head, sizeof head);
+    close(fd);
+    return n == (ssize_t)sizeof head && !memcmp(head, "format_version: ", 16);
+}
+
+/* Removes the stale locks in path's folder: X.lock files of ours, not links,
+ * beside a session file X (or X.part), that nobody holds (their writer was
+ * killed before it could unlink them: SIGKILL, the OOM killer), so that a
+ * killed run's lock does not outlive the next run's start, as its extraction
+ * folder does not (private_dir.h). A lock is removed while we hold it, as
+ * its holder does (unlock_session): a writer that opened it retries on a
+ * new file. Other .lock files (no session beside them) are left alone. */
+static void sweep_stale_locks(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    DIR *d = opendir(dir);
+    free(dir);
+    if (!d)
+        return;
+    int dfd = dirfd(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n <= 5 || strcmp(e->d_name + n - 5, ".lock"))
+            continue;
+        char *base = xstrndup(e->d_name, n - 5), *part = with_suffix(base, ".part");
+        int session = looks_like_session(dfd, base) || looks_like_session(dfd, part);
+        free(base);
+        free(part);
+        if (!session)
+            continue;
+        int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat a, b;
+        if (fd < 0)
+            continue;
+        if (!fstat(fd, &a) && S_ISREG(a.st_mode) && a.st_uid == geteuid() && !flock(fd, LOCK_EX | LOCK_NB) &&
+            !fstatat(dfd, e->d_name, &b, AT_SYMLINK_NOFOLLOW) && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+            unlinkat(dfd, e->d_name, 0);
+        close(fd);
+    }
+    closedir(d);
 }
 
 static void unlock_session(const char *path, int fd)
@@ -676,6 +748,7 @@ int session_writer_open(session_writer **out, const char *path, const session *s
         strbuf_addf(err, "%s: out of memory", path);
         return -1;
     }
+    sweep_stale_locks(path);
     w->lock = lock_session(path, err);
     if (w->lock < 0) {
         free(w->path);

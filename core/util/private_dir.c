@@ -54,7 +54,7 @@ static int is_stale(int rootfd, const char *name)
     return stale;
 }
 
-static int private_dir_sweep(const char *prefix)
+int private_dir_sweep(const char *prefix)
 {
     const char *root = tmp_root();
     DIR *d = opendir(root);

@@ -1,6 +1,6 @@
 /* private_dir.h — private temporary folders that clean up after a crash:
  * package extractions (aotidbg-pkg-*), the agent's folder on a remote box
- * and its copy here (aotidbg-remote-*).
+ * and its copy here (aotidbg-remote-*), a run's input files (aotidbg-inputs-*).
  *
  * private_dir_make(PREFIX) creates $TMPDIR/PREFIX-XXXXXX (mode 0700) with a
  * file .owner inside holding "PID\n", flock'd for as long as this process
@@ -22,5 +22,6 @@ char *private_dir_make(const char *prefix, strbuf *err);
 /* Removes dir and everything under it (links are removed, never followed). */
 void private_dir_remove(const char *dir);
 /* Removes the stale PREFIX-* folders in $TMPDIR (see above); how many. */
+int private_dir_sweep(const char *prefix);
 
 #endif

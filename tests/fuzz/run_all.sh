@@ -7,6 +7,8 @@
 # Prints one row per target: executions, crashes (crash-/leak-/timeout-/oom-
 # artifacts, kept in $FUZZ_BUILD/artifacts/<name>/). Exit 1 if any target
 # crashed or failed to build. JOBS targets run at once (default: nproc).
+# tests/run.sh runs it for a few seconds a target (the fuzz smoke), so that
+# every target keeps building and running.
 set -u
 SECONDS_EACH=${1:-60}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,14 +17,21 @@ JOBS=${JOBS:-$(nproc)}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 cd "$ROOT" || exit 2
 
+command -v clang >/dev/null ||
+  { echo "run_all: clang is not installed (.ci/setup.sh installs clang and libclang-rt-14-dev, its libFuzzer)"; exit 1; }
+mkdir -p "$B"
 cmake -S . -B "$B" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN" >"$B.cmake.log" 2>&1 &&
-  cmake --build "$B" --target aotidbg_tui aotidbg_zipread >>"$B.cmake.log" 2>&1 ||
-  { echo "run_all: building the instrumented libraries failed, see $B.cmake.log"; exit 1; }
+  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN" >"$B/cmake.log" 2>&1 &&
+  cmake --build "$B" --target aotidbg_tui aotidbg_zipread >>"$B/cmake.log" 2>&1 ||
+  { echo "run_all: building the instrumented libraries failed, see $B/cmake.log"; exit 1; }
 # every layer library built, in one link group (no order to keep up to date)
 LIBS="$B/tui/libaotidbg_tui.a -Wl,--start-group $(ls "$B"/core/*/libaotidbg_*.a | tr '\n' ' ') -Wl,--end-group"
 INC="$(for d in core/*/; do printf -- '-I%s ' "${d%/}"; done)"
-SYS="$(pkg-config --libs yaml-0.1 libzip libcjson libelf libcrypto ncursesw zlib) -lm -ldl -lpthread"
+# every system library a layer links: the pkg_check_modules of the CMake files (read from them,
+# so a library added there cannot be missing here), with zlib (find_package)
+PKGS="$(sed -n 's/.*pkg_check_modules([A-Z0-9_]* REQUIRED IMPORTED_TARGET \([^ )]*\).*/\1/p' \
+  core/CMakeLists.txt tui/CMakeLists.txt core/*/CMakeLists.txt | sort -u | tr '\n' ' ')"
+SYS="$(pkg-config --libs $PKGS zlib) -lm -ldl -lpthread"
 CFL="$(pkg-config --cflags libcjson ncursesw)"
 
 status=0

@@ -224,7 +224,7 @@ def test_full_disk_summary_says_what_the_file_says(aotidbg, mlp, small_tmpfs):
     r = run([aotidbg, "run", mlp["pkg"], "--inputs", mlp["spec"], "--values", "64", "--record", out])
     assert r.returncode == 1, r.stderr
     end, dump = replayed_end(aotidbg, out)
-    assert end in ("cut-off", "running"), dump
+    assert end.startswith("cut-off") or end == "running", dump   # no writer holds its lock: cut, with why
     assert f"end_state: {end}, as the file says" in r.stderr, r.stderr
     assert "end_state: complete" not in r.stderr
 

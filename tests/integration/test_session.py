@@ -6,7 +6,9 @@
 * The file is plain YAML another tool reads (PyYAML): format_version first,
   events last, floats as floats.
 * SIGKILL of the front end and the runner mid-run: the streamed file on disk
-  replays, holding every kernel the front end had finished before the kill.
+  replays as cut (end_state names the last kernel seen and when), holding
+  every kernel the front end had finished before the kill; the next run
+  removes the lock and the input files the killed one left.
 * Cut at many byte offsets, the malformed corpus, and the big hostile files
   of tests/malformed/gen_big.py: exit 0 or 2 (never a signal); 2 always
   says file:line:col; a cut past the header always loads with a notice.
@@ -151,8 +153,10 @@ def test_sigkill_mid_run_leaves_a_replayable_file(aotidbg, recorded, tmp_path):
     launches = wrapper_launches(recorded["pkg"])
     second_addmm = [i for i, k in enumerate(launches) if k == "aoti_torch_cpu_addmm_out"][1]
     out = str(tmp_path / "s.yaml")
+    tmp = tmp_path / "tmp"   # the runs' $TMPDIR: where their input files go
+    tmp.mkdir()
     # (verify_asan_link_order=0: with an AOTIDBG_SANITIZE build, ASan must tolerate our preload)
-    env = dict(os.environ, LD_PRELOAD=str(lib),
+    env = dict(os.environ, LD_PRELOAD=str(lib), TMPDIR=str(tmp),
                ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":"))
     p = subprocess.Popen([aotidbg, "run", recorded["pkg"], "--inputs", recorded["spec"], "--timeout", "0",
                           "--record", out], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -174,7 +178,13 @@ def test_sigkill_mid_run_leaves_a_replayable_file(aotidbg, recorded, tmp_path):
         p.communicate(timeout=30)
     r = run([aotidbg, "replay", out, "--dump"])
     assert r.returncode == 0, r.stderr
-    assert "end_state: running" in r.stdout
+    # the file says running, and nobody holds its lock: it replays as cut, with the last kernel and the time
+    assert "end_state: running" in open(out).read()
+    last = launches[second_addmm - 1]
+    assert re.search(r"^end_state: cut-off: the writer ended without its final save, after kernel "
+                     rf"{second_addmm - 1} {re.escape(last)} \(t=\d+ ms\); "
+                     r"last written \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$", r.stdout, re.M), r.stdout
+    assert "the recording was cut" in r.stderr, r.stderr
     names = re.findall(r"^#\d+ kernel (\S+) ", r.stdout, re.M)
     # every kernel that ended before the hang; the one hanging is still pending, so not streamed
     assert names == launches[:second_addmm], (names, launches)
@@ -191,6 +201,16 @@ def test_sigkill_mid_run_leaves_a_replayable_file(aotidbg, recorded, tmp_path):
     for a, b in zip(pk, fk):
         assert a["name"] == b["name"]
         assert after(a) == after(b)
+    # what the kill left (the lock, the inputs' folder) goes at the next run's start
+    assert os.path.exists(out + ".lock")
+    assert [n for n in os.listdir(tmp) if n.startswith("aotidbg-inputs-")]
+    r = run([aotidbg, "run", recorded["pkg"], "--inputs", recorded["spec"], "--record", str(tmp_path / "next.yaml")],
+            env=dict(os.environ, TMPDIR=str(tmp)))
+    assert r.returncode == 0, r.stderr
+    assert not os.path.exists(out + ".lock")
+    assert not [n for n in os.listdir(tmp) if n.startswith("aotidbg-inputs-")], os.listdir(tmp)
+    # and the cut file replays the same
+    assert "end_state: cut-off: the writer ended" in run([aotidbg, "replay", out, "--dump"]).stdout
 
 
 def replay(aotidbg, path):

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
 #include "kernel_times.h"
@@ -556,6 +557,134 @@ static void test_streaming_writer(void)
     strbuf_release(&err);
 }
 
+/* A sub-mapping that holds only keys this version does not know (as a newer
+ * minor version may write) loads, and is written back as an empty mapping
+ * that loads again (fuzz_session's finding: `eager:` with no value, refused
+ * as "found an empty value"). Seed: corpus/session/eager_unknown_keys_only.yaml. */
+static void test_unknown_keys_only_round_trip(void)
+{
+    const char *y = "format_version: \"1.3\"\neager:\n  from_the_future: 1\npackage:\n  sparkle: 2\n"
+                    "events:\n- {kind: log, stream: stdout, text: hi}\n";
+    session *r = NULL, *r2 = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(session_load_mem("u.yaml", y, strlen(y), &r, &err) == 0);
+    if (!r)
+        return;
+    CHECK(r->eager.present);
+    size_t len = 0;
+    char *w = write_mem(r, &len);
+    CHECK_CONTAINS(w, "\neager: {}\n");
+    CHECK(session_load_mem("u2.yaml", w, len, &r2, &err) == 0);
+    if (r2) {
+        CHECK(r2->eager.present && r2->nevents == 1 && r2->nwarnings == 0);
+        size_t len2 = 0;
+        char *w2 = write_mem(r2, &len2);
+        CHECK_STR(w, w2);   /* a fixed point */
+        free(w2);
+        session_free(r2);
+    } else {
+        fprintf(stderr, "%s\n%s\n", err.buf, w);
+    }
+    free(w);
+    session_free(r);
+    strbuf_release(&err);
+}
+
+/* A writer killed without an end (the front end's SIGKILL): a child streams
+ * two kernels and dies. The file, with end_state running and nobody holding
+ * its lock, reads as cut-off with the last kernel seen and the time; the
+ * stale .lock it left goes at the next writer's start in that folder. */
+static void test_killed_writer_reads_cut(void)
+{
+    char path[600], lock[620], other[600];
+    snprintf(path, sizeof path, "%s", tmp_path("killed.yaml"));
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    snprintf(other, sizeof other, "%s", tmp_path("next.yaml"));
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        session *s = session_new();
+        session_writer *w = NULL;
+        strbuf err = STRBUF_INIT;
+        if (session_writer_open(&w, path, s, &err))
+            _exit(3);
+        for (int i = 0; i < 2; i++) {
+            event *e = session_add_event(s, EV_KERNEL);
+            e->t_ms = 10.0 * (i + 1);
+            e->u.kernel.index = i;
+            e->u.kernel.name = i ? "cpp_fused_mul_1" : "cpp_fused_add_0";
+            e->u.kernel.status = KSTAT_OK;
+        }
+        if (session_writer_sync(w, &err))
+            _exit(4);
+        /* while it lives, the file is running, not cut */
+        session *r = NULL;
+        if (session_load(path, &r, &err) || strcmp(r->end_state, "running"))
+            _exit(5);
+        session_free(r);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(6);
+        pause();   /* killed here: no finish, no unlock */
+        _exit(7);
+    }
+    char c;
+    CHECK(read(ready[0], &c, 1) == 1);
+    kill(pid, SIGKILL);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    close(ready[0]);
+    close(ready[1]);
+    CHECK(access(lock, F_OK) == 0);   /* what SIGKILL leaves */
+    session *r = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(session_load(path, &r, &err) == 0);
+    if (r) {
+        CHECK(r->nevents == 2 && !r->truncated);
+        CHECK_CONTAINS(r->end_state, "cut-off: the writer ended without its final save, after kernel 1 cpp_fused_mul_1 "
+                       "(t=20 ms); last written ");
+        CHECK_CONTAINS(r->end_state, " UTC");
+        CHECK(r->nwarnings == 1);
+        if (r->nwarnings)
+            CHECK_CONTAINS(r->warnings[0], "the recording was cut");
+        char *d = dump_mem(r);
+        CHECK_CONTAINS(d, "\nend_state: cut-off: the writer ended without its final save");
+        free(d);
+        session_free(r);
+    }
+    /* the streaming reader says the same */
+    session_reader *sr = NULL;
+    CHECK(session_reader_open(path, &sr, &err) == 0);
+    while (sr && session_reader_step(sr, 1, &err) > 0)
+        session_reader_forget(sr);
+    if (sr) {
+        CHECK_CONTAINS(session_reader_session(sr)->end_state, "after kernel 1 cpp_fused_mul_1");
+        session_reader_close(sr);
+    }
+    /* the next run's writer, to another file of that folder, removes the stale lock */
+    session *s = session_new();
+    session_writer *w = NULL;
+    CHECK(session_writer_open(&w, other, s, &err) == 0);
+    CHECK(access(lock, F_OK) != 0);
+    CHECK(session_writer_finish(w, NULL, 0, &err) == 0);
+    /* a recording over an existing file streams to FILE.part, under FILE's lock: running while it lives */
+    CHECK(session_writer_open(&w, path, s, &err) == 0);
+    char part[620];
+    snprintf(part, sizeof part, "%s.part", path);
+    CHECK(session_load(part, &r, &err) == 0);
+    if (r) {
+        CHECK_STR(r->end_state, "running");
+        session_free(r);
+    }
+    CHECK(session_writer_finish(w, NULL, 0, &err) == 0);
+    CHECK(access(part, F_OK) != 0);
+    unlink(other);
+    unlink(path);
+    session_free(s);
+    strbuf_release(&err);
+}
+
 static void test_save_errors(void)
 {
     session *s = session_new();
@@ -818,6 +947,8 @@ int main(void)
     RUN(test_versions_and_warnings);
     RUN(test_cut_off_notice);
     RUN(test_streaming_writer);
+    RUN(test_unknown_keys_only_round_trip);
+    RUN(test_killed_writer_reads_cut);
     RUN(test_save_errors);
     rmdir(tmpdir);
     return CHECK_DONE();
