@@ -377,6 +377,17 @@ static int a_help(app *a, const char *arg)
     return AF_HANDLED;
 }
 static int a_redraw(app *a, const char *arg) { return AF_HANDLED | AF_REPAINT; }
+/* The messages log (app.h): the message line's history, with what the run,
+ * the eager reference and libraries wrote to stderr while the screen was up. */
+static int a_messages(app *a, const char *arg)
+{
+    int64_t lines = 0;   /* opened at its end: the drawing keeps the last page in view */
+    for (size_t i = 0; i < a->messages.len; i++)
+        lines += a->messages.buf[i] == '\n';
+    textview_open(a, "messages (newest last)", a->messages.len ? a->messages.buf : "(no messages yet)\n",
+                  lines);
+    return AF_HANDLED;
+}
 static int a_command(app *a, const char *arg)
 {
     if (arg && *arg)
@@ -585,6 +596,8 @@ static const action table[] = {
     {"command", ":", "ACTION [ARG]", "command line: run any action by name", a_command},
     {"theme", "", "NAME", "switch theme (dark, light, high-contrast, mono, or a file)", a_theme},
     {"redraw", "C-l", "", "redraw the screen", a_redraw},
+    {"messages", "M", "", "the messages so far, newest last: the message line's, and what the run, the eager "
+     "reference or a library wrote to stderr while the screen was up", a_messages},
     {"quit", "q", "", "quit (closes help first)", a_quit},
 };
 #define NACTIONS (sizeof table / sizeof table[0])

@@ -1,6 +1,7 @@
 /* app.c — the app's shared state: the error and anomaly indexes, the
  * message line, the kernel selection, requests to the panes (see app.h).
  * No drawing (render.c) and no panes' own state (pane_*.c). */
+#define _GNU_SOURCE   /* memmem */
 #include "app.h"
 #include "compat.h"
 #include <stdarg.h>
@@ -63,6 +64,33 @@ int64_t app_next_anomaly(app *a, int64_t after)
     return -1;
 }
 
+#define MESSAGES_MAX (64 * 1024)   /* the log keeps its newest lines within this */
+
+/* The message line, as a line of the log (not again when the last line says it). */
+static void log_message(app *a)
+{
+    strbuf *m = &a->messages;
+    if (!a->message.len)
+        return;
+    size_t n = a->message.len, at = m->len;
+    if (at && m->buf[at - 1] == '\n') {
+        size_t start = at - 1;
+        while (start && m->buf[start - 1] != '\n')
+            start--;
+        if (at - 1 - start == n && !memcmp(m->buf + start, a->message.buf, n))
+            return;
+    }
+    if (m->len + n + 1 > MESSAGES_MAX) {   /* the older half goes, at a line's end */
+        const char *cut = memchr(m->buf + m->len / 2, '\n', m->len - m->len / 2);
+        size_t drop = cut ? (size_t)(cut - m->buf) + 1 : m->len;
+        memmove(m->buf, m->buf + drop, m->len - drop);
+        strbuf_setlen(m, m->len - drop);
+    }
+    for (size_t i = 0; i < n; i++)   /* one line each: a message with a newline in it stays one */
+        strbuf_addch(m, a->message.buf[i] == '\n' ? ' ' : a->message.buf[i]);
+    strbuf_addch(m, '\n');
+}
+
 void app_message(app *a, int is_error, const char *fmt, ...)
 {
     strbuf_reset(&a->message);
@@ -71,6 +99,32 @@ void app_message(app *a, int is_error, const char *fmt, ...)
     strbuf_vaddf(&a->message, fmt, ap);
     va_end(ap);
     a->message_error = is_error;
+    log_message(a);
+}
+
+int app_take_output(app *a, strbuf *pending)
+{
+    size_t off = 0;
+    int any = 0;
+    const char *nl;
+    while ((nl = memchr(pending->buf + off, '\n', pending->len - off))) {
+        const char *line = pending->buf + off;
+        int n = (int)(nl - line);
+        off = (size_t)(nl - pending->buf) + 1;
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
+        if (!n)
+            continue;
+        if (n >= 9 && !memcmp(line, "aotidbg: ", 9))
+            line += 9, n -= 9;
+        int err = memmem(line, (size_t)n, "error", 5) || memmem(line, (size_t)n, "warning", 7) ||
+                  memmem(line, (size_t)n, "failed", 6);
+        app_message(a, err, "%.*s", n, line);
+        any = 1;
+    }
+    memmove(pending->buf, pending->buf + off, pending->len - off);
+    strbuf_setlen(pending, pending->len - off);
+    return any;
 }
 
 int app_breaks_at(const app *a, const kernel_event *k)

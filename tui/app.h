@@ -48,6 +48,7 @@ struct app {
     strbuf input;
     strbuf message;                /* one-line feedback under the status bar */
     int message_error;
+    strbuf messages;               /* every message so far, a line each, newest last (:messages; capped) */
     /* narration (tutorial) */
     size_t step;                   /* current narration step */
     int narration_on;
@@ -107,7 +108,13 @@ int64_t app_next_anomaly(app *a, int64_t after);
 int app_breaks_at(const app *a, const kernel_event *k);
 /* Clamps cursors after the session grew or the screen changed. */
 void app_clamp(app *a);
+/* Sets the message line and adds it to the messages log (a->messages). */
 void app_message(app *a, int is_error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* What was written to stderr while the screen was up (screen_take_stderr),
+ * appended to *pending: each complete line becomes the message line (its
+ * "aotidbg: " dropped; an error when it says error or warning) and a line
+ * of the messages log; a partial line stays in *pending. 1 when any did. */
+int app_take_output(app *a, strbuf *pending);
 /* The kernel selected in the kernel list, or NULL. */
 const kernel_event *app_selected_kernel(app *a);
 /* The fold event whose line is selected there instead (*row: its kernel, -1

@@ -3,7 +3,6 @@
  * recording, as for `aotidbg run`; this file is the step/continue/restart
  * glue and what the screen says about the run. */
 #include "live.h"
-#include "route_actions.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <poll.h>
@@ -168,7 +167,8 @@ void live_show_rank(app *a, int k)
     a->sources_at = run_service_sources_at(L->rs);
 }
 
-/* The service's notes go to stderr: the screen is not open yet. */
+/* The service's notes go to stderr: before the screen is open, the terminal;
+ * while it is up, the message line and the messages log (screen.h's tap). */
 static void say_live(void *ctx, const char *text)
 {
     fprintf(stderr, "aotidbg: %s\n", text);
@@ -196,7 +196,7 @@ static void take_breaks(app *a, const run_options *o)
     a->brk.nan = (int)(o->breaks.flags & (BREAK_ON_NAN | BREAK_ON_INF | BREAK_ON_NONFINITE));
 }
 
-/* The service's notes of rank k go to stderr. */
+/* The service's notes of rank k go to stderr (as say_live's). */
 static void say_rank(void *ctx, const char *text)
 {
     fprintf(stderr, "aotidbg: rank %d: %s\n", (int)(intptr_t)ctx, text);
@@ -930,7 +930,6 @@ int live_finish(app *a, int from_signal)
     if (a->live->nranks)
         return finish_ranks(a, from_signal);
     run_service *rs = a->live->rs;
-    ra_repro_cancel(a);   /* a repro still running ends with the UI */
     if (from_signal) {
         run_service_abandon(rs);
         return 1;

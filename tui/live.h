@@ -108,6 +108,7 @@ const char *runner_state_text(app *a);
  * session's end_state says "interrupted (SIGNAME)" at live_finish's save. */
 void live_interrupted(app *a, int sig);
 /* Final save (normal exit; end_state set) or flush only (signal path).
+ * A live repro (route_actions.h) is the caller's to end first (ra_repro_cancel).
  * Returns the exit code `aotidbg run` would give the run (commands.h: 1 the
  * model failed, ...), 0 when there was no live run. */
 int live_finish(app *a, int from_signal);

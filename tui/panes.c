@@ -32,6 +32,7 @@ void app_init(app *a, session *s, app_mode mode)
     a->brk.kernel = -1;
     strbuf_init(&a->input, 0);
     strbuf_init(&a->message, 0);
+    strbuf_init(&a->messages, 0);
     strbuf_init(&a->view, 0);
     a->view_hit = -1;
     theme_default(&a->th);
@@ -71,6 +72,7 @@ void app_release(app *a)
     a->mc_idx = NULL;
     strbuf_release(&a->input);
     strbuf_release(&a->message);
+    strbuf_release(&a->messages);
     strbuf_release(&a->view);
     timeview_release(a);
     session_reader_close(a->loader);

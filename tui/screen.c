@@ -1,8 +1,10 @@
 /* screen.c — the terminal layer (see screen.h). */
+#define _GNU_SOURCE   /* memfd_create */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "screen.h"
 #include "compat.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <curses.h>
 #include <term.h>
 #include <langinfo.h>
@@ -10,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -21,6 +25,71 @@ static short el_pair[EL__COUNT];
 
 volatile int screen_sig_term, screen_sig_int, screen_sig_cont;
 
+/* ---- stderr while the screen is up -------------------------------------------
+ * fd 2 is a memory file (memfd) from screen_open to screen_close, so that no
+ * message (ours, a library's, a child's that shares our stderr) writes over
+ * the panes. screen_take_stderr hands what came to the UI; screen_close (and
+ * a fatal signal) puts fd 2 back and writes everything it caught there, after
+ * the screen is gone. A file, not a pipe: a writer never blocks on a reader
+ * that is busy drawing, and a crash's report is still there to copy. */
+static int tap_fd = -1, real_err = -1;
+static off_t tap_taken;          /* bytes of the tap screen_take_stderr handed on */
+#define TAP_MAX (4 << 20)
+
+static void tap_begin(void)
+{
+    fflush(stderr);
+    int fd = memfd_create("aotidbg-stderr", MFD_CLOEXEC);
+    int saved = fd < 0 ? -1 : fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0 || saved < 0 || dup2(fd, STDERR_FILENO) < 0) {   /* no tap: messages show as before */
+        if (fd >= 0)
+            close(fd);
+        if (saved >= 0)
+            close(saved);
+        return;
+    }
+    tap_fd = fd;
+    real_err = saved;
+    tap_taken = 0;
+}
+
+/* Puts fd 2 back and copies what the tap caught there (async-signal-safe). */
+static void tap_end(void)
+{
+    if (tap_fd < 0)
+        return;
+    dup2(real_err, STDERR_FILENO);
+    close(real_err);
+    real_err = -1;
+    char buf[4096];
+    ssize_t n;
+    for (off_t at = 0; (n = pread(tap_fd, buf, sizeof buf, at)) > 0; at += n)
+        if (write(STDERR_FILENO, buf, (size_t)n) < 0)
+            break;
+    close(tap_fd);
+    tap_fd = -1;
+}
+
+size_t screen_take_stderr(strbuf *out)
+{
+    if (tap_fd < 0)
+        return 0;
+    fflush(stderr);
+    size_t got = 0;
+    char buf[4096];
+    ssize_t n;
+    while ((n = pread(tap_fd, buf, sizeof buf, tap_taken)) > 0) {
+        strbuf_add(out, buf, (size_t)n);
+        tap_taken += n;
+        got += (size_t)n;
+    }
+    if (tap_taken > TAP_MAX && !ftruncate(tap_fd, 0)) {   /* O_APPEND-free: writers write at fd 2's offset */
+        lseek(STDERR_FILENO, 0, SEEK_SET);
+        tap_taken = 0;   /* what the UI took already goes: screen_close prints the rest */
+    }
+    return got;
+}
+
 void screen_close(void)
 {
     if (!active)
@@ -30,6 +99,8 @@ void screen_close(void)
         mousemask(0, NULL);
     endwin();
     fflush(stdout);
+    fflush(stderr);
+    tap_end();
 }
 
 static void restore_at_exit(void) { screen_close(); }
@@ -66,6 +137,7 @@ int screen_open(const screen_options *o, int *ascii_out)
     set_term(scr);
     active = 1;
     atexit(restore_at_exit);
+    tap_begin();
     set_escdelay(25);
     cbreak();        /* not raw(): ^C stays a signal, which stops the runner */
     noecho();
@@ -187,6 +259,7 @@ static void on_fatal(int sig)
         active = 0;
         endwin();
     }
+    tap_end();   /* what stderr said while the screen was up, the crash's report too */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -254,6 +327,8 @@ int screen_run_external(char *const argv[])
     if (pid == 0) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTSTP, SIG_DFL);
+        if (real_err >= 0)   /* the program the user asked for has the terminal, stderr too */
+            dup2(real_err, STDERR_FILENO);
         execvp(argv[0], argv);
         _exit(127);
     }

@@ -23,6 +23,14 @@ int screen_getkey(void);
 /* Mouse event after a KEY_MOUSE key: 0 ok with x, y and button (1 click, 4 wheel up, 5 wheel down). */
 int screen_mouse(int *x, int *y, int *button);
 void screen_close(void);         /* idempotent; also runs at exit */
+/* While the screen is up, stderr (fd 2) goes to a memory file, not the
+ * terminal: no message of ours, a library's or a child's (one that shares our
+ * stderr) writes over the panes. Appends to out what came since the last
+ * call; how many bytes. screen_close puts stderr back and prints there all
+ * that came while it was up (past 4 MiB, what the UI took already is
+ * dropped). 0 without a screen (headless: stderr is the
+ * terminal's or the caller's). */
+size_t screen_take_stderr(strbuf *out);
 /* Runs argv (a program the user asked for: $EDITOR) on the terminal: the
  * screen is given back while it runs and restored after. Without an open
  * screen (headless) it just runs. Returns its exit status, -1 when it could

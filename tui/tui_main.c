@@ -118,6 +118,7 @@ typedef struct {
     app *a;
     int on_terminal;      /* themes go to the terminal as they change */
     char theme_seen[64];
+    strbuf err_line;      /* a partial line of what stderr said while the screen was up */
 } app_screen;
 
 static void app_screen_render(void *ctx, grid *g)
@@ -184,6 +185,9 @@ static int app_screen_tick(void *ctx)
     int r = a->live && live_react(a, live_pump(a, 0)) ? LOOP_REDRAW : 0;
     r |= ra_repro_tick(a, 0) ? LOOP_REDRAW : 0;
     if (load_slice(a, 0.04))   /* a big replay: the next slice of its file */
+        r |= LOOP_REDRAW;
+    app_screen *as = ctx;   /* stderr of ours, the service's notes, a library's: on the message line, not the panes */
+    if (as->on_terminal && screen_take_stderr(&as->err_line) && app_take_output(a, &as->err_line))
         r |= LOOP_REDRAW;
     return r | (a->quit ? LOOP_QUIT : 0);
 }
@@ -264,7 +268,7 @@ static int run_interactive(app *a, const options *o, script *scripts)
     if (open_terminal(o, &a->th, &ascii) < 0)
         return EXIT_USAGE;
     a->ascii = ascii;
-    app_screen as = {.a = a, .on_terminal = 1};
+    app_screen as = {.a = a, .on_terminal = 1, .err_line = STRBUF_INIT};
     snprintf(as.theme_seen, sizeof as.theme_seen, "%s", a->th.name);
     loop_screen sc = app_loop_screen(&as);
     const char *why;
@@ -277,15 +281,17 @@ static int run_interactive(app *a, const options *o, script *scripts)
     grid_at_screen_size(&g, ascii);
     int sig = a->quit ? 0 : loop_run(&sc, &g);
     int rc = EXIT_OK;
-    if (sig) {   /* SIGTERM/SIGHUP: keep what was recorded, say how it ended, give the terminal back */
+    if (sig) {   /* SIGTERM/SIGHUP: give the terminal back, keep what was recorded, say how it ended */
+        screen_close();   /* first: what live_finish says goes to the terminal, not under the screen */
         live_interrupted(a, sig);
+        ra_repro_cancel(a);
         live_finish(a, 0);
-        screen_close();
         fprintf(stderr, "aotidbg: terminated by signal %d\n", sig);
         rc = EXIT_FAILED;
     }
-    screen_close();
+    screen_close();   /* prints what stderr said while it was up (screen.h) */
     grid_free(&g);
+    strbuf_release(&as.err_line);
     return rc;
 }
 
@@ -676,7 +682,8 @@ static int run_app(launch *l)
         live_react(&a, live_pump(&a, 100));
     rc = l->o.ui.headless.on ? run_headless(&a, &l->o, l->scripts) : run_interactive(&a, &l->o, l->scripts);
 out:;
-    /* A live run exits as `aotidbg run` would (1 when the model failed). */
+    /* A live run exits as `aotidbg run` would (1 when the model failed); a repro still running ends first. */
+    ra_repro_cancel(&a);
     int run_rc = live_finish(&a, 0);
     if (run_rc && rc != EXIT_USAGE)
         rc = run_rc;

@@ -7,6 +7,7 @@
 #include "actions.h"
 #include "panes.h"
 #include "render.h"
+#include "textview.h"
 #include "check.h"
 #include "test_tui_fixture.h"
 
@@ -222,6 +223,38 @@ static void test_command_line_and_prompt(void)
     app_release(&a);
 }
 
+/* What stderr said while the screen was up (screen_take_stderr's bytes):
+ * whole lines go to the message line, "aotidbg: " dropped, errors marked,
+ * and to the messages log; a partial line waits for its end. */
+static void test_outside_output_to_the_message_line(void)
+{
+    actions_bind_defaults();
+    session *s = fx_session(3);
+    app a;
+    app_init(&a, s, MODE_REPLAY);
+    a.owns_session = 1;
+    strbuf pending = STRBUF_INIT;
+    strbuf_addstr(&pending, "aotidbg: eager reference: 12 node values for 6 kernel calls\nlibfoo: warn");
+    CHECK(app_take_output(&a, &pending) == 1);
+    CHECK_STR(a.message.buf, "eager reference: 12 node values for 6 kernel calls");
+    CHECK(!a.message_error);
+    CHECK_STR(pending.buf, "libfoo: warn");   /* not a line yet */
+    strbuf_addstr(&pending, "ing: a library's own line\r\n\n");
+    CHECK(app_take_output(&a, &pending) == 1);
+    CHECK_STR(a.message.buf, "libfoo: warning: a library's own line");
+    CHECK(a.message_error);
+    CHECK(pending.len == 0);
+    CHECK(app_take_output(&a, &pending) == 0);
+    CHECK_STR(a.messages.buf, "eager reference: 12 node values for 6 kernel calls\n"
+                              "libfoo: warning: a library's own line\n");
+    /* the messages action shows the log over the panes */
+    CHECK(actions_command(&a, "messages") & AF_HANDLED);
+    CHECK(textview_is_open(&a));
+    CHECK_CONTAINS(a.view.buf, "eager reference: 12 node values");
+    strbuf_release(&pending);
+    app_release(&a);
+}
+
 int main(void)
 {
     RUN(test_defaults);
@@ -230,5 +263,6 @@ int main(void)
     RUN(test_pane_focus_actions);
     RUN(test_hints_follow_the_keymap);
     RUN(test_command_line_and_prompt);
+    RUN(test_outside_output_to_the_message_line);
     return CHECK_DONE();
 }
