@@ -107,7 +107,10 @@ struct router_stream {
     size_t nline_pat;
     size_t nfail;
     fail_candidate fail[FAIL_CANDIDATES];
-    log_part_kind line_kind;           /* the current line's part (log_line_part) */
+    log_part_kind line_kind;           /* the current line's part (log_line_part), once line_kind_ready */
+    int line_kind_ready, line_level;   /* classified only when a pattern or failure needs it (most lines: never) */
+    const char *line_text;             /* the current window's cleaned text, line_len bytes */
+    size_t line_len;
     unsigned char *nonwarn;            /* per pattern: matched a line that is not a warning */
     /* the text the learned fallback reads (router_nb.h): the first NB_HEAD
      * bytes and a ring over the last NB_TAIL */
@@ -283,9 +286,12 @@ static const char *strip_pid(const char *p)
 }
 
 /* vLLM/SGLang's logger: `ERROR 03-27 11:38:51 [core.py:343] `, `INFO 06-25 02:18:38 llm.py:12] ` */
-static const char *strip_levelword(const char *p)
+static const char *strip_levelword(const char *p, int *level)
 {
     static const char *const words[] = {"DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL "};
+    static const char letter[] = {'I', 'I', 'W', 'W', 'E', 'E'};
+    if (!strchr("DIWEC", *p) || !*p || !(p[1] >= 'A' && p[1] <= 'Z'))
+        return NULL;                      /* most lines: one test */
     for (size_t k = 0; k < sizeof words / sizeof *words; k++) {
         size_t n = strlen(words[k]);
         if (strncmp(p, words[k], n))
@@ -301,19 +307,21 @@ static const char *strip_levelword(const char *p)
         const char *close = memchr(q, ']', strnlen(q, 120));   /* `[file.py:12]` or `file.py:12]` */
         if (close && close > q && isdig(close[-1]) && !memchr(q, ' ', (size_t)(close - q)))
             q = close + 1;
+        *level = letter[k];
         return q;
     }
     return NULL;
 }
 
-static const char *strip_prefixes(const char *p)
+/* Strips the prefixes; *level gets a logger's level word's letter ('W', 'E', 'I') when one was among them. */
+static const char *strip_prefixes(const char *p, int *level)
 {
     for (int k = 0; k < 6; k++) {
         while (*p == ' ')
             p++;
         const char *q;
         if ((q = strip_rank(p)) || (q = strip_glog(p)) || (q = strip_iso(p)) || (q = strip_pid(p)) ||
-            (q = strip_levelword(p))) {
+            (q = strip_levelword(p, level))) {
             p = q;
             continue;
         }
@@ -384,6 +392,16 @@ static int find_evidence(router_stream *s, int pattern, uint64_t key)
     return -1;
 }
 
+/* The current line's part (log_parts.h), classified on first need. */
+static log_part_kind current_kind(router_stream *s)
+{
+    if (!s->line_kind_ready) {
+        s->line_kind = log_line_part(s->line_text, s->line_len, s->line_level);
+        s->line_kind_ready = 1;
+    }
+    return s->line_kind;
+}
+
 /* A match of pattern pi on line: a repeat (same pattern, same line but for
  * digits) bumps a count; a new line becomes evidence, with the pattern's
  * fields (only then are submatches asked for: most matches are repeats). */
@@ -396,7 +414,7 @@ static void record(router_stream *s, int pi, const char *line, uint64_t key)
     }
     if (pt->route >= 0 && !pt->consequence && !s->origin && s->nline_pat < FAIL_PATTERNS)
         s->line_pat[s->nline_pat++] = pi;
-    if (log_part_severity(s->line_kind) != LOG_SEV_WARNING)
+    if (log_part_severity(current_kind(s)) != LOG_SEV_WARNING)
         s->nonwarn[pi] = 1;
     if (!s->origin) {
         if (s->last_line[pi] == s->lineno)
@@ -423,7 +441,7 @@ static void record(router_stream *s, int pi, const char *line, uint64_t key)
     ev->count = 1;
     ev->pattern = pi;
     ev->key = key;
-    ev->kind = s->line_kind;
+    ev->kind = current_kind(s);
     ev->text = utf8_dup(&s->a, line, ROUTER_LINE_CAP);
     for (size_t k = 0; k < ROUTER_CONTEXT_LINES; k++) {
         /* ring holds the lines before this one; oldest first */
@@ -496,11 +514,11 @@ static void note_looked(router_stream *s, const char *line)
 static void note_failure(router_stream *s, const char *line)
 {
     if (s->line_failure && !s->origin && !s->code_line && s->nfail < FAIL_CANDIDATES &&
-        log_part_severity(s->line_kind) != LOG_SEV_WARNING &&       /* a warning is not what failed */
+        log_part_severity(current_kind(s)) != LOG_SEV_WARNING &&    /* a warning is not what failed */
         !(s->nfail && s->fail[s->nfail - 1].line == s->lineno)) {
         fail_candidate *f = &s->fail[s->nfail++];
         f->line = s->lineno;
-        f->kind = s->line_kind;
+        f->kind = current_kind(s);
         memcpy(f->pat, s->line_pat, s->nline_pat * sizeof *f->pat);
         f->npat = s->nline_pat;
         size_t n = router_utf8_clip(line, LOOKED_CAP);
@@ -589,14 +607,19 @@ static void scan_segment(router_stream *s, int first, int whole)
     size_t n = s->rawlen;
     memcpy(s->work, s->raw, n);
     n = clean_line(s->work, n);
-    int level = first ? log_line_level(s->work, n) : 0;
-    const char *line = first ? strip_prefixes(s->work) : s->work;
-    if (first && !level && line > s->work)        /* a logger's level word the prefixes held */
-        level = memmem(s->work, (size_t)(line - s->work), "WARN", 4) ? 'W'
-              : memmem(s->work, (size_t)(line - s->work), "ERROR ", 6) || memmem(s->work, (size_t)(line - s->work), "CRITICAL ", 9) ? 'E' : 0;
-    n -= (size_t)(line - s->work);
+    int level = 0, word_level = 0;
+    const char *line = first ? strip_prefixes(s->work, &word_level) : s->work;
     if (first)
-        s->line_kind = log_line_part(line, n, level);
+        level = line > s->work || s->work[0] == '[' ? log_line_level(s->work, n) : 0;   /* glog's letter; else a logger's word */
+    if (first && !level)
+        level = word_level;
+    n -= (size_t)(line - s->work);
+    if (first || !s->line_kind_ready) {          /* a later window keeps the kind its line's first had */
+        s->line_kind_ready = 0;
+        s->line_level = level;
+    }
+    s->line_text = line;
+    s->line_len = n;
     if (!n)
         return;
     uint64_t key = line_key(line);
