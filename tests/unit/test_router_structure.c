@@ -144,6 +144,15 @@ static void test_warning_never_outranks_error(void)
     CHECK_STR(r.route, "missing-artifact");
     CHECK_STR(r.part, "log-warning");
     route_result_release(&r);
+    /* vLLM's logger: its prefix stripped, its level word the line's part */
+    route_str("WARNING 03-27 11:38:50 [config.py:12] CUDA out of memory would follow if the cache grew\n"
+              "ERROR 03-27 11:38:51 [core.py:343] RuntimeError: CUDA error: an illegal memory access was encountered\n",
+              &r);
+    CHECK_STR(r.route, "illegal-memory-access");
+    CHECK_STR(r.part, "python-exception");
+    CHECK(r.failed_line == 2);
+    CHECK_CONTAINS(r.failed_text, "RuntimeError: CUDA error");
+    route_result_release(&r);
     /* a warning is never the failing line */
     route_str("[W1201 10:00:00.1 9 x.cpp:3] Error: failed to load the cached kernel: CUDA driver error: file not found\n"
               "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n", &r);
