@@ -505,3 +505,39 @@ def test_route_of_a_big_session_shows_its_progress_on_a_terminal(aotidbg, tmp_pa
     assert int(steps[0][1]) >= 70 and b"\x1b[2J" not in tty and tty.endswith(b"\r\x1b[K"), tty[-200:]
     rc, out, tty = _routed_on_a_terminal(aotidbg, os.path.join(ROOT, "sessions", "cpu", "encoder.yaml"))
     assert rc == 0 and out.startswith(b"route: ") and tty == b"", tty
+
+
+def test_ranks_walkthrough_names_the_hang(aotidbg):
+    """The ranks walkthrough's session (rank 0 waits in its wait_tensor, gloo
+    gives up on rank 1): the router names the hang, collective-timeout, with
+    steps that rerun the ranks under --ranks; the YAML keeps `route:` first and
+    says which part of the log it was decided on."""
+    session = os.path.join(ROOT, "sessions", "tutorials", "09-rank-hangs-in-collective.yaml")
+    route, out = route_yaml(aotidbg, ["--session", session])
+    doc = yaml_fields(out)
+    assert route == "collective-timeout", out[:600]
+    assert any("--ranks" in s for s in doc["steps"]), doc["steps"]
+    assert not any("CUDA" in s for s in doc["steps"]), doc["steps"]   # a CPU (gloo) run
+    assert doc["platform"] == "cpu"
+    assert doc["part"] and doc["part"]["kind"] and doc["learned"] is None
+
+
+def test_learned_fallback_is_shown_as_such(aotidbg, tmp_path):
+    """A log no rule routes gets the learned fallback's answer, with its
+    confidence and the nearest known logs, in text and YAML alike; text that
+    names no platform gets each platform's step."""
+    log = tmp_path / "odd.log"
+    log.write_text("RuntimeError: the kernel failed\n")   # words every corpus has; no cause a rule knows
+    _, out = route_yaml(aotidbg, [str(log)])
+    doc = yaml_fields(out)
+    learned = doc["learned"]
+    assert learned is not None and 0 <= learned["confidence"] <= 1 and learned["nearest"], out[:800]
+    assert learned["used"] == (doc["route"] != "unknown")
+    text = run([aotidbg, "route", str(log)]).stdout
+    assert "learned fallback, confidence " in text and "nearest known logs: " in text, text
+    crash = tmp_path / "crash.log"
+    crash.write_text("Segmentation fault (core dumped)\n")
+    _, out = route_yaml(aotidbg, [str(crash)])
+    doc = yaml_fields(out)
+    assert doc["route"] == "crash" and doc["platform"] is None
+    assert any(s.startswith("On CUDA: ") and "on CPU: " in s for s in doc["steps"]), doc["steps"]
