@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "compat.h"
 #include "log_parts.h"
 #include "router.h"
 #include "router_nb.h"
@@ -411,6 +412,69 @@ static void test_nb_classify(void)
     strbuf_release(&err);
 }
 
+/* The fallback reads the head and the tail of the input (router_nb.h), kept
+ * as it streams by: whatever the chunks, its answer is the one for that text. */
+static void test_nb_reads_head_and_tail(void)
+{
+    router_rules *rr = NULL;
+    strbuf err = STRBUF_INIT;
+    CHECK(router_rules_load(&rr, AOTIDBG_SOURCE_DIR "/core/router/routes.yaml", &err) == 0);
+    if (!rr)
+        return;
+    CHECK(router_nb_parse(&rr->nb, good_nb, strlen(good_nb), "w.txt", &err) == 0);
+    static const size_t sizes[] = {40, 30000, NB_HEAD + NB_TAIL - 7, NB_HEAD + NB_TAIL, NB_HEAD + NB_TAIL + 1,
+                                   70000, 200003};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        size_t n = sizes[si];
+        char *t = xmalloc(n + 1);
+        unsigned seed = (unsigned)n;
+        for (size_t i = 0; i < n; i++) {     /* words of the weights, spread so head, middle and tail differ */
+            seed = seed * 1103515245u + 12345u;
+            static const char *const w[] = {"memory ", "ran dry ", "rank ", "straggler ", "zz ", "\n"};
+            const char *x = w[(seed >> 16) % 6];
+            /* what the fallback must not read (past the head, before the tail) speaks of ranks alone,
+             * the rest of memory alone: reading the wrong part changes the answer */
+            int middle = n > (size_t)NB_HEAD + NB_TAIL && i >= NB_HEAD + 16 && i + NB_TAIL + 16 < n;
+            if (middle != (x[0] == 's' || x[1] == 'a'))
+                x = middle ? "straggler " : "memory ";
+            size_t k = strlen(x);
+            memcpy(t + i, x, i + k <= n ? k : n - i);
+            i += k - 1;
+        }
+        t[n] = 0;
+        /* the text router_nb.h names */
+        strbuf want_text = STRBUF_INIT;
+        if (n <= (size_t)NB_HEAD + NB_TAIL) {
+            strbuf_add(&want_text, t, n);
+        } else {
+            strbuf_add(&want_text, t, NB_HEAD);
+            strbuf_addch(&want_text, '\n');
+            strbuf_add(&want_text, t + n - NB_TAIL, NB_TAIL);
+        }
+        router_nb_answer want;
+        int have = router_nb_classify(rr->nb, want_text.buf, want_text.len, &want) == 0;
+        for (size_t chunk = 1; chunk <= 100000; chunk *= 7) {
+            router_stream *st = router_stream_new(rr);
+            for (size_t off = 0; off < n; off += chunk)
+                router_stream_feed(st, t + off, off + chunk <= n ? chunk : n - off);
+            route_result r;
+            router_stream_finish(st, &r);
+            CHECK(have);                  /* no rule names a cause in this text: the fallback is asked */
+            if (have) {
+                CHECK_STR(r.learned_route, want.route);
+                if (n > (size_t)NB_HEAD + NB_TAIL)
+                    CHECK_STR(r.learned_route, "out-of-memory");
+                CHECK(r.learned_confidence > want.confidence - 1e-9 && r.learned_confidence < want.confidence + 1e-9);
+            }
+            route_result_release(&r);
+        }
+        strbuf_release(&want_text);
+        free(t);
+    }
+    router_rules_free(rr);
+    strbuf_release(&err);
+}
+
 /* The shipped weights load (they are data the router reads at every start). */
 static void test_shipped_weights(void)
 {
@@ -439,6 +503,7 @@ int main(void)
     RUN(test_platform_advice);
     RUN(test_nb_rejects_bad_files);
     RUN(test_nb_classify);
+    RUN(test_nb_reads_head_and_tail);
     RUN(test_shipped_weights);
     router_rules_free(rules);
     strbuf_release(&err);
