@@ -390,7 +390,7 @@ static int report_eager(const session *s, const char *out, int code)
         fprintf(stderr, "    %" PRIu64 " of %" PRIu64 " elements beyond |got - want| <= %g + %g * |want|; max abs "
                 "error %.3g, max rel %.3g\n", x->differing, x->compared, x->atol, x->rtol, x->max_abs, x->max_rel);
         if (x->yardstick && !strcmp(x->yardstick, "float64") && x->err64 >= 0)
-            fprintf(stderr, "    yardstick float64: its RMS error against the float64 reference is %.3g, eager's own "
+            fprintf(stderr, "    yardstick float64: its largest error against the float64 reference is %.3g, eager's own "
                     "%.3g (more than eager's rounding allows)\n", x->err64, x->eager_err64);
         else if (x->yardstick)
             fprintf(stderr, "    yardstick %s\n", x->yardstick);

@@ -123,10 +123,10 @@ typedef struct {
     double atol, rtol;         /* the tolerance it was judged with */
     const char *note;          /* why unmatched or unreadable; may be NULL */
     /* the yardstick of the verdict: NULL or "eager" (the tolerance above against eager's value),
-     * "float64" (the package's RMS error against the float64 reference within
-     * EAGER_FP64_FACTOR times eager's own plus the tolerance's floor: err64, eager_err64) */
+     * "float64" (the package's largest error against the float64 reference within
+     * 2x (3x for float16, bfloat16) eager's own plus a rounding floor, core/runner/eager_refs.c) */
     const char *yardstick;
-    double err64, eager_err64; /* RMS errors against float64 of the package and of eager; -1 unknown */
+    double err64, eager_err64; /* largest errors against float64 of the package and of eager; -1 unknown */
 } eager_check;
 
 typedef struct {

@@ -24,6 +24,8 @@ import os
 import subprocess
 import sys
 import time
+import re
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -111,12 +113,37 @@ def summary(sess):
     return len(ks), compared, div[0] if div else None
 
 
-def first_reader(sess, fqn):
-    calls = (sess.get("provenance") or {}).get("calls") or []
-    for k in main_kernels(sess):
-        c = k.get("call", -1)
-        if c is not None and 0 <= c < len(calls) and fqn in (calls[c].get("weights") or []):
-            return k["index"]
+CALLEE = re.compile(r"\b((?:cpp_fused|call_triton|triton|aoti_torch_(?:cpu|cuda))\w*)\s*\(")
+
+
+def first_reader(sess, pkg, fqn):
+    """The index of the first kernel whose launch statement in the package's wrapper.cpp passes the
+    weight (by its constant's name, views of it included), found by kernel name and occurrence."""
+    with zipfile.ZipFile(pkg) as z:
+        text = z.read(next(n for n in z.namelist() if n.endswith(".wrapper.cpp"))).decode(errors="replace")
+    names = dict(re.findall(r'constants_info_\[(\d+)\]\.name = "([^"]+)"', text))
+    fqns = dict(re.findall(r'constants_info_\[(\d+)\]\.original_fqn = "([^"]+)"', text))
+    const = next((names[i] for i, f in fqns.items() if f == fqn and i in names), fqn.replace(".", "_"))
+    seen, held = {}, {const}
+    for line in text[text.find("::run_impl("):].split("\n"):
+        t = line.strip()
+        if t.startswith("//") or "save_tensor_handle" in t or "print_tensor_handle" in t:
+            continue
+        a = re.match(r"auto (\w+) = (.*)", t)   # a view or handle of the weight passes it on
+        if a and any(re.search(r"\b" + re.escape(h) + r"\b", a.group(2)) for h in held):
+            held.add(a.group(1))
+            continue
+        m = CALLEE.search(t)
+        if not m and any(re.search(r"\b" + re.escape(h) + r"\b", t) for h in held):
+            held.update(re.findall(r"&(\w+)", t))   # aoti_torch_new_tensor_handle(w2, &tmp_w2_0)
+        if not m or "aoti_torch_cpu_" in m.group(1) and m.group(1).startswith("aoti_torch_cpu_view"):
+            continue
+        name = m.group(1)[5:] if m.group(1).startswith("call_triton") else m.group(1)
+        occ = seen.get(name, 0)
+        seen[name] = occ + 1
+        if any(re.search(r"\b" + re.escape(h) + r"\b", t[m.end():]) for h in held):
+            ks = [k for k in main_kernels(sess) if k["name"] == name]
+            return ks[occ]["index"] if occ < len(ks) else None
     return None
 
 
@@ -140,7 +167,7 @@ def check(aotidbg, name, cache, device):
     ch_ok = True
     if facts.get("weight"):
         fqn = "m." + facts["weight"] if facts["kind"] == "hf" else facts["weight"]
-        want = first_reader(sess, fqn)
+        want = first_reader(sess, os.path.join(d, "pkg.pt2"), fqn)
         r2, s2 = run_eager(aotidbg, d, "changed.pt2", "changed")
         got = None
         if s2 is not None:
