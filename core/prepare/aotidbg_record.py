@@ -149,6 +149,45 @@ def copy_of(b, by_name, origin):
     return n
 
 
+def extern_call(b, by_name, origin):
+    """(op, input nodes, constant args, kwargs, size) of an extern kernel the record spells out with no
+    origin node of its own (a convolution whose bias the next kernel adds): its ATen op and its inputs,
+    each a whole buffer with an origin, a graph input or a weight. None otherwise."""
+    from torch._inductor import ir
+    op = getattr(b, "op_overload", None)
+    if not isinstance(b, ir.ExternKernel) or not isinstance(op, torch_op_type()):
+        return None
+    ins = []
+    for i in getattr(b, "inputs", []):
+        if isinstance(i, ir.ReinterpretView) or not hasattr(i, "get_name"):
+            return None
+        name = i.get_name()
+        n = origin[name][0] if name in origin else by_name.get(name)
+        if n is None:
+            return None
+        ins.append(n)
+    try:
+        size = [int(x) for x in b.get_size()]
+    except Exception:
+        return None
+    return op, ins, tuple(getattr(b, "constant_args", ()) or ()), dict(getattr(b, "kwargs", {}) or {}), size
+
+
+def torch_op_type():
+    import torch
+    return torch._ops.OpOverload
+
+
+def call_widened(op, vals, args, kwargs):
+    """op on float64 values; where it has no float64 kernel, on float32 ones, widened after."""
+    import torch
+    try:
+        return widen(op(*vals, *args, **kwargs))
+    except (RuntimeError, NotImplementedError):
+        return widen(op(*[v.float() if isinstance(v, torch.Tensor) and v.dtype == torch.float64 else v
+                          for v in vals], *args, **kwargs))
+
+
 def exported_name(n):
     """The exported program's node this post-grad node came from (its from_node chain's root)."""
     fn = n.meta.get("from_node")
@@ -301,14 +340,19 @@ def main(argv):
     if len(placeholders) != len(inputs):
         E.fail(2, f"the lowered graph takes {len(placeholders)} inputs, the spec gives {len(inputs)}")
 
+    extern = {b.get_name(): x for b in graph.buffers if b.get_name() not in origin
+              for x in [extern_call(b, by_name, origin)] if x}
     wanted, plan, not_bound = set(), [], 0
     for c in calls:
         refs = []
         for b in c.get("defines", []):
-            if not isinstance(b, str) or b not in trusted or b not in origin:
+            if not isinstance(b, str) or b not in trusted or (b not in origin and b not in extern):
                 not_bound += isinstance(b, str) and b in trusted
                 continue
             refs.append(b)
+            if b in extern:
+                wanted.update(n.name for n in extern[b][1])
+                continue
             wanted.add(origin[b][0].name)
             wanted.update(a.name for a in origin[b][0].all_input_nodes)
         plan.append((c, refs))
@@ -317,6 +361,17 @@ def main(argv):
         v64 = run_graph(gm, inputs, wanted, True)
     except Exception as e:
         E.fail(1, f"the lowered graph failed to run eagerly on {device}: {type(e).__name__}: {str(e)[:2000]}")
+    for b, (op, ins, cargs, kwargs, size) in extern.items():   # the calls the record spells out, replayed
+        node = torch.fx.Graph().create_node("call_function", op, name=f"{op._opname}_{b}")
+        try:
+            v = op(*[v32[n.name] for n in ins], *cargs, **kwargs)
+            w = call_widened(op, [v64[n.name] for n in ins], cargs, kwargs)
+        except Exception:
+            continue
+        if isinstance(v, torch.Tensor) and list(v.shape) == size:
+            v32[node.name], v64[node.name] = v, w
+            node.meta["stack_trace"] = ins[0].meta.get("stack_trace") if ins else None
+            origin[b] = (node, size, None)
     names = display_names(gm)
     out_calls, bound, unshaped = [], 0, 0
     for c, refs in plan:
@@ -366,4 +421,9 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except Exception as e:   # the line aotidbg shows; the traceback stays in the log
+        import traceback
+        traceback.print_exc()
+        E.fail(1, f"aotidbg_record failed: {type(e).__name__}: {str(e)[:1000]}")
