@@ -149,6 +149,57 @@ def copy_of(b, by_name, origin):
     return n
 
 
+def argument_copies(b, by_name, origin):
+    """What extern kernel b's inputs hold, from the compiler's own call: b's op is the target of exactly
+    one of its origin nodes, whose tensor arguments, in the op's schema order, are b's inputs one for
+    one (attention's q, k, v and mask, laid out for it). Returns ({buffer: FX node}, {buffer: (FX node,
+    view)}): an input passed whole holds its argument's value (of the same shape); one passed as a view
+    over all of a buffer holds it in that view's layout.""" 
+    import torch
+    from torch._inductor import ir
+    op = getattr(b, "op_overload", None)
+    if not isinstance(b, ir.ExternKernel) or not isinstance(op, torch._ops.OpOverload):
+        return {}, {}
+    ns = [n for n in getattr(b, "origins", ()) if n.op == "call_function" and n.target is op]
+    if len(ns) != 1:
+        return {}, {}
+    n, args = ns[0], []
+    for i, a in enumerate(op._schema.arguments):
+        v = n.args[i] if i < len(n.args) else n.kwargs.get(a.name)
+        for x in (v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(x, torch.fx.Node) and isinstance(x.meta.get("val"), torch.Tensor):
+                args.append(x)
+    ins = getattr(b, "inputs", [])
+    if len(ins) != len(args):
+        return {}, {}
+    whole, viewed = {}, {}
+    for i, a in zip(ins, args):
+        if not hasattr(i, "get_name") or i.get_name() in origin:
+            continue
+        try:
+            shape = [int(x) for x in a.meta["val"].shape]
+            if isinstance(i, ir.ReinterpretView):
+                base = i.data
+                size, stride = [int(x) for x in i.layout.size], [int(x) for x in i.layout.stride]
+                bsize, bstride = [int(x) for x in base.get_size()], [int(x) for x in base.get_stride()]
+                off = int(i.layout.offset) - int(base.get_layout().offset)
+                if size == shape and off == 0 and math.prod(size) == math.prod(bsize):
+                    viewed[i.get_name()] = (a, (size, stride, bsize, bstride))
+            elif isinstance(i, ir.Buffer) and [int(x) for x in i.get_size()] == shape:
+                whole[i.get_name()] = a
+        except Exception:   # symbolic sizes, a layout it cannot read: not compared
+            continue
+    return whole, viewed
+
+
+def in_layout(v, size, stride, bsize, bstride):
+    """The buffer whose storage, read through the view (size, stride), is v: its logical value."""
+    import torch
+    s = torch.empty_strided(bsize, bstride, dtype=v.dtype, device=v.device)
+    torch.as_strided(s, size, stride, s.storage_offset()).copy_(v)
+    return s
+
+
 def extern_call(b, by_name, origin):
     """(op, input nodes, constant args, kwargs, size) of an extern kernel the record spells out with no
     origin node of its own (a convolution whose bias the next kernel adds): its ATen op and its inputs,
@@ -340,16 +391,26 @@ def main(argv):
     if len(placeholders) != len(inputs):
         E.fail(2, f"the lowered graph takes {len(placeholders)} inputs, the spec gives {len(inputs)}")
 
+    viewed = {}   # buffers an extern op reads through a view: its argument's value, laid out
+    with V.set_graph_handler(graph):   # what Inductor laid out for an extern op: its arguments' values
+        for b in graph.buffers:
+            whole, views = argument_copies(b, by_name, origin)
+            for name, n in whole.items():
+                origin[name] = (n, [int(x) for x in graph.get_buffer(name).get_size()], None)
+            viewed.update(views)
     extern = {b.get_name(): x for b in graph.buffers if b.get_name() not in origin
               for x in [extern_call(b, by_name, origin)] if x}
     wanted, plan, not_bound = set(), [], 0
     for c in calls:
         refs = []
         for b in c.get("defines", []):
-            if not isinstance(b, str) or b not in trusted or (b not in origin and b not in extern):
+            if not isinstance(b, str) or b not in trusted or (b not in origin and b not in extern and b not in viewed):
                 not_bound += isinstance(b, str) and b in trusted
                 continue
             refs.append(b)
+            if b in viewed:
+                wanted.add(viewed[b][0].name)
+                continue
             if b in extern:
                 wanted.update(n.name for n in extern[b][1])
                 continue
@@ -361,6 +422,16 @@ def main(argv):
         v64 = run_graph(gm, inputs, wanted, True)
     except Exception as e:
         E.fail(1, f"the lowered graph failed to run eagerly on {device}: {type(e).__name__}: {str(e)[:2000]}")
+    names_of, names_extra = display_names(gm), {}
+    for b, (a, lay) in viewed.items():
+        if not isinstance(v32.get(a.name), torch.Tensor) or not isinstance(v64.get(a.name), torch.Tensor):
+            continue
+        node = torch.fx.Graph().create_node("call_function", torch.as_strided, name=f"{a.name}_{b}")
+        v32[node.name] = in_layout(v32[a.name], *lay)
+        v64[node.name] = in_layout(v64[a.name], *lay)
+        node.meta["stack_trace"] = a.meta.get("stack_trace")
+        origin[b] = (node, lay[2], None)
+        names_extra[node.name] = names_of.get(a.name, a.name)
     for b, (op, ins, cargs, kwargs, size) in extern.items():   # the calls the record spells out, replayed
         node = torch.fx.Graph().create_node("call_function", op, name=f"{op._opname}_{b}")
         try:
@@ -373,6 +444,7 @@ def main(argv):
             node.meta["stack_trace"] = ins[0].meta.get("stack_trace") if ins else None
             origin[b] = (node, size, None)
     names = display_names(gm)
+    names.update(names_extra)
     out_calls, bound, unshaped = [], 0, 0
     for c, refs in plan:
         out = []

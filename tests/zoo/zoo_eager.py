@@ -166,7 +166,7 @@ def check(aotidbg, name, cache, device):
     cells = [name, str(n), f"{comp} of {n} ({100 * comp // max(n, 1)}%)", own]
     ch_ok = True
     if facts.get("weight"):
-        fqn = "m." + facts["weight"] if facts["kind"] == "hf" else facts["weight"]
+        fqn = facts["weight"]
         want = first_reader(sess, os.path.join(d, "pkg.pt2"), fqn)
         r2, s2 = run_eager(aotidbg, d, "changed.pt2", "changed")
         got = None
