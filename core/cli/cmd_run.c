@@ -314,9 +314,14 @@ static void report_uncompared(const session *s, const eager_cover *c)
             fprintf(stderr, "%s %" PRId64 " (%s)", k++ ? "," : "", c->uncompared[i], kernel_name_at(s, c->uncompared[i]));
     if (n > c->nuncompared)
         fprintf(stderr, " and %" PRIu64 " more", n - (uint64_t)c->nuncompared);
-    fprintf(stderr, ": no graph node of theirs is held by an output they write (a node computed inside the "
-            "kernel only), or they name none; a package built with provenance names more "
-            "(python3 core/prepare/aotidbg_prepare.py %s -o DEBUG.pt2)\n", s->eager.program);
+    if (s->eager.map && !strcmp(s->eager.map, "compiler"))
+        fprintf(stderr, ": the compiler's record names no graph node for the buffers they make (partial results "
+                "of a reduction, views), or their calls come after the first one where the record differs from "
+                "the package\n");
+    else
+        fprintf(stderr, ": no graph node of theirs is held by an output they write (a node computed inside the "
+                "kernel only), or they name none; a package built with provenance names more "
+                "(python3 core/prepare/aotidbg_prepare.py %s -o DEBUG.pt2)\n", s->eager.program);
 }
 
 /* --eager: the program's weights against the package's, in one line, then

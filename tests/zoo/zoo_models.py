@@ -198,8 +198,12 @@ def hf(cfg_name, model_name, cfg, inputs, out="last_hidden_state"):
     def build():
         import transformers
         c = getattr(transformers, cfg_name)(**cfg)
-        c._attn_implementation = "eager" if "attn_eager" in cfg else "sdpa"
-        m = getattr(transformers, model_name)(c).eval()
+        try:
+            c._attn_implementation = "sdpa"
+            m = getattr(transformers, model_name)(c).eval()
+        except ValueError:   # a model with no attention to choose (ConvNeXt, ResNet)
+            c = getattr(transformers, cfg_name)(**cfg)
+            m = getattr(transformers, model_name)(c).eval()
 
         class W(torch.nn.Module):
             def __init__(self):
@@ -226,7 +230,8 @@ def wave(n=1600):
 
 
 def encdec(b=1, t=8, v=128):
-    return lambda: (torch.randint(0, v, (b, t)), torch.randint(0, v, (b, t // 2)))
+    return lambda: (torch.randint(0, v, (b, t)), torch.ones(b, t, dtype=torch.int64),
+                    torch.randint(0, v, (b, t)))
 
 
 VIS = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, image_size=32,
