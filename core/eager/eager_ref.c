@@ -135,10 +135,18 @@ static char *find_helper(const char *name)
     return NULL;
 }
 
+/* $AOTIDBG_PYTHON, else the python3 whose torch the build found (when it is here: the record needs
+ * that torch, and a shell's PATH may lead to another python3), else python3 on PATH. */
 static const char *python(void)
 {
     const char *py = getenv("AOTIDBG_PYTHON");
-    return py && *py ? py : "python3";
+    if (py && *py)
+        return py;
+#ifdef AOTIDBG_BUILD_PYTHON
+    if (access(AOTIDBG_BUILD_PYTHON, X_OK) == 0)
+        return AOTIDBG_BUILD_PYTHON;
+#endif
+    return "python3";
 }
 
 static int mkdirs(const char *path, strbuf *err)
